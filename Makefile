@@ -1,0 +1,58 @@
+# L2 Annot: `make run` for a working app with demo data, `make test` for the whole suite.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+PG_URL ?= postgres://postgres@127.0.0.1:5432/test
+PORT ?= 8000
+
+# Django 6.1 needs Python 3.12 or newer: take the first such interpreter that runs.
+PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 $$HOME/.pyenv/versions/3.1[234]*/bin/python3 /usr/local/bin/python3.1[234] python3; do \
+	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { command -v $$p; break; }; \
+	done)
+
+.PHONY: run install migrate demo test test-sqlite test-postgres test-browser lint format migrations-check bench postgres chromium clean
+
+$(VENV)/.installed: pyproject.toml
+	@test -n "$(PYTHON)" || { echo "Python 3.12+ is required (none found)."; exit 1; }
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	DEBUG=1 $(PY) manage.py migrate --noinput
+
+demo: migrate
+	DEBUG=1 $(PY) manage.py seed_demo
+
+run: demo
+	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+postgres:
+	@pg_isready -q -h 127.0.0.1 -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
+	@for i in $$(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && exit 0; sleep 1; done; echo "PostgreSQL did not start"; exit 1
+
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+test-sqlite: install chromium
+	$(PY) -m pytest -q -p no:cacheprovider
+
+test-postgres: install postgres chromium
+	DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -p no:cacheprovider
+
+test: lint test-sqlite test-postgres
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) manage.py makemigrations --check --dry-run
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+clean:
+	rm -rf $(VENV) db.sqlite3 staticfiles

@@ -1,0 +1,25 @@
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from accounts.services import create_demo_accounts
+from taxonomy import services as taxonomy
+from taxonomy.seedfile import read_context_variables, read_taxonomy
+
+
+class Command(BaseCommand):
+    help = "Load the starter framework and demo data, and create one demo user per role."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        fixtures = settings.BASE_DIR / "fixtures"
+        framework, report = taxonomy.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
+        self.stdout.write(f"Taxonomy {framework.code}: {report.summary()}")
+        report = taxonomy.load_context_variables(
+            framework, read_context_variables(fixtures / "context_variables.json")
+        )
+        self.stdout.write(f"Context variables: {report.summary()}")
+        accounts = create_demo_accounts()
+        self.stdout.write("\nDemo accounts (user name / password / role):")
+        for account in accounts:
+            self.stdout.write(f"  {account.username:<12} {account.password:<22} {account.role}")

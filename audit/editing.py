@@ -1,0 +1,96 @@
+"""Saving edits made by people: refuse stale ones, refuse deletes that would orphan data, and
+keep the history. Every editable model has a `revision` integer that each save increments."""
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.db import models, transaction
+from django.db.models import ProtectedError
+
+from audit import services
+from audit.models import AuditEvent
+
+
+class EditConflict(Exception):
+    """Someone saved the object after this editor loaded it."""
+
+    def __init__(self, current: models.Model, theirs: Mapping[str, Any]) -> None:
+        super().__init__(f"{current} was changed by someone else while you were editing it.")
+        self.current = current
+        self.theirs = dict(theirs)
+
+
+class DeleteRefused(Exception):
+    def __init__(self, obj: models.Model, dependents: Iterable[models.Model]) -> None:
+        by_kind: dict[str, list[str]] = defaultdict(list)
+        for dep in dependents:
+            by_kind[str(dep._meta.verbose_name_plural)].append(str(dep))
+        parts = []
+        for kind, names in sorted(by_kind.items()):
+            shown = ", ".join(sorted(names)[:5]) + (" ..." if len(names) > 5 else "")
+            parts.append(f"{len(names)} {kind} ({shown})")
+        super().__init__(f"{obj} cannot be deleted: it is used by {'; '.join(parts)}.")
+
+
+def _editable_fields(changes: Mapping[str, Any]) -> list[str]:
+    return [name for name in changes if name != "revision"]
+
+
+@transaction.atomic
+def create[M: models.Model](instance: M, actor: Any, fields: Iterable[str]) -> M:
+    instance.full_clean()
+    instance.save()
+    services.record_creation(instance, fields, actor)
+    return instance
+
+
+@transaction.atomic
+def update[M: models.Model](
+    instance: M, changes: Mapping[str, Any], expected_revision: int, actor: Any
+) -> M:
+    """Apply `changes` if nobody saved since `expected_revision`; else raise EditConflict."""
+    model = type(instance)
+    current = model._default_manager.select_for_update().get(pk=instance.pk)
+    names = _editable_fields(changes)
+    if current.revision != expected_revision:  # type: ignore[attr-defined]
+        raise EditConflict(current, services.snapshot(current, names))
+    before = services.snapshot(current, names)
+    for name in names:
+        setattr(current, name, changes[name])
+    current.full_clean()
+    after = services.snapshot(current, names)
+    delta = services.diff(before, after)
+    if delta:
+        current.revision += 1  # type: ignore[attr-defined]
+        current.save()
+        services.record(current, AuditEvent.Kind.UPDATED, actor, delta)
+    return current
+
+
+@transaction.atomic
+def delete(instance: models.Model, actor: Any, fields: Iterable[str]) -> None:
+    # Record first so the event carries the object's id; a refused delete rolls it back.
+    services.record_deletion(instance, fields, actor)
+    try:
+        instance.delete()
+    except ProtectedError as exc:
+        raise DeleteRefused(instance, exc.protected_objects) from exc
+
+
+@transaction.atomic
+def move[M: models.Model](instance: M, siblings: models.QuerySet[M], offset: int, actor: Any) -> M:
+    """Move `instance` up (-1) or down (+1) among `siblings`, renumbering them 1..n."""
+    ordered = list(siblings.select_for_update().order_by("order", "pk"))
+    index = next(i for i, obj in enumerate(ordered) if obj.pk == instance.pk)
+    target = max(0, min(len(ordered) - 1, index + offset))
+    if target == index:
+        return ordered[index]
+    moved = ordered.pop(index)
+    ordered.insert(target, moved)
+    for position, obj in enumerate(ordered, start=1):
+        if obj.order != position:  # type: ignore[attr-defined]
+            obj.order = position  # type: ignore[attr-defined]
+            obj.save(update_fields=["order"])
+    services.record(moved, AuditEvent.Kind.MOVED, actor, {"position": [index + 1, target + 1]})
+    return moved

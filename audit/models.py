@@ -1,0 +1,50 @@
+from typing import Any
+
+from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
+from django.db import models
+
+
+class AuditEventQuerySet(models.QuerySet["AuditEvent"]):
+    def for_object(self, obj: models.Model) -> "AuditEventQuerySet":
+        return self.filter(
+            content_type=ContentType.objects.get_for_model(obj, for_concrete_model=False),
+            object_id=str(obj.pk),
+        )
+
+
+class AuditEvent(models.Model):
+    """One change to one object: who, when, what. Written by the services that make the change,
+    in the same transaction, so history and data never disagree."""
+
+    class Kind(models.TextChoices):
+        CREATED = "created", "created"
+        UPDATED = "updated", "updated"
+        DELETED = "deleted", "deleted"
+        MOVED = "moved", "reordered"
+        IMPORTED = "imported", "imported"
+        STATUS = "status", "status changed"
+
+    content_type = models.ForeignKey(ContentType, on_delete=models.PROTECT)
+    object_id = models.CharField(max_length=64)
+    object_repr = models.CharField(max_length=300)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    # {"field": [old, new], ...}; for a creation old is null, for a deletion new is null.
+    changes = models.JSONField(default=dict, blank=True)
+    comment = models.TextField(blank=True)
+
+    objects = AuditEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["content_type", "object_id", "-at"])]
+
+    def __str__(self) -> str:
+        return f"{self.object_repr} {self.get_kind_display()} by {self.actor or 'system'}"
+
+    def change_rows(self) -> list[tuple[str, Any, Any]]:
+        return [(field, pair[0], pair[1]) for field, pair in sorted(self.changes.items())]

@@ -1,0 +1,61 @@
+"""Recording changes. Call these from the service that makes the change, inside its transaction."""
+
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.contenttypes.models import ContentType
+from django.db import models
+
+from audit.models import AuditEvent
+
+
+def snapshot(obj: models.Model, fields: Iterable[str]) -> dict[str, Any]:
+    """Plain JSON-able values of `fields` (foreign keys as their string form)."""
+    values: dict[str, Any] = {}
+    for name in fields:
+        value = getattr(obj, name)
+        if isinstance(value, models.Model):
+            value = str(value)
+        elif isinstance(value, Decimal):
+            value = format(value.normalize(), "f")
+        elif value is not None and not isinstance(value, str | int | float | bool | list | dict):
+            value = str(value)
+        values[name] = value
+    return values
+
+
+def diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
+    return {
+        name: [before.get(name), after.get(name)]
+        for name in sorted(set(before) | set(after))
+        if before.get(name) != after.get(name)
+    }
+
+
+def record(
+    obj: models.Model,
+    kind: AuditEvent.Kind,
+    actor: Any = None,
+    changes: dict[str, list[Any]] | None = None,
+    comment: str = "",
+) -> AuditEvent:
+    return AuditEvent.objects.create(
+        content_type=ContentType.objects.get_for_model(obj, for_concrete_model=False),
+        object_id=str(obj.pk),
+        object_repr=str(obj)[:300],
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        kind=kind,
+        changes=changes or {},
+        comment=comment,
+    )
+
+
+def record_creation(obj: models.Model, fields: Iterable[str], actor: Any = None) -> AuditEvent:
+    after = snapshot(obj, fields)
+    return record(obj, AuditEvent.Kind.CREATED, actor, {k: [None, v] for k, v in after.items()})
+
+
+def record_deletion(obj: models.Model, fields: Iterable[str], actor: Any = None) -> AuditEvent:
+    before = snapshot(obj, fields)
+    return record(obj, AuditEvent.Kind.DELETED, actor, {k: [v, None] for k, v in before.items()})

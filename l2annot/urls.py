@@ -1,0 +1,18 @@
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path
+
+admin.site.site_header = "L2 Annot administration"
+admin.site.site_title = "L2 Annot"
+
+urlpatterns = [
+    path("", include("accounts.urls")),
+    path("taxonomy/", include("taxonomy.urls")),
+    path("history/", include("audit.urls")),
+    path("admin/", admin.site.urls),
+]
+
+if settings.DEBUG:
+    from django.conf.urls.static import static
+
+    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

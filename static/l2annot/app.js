@@ -1,0 +1,47 @@
+// Progressive enhancement only: every page works without this file.
+(function () {
+  "use strict";
+
+  function notice(text) {
+    var box = document.getElementById("notice");
+    if (!box) return;
+    box.textContent = text;
+    box.hidden = false;
+  }
+
+  // htmx leaves the page as it was on an error it does not swap; say so instead of failing silently.
+  document.addEventListener("htmx:responseError", function (event) {
+    var status = event.detail.xhr.status;
+    if (status === 403) notice("Your role does not allow this action.");
+    else if (status === 404) notice("That item no longer exists. Reload the page to see the current state.");
+    else notice("The server could not complete the request (" + status + "). Nothing was changed; please try again.");
+  });
+  document.addEventListener("htmx:sendError", function () {
+    notice("No connection to the server. Nothing was changed; check your connection and try again.");
+  });
+  document.addEventListener("htmx:beforeRequest", function () {
+    var box = document.getElementById("notice");
+    if (box) box.hidden = true;
+  });
+
+  // Confirmation without inline scripts: <button data-confirm="Delete 01a?">.
+  document.addEventListener("htmx:confirm", function (event) {
+    var message = event.target.getAttribute("data-confirm");
+    if (!message) return;
+    event.preventDefault();
+    if (window.confirm(message)) event.detail.issueRequest(true);
+  });
+  document.addEventListener("submit", function (event) {
+    var button = event.submitter;
+    var message = button && button.getAttribute("data-confirm");
+    if (message && !window.htmx && !window.confirm(message)) {
+      event.preventDefault();
+    }
+  });
+
+  // After a swap, put the keyboard focus where the person's attention should go.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail.elt.querySelector("[data-autofocus]");
+    if (target) target.focus();
+  });
+})();

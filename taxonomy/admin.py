@@ -1,0 +1,50 @@
+from django.contrib import admin
+
+from audit.admin import AuditedAdmin
+from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
+
+
+class SubCompetencyInline(admin.TabularInline):
+    model = SubCompetency
+    extra = 0
+
+
+class ContextValueInline(admin.TabularInline):
+    model = ContextValue
+    extra = 0
+
+
+@admin.register(Framework)
+class FrameworkAdmin(AuditedAdmin):
+    list_display = ["code", "name"]
+    search_fields = ["code", "name"]
+
+
+@admin.register(Competency)
+class CompetencyAdmin(AuditedAdmin):
+    list_display = ["code", "name", "framework", "order"]
+    list_filter = ["framework"]
+    search_fields = ["code", "name"]
+    inlines = [SubCompetencyInline]
+
+
+@admin.register(SubCompetency)
+class SubCompetencyAdmin(AuditedAdmin):
+    list_display = ["code", "name", "competency", "order"]
+    list_filter = ["competency__framework", "competency"]
+    search_fields = ["code", "name"]
+
+
+@admin.register(ContextVariable)
+class ContextVariableAdmin(AuditedAdmin):
+    list_display = ["key", "label", "kind", "group", "framework", "order"]
+    list_filter = ["framework", "kind", "group"]
+    search_fields = ["key", "label"]
+    inlines = [ContextValueInline]
+
+
+@admin.register(ContextValue)
+class ContextValueAdmin(AuditedAdmin):
+    list_display = ["label", "code", "variable", "order"]
+    list_filter = ["variable__framework", "variable"]
+    search_fields = ["label", "code"]

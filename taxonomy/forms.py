@@ -1,0 +1,52 @@
+from django import forms
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+
+from taxonomy.models import Competency, ContextValue, ContextVariable, SubCompetency
+
+
+class RevisionForm(forms.ModelForm):
+    """Carries the revision the editor loaded, so a stale save is detected."""
+
+    revision = forms.IntegerField(widget=forms.HiddenInput, required=False)
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        if self.instance.pk and not self.is_bound:
+            self.initial["revision"] = self.instance.revision
+
+    def validate_constraints(self) -> None:
+        # The parent (framework, competency, variable) is set on the instance, not on the form;
+        # Django would skip every constraint that names it, so validate them all here.
+        exclude = {name for name in self.errors if name != NON_FIELD_ERRORS}
+        try:
+            self.instance.validate_constraints(exclude=exclude)
+        except ValidationError as exc:
+            self._update_errors(exc)
+
+
+class CompetencyForm(RevisionForm):
+    class Meta:
+        model = Competency
+        fields = ["code", "name", "description"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+
+class SubCompetencyForm(RevisionForm):
+    class Meta:
+        model = SubCompetency
+        fields = ["code", "name", "description"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+
+class ContextVariableForm(RevisionForm):
+    class Meta:
+        model = ContextVariable
+        fields = ["key", "label", "kind", "group", "minimum", "maximum", "description"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+
+class ContextValueForm(RevisionForm):
+    class Meta:
+        model = ContextValue
+        fields = ["code", "label", "description"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 1})}

@@ -1,0 +1,171 @@
+"""A competency framework: competencies, their sub-competencies, and the context variables that
+parameterise tasks. Several frameworks can live side by side (another target language, another
+proficiency scale); each is data, loaded and edited without code changes."""
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models.functions import Lower
+
+CODE_HELP = "Stable identifier used in criterion codes and files, e.g. 02 or 02a."
+
+
+class Framework(models.Model):
+    code = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    note = models.TextField(
+        blank=True, help_text="Where the names come from and how far to trust them."
+    )
+    revision = models.PositiveIntegerField(default=1, editable=False)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Competency(models.Model):
+    framework = models.ForeignKey(Framework, on_delete=models.CASCADE, related_name="competencies")
+    code = models.CharField(max_length=16, help_text=CODE_HELP)
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    order = models.PositiveIntegerField(default=0)
+    revision = models.PositiveIntegerField(default=1, editable=False)
+
+    class Meta:
+        ordering = ["framework", "order", "code"]
+        verbose_name_plural = "competencies"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["framework", "code"],
+                name="competency_code_unique_in_framework",
+                violation_error_message="This code is already used by another competency.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.name}"
+
+
+class SubCompetency(models.Model):
+    competency = models.ForeignKey(
+        Competency, on_delete=models.PROTECT, related_name="sub_competencies"
+    )
+    code = models.CharField(max_length=16, help_text=CODE_HELP)
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    order = models.PositiveIntegerField(default=0)
+    revision = models.PositiveIntegerField(default=1, editable=False)
+
+    class Meta:
+        ordering = ["competency__order", "competency__code", "order", "code"]
+        verbose_name_plural = "sub-competencies"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["competency", "code"],
+                name="sub_competency_code_unique_in_competency",
+                violation_error_message="This code is already used in this competency.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.name}"
+
+    def validate_unique(self, exclude: set[str] | None = None) -> None:
+        super().validate_unique(exclude)
+        if exclude and "code" in exclude:
+            return
+        # Codes are unique across the whole framework (criterion codes are built from them),
+        # which a constraint on this table alone cannot say.
+        clash = SubCompetency.objects.filter(
+            competency__framework_id=self.competency.framework_id, code=self.code
+        ).exclude(pk=self.pk)
+        if clash.exists():
+            raise ValidationError({"code": f"Code {self.code} is already used in this framework."})
+
+
+class ContextVariable(models.Model):
+    class Kind(models.TextChoices):
+        CATEGORICAL = "categorical", "Categorical (one of a list)"
+        ORDINAL = "ordinal", "Ordinal (ordered list)"
+        BOOLEAN = "boolean", "Yes / no"
+        TEXT = "text", "Free text"
+        NUMBER = "number", "Number in a range"
+
+    # Kinds whose allowed values are rows of ContextValue.
+    LISTED_KINDS = (Kind.CATEGORICAL, Kind.ORDINAL, Kind.BOOLEAN)
+
+    framework = models.ForeignKey(
+        Framework, on_delete=models.CASCADE, related_name="context_variables"
+    )
+    key = models.SlugField(max_length=64, help_text="Stable identifier, e.g. cefr_level.")
+    label = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.CATEGORICAL)
+    group = models.SlugField(max_length=32, blank=True, help_text="e.g. learner, context, culture")
+    minimum = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
+    maximum = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
+    source = models.CharField(max_length=300, blank=True)
+    order = models.PositiveIntegerField(default=0)
+    revision = models.PositiveIntegerField(default=1, editable=False)
+
+    class Meta:
+        ordering = ["framework", "order", "key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["framework", "key"],
+                name="context_variable_key_unique_in_framework",
+                violation_error_message="This key is already used by another variable.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(minimum__isnull=True)
+                | models.Q(maximum__isnull=True)
+                | models.Q(minimum__lte=models.F("maximum")),
+                name="context_variable_range_ordered",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def has_listed_values(self) -> bool:
+        return self.kind in self.LISTED_KINDS
+
+    def clean(self) -> None:
+        has_range = self.minimum is not None or self.maximum is not None
+        if has_range and self.kind != self.Kind.NUMBER:
+            raise ValidationError("Only a number variable has a minimum and maximum.")
+        if has_range and None not in (self.minimum, self.maximum) and self.minimum > self.maximum:
+            raise ValidationError("The minimum must not be above the maximum.")
+
+
+class ContextValue(models.Model):
+    """One allowed value of a categorical, ordinal or yes/no variable, in its order."""
+
+    variable = models.ForeignKey(ContextVariable, on_delete=models.PROTECT, related_name="values")
+    code = models.SlugField(max_length=64)
+    label = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    order = models.PositiveIntegerField(default=0)
+    revision = models.PositiveIntegerField(default=1, editable=False)
+
+    class Meta:
+        ordering = ["variable", "order", "code"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["variable", "code"],
+                name="context_value_code_unique",
+                violation_error_message="This code is already used by another value.",
+            ),
+            models.UniqueConstraint(
+                "variable",
+                Lower("label"),
+                name="context_value_label_unique_ci",
+                violation_error_message="This label is already used by another value.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.label

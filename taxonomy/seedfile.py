@@ -1,0 +1,244 @@
+"""Reading taxonomy and context-variable files (the L2-Bench seed layout) into plain values.
+
+Pure: no Django. Every problem is collected with the file and the place in it, so a person can fix
+the whole file in one pass.
+"""
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+KINDS = ("categorical", "ordinal", "boolean", "text", "number")
+
+
+class SeedFileError(ValueError):
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class SubCompetencySpec:
+    code: str
+    name: str
+    order: int
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class CompetencySpec:
+    code: str
+    name: str
+    order: int
+    description: str = ""
+    sub_competencies: tuple[SubCompetencySpec, ...] = ()
+
+
+@dataclass(frozen=True)
+class FrameworkSpec:
+    code: str
+    name: str
+    note: str = ""
+    description: str = ""
+    competencies: tuple[CompetencySpec, ...] = ()
+
+
+@dataclass(frozen=True)
+class ValueSpec:
+    code: str
+    label: str
+    order: int
+
+
+@dataclass(frozen=True)
+class VariableSpec:
+    key: str
+    label: str
+    kind: str
+    order: int
+    group: str = ""
+    description: str = ""
+    source: str = ""
+    minimum: Decimal | None = None
+    maximum: Decimal | None = None
+    values: tuple[ValueSpec, ...] = field(default=())
+
+
+def value_code(label: str) -> str:
+    """A stable slug for a value label: 'Pre-A1' -> 'pre-a1', 'young learners (6-11)' ->
+    'young-learners-6-11'."""
+    ascii_label = unicodedata.normalize("NFKD", label).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_label.lower()).strip("-")
+    return slug or "value"
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8-sig"))
+    except json.JSONDecodeError as exc:
+        raise SeedFileError(
+            [f"{path.name}: line {exc.lineno}: not valid JSON ({exc.msg})"]
+        ) from exc
+    except OSError as exc:
+        raise SeedFileError([f"{path.name}: cannot be read ({exc.strerror})"]) from exc
+
+
+def _text(obj: dict[str, Any], key: str, where: str, problems: list[str], required: bool) -> str:
+    value = obj.get(key, "")
+    if value is None:
+        value = ""
+    if not isinstance(value, str):
+        problems.append(f"{where}: field '{key}' must be text, not {type(value).__name__}")
+        return ""
+    if required and not value.strip():
+        problems.append(f"{where}: field '{key}' is empty")
+    return value.strip()
+
+
+def read_taxonomy(path: Path) -> FrameworkSpec:
+    data = _load_json(path)
+    problems: list[str] = []
+    name = path.name
+    if not isinstance(data, dict) or not isinstance(data.get("framework"), dict):
+        raise SeedFileError([f"{name}: expected an object with 'framework' and 'competencies'"])
+    fw = data["framework"]
+    fw_code = _text(fw, "code", f"{name}: framework", problems, required=True)
+    fw_name = _text(fw, "name", f"{name}: framework", problems, required=True)
+    raw_competencies = data.get("competencies")
+    if not isinstance(raw_competencies, list):
+        raise SeedFileError([f"{name}: field 'competencies' must be a list"])
+    seen_codes: set[str] = set()
+    competencies = []
+    for i, raw in enumerate(raw_competencies, start=1):
+        where = f"{name}: competency {i}"
+        if not isinstance(raw, dict):
+            problems.append(f"{where}: must be an object")
+            continue
+        code = _text(raw, "code", where, problems, required=True)
+        if code in seen_codes:
+            problems.append(f"{where}: duplicate code {code}")
+        seen_codes.add(code)
+        subs = []
+        for j, sub in enumerate(raw.get("sub_competencies") or [], start=1):
+            sub_where = f"{where} ({code}), sub-competency {j}"
+            if not isinstance(sub, dict):
+                problems.append(f"{sub_where}: must be an object")
+                continue
+            sub_code = _text(sub, "code", sub_where, problems, required=True)
+            if sub_code in seen_codes:
+                problems.append(f"{sub_where}: duplicate code {sub_code}")
+            seen_codes.add(sub_code)
+            subs.append(
+                SubCompetencySpec(
+                    code=sub_code,
+                    name=_text(sub, "name", sub_where, problems, required=True),
+                    order=_order(sub, j, sub_where, problems),
+                    description=_text(sub, "description", sub_where, problems, required=False),
+                )
+            )
+        competencies.append(
+            CompetencySpec(
+                code=code,
+                name=_text(raw, "name", where, problems, required=True),
+                order=_order(raw, i, where, problems),
+                description=_text(raw, "description", where, problems, required=False),
+                sub_competencies=tuple(subs),
+            )
+        )
+    if problems:
+        raise SeedFileError(problems)
+    return FrameworkSpec(
+        code=fw_code,
+        name=fw_name,
+        note=_text(fw, "note", name, problems, required=False),
+        description=_text(fw, "description", name, problems, required=False),
+        competencies=tuple(competencies),
+    )
+
+
+def _order(obj: dict[str, Any], default: int, where: str, problems: list[str]) -> int:
+    value = obj.get("order", default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        problems.append(f"{where}: field 'order' must be a whole number >= 0, not {value!r}")
+        return default
+    return value
+
+
+def _decimal(value: Any, where: str, problems: list[str]) -> Decimal | None:
+    if value is None:
+        return None
+    try:
+        if isinstance(value, bool):
+            raise InvalidOperation
+        return Decimal(str(value))
+    except InvalidOperation:
+        problems.append(f"{where}: {value!r} is not a number")
+        return None
+
+
+def read_context_variables(path: Path) -> tuple[VariableSpec, ...]:
+    data = _load_json(path)
+    name = path.name
+    raw_variables = data.get("context_variables") if isinstance(data, dict) else data
+    if not isinstance(raw_variables, list):
+        raise SeedFileError([f"{name}: expected a list under 'context_variables'"])
+    problems: list[str] = []
+    seen: set[str] = set()
+    variables = []
+    for i, raw in enumerate(raw_variables, start=1):
+        where = f"{name}: variable {i}"
+        if not isinstance(raw, dict):
+            problems.append(f"{where}: must be an object")
+            continue
+        key = _text(raw, "key", where, problems, required=True)
+        where = f"{where} ({key})"
+        if key in seen:
+            problems.append(f"{where}: duplicate key")
+        seen.add(key)
+        kind = _text(raw, "kind", where, problems, required=True)
+        if kind and kind not in KINDS:
+            problems.append(f"{where}: kind '{kind}' is not one of {', '.join(KINDS)}")
+        raw_values = raw.get("values")
+        values: list[ValueSpec] = []
+        minimum = maximum = None
+        if kind == "number":
+            bounds = raw_values if isinstance(raw_values, dict) else {}
+            minimum = _decimal(bounds.get("min"), f"{where}: min", problems)
+            maximum = _decimal(bounds.get("max"), f"{where}: max", problems)
+            if minimum is not None and maximum is not None and minimum > maximum:
+                problems.append(f"{where}: min {minimum} is above max {maximum}")
+        elif kind in ("categorical", "ordinal", "boolean"):
+            if not isinstance(raw_values, list) or not raw_values:
+                problems.append(f"{where}: a {kind} variable needs a non-empty list of values")
+                raw_values = []
+            codes: set[str] = set()
+            for j, label in enumerate(raw_values, start=1):
+                if not isinstance(label, str) or not label.strip():
+                    problems.append(f"{where}: value {j} must be non-empty text")
+                    continue
+                code = value_code(label)
+                if code in codes:
+                    problems.append(f"{where}: value {j} '{label}' repeats an earlier value")
+                codes.add(code)
+                values.append(ValueSpec(code=code, label=label.strip(), order=j))
+        variables.append(
+            VariableSpec(
+                key=key,
+                label=_text(raw, "label", where, problems, required=True),
+                kind=kind,
+                order=_order(raw, i, where, problems),
+                group=_text(raw, "group", where, problems, required=False),
+                description=_text(raw, "description", where, problems, required=False),
+                source=_text(raw, "source", where, problems, required=False),
+                minimum=minimum,
+                maximum=maximum,
+                values=tuple(values),
+            )
+        )
+    if problems:
+        raise SeedFileError(problems)
+    return tuple(variables)

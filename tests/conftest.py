@@ -1,0 +1,56 @@
+"""Shared fixtures. DATABASE_URL picks the database (SQLite by default, PostgreSQL in CI too)."""
+
+import pytest
+from django.conf import settings
+from django.test import Client
+
+from accounts.models import User
+from accounts.roles import Role
+from accounts.services import create_user_with_role, sync_roles
+from taxonomy import services as taxonomy_services
+from taxonomy.models import Framework
+from taxonomy.seedfile import read_context_variables, read_taxonomy
+
+FIXTURES = settings.BASE_DIR / "fixtures"
+
+
+@pytest.fixture
+def starter_framework(db: None) -> Framework:
+    """The starter taxonomy and context variables, loaded the way `make run` loads them."""
+    framework, _ = taxonomy_services.load_framework(read_taxonomy(FIXTURES / "taxonomy.json"))
+    taxonomy_services.load_context_variables(
+        framework, read_context_variables(FIXTURES / "context_variables.json")
+    )
+    return framework
+
+
+@pytest.fixture
+def make_user(db: None):  # type: ignore[no-untyped-def]
+    """make_user(Role.AUTHOR) -> a saved user holding that role (password 'pw-<username>')."""
+    counter = {"n": 0}
+
+    def make(role: Role, username: str | None = None) -> User:
+        sync_roles()
+        counter["n"] += 1
+        name = username or f"{role.value.lower()}{counter['n']}"
+        return create_user_with_role(name, f"pw-{name}", role)
+
+    return make
+
+
+@pytest.fixture
+def client_as(make_user):  # type: ignore[no-untyped-def]
+    """client_as(Role.AUTHOR) -> a test client logged in as a new user with that role."""
+
+    def login(role: Role) -> Client:
+        client = Client()
+        client.force_login(make_user(role))
+        return client
+
+    return login
+
+
+def htmx(client: Client) -> Client:
+    """Make every request of `client` look like an htmx request."""
+    client.defaults["HTTP_HX_REQUEST"] = "true"
+    return client
