@@ -8,6 +8,7 @@ admin.site.site_title = "L2 Annot"
 urlpatterns = [
     path("", include("accounts.urls")),
     path("taxonomy/", include("taxonomy.urls")),
+    path("rubrics/", include("rubrics.urls")),
     path("history/", include("audit.urls")),
     path("admin/", admin.site.urls),
 ]
