@@ -173,13 +173,16 @@ def alpha_from_counts(
     if n_units == 0:
         return undefined(name, FEWER_THAN_TWO_PAIRABLE, n_units=0, n_ratings=0)
     o = coincidence_matrix(c)
+    # The value goes through the same stack code as the bootstrap, so a resample computed
+    # here and one computed from a weight matrix are bit-identical.
+    value = float(alpha_from_coincidences(o, level, domain))
     n_c = o.sum(axis=1)
     d = difference_matrix(level, domain, n_c if level == "ordinal" else None)
     d_o = float((o * d).sum()) / n
     d_e = float((np.outer(n_c, n_c) * d).sum()) / (n * (n - 1.0))
-    if (n_c > 0).sum() < 2 or d_e <= 0.0:
+    if np.isnan(value):
         return undefined(name, NO_VARIATION, n_units=n_units, n_ratings=n, observed=d_o)
-    return defined(name, 1.0 - d_o / d_e, n_units=n_units, n_ratings=n, observed=d_o, expected=d_e)
+    return defined(name, value, n_units=n_units, n_ratings=n, observed=d_o, expected=d_e)
 
 
 def krippendorff_alpha(

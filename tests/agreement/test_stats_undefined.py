@@ -1,0 +1,113 @@
+"""Undefined cases are explicit (value None + reason), never NaN or 0; no Django import."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agreement.stats import (
+    FEWER_THAN_TWO_PAIRABLE,
+    NO_VARIATION,
+    Coefficient,
+    alpha_from_counts,
+    binary_summary,
+    cohen_kappa_from_table,
+    cronbach_alpha,
+    fleiss_kappa,
+    gwet_ac,
+    krippendorff_alpha,
+    percent_agreement,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("impl", [alpha_from_counts, krippendorff_alpha])
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
+def test_alpha_undefined_reasons(impl, level: str) -> None:  # type: ignore[no-untyped-def]
+    single = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 0]])
+    result = impl(single, level)
+    assert result.value is None
+    assert result.undefined_reason == FEWER_THAN_TWO_PAIRABLE
+    constant = np.array([[0, 3, 0], [0, 2, 0], [0, 1, 0]])
+    result = impl(constant, level)
+    assert result.value is None
+    assert result.undefined_reason == NO_VARIATION
+    assert not result.is_defined
+
+
+def test_kappa_and_fleiss_undefined() -> None:
+    assert cohen_kappa_from_table([[0, 0], [0, 0]]).undefined_reason == FEWER_THAN_TWO_PAIRABLE
+    assert cohen_kappa_from_table([[7, 0], [0, 0]]).undefined_reason == NO_VARIATION
+    unequal = np.array([[2, 1], [1, 1], [0, 3]])
+    assert fleiss_kappa(unequal).undefined_reason == "unequal number of raters per unit"
+    modal = fleiss_kappa(unequal, unequal="modal")
+    assert modal.is_defined and modal.n_units == 2  # the two units with 3 ratings
+    assert fleiss_kappa(np.array([[3, 0], [3, 0]])).undefined_reason == NO_VARIATION
+
+
+def test_ac1_stays_defined_when_everyone_agrees_on_one_value() -> None:
+    """Gwet 2008: AC1 does not collapse at extreme prevalence; alpha is undefined there."""
+    counts = np.array([[0, 3]] * 20)
+    assert gwet_ac(counts).value == pytest.approx(1.0)
+    assert alpha_from_counts(counts).undefined_reason == NO_VARIATION
+    assert gwet_ac(np.array([[1, 0], [0, 1]])).undefined_reason == FEWER_THAN_TWO_PAIRABLE
+    assert percent_agreement(np.zeros((3, 2), dtype=int)).value is None
+
+
+def test_cronbach_undefined() -> None:
+    assert cronbach_alpha(np.ones((5, 1))).undefined_reason == "fewer than two items"
+    assert cronbach_alpha(np.ones((1, 4))).undefined_reason == "fewer than two respondents"
+    assert (
+        cronbach_alpha(np.full((6, 3), 2.0)).undefined_reason == "zero variance of the total score"
+    )
+    # Totals constant while items vary: also zero total variance.
+    opposite = np.array([[1.0, 4.0], [2.0, 3.0], [4.0, 1.0]])
+    assert cronbach_alpha(opposite).value is None
+
+
+def test_coefficient_rejects_nan_and_ambiguous_states() -> None:
+    with pytest.raises(ValueError):
+        Coefficient("x", float("nan"), None, 1, 2)
+    with pytest.raises(ValueError):
+        Coefficient("x", None, None, 1, 2)
+    with pytest.raises(ValueError):
+        Coefficient("x", 0.5, "reason", 1, 2)
+
+
+def test_binary_summary_flags_extreme_prevalence() -> None:
+    """95% pass with one disagreement: raw agreement high, alpha low -> flagged unstable."""
+    counts = np.array([[0, 3]] * 18 + [[1, 2]] + [[0, 3]])
+    summary = binary_summary(counts)
+    assert summary.n_units == 20 and summary.n_ratings == 60
+    assert summary.prevalence.value == pytest.approx(59 / 60)
+    assert summary.alpha_unstable_prevalence is True
+    assert summary.percent_agreement.value == pytest.approx((19 + 1 / 3) / 20)
+    assert summary.alpha.value is not None and summary.alpha.value < 0.1
+    assert summary.ac1.value is not None and summary.ac1.value > 0.9
+    assert summary.negative_agreement.value == 0.0
+    balanced = binary_summary(np.array([[3, 0], [0, 3], [1, 2], [2, 1]]))
+    assert balanced.alpha_unstable_prevalence is False
+    empty = binary_summary(np.zeros((2, 2), dtype=int))
+    assert empty.prevalence.value is None and empty.alpha.value is None
+    assert empty.alpha_unstable_prevalence is False
+
+
+def test_stats_package_imports_without_django() -> None:
+    """agreement.stats must be importable in a fresh interpreter without loading Django."""
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    code = (
+        "import sys, agreement.stats, agreement.stats.judge, agreement.stats.bootstrap; "
+        "assert 'django' not in sys.modules, sorted(m for m in sys.modules if 'django' in m); "
+        "print('ok')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
