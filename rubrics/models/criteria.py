@@ -1,0 +1,247 @@
+"""Criteria in three layers, each with an immutable history of versions.
+
+A Criterion is the stable identity (its code is what files, judges and grades refer to); its
+wording, guidance and weight live in CriterionVersion rows. A version becomes frozen once a
+published rubric uses it and is never changed again: the next edit makes a new version.
+"""
+
+import re
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+
+from taxonomy.models import Framework, SubCompetency
+
+
+class Layer(models.TextChoices):
+    UNIVERSAL = "universal", "Universal"
+    CONSENSUS = "consensus", "Consensus"
+    TASK = "task", "Task"
+
+
+# The order in which layers appear in a rubric.
+LAYER_RANK = {Layer.UNIVERSAL: 0, Layer.CONSENSUS: 1, Layer.TASK: 2}
+
+OTHER_FRAMEWORK = "This sub-competency is in another framework."
+UNIVERSAL_CODE = re.compile(r"^\d{2}u\d+$")
+
+
+class Criterion(models.Model):
+    """A criterion's identity. Its owner follows its layer: the framework for a universal
+    criterion, a sub-competency for a consensus one, a task for a task criterion."""
+
+    framework = models.ForeignKey(Framework, on_delete=models.PROTECT, related_name="criteria")
+    code = models.CharField(
+        max_length=80, help_text="Universal 06u1, consensus 02a-05, task <task key>-06."
+    )
+    layer = models.CharField(max_length=16, choices=Layer.choices)
+    sub_competency = models.ForeignKey(
+        SubCompetency,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="consensus_criteria",
+    )
+    task = models.ForeignKey(
+        "rubrics.Task", on_delete=models.CASCADE, null=True, blank=True, related_name="criteria"
+    )
+    order = models.PositiveIntegerField(default=0)
+    retired = models.BooleanField(
+        default=False, help_text="Retired criteria leave every rubric published after retiring."
+    )
+    revision = models.PositiveIntegerField(default=1, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["framework", "layer", "order", "code"]
+        verbose_name_plural = "criteria"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["framework", "code"],
+                name="criterion_code_unique_in_framework",
+                violation_error_message="This code is already used by another criterion.",
+            ),
+            models.CheckConstraint(
+                condition=Q(layer=Layer.UNIVERSAL, sub_competency__isnull=True, task__isnull=True)
+                | Q(layer=Layer.CONSENSUS, sub_competency__isnull=False, task__isnull=True)
+                | Q(layer=Layer.TASK, sub_competency__isnull=True, task__isnull=False),
+                name="criterion_owner_matches_layer",
+                violation_error_message=(
+                    "A universal criterion belongs to the framework only, a consensus criterion "
+                    "to a sub-competency, a task criterion to a task."
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+    @property
+    def owner(self) -> models.Model:
+        return {
+            Layer.UNIVERSAL: self.framework,
+            Layer.CONSENSUS: self.sub_competency,
+            Layer.TASK: self.task,
+        }[Layer(self.layer)]
+
+    def code_pattern(self) -> re.Pattern[str]:
+        if self.layer == Layer.UNIVERSAL:
+            return UNIVERSAL_CODE
+        prefix = self.sub_competency.code if self.layer == Layer.CONSENSUS else self.task.key
+        return re.compile(rf"^{re.escape(prefix)}-\d{{2,}}$")
+
+    def clean(self) -> None:
+        # The check constraint says the same; this says it in words before the database does.
+        owners = {
+            Layer.UNIVERSAL: (self.sub_competency_id is None and self.task_id is None),
+            Layer.CONSENSUS: (self.sub_competency_id is not None and self.task_id is None),
+            Layer.TASK: (self.task_id is not None and self.sub_competency_id is None),
+        }
+        if self.layer in owners and not owners[Layer(self.layer)]:
+            raise ValidationError(
+                f"A {self.get_layer_display().lower()} criterion needs "
+                + {
+                    Layer.UNIVERSAL: "no sub-competency and no task.",
+                    Layer.CONSENSUS: "a sub-competency and no task.",
+                    Layer.TASK: "a task and no sub-competency.",
+                }[Layer(self.layer)]
+            )
+        if self.sub_competency_id and (
+            self.sub_competency.competency.framework_id != self.framework_id
+        ):
+            raise ValidationError({"sub_competency": OTHER_FRAMEWORK})
+        if self.task_id and self.task.framework_id != self.framework_id:
+            raise ValidationError({"task": "This task is in another framework."})
+        if self.layer in owners and not self.code_pattern().match(self.code or ""):
+            example = {
+                Layer.UNIVERSAL: "06u1",
+                Layer.CONSENSUS: f"{getattr(self.sub_competency, 'code', '02a')}-05",
+                Layer.TASK: f"{getattr(self.task, 'key', '137')}-06",
+            }[Layer(self.layer)]
+            raise ValidationError(
+                {"code": f"{self.code!r} is not a {self.layer} criterion code (like {example})."}
+            )
+
+
+class CriterionVersion(models.Model):
+    """What a criterion says at one point in time, with the guidance graders need."""
+
+    class ScoringType(models.TextChoices):
+        BINARY = "binary", "Met / not met"
+        ORDINAL = "ordinal", "Ordinal scale"
+
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    wording = models.TextField()
+    passes = models.TextField("what passes", blank=True)
+    fails = models.TextField("what fails", blank=True)
+    pass_example = models.TextField(blank=True)
+    fail_example = models.TextField(blank=True)
+    weight = models.IntegerField(
+        help_text="Negative for a penalty: the criterion then names an undesirable behaviour."
+    )
+    scoring_type = models.CharField(
+        max_length=16, choices=ScoringType.choices, default=ScoringType.BINARY
+    )
+    scale_min = models.IntegerField(null=True, blank=True)
+    scale_max = models.IntegerField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    frozen = models.BooleanField(
+        default=False, editable=False, help_text="Used by a published rubric: never changes."
+    )
+
+    # Fields an edit may change; everything else is identity or bookkeeping.
+    CONTENT_FIELDS = (
+        "wording",
+        "passes",
+        "fails",
+        "pass_example",
+        "fail_example",
+        "weight",
+        "scoring_type",
+        "scale_min",
+        "scale_max",
+    )
+
+    class Meta:
+        ordering = ["criterion", "number"]
+        get_latest_by = "number"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["criterion", "number"], name="criterion_version_number_unique"
+            ),
+            models.CheckConstraint(
+                condition=~Q(weight=0),
+                name="criterion_version_weight_not_zero",
+                violation_error_message="A weight of 0 would make the criterion count for nothing.",
+            ),
+            models.CheckConstraint(
+                condition=Q(scoring_type="binary", scale_min__isnull=True, scale_max__isnull=True)
+                | Q(scoring_type="ordinal", scale_min__lt=models.F("scale_max")),
+                name="criterion_version_scale_matches_type",
+                violation_error_message=(
+                    "An ordinal criterion needs a scale minimum below its maximum; "
+                    "a binary criterion has no scale."
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.criterion.code} v{self.number}"
+
+    @property
+    def is_penalty(self) -> bool:
+        return self.weight < 0
+
+    def clean(self) -> None:
+        if self.scoring_type == self.ScoringType.BINARY:
+            self.scale_min = self.scale_max = None
+        elif self.scale_min is None or self.scale_max is None or self.scale_min >= self.scale_max:
+            raise ValidationError(
+                {"scale_max": "An ordinal criterion needs a scale minimum below its maximum."}
+            )
+        if self.weight == 0:
+            raise ValidationError(
+                {"weight": "A weight of 0 would make the criterion count for nothing."}
+            )
+
+
+class ScalePoint(models.Model):
+    """An optional label for one point of an ordinal criterion's scale."""
+
+    version = models.ForeignKey(
+        CriterionVersion, on_delete=models.CASCADE, related_name="scale_points"
+    )
+    value = models.IntegerField()
+    label = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["version", "value"]
+        constraints = [
+            models.UniqueConstraint(fields=["version", "value"], name="scale_point_value_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.value}: {self.label}"
+
+
+@dataclass(frozen=True)
+class EffectiveCriterion:
+    """One line of a task's rubric: a criterion at a given version, and whether it applies."""
+
+    criterion: Criterion
+    version: CriterionVersion
+    layer: str
+    weight: int
+    applicable: bool = True
+    na_reason: str = ""
+
+    @property
+    def code(self) -> str:
+        return self.criterion.code

@@ -1,0 +1,70 @@
+"""Model responses to tasks: a text, or a conversation of turns."""
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+
+from rubrics.models.tasks import Task
+
+
+class Response(models.Model):
+    class Kind(models.TextChoices):
+        TEXT = "text", "Text"
+        CONVERSATION = "conversation", "Conversation"
+
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="responses")
+    external_id = models.CharField(
+        max_length=200, blank=True, help_text="Id in the source file, so re-imports update."
+    )
+    model_name = models.CharField(max_length=200)
+    model_family = models.CharField(max_length=200, blank=True, help_text="Vendor or family.")
+    model_version = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.TEXT)
+    text = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["task", "model_name", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "external_id"],
+                condition=~Q(external_id=""),
+                name="response_external_id_unique_per_task",
+                violation_error_message="This task already has a response with this id.",
+            ),
+            models.CheckConstraint(
+                condition=(Q(kind="text") & ~Q(text="")) | Q(kind="conversation", text=""),
+                name="response_text_matches_kind",
+                violation_error_message="A text response needs its text; a conversation has turns.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model_name} on {self.task}"
+
+    def clean(self) -> None:
+        if self.kind == self.Kind.TEXT and not self.text.strip():
+            raise ValidationError({"text": "A text response needs its text."})
+        if self.kind == self.Kind.CONVERSATION and self.text:
+            raise ValidationError({"text": "A conversation keeps its text in its turns."})
+
+
+class Turn(models.Model):
+    class Role(models.TextChoices):
+        SYSTEM = "system", "System"
+        USER = "user", "User"
+        ASSISTANT = "assistant", "Assistant"
+
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="turns")
+    index = models.PositiveIntegerField()
+    role = models.CharField(max_length=16, choices=Role.choices)
+    content = models.TextField()
+
+    class Meta:
+        ordering = ["response", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["response", "index"], name="turn_index_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.response} turn {self.index} ({self.role})"

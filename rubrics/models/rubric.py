@@ -1,0 +1,80 @@
+"""Published rubrics: frozen snapshots that grades point at."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from rubrics.models.criteria import CriterionVersion, EffectiveCriterion, Layer
+from rubrics.models.tasks import Task
+
+
+class RubricVersion(models.Model):
+    """One task's rubric as approved: the task's text and the exact criterion versions.
+
+    Nothing here changes after publication; later edits make the next version."""
+
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="rubric_versions")
+    number = models.PositiveIntegerField()
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    published_at = models.DateTimeField(auto_now_add=True)
+    instruction = models.TextField()
+    system_prompt = models.TextField(blank=True)
+    reference_answer = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["task", "number"]
+        get_latest_by = "number"
+        constraints = [
+            models.UniqueConstraint(fields=["task", "number"], name="rubric_version_number_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task} rubric v{self.number}"
+
+    def effective_rubric(self) -> list[EffectiveCriterion]:
+        """The rubric as published, in the same shape as Task.effective_rubric(). Two queries."""
+        items = self.items.select_related("criterion_version__criterion").prefetch_related(
+            "criterion_version__scale_points"
+        )
+        return [
+            EffectiveCriterion(
+                criterion=item.criterion_version.criterion,
+                version=item.criterion_version,
+                layer=item.layer,
+                weight=item.criterion_version.weight,
+                applicable=item.applicable,
+                na_reason=item.na_reason,
+            )
+            for item in items
+        ]
+
+
+class RubricItem(models.Model):
+    rubric_version = models.ForeignKey(
+        RubricVersion, on_delete=models.CASCADE, related_name="items"
+    )
+    criterion_version = models.ForeignKey(
+        CriterionVersion, on_delete=models.PROTECT, related_name="rubric_items"
+    )
+    layer = models.CharField(max_length=16, choices=Layer.choices)
+    order = models.PositiveIntegerField()
+    applicable = models.BooleanField(default=True)
+    na_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["rubric_version", "order"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rubric_version", "criterion_version"], name="rubric_item_once_per_version"
+            ),
+            models.CheckConstraint(
+                condition=Q(applicable=True, na_reason="")
+                | (Q(applicable=False) & ~Q(na_reason="")),
+                name="rubric_item_na_has_reason",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rubric_version}: {self.criterion_version}"

@@ -1,0 +1,326 @@
+"""Tasks: what a model is asked to do, in which teaching context, with which resources."""
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import OuterRef, Q, Subquery
+
+from rubrics.models.criteria import (
+    LAYER_RANK,
+    OTHER_FRAMEWORK,
+    Criterion,
+    CriterionVersion,
+    EffectiveCriterion,
+    Layer,
+)
+from taxonomy.models import ContextValue, ContextVariable, Framework, SubCompetency
+
+
+class Task(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        IN_REVIEW = "in_review", "In review"
+        PUBLISHED = "published", "Published"
+        RETIRED = "retired", "Retired"
+
+    class Difficulty(models.TextChoices):
+        EASY = "easy", "Easy"
+        MEDIUM = "medium", "Medium"
+        HARD = "hard", "Hard"
+
+    class TaskType(models.TextChoices):
+        OPEN_ENDED = "open_ended", "Open-ended"
+        STRUCTURED = "structured", "Structured"
+
+    framework = models.ForeignKey(Framework, on_delete=models.PROTECT, related_name="tasks")
+    key = models.CharField(
+        max_length=64,
+        validators=[RegexValidator(r"^[\w.-]+$", "Letters, digits, '.', '_' and '-' only.")],
+        help_text="The task's id in files and criterion codes, e.g. 137. Kept as text.",
+    )
+    sub_competency = models.ForeignKey(
+        SubCompetency, on_delete=models.PROTECT, related_name="tasks"
+    )
+    instruction = models.TextField(help_text="What the model is asked to do.")
+    system_prompt = models.TextField(blank=True)
+    reference_answer = models.TextField(blank=True, help_text="The experts' reference answer.")
+    difficulty = models.CharField(max_length=8, choices=Difficulty.choices, blank=True)
+    language = models.CharField(max_length=64, default="English", help_text="Target language.")
+    task_type = models.CharField(
+        max_length=16, choices=TaskType.choices, default=TaskType.OPEN_ENDED
+    )
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.DRAFT, editable=False
+    )
+    revision = models.PositiveIntegerField(default=1, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    # Fields a person edits through rubrics.services.edit_task.
+    CONTENT_FIELDS = (
+        "key",
+        "sub_competency",
+        "instruction",
+        "system_prompt",
+        "reference_answer",
+        "difficulty",
+        "language",
+        "task_type",
+    )
+
+    class Meta:
+        ordering = ["framework", "key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["framework", "key"],
+                name="task_key_unique_in_framework",
+                violation_error_message="This key is already used by another task.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Task {self.key}"
+
+    def clean(self) -> None:
+        if self.sub_competency_id and self.framework_id is None:
+            self.framework_id = self.sub_competency.competency.framework_id
+        if (
+            self.sub_competency_id
+            and self.sub_competency.competency.framework_id != self.framework_id
+        ):
+            raise ValidationError({"sub_competency": OTHER_FRAMEWORK})
+
+    def effective_rubric(self) -> list[EffectiveCriterion]:
+        """The criteria this task is graded on now, each at its latest version, in rubric order:
+        the framework's universal criteria (those excluded for this task are kept, marked not
+        applicable with the reason), the consensus criteria of the task's sub-competency, then
+        the task's own criteria. Retired criteria are left out. Three queries."""
+        latest = CriterionVersion.objects.filter(criterion=OuterRef("criterion")).order_by(
+            "-number"
+        )
+        owned = (
+            Q(criterion__layer=Layer.UNIVERSAL, criterion__framework_id=self.framework_id)
+            | Q(criterion__layer=Layer.CONSENSUS, criterion__sub_competency=self.sub_competency_id)
+            | Q(criterion__layer=Layer.TASK, criterion__task_id=self.pk)
+        )
+        versions = (
+            CriterionVersion.objects.filter(owned, criterion__retired=False)
+            .filter(number=Subquery(latest.values("number")[:1]))
+            .select_related("criterion")
+            .prefetch_related("scale_points")
+        )
+        excluded = dict(self.universal_exclusions.values_list("criterion_id", "reason"))
+        rubric = [
+            EffectiveCriterion(
+                criterion=version.criterion,
+                version=version,
+                layer=version.criterion.layer,
+                weight=version.weight,
+                applicable=version.criterion_id not in excluded,
+                na_reason=excluded.get(version.criterion_id, ""),
+            )
+            for version in versions
+        ]
+        rubric.sort(key=lambda e: (LAYER_RANK[Layer(e.layer)], e.criterion.order, e.code))
+        return rubric
+
+    def task_criteria(self) -> models.QuerySet[Criterion]:
+        return self.criteria.filter(retired=False)
+
+
+class TaskResource(models.Model):
+    """Material handed to the model with the task: a markdown text or an uploaded file."""
+
+    class Kind(models.TextChoices):
+        MARKDOWN = "markdown", "Text (markdown)"
+        FILE = "file", "File"
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="resources")
+    order = models.PositiveIntegerField(default=0)
+    title = models.CharField(max_length=200)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.MARKDOWN)
+    text = models.TextField(blank=True)
+    file = models.FileField(upload_to="task_resources/%Y/", blank=True)
+    revision = models.PositiveIntegerField(default=1, editable=False)
+
+    class Meta:
+        ordering = ["task", "order", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(kind="markdown", file="") & ~Q(text=""))
+                | (Q(kind="file") & ~Q(file="")),
+                name="task_resource_content_matches_kind",
+                violation_error_message="A text resource needs its text; a file resource a file.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def clean(self) -> None:
+        if self.kind == self.Kind.MARKDOWN and not self.text.strip():
+            raise ValidationError({"text": "A text resource needs its text."})
+        if self.kind == self.Kind.MARKDOWN and self.file:
+            raise ValidationError({"file": "A text resource has no file."})
+        if self.kind == self.Kind.FILE and not self.file:
+            raise ValidationError({"file": "A file resource needs a file."})
+
+
+class TaskContextValue(models.Model):
+    """The value of one context variable for one task: a listed value, a text or a number,
+    according to the variable's kind."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="context_values")
+    variable = models.ForeignKey(ContextVariable, on_delete=models.PROTECT, related_name="+")
+    value = models.ForeignKey(
+        ContextValue, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    text = models.TextField(blank=True)
+    number = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
+    revision = models.PositiveIntegerField(default=1, editable=False)
+
+    class Meta:
+        ordering = ["task", "variable__order", "variable__key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "variable"],
+                name="task_context_value_one_per_variable",
+                violation_error_message="This task already has a value for this variable.",
+            ),
+            models.CheckConstraint(
+                condition=Q(value__isnull=False, number__isnull=True, text="")
+                | Q(value__isnull=True, number__isnull=False, text="")
+                | (Q(value__isnull=True, number__isnull=True) & ~Q(text="")),
+                name="task_context_value_exactly_one_value",
+                violation_error_message="Give exactly one of a listed value, a text or a number.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.variable}: {self.display_value}"
+
+    @property
+    def display_value(self) -> str:
+        if self.value_id is not None:
+            return str(self.value)
+        if self.number is not None:
+            return format(self.number.normalize(), "f")
+        return self.text
+
+    def clean(self) -> None:
+        """Check the value against its variable: framework, kind, allowed values and range.
+        Every message names the variable, so a list of errors from an import reads well."""
+        variable = self.variable
+        name = f"{variable.label} ({variable.key})"
+        if self.task_id and variable.framework_id != self.task.framework_id:
+            raise ValidationError({"variable": f"{name} belongs to another framework."})
+        self.text = self.text.strip()
+        if variable.has_listed_values:
+            if self.value_id is None or self.text or self.number is not None:
+                raise ValidationError(
+                    {"value": f"{name} takes one of its listed values, not free text or a number."}
+                )
+            if self.value.variable_id != variable.pk:
+                raise ValidationError(
+                    {"value": f"{self.value} is not one of the allowed values of {name}."}
+                )
+        elif variable.kind == ContextVariable.Kind.TEXT:
+            if not self.text or self.value_id is not None or self.number is not None:
+                raise ValidationError({"text": f"{name} takes a text."})
+        elif variable.kind == ContextVariable.Kind.NUMBER:
+            if self.number is None or self.value_id is not None or self.text:
+                raise ValidationError({"number": f"{name} takes a number."})
+            self._check_range(name, self.number)
+
+    def _check_range(self, name: str, number: Decimal) -> None:
+        low, high = self.variable.minimum, self.variable.maximum
+        if (low is not None and number < low) or (high is not None and number > high):
+            shown = format(number.normalize(), "f")
+            bounds = (
+                f"{format(low.normalize(), 'f') if low is not None else '-inf'}"
+                f" to {format(high.normalize(), 'f') if high is not None else 'inf'}"
+            )
+            raise ValidationError({"number": f"{name} must be from {bounds}; {shown} is not."})
+
+
+class UniversalExclusion(models.Model):
+    """ "This universal criterion does not apply to this task", with the reason."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="universal_exclusions")
+    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="exclusions")
+    reason = models.TextField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["task", "criterion__code"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "criterion"],
+                name="universal_exclusion_once_per_task",
+                violation_error_message="This criterion is already excluded for this task.",
+            ),
+            models.CheckConstraint(
+                condition=~Q(reason=""),
+                name="universal_exclusion_has_reason",
+                violation_error_message="Say why the criterion does not apply.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.criterion} not applicable to {self.task}"
+
+    def clean(self) -> None:
+        self.reason = self.reason.strip()
+        if not self.reason:
+            raise ValidationError({"reason": "Say why the criterion does not apply."})
+        if self.criterion.layer != Layer.UNIVERSAL:
+            raise ValidationError({"criterion": "Only universal criteria can be excluded."})
+        if self.task_id and self.criterion.framework_id != self.task.framework_id:
+            raise ValidationError({"criterion": "This criterion belongs to another framework."})
+
+
+class Review(models.Model):
+    """One step of the review workflow, kept as history."""
+
+    class Action(models.TextChoices):
+        SUBMITTED = "submitted", "Submitted for review"
+        APPROVED = "approved", "Approved and published"
+        RETURNED = "returned", "Returned for changes"
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="reviews")
+    action = models.CharField(max_length=16, choices=Action.choices)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+    comment = models.TextField(blank=True)
+    rubric_version = models.ForeignKey(
+        "rubrics.RubricVersion",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The version an approval published.",
+    )
+
+    class Meta:
+        ordering = ["task", "at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(action="returned", comment=""),
+                name="review_return_has_comment",
+                violation_error_message="Say what needs changing.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task}: {self.get_action_display()}"
