@@ -222,6 +222,9 @@ class OutlineEditor:
         @require_POST
         def view(request: HttpRequest, pk: int) -> HttpResponse:
             item = get_object_or_404(self.item.model, pk=pk)
+            if not self.takes_children(item):
+                error = f"{item} takes no {self.sub_label}s."
+                return self._render_item(request, item, 422, error=error)
             siblings = getattr(item, self.subs_related_name)
             instance = self.sub.model(**{self.sub.parent_field: item})
             instance.order = siblings.count() + 1

@@ -14,6 +14,11 @@ from taxonomy.seedfile import read_context_variables, read_taxonomy
 FIXTURES = settings.BASE_DIR / "fixtures"
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):  # type: ignore[no-untyped-def]
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def starter_framework(db: None) -> Framework:
     """The starter taxonomy and context variables, loaded the way `make run` loads them."""

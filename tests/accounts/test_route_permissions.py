@@ -1,0 +1,131 @@
+"""Every URL of the app, walked with every role: the server answers 403 to a role that may not,
+never a hidden button alone. A new URL must be added to ROUTES (test_every_route_is_listed)."""
+
+from dataclasses import dataclass
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from accounts.roles import Role
+from audit import services as audit
+from audit.models import AuditEvent
+from taxonomy.models import Competency, ContextValue, ContextVariable, SubCompetency
+from tests.taxonomy.factories import make_framework
+
+ALL = frozenset(Role)
+EDITORS = frozenset({Role.ADMIN, Role.MAINTAINER, Role.AUTHOR})
+READERS = frozenset({Role.ADMIN, Role.MAINTAINER, Role.AUTHOR, Role.VIEWER})
+PUBLIC = None  # reachable without logging in
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    allowed: frozenset[Role] | None
+
+
+ROUTES: dict[str, Route] = {
+    "home": Route("GET", ALL),
+    "profile": Route("GET", ALL),
+    "login": Route("GET", PUBLIC),
+    "logout": Route("POST", PUBLIC),
+    "password_change": Route("GET", ALL),
+    "password_change_done": Route("GET", ALL),
+    "audit:history": Route("GET", READERS),
+    "taxonomy:index": Route("GET", ALL),
+    "taxonomy:competencies": Route("GET", ALL),
+    "taxonomy:competency_create": Route("POST", EDITORS),
+    "taxonomy:competency_card": Route("GET", ALL),
+    "taxonomy:competency_edit": Route("GET", EDITORS),
+    "taxonomy:competency_delete": Route("POST", EDITORS),
+    "taxonomy:competency_move": Route("POST", EDITORS),
+    "taxonomy:subcompetency_create": Route("POST", EDITORS),
+    "taxonomy:subcompetency_edit": Route("GET", EDITORS),
+    "taxonomy:subcompetency_delete": Route("POST", EDITORS),
+    "taxonomy:subcompetency_move": Route("POST", EDITORS),
+    "taxonomy:context-variables": Route("GET", ALL),
+    "taxonomy:contextvariable_create": Route("POST", EDITORS),
+    "taxonomy:contextvariable_card": Route("GET", ALL),
+    "taxonomy:contextvariable_edit": Route("GET", EDITORS),
+    "taxonomy:contextvariable_delete": Route("POST", EDITORS),
+    "taxonomy:contextvariable_move": Route("POST", EDITORS),
+    "taxonomy:contextvalue_create": Route("POST", EDITORS),
+    "taxonomy:contextvalue_edit": Route("GET", EDITORS),
+    "taxonomy:contextvalue_delete": Route("POST", EDITORS),
+    "taxonomy:contextvalue_move": Route("POST", EDITORS),
+}
+
+
+def named_routes(patterns=None, namespace=""):
+    for entry in patterns if patterns is not None else get_resolver().url_patterns:
+        if isinstance(entry, URLResolver):
+            if entry.namespace == "admin":
+                continue
+            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+            yield from named_routes(entry.url_patterns, inner)
+        elif isinstance(entry, URLPattern) and entry.name:
+            yield f"{namespace}{entry.name}", entry
+
+
+CREATE_UNDER = {
+    "subcompetency": lambda: Competency.objects.get(code="01"),
+    "contextvalue": lambda: ContextVariable.objects.get(key="cefr_level"),
+}
+
+
+def url_for(name: str, pattern: URLPattern) -> str:
+    framework = make_framework()
+    sub = SubCompetency.objects.get(code="01b")
+    audit.record(sub, AuditEvent.Kind.CREATED)
+    objects = {
+        "competency": Competency.objects.get(code="02"),
+        "subcompetency": sub,
+        "contextvariable": ContextVariable.objects.get(key="class_size"),
+        "contextvalue": ContextValue.objects.get(code="b1"),
+    }
+    kwargs = {}
+    for param in pattern.pattern.converters:
+        if param == "framework_code":
+            kwargs[param] = framework.code
+        elif param == "direction":
+            kwargs[param] = "up"
+        elif param == "app_label":
+            kwargs.update(app_label="taxonomy", model="subcompetency", pk=sub.pk)
+        elif param == "pk" and "pk" not in kwargs:
+            kind = name.split(":")[-1].rsplit("_", 1)[0]
+            kwargs[param] = (CREATE_UNDER[kind]() if name.endswith("_create") else objects[kind]).pk
+    kwargs = {k: v for k, v in kwargs.items() if k in pattern.pattern.converters}
+    return reverse(name, kwargs=kwargs)
+
+
+def request(client: Client, route: Route, url: str):
+    return client.post(url) if route.method == "POST" else client.get(url)
+
+
+def test_every_route_is_listed():
+    assert {name for name, _ in named_routes()} == set(ROUTES)
+
+
+CASES = [(name, role) for name in ROUTES for role in [*Role, None]]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("name", "role"), CASES, ids=[f"{n}-{r or 'anonymous'}" for n, r in CASES])
+def test_route_answers_each_role_as_the_table_says(name, role, make_user):
+    pattern = dict(named_routes())[name]
+    route = ROUTES[name]
+    url = url_for(name, pattern)
+    client = Client()
+    if role is not None:
+        client.force_login(make_user(role))
+    response = request(client, route, url)
+    if route.allowed is PUBLIC:
+        assert response.status_code in (200, 302)
+    elif role is None:
+        assert response.status_code == 302
+        assert response.url.startswith(reverse("login"))
+    elif role in route.allowed:
+        assert response.status_code in (200, 302, 409, 422), response.content[:300]
+    else:
+        assert response.status_code == 403

@@ -1,0 +1,76 @@
+"""Browser tests: a real headless Chromium (Debian's package) driven by Playwright against the
+live test server. Playwright's own browser download is not used."""
+
+import os
+import shutil
+
+import pytest
+
+from accounts.roles import Role
+
+# Playwright's sync API keeps an event loop in this thread; the ORM calls the tests make between
+# browser steps are ordinary synchronous code.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+
+
+def pytest_collection_modifyitems(items):  # type: ignore[no-untyped-def]
+    for item in items:
+        if "tests/browser/" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser():  # type: ignore[no-untyped-def]
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def new_page(browser, live_server):  # type: ignore[no-untyped-def]
+    """new_page() -> a page in a fresh browser context (its own cookies); closed after the test."""
+    contexts = []
+
+    def make(width: int = 1024):  # type: ignore[no-untyped-def]
+        context = browser.new_context(
+            base_url=live_server.url, viewport={"width": width, "height": 800}
+        )
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.csp_errors = []
+        page.on(
+            "console",
+            lambda msg: (
+                page.csp_errors.append(msg.text) if "Content Security Policy" in msg.text else None
+            ),
+        )
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def log_in(make_user):  # type: ignore[no-untyped-def]
+    """log_in(page, Role.AUTHOR) -> the user, after typing their credentials into the login form."""
+
+    def do(page, role: Role):  # type: ignore[no-untyped-def]
+        user = make_user(role)
+        page.goto("/accounts/login/")
+        page.get_by_label("Username").fill(user.username)
+        page.get_by_label("Password").fill(f"pw-{user.username}")
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url("**/")
+        return user
+
+    return do
