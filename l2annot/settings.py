@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "audit",
     "taxonomy",
     "rubrics",
+    "grading",
 ]
 
 MIDDLEWARE = [

@@ -9,6 +9,7 @@ urlpatterns = [
     path("", include("accounts.urls")),
     path("taxonomy/", include("taxonomy.urls")),
     path("rubrics/", include("rubrics.urls")),
+    path("grading/", include("grading.urls")),
     path("history/", include("audit.urls")),
     path("admin/", admin.site.urls),
 ]
