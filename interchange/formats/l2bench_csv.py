@@ -1,0 +1,299 @@
+"""``l2-bench_tasks.csv``: one row per task, UTF-8 with a byte-order mark.
+
+Reading checks, and reports together: the required columns; each row's fields; the three
+criteria cells; task keys used twice; resource files missing from ``resources_for_tasks/``; and
+that a consensus or universal criterion reads the same (text and weight) on every row it is on.
+
+Extension of this project: any column named ``context:<variable_key>`` carries the value of that
+context variable for the task (blank = not set). The values are kept as text; resolving keys,
+competencies and values is the database layer's job.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .criteria import Criterion, Layer, format_criteria, parse_criteria
+from .problems import Problem
+
+__all__ = [
+    "CONTEXT_PREFIX",
+    "CRITERIA_COLUMNS",
+    "REQUIRED_COLUMNS",
+    "RESOURCES_DIR",
+    "RESOURCE_COLUMNS",
+    "TASKS_FILE",
+    "TaskRecord",
+    "TasksFile",
+    "parse_published",
+    "read_l2bench_folder",
+    "read_tasks_csv",
+    "write_tasks_csv",
+]
+
+TASKS_FILE = "l2-bench_tasks.csv"
+RESOURCES_DIR = "resources_for_tasks"
+CONTEXT_PREFIX = "context:"
+PUBLISHED_COLUMN = "is_published_v1-0"
+RESOURCE_COLUMNS = tuple(f"task_resource_file_link_{n}" for n in (1, 2, 3))
+CRITERIA_COLUMNS = {
+    Layer.TASK: "task_criteria",
+    Layer.CONSENSUS: "consensus_criteria",
+    Layer.UNIVERSAL: "universal_criteria",
+}
+REQUIRED_COLUMNS = (
+    "task_key",
+    "task",
+    "task_system_prompt",
+    "reference_answer",
+    "competency",
+    "version_at_time_of_draft",
+    PUBLISHED_COLUMN,
+    *RESOURCE_COLUMNS,
+    *CRITERIA_COLUMNS.values(),
+)
+_NOT_EMPTY = ("task_key", "task", "reference_answer", "competency")
+_TRUE = frozenset({"true", "yes", "1"})
+_FALSE = frozenset({"false", "no", "0"})
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRecord:
+    """One task row. ``row`` (the spreadsheet row, header = 1) is not part of equality."""
+
+    task_key: str
+    task: str
+    task_system_prompt: str
+    reference_answer: str
+    competency: str
+    version_at_time_of_draft: str
+    is_published: bool
+    resource_files: tuple[str, ...]
+    task_criteria: tuple[Criterion, ...]
+    consensus_criteria: tuple[Criterion, ...]
+    universal_criteria: tuple[Criterion, ...]
+    context: tuple[tuple[str, str], ...] = ()
+    """``(variable_key, value)`` pairs sorted by key; blank values are left out."""
+    row: int = field(default=0, compare=False)
+
+    @property
+    def criteria(self) -> tuple[Criterion, ...]:
+        """All three layers: task, then consensus, then universal."""
+        return self.task_criteria + self.consensus_criteria + self.universal_criteria
+
+
+@dataclass(frozen=True, slots=True)
+class TasksFile:
+    """What a tasks file held: the rows that read cleanly, and every problem found."""
+
+    tasks: tuple[TaskRecord, ...]
+    problems: tuple[Problem, ...]
+    ignored_columns: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def parse_published(text: str) -> bool | None:
+    """``true/false/yes/no/1/0`` (any case, surrounding space ignored) -> bool; else ``None``."""
+    value = text.strip().lower()
+    return True if value in _TRUE else False if value in _FALSE else None
+
+
+def read_l2bench_folder(folder: Path) -> TasksFile:
+    """Read ``<folder>/l2-bench_tasks.csv``, resources in ``<folder>/resources_for_tasks/``."""
+    return read_tasks_csv(folder / TASKS_FILE, resources_dir=folder / RESOURCES_DIR)
+
+
+def read_tasks_csv(path: Path, resources_dir: Path | None = None) -> TasksFile:
+    """Read a tasks CSV (``utf-8-sig``), streaming its rows.
+
+    ``resources_dir``: when given, every resource file name must exist there; when ``None`` the
+    file names are only checked to be plain names.
+    """
+    reader = _Reader(path.name, resources_dir)
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            reader.read(csv.reader(handle))
+    except FileNotFoundError:
+        reader.report(None, None, "file not found")
+    except UnicodeDecodeError as error:
+        reader.report(None, None, f"not valid UTF-8 ({error.reason} at byte {error.start})")
+    except csv.Error as error:
+        reader.report(reader.row, None, f"not valid CSV ({error})")
+    return TasksFile(tuple(reader.tasks), tuple(reader.problems), reader.ignored)
+
+
+class _Reader:
+    """The state of one read: seen keys and shared criteria, problems so far."""
+
+    def __init__(self, file: str, resources_dir: Path | None) -> None:
+        self.file = file
+        self.resources_dir = resources_dir
+        self.tasks: list[TaskRecord] = []
+        self.problems: list[Problem] = []
+        self.ignored: tuple[str, ...] = ()
+        self.row = 1
+        self.key_rows: dict[str, int] = {}
+        # criterion id -> (criterion, first row): shared layers must read the same everywhere.
+        self.shared: dict[str, tuple[Criterion, int]] = {}
+
+    def report(self, row: int | None, column: str | None, message: str) -> None:
+        self.problems.append(Problem(self.file, row, column, message, unit="row"))
+
+    def read(self, rows: Iterator[list[str]]) -> None:
+        header = next(rows, None)
+        if header is None:
+            self.report(None, None, "the file is empty (no header row)")
+            return
+        if not self.check_header(header):
+            return
+        for self.row, values in enumerate(rows, start=2):
+            if not any(value.strip() for value in values):
+                continue
+            if len(values) != len(header):
+                self.report(self.row, None, f"has {len(values)} cells, header has {len(header)}")
+                continue
+            task = self.parse_row(dict(zip(header, values, strict=True)))
+            if task is not None:
+                self.tasks.append(task)
+
+    def check_header(self, header: list[str]) -> bool:
+        ok = True
+        missing = [name for name in REQUIRED_COLUMNS if name not in header]
+        if missing:
+            self.report(1, None, f"missing columns: {', '.join(missing)}")
+            ok = False
+        duplicated = sorted({name for name in header if header.count(name) > 1})
+        if duplicated:
+            self.report(1, None, f"columns appear more than once: {', '.join(duplicated)}")
+            ok = False
+        for name in header:
+            if name.startswith(CONTEXT_PREFIX) and not name[len(CONTEXT_PREFIX) :].strip():
+                self.report(1, name, "a context column needs a variable key after 'context:'")
+                ok = False
+        known = set(REQUIRED_COLUMNS)
+        self.ignored = tuple(
+            name for name in header if name not in known and not name.startswith(CONTEXT_PREFIX)
+        )
+        return ok
+
+    def parse_row(self, cells: dict[str, str]) -> TaskRecord | None:
+        before = len(self.problems)
+        key = cells["task_key"].strip()
+        for name in _NOT_EMPTY:
+            if not cells[name].strip():
+                self.report(self.row, name, "is empty")
+        if key and key in self.key_rows:
+            first = self.key_rows[key]
+            self.report(self.row, "task_key", f"duplicate task_key '{key}' (first at row {first})")
+        elif key:
+            self.key_rows[key] = self.row
+        published = parse_published(cells[PUBLISHED_COLUMN])
+        if published is None:
+            allowed = "true, false, yes, no, 1, 0"
+            self.report(self.row, PUBLISHED_COLUMN, f"'{cells[PUBLISHED_COLUMN]}' is not {allowed}")
+        resources = tuple(cells[c].strip() for c in RESOURCE_COLUMNS if cells[c].strip())
+        for column in RESOURCE_COLUMNS:
+            self.check_resource(column, cells[column].strip())
+        layers = {
+            layer: self.parse_layer(cells[column], layer, column, key)
+            for layer, column in CRITERIA_COLUMNS.items()
+        }
+        context = tuple(
+            sorted(
+                (name[len(CONTEXT_PREFIX) :].strip(), value.strip())
+                for name, value in cells.items()
+                if name.startswith(CONTEXT_PREFIX) and value.strip()
+            )
+        )
+        if len(self.problems) > before or published is None:
+            return None
+        return TaskRecord(
+            task_key=key,
+            task=cells["task"],
+            task_system_prompt=cells["task_system_prompt"],
+            reference_answer=cells["reference_answer"],
+            competency=cells["competency"].strip(),
+            version_at_time_of_draft=cells["version_at_time_of_draft"].strip(),
+            is_published=published,
+            resource_files=resources,
+            task_criteria=layers[Layer.TASK],
+            consensus_criteria=layers[Layer.CONSENSUS],
+            universal_criteria=layers[Layer.UNIVERSAL],
+            context=context,
+            row=self.row,
+        )
+
+    def check_resource(self, column: str, name: str) -> None:
+        if not name:
+            return
+        if "/" in name or "\\" in name or name in {".", ".."}:
+            self.report(self.row, column, f"resource '{name}' must be a plain file name")
+        elif self.resources_dir is not None and not (self.resources_dir / name).is_file():
+            self.report(self.row, column, f"resource file '{name}' is not in {RESOURCES_DIR}/")
+
+    def parse_layer(self, cell: str, layer: Layer, column: str, key: str) -> tuple[Criterion, ...]:
+        parsed = parse_criteria(cell, layer, task_key=key or None)
+        for message in parsed.errors:
+            self.report(self.row, column, message)
+        if layer is not Layer.TASK:
+            for criterion in parsed.criteria:
+                self.check_shared(criterion, column)
+        return parsed.criteria
+
+    def check_shared(self, criterion: Criterion, column: str) -> None:
+        seen = self.shared.get(criterion.id)
+        if seen is None:
+            self.shared[criterion.id] = (criterion, self.row)
+            return
+        first, row = seen
+        where = f"{criterion.layer} criterion '{criterion.id}'"
+        if first.layer is not criterion.layer:
+            self.report(self.row, column, f"{where} is a {first.layer} criterion at row {row}")
+        elif first.weight != criterion.weight:
+            weights = f"weight {criterion.weight} here but {first.weight} at row {row}"
+            self.report(self.row, column, f"{where} has {weights}")
+        elif first.description != criterion.description:
+            self.report(self.row, column, f"{where} has different text here than at row {row}")
+
+
+def write_tasks_csv(path: Path, tasks: Iterable[TaskRecord]) -> None:
+    """Write ``tasks`` in the L2-Bench layout (UTF-8 with BOM), context columns last, by key.
+
+    ``read_tasks_csv(path) == tasks`` for tasks that read cleanly. Raises ``ValueError`` for a
+    task with more than three resource files or a criterion that cannot be encoded.
+    """
+    tasks = list(tasks)
+    keys = sorted({key for task in tasks for key, _ in task.context})
+    header = [*REQUIRED_COLUMNS, *(CONTEXT_PREFIX + key for key in keys)]
+    with path.open("w", encoding="utf-8-sig", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        for task in tasks:
+            writer.writerow(_row(task, keys))
+
+
+def _row(task: TaskRecord, context_keys: list[str]) -> list[str]:
+    if len(task.resource_files) > len(RESOURCE_COLUMNS):
+        raise ValueError(f"task {task.task_key}: at most {len(RESOURCE_COLUMNS)} resource files")
+    resources = [*task.resource_files, "", "", ""][: len(RESOURCE_COLUMNS)]
+    context = dict(task.context)
+    return [
+        task.task_key,
+        task.task,
+        task.task_system_prompt,
+        task.reference_answer,
+        task.competency,
+        task.version_at_time_of_draft,
+        "True" if task.is_published else "False",
+        *resources,
+        format_criteria(task.task_criteria),
+        format_criteria(task.consensus_criteria),
+        format_criteria(task.universal_criteria),
+        *(context.get(key, "") for key in context_keys),
+    ]

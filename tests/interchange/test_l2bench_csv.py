@@ -1,0 +1,249 @@
+import csv
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+
+from interchange.formats.criteria import Layer
+from interchange.formats.l2bench_csv import (
+    REQUIRED_COLUMNS,
+    TASKS_FILE,
+    parse_published,
+    read_l2bench_folder,
+    read_tasks_csv,
+    write_tasks_csv,
+)
+from tests.interchange.builders import PROPERTY, criterion, task, task_records
+
+
+def write_rows(folder: Path, rows: list[dict[str, str]], columns=REQUIRED_COLUMNS) -> Path:
+    """A tasks file whose rows start from a valid generated row, changed by ``rows``."""
+    path = folder / TASKS_FILE
+    with path.open("w", encoding="utf-8-sig", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        for n, changes in enumerate(rows, start=1):
+            cells = valid_cells(str(n)) | changes
+            writer.writerow([cells.get(column, "") for column in columns])
+    return path
+
+
+def valid_cells(key: str) -> dict[str, str]:
+    return {
+        "task_key": key,
+        "task": f"Generated task {key}",
+        "reference_answer": "Generated answer",
+        "competency": "02a",
+        "version_at_time_of_draft": "v1",
+        "is_published_v1-0": "True",
+        "task_criteria": "01. Own criterion ==3",
+        "consensus_criteria": "02a-01. Shared criterion ==2",
+        "universal_criteria": "06u1. Universal criterion ==-1",
+    }
+
+
+def messages(result) -> list[str]:
+    return [str(p) for p in result.problems]
+
+
+@PROPERTY
+@given(task_records())
+def test_a_written_file_reads_back_to_the_same_tasks(tasks):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / TASKS_FILE
+        write_tasks_csv(path, tasks)
+        result = read_tasks_csv(path)
+    assert messages(result) == []
+    assert list(result.tasks) == tasks
+
+
+def test_a_written_file_starts_with_a_byte_order_mark(tmp_path):
+    write_tasks_csv(tmp_path / TASKS_FILE, [task("1")])
+    assert (tmp_path / TASKS_FILE).read_bytes().startswith(b"\xef\xbb\xbf")
+
+
+def test_a_file_without_byte_order_mark_also_reads(tmp_path):
+    path = write_rows(tmp_path, [{}])
+    path.write_bytes(path.read_bytes().removeprefix(b"\xef\xbb\xbf"))
+    assert [t.task_key for t in read_tasks_csv(path).tasks] == ["1"]
+
+
+def test_a_row_reads_into_a_task_record_with_three_layers(tmp_path):
+    (only,) = read_tasks_csv(write_rows(tmp_path, [{"task_key": "137"}])).tasks
+    assert (only.task_key, only.competency, only.is_published) == ("137", "02a", True)
+    assert [(c.id, c.weight, c.layer) for c in only.criteria] == [
+        ("137-01", 3, Layer.TASK),
+        ("02a-01", 2, Layer.CONSENSUS),
+        ("06u1", -1, Layer.UNIVERSAL),
+    ]
+    assert only.row == 2
+
+
+def test_a_task_key_with_leading_zeros_stays_text(tmp_path):
+    (only,) = read_tasks_csv(write_rows(tmp_path, [{"task_key": "007"}])).tasks
+    assert only.task_key == "007"
+
+
+def test_missing_columns_are_named_in_one_problem(tmp_path):
+    columns = [c for c in REQUIRED_COLUMNS if c not in {"competency", "task_criteria"}]
+    result = read_tasks_csv(write_rows(tmp_path, [{}], columns=columns))
+    assert messages(result) == [
+        "l2-bench_tasks.csv: row 1: missing columns: competency, task_criteria"
+    ]
+
+
+def test_a_column_given_twice_is_reported(tmp_path):
+    result = read_tasks_csv(write_rows(tmp_path, [{}], columns=[*REQUIRED_COLUMNS, "task"]))
+    assert messages(result) == ["l2-bench_tasks.csv: row 1: columns appear more than once: task"]
+
+
+def test_a_bad_weight_names_file_row_field_and_criterion(tmp_path):
+    result = read_tasks_csv(write_rows(tmp_path, [{}, {"task_criteria": "04. Clear ==high"}]))
+    assert messages(result) == [
+        "l2-bench_tasks.csv: row 3: field 'task_criteria': "
+        "criterion weight 'high' is not a number (criterion 1: '04')"
+    ]
+
+
+def test_rows_with_problems_are_left_out_and_the_others_kept(tmp_path):
+    result = read_tasks_csv(write_rows(tmp_path, [{}, {"task": ""}, {}]))
+    assert [t.task_key for t in result.tasks] == ["1", "3"]
+    assert messages(result) == ["l2-bench_tasks.csv: row 3: field 'task': is empty"]
+
+
+def test_every_problem_in_the_file_is_reported(tmp_path):
+    rows = [{"competency": ""}, {"is_published_v1-0": "maybe"}, {"consensus_criteria": "x ==1"}]
+    assert len(read_tasks_csv(write_rows(tmp_path, rows)).problems) == 3
+
+
+def test_a_duplicate_task_key_is_reported_at_its_second_row(tmp_path):
+    result = read_tasks_csv(write_rows(tmp_path, [{"task_key": "9"}, {}, {"task_key": "9"}]))
+    assert messages(result) == [
+        "l2-bench_tasks.csv: row 4: field 'task_key': duplicate task_key '9' (first at row 2)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("TRUE", True), ("yes", True), ("1", True), ("False", False), (" no ", False), ("0", False)],
+)
+def test_published_accepts_true_false_yes_no_one_zero_in_any_case(text, value):
+    assert parse_published(text) is value
+
+
+def test_a_published_value_outside_the_list_is_reported(tmp_path):
+    result = read_tasks_csv(write_rows(tmp_path, [{"is_published_v1-0": "maybe"}]))
+    assert messages(result) == [
+        "l2-bench_tasks.csv: row 2: field 'is_published_v1-0': "
+        "'maybe' is not true, false, yes, no, 1, 0"
+    ]
+
+
+def test_resource_files_are_read_in_column_order_skipping_blanks(tmp_path):
+    row = {"task_resource_file_link_1": "a.md", "task_resource_file_link_3": "c.md"}
+    (only,) = read_tasks_csv(write_rows(tmp_path, [row])).tasks
+    assert only.resource_files == ("a.md", "c.md")
+
+
+def test_a_resource_file_missing_from_the_folder_is_reported(tmp_path):
+    (tmp_path / "resources_for_tasks").mkdir()
+    (tmp_path / "resources_for_tasks" / "here.md").write_text("# generated")
+    write_rows(
+        tmp_path,
+        [{"task_resource_file_link_1": "here.md"}, {"task_resource_file_link_2": "gone.md"}],
+    )
+    result = read_l2bench_folder(tmp_path)
+    assert messages(result) == [
+        "l2-bench_tasks.csv: row 3: field 'task_resource_file_link_2': "
+        "resource file 'gone.md' is not in resources_for_tasks/"
+    ]
+
+
+def test_a_resource_name_with_a_path_is_refused(tmp_path):
+    result = read_tasks_csv(write_rows(tmp_path, [{"task_resource_file_link_1": "../secret.md"}]))
+    assert "must be a plain file name" in messages(result)[0]
+
+
+def test_a_consensus_criterion_with_another_weight_on_a_later_row_is_reported(tmp_path):
+    rows = [{}, {"consensus_criteria": "02a-01. Shared criterion ==5"}]
+    assert messages(read_tasks_csv(write_rows(tmp_path, rows))) == [
+        "l2-bench_tasks.csv: row 3: field 'consensus_criteria': "
+        "consensus criterion '02a-01' has weight 5 here but 2 at row 2"
+    ]
+
+
+def test_a_consensus_criterion_with_other_text_on_a_later_row_is_reported(tmp_path):
+    rows = [{}, {}, {"consensus_criteria": "02a-01. Shared criterion, reworded ==2"}]
+    assert messages(read_tasks_csv(write_rows(tmp_path, rows))) == [
+        "l2-bench_tasks.csv: row 4: field 'consensus_criteria': "
+        "consensus criterion '02a-01' has different text here than at row 2"
+    ]
+
+
+def test_a_universal_criterion_must_also_read_the_same_everywhere(tmp_path):
+    rows = [{}, {"universal_criteria": "06u1. Universal criterion ==1"}]
+    assert (
+        "universal criterion '06u1' has weight 1"
+        in messages(read_tasks_csv(write_rows(tmp_path, rows)))[0]
+    )
+
+
+def test_one_id_used_as_consensus_and_universal_criterion_is_reported(tmp_path):
+    rows = [{}, {"universal_criteria": "02a-01. Shared criterion ==2"}]
+    assert messages(read_tasks_csv(write_rows(tmp_path, rows))) == [
+        "l2-bench_tasks.csv: row 3: field 'universal_criteria': "
+        "universal criterion '02a-01' is a consensus criterion at row 2"
+    ]
+
+
+def test_context_columns_carry_variable_values_and_blanks_are_unset(tmp_path):
+    columns = [*REQUIRED_COLUMNS, "context:cefr_level", "context:class_size"]
+    path = write_rows(tmp_path, [{"context:cefr_level": "B1", "context:class_size": ""}], columns)
+    (only,) = read_tasks_csv(path).tasks
+    assert only.context == (("cefr_level", "B1"),)
+
+
+def test_a_context_column_without_a_key_is_reported(tmp_path):
+    result = read_tasks_csv(write_rows(tmp_path, [{}], columns=[*REQUIRED_COLUMNS, "context:"]))
+    assert "needs a variable key" in messages(result)[0]
+
+
+def test_unknown_columns_are_listed_as_ignored_not_as_problems(tmp_path):
+    result = read_tasks_csv(write_rows(tmp_path, [{}], columns=[*REQUIRED_COLUMNS, "notes"]))
+    assert (result.ignored_columns, result.problems) == (("notes",), ())
+
+
+def test_a_row_with_a_missing_cell_is_reported(tmp_path):
+    path = write_rows(tmp_path, [{}])
+    with path.open("a", encoding="utf-8", newline="") as handle:
+        handle.write("2,too short\r\n")
+    assert messages(read_tasks_csv(path)) == [
+        f"l2-bench_tasks.csv: row 3: has 2 cells, header has {len(REQUIRED_COLUMNS)}"
+    ]
+
+
+def test_a_file_that_is_not_utf8_is_reported(tmp_path):
+    path = write_rows(tmp_path, [{"task": "café"}])
+    path.write_bytes(path.read_bytes().replace("é".encode(), b"\xe9"))
+    assert "not valid UTF-8" in messages(read_tasks_csv(path))[0]
+
+
+def test_a_missing_file_is_reported(tmp_path):
+    assert messages(read_l2bench_folder(tmp_path)) == ["l2-bench_tasks.csv: file not found"]
+
+
+def test_an_empty_file_is_reported(tmp_path):
+    (tmp_path / TASKS_FILE).write_bytes(b"")
+    assert "no header row" in messages(read_tasks_csv(tmp_path / TASKS_FILE))[0]
+
+
+def test_the_writer_refuses_a_fourth_resource_file(tmp_path):
+    with pytest.raises(ValueError):
+        write_tasks_csv(tmp_path / TASKS_FILE, [task("1", resource_files=("a", "b", "c", "d"))])
+
+
+def test_the_writer_refuses_a_criterion_that_would_not_read_back(tmp_path):
+    bad = task("1", consensus_criteria=(criterion("02a-01", text="a | b"),))
+    with pytest.raises(ValueError):
+        write_tasks_csv(tmp_path / TASKS_FILE, [bad])
