@@ -32,7 +32,7 @@ import krippendorff
 import numpy as np
 import numpy.typing as npt
 
-from .counts import FloatArray, coincidence_matrix, ratings_per_unit
+from .counts import FloatArray, _coincidence_2d, coincidence_matrix, ratings_per_unit
 from .results import FEWER_THAN_TWO_PAIRABLE, NO_VARIATION, Coefficient, defined, undefined
 
 __all__ = [
@@ -172,7 +172,7 @@ def alpha_from_counts(
     name = _alpha_name(level)
     if n_units == 0:
         return undefined(name, FEWER_THAN_TWO_PAIRABLE, n_units=0, n_ratings=0)
-    o = coincidence_matrix(c)
+    o = _coincidence_2d(c, m)
     # The value goes through the same stack code as the bootstrap, so a resample computed
     # here and one computed from a weight matrix are bit-identical.
     value = float(alpha_from_coincidences(o, level, domain))

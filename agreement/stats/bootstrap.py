@@ -96,7 +96,7 @@ def rng_from_seed(seed: Seed) -> np.random.Generator:
 
 def resample_index_blocks(
     n_items: int, n_resamples: int, rng: np.random.Generator
-) -> Iterator[npt.NDArray[np.int64]]:
+) -> Iterator[npt.NDArray[np.int32]]:
     """Yield blocks of bootstrap index arrays, each of shape ``(block, n_items)``.
 
     Resample ``r`` draws ``n_items`` indices uniformly with replacement. Blocks are drawn
@@ -109,15 +109,15 @@ def resample_index_blocks(
     done = 0
     while done < n_resamples:
         size = min(block, n_resamples - done)
-        yield rng.integers(0, n_items, size=(size, n_items), dtype=np.int64)
+        yield rng.integers(0, n_items, size=(size, n_items), dtype=np.int32)
         done += size
 
 
 def weights_from_indices(indices: npt.ArrayLike, n_items: int) -> FloatArray:
     """Multiplicity matrix ``(n_resamples, n_items)`` of a block of resample indices."""
-    idx = np.asarray(indices, dtype=np.int64)
+    idx = np.asarray(indices)
     rows = idx.shape[0]
-    offsets = (np.arange(rows, dtype=np.int64) * n_items)[:, None]
+    offsets = (np.arange(rows, dtype=np.intp) * n_items)[:, None]
     flat = np.bincount((idx + offsets).ravel(), minlength=rows * n_items)
     return flat.reshape(rows, n_items).astype(np.float64)
 
@@ -137,17 +137,19 @@ class _AlphaBlocks:
         c = np.asarray(counts, dtype=np.int64)
         self.n_values = c.shape[1]
         m = ratings_per_unit(c)
-        self.groups: list[tuple[int, IntArray, FloatArray]] = []
+        # (m, unit indices or None when the group is every unit, pair-count rows)
+        self.groups: list[tuple[int, IntArray | None, FloatArray]] = []
         for size in np.unique(m[m >= 2]):
             mask = np.flatnonzero(m == size)
             products = unit_pair_products(c[mask]).reshape(mask.size, -1).astype(np.float64)
-            self.groups.append((int(size), mask, products))
+            self.groups.append((int(size), None if mask.size == m.size else mask, products))
 
     def coincidences(self, weights: FloatArray) -> FloatArray:
         v = self.n_values
         out = np.zeros((weights.shape[0], v * v), dtype=np.float64)
         for size, mask, products in self.groups:
-            out += (weights[:, mask] @ products) / float(size - 1)
+            block = weights if mask is None else weights[:, mask]
+            out += (block @ products) / float(size - 1)
         return out.reshape(-1, v, v)
 
 

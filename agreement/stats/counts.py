@@ -112,7 +112,16 @@ def counts_from_dense(data: npt.ArrayLike, value_domain: npt.ArrayLike) -> IntAr
 
 def ratings_per_unit(counts: npt.ArrayLike) -> IntArray:
     """``m_u``: number of ratings of each unit (last axis summed), any leading shape."""
-    return np.asarray(counts).sum(axis=-1).astype(np.int64, copy=False)
+    c = np.asarray(counts)
+    if c.shape[-1] == 0:
+        return np.zeros(c.shape[:-1], dtype=np.int64)
+    if c.shape[-1] <= 16:
+        # Column-wise adds beat a reduction along a short contiguous axis by ~5x.
+        m = c[..., 0].astype(np.int64)
+        for j in range(1, c.shape[-1]):
+            m += c[..., j]
+        return m
+    return c.sum(axis=-1).astype(np.int64, copy=False)
 
 
 def pairable_mask(counts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
@@ -173,12 +182,21 @@ def coincidence_matrix(counts: npt.ArrayLike) -> FloatArray:
         return out
     if c.ndim != 2:
         raise ValueError("counts must be 2-D (units x values) or 3-D (stack x units x values)")
-    m = c.sum(axis=-1)
+    return _coincidence_2d(c, ratings_per_unit(c))
+
+
+def _coincidence_2d(c: npt.NDArray[np.generic], m: IntArray) -> FloatArray:
+    """Coincidences of one count matrix given its ``m_u`` (see :func:`coincidence_matrix`)."""
     n_values = c.shape[-1]
     out = np.zeros((n_values, n_values), dtype=np.float64)
     diag = np.arange(n_values)
-    for size in np.unique(m[m >= 2]):
-        group = c[m == size].astype(np.float64)
+    sizes = np.flatnonzero(np.bincount(m)) if m.size else np.zeros(0, dtype=np.intp)
+    sizes = sizes[sizes >= 2]
+    for size in sizes:
+        if sizes.size == 1 and m[0] == size and bool((m == size).all()):
+            group = c.astype(np.float64)
+        else:
+            group = c[m == size].astype(np.float64)
         pair_sum = group.T @ group
         pair_sum[diag, diag] -= group.sum(axis=0)
         out += pair_sum / float(size - 1)

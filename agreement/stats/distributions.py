@@ -3,8 +3,9 @@
 * :func:`regularized_incomplete_beta` -- ``I_x(a, b)`` by the continued fraction of
   Numerical Recipes (Press et al. 2007, 3rd ed., section 6.4, ``betai``/``betacf``,
   modified Lentz evaluation);
-* :func:`student_t_cdf` -- ``P(T_nu <= t) `` via ``I_{nu/(nu+t^2)}(nu/2, 1/2)``
-  (Press et al. 2007, eq. 6.14.11);
+* :func:`student_t_cdf` -- ``P(T_nu <= t)`` via ``I_{nu/(nu+t^2)}(nu/2, 1/2)`` in the
+  tails and ``I_{t^2/(nu+t^2)}(1/2, nu/2)`` near the centre (Press et al. 2007, eq. 6.14.11
+  and the symmetry of I);
 * :func:`mcnemar_exact` -- exact two-sided McNemar test (binomial test on the discordant
   pairs with p = 1/2; McNemar 1947, exact form in Agresti 2013, section 11.1.4);
 * :func:`benjamini_yekutieli` -- FDR control under arbitrary dependence (Benjamini &
@@ -102,8 +103,13 @@ def student_t_cdf(t: float, df: float) -> float:
         raise ValueError("t is NaN")
     if math.isinf(t):
         return 1.0 if t > 0 else 0.0
-    x = df / (df + t * t)
-    tail = 0.5 * regularized_incomplete_beta(df / 2.0, 0.5, x)  # P(T > |t|)
+    t2 = t * t
+    if t2 < df:
+        # Near the centre use P(|T| < |t|) = I_{t^2/(df+t^2)}(1/2, df/2): the argument is
+        # computed without cancellation, so tiny |t| keeps full precision.
+        centre = 0.5 * regularized_incomplete_beta(0.5, df / 2.0, t2 / (df + t2))
+        return 0.5 + centre if t > 0 else 0.5 - centre
+    tail = 0.5 * regularized_incomplete_beta(df / 2.0, 0.5, df / (df + t2))  # P(T > |t|)
     return 1.0 - tail if t > 0 else tail
 
 
