@@ -1,0 +1,625 @@
+"""Every change people make to tasks and criteria, each in one transaction, with its history.
+
+The authoring screens, the API and the importers call these functions, never `save()` directly,
+so the rules below hold everywhere:
+
+- a criterion version used by a published rubric is frozen; editing its criterion makes a new
+  draft version, while an unfrozen latest version is edited in place;
+- a task in review cannot be edited (the reviewer approves what was submitted); editing a
+  published task, or one of its own criteria, puts it back to draft for its next rubric version;
+- every edit carries the revision the editor loaded, and a stale one raises EditConflict.
+"""
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.files import File
+from django.db import models, transaction
+from django.db.models import Max
+
+from accounts.permissions import user_can
+from accounts.roles import ACTION_LABELS, Action
+from audit import editing
+from audit import services as audit
+from audit.editing import EditConflict
+from audit.models import AuditEvent
+from rubrics.models import (
+    Criterion,
+    CriterionVersion,
+    Layer,
+    Response,
+    Review,
+    RubricItem,
+    RubricVersion,
+    ScalePoint,
+    Task,
+    TaskContextValue,
+    TaskResource,
+    Turn,
+    UniversalExclusion,
+)
+from taxonomy.models import ContextValue, ContextVariable, Framework, SubCompetency
+
+CRITERION_FIELDS = ("code", "order", "retired")
+VERSION_FIELDS = (*CriterionVersion.CONTENT_FIELDS, "scale_labels")
+TASK_AUDITED_FIELDS = (*Task.CONTENT_FIELDS, "status")
+
+
+class RubricError(Exception):
+    """An operation refused for reasons a person can act on, listed in `problems`."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__(" ".join(problems))
+        self.problems = list(problems)
+
+
+class WorkflowRefused(RubricError):
+    """The review workflow does not allow this step now."""
+
+
+class TaskLocked(RubricError):
+    """The task cannot be edited in its current state."""
+
+
+class VersionFrozen(RubricError):
+    """A published criterion version was about to change."""
+
+
+# ----- helpers -----------------------------------------------------------------------------
+
+
+def _require(by: Any, action: Action) -> None:
+    if not user_can(by, action):
+        raise PermissionDenied(f"Your role does not allow this: {ACTION_LABELS[action].lower()}.")
+
+
+def _lock_task(pk: int) -> Task:
+    return Task.objects.select_for_update().get(pk=pk)
+
+
+def _ensure_editable(task: Task) -> None:
+    if task.status == Task.Status.IN_REVIEW:
+        raise TaskLocked(
+            f"{task} is in review: a reviewer must return it for changes before it is edited."
+        )
+    if task.status == Task.Status.RETIRED:
+        raise TaskLocked(f"{task} is retired and can no longer be edited.")
+
+
+def _set_status(task: Task, status: Task.Status, by: Any, comment: str = "") -> None:
+    # A status change is not a content change: it keeps `revision`, so an editor who loaded
+    # the task before it was submitted or published can still save.
+    before = task.status
+    task.status = status
+    task.save(update_fields=["status", "updated_at"])
+    audit.record(task, AuditEvent.Kind.STATUS, by, {"status": [before, status]}, comment)
+
+
+def _reopen(task: Task, by: Any) -> None:
+    """A published task that is edited becomes the draft of its next rubric version."""
+    if task.status == Task.Status.PUBLISHED:
+        _set_status(task, Task.Status.DRAFT, by, "Edited after publication.")
+
+
+def _editable_task(task: Task) -> Task:
+    locked = _lock_task(task.pk)
+    _ensure_editable(locked)
+    return locked
+
+
+def _check_names(changes: Mapping[str, Any], allowed: Iterable[str]) -> None:
+    unknown = set(changes) - set(allowed)
+    if unknown:
+        raise ValueError(f"These fields cannot be edited here: {', '.join(sorted(unknown))}.")
+
+
+def _labels_of(version: CriterionVersion) -> dict[str, str]:
+    return {str(point.value): point.label for point in version.scale_points.all()}
+
+
+def _version_snapshot(version: CriterionVersion) -> dict[str, Any]:
+    values = audit.snapshot(version, CriterionVersion.CONTENT_FIELDS)
+    values["scale_labels"] = _labels_of(version)
+    return values
+
+
+def _save_labels(version: CriterionVersion, labels: Mapping[str, str]) -> None:
+    version.scale_points.all().delete()
+    points = [ScalePoint(version=version, value=int(v), label=label) for v, label in labels.items()]
+    for point in points:
+        if version.scale_min is None or not version.scale_min <= point.value <= version.scale_max:
+            raise ValidationError(
+                {"scale_labels": f"Point {point.value} lies outside the criterion's scale."}
+            )
+    ScalePoint.objects.bulk_create(points)
+
+
+def latest_version(criterion: Criterion) -> CriterionVersion:
+    return criterion.versions.order_by("-number").first()
+
+
+# ----- tasks -------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def create_task(
+    sub_competency: SubCompetency, key: str, instruction: str, by: Any, **fields: Any
+) -> Task:
+    """A new draft task; `fields` are any of Task.CONTENT_FIELDS."""
+    _check_names(fields, Task.CONTENT_FIELDS)
+    task = Task(
+        framework_id=sub_competency.competency.framework_id,
+        sub_competency=sub_competency,
+        key=key,
+        instruction=instruction,
+        created_by=by if getattr(by, "is_authenticated", False) else None,
+        **fields,
+    )
+    return editing.create(task, by, Task.CONTENT_FIELDS)
+
+
+@transaction.atomic
+def edit_task(task: Task, changes: Mapping[str, Any], expected_revision: int, by: Any) -> Task:
+    """Apply `changes` (Task.CONTENT_FIELDS) unless someone saved since `expected_revision`.
+
+    Raises EditConflict (stale revision), TaskLocked (in review or retired), RubricError (a key
+    change once criteria or published versions refer to the key), ValidationError."""
+    _check_names(changes, Task.CONTENT_FIELDS)
+    current = _lock_task(task.pk)
+    if current.revision != expected_revision:
+        raise EditConflict(current, audit.snapshot(current, list(changes)))
+    _ensure_editable(current)
+    renamed = "key" in changes and changes["key"] != current.key
+    if renamed and (current.criteria.exists() or current.rubric_versions.exists()):
+        raise RubricError(
+            f"The key of {current} cannot change: its criterion codes and published "
+            "versions refer to it."
+        )
+    updated = editing.update(current, changes, expected_revision, by)
+    if updated.revision != expected_revision:
+        _reopen(updated, by)
+    return updated
+
+
+@transaction.atomic
+def add_resource(
+    task: Task, title: str, by: Any, text: str = "", file: File | None = None
+) -> TaskResource:
+    """Attach a markdown text, or a file when `file` is given, after the existing resources."""
+    locked = _editable_task(task)
+    resource = TaskResource(
+        task=locked,
+        title=title,
+        kind=TaskResource.Kind.FILE if file else TaskResource.Kind.MARKDOWN,
+        text=text,
+        order=locked.resources.count() + 1,
+    )
+    if file is not None:
+        resource.file = file
+    editing.create(resource, by, ("task", "title", "kind", "text", "file", "order"))
+    _reopen(locked, by)
+    return resource
+
+
+def _resolve_listed(variable: ContextVariable, raw: Any) -> ContextValue:
+    if isinstance(raw, ContextValue):
+        return raw
+    wanted = str(raw).strip().lower()
+    values = list(variable.values.all())
+    for value in values:
+        if wanted in (value.code.lower(), value.label.lower()):
+            return value
+    allowed = ", ".join(value.label for value in values)
+    name = f"{variable.label} ({variable.key})"
+    raise ValidationError({"value": f"{raw!r} is not an allowed value of {name}: {allowed}."})
+
+
+@transaction.atomic
+def set_context_value(
+    task: Task, variable: ContextVariable, raw: Any, by: Any
+) -> TaskContextValue | None:
+    """Set (or with `raw` None, clear) the task's value of `variable`.
+
+    `raw` is a ContextValue or its code or label for listed kinds, a string for text, a number
+    for number variables. Raises ValidationError naming the variable when the value does not fit
+    its kind, its allowed values, its range, or the task's framework."""
+    locked = _editable_task(task)
+    existing = TaskContextValue.objects.filter(task=locked, variable=variable).first()
+    before = existing.display_value if existing else None
+    if raw is None:
+        if existing:
+            existing.delete()
+    else:
+        item = existing or TaskContextValue(task=locked, variable=variable)
+        item.value, item.text, item.number = None, "", None
+        if variable.has_listed_values:
+            item.value = _resolve_listed(variable, raw)
+        elif variable.kind == ContextVariable.Kind.NUMBER:
+            try:
+                item.number = Decimal(str(raw))
+            except ArithmeticError:
+                raise ValidationError(
+                    {"number": f"{variable.label} ({variable.key}) takes a number, not {raw!r}."}
+                ) from None
+        else:
+            item.text = str(raw)
+        item.full_clean()
+        if existing:
+            item.revision += 1
+        item.save()
+        existing = item
+    after = existing.display_value if raw is not None and existing else None
+    if before != after:
+        audit.record(
+            locked, AuditEvent.Kind.UPDATED, by, {f"context {variable.key}": [before, after]}
+        )
+        _reopen(locked, by)
+    return existing if raw is not None else None
+
+
+@transaction.atomic
+def exclude_universal(task: Task, criterion: Criterion, reason: str, by: Any) -> UniversalExclusion:
+    """Mark a universal criterion as not applicable to this task, with the reason."""
+    locked = _editable_task(task)
+    exclusion = UniversalExclusion(task=locked, criterion=criterion, reason=reason, created_by=None)
+    if getattr(by, "is_authenticated", False):
+        exclusion.created_by = by
+    editing.create(exclusion, by, ("task", "criterion", "reason"))
+    _reopen(locked, by)
+    return exclusion
+
+
+@transaction.atomic
+def include_universal(task: Task, criterion: Criterion, by: Any) -> None:
+    """Undo exclude_universal."""
+    locked = _editable_task(task)
+    exclusion = UniversalExclusion.objects.filter(task=locked, criterion=criterion).first()
+    if exclusion:
+        editing.delete(exclusion, by, ("task", "criterion", "reason"))
+        _reopen(locked, by)
+
+
+# ----- criteria ----------------------------------------------------------------------------
+
+
+def next_code(owner: SubCompetency | Task) -> str:
+    """The next free consensus (`02a-07`) or task (`137-03`) code of `owner`."""
+    if isinstance(owner, Task):
+        prefix, framework_id = owner.key, owner.framework_id
+    else:
+        prefix, framework_id = owner.code, owner.competency.framework_id
+    used = Criterion.objects.filter(
+        framework_id=framework_id, code__startswith=f"{prefix}-"
+    ).values_list("code", flat=True)
+    numbers = [int(c[len(prefix) + 1 :]) for c in used if c[len(prefix) + 1 :].isdigit()]
+    return f"{prefix}-{max(numbers, default=0) + 1:02d}"
+
+
+@transaction.atomic
+def add_criterion(
+    owner: Framework | SubCompetency | Task,
+    wording: str,
+    weight: int,
+    by: Any,
+    code: str = "",
+    scale_labels: Mapping[int | str, str] | None = None,
+    **version_fields: Any,
+) -> Criterion:
+    """Create a criterion and its first (draft) version.
+
+    The owner decides the layer: a Framework makes a universal criterion (give its `code`, like
+    06u1), a SubCompetency a consensus one, a Task a task criterion (code defaults to the next
+    free one). `version_fields` are the other CriterionVersion.CONTENT_FIELDS."""
+    _check_names(version_fields, CriterionVersion.CONTENT_FIELDS)
+    if isinstance(owner, Framework):
+        criterion = Criterion(framework=owner, layer=Layer.UNIVERSAL)
+        if not code:
+            raise ValidationError({"code": "A universal criterion needs its code, e.g. 06u1."})
+    elif isinstance(owner, SubCompetency):
+        framework_id = owner.competency.framework_id
+        criterion = Criterion(
+            framework_id=framework_id, sub_competency=owner, layer=Layer.CONSENSUS
+        )
+    else:
+        owner = _editable_task(owner)
+        criterion = Criterion(framework_id=owner.framework_id, task=owner, layer=Layer.TASK)
+    criterion.code = code or next_code(owner)  # type: ignore[arg-type]
+    criterion.order = _siblings(criterion).count() + 1
+    criterion.full_clean()
+    criterion.save()
+    version = CriterionVersion(
+        criterion=criterion,
+        number=1,
+        wording=wording,
+        weight=weight,
+        created_by=by if getattr(by, "is_authenticated", False) else None,
+        **version_fields,
+    )
+    version.full_clean()
+    version.save()
+    _save_labels(version, {str(k): v for k, v in (scale_labels or {}).items()})
+    after = audit.snapshot(criterion, ("code", "layer", "order")) | _version_snapshot(version)
+    audit.record(criterion, AuditEvent.Kind.CREATED, by, {k: [None, v] for k, v in after.items()})
+    if isinstance(owner, Task):
+        _reopen(owner, by)
+    return criterion
+
+
+def _siblings(criterion: Criterion) -> models.QuerySet[Criterion]:
+    owner = {
+        Layer.UNIVERSAL: {"framework_id": criterion.framework_id, "layer": Layer.UNIVERSAL},
+        Layer.CONSENSUS: {"sub_competency_id": criterion.sub_competency_id},
+        Layer.TASK: {"task_id": criterion.task_id},
+    }[Layer(criterion.layer)]
+    return Criterion.objects.filter(**owner)
+
+
+@transaction.atomic
+def edit_criterion(
+    criterion: Criterion, changes: Mapping[str, Any], expected_revision: int, by: Any
+) -> CriterionVersion:
+    """Edit a criterion (`code`, `order`, `retired`) and its wording, guidance and weight
+    (CriterionVersion.CONTENT_FIELDS, plus `scale_labels` as {point: label}).
+
+    Content changes go into the latest version if it is still a draft, or into a new draft
+    version (a copy with the changes) if the latest is frozen. Returns the latest version.
+    Raises EditConflict when someone saved the criterion since `expected_revision` (its
+    `theirs` holds their values of the changed fields), TaskLocked for a task criterion whose
+    task is in review or retired, RubricError for a code change once published."""
+    _check_names(changes, (*CRITERION_FIELDS, *VERSION_FIELDS))
+    current = Criterion.objects.select_for_update().get(pk=criterion.pk)
+    latest = CriterionVersion.objects.select_for_update().filter(criterion=current).latest()
+    if current.revision != expected_revision:
+        theirs = audit.snapshot(current, [n for n in changes if n in CRITERION_FIELDS])
+        theirs |= {k: v for k, v in _version_snapshot(latest).items() if k in changes}
+        raise EditConflict(current, theirs)
+    task = None
+    if current.layer == Layer.TASK:
+        task = _editable_task(current.task)
+
+    delta = _apply_criterion_fields(current, changes, latest)
+    version_delta, latest = _apply_version_fields(current, latest, changes, by)
+    if delta or version_delta:
+        current.revision += 1
+        current.save()
+        comment = f"version {latest.number}" + (" created" if version_delta.get("new") else "")
+        version_delta.pop("new", None)
+        audit.record(current, AuditEvent.Kind.UPDATED, by, delta | version_delta, comment)
+        if task is not None:
+            _reopen(task, by)
+    return latest
+
+
+def _apply_criterion_fields(
+    current: Criterion, changes: Mapping[str, Any], latest: CriterionVersion
+) -> dict[str, list[Any]]:
+    names = [n for n in changes if n in CRITERION_FIELDS]
+    before = audit.snapshot(current, names)
+    for name in names:
+        setattr(current, name, changes[name])
+    delta = audit.diff(before, audit.snapshot(current, names))
+    if "code" in delta and current.versions.filter(frozen=True).exists():
+        raise RubricError(
+            f"The code of {before['code']} cannot change: published rubrics refer to it."
+        )
+    current.full_clean()
+    return delta
+
+
+def _apply_version_fields(
+    current: Criterion, latest: CriterionVersion, changes: Mapping[str, Any], by: Any
+) -> tuple[dict[str, Any], CriterionVersion]:
+    names = [n for n in changes if n in VERSION_FIELDS]
+    if not names:
+        return {}, latest
+    before = _version_snapshot(latest)
+    labels = before["scale_labels"]
+    if "scale_labels" in changes:
+        labels = {str(k): v for k, v in (changes["scale_labels"] or {}).items()}
+    wanted = {n: changes[n] for n in names if n != "scale_labels"}
+    candidate = CriterionVersion(
+        criterion=current,
+        number=latest.number,
+        **{n: getattr(latest, n) for n in CriterionVersion.CONTENT_FIELDS} | wanted,
+    )
+    candidate.full_clean(exclude=["number"])  # also drops a binary criterion's scale
+    after = audit.snapshot(candidate, CriterionVersion.CONTENT_FIELDS) | {"scale_labels": labels}
+    delta: dict[str, Any] = audit.diff(before, after)
+    if not delta:
+        return {}, latest
+    if latest.frozen:
+        candidate.number = latest.number + 1
+        candidate.created_by = by if getattr(by, "is_authenticated", False) else None
+        candidate.save()
+        _save_labels(candidate, labels)
+        delta["new"] = True
+        return delta, candidate
+    _overwrite_draft(latest, candidate, labels)
+    return delta, latest
+
+
+def _overwrite_draft(
+    version: CriterionVersion, source: CriterionVersion, labels: Mapping[str, str]
+) -> None:
+    """Change a draft version in place. The check re-reads the row (locked by the caller), so a
+    version frozen by a publication that committed first is never altered."""
+    if CriterionVersion.objects.filter(pk=version.pk, frozen=True).exists():
+        raise VersionFrozen(f"{version} is used by a published rubric and cannot change.")
+    for name in CriterionVersion.CONTENT_FIELDS:
+        setattr(version, name, getattr(source, name))
+    version.save()
+    _save_labels(version, labels)
+
+
+# ----- review workflow ---------------------------------------------------------------------
+
+
+def submission_problems(task: Task) -> list[str]:
+    """Why `task` cannot be submitted or approved yet; empty when it can."""
+    problems = []
+    if not task.instruction.strip():
+        problems.append(f"{task} has no instruction.")
+    if not task.reference_answer.strip():
+        problems.append(f"{task} has no reference answer: write one before submitting.")
+    if not task.criteria.filter(retired=False).exists():
+        problems.append(f"{task} has no task criteria: add at least one of its own.")
+    rubric = task.effective_rubric()
+    if rubric and not any(line.applicable and line.weight > 0 for line in rubric):
+        problems.append(
+            f"{task} has no applicable criterion with a positive weight, so no response "
+            "could be scored."
+        )
+    return problems
+
+
+@transaction.atomic
+def submit_for_review(task: Task, by: Any, comment: str = "") -> Review:
+    """Author: draft -> in review. Raises WorkflowRefused listing what is missing."""
+    _require(by, Action.EDIT_RUBRICS)
+    locked = _lock_task(task.pk)
+    if locked.status != Task.Status.DRAFT:
+        raise WorkflowRefused(
+            f"{locked} is {locked.get_status_display().lower()}; only a draft can be submitted."
+        )
+    problems = submission_problems(locked)
+    if problems:
+        raise WorkflowRefused(*problems)
+    _set_status(locked, Task.Status.IN_REVIEW, by, comment)
+    return Review.objects.create(
+        task=locked, action=Review.Action.SUBMITTED, by=by, comment=comment
+    )
+
+
+@transaction.atomic
+def approve(task: Task, by: Any, comment: str = "") -> RubricVersion:
+    """Maintainer: in review -> published. Snapshots the task and its effective rubric as the
+    next RubricVersion and freezes every criterion version it uses."""
+    _require(by, Action.REVIEW_RUBRICS)
+    locked = _in_review(task)
+    problems = submission_problems(locked)
+    if problems:
+        raise WorkflowRefused(*problems)
+    rubric = locked.effective_rubric()
+    # Lock the versions being frozen, so an in-place edit cannot slip in between.
+    version_ids = [line.version.pk for line in rubric]
+    list(CriterionVersion.objects.select_for_update().filter(pk__in=version_ids))
+    number = (locked.rubric_versions.aggregate(n=Max("number"))["n"] or 0) + 1
+    published = RubricVersion.objects.create(
+        task=locked,
+        number=number,
+        published_by=by,
+        instruction=locked.instruction,
+        system_prompt=locked.system_prompt,
+        reference_answer=locked.reference_answer,
+    )
+    RubricItem.objects.bulk_create(
+        RubricItem(
+            rubric_version=published,
+            criterion_version=line.version,
+            layer=line.layer,
+            order=position,
+            applicable=line.applicable,
+            na_reason=line.na_reason,
+        )
+        for position, line in enumerate(rubric, start=1)
+    )
+    CriterionVersion.objects.filter(pk__in=version_ids, frozen=False).update(frozen=True)
+    _set_status(locked, Task.Status.PUBLISHED, by, comment or f"Published as version {number}.")
+    Review.objects.create(
+        task=locked, action=Review.Action.APPROVED, by=by, comment=comment, rubric_version=published
+    )
+    return published
+
+
+@transaction.atomic
+def return_for_changes(task: Task, by: Any, comment: str) -> Review:
+    """Maintainer: in review -> draft, saying what needs changing."""
+    _require(by, Action.REVIEW_RUBRICS)
+    if not comment.strip():
+        raise WorkflowRefused("Say what needs changing when returning a task.")
+    locked = _in_review(task)
+    _set_status(locked, Task.Status.DRAFT, by, comment)
+    return Review.objects.create(task=locked, action=Review.Action.RETURNED, by=by, comment=comment)
+
+
+@transaction.atomic
+def retire_task(task: Task, by: Any, comment: str = "") -> None:
+    """Maintainer: take a task out of the benchmark. Its published versions stay."""
+    _require(by, Action.REVIEW_RUBRICS)
+    locked = _lock_task(task.pk)
+    if locked.status == Task.Status.RETIRED:
+        raise WorkflowRefused(f"{locked} is already retired.")
+    _set_status(locked, Task.Status.RETIRED, by, comment)
+
+
+def _in_review(task: Task) -> Task:
+    locked = _lock_task(task.pk)
+    if locked.status != Task.Status.IN_REVIEW:
+        raise WorkflowRefused(f"{locked} is {locked.get_status_display().lower()}, not in review.")
+    return locked
+
+
+# ----- responses ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TurnSpec:
+    role: str
+    content: str
+
+
+@transaction.atomic
+def record_response(
+    task: Task,
+    model_name: str,
+    by: Any = None,
+    text: str = "",
+    turns: Sequence[TurnSpec] = (),
+    external_id: str = "",
+    model_family: str = "",
+    model_version: str = "",
+) -> tuple[Response, bool]:
+    """Store a model's answer: `text`, or a conversation of `turns`. With an `external_id`, a
+    second call updates the same response (idempotent import). Returns (response, created)."""
+    if bool(text) == bool(turns):
+        raise ValidationError("Give a response either a text or turns, not both or neither.")
+    fields = {
+        "model_name": model_name,
+        "model_family": model_family,
+        "model_version": model_version,
+        "kind": Response.Kind.CONVERSATION if turns else Response.Kind.TEXT,
+        "text": text,
+    }
+    response = None
+    if external_id:
+        response = Response.objects.select_for_update().filter(task=task, external_id=external_id)
+        response = response.first()
+    created = response is None
+    if response is None:
+        response = Response(task=task, external_id=external_id)
+    before = {} if created else audit.snapshot(response, fields)
+    for name, value in fields.items():
+        setattr(response, name, value)
+    response.full_clean()
+    response.save()
+    old_turns = [] if created else list(response.turns.values_list("role", "content"))
+    new_turns = [(turn.role, turn.content) for turn in turns]
+    for role, _ in new_turns:
+        if role not in Turn.Role.values:
+            raise ValidationError(f"{role!r} is not a turn role ({', '.join(Turn.Role.values)}).")
+    if old_turns != new_turns:
+        response.turns.all().delete()
+        Turn.objects.bulk_create(
+            Turn(response=response, index=i, role=role, content=content)
+            for i, (role, content) in enumerate(new_turns)
+        )
+    delta = audit.diff(before, audit.snapshot(response, fields))
+    if old_turns != new_turns:
+        delta["turns"] = [len(old_turns), len(new_turns)]
+    if created or delta:
+        kind = AuditEvent.Kind.IMPORTED if external_id else AuditEvent.Kind.CREATED
+        audit.record(response, kind if created else AuditEvent.Kind.UPDATED, by, delta)
+    return response, created
