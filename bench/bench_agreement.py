@@ -20,12 +20,20 @@ Measures, in one run and on the same synthetic data:
    is timed on 20 resamples and extrapolated linearly to 1,000 (stated in the output).
 
 Timings are the median of several repeats (``time.perf_counter``); ratios are against
-baselines measured in the same run. Targets are checked and printed at the end.
+baselines measured in the same run. BLAS runs single-threaded unless OPENBLAS_NUM_THREADS
+is set. Targets are checked and printed at the end; the exit status is 1 if one is missed.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+
+# Single-threaded BLAS for every path (set before NumPy loads; override from the shell).
+# The machine may be shared, and multi-threaded BLAS under contention makes timings erratic.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import platform
 import statistics
 import sys
@@ -175,7 +183,8 @@ def main() -> int:
     args = parser.parse_args()
     print(
         f"Python {platform.python_version()}, numpy {np.__version__}, "
-        f"krippendorff {getattr(krippendorff, '__version__', '0.9')}, {platform.machine()}"
+        f"krippendorff {getattr(krippendorff, '__version__', '0.9')}, {platform.machine()}, "
+        f"{os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}"
     )
     results = {
         (scale, layout): bench_alpha(label, q, level, layout, args.repeats)
