@@ -7,10 +7,11 @@ counted as a spreadsheet shows them: the header is row 1), the field, and what i
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Problem", "describe"]
+__all__ = ["Problem", "describe", "shown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,3 +56,9 @@ def describe(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """A value as a message quotes it: a string in single quotes, anything else as JSON."""
+    text = f"'{value}'" if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
@@ -111,3 +114,11 @@ def task_records(draw: st.DrawFn) -> list[TaskRecord]:
 # The first draw from a unicode-category strategy builds hypothesis's character tables (about
 # a second), which its "too slow" health check would otherwise blame on the test.
 PROPERTY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def jsonl_file(folder: Path, name: str, lines: list[object]) -> Path:
+    """A JSONL file: dicts are dumped as JSON, strings written as they are."""
+    path = folder / name
+    text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,129 @@
+"""JSON Lines: one JSON object per line, streamed, every bad line reported by its number.
+
+Blank lines are skipped; a UTF-8 byte-order mark on the first line is ignored. ``NaN`` and
+``Infinity`` (which Python's ``json`` accepts but JSON does not) and a key given twice in one
+object are reported, not silently read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .problems import Problem, describe
+
+__all__ = ["FieldReader", "iter_jsonl"]
+
+
+class _Refused(ValueError):
+    pass
+
+
+def _no_constants(name: str) -> Any:
+    raise _Refused(f"{name} is not JSON")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _Refused(f"key '{key}' appears twice")
+        result[key] = value
+    return result
+
+
+def iter_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each good line; append a problem for each bad one.
+
+    Line numbers count from 1 and include blank lines, as an editor shows them.
+    """
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        problems.append(Problem(path.name, None, None, "file not found"))
+        return
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            obj = _parse_line(raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw)
+            if isinstance(obj, str):
+                problems.append(Problem(path.name, number, None, obj))
+            elif obj is not None:
+                yield number, obj
+
+
+def _parse_line(raw: bytes) -> dict[str, Any] | str | None:
+    """The object on a line, ``None`` for a blank line, or the problem's message."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return f"not valid UTF-8 ({error.reason} at byte {error.start})"
+    if not text.strip():
+        return None
+    try:
+        value = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as error:
+        return f"not valid JSON ({error.msg} at column {error.colno})"
+    except _Refused as error:
+        return f"not valid JSON ({error})"
+    except RecursionError:
+        return "not valid JSON (nested too deeply)"
+    if not isinstance(value, dict):
+        return f"expected an object, got {describe(value)}"
+    return value
+
+
+class FieldReader:
+    """Typed access to one JSON object's fields, reporting each wrong field as a problem."""
+
+    def __init__(self, file: str, line: int | None, obj: dict[str, Any], problems: list[Problem]):
+        self.file, self.line, self.obj, self.problems = file, line, obj, problems
+        self.failed = False
+
+    def report(self, field: str | None, message: str) -> None:
+        self.failed = True
+        self.problems.append(Problem(self.file, self.line, field, message))
+
+    def text(self, key: str, *, required: bool = True, allow_int: bool = False) -> str | None:
+        """A non-empty string (or, with ``allow_int``, an integer kept as its text)."""
+        value = self.obj.get(key)
+        if value is None:
+            if required:
+                self.report(key, "is missing")
+            return None
+        if allow_int and isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        if not isinstance(value, str):
+            wanted = "a string or an integer" if allow_int else "a string"
+            self.report(key, f"expected {wanted}, got {describe(value)}")
+            return None
+        if not value.strip():
+            self.report(key, "is empty")
+            return None
+        return value
+
+    def free_text(self, key: str, default: str = "") -> str:
+        """Any string, empty allowed; missing or null gives ``default``."""
+        value = self.obj.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, str):
+            self.report(key, f"expected a string, got {describe(value)}")
+            return default
+        return value
+
+    def integer(self, key: str, *, default: int | None, minimum: int | None = None) -> int | None:
+        """An integer (booleans and floats refused); missing gives ``default`` or a problem."""
+        value = self.obj.get(key)
+        if value is None:
+            if default is None:
+                self.report(key, "is missing")
+            return default
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.report(key, f"expected an integer, got {describe(value)}")
+            return default
+        if minimum is not None and value < minimum:
+            self.report(key, f"must be at least {minimum}, got {value}")
+            return default
+        return value

@@ -1,0 +1,207 @@
+"""LLM-judge verdicts, one JSON object per (response, criterion) per line.
+
+Fields:
+
+- the response, identified in exactly one of two ways: ``response_id`` (the ``id`` the response
+  had in the responses file), or ``task_key`` + ``model`` (+ ``epoch``, default 1), which names
+  the response of that model to that task in that epoch;
+- ``criterion_id`` (benchmark-wide, task criteria prefixed with the task key);
+- ``verdict``: JSON ``true``/``false``, or one of the strings ``true``/``false``,
+  ``pass``/``fail``, ``yes``/``no`` (any case). Anything else is refused, numbers included: a
+  ``1`` could as well be a score as a verdict;
+- ``judge_model`` (required), optional ``rationale``, ``prompt_version``, ``run_id``, ``weight``
+  (the criterion weight the judge saw, an integer, checked later against the rubric);
+- optional ``record_id``: the batch inference id ``<task_key>/<criterion_id>``; when given it
+  must agree with ``criterion_id`` (and with ``task_key`` when that is given).
+
+One verdict per response, criterion, judge, prompt version and run: a repeat is a problem.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .jsonl import FieldReader, iter_jsonl
+from .problems import Problem, shown
+
+__all__ = [
+    "VerdictRecord",
+    "VerdictsFile",
+    "batch_record_id",
+    "parse_batch_record_id",
+    "parse_verdict",
+    "read_verdicts_jsonl",
+    "verdict_to_json",
+    "write_verdicts_jsonl",
+]
+
+_TRUE = frozenset({"true", "pass", "yes"})
+_FALSE = frozenset({"false", "fail", "no"})
+ACCEPTED = "true or false (also pass/fail, yes/no)"
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictRecord:
+    """One judge verdict on one criterion for one response.
+
+    The response is ``response_id`` when set, else (``task_key``, ``model``, ``epoch``).
+    """
+
+    criterion_id: str
+    verdict: bool
+    judge_model: str
+    response_id: str | None = None
+    task_key: str | None = None
+    model: str | None = None
+    epoch: int = 1
+    rationale: str = ""
+    prompt_version: str | None = None
+    run_id: str | None = None
+    weight: int | None = None
+    line: int = field(default=0, compare=False)
+
+    def __post_init__(self) -> None:
+        by_id = self.response_id is not None
+        by_key = self.task_key is not None and self.model is not None
+        if by_id == by_key or (by_id and (self.task_key or self.model)):
+            raise ValueError("give either response_id, or task_key and model")
+
+    @property
+    def response_key(self) -> tuple[str, ...]:
+        """What identifies the response: ``(id,)`` or ``(task_key, model, epoch)``."""
+        if self.response_id is not None:
+            return (self.response_id,)
+        return (str(self.task_key), str(self.model), str(self.epoch))
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictsFile:
+    verdicts: tuple[VerdictRecord, ...]
+    problems: tuple[Problem, ...]
+
+
+def batch_record_id(task_key: str, criterion_id: str) -> str:
+    """The batch inference record id ``<task_key>/<criterion_id>``.
+
+    Raises ``ValueError`` if either part contains ``/`` (the id could not be split back).
+    """
+    if "/" in task_key or "/" in criterion_id:
+        raise ValueError(f"'/' in task key {task_key!r} or criterion id {criterion_id!r}")
+    return f"{task_key}/{criterion_id}"
+
+
+def parse_batch_record_id(record_id: str) -> tuple[str, str] | None:
+    """``(task_key, criterion_id)``; ``None`` unless one ``/`` splits two non-empty parts."""
+    task_key, slash, criterion_id = record_id.partition("/")
+    if not slash or not task_key or not criterion_id or "/" in criterion_id:
+        return None
+    return task_key, criterion_id
+
+
+def parse_verdict(value: object) -> bool | None:
+    """``True``/``False`` for an accepted verdict (see the module docstring), else ``None``."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        text = value.strip().lower()
+        return True if text in _TRUE else False if text in _FALSE else None
+    return None
+
+
+def read_verdicts_jsonl(path: Path) -> VerdictsFile:
+    """Read a verdicts file; lines with problems are left out, every problem is reported."""
+    problems: list[Problem] = []
+    verdicts: list[VerdictRecord] = []
+    seen: dict[tuple[object, ...], int] = {}
+    for line, obj in iter_jsonl(path, problems):
+        fields = FieldReader(path.name, line, obj, problems)
+        record = _verdict(fields)
+        if record is None:
+            continue
+        key = (record.response_key, record.criterion_id, record.judge_model)
+        key += (record.prompt_version, record.run_id)
+        if key in seen:
+            same = "the same response, criterion, judge, prompt version and run"
+            fields.report(None, f"a second verdict for {same} (first at line {seen[key]})")
+            continue
+        seen[key] = line
+        verdicts.append(record)
+    return VerdictsFile(tuple(verdicts), tuple(problems))
+
+
+def _verdict(fields: FieldReader) -> VerdictRecord | None:
+    obj = fields.obj
+    response_id = fields.text("response_id", required=False, allow_int=True)
+    by_key = obj.get("task_key") is not None or obj.get("model") is not None
+    if (obj.get("response_id") is not None) == by_key:
+        how = "by 'response_id', or by 'task_key' and 'model' (with 'epoch')"
+        fields.report(None, f"identify the response {how}, not both and not neither")
+    task_key = fields.text("task_key", allow_int=True) if by_key else None
+    model = fields.text("model") if by_key else None
+    epoch = fields.integer("epoch", default=1, minimum=1)
+    criterion_id = fields.text("criterion_id")
+    verdict = parse_verdict(obj.get("verdict"))
+    if obj.get("verdict") is None:
+        fields.report("verdict", f"is missing (expected {ACCEPTED})")
+    elif verdict is None:
+        fields.report("verdict", f"{shown(obj['verdict'])} is not {ACCEPTED}")
+    judge_model = fields.text("judge_model")
+    rationale = fields.free_text("rationale")
+    prompt_version = fields.text("prompt_version", required=False, allow_int=True)
+    run_id = fields.text("run_id", required=False, allow_int=True)
+    weight = fields.integer("weight", default=None) if obj.get("weight") is not None else None
+    record_id = fields.text("record_id", required=False)
+    if record_id is not None and criterion_id is not None:
+        _check_record_id(fields, record_id, task_key, criterion_id)
+    if fields.failed or criterion_id is None or verdict is None or judge_model is None:
+        return None
+    return VerdictRecord(
+        criterion_id=criterion_id,
+        verdict=verdict,
+        judge_model=judge_model,
+        response_id=response_id,
+        task_key=task_key,
+        model=model,
+        epoch=epoch or 1,
+        rationale=rationale,
+        prompt_version=prompt_version,
+        run_id=run_id,
+        weight=weight,
+        line=fields.line or 0,
+    )
+
+
+def _check_record_id(
+    fields: FieldReader, record_id: str, task_key: str | None, criterion_id: str
+) -> None:
+    parts = parse_batch_record_id(record_id)
+    if parts is None:
+        fields.report("record_id", f"'{record_id}' is not <task_key>/<criterion_id>")
+    elif parts[1] != criterion_id or (task_key is not None and parts[0] != task_key):
+        fields.report("record_id", f"'{record_id}' does not match task_key and criterion_id")
+
+
+def verdict_to_json(record: VerdictRecord) -> dict[str, Any]:
+    """The JSON object for ``record`` (optional fields left out when unset)."""
+    obj: dict[str, Any] = {}
+    if record.response_id is not None:
+        obj["response_id"] = record.response_id
+    else:
+        obj |= {"task_key": record.task_key, "model": record.model}
+    obj |= {"epoch": record.epoch, "criterion_id": record.criterion_id}
+    obj |= {"verdict": record.verdict, "rationale": record.rationale}
+    obj["judge_model"] = record.judge_model
+    optional = {"prompt_version": record.prompt_version, "run_id": record.run_id}
+    obj |= {k: v for k, v in (optional | {"weight": record.weight}).items() if v is not None}
+    return obj
+
+
+def write_verdicts_jsonl(path: Path, records: Iterable[VerdictRecord]) -> None:
+    """Write one object per line (UTF-8, no BOM); ``read_verdicts_jsonl`` reads it back."""
+    with path.open("w", encoding="utf-8", newline="\n") as handle:
+        for record in records:
+            handle.write(json.dumps(verdict_to_json(record), ensure_ascii=False) + "\n")

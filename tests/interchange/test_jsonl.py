@@ -1,0 +1,59 @@
+from interchange.formats.jsonl import iter_jsonl
+from tests.interchange.builders import jsonl_file
+
+
+def read(path):
+    problems = []
+    objects = list(iter_jsonl(path, problems))
+    return objects, [str(p) for p in problems]
+
+
+def test_objects_come_with_their_line_numbers_and_blank_lines_are_skipped(tmp_path):
+    path = jsonl_file(tmp_path, "x.jsonl", [{"a": 1}, "", "   ", {"b": 2}])
+    assert read(path) == ([(1, {"a": 1}), (4, {"b": 2})], [])
+
+
+def test_a_line_that_is_not_json_is_reported_and_reading_goes_on(tmp_path):
+    path = jsonl_file(tmp_path, "x.jsonl", [{"a": 1}, "{oops", {"b": 2}])
+    objects, problems = read(path)
+    assert [n for n, _ in objects] == [1, 3]
+    assert problems == [
+        "x.jsonl: line 2: not valid JSON (Expecting property name enclosed in double quotes "
+        "at column 2)"
+    ]
+
+
+def test_a_line_that_is_json_but_not_an_object_is_reported(tmp_path):
+    path = jsonl_file(tmp_path, "x.jsonl", [[1, 2], "7"])
+    assert read(path)[1] == [
+        "x.jsonl: line 1: expected an object, got a list",
+        "x.jsonl: line 2: expected an object, got an integer",
+    ]
+
+
+def test_nan_is_not_json(tmp_path):
+    path = jsonl_file(tmp_path, "x.jsonl", ['{"a": NaN}'])
+    assert read(path)[1] == ["x.jsonl: line 1: not valid JSON (NaN is not JSON)"]
+
+
+def test_a_key_given_twice_is_reported(tmp_path):
+    path = jsonl_file(tmp_path, "x.jsonl", ['{"a": 1, "a": 2}'])
+    assert read(path)[1] == ["x.jsonl: line 1: not valid JSON (key 'a' appears twice)"]
+
+
+def test_a_line_that_is_not_utf8_is_reported(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": "\xff"}\n')
+    objects, problems = read(path)
+    assert len(objects) == 1
+    assert problems[0].startswith("x.jsonl: line 2: not valid UTF-8 (")
+
+
+def test_a_byte_order_mark_on_the_first_line_is_ignored(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1}\n')
+    assert read(path) == ([(1, {"a": 1})], [])
+
+
+def test_a_missing_file_is_one_problem(tmp_path):
+    assert read(tmp_path / "gone.jsonl") == ([], ["gone.jsonl: file not found"])
