@@ -1,0 +1,303 @@
+"""Inspect AI ``.eval`` logs: a ZIP archive of JSON members.
+
+What is read (Inspect's log schema, version 2):
+
+- ``header.json`` (or, for a log still being written, ``_journal/start.json``): its ``eval``
+  section gives the evaluated model (``eval.model``), the run (``eval.run_id``) and the task
+  arguments (``eval.task_args``); ``status`` should be ``success``;
+- ``samples/<id>_epoch_<n>.json``, one per (task, epoch): the sample's ``id`` is the L2-Bench
+  task key and ``epoch`` its epoch (read from the JSON, not the member name). The score whose
+  ``metadata`` holds ``scoring_results`` gives one verdict per criterion:
+  ``{"criterion_id", "weight", "judgement"}`` plus an optional ``explanation``/``rationale``.
+  ``output.completion`` (else the first choice's text) gives the evaluated response.
+
+The judge model is looked for, in order: the caller's ``judge_model``; ``eval.model_roles``
+``grader`` then ``judge`` (Inspect's model roles, ``{"model": ...}``); ``eval.task_args``
+``judge_model``, ``grader_model``, ``judge``, ``grader``. The prompt version, when known, is
+``eval.task_args.prompt_version`` or ``eval.metadata.prompt_version``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .problems import Problem, describe, shown
+from .responses import ResponseRecord
+from .verdicts import ACCEPTED, VerdictRecord, parse_verdict
+
+__all__ = ["EvalLogImport", "read_inspect_eval"]
+
+MAX_MEMBER_BYTES = 256 * 1024 * 1024
+_SAMPLE = re.compile(r"samples/[^/]+\.json")
+_JUDGE_ROLES = ("grader", "judge")
+_JUDGE_ARGS = ("judge_model", "grader_model", "judge", "grader")
+
+
+@dataclass(frozen=True, slots=True)
+class EvalLogImport:
+    """What one ``.eval`` log held: the responses scored and the judge's verdicts on them."""
+
+    task: str | None
+    run_id: str | None
+    evaluated_model: str | None
+    judge_model: str | None
+    prompt_version: str | None
+    responses: tuple[ResponseRecord, ...]
+    verdicts: tuple[VerdictRecord, ...]
+    problems: tuple[Problem, ...]
+
+
+class _Log:
+    def __init__(self, path: Path) -> None:
+        self.name = path.name
+        self.problems: list[Problem] = []
+
+    def report(self, member: str | None, field: str | None, message: str) -> None:
+        file = f"{self.name}: {member}" if member else self.name
+        self.problems.append(Problem(file, None, field, message))
+
+    def load(self, archive: zipfile.ZipFile, member: str) -> Any:
+        info = archive.getinfo(member)
+        if info.file_size > MAX_MEMBER_BYTES:
+            self.report(member, None, f"is {info.file_size} bytes, over the limit")
+            return None
+        try:
+            return json.loads(archive.read(member))
+        except (ValueError, zipfile.BadZipFile) as error:
+            self.report(member, None, f"not valid JSON ({error})")
+            return None
+
+
+def read_inspect_eval(
+    path: Path, *, judge_model: str | None = None, scorer: str | None = None
+) -> EvalLogImport:
+    """Read an Inspect ``.eval`` log into responses and verdicts, collecting every problem.
+
+    ``scorer`` names the score to read when several carry ``scoring_results``.
+    """
+    log = _Log(path)
+    empty = EvalLogImport(None, None, None, None, None, (), (), ())
+    try:
+        archive = zipfile.ZipFile(path)
+    except FileNotFoundError:
+        log.report(None, None, "file not found")
+        return _with(empty, log)
+    except zipfile.BadZipFile:
+        log.report(None, None, "not a ZIP archive (an Inspect .eval log is one)")
+        return _with(empty, log)
+    with archive:
+        names = archive.namelist()
+        header_name = next((n for n in ("header.json", "_journal/start.json") if n in names), None)
+        if header_name is None:
+            log.report(None, None, "has no header.json: is it an Inspect AI .eval log?")
+            return _with(empty, log)
+        header = log.load(archive, header_name)
+        spec = _spec(log, header_name, header)
+        found = _header_values(log, header_name, header, spec, judge_model)
+        responses: list[ResponseRecord] = []
+        verdicts: list[VerdictRecord] = []
+        seen: dict[tuple[str, int], str] = {}
+        for member in (n for n in names if _SAMPLE.fullmatch(n)):
+            sample = log.load(archive, member)
+            _read_sample(log, member, sample, found, scorer, seen, responses, verdicts)
+    return EvalLogImport(
+        task=found["task"],
+        run_id=found["run_id"],
+        evaluated_model=found["model"],
+        judge_model=found["judge"],
+        prompt_version=found["prompt_version"],
+        responses=tuple(responses),
+        verdicts=tuple(verdicts),
+        problems=tuple(log.problems),
+    )
+
+
+def _with(result: EvalLogImport, log: _Log) -> EvalLogImport:
+    return replace(result, problems=tuple(log.problems))
+
+
+def _spec(log: _Log, member: str, header: Any) -> dict[str, Any]:
+    if header is None:
+        return {}
+    if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
+        log.report(member, "eval", "is missing or not an object")
+        return {}
+    status = header.get("status")
+    if status is not None and status != "success":
+        log.report(member, "status", f"the run's status is {shown(status)}, not 'success'")
+    return header["eval"]
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _header_values(
+    log: _Log, member: str, header: Any, spec: dict[str, Any], judge_model: str | None
+) -> dict[str, Any]:
+    task_args = spec.get("task_args") if isinstance(spec.get("task_args"), dict) else {}
+    roles = spec.get("model_roles") if isinstance(spec.get("model_roles"), dict) else {}
+    metadata = spec.get("metadata") if isinstance(spec.get("metadata"), dict) else {}
+    judge = judge_model
+    for role in _JUDGE_ROLES:
+        config = roles.get(role)
+        judge = judge or _text(config.get("model") if isinstance(config, dict) else None)
+    for arg in _JUDGE_ARGS:
+        judge = judge or _text(task_args.get(arg))
+    model = _text(spec.get("model"))
+    if header is not None and spec and model is None:
+        log.report(member, "eval.model", "the evaluated model is missing")
+    if header is not None and spec and judge is None:
+        looked = "eval.model_roles grader/judge, eval.task_args " + "/".join(_JUDGE_ARGS)
+        log.report(member, "eval.model_roles", f"no judge model (looked in {looked}): give it")
+    version = task_args.get("prompt_version", metadata.get("prompt_version"))
+    return {
+        "task": _text(spec.get("task")),
+        "run_id": _text(spec.get("run_id")),
+        "model": model,
+        "judge": judge,
+        "prompt_version": str(version) if isinstance(version, str | int) else None,
+    }
+
+
+def _read_sample(
+    log: _Log,
+    member: str,
+    sample: Any,
+    found: dict[str, Any],
+    scorer: str | None,
+    seen: dict[tuple[str, int], str],
+    responses: list[ResponseRecord],
+    verdicts: list[VerdictRecord],
+) -> None:
+    if not isinstance(sample, dict):
+        if sample is not None:
+            log.report(member, None, f"expected an object, got {describe(sample)}")
+        return
+    before = len(log.problems)
+    raw_id, epoch = sample.get("id"), sample.get("epoch")
+    if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or raw_id == "":
+        log.report(member, "id", f"expected the task key (text or integer), got {shown(raw_id)}")
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+        log.report(member, "epoch", f"expected an integer >= 1, got {shown(epoch)}")
+    if sample.get("error"):
+        error = sample["error"]
+        message = error.get("message") if isinstance(error, dict) else error
+        log.report(member, "error", f"the sample ended in an error: {shown(message)}")
+    results = _scoring_results(log, member, sample.get("scores"), scorer)
+    if len(log.problems) > before or results is None:
+        return
+    task_key = str(raw_id)
+    if (task_key, epoch) in seen:
+        log.report(
+            member, "id", f"task {task_key} epoch {epoch} is also in {seen[task_key, epoch]}"
+        )
+        return
+    seen[task_key, epoch] = member
+    parsed = _verdicts(log, member, results, task_key, epoch, found)
+    model = found["model"]
+    text = _completion(sample.get("output"))
+    if model is not None and text is not None:
+        responses.append(ResponseRecord(task_key, model, response=text, epoch=epoch))
+    verdicts.extend(parsed)
+
+
+def _scoring_results(
+    log: _Log, member: str, scores: Any, scorer: str | None
+) -> tuple[str, list[Any]] | None:
+    if not isinstance(scores, dict) or not scores:
+        log.report(member, "scores", "the sample has no scores")
+        return None
+    carrying = {
+        name: score["metadata"]["scoring_results"]
+        for name, score in scores.items()
+        if isinstance(score, dict)
+        and isinstance(score.get("metadata"), dict)
+        and "scoring_results" in score["metadata"]
+        and (scorer is None or name == scorer)
+    }
+    if len(carrying) != 1:
+        names = ", ".join(sorted(carrying)) or "none"
+        which = f"scorer {shown(scorer)}" if scorer else "exactly one score"
+        found = f"found {names}"
+        log.report(member, "scores", f"expected {which} with metadata.scoring_results, {found}")
+        return None
+    ((name, results),) = carrying.items()
+    if not isinstance(results, list):
+        field = f"scores.{name}.metadata.scoring_results"
+        log.report(member, field, f"expected a list, got {describe(results)}")
+        return None
+    return name, results
+
+
+def _verdicts(
+    log: _Log,
+    member: str,
+    named_results: tuple[str, list[Any]],
+    task_key: str,
+    epoch: int,
+    found: dict[str, Any],
+) -> list[VerdictRecord]:
+    name, results = named_results
+    verdicts: list[VerdictRecord] = []
+    ids: set[str] = set()
+    for n, result in enumerate(results):
+        field = f"scores.{name}.metadata.scoring_results[{n}]"
+        if not isinstance(result, dict):
+            log.report(member, field, f"expected an object, got {describe(result)}")
+            continue
+        cid, weight = result.get("criterion_id"), result.get("weight")
+        judgement = parse_verdict(result.get("judgement"))
+        rationale = result.get("explanation", result.get("rationale")) or ""
+        bad = len(log.problems)
+        if _text(cid) is None:
+            log.report(member, f"{field}.criterion_id", f"expected text, got {shown(cid)}")
+        elif cid in ids:
+            log.report(member, f"{field}.criterion_id", f"criterion '{cid}' is judged twice")
+        if isinstance(weight, bool) or not isinstance(weight, int):
+            log.report(member, f"{field}.weight", f"expected an integer, got {shown(weight)}")
+        if judgement is None:
+            shown_judgement = shown(result.get("judgement"))
+            log.report(member, f"{field}.judgement", f"{shown_judgement} is not {ACCEPTED}")
+        if not isinstance(rationale, str):
+            log.report(member, f"{field}.explanation", f"expected text, got {describe(rationale)}")
+        if len(log.problems) > bad or found["model"] is None or found["judge"] is None:
+            continue
+        ids.add(cid)
+        verdicts.append(
+            VerdictRecord(
+                criterion_id=cid,
+                verdict=bool(judgement),
+                judge_model=found["judge"],
+                task_key=task_key,
+                model=found["model"],
+                epoch=epoch,
+                rationale=rationale,
+                prompt_version=found["prompt_version"],
+                run_id=found["run_id"],
+                weight=weight,
+            )
+        )
+    return verdicts
+
+
+def _completion(output: Any) -> str | None:
+    if not isinstance(output, dict):
+        return None
+    if isinstance(output.get("completion"), str) and output["completion"]:
+        return output["completion"]
+    choices = output.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        message = choices[0].get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            parts = [c.get("text") for c in content if isinstance(c, dict)]
+            return "".join(p for p in parts if isinstance(p, str)) or None
+    return None
