@@ -1,5 +1,7 @@
 """Shared fixtures. DATABASE_URL picks the database (SQLite by default, PostgreSQL in CI too)."""
 
+import os
+
 import pytest
 from django.conf import settings
 from django.test import Client
@@ -12,6 +14,15 @@ from taxonomy.models import Framework
 from taxonomy.seedfile import read_context_variables, read_taxonomy
 
 FIXTURES = settings.BASE_DIR / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings() -> None:
+    """Give each test run its own PostgreSQL test database, so two runs on one server (a
+    developer's and CI's, or two checkouts) never drop each other's database."""
+    database = settings.DATABASES["default"]
+    if database["ENGINE"].endswith("postgresql"):
+        database.setdefault("TEST", {})["NAME"] = f"test_{database['NAME']}_{os.getpid()}"
 
 
 @pytest.fixture(autouse=True)
