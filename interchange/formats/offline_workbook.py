@@ -1,0 +1,271 @@
+"""Offline grading in Excel: the workbook an annotator downloads, fills in and uploads again.
+
+Sheet ``Grading`` (protected; only the Verdict and Rationale cells of criterion rows are
+unlocked): row 1 is the header; each item is one item row (task text, response text) followed
+by one row per criterion (code, wording, guidance, a Pass/Fail/N/A drop-down, a rationale cell).
+Hidden columns A and B carry the item id and criterion version id of each row.
+
+Sheet ``_meta`` (very hidden): the format, annotator, study id and an HMAC-SHA256 signature,
+keyed by the caller, over those and the ordered list of row ids. Sheet protection is easily
+removed, so the signature is what detects tampering: a changed id, a moved row or another
+annotator make it fail on reading. Ids travel as text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from openpyxl import Workbook, load_workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.styles import Alignment, Font, PatternFill, Protection
+from openpyxl.utils.exceptions import InvalidFileException
+from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.worksheet import Worksheet
+
+from .problems import Problem, shown
+
+__all__ = [
+    "FORMAT",
+    "CriterionRow",
+    "GradeVerdict",
+    "GradedRow",
+    "GradingItem",
+    "GradingResult",
+    "GradingSheet",
+    "read_grading_workbook",
+    "signature",
+    "write_grading_workbook",
+]
+
+FORMAT = "l2annot-grading-1"
+SHEET, META = "Grading", "_meta"
+HEADER = ("item id", "criterion version id", "Item / code", "Task / criterion")
+HEADER += ("Response / guidance", "Verdict", "Rationale")
+WIDTHS = (12, 12, 14, 60, 60, 12, 50)
+VERDICT_COLUMN, RATIONALE_COLUMN = 6, 7
+EXCEL_CELL_LIMIT = 32_767
+_TRUNCATED = "\n[… cut: the full text is in the web app]"
+_ITEM_FILL = PatternFill("solid", fgColor="DDEBF7")
+_HEADER_FILL = PatternFill("solid", fgColor="BDD7EE")
+_WRAP = Alignment(wrap_text=True, vertical="top")
+
+
+class GradeVerdict(StrEnum):
+    PASS = "Pass"
+    FAIL = "Fail"
+    NA = "N/A"
+
+
+@dataclass(frozen=True, slots=True)
+class CriterionRow:
+    criterion_version_id: str
+    code: str
+    wording: str
+    guidance: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GradingItem:
+    """One response to grade. ``item_id`` is opaque to this module (the caller signs it)."""
+
+    item_id: str
+    task_text: str
+    response_text: str
+    criteria: tuple[CriterionRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GradingSheet:
+    annotator: str
+    study_id: str
+    items: tuple[GradingItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GradedRow:
+    """One criterion row as uploaded. ``verdict`` is ``None`` when left blank."""
+
+    item_id: str
+    criterion_version_id: str
+    verdict: GradeVerdict | None
+    rationale: str
+    row: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class GradingResult:
+    annotator: str
+    study_id: str
+    rows: tuple[GradedRow, ...]
+    signature_valid: bool
+
+
+def signature(key: bytes, annotator: str, study_id: str, row_ids: Sequence[tuple[str, str]]) -> str:
+    """HMAC-SHA256 (hex) over the format, annotator, study id and ordered (item, criterion) ids.
+
+    Item rows take part with an empty criterion version id, so moving an item is detected too.
+    """
+    message = json.dumps([FORMAT, annotator, study_id, [list(ids) for ids in row_ids]])
+    return hmac.new(key, message.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def write_grading_workbook(path: Path, sheet: GradingSheet, key: bytes) -> None:
+    """Write the workbook for ``sheet``, signed with ``key`` (keep the key on the server).
+
+    Raises ``ValueError`` for an id that a spreadsheet cannot hold unchanged.
+    """
+    workbook = Workbook()
+    ws = workbook.active
+    assert ws is not None
+    ws.title = SHEET
+    _header(ws)
+    choices = DataValidation(type="list", formula1='"Pass,Fail,N/A"', allow_blank=True)
+    choices.showErrorMessage = True
+    choices.errorTitle, choices.error = "Verdict", "Choose Pass, Fail or N/A."
+    ws.add_data_validation(choices)
+    row_ids: list[tuple[str, str]] = []
+    row = 2
+    for number, item in enumerate(sheet.items, start=1):
+        texts = (f"Item {number}", item.task_text, item.response_text)
+        _row(ws, row, (item.item_id, ""), texts, item_row=True)
+        row_ids.append((item.item_id, ""))
+        row += 1
+        for criterion in item.criteria:
+            ids = (item.item_id, criterion.criterion_version_id)
+            _row(ws, row, ids, (criterion.code, criterion.wording, criterion.guidance))
+            for column in (VERDICT_COLUMN, RATIONALE_COLUMN):
+                ws.cell(row, column).protection = Protection(locked=False)
+            choices.add(ws.cell(row, VERDICT_COLUMN).coordinate)
+            row_ids.append(ids)
+            row += 1
+    ws.protection.sheet = True
+    ws.protection.formatColumns = ws.protection.formatRows = False  # resizing stays allowed
+    meta = workbook.create_sheet(META)
+    values = [("format", FORMAT), ("annotator", sheet.annotator), ("study_id", sheet.study_id)]
+    values.append(("signature", signature(key, sheet.annotator, sheet.study_id, row_ids)))
+    for n, (name, value) in enumerate(values, start=1):
+        _text(meta, n, 1, name)
+        _text(meta, n, 2, _id(value))
+    meta.sheet_state = "veryHidden"
+    meta.protection.sheet = True
+    workbook.save(path)
+
+
+def _header(ws: Worksheet) -> None:
+    for column, (title, width) in enumerate(zip(HEADER, WIDTHS, strict=True), start=1):
+        cell = ws.cell(1, column, title)
+        cell.font, cell.fill = Font(bold=True), _HEADER_FILL
+        ws.column_dimensions[cell.column_letter].width = width
+    ws.column_dimensions["A"].hidden = ws.column_dimensions["B"].hidden = True
+    ws.freeze_panes = "D2"
+
+
+def _row(
+    ws: Worksheet,
+    row: int,
+    ids: tuple[str, str],
+    texts: tuple[str, str, str],
+    item_row: bool = False,
+) -> None:
+    for column, value in enumerate((*map(_id, ids), *map(_display, texts)), start=1):
+        cell = _text(ws, row, column, value)
+        cell.alignment = _WRAP
+        if item_row:
+            cell.fill, cell.font = _ITEM_FILL, Font(bold=column == 3)
+
+
+def _text(ws: Worksheet, row: int, column: int, value: str) -> Any:
+    cell = ws.cell(row, column, value)
+    cell.data_type = "s"  # never a formula, even if the text starts with '='
+    return cell
+
+
+def _id(value: str) -> str:
+    value = str(value)
+    if ILLEGAL_CHARACTERS_RE.search(value) or len(value) > EXCEL_CELL_LIMIT:
+        raise ValueError(f"id {value[:40]!r} cannot be stored in a spreadsheet cell unchanged")
+    return value
+
+
+def _display(text: str) -> str:
+    text = ILLEGAL_CHARACTERS_RE.sub("\ufffd", text)
+    if len(text) > EXCEL_CELL_LIMIT:
+        text = text[: EXCEL_CELL_LIMIT - len(_TRUNCATED)] + _TRUNCATED
+    return text
+
+
+def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[Problem, ...]]:
+    """Read an uploaded workbook: the verdicts and rationales, checked against the signature.
+
+    Every problem is returned; rows are returned even when the signature fails (for showing),
+    with ``signature_valid`` false: import nothing unless there are no problems.
+    """
+    problems: list[Problem] = []
+
+    def report(row: int | None, column: str | None, message: str) -> None:
+        problems.append(Problem(path.name, row, column, message, unit="row"))
+
+    empty = GradingResult("", "", (), False)
+    try:
+        workbook = load_workbook(path)
+    except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError, ValueError):
+        report(None, None, "is not an Excel workbook (.xlsx) written by L2 Annot")
+        return empty, tuple(problems)
+    missing = [name for name in (SHEET, META) if name not in workbook.sheetnames]
+    if missing:
+        report(None, None, f"has no sheet {', '.join(map(repr, missing))}: not a grading workbook")
+        return empty, tuple(problems)
+    meta = _meta(workbook[META])
+    if meta.get("format") != FORMAT:
+        report(None, None, f"format {shown(meta.get('format'))} is not {FORMAT!r}")
+    annotator, study_id = meta.get("annotator", ""), meta.get("study_id", "")
+    row_ids: list[tuple[str, str]] = []
+    graded: list[GradedRow] = []
+    for number, cells in enumerate(workbook[SHEET].iter_rows(min_row=2, max_col=7), start=2):
+        item_id, criterion_id = (_cell_text(c.value) for c in cells[:2])
+        if not item_id and not criterion_id:
+            continue
+        row_ids.append((item_id, criterion_id))
+        if not criterion_id:
+            continue  # an item row: nothing to grade on it
+        value = cells[VERDICT_COLUMN - 1].value
+        verdict = _verdict(value)
+        if verdict is False:
+            report(number, "verdict", f"{shown(value)} is not Pass, Fail or N/A")
+        rationale = _cell_text(cells[RATIONALE_COLUMN - 1].value)
+        verdict = verdict if isinstance(verdict, GradeVerdict) else None
+        graded.append(GradedRow(item_id, criterion_id, verdict, rationale, number))
+    expected = signature(key, annotator, study_id, row_ids)
+    valid = hmac.compare_digest(expected, meta.get("signature", ""))
+    if not valid:
+        changed = "ids, the order of rows or the annotator were changed"
+        report(None, None, f"the signature does not match: {changed}; download a fresh copy")
+    return GradingResult(annotator, study_id, tuple(graded), valid), tuple(problems)
+
+
+def _meta(ws: Worksheet) -> dict[str, str]:
+    rows = ws.iter_rows(max_col=2, values_only=True)
+    return {str(name): _cell_text(value) for name, value in rows if name is not None}
+
+
+def _cell_text(value: object) -> str:
+    return "" if value is None else str(value)
+
+
+def _verdict(value: object) -> GradeVerdict | bool | None:
+    """The verdict, ``None`` when blank, ``False`` when not a verdict."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        for verdict in GradeVerdict:
+            if value.strip().casefold() == verdict.value.casefold():
+                return verdict
+    return False
