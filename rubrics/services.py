@@ -41,7 +41,9 @@ from rubrics.models import (
     Turn,
     UniversalExclusion,
 )
+from rubrics.seedfile import UniversalCriterionSpec
 from taxonomy.models import ContextValue, ContextVariable, Framework, SubCompetency
+from taxonomy.services import LoadReport
 
 CRITERION_FIELDS = ("code", "order", "retired")
 VERSION_FIELDS = (*CriterionVersion.CONTENT_FIELDS, "scale_labels")
@@ -305,6 +307,7 @@ def add_criterion(
     weight: int,
     by: Any,
     code: str = "",
+    order: int | None = None,
     scale_labels: Mapping[int | str, str] | None = None,
     **version_fields: Any,
 ) -> Criterion:
@@ -312,7 +315,8 @@ def add_criterion(
 
     The owner decides the layer: a Framework makes a universal criterion (give its `code`, like
     06u1), a SubCompetency a consensus one, a Task a task criterion (code defaults to the next
-    free one). `version_fields` are the other CriterionVersion.CONTENT_FIELDS."""
+    free one); `order` defaults to after its siblings. `version_fields` are the other
+    CriterionVersion.CONTENT_FIELDS."""
     _check_names(version_fields, CriterionVersion.CONTENT_FIELDS)
     if isinstance(owner, Framework):
         criterion = Criterion(framework=owner, layer=Layer.UNIVERSAL)
@@ -327,7 +331,7 @@ def add_criterion(
         owner = _editable_task(owner)
         criterion = Criterion(framework_id=owner.framework_id, task=owner, layer=Layer.TASK)
     criterion.code = code or next_code(owner)  # type: ignore[arg-type]
-    criterion.order = _siblings(criterion).count() + 1
+    criterion.order = _siblings(criterion).count() + 1 if order is None else order
     criterion.full_clean()
     criterion.save()
     version = CriterionVersion(
@@ -623,3 +627,42 @@ def record_response(
         kind = AuditEvent.Kind.IMPORTED if external_id else AuditEvent.Kind.CREATED
         audit.record(response, kind if created else AuditEvent.Kind.UPDATED, by, delta)
     return response, created
+
+
+# ----- loading universal criteria ----------------------------------------------------------
+
+
+@transaction.atomic
+def load_universal_criteria(
+    framework: Framework, specs: Sequence[UniversalCriterionSpec], by: Any = None
+) -> LoadReport:
+    """Create or update the framework's universal criteria by code. A changed criterion goes
+    through edit_criterion, so a published version gets a new draft instead of changing.
+    Criteria missing from the file are reported, not deleted."""
+    report = LoadReport()
+    existing = {
+        c.code: c for c in Criterion.objects.filter(framework=framework, layer=Layer.UNIVERSAL)
+    }
+    for spec in specs:
+        content = {
+            "wording": spec.wording,
+            "weight": spec.weight,
+            "passes": spec.passes,
+            "fails": spec.fails,
+            "pass_example": spec.pass_example,
+            "fail_example": spec.fail_example,
+        }
+        criterion = existing.get(spec.code)
+        if criterion is None:
+            add_criterion(framework, by=by, code=spec.code, order=spec.order, **content)
+            report.created.append(spec.code)
+            continue
+        before = criterion.revision
+        edit_criterion(criterion, content | {"order": spec.order}, criterion.revision, by)
+        criterion.refresh_from_db(fields=["revision"])
+        if criterion.revision != before:
+            report.updated.append(spec.code)
+        else:
+            report.unchanged += 1
+    report.not_in_file = sorted(set(existing) - {spec.code for spec in specs})
+    return report

@@ -3,7 +3,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from accounts.models import User
 from accounts.services import create_demo_accounts
+from rubrics.demo import seed_demo_benchmark
 from taxonomy import services as taxonomy
 from taxonomy.seedfile import read_context_variables, read_taxonomy
 
@@ -23,3 +25,6 @@ class Command(BaseCommand):
         self.stdout.write("\nDemo accounts (user name / password / role):")
         for account in accounts:
             self.stdout.write(f"  {account.username:<12} {account.password:<22} {account.role}")
+        users = User.objects.in_bulk(["author", "maintainer"], field_name="username")
+        report = seed_demo_benchmark(framework, users["author"], users["maintainer"])
+        self.stdout.write(f"\nDemo benchmark: {report.summary()}")

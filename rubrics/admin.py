@@ -1,0 +1,186 @@
+"""Admin for support work. Everyday authoring goes through rubrics.services (versioning, review
+flow); here, published snapshots and frozen versions are read-only so the admin cannot rewrite
+what grades point at."""
+
+from typing import Any
+
+from django.contrib import admin
+
+from audit.admin import AuditedAdmin
+from rubrics.models import (
+    Criterion,
+    CriterionVersion,
+    Response,
+    Review,
+    RubricItem,
+    RubricVersion,
+    ScalePoint,
+    Task,
+    TaskContextValue,
+    TaskResource,
+    Turn,
+    UniversalExclusion,
+)
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+
+class CriterionVersionInline(ReadOnlyInline):
+    model = CriterionVersion
+    fields = ["number", "wording", "weight", "scoring_type", "frozen", "created_at"]
+    readonly_fields = fields
+
+
+class ScalePointInline(admin.TabularInline):
+    model = ScalePoint
+    extra = 0
+
+
+class TaskResourceInline(admin.TabularInline):
+    model = TaskResource
+    extra = 0
+
+
+class TaskContextValueInline(admin.TabularInline):
+    model = TaskContextValue
+    extra = 0
+    raw_id_fields = ["variable", "value"]
+
+
+class UniversalExclusionInline(admin.TabularInline):
+    model = UniversalExclusion
+    extra = 0
+    raw_id_fields = ["criterion"]
+    exclude = ["created_by"]
+
+
+class RubricItemInline(ReadOnlyInline):
+    model = RubricItem
+    fields = ["order", "criterion_version", "layer", "applicable", "na_reason"]
+    readonly_fields = fields
+
+
+class TurnInline(admin.TabularInline):
+    model = Turn
+    extra = 0
+
+
+@admin.register(Criterion)
+class CriterionAdmin(AuditedAdmin):
+    list_display = ["code", "layer", "framework", "order", "retired"]
+    list_filter = ["framework", "layer", "retired"]
+    search_fields = ["code", "versions__wording"]
+    raw_id_fields = ["sub_competency", "task"]
+    inlines = [CriterionVersionInline]
+
+
+@admin.register(CriterionVersion)
+class CriterionVersionAdmin(AuditedAdmin):
+    list_display = ["__str__", "weight", "scoring_type", "frozen", "created_at"]
+    list_filter = ["frozen", "scoring_type", "criterion__layer"]
+    search_fields = ["criterion__code", "wording"]
+    raw_id_fields = ["criterion", "created_by"]
+    inlines = [ScalePointInline]
+
+    def get_readonly_fields(self, request: Any, obj: Any = None) -> list[str]:
+        if obj is not None and obj.frozen:
+            return [f.name for f in CriterionVersion._meta.fields]
+        return ["frozen"]
+
+    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
+        return obj is None or not obj.frozen
+
+
+@admin.register(ScalePoint)
+class ScalePointAdmin(AuditedAdmin):
+    list_display = ["version", "value", "label"]
+    raw_id_fields = ["version"]
+
+
+@admin.register(Task)
+class TaskAdmin(AuditedAdmin):
+    list_display = ["key", "sub_competency", "status", "difficulty", "task_type", "updated_at"]
+    list_filter = ["framework", "status", "difficulty", "task_type"]
+    search_fields = ["key", "instruction"]
+    readonly_fields = ["status"]
+    raw_id_fields = ["sub_competency", "created_by"]
+    inlines = [TaskResourceInline, TaskContextValueInline, UniversalExclusionInline]
+
+
+@admin.register(TaskResource)
+class TaskResourceAdmin(AuditedAdmin):
+    list_display = ["title", "task", "kind", "order"]
+    raw_id_fields = ["task"]
+
+
+@admin.register(TaskContextValue)
+class TaskContextValueAdmin(AuditedAdmin):
+    list_display = ["task", "variable", "display_value"]
+    raw_id_fields = ["task", "variable", "value"]
+
+
+@admin.register(UniversalExclusion)
+class UniversalExclusionAdmin(AuditedAdmin):
+    list_display = ["task", "criterion", "reason"]
+    raw_id_fields = ["task", "criterion", "created_by"]
+
+
+@admin.register(RubricVersion)
+class RubricVersionAdmin(AuditedAdmin):
+    list_display = ["__str__", "published_by", "published_at"]
+    list_filter = ["task__framework"]
+    search_fields = ["task__key"]
+    inlines = [RubricItemInline]
+
+    def has_add_permission(self, request: Any) -> bool:
+        return False
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(RubricItem)
+class RubricItemAdmin(AuditedAdmin):
+    list_display = ["rubric_version", "order", "criterion_version", "layer", "applicable"]
+
+    def has_add_permission(self, request: Any) -> bool:
+        return False
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Review)
+class ReviewAdmin(AuditedAdmin):
+    list_display = ["task", "action", "by", "at"]
+    list_filter = ["action"]
+
+    def has_add_permission(self, request: Any) -> bool:
+        return False
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Response)
+class ResponseAdmin(AuditedAdmin):
+    list_display = ["task", "model_name", "model_family", "kind", "external_id"]
+    list_filter = ["model_family", "kind"]
+    search_fields = ["task__key", "model_name", "external_id"]
+    raw_id_fields = ["task"]
+    inlines = [TurnInline]
+
+
+@admin.register(Turn)
+class TurnAdmin(AuditedAdmin):
+    list_display = ["response", "index", "role"]
+    raw_id_fields = ["response"]
