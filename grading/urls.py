@@ -1,2 +1,26 @@
+from django.urls import path
+
+from grading import study_views, views
+
 app_name = "grading"
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("studies/<int:study_id>/next/", views.next_item, name="next"),
+    path("assignments/<int:assignment_id>/", views.assignment_page, name="assignment"),
+    path(
+        "assignments/<int:assignment_id>/criteria/<int:criterion_version_id>/",
+        views.save_grade,
+        name="save_grade",
+    ),
+    path(
+        "assignments/<int:assignment_id>/likert/<int:likert_item_id>/",
+        views.save_likert,
+        name="save_likert",
+    ),
+    path("assignments/<int:assignment_id>/submit/", views.submit, name="submit"),
+    path("studies/", study_views.study_list, name="studies"),
+    path("studies/new/", study_views.study_create, name="study_create"),
+    path("studies/<int:study_id>/", study_views.study_detail, name="study"),
+    path("studies/<int:study_id>/assign/", study_views.study_assign, name="study_assign"),
+    path("studies/<int:study_id>/status/", study_views.study_status, name="study_status"),
+]

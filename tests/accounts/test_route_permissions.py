@@ -11,11 +11,14 @@ from accounts.roles import Role
 from audit import services as audit
 from audit.models import AuditEvent
 from taxonomy.models import Competency, ContextValue, ContextVariable, SubCompetency
+from tests.grading import factories as grading_factories
 from tests.taxonomy.factories import make_framework
 
 ALL = frozenset(Role)
 EDITORS = frozenset({Role.ADMIN, Role.MAINTAINER, Role.AUTHOR})
 READERS = frozenset({Role.ADMIN, Role.MAINTAINER, Role.AUTHOR, Role.VIEWER})
+GRADERS = frozenset({Role.ADMIN, Role.ANNOTATOR})
+MANAGERS = frozenset({Role.ADMIN, Role.MAINTAINER})
 PUBLIC = None  # reachable without logging in
 
 
@@ -54,6 +57,17 @@ ROUTES: dict[str, Route] = {
     "taxonomy:contextvalue_edit": Route("GET", EDITORS),
     "taxonomy:contextvalue_delete": Route("POST", EDITORS),
     "taxonomy:contextvalue_move": Route("POST", EDITORS),
+    "grading:index": Route("GET", GRADERS),
+    "grading:next": Route("POST", GRADERS),
+    "grading:assignment": Route("GET", GRADERS),
+    "grading:save_grade": Route("POST", GRADERS),
+    "grading:save_likert": Route("POST", GRADERS),
+    "grading:submit": Route("POST", GRADERS),
+    "grading:studies": Route("GET", MANAGERS),
+    "grading:study_create": Route("POST", MANAGERS),
+    "grading:study": Route("GET", MANAGERS),
+    "grading:study_assign": Route("POST", MANAGERS),
+    "grading:study_status": Route("POST", MANAGERS),
 }
 
 
@@ -74,7 +88,13 @@ CREATE_UNDER = {
 }
 
 
-def url_for(name: str, pattern: URLPattern) -> str:
+GRADING_PARAMS = {"study_id", "assignment_id", "criterion_version_id", "likert_item_id"}
+
+
+def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
+    grading = GRADING_PARAMS & set(pattern.pattern.converters)
+    if grading:  # the user's own assignment: another's would rightly be a 404
+        return reverse(name, kwargs=grading_factories.route_kwargs(grading, user, make_user))
     framework = make_framework()
     sub = SubCompetency.objects.get(code="01b")
     audit.record(sub, AuditEvent.Kind.CREATED)
@@ -115,10 +135,11 @@ CASES = [(name, role) for name in ROUTES for role in [*Role, None]]
 def test_route_answers_each_role_as_the_table_says(name, role, make_user):
     pattern = dict(named_routes())[name]
     route = ROUTES[name]
-    url = url_for(name, pattern)
+    user = make_user(role) if role is not None else None
+    url = url_for(name, pattern, user, make_user)
     client = Client()
-    if role is not None:
-        client.force_login(make_user(role))
+    if user is not None:
+        client.force_login(user)
     response = request(client, route, url)
     if route.allowed is PUBLIC:
         assert response.status_code in (200, 302)

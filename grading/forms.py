@@ -1,0 +1,55 @@
+from typing import Any
+
+from django import forms
+from django.db.models import Exists, OuterRef
+
+from accounts.models import User
+from accounts.roles import Role
+from grading.models import Study
+from rubrics.models import RubricVersion, Task
+
+
+class StudyForm(forms.ModelForm):
+    """A new study over every response of the chosen tasks (tasks with a published rubric)."""
+
+    tasks = forms.ModelMultipleChoiceField(
+        queryset=Task.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Every response of these tasks, graded on its task's latest published rubric.",
+    )
+    annotators = forms.ModelMultipleChoiceField(
+        queryset=User.objects.none(), widget=forms.CheckboxSelectMultiple
+    )
+    assign_now = forms.BooleanField(required=False, initial=True, label="Assign graders now")
+
+    class Meta:
+        model = Study
+        fields = [
+            "name",
+            "framework",
+            "description",
+            "overlap",
+            "match_expertise",
+            "deadline",
+            "require_rationale_on_fail",
+            "show_grader_names_to_adjudicator",
+        ]
+        widgets = {"deadline": forms.DateTimeInput(attrs={"type": "datetime-local"})}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        published = RubricVersion.objects.filter(task=OuterRef("pk"))
+        self.fields["tasks"].queryset = (
+            Task.objects.filter(Exists(published)).select_related("framework").order_by("key")
+        )
+        self.fields["annotators"].queryset = User.objects.filter(
+            groups__name=Role.ANNOTATOR.value, is_active=True
+        ).order_by("username")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        framework, tasks = data.get("framework"), data.get("tasks") or []
+        others = [t.key for t in tasks if framework and t.framework_id != framework.pk]
+        if others:
+            self.add_error("tasks", f"Not in {framework}: {', '.join(others)}.")
+        return data

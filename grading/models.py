@@ -1,0 +1,310 @@
+"""Grading studies: who grades which response against which frozen rubric, and what they said.
+
+Grades point at CriterionVersion rows of a published RubricVersion, never at the live rubric, so
+later edits to a criterion cannot change what a grade meant. Grades and ratings are protected
+from deletion, and a change after submission first copies the old value into a revision row.
+"""
+
+import secrets
+from datetime import datetime
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from rubrics.models import CriterionVersion, Response, RubricVersion
+from taxonomy.models import Framework, SubCompetency
+
+
+def new_seed() -> int:
+    return secrets.randbelow(2**31)
+
+
+class Verdict(models.TextChoices):
+    PASS = "pass", "Pass"
+    FAIL = "fail", "Fail"
+    NA = "na", "N/A"
+
+
+class Study(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    name = models.CharField(max_length=200)
+    framework = models.ForeignKey(Framework, on_delete=models.PROTECT, related_name="studies")
+    description = models.TextField(blank=True)
+    overlap = models.PositiveSmallIntegerField(
+        default=3,
+        validators=[MinValueValidator(1)],
+        help_text="How many independent graders each response needs (k).",
+    )
+    annotators = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="PoolMember", related_name="grading_studies"
+    )
+    match_expertise = models.BooleanField(
+        default=False,
+        help_text="Give a response only to annotators tagged for its sub-competency and language.",
+    )
+    deadline = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    require_rationale_on_fail = models.BooleanField(default=True)
+    show_grader_names_to_adjudicator = models.BooleanField(default=False)
+    seed = models.PositiveIntegerField(
+        default=new_seed, help_text="Seeds the assignment and each annotator's item order."
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "pk"]
+        verbose_name_plural = "studies"
+        constraints = [
+            models.CheckConstraint(condition=Q(overlap__gte=1), name="study_overlap_gte_1")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def is_closed(self, now: datetime | None = None) -> bool:
+        """Closed by a maintainer, or past its deadline: no grade may change any more."""
+        now = now or timezone.now()
+        return self.status == self.Status.CLOSED or (
+            self.deadline is not None and now >= self.deadline
+        )
+
+
+class PoolMember(models.Model):
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="pool")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="study_memberships"
+    )
+    capacity = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Most responses this annotator grades; empty: no limit."
+    )
+
+    class Meta:
+        ordering = ["study", "annotator__username"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "annotator"], name="pool_member_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} in {self.study}"
+
+
+class Expertise(models.Model):
+    """One tag saying what an annotator may grade: a sub-competency or a target language.
+
+    An annotator with no sub-competency tags may grade every sub-competency; likewise for
+    languages. Studies use the tags only when `match_expertise` is on."""
+
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="expertise"
+    )
+    sub_competency = models.ForeignKey(
+        SubCompetency, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    language = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        verbose_name_plural = "expertise"
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(sub_competency__isnull=False) & Q(language=""))
+                | (Q(sub_competency__isnull=True) & ~Q(language="")),
+                name="expertise_one_tag",
+            ),
+            models.UniqueConstraint(
+                fields=["annotator", "sub_competency"],
+                condition=Q(sub_competency__isnull=False),
+                name="expertise_sub_competency_once",
+            ),
+            models.UniqueConstraint(
+                fields=["annotator", "language"],
+                condition=~Q(language=""),
+                name="expertise_language_once",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator}: {self.sub_competency or self.language}"
+
+
+class LikertItem(models.Model):
+    """A 1-5 rating asked once per graded response, e.g. "Is this task authentic?"."""
+
+    SCALE = range(1, 6)
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="likert_items")
+    order = models.PositiveIntegerField(default=0)
+    prompt = models.CharField(max_length=300)
+    label_1 = models.CharField(max_length=60, default="Strongly disagree")
+    label_2 = models.CharField(max_length=60, default="Disagree")
+    label_3 = models.CharField(max_length=60, default="Neither agree nor disagree")
+    label_4 = models.CharField(max_length=60, default="Agree")
+    label_5 = models.CharField(max_length=60, default="Strongly agree")
+
+    class Meta:
+        ordering = ["study", "order", "pk"]
+
+    def __str__(self) -> str:
+        return self.prompt
+
+    def scale(self) -> list[tuple[int, str]]:
+        return [(value, getattr(self, f"label_{value}")) for value in self.SCALE]
+
+
+class StudyItem(models.Model):
+    """One response in a study, with the rubric version it is graded against (the task's latest
+    published one when the response was added)."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items")
+    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="study_items")
+    rubric_version = models.ForeignKey(
+        RubricVersion, on_delete=models.PROTECT, related_name="study_items"
+    )
+
+    class Meta:
+        ordering = ["study", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "response"], name="study_item_response_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study} item {self.pk}"
+
+
+class Assignment(models.Model):
+    class Status(models.TextChoices):
+        ASSIGNED = "assigned", "Assigned"
+        IN_PROGRESS = "in_progress", "In progress"
+        SUBMITTED = "submitted", "Submitted"
+
+    study_item = models.ForeignKey(StudyItem, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments"
+    )
+    position = models.PositiveIntegerField(help_text="Place in this annotator's random order.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ASSIGNED)
+    started_at = models.DateTimeField(null=True, blank=True)
+    last_activity_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    time_spent_seconds = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["annotator", "position", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study_item", "annotator"], name="assignment_one_per_annotator_and_item"
+            ),
+            models.CheckConstraint(
+                condition=Q(status="submitted", submitted_at__isnull=False)
+                | (~Q(status="submitted") & Q(submitted_at__isnull=True)),
+                name="assignment_submitted_at_matches_status",
+            ),
+        ]
+        indexes = [models.Index(fields=["annotator", "status", "position"])]
+
+    def __str__(self) -> str:
+        return f"{self.study_item} for {self.annotator}"
+
+    @property
+    def is_submitted(self) -> bool:
+        return self.status == self.Status.SUBMITTED
+
+
+class Grade(models.Model):
+    """One annotator's verdict on one criterion of one response. An empty verdict is a draft
+    holding only a rationale."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="grades")
+    criterion_version = models.ForeignKey(
+        CriterionVersion, on_delete=models.PROTECT, related_name="grades"
+    )
+    verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
+    rationale = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["assignment", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "criterion_version"], name="grade_one_per_criterion"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.criterion_version}: {self.verdict or '-'}"
+
+
+class GradeRevision(models.Model):
+    """A grade's value as it was before a change made after submission."""
+
+    grade = models.ForeignKey(Grade, on_delete=models.PROTECT, related_name="revisions")
+    verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
+    rationale = models.TextField(blank=True)
+    written_at = models.DateTimeField(help_text="When this value was saved.")
+    replaced_at = models.DateTimeField(auto_now_add=True)
+    replaced_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["grade", "replaced_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.grade} was {self.verdict or '-'} until {self.replaced_at:%Y-%m-%d %H:%M}"
+
+
+class LikertRating(models.Model):
+    assignment = models.ForeignKey(
+        Assignment, on_delete=models.PROTECT, related_name="likert_ratings"
+    )
+    item = models.ForeignKey(LikertItem, on_delete=models.PROTECT, related_name="ratings")
+    value = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(1), MaxValueValidator(5)]
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["assignment", "item__order"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "item"], name="likert_rating_once"),
+            models.CheckConstraint(
+                condition=Q(value__gte=1, value__lte=5), name="likert_rating_1_to_5"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item}: {self.value}"
+
+
+class GoldVerdict(models.Model):
+    """The adjudicated verdict on one criterion of one study item."""
+
+    study_item = models.ForeignKey(StudyItem, on_delete=models.PROTECT, related_name="gold")
+    criterion_version = models.ForeignKey(
+        CriterionVersion, on_delete=models.PROTECT, related_name="gold_verdicts"
+    )
+    verdict = models.CharField(max_length=4, choices=Verdict.choices)
+    note = models.TextField(blank=True)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["study_item", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study_item", "criterion_version"], name="gold_verdict_one_per_criterion"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study_item} {self.criterion_version}: {self.verdict}"

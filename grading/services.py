@@ -1,0 +1,437 @@
+"""Operations on studies that span several models, each in one transaction."""
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
+from django.utils import timezone
+
+from accounts.models import User
+from audit import services as audit
+from audit.models import AuditEvent
+from grading.assignment import AnnotatorSpec, ItemSpec, plan_assignment
+from grading.models import (
+    Assignment,
+    Expertise,
+    Grade,
+    GradeRevision,
+    LikertItem,
+    LikertRating,
+    PoolMember,
+    Study,
+    StudyItem,
+    Verdict,
+)
+from rubrics.models import Response, RubricItem, RubricVersion
+
+# A pause longer than this between two actions on a response counts as this long: the time
+# spent measures work, not a tab left open overnight.
+IDLE_CAP = timedelta(minutes=5)
+
+DEFAULT_LIKERT_PROMPTS = (
+    "This task is authentic: a teacher could meet it in their work.",
+    "The criteria are adequate for judging a response to this task.",
+)
+
+
+class GradingError(ValidationError):
+    """A save or submission the study's rules refuse; the message is shown to the annotator."""
+
+
+class StudyClosed(GradingError):
+    pass
+
+
+# ----- building a study -------------------------------------------------------------------------
+@transaction.atomic
+def create_study(
+    *,
+    name: str,
+    framework: Any,
+    responses: Iterable[Response],
+    annotators: Iterable[User],
+    by: User | None = None,
+    likert_prompts: Sequence[str] = DEFAULT_LIKERT_PROMPTS,
+    **options: Any,
+) -> Study:
+    study = Study.objects.create(name=name, framework=framework, created_by=by, **options)
+    PoolMember.objects.bulk_create(PoolMember(study=study, annotator=a) for a in annotators)
+    LikertItem.objects.bulk_create(
+        LikertItem(study=study, order=n, prompt=prompt) for n, prompt in enumerate(likert_prompts)
+    )
+    add_responses(study, responses)
+    audit.record_creation(study, ["name", "framework", "overlap"], actor=by)
+    return study
+
+
+def add_responses(study: Study, responses: Iterable[Response]) -> list[Response]:
+    """Add responses to the study, each graded against its task's latest published rubric.
+    Returns the responses left out: their task has no published rubric version yet."""
+    latest = RubricVersion.objects.filter(task=OuterRef("task")).order_by("-number")
+    ids = [r.pk for r in responses]
+    rows = Response.objects.filter(pk__in=ids).annotate(rv=Subquery(latest.values("pk")[:1]))
+    present = set(study.items.values_list("response_id", flat=True))
+    skipped = [r for r in rows if r.rv is None]
+    StudyItem.objects.bulk_create(
+        StudyItem(study=study, response=r, rubric_version_id=r.rv)
+        for r in rows
+        if r.rv is not None and r.pk not in present
+    )
+    return skipped
+
+
+def _expertise_tags(study: Study, annotators: Sequence[User]) -> dict[int, frozenset[str] | None]:
+    """Tags per annotator for the planner. An annotator untagged in one dimension may grade
+    every value of it, so that dimension's values in the study are added to their tags."""
+    if not study.match_expertise:
+        return {a.pk: None for a in annotators}
+    values = study.items.values_list(
+        "response__task__sub_competency_id", "response__task__language"
+    ).distinct()
+    all_subs = {f"sub:{s}" for s, _ in values}
+    all_langs = {f"lang:{lang}" for _, lang in values}
+    subs: dict[int, set[str]] = defaultdict(set)
+    langs: dict[int, set[str]] = defaultdict(set)
+    for user_id, sub_id, language in Expertise.objects.filter(annotator__in=annotators).values_list(
+        "annotator_id", "sub_competency_id", "language"
+    ):
+        if sub_id is not None:
+            subs[user_id].add(f"sub:{sub_id}")
+        else:
+            langs[user_id].add(f"lang:{language}")
+    return {
+        a.pk: frozenset((subs[a.pk] or all_subs) | (langs[a.pk] or all_langs)) for a in annotators
+    }
+
+
+def _item_tags(study: Study, item: StudyItem) -> frozenset[str]:
+    if not study.match_expertise:
+        return frozenset()
+    task = item.response.task
+    return frozenset({f"sub:{task.sub_competency_id}", f"lang:{task.language}"})
+
+
+@transaction.atomic
+def assign_study(study: Study) -> int:
+    """Plan graders for every item short of k and write the Assignment rows. Safe to re-run
+    after adding responses or annotators: existing assignments are kept and counted.
+    Returns the number of assignments created."""
+    # Locking the items makes claim_next wait, so no item can pass k between plan and write.
+    items = list(
+        StudyItem.objects.select_for_update()
+        .filter(study=study)
+        .select_related("response__task")
+        .order_by("pk")
+    )
+    members = list(PoolMember.objects.filter(study=study).select_related("annotator"))
+    taken: dict[int, set[int]] = defaultdict(set)
+    load: dict[int, int] = defaultdict(int)
+    last_position: dict[int, int] = defaultdict(int)
+    for item_id, user_id, position in Assignment.objects.filter(
+        study_item__study=study
+    ).values_list("study_item_id", "annotator_id", "position"):
+        taken[item_id].add(user_id)
+        load[user_id] += 1
+        last_position[user_id] = max(last_position[user_id], position)
+    tags = _expertise_tags(study, [m.annotator for m in members])
+    plan = plan_assignment(
+        [
+            ItemSpec(item.pk, study.overlap, _item_tags(study, item), frozenset(taken[item.pk]))
+            for item in items
+            if len(taken[item.pk]) < study.overlap
+        ],
+        [
+            AnnotatorSpec(m.annotator_id, m.capacity, tags[m.annotator_id], load[m.annotator_id])
+            for m in members
+        ],
+        seed=study.seed + sum(load.values()),
+    )
+    rows = [
+        Assignment(study_item_id=item_id, annotator_id=user_id, position=last_position[user_id] + n)
+        for user_id, item_ids in plan.order.items()
+        for n, item_id in enumerate(item_ids, start=1)
+    ]
+    Assignment.objects.bulk_create(rows)
+    return len(rows)
+
+
+# ----- claiming work ----------------------------------------------------------------------------
+def _touch(assignment: Assignment, now: datetime) -> None:
+    """Add the time since the annotator's last action (capped) while the response is open."""
+    if assignment.is_submitted:
+        return
+    if assignment.last_activity_at is not None:
+        gap = min(now - assignment.last_activity_at, IDLE_CAP)
+        assignment.time_spent_seconds += max(0, int(gap.total_seconds()))
+    assignment.last_activity_at = now
+
+
+def _start(assignment: Assignment, now: datetime) -> Assignment:
+    if assignment.status == Assignment.Status.ASSIGNED:
+        assignment.status = Assignment.Status.IN_PROGRESS
+        assignment.started_at = now
+        assignment.last_activity_at = now
+        assignment.save(update_fields=["status", "started_at", "last_activity_at"])
+    return assignment
+
+
+@transaction.atomic
+def start(assignment: Assignment) -> Assignment:
+    """Mark an assignment opened directly (not through claim_next) as in progress."""
+    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    _start(locked, timezone.now())
+    assignment.status, assignment.started_at = locked.status, locked.started_at
+    assignment.last_activity_at = locked.last_activity_at
+    return assignment
+
+
+@transaction.atomic
+def claim_next(study: Study, annotator: User) -> Assignment | None:
+    """The annotator's next unfinished assignment in the study, started; None when done.
+
+    First their own planned work, in their random order. When that is finished, they may take
+    an item still short of k graders (responses added after the plan, or a pool member who
+    left): the item row is locked (rows other annotators are claiming are skipped) and its
+    graders recounted under the lock, so no item ever gets more than k."""
+    now = timezone.now()
+    if study.is_closed(now):
+        return None
+    own = (
+        Assignment.objects.select_for_update(skip_locked=True)
+        .filter(study_item__study=study, annotator=annotator)
+        .exclude(status=Assignment.Status.SUBMITTED)
+        .order_by("-status", "position", "pk")  # in_progress sorts before assigned
+        .first()
+    )
+    if own is not None:
+        return _start(own, now)
+    member = PoolMember.objects.filter(study=study, annotator=annotator).first()
+    if member is None:
+        return None
+    held = Assignment.objects.filter(study_item__study=study, annotator=annotator)
+    if member.capacity is not None and held.count() >= member.capacity:
+        return None
+    tags = _expertise_tags(study, [annotator])[annotator.pk]
+    short = (
+        StudyItem.objects.filter(study=study)
+        .exclude(assignments__annotator=annotator)
+        .annotate(graders=Count("assignments"))
+        .filter(graders__lt=study.overlap)
+        .select_related("response__task")
+        .order_by("graders", "pk")
+    )
+    candidates = [i for i in short[:50] if tags is None or _item_tags(study, i) <= tags]
+    for candidate in candidates:
+        item = StudyItem.objects.select_for_update(skip_locked=True).filter(pk=candidate.pk)
+        if not item.exists():
+            continue  # another annotator is claiming it right now
+        if Assignment.objects.filter(study_item=candidate).count() >= study.overlap:
+            continue
+        position = (held.aggregate(last=Max("position"))["last"] or 0) + 1
+        claimed = Assignment.objects.create(
+            study_item=candidate, annotator=annotator, position=position
+        )
+        return _start(claimed, now)
+    return None
+
+
+# ----- grading ----------------------------------------------------------------------------------
+def _check_open(assignment: Assignment, now: datetime) -> None:
+    study = assignment.study_item.study
+    if study.is_closed(now):
+        raise StudyClosed(f"The study “{study.name}” is closed: grades can no longer change.")
+
+
+def _check_in_rubric(assignment: Assignment, criterion_version_id: int) -> RubricItem:
+    item = (
+        RubricItem.objects.filter(
+            rubric_version_id=assignment.study_item.rubric_version_id,
+            criterion_version_id=criterion_version_id,
+        )
+        .select_related("criterion_version__criterion")
+        .first()
+    )
+    if item is None:
+        raise GradingError("This criterion is not part of the rubric this response is graded on.")
+    if not item.applicable:
+        raise GradingError("This criterion does not apply to this task; it takes no verdict.")
+    return item
+
+
+@transaction.atomic
+def save_grade(
+    assignment: Assignment,
+    criterion_version_id: int,
+    *,
+    verdict: str | None,
+    rationale: str | None,
+    by: User,
+) -> Grade:
+    """Save one verdict and/or rationale (None leaves it as it is). After submission the old
+    value is first copied to a GradeRevision, so a submitted grade is never lost."""
+    now = timezone.now()
+    assignment = (
+        Assignment.objects.select_for_update()
+        .select_related("study_item__study")
+        .get(pk=assignment.pk)
+    )
+    _check_open(assignment, now)
+    _check_in_rubric(assignment, criterion_version_id)
+    if verdict is None and rationale is None:
+        raise GradingError("Nothing to save: choose a verdict or write a rationale.")
+    if verdict is not None and verdict not in Verdict.values:
+        raise GradingError("Choose Pass, Fail or N/A.")
+    grade, _ = Grade.objects.get_or_create(
+        assignment=assignment, criterion_version_id=criterion_version_id
+    )
+    new_verdict = grade.verdict if verdict is None else verdict
+    new_rationale = grade.rationale if rationale is None else rationale.strip()
+    if assignment.is_submitted and _rationale_missing(assignment, new_verdict, new_rationale):
+        raise GradingError("This grade is submitted: write the rationale before choosing Fail.")
+    if (new_verdict, new_rationale) != (grade.verdict, grade.rationale):
+        if assignment.is_submitted:
+            GradeRevision.objects.create(
+                grade=grade,
+                verdict=grade.verdict,
+                rationale=grade.rationale,
+                written_at=grade.updated_at,
+                replaced_by=by,
+            )
+        grade.verdict, grade.rationale = new_verdict, new_rationale
+        grade.save()
+    _touch(assignment, now)
+    assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
+    return grade
+
+
+def _rationale_missing(assignment: Assignment, verdict: str, rationale: str) -> bool:
+    study = assignment.study_item.study
+    return study.require_rationale_on_fail and verdict == Verdict.FAIL and not rationale.strip()
+
+
+@transaction.atomic
+def save_likert(assignment: Assignment, item_id: int, value: int, *, by: User) -> LikertRating:
+    now = timezone.now()
+    assignment = (
+        Assignment.objects.select_for_update()
+        .select_related("study_item__study")
+        .get(pk=assignment.pk)
+    )
+    _check_open(assignment, now)
+    item = LikertItem.objects.filter(pk=item_id, study=assignment.study_item.study_id).first()
+    if item is None:
+        raise GradingError("This question is not part of the study.")
+    if value not in LikertItem.SCALE:
+        raise GradingError("Choose a value from 1 to 5.")
+    rating = LikertRating.objects.filter(assignment=assignment, item=item).first()
+    if rating is None:
+        rating = LikertRating.objects.create(assignment=assignment, item=item, value=value)
+    elif rating.value != value:
+        if assignment.is_submitted:  # kept in the audit trail, like any later change
+            audit.record(rating, AuditEvent.Kind.UPDATED, by, {"value": [rating.value, value]})
+        rating.value = value
+        rating.save()
+    _touch(assignment, now)
+    assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
+    return rating
+
+
+@dataclass(frozen=True)
+class Problem:
+    anchor: str  # element id on the grading page
+    message: str
+
+
+def missing_answers(assignment: Assignment) -> list[Problem]:
+    """What still stops the assignment from being submitted, in page order. Four queries."""
+    rubric = assignment.study_item.rubric_version.effective_rubric()
+    grades = {g.criterion_version_id: g for g in assignment.grades.all()}
+    problems = []
+    for line in rubric:
+        if not line.applicable:
+            continue
+        grade = grades.get(line.version.pk)
+        anchor = f"criterion-{line.version.pk}"
+        if grade is None or not grade.verdict:
+            problems.append(Problem(anchor, f"{line.code}: choose Pass, Fail or N/A."))
+        elif _rationale_missing(assignment, grade.verdict, grade.rationale):
+            problems.append(Problem(anchor, f"{line.code}: a Fail needs a rationale."))
+    rated = set(assignment.likert_ratings.values_list("item_id", flat=True))
+    for item in assignment.study_item.study.likert_items.all():
+        if item.pk not in rated:
+            problems.append(Problem(f"likert-{item.pk}", f"Rate: {item.prompt}"))
+    return problems
+
+
+@transaction.atomic
+def submit(assignment: Assignment) -> None:
+    """Mark the assignment submitted; GradingError listing what is missing otherwise."""
+    now = timezone.now()
+    assignment = (
+        Assignment.objects.select_for_update()
+        .select_related("study_item__study", "study_item__rubric_version")
+        .get(pk=assignment.pk)
+    )
+    _check_open(assignment, now)
+    if assignment.is_submitted:
+        return
+    problems = missing_answers(assignment)
+    if problems:
+        raise GradingError([p.message for p in problems])
+    _touch(assignment, now)
+    assignment.status = Assignment.Status.SUBMITTED
+    assignment.submitted_at = now
+    assignment.save()
+
+
+# ----- progress ---------------------------------------------------------------------------------
+def studies_with_progress(studies: Any) -> list[Study]:
+    """Each study with .items_count, .assignments_count and .submitted_count. One query."""
+    return list(
+        studies.annotate(
+            items_count=Count("items", distinct=True),
+            assignments_count=Count("items__assignments", distinct=True),
+            submitted_count=Count(
+                "items__assignments",
+                filter=Q(items__assignments__status=Assignment.Status.SUBMITTED),
+                distinct=True,
+            ),
+        )
+    )
+
+
+def progress_per_annotator(study: Study) -> list[dict[str, Any]]:
+    """One row per pool member or grader: assigned, submitted, in progress, time spent.
+    Two queries."""
+    rows = (
+        Assignment.objects.filter(study_item__study=study)
+        .values("annotator_id", "annotator__username")
+        .annotate(
+            assigned=Count("pk"),
+            submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
+            in_progress=Count("pk", filter=Q(status=Assignment.Status.IN_PROGRESS)),
+            seconds=Sum("time_spent_seconds"),
+        )
+        .order_by("annotator__username")
+    )
+    by_user = {row["annotator_id"]: row for row in rows}
+    empty = {"assigned": 0, "submitted": 0, "in_progress": 0, "seconds": 0}
+    for user_id, username in study.pool.values_list("annotator_id", "annotator__username"):
+        by_user.setdefault(
+            user_id, {"annotator_id": user_id, "annotator__username": username} | empty
+        )
+    return sorted(by_user.values(), key=lambda r: r["annotator__username"])
+
+
+@transaction.atomic
+def set_status(study: Study, status: Study.Status, *, by: User | None = None) -> None:
+    if study.status == status:
+        return
+    audit.record(study, AuditEvent.Kind.STATUS, by, {"status": [study.status, status.value]})
+    study.status = status
+    study.save(update_fields=["status"])

@@ -1,0 +1,77 @@
+"""Maintainers' pages: studies with their progress, a form to start one, assignment, closing."""
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from accounts.permissions import require
+from accounts.roles import Action
+from grading import services
+from grading.forms import StudyForm
+from grading.models import Study
+from rubrics.models import Response
+
+
+@require(Action.MANAGE_STUDIES)
+def study_list(request: HttpRequest) -> HttpResponse:
+    studies = services.studies_with_progress(Study.objects.select_related("framework"))
+    return render(request, "grading/study_list.html", {"studies": studies})
+
+
+@require(Action.MANAGE_STUDIES)
+def study_create(request: HttpRequest) -> HttpResponse:
+    form = StudyForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        options = {f: data[f] for f in StudyForm.Meta.fields if f not in ("name", "framework")}
+        study = services.create_study(
+            name=data["name"],
+            framework=data["framework"],
+            responses=Response.objects.filter(task__in=data["tasks"]),
+            annotators=data["annotators"],
+            by=request.user,
+            **options,
+        )
+        if data["assign_now"]:
+            created = services.assign_study(study)
+            messages.success(request, f"Study created; {created} assignments made.")
+        else:
+            messages.success(request, "Study created. Assign graders when the pool is ready.")
+        return redirect("grading:study", study.pk)
+    return render(request, "grading/study_form.html", {"form": form})
+
+
+@require(Action.MANAGE_STUDIES)
+def study_detail(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study.objects.select_related("framework"), pk=study_id)
+    [progress] = services.studies_with_progress(Study.objects.filter(pk=study.pk))
+    context = {
+        "study": study,
+        "progress": progress,
+        "annotators": services.progress_per_annotator(study),
+        "likert_items": study.likert_items.all(),
+    }
+    return render(request, "grading/study_detail.html", context)
+
+
+@require(Action.MANAGE_STUDIES)
+@require_POST
+def study_assign(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    created = services.assign_study(study)
+    messages.success(request, f"{created} assignments made.")
+    return redirect("grading:study", study.pk)
+
+
+@require(Action.MANAGE_STUDIES)
+@require_POST
+def study_status(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    status = request.POST.get("status", Study.Status.CLOSED)
+    if status not in Study.Status.values:
+        messages.error(request, "Unknown status.")
+        return redirect("grading:study", study.pk)
+    services.set_status(study, Study.Status(status), by=request.user)
+    messages.success(request, f"The study is now {study.get_status_display().lower()}.")
+    return redirect("grading:study", study.pk)

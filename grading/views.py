@@ -1,0 +1,253 @@
+"""The annotator's pages: their studies, and the blind grading page with autosave.
+
+Every lookup is filtered by `annotator=request.user`, so another person's assignment is a 404
+and nothing on these pages can show another grader's work or a model's identity.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from accounts.permissions import require
+from accounts.roles import Action
+from grading import services
+from grading.models import Assignment, Grade, LikertItem, Study, Verdict
+from rubrics.models import EffectiveCriterion
+
+PAGE = "grading/assignment.html"
+VERDICT_KEYS = {Verdict.PASS: "p", Verdict.FAIL: "f", Verdict.NA: "n"}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One criterion of the rubric with this annotator's grade, as the page shows it."""
+
+    effective: EffectiveCriterion
+    grade: Grade | None
+    rationale_required: bool
+
+    @property
+    def version(self) -> Any:
+        return self.effective.version
+
+    @property
+    def verdict(self) -> str:
+        return self.grade.verdict if self.grade else ""
+
+    @property
+    def rationale(self) -> str:
+        return self.grade.rationale if self.grade else ""
+
+    @property
+    def needs_rationale(self) -> bool:
+        return self.rationale_required and self.verdict == Verdict.FAIL and not self.rationale
+
+
+def _own(request: HttpRequest, assignment_id: int) -> Assignment:
+    return get_object_or_404(
+        Assignment.objects.select_related(
+            "study_item__study", "study_item__rubric_version", "study_item__response__task"
+        ),
+        pk=assignment_id,
+        annotator=request.user,
+    )
+
+
+def _lines(assignment: Assignment) -> list[Line]:
+    required = assignment.study_item.study.require_rationale_on_fail
+    grades = {g.criterion_version_id: g for g in assignment.grades.all()}
+    return [
+        Line(effective, grades.get(effective.version.pk), required)
+        for effective in assignment.study_item.rubric_version.effective_rubric()
+    ]
+
+
+def _likert(assignment: Assignment) -> list[tuple[LikertItem, int | None]]:
+    ratings = dict(assignment.likert_ratings.values_list("item_id", "value"))
+    return [(item, ratings.get(item.pk)) for item in assignment.study_item.study.likert_items.all()]
+
+
+def _page_context(request: HttpRequest, assignment: Assignment, **state: Any) -> dict[str, Any]:
+    item = assignment.study_item
+    response, task = item.response, item.response.task
+    counts = Assignment.objects.filter(
+        study_item__study=item.study_id, annotator=request.user
+    ).aggregate(total=Count("pk"), done=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)))
+    return {
+        "assignment": assignment,
+        "study": item.study,
+        "rubric_version": item.rubric_version,
+        "task": task,
+        "resources": task.resources.all(),
+        "context_values": task.context_values.select_related("variable", "value"),
+        "response": response,
+        "turns": response.turns.all() if response.kind == response.Kind.CONVERSATION else [],
+        "lines": _lines(assignment),
+        "likert": _likert(assignment),
+        "verdicts": [(v, Verdict(v).label, VERDICT_KEYS[v]) for v in Verdict.values],
+        "counts": counts,
+        "closed": item.study.is_closed(),
+    } | state
+
+
+@require(Action.GRADE)
+def index(request: HttpRequest) -> HttpResponse:
+    """The studies this person grades in, with their own progress."""
+    mine = Assignment.objects.filter(annotator=request.user)
+    counts = {
+        row["study_item__study"]: row
+        for row in mine.values("study_item__study").annotate(
+            total=Count("pk"), done=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED))
+        )
+    }
+    studies = list(
+        Study.objects.filter(Q(pool__annotator=request.user) | Q(pk__in=counts.keys())).distinct()
+    )
+    submitted = mine.filter(status=Assignment.Status.SUBMITTED).order_by("position")
+    by_study: dict[int, list[Assignment]] = {}
+    for assignment in submitted.values("pk", "position", "study_item__study"):
+        by_study.setdefault(assignment["study_item__study"], []).append(assignment)
+    rows = [
+        {
+            "study": s,
+            "closed": s.is_closed(),
+            "total": counts.get(s.pk, {}).get("total", 0),
+            "done": counts.get(s.pk, {}).get("done", 0),
+            "submitted": by_study.get(s.pk, []),
+        }
+        for s in studies
+    ]
+    return render(request, "grading/index.html", {"rows": rows})
+
+
+@require(Action.GRADE)
+@require_POST
+def next_item(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    assignment = services.claim_next(study, request.user)
+    if assignment is None:
+        messages.info(request, f"Nothing left to grade in “{study.name}”. Thank you!")
+        return redirect("grading:index")
+    return redirect("grading:assignment", assignment.pk)
+
+
+@require(Action.GRADE)
+def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    assignment = _own(request, assignment_id)
+    if (
+        assignment.status == Assignment.Status.ASSIGNED
+        and not assignment.study_item.study.is_closed()
+    ):
+        services.start(assignment)  # opened from a link rather than "next"
+    return render(request, PAGE, _page_context(request, assignment))
+
+
+def _fragment(
+    request: HttpRequest, assignment: Assignment, name: str, status: int = 200, **state: Any
+) -> HttpResponse:
+    study = assignment.study_item.study
+    context = {
+        "assignment": assignment,
+        "study": study,
+        "closed": study.is_closed(),
+        "verdicts": [(v, Verdict(v).label, VERDICT_KEYS[v]) for v in Verdict.values],
+    }
+    return render(request, f"{PAGE}#{name}", context | state, status=status)
+
+
+def _error_response(
+    request: HttpRequest,
+    assignment: Assignment,
+    error: services.GradingError,
+    partial: str,
+    **state: Any,
+) -> HttpResponse:
+    status = 409 if isinstance(error, services.StudyClosed) else 422
+    message = " ".join(error.messages)
+    if request.htmx and state:
+        return _fragment(request, assignment, partial, status, error=message, **state)
+    if request.htmx:
+        return render(request, f"{PAGE}#error", {"error": message}, status=status)
+    return render(
+        request, PAGE, _page_context(request, assignment, page_error=message), status=status
+    )
+
+
+@require(Action.GRADE)
+@require_POST
+@vary_on_headers("HX-Request")
+def save_grade(request: HttpRequest, assignment_id: int, criterion_version_id: int) -> HttpResponse:
+    assignment = _own(request, assignment_id)
+    verdict = request.POST.get("verdict")
+    rationale = request.POST.get("rationale")
+    try:
+        services.save_grade(
+            assignment, criterion_version_id, verdict=verdict, rationale=rationale, by=request.user
+        )
+    except services.GradingError as error:
+        line = next((x for x in _lines(assignment) if x.version.pk == criterion_version_id), None)
+        state = {"line": line} if line else {}
+        return _error_response(request, assignment, error, "criterion", **state)
+    if not request.htmx:
+        return redirect(
+            reverse("grading:assignment", args=[assignment.pk])
+            + f"#criterion-{criterion_version_id}"
+        )
+    line = next(x for x in _lines(assignment) if x.version.pk == criterion_version_id)
+    return _fragment(request, assignment, "criterion", line=line, saved=True)
+
+
+@require(Action.GRADE)
+@require_POST
+@vary_on_headers("HX-Request")
+def save_likert(request: HttpRequest, assignment_id: int, likert_item_id: int) -> HttpResponse:
+    assignment = _own(request, assignment_id)
+    try:
+        value = int(request.POST.get("value", ""))
+    except ValueError:
+        value = 0
+    try:
+        services.save_likert(assignment, likert_item_id, value, by=request.user)
+    except services.GradingError as error:
+        entry = next((e for e in _likert(assignment) if e[0].pk == likert_item_id), None)
+        return _error_response(
+            request, assignment, error, "likert", **({"entry": entry} if entry else {})
+        )
+    if not request.htmx:
+        return redirect(
+            reverse("grading:assignment", args=[assignment.pk]) + f"#likert-{likert_item_id}"
+        )
+    entry = next(e for e in _likert(assignment) if e[0].pk == likert_item_id)
+    return _fragment(request, assignment, "likert", entry=entry, saved=True)
+
+
+@require(Action.GRADE)
+@require_POST
+def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    assignment = _own(request, assignment_id)
+    try:
+        services.submit(assignment)
+    except services.GradingError as error:
+        status = 409 if isinstance(error, services.StudyClosed) else 422
+        assignment.refresh_from_db()
+        problems = services.missing_answers(assignment)
+        context = _page_context(
+            request,
+            assignment,
+            problems=problems,
+            page_error=" ".join(error.messages) if not problems else "",
+        )
+        return render(request, PAGE, context, status=status)
+    messages.success(request, "Submitted. Here is the next response.")
+    following = services.claim_next(assignment.study_item.study, request.user)
+    if following is None:
+        messages.info(request, "That was the last response assigned to you in this study.")
+        return redirect("grading:index")
+    return redirect("grading:assignment", following.pk)

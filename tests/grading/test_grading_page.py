@@ -1,0 +1,190 @@
+"""The annotator's grading page: blind, own work only, autosave, submit and revisions."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from accounts.roles import Role
+from grading import services
+from grading.models import Assignment, Grade, GradeRevision
+from tests.conftest import htmx
+from tests.grading import factories
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def graders(make_user):
+    return [make_user(Role.ANNOTATOR) for _ in range(2)]
+
+
+@pytest.fixture
+def study(graders):
+    study = factories.study(graders, responses=1, overlap=2)
+    services.assign_study(study)
+    return study
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def assignment_of(study, user) -> Assignment:
+    return Assignment.objects.get(study_item__study=study, annotator=user)
+
+
+def page(assignment) -> str:
+    return reverse("grading:assignment", args=[assignment.pk])
+
+
+def save_url(assignment, version) -> str:
+    return reverse("grading:save_grade", args=[assignment.pk, version.pk])
+
+
+def test_the_page_shows_task_response_and_rubric_but_not_the_model(study, graders):
+    mine = assignment_of(study, graders[0])
+    response = mine.study_item.response
+    html = client_for(graders[0]).get(page(mine)).content.decode()
+    assert mine.study_item.rubric_version.instruction in html
+    assert "<strong>Warm-up</strong>" in html
+    for version in factories.rubric_of(mine):
+        assert version.wording in html
+        assert 'name="verdict" value="fail"' in html
+    assert response.model_name not in html
+
+
+def test_a_conversation_is_shown_turn_by_turn(graders):
+    study = factories.study(graders[:1], responses=0, overlap=1)
+    services.add_responses(study, [factories.response(factories.published_task(), turns=3)])
+    services.assign_study(study)
+    html = client_for(graders[0]).get(page(assignment_of(study, graders[0]))).content.decode()
+    assert html.count('class="turn turn-') == 3
+
+
+def test_another_annotators_assignment_is_not_found(study, graders):
+    theirs = assignment_of(study, graders[1])
+    client = client_for(graders[0])
+    assert client.get(page(theirs)).status_code == 404
+    version = factories.rubric_of(theirs)[0]
+    assert client.post(save_url(theirs, version), {"verdict": "pass"}).status_code == 404
+    assert not Grade.objects.exists()
+
+
+def test_the_page_never_shows_another_graders_grade(study, graders):
+    theirs, mine = assignment_of(study, graders[1]), assignment_of(study, graders[0])
+    version = factories.rubric_of(theirs)[0]
+    services.save_grade(theirs, version.pk, verdict="fail", rationale="ZEBRA-42", by=graders[1])
+    html = client_for(graders[0]).get(page(mine)).content.decode()
+    assert "ZEBRA-42" not in html
+    assert 'aria-pressed="true"' not in html
+
+
+def test_a_click_autosaves_and_returns_only_that_criterion_marked_saved(study, graders):
+    mine = assignment_of(study, graders[0])
+    version = factories.rubric_of(mine)[0]
+    client = htmx(client_for(graders[0]))
+    reply = client.post(save_url(mine, version), {"verdict": "fail", "rationale": "Too long"})
+    html = reply.content.decode()
+    assert reply.status_code == 200
+    assert html.lstrip().startswith(
+        f'<li class="criterion answered verdict-is-fail" id="criterion-{version.pk}"'
+    )
+    assert "Saved" in html
+    assert "The task" not in html
+    grade = Grade.objects.get()
+    assert (grade.verdict, grade.rationale) == ("fail", "Too long")
+    client.post(save_url(mine, version), {"verdict": "pass", "rationale": "Too long"})
+    assert Grade.objects.get().verdict == "pass"
+
+
+def test_without_javascript_a_verdict_saves_and_returns_to_the_criterion(study, graders):
+    mine = assignment_of(study, graders[0])
+    version = factories.rubric_of(mine)[0]
+    reply = client_for(graders[0]).post(save_url(mine, version), {"verdict": "na"})
+    assert reply.status_code == 302
+    assert reply.url.endswith(f"#criterion-{version.pk}")
+    assert Grade.objects.get().verdict == "na"
+
+
+def test_a_save_for_a_closed_study_is_refused_with_a_clear_message(study, graders):
+    mine = assignment_of(study, graders[0])
+    study.status = study.Status.CLOSED
+    study.save()
+    version = factories.rubric_of(mine)[0]
+    reply = htmx(client_for(graders[0])).post(save_url(mine, version), {"verdict": "pass"})
+    assert reply.status_code == 409
+    assert "is closed: grades can no longer change" in reply.content.decode()
+    assert not Grade.objects.exists()
+
+
+def test_a_save_for_a_criterion_outside_the_rubric_version_is_refused(study, graders, make_user):
+    mine = assignment_of(study, graders[0])
+    elsewhere = factories.study([make_user(Role.ANNOTATOR)], responses=1, overlap=1)
+    stranger = elsewhere.items.get().rubric_version.items.first().criterion_version
+    reply = htmx(client_for(graders[0])).post(save_url(mine, stranger), {"verdict": "pass"})
+    assert reply.status_code == 422
+    assert "not part of the rubric" in reply.content.decode()
+    assert not Grade.objects.exists()
+
+
+def test_submit_refuses_an_incomplete_grading_and_lists_what_is_missing(study, graders):
+    mine = assignment_of(study, graders[0])
+    reply = client_for(graders[0]).post(reverse("grading:submit", args=[mine.pk]))
+    assert reply.status_code == 422
+    html = reply.content.decode()
+    for version in factories.rubric_of(mine):
+        assert f'href="#criterion-{version.pk}"' in html
+    mine.refresh_from_db()
+    assert mine.status != Assignment.Status.SUBMITTED
+
+
+def test_submit_moves_on_to_the_next_response(graders):
+    study = factories.study(graders[:1], responses=2, overlap=1)
+    services.assign_study(study)
+    first = services.claim_next(study, graders[0])
+    factories.complete(first, graders[0])
+    reply = client_for(graders[0]).post(reverse("grading:submit", args=[first.pk]))
+    following = Assignment.objects.exclude(pk=first.pk).get()
+    assert reply.status_code == 302
+    assert reply.url == page(following)
+    first.refresh_from_db()
+    assert first.status == Assignment.Status.SUBMITTED
+
+
+def test_revising_a_submitted_grade_through_the_page_keeps_history(study, graders):
+    mine = assignment_of(study, graders[0])
+    factories.complete(mine, graders[0])
+    services.submit(mine)
+    version = factories.rubric_of(mine)[0]
+    client = htmx(client_for(graders[0]))
+    reply = client.post(save_url(mine, version), {"verdict": "fail", "rationale": "On reflection"})
+    assert reply.status_code == 200
+    assert GradeRevision.objects.get().verdict == "pass"
+    refused = client.post(save_url(mine, version), {"verdict": "fail", "rationale": ""})
+    assert refused.status_code == 422
+    assert Grade.objects.get(criterion_version=version).rationale == "On reflection"
+
+
+def test_a_likert_rating_autosaves(study, graders):
+    mine = assignment_of(study, graders[0])
+    item = study.likert_items.first()
+    url = reverse("grading:save_likert", args=[mine.pk, item.pk])
+    reply = htmx(client_for(graders[0])).post(url, {"value": "5"})
+    assert reply.status_code == 200
+    assert mine.likert_ratings.get().value == 5
+    assert htmx(client_for(graders[0])).post(url, {"value": "9"}).status_code == 422
+
+
+def test_the_grading_page_runs_a_fixed_number_of_queries(graders, django_assert_max_num_queries):
+    study = factories.study(graders[:1], responses=0, overlap=1)
+    services.add_responses(study, [factories.response(factories.published_task(criteria=12))])
+    services.assign_study(study)
+    mine = assignment_of(study, graders[0])
+    factories.complete(mine, graders[0])
+    client = client_for(graders[0])
+    client.get(page(mine))  # the first visit also marks it started
+    # session, user, 2 permission lookups, then 9 for the page, whatever the rubric's length
+    with django_assert_max_num_queries(13):
+        assert client.get(page(mine)).status_code == 200
