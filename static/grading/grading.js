@@ -33,12 +33,13 @@
     var step = current();
     var button = step && step.querySelector('button[data-key="' + key + '"]:not([disabled])');
     if (!button) return;
-    if (key === "f" && step.querySelector("textarea") && !step.querySelector("textarea").value.trim()) {
+    button.click(); // its click bubbles to the step and selects it: move on afterwards
+    var area = step.querySelector("textarea");
+    if (key === "f" && area && !area.value.trim()) {
       rationaleFor = step.id; // say why it fails: focus the rationale after the save
     } else {
       move(1);
     }
-    button.click();
   }
 
   function isTyping(target) {
