@@ -1,5 +1,10 @@
+import hashlib
+import secrets
+from datetime import timedelta
+
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.utils import timezone
 
 from accounts.roles import ACTION_LABELS
 
@@ -24,3 +29,71 @@ class Capability(models.Model):
 
     def __str__(self) -> str:
         return "capability"
+
+
+class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
+    def active(self) -> "ApiTokenQuerySet":
+        return self.filter(revoked__isnull=True)
+
+
+class ApiToken(models.Model):
+    """A key a person gives to a script so it can call the API as them, with their role.
+
+    Only a SHA-256 of the key is stored: the key is shown once, when the token is created, and a
+    leaked database does not leak working keys. Keys are long random strings, so a plain hash (no
+    salt, no slow hashing) is enough and lets a request find its token with one indexed lookup.
+    """
+
+    KEY_PREFIX = "l2a_"  # makes a pasted key easy to recognise (and to scan for in leaks)
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, help_text="What the token is for, e.g. nightly export.")
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    hint = models.CharField(max_length=12, editable=False, help_text="The key's first characters.")
+    created = models.DateTimeField(auto_now_add=True)
+    last_used = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked = models.DateTimeField(null=True, blank=True, editable=False)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        verbose_name = "API token"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.hint}…)"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked is None
+
+    @staticmethod
+    def hash_key(key: str) -> str:
+        return hashlib.sha256(key.encode()).hexdigest()
+
+    @classmethod
+    def issue(cls, user: User, name: str) -> tuple["ApiToken", str]:
+        """Create a token for `user`; returns it with the key, which is never stored."""
+        key = cls.KEY_PREFIX + secrets.token_urlsafe(32)
+        token = cls.objects.create(
+            user=user, name=name, key_hash=cls.hash_key(key), hint=key[: len(cls.KEY_PREFIX) + 4]
+        )
+        return token, key
+
+    @classmethod
+    def find_active(cls, key: str) -> "ApiToken | None":
+        return (
+            cls.objects.active().select_related("user").filter(key_hash=cls.hash_key(key)).first()
+        )
+
+    def revoke(self) -> None:
+        if self.revoked is None:
+            self.revoked = timezone.now()
+            self.save(update_fields=["revoked"])
+
+    def touch(self, every: timedelta = timedelta(minutes=1)) -> None:
+        """Record use, at most once per `every`, so a busy script does not write on each call."""
+        now = timezone.now()
+        if self.last_used is None or now - self.last_used >= every:
+            ApiToken.objects.filter(pk=self.pk).update(last_used=now)
+            self.last_used = now

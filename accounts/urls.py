@@ -6,6 +6,8 @@ from accounts import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/profile/", views.profile, name="profile"),
+    path("accounts/tokens/", views.token_create, name="token_create"),
+    path("accounts/tokens/<int:pk>/revoke/", views.token_revoke, name="token_revoke"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(

@@ -1,7 +1,11 @@
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
+from accounts.forms import ApiTokenForm
+from accounts.models import ApiToken
 from accounts.roles import ACTION_LABELS, ROLE_ACTIONS
 from accounts.services import role_of
 
@@ -11,8 +15,40 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "accounts/home.html", {"role": role_of(request.user)})
 
 
-@login_required
-def profile(request: HttpRequest) -> HttpResponse:
+def _profile(request: HttpRequest, status: int = 200, **extra: object) -> HttpResponse:
     role = role_of(request.user)
     allowed = sorted(ACTION_LABELS[a] for a in ROLE_ACTIONS.get(role, ())) if role else []
-    return render(request, "accounts/profile.html", {"role": role, "allowed": allowed})
+    context = {
+        "role": role,
+        "allowed": allowed,
+        "tokens": request.user.api_tokens.all(),
+        "token_form": ApiTokenForm(),
+    }
+    return render(request, "accounts/profile.html", context | extra, status=status)
+
+
+@login_required
+def profile(request: HttpRequest) -> HttpResponse:
+    return _profile(request)
+
+
+@login_required
+@require_POST
+def token_create(request: HttpRequest) -> HttpResponse:
+    form = ApiTokenForm(request.POST)
+    if not form.is_valid():
+        return _profile(request, 422, token_form=form)
+    # The key is shown in this response only: it is not stored, so it cannot be shown again.
+    token, key = ApiToken.issue(request.user, form.cleaned_data["name"])
+    response = _profile(request, 201, new_token=token, new_key=key)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
+    token = get_object_or_404(ApiToken, pk=pk, user=request.user)
+    token.revoke()
+    messages.success(request, f"Token “{token.name}” revoked: scripts using it now get 401.")
+    return redirect("profile")

@@ -11,6 +11,7 @@ urlpatterns = [
     path("rubrics/", include("rubrics.urls")),
     path("grading/", include("grading.urls")),
     path("history/", include("audit.urls")),
+    path("api/", include("api.urls")),
     path("admin/", admin.site.urls),
 ]
 

@@ -1,5 +1,8 @@
 """Every URL of the app, walked with every role: the server answers 403 to a role that may not,
-never a hidden button alone. A new URL must be added to ROUTES (test_every_route_is_listed)."""
+never a hidden button alone. A new URL must be added to ROUTES (test_every_route_is_listed).
+
+The API (namespace `api`) has its own table and walker, with its own status codes (401 for no
+credentials): tests/api/test_api_permissions.py."""
 
 from dataclasses import dataclass
 
@@ -7,6 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from accounts.models import ApiToken, User
 from accounts.roles import Role
 from audit import services as audit
 from audit.models import AuditEvent
@@ -31,6 +35,8 @@ class Route:
 ROUTES: dict[str, Route] = {
     "home": Route("GET", ALL),
     "profile": Route("GET", ALL),
+    "token_create": Route("POST", ALL),
+    "token_revoke": Route("POST", ALL),
     "login": Route("GET", PUBLIC),
     "logout": Route("POST", PUBLIC),
     "password_change": Route("GET", ALL),
@@ -74,7 +80,7 @@ ROUTES: dict[str, Route] = {
 def named_routes(patterns=None, namespace=""):
     for entry in patterns if patterns is not None else get_resolver().url_patterns:
         if isinstance(entry, URLResolver):
-            if entry.namespace == "admin":
+            if entry.namespace in ("admin", "api"):
                 continue
             inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
             yield from named_routes(entry.url_patterns, inner)
@@ -103,6 +109,8 @@ def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
         "subcompetency": sub,
         "contextvariable": ContextVariable.objects.get(key="class_size"),
         "contextvalue": ContextValue.objects.get(code="b1"),
+        # A person can revoke only their own tokens; anonymous visitors are sent to log in.
+        "token": ApiToken.issue(user or User.objects.create(username="someone"), "script")[0],
     }
     kwargs = {}
     for param in pattern.pattern.converters:

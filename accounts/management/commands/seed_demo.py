@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand
 
 from accounts.models import User
 from accounts.services import create_demo_accounts
+from grading.demo import seed_demo_study
 from rubrics.demo import seed_demo_benchmark
 from taxonomy import services as taxonomy
 from taxonomy.seedfile import read_context_variables, read_taxonomy
@@ -28,3 +29,4 @@ class Command(BaseCommand):
         users = User.objects.in_bulk(["author", "maintainer"], field_name="username")
         report = seed_demo_benchmark(framework, users["author"], users["maintainer"])
         self.stdout.write(f"\nDemo benchmark: {report.summary()}")
+        self.stdout.write(f"Demo grading study: {seed_demo_study() or 'no responses to grade'}")

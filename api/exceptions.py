@@ -1,0 +1,93 @@
+"""One shape for every error the API returns, and the domain's refusals mapped to HTTP.
+
+    {"detail": "Invalid input.", "errors": {"code": ["This field is required."]}}   400
+    {"detail": "Authentication credentials were not provided."}                     401, 403, 404
+    {"detail": "... was changed by someone else ...", "current": {...}}             409, 412
+
+Model validation (full_clean in audit.editing) raises Django's ValidationError: it becomes a 400
+with field messages, like a serializer's. EditConflict and DeleteRefused become 409.
+"""
+
+from collections.abc import Iterator
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.serializers import as_serializer_error
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from audit.editing import DeleteRefused, EditConflict
+
+
+class Conflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The request conflicts with the current state of the object."
+    default_code = "conflict"
+
+    def __init__(self, detail: str | None = None, current: Any = None) -> None:
+        super().__init__(detail)
+        self.current = current
+
+
+class PreconditionFailed(Conflict):
+    status_code = status.HTTP_412_PRECONDITION_FAILED
+    default_detail = "If-Match does not match the current ETag: reload the object and retry."
+    default_code = "precondition_failed"
+
+
+class PreconditionRequired(exceptions.APIException):
+    status_code = status.HTTP_428_PRECONDITION_REQUIRED
+    default_detail = (
+        "Say which revision you are changing: send If-Match with the ETag you read, "
+        "or the `revision` field."
+    )
+    default_code = "precondition_required"
+
+
+def flat_errors(detail: Any, prefix: str = "") -> Iterator[tuple[str, list[str]]]:
+    """Nested serializer errors as {"values.0.code": [...]}: one level, typed in the schema."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            yield from flat_errors(value, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(detail, list) and detail and not all(isinstance(d, str) for d in detail):
+        for index, value in enumerate(detail):
+            yield from flat_errors(value, f"{prefix}.{index}" if prefix else str(index))
+    else:
+        messages = detail if isinstance(detail, list) else [detail]
+        yield prefix or "non_field_errors", [str(m) for m in messages]
+
+
+def _current(exc: Exception, context: dict[str, Any]) -> Any:
+    current = getattr(exc, "current", None)
+    view = context.get("view")
+    if current is None or not hasattr(view, "get_serializer"):
+        return None
+    return view.get_serializer(current).data  # type: ignore[union-attr]
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(as_serializer_error(exc))
+    elif isinstance(exc, EditConflict):
+        exc = Conflict(str(exc), current=exc.current)
+    elif isinstance(exc, DeleteRefused):
+        exc = Conflict(str(exc))
+    elif isinstance(exc, IntegrityError):
+        # Two writers raced past validation; the loser is told, not shown a 500.
+        exc = Conflict("This change clashes with data saved at the same time; reload and retry.")
+
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        response.data = {"detail": "Invalid input.", "errors": dict(flat_errors(exc.detail))}
+    elif isinstance(exc, Conflict):
+        response.data = {"detail": str(exc.detail)}
+        current = _current(exc, context)
+        if current is not None:
+            response.data["current"] = current
+            if "revision" in current:
+                response["ETag"] = f'"{current["revision"]}"'
+    return response

@@ -1,0 +1,206 @@
+"""Frameworks, competencies, sub-competencies, context variables and their values.
+
+Read with Action.VIEW_TAXONOMY, changed with Action.EDIT_TAXONOMY; filters are those the browser
+offers (framework code, competency code, variable kind and group)."""
+
+from typing import Any
+
+import django_filters
+from django.db import models
+from rest_framework import serializers
+
+from accounts.roles import Action
+from api.serializers import RevisionedSerializer
+from api.viewsets import RevisionedModelViewSet
+from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
+
+ORDER = {"min_value": 0, "max_value": 2**31 - 1, "required": False}
+
+
+# ----- serializers ---------------------------------------------------------------------------
+class FrameworkSerializer(RevisionedSerializer):
+    class Meta:
+        model = Framework
+        fields = ["id", "code", "name", "description", "note", "revision"]
+
+
+class FrameworkField(serializers.SlugRelatedField):
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("queryset", Framework.objects.all())
+        super().__init__(slug_field="code", help_text="The framework's code.", **kwargs)
+
+
+class CompetencySerializer(RevisionedSerializer):
+    parent_field = "framework"
+    framework = FrameworkField()
+
+    class Meta:
+        model = Competency
+        fields = ["id", "framework", "code", "name", "description", "order", "revision"]
+        extra_kwargs = {"order": ORDER}
+
+
+class SubCompetencySerializer(RevisionedSerializer):
+    parent_field = "competency"
+    framework = serializers.CharField(source="competency.framework.code", read_only=True)
+    competency_code = serializers.CharField(source="competency.code", read_only=True)
+
+    class Meta:
+        model = SubCompetency
+        fields = [
+            *("id", "framework", "competency", "competency_code", "code", "name"),
+            *("description", "order", "revision"),
+        ]
+        extra_kwargs = {"order": ORDER}
+
+
+class ContextValueSerializer(RevisionedSerializer):
+    parent_field = "variable"
+    framework = serializers.CharField(source="variable.framework.code", read_only=True)
+    variable_key = serializers.CharField(source="variable.key", read_only=True)
+
+    class Meta:
+        model = ContextValue
+        fields = [
+            *("id", "framework", "variable", "variable_key", "code", "label", "description"),
+            *("order", "revision"),
+        ]
+        extra_kwargs = {"order": ORDER}
+
+    def validate_variable(self, variable: ContextVariable) -> ContextVariable:
+        # The browser offers no "add value" on these variables; the API refuses the same.
+        if not variable.has_listed_values:
+            raise serializers.ValidationError(
+                f"{variable} is a {variable.get_kind_display().lower()} variable: "
+                "it takes no listed values."
+            )
+        return variable
+
+
+class ListedValueSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ContextValue
+        fields = ["id", "code", "label", "description", "order", "revision"]
+        read_only_fields = fields
+
+
+class ContextVariableSerializer(RevisionedSerializer):
+    parent_field = "framework"
+    framework = FrameworkField()
+    values = ListedValueSerializer(
+        many=True, read_only=True, help_text="Allowed values (edit them as context-values)."
+    )
+
+    class Meta:
+        model = ContextVariable
+        fields = [
+            *("id", "framework", "key", "label", "description", "kind", "group"),
+            *("minimum", "maximum", "source", "order", "values", "revision"),
+        ]
+        extra_kwargs = {"order": ORDER}
+
+
+# ----- filters -------------------------------------------------------------------------------
+class FrameworkCode(django_filters.CharFilter):
+    def __init__(self, field_name: str) -> None:
+        super().__init__(field_name=field_name, label="Framework code")
+
+
+class CompetencyFilter(django_filters.FilterSet):
+    framework = FrameworkCode("framework__code")
+
+    class Meta:
+        model = Competency
+        fields = ["framework", "code"]
+
+
+class SubCompetencyFilter(django_filters.FilterSet):
+    framework = FrameworkCode("competency__framework__code")
+    competency = django_filters.NumberFilter(label="Competency id")
+    competency_code = django_filters.CharFilter("competency__code", label="Competency code")
+
+    class Meta:
+        model = SubCompetency
+        fields = ["framework", "competency", "competency_code", "code"]
+
+
+class ContextVariableFilter(django_filters.FilterSet):
+    framework = FrameworkCode("framework__code")
+
+    class Meta:
+        model = ContextVariable
+        fields = ["framework", "key", "kind", "group"]
+
+
+class ContextValueFilter(django_filters.FilterSet):
+    framework = FrameworkCode("variable__framework__code")
+    variable = django_filters.NumberFilter(label="Variable id")
+    variable_key = django_filters.CharFilter("variable__key", label="Variable key")
+
+    class Meta:
+        model = ContextValue
+        fields = ["framework", "variable", "variable_key", "code"]
+
+
+# ----- viewsets ------------------------------------------------------------------------------
+class TaxonomyViewSet(RevisionedModelViewSet):
+    read_action = Action.VIEW_TAXONOMY
+    write_action = Action.EDIT_TAXONOMY
+    siblings_of: str | None = None  # parent field: a new object goes last among its siblings
+
+    def prepare_new(self, instance: models.Model) -> None:
+        if self.siblings_of and not instance.order:  # type: ignore[attr-defined]
+            parent = getattr(instance, self.siblings_of)
+            siblings = type(instance)._default_manager.filter(**{self.siblings_of: parent})
+            instance.order = siblings.count() + 1  # type: ignore[attr-defined]
+
+
+class FrameworkViewSet(TaxonomyViewSet):
+    queryset = Framework.objects.all()
+    serializer_class = FrameworkSerializer
+    lookup_field = "code"
+    lookup_value_converter = "slug"
+    search_fields = ["code", "name"]
+    ordering_fields = ["code", "name", "id"]
+    ordering = ["name", "id"]
+    filterset_fields = ["code"]
+
+
+class CompetencyViewSet(TaxonomyViewSet):
+    queryset = Competency.objects.select_related("framework")
+    serializer_class = CompetencySerializer
+    filterset_class = CompetencyFilter
+    search_fields = ["code", "name", "description"]
+    ordering_fields = ["order", "code", "name", "id"]
+    ordering = ["framework__name", "order", "code", "id"]
+    siblings_of = "framework"
+
+
+class SubCompetencyViewSet(TaxonomyViewSet):
+    queryset = SubCompetency.objects.select_related("competency__framework")
+    serializer_class = SubCompetencySerializer
+    filterset_class = SubCompetencyFilter
+    search_fields = ["code", "name", "description"]
+    ordering_fields = ["order", "code", "name", "id"]
+    ordering = ["competency__framework__name", "competency__order", "order", "code", "id"]
+    siblings_of = "competency"
+
+
+class ContextVariableViewSet(TaxonomyViewSet):
+    queryset = ContextVariable.objects.select_related("framework").prefetch_related("values")
+    serializer_class = ContextVariableSerializer
+    filterset_class = ContextVariableFilter
+    search_fields = ["key", "label", "description"]
+    ordering_fields = ["order", "key", "label", "id"]
+    ordering = ["framework__name", "order", "key", "id"]
+    siblings_of = "framework"
+
+
+class ContextValueViewSet(TaxonomyViewSet):
+    queryset = ContextValue.objects.select_related("variable__framework")
+    serializer_class = ContextValueSerializer
+    filterset_class = ContextValueFilter
+    search_fields = ["code", "label"]
+    ordering_fields = ["order", "code", "label", "id"]
+    ordering = ["variable__framework__name", "variable__order", "order", "code", "id"]
+    siblings_of = "variable"
