@@ -1,0 +1,84 @@
+"""A demo grading study over the demo benchmark's responses, with some grades already in.
+
+The grades are generated, not real: each criterion gets a "consensus" verdict drawn at random and
+each demo annotator departs from it with their own probability, so agreement pages have realistic
+disagreement to show. Seeded, so every `make demo` gives the same study."""
+
+import random
+
+from django.db import transaction
+from django.db.models import Exists, OuterRef
+
+from accounts.models import User
+from grading import services
+from grading.models import Assignment, Study, Verdict
+from rubrics.models import Response, RubricVersion
+
+NAME = "Demo study: pilot grading"
+ANNOTATORS = {"annotator": 0.10, "annotator2": 0.20, "annotator3": 0.30}  # chance to disagree
+GRADED_PER_ANNOTATOR = 3
+SEED = 2026
+
+
+@transaction.atomic
+def seed_demo_study() -> Study | None:
+    """Create the demo study (idempotent); None when there are no responses or annotators."""
+    existing = Study.objects.filter(name=NAME).first()
+    if existing is not None:
+        return existing
+    graders = list(User.objects.filter(username__in=ANNOTATORS).order_by("username"))
+    published = RubricVersion.objects.filter(task=OuterRef("task"))
+    responses = list(Response.objects.filter(Exists(published)).select_related("task"))
+    if not responses or not graders:
+        return None
+    study = services.create_study(
+        name=NAME,
+        framework=responses[0].task.framework,
+        responses=responses,
+        annotators=graders,
+        overlap=min(3, len(graders)),
+        seed=SEED,
+        description="Generated demo data: three annotators, each response graded by all three.",
+    )
+    services.assign_study(study)
+    rng = random.Random(SEED)
+    consensus: dict[tuple[int, int], str] = {}
+    for grader in graders:
+        for _ in range(GRADED_PER_ANNOTATOR):
+            assignment = services.claim_next(study, grader)
+            if assignment is None:
+                break
+            _grade(assignment, grader, ANNOTATORS[grader.username], consensus, rng)
+    return study
+
+
+def _grade(
+    assignment: Assignment,
+    grader: User,
+    disagreement: float,
+    consensus: dict[tuple[int, int], str],
+    rng: random.Random,
+) -> None:
+    for line in assignment.study_item.rubric_version.effective_rubric():
+        if not line.applicable:
+            continue
+        key = (assignment.study_item_id, line.version.pk)
+        agreed = consensus.setdefault(key, Verdict.PASS if rng.random() < 0.7 else Verdict.FAIL)
+        verdict = agreed
+        if rng.random() < disagreement:
+            verdict = rng.choice(
+                [v for v in (Verdict.PASS, Verdict.FAIL, Verdict.NA) if v != agreed]
+            )
+        rationale = (
+            "Demo rationale: the response does not meet this criterion."
+            if verdict == Verdict.FAIL
+            else ""
+        )
+        services.save_grade(
+            assignment, line.version.pk, verdict=verdict, rationale=rationale, by=grader
+        )
+    for item in assignment.study_item.study.likert_items.all():
+        services.save_likert(
+            assignment, item.pk, min(5, max(1, round(rng.gauss(4.2, 0.8)))), by=grader
+        )
+    services.submit(assignment)

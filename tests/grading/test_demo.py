@@ -1,0 +1,27 @@
+"""The demo study seeded by `make demo`."""
+
+from collections import defaultdict
+
+import pytest
+from django.core.management import call_command
+
+from grading.demo import NAME, seed_demo_study
+from grading.models import Assignment, Grade, Study
+
+pytestmark = pytest.mark.django_db
+
+
+def test_seed_demo_makes_a_study_with_submitted_grades_that_disagree_somewhere():
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    study = Study.objects.get(name=NAME)
+    assert study.items.exists()
+    submitted = Assignment.objects.filter(study_item__study=study, status="submitted")
+    assert submitted.values("annotator").distinct().count() == 3
+    verdicts = defaultdict(set)
+    for item, version, verdict in Grade.objects.filter(assignment__in=submitted).values_list(
+        "assignment__study_item", "criterion_version", "verdict"
+    ):
+        verdicts[item, version].add(verdict)
+    assert any(len(v) > 1 for v in verdicts.values())
+    assert any(len(v) == 1 for v in verdicts.values())
+    assert seed_demo_study() == study  # idempotent
