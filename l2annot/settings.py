@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "taxonomy",
     "rubrics",
     "grading",
+    "agreement",
     "judging",
     "interchange",
     "django_tasks_db",

@@ -10,6 +10,7 @@ urlpatterns = [
     path("taxonomy/", include("taxonomy.urls")),
     path("rubrics/", include("rubrics.urls")),
     path("grading/", include("grading.urls")),
+    path("agreement/", include("agreement.urls")),
     path("history/", include("audit.urls")),
     path("api/", include("api.urls")),
     path("admin/", admin.site.urls),

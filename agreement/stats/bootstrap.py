@@ -223,6 +223,10 @@ def _bootstrap_values(
     seed: Seed,
     clusters: npt.ArrayLike | None,
 ) -> tuple[FloatArray, str]:
+    if n_units == 0:
+        # Nothing to resample; the estimate is undefined and carries the reason.
+        method = "units" if clusters is None else "clusters"
+        return np.empty(0, dtype=np.float64), f"percentile bootstrap ({method})"
     rng = rng_from_seed(seed)
     chunks: list[FloatArray] = []
     if clusters is None:

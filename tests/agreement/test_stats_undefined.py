@@ -16,6 +16,7 @@ from agreement.stats import (
     Coefficient,
     alpha_from_counts,
     binary_summary,
+    bootstrap_alpha,
     cohen_kappa_from_table,
     cronbach_alpha,
     fleiss_kappa,
@@ -111,3 +112,11 @@ def test_stats_package_imports_without_django() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("clusters", [None, np.empty(0, dtype=np.int64)])
+def test_bootstrap_of_no_units_is_undefined_with_a_reason(clusters):
+    interval = bootstrap_alpha(np.zeros((0, 2), dtype=np.int64), n_resamples=50, clusters=clusters)
+    assert interval.low is None and interval.high is None
+    assert interval.estimate.undefined_reason is not None
+    assert interval.undefined_reason == interval.estimate.undefined_reason

@@ -1,0 +1,170 @@
+"""Reading a study's ratings out of the database for the pure report code.
+
+The grades come back as one row per rating (no ORM objects), so a 100k-grade study costs one
+query for the ratings plus one per lookup table, never one per grade.
+"""
+
+from dataclasses import dataclass
+
+from django.db.models import Max
+
+from agreement.reports import CriterionInfo, ItemInfo, StudyRatings, ratings_from_rows
+from grading.models import Assignment, Grade, Study, StudyItem, Verdict
+from rubrics.models import CriterionVersion, TaskContextValue
+
+VALUE_INDEX = {Verdict.FAIL: 0, Verdict.PASS: 1}
+
+
+def submitted_grades(study: Study):  # type: ignore[no-untyped-def]
+    return Grade.objects.filter(
+        assignment__study_item__study=study,
+        assignment__status=Assignment.Status.SUBMITTED,
+        verdict__in=list(VALUE_INDEX),
+    )
+
+
+def study_state(study: Study) -> tuple[int, str]:
+    """Changes whenever a submitted grade is added, changed or withdrawn: a cache key part."""
+    state = submitted_grades(study).aggregate(latest=Max("updated_at"))
+    count = submitted_grades(study).count()
+    return count, state["latest"].isoformat() if state["latest"] else "-"
+
+
+def load_study_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
+    """Every submitted pass/fail grade of `study`. With `blind`, raters are named
+    "Annotator 1", "Annotator 2", ... in a stable order instead of by user name."""
+    rows = list(
+        submitted_grades(study).values_list(
+            "assignment__study_item_id",
+            "criterion_version_id",
+            "assignment__annotator_id",
+            "assignment__annotator__username",
+            "verdict",
+        )
+    )
+    item_ids = sorted({row[0] for row in rows})
+    version_ids = sorted({row[1] for row in rows})
+    rater_ids = sorted({(row[2], row[3]) for row in rows})
+    names = _rater_names(rater_ids, blind)
+    item_index = {pk: i for i, pk in enumerate(item_ids)}
+    version_index = {pk: i for i, pk in enumerate(version_ids)}
+    rater_index = {pk: i for i, (pk, _) in enumerate(rater_ids)}
+    return ratings_from_rows(
+        [
+            (item_index[item], version_index[version], rater_index[rater], VALUE_INDEX[verdict])
+            for item, version, rater, _, verdict in rows
+        ],
+        criteria=_criteria(version_ids),
+        items=_items(item_ids),
+        raters=[names[pk] for pk, _ in rater_ids],
+    )
+
+
+def _rater_names(rater_ids: list[tuple[int, str]], blind: bool) -> dict[int, str]:
+    return {
+        pk: f"Annotator {n}" if blind else username
+        for n, (pk, username) in enumerate(sorted(rater_ids), start=1)
+    }
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    task_key: str
+    criterion_code: str
+    wording: str
+    grades: tuple[tuple[str, str, str], ...]  # (annotator, verdict, rationale)
+
+
+def disagreements(
+    study: Study, version_ids: list[int], *, blind: bool = True, limit: int = 20
+) -> list[Disagreement]:
+    """Units of the given criterion versions on which submitted grades differ, with every
+    grade and its rationale, so an author can see why graders split."""
+    grades = list(
+        submitted_grades(study)
+        .filter(criterion_version_id__in=version_ids)
+        .values_list(
+            "assignment__study_item_id",
+            "criterion_version_id",
+            "assignment__annotator_id",
+            "assignment__annotator__username",
+            "verdict",
+            "rationale",
+            "assignment__study_item__response__task__key",
+            "criterion_version__criterion__code",
+            "criterion_version__wording",
+        )
+    )
+    raters = set(
+        submitted_grades(study)
+        .values_list("assignment__annotator_id", "assignment__annotator__username")
+        .order_by()
+        .distinct()
+    )
+    names = _rater_names(sorted(raters), blind)
+    units: dict[tuple[int, int], list[tuple]] = {}
+    for grade in grades:
+        units.setdefault((grade[0], grade[1]), []).append(grade)
+    out = []
+    for (_, _), rows in sorted(units.items()):
+        if len({row[4] for row in rows}) < 2:
+            continue
+        first = rows[0]
+        out.append(
+            Disagreement(
+                task_key=first[6],
+                criterion_code=first[7],
+                wording=first[8],
+                grades=tuple(
+                    (names[row[2]], row[4], row[5])
+                    for row in sorted(rows, key=lambda r: names[r[2]])
+                ),
+            )
+        )
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _criteria(version_ids: list[int]) -> list[CriterionInfo]:
+    versions = CriterionVersion.objects.filter(pk__in=version_ids).select_related(
+        "criterion__sub_competency__competency", "criterion__task__sub_competency__competency"
+    )
+    by_pk = {}
+    for version in versions:
+        criterion = version.criterion
+        task = criterion.task
+        sub = criterion.sub_competency or (task.sub_competency if task else None)
+        by_pk[version.pk] = CriterionInfo(
+            key=version.pk,
+            code=criterion.code,
+            wording=version.wording,
+            layer=criterion.layer,
+            sub_competency=sub.code if sub else "",
+            competency=sub.competency.code if sub else "",
+            weight=version.weight,
+        )
+    return [by_pk[pk] for pk in version_ids]
+
+
+def _items(item_ids: list[int]) -> list[ItemInfo]:
+    items = StudyItem.objects.filter(pk__in=item_ids).select_related(
+        "response__task__sub_competency__competency"
+    )
+    tasks = {item.response.task_id for item in items}
+    context: dict[int, list[tuple[str, str]]] = {}
+    values = TaskContextValue.objects.filter(task_id__in=tasks).select_related("variable", "value")
+    for value in values.order_by("variable__order"):
+        context.setdefault(value.task_id, []).append((value.variable.label, value.display_value))
+    by_pk = {}
+    for item in items:
+        task = item.response.task
+        by_pk[item.pk] = ItemInfo(
+            key=item.pk,
+            task_key=task.key,
+            sub_competency=task.sub_competency.code,
+            competency=task.sub_competency.competency.code,
+            model_family=item.response.model_family,
+            context=tuple(context.get(task.pk, ())),
+        )
+    return [by_pk[pk] for pk in item_ids]

@@ -1,0 +1,119 @@
+"""The agreement report as JSON-ready data and as an XLSX workbook (every figure with its CI)."""
+
+from collections.abc import Iterator
+from typing import IO, Any
+
+from openpyxl import Workbook
+from openpyxl.styles import Font
+from openpyxl.utils import get_column_letter
+
+from agreement.reports import GroupAgreement, StudyAgreement
+from agreement.stats import Coefficient, Ratio
+
+GROUP_COLUMNS = [
+    "group", "items", "ratings", "pairable units", "percent agreement", "alpha", "alpha CI low",
+    "alpha CI high", "alpha undefined because", "AC1", "pass rate", "positive agreement",
+    "negative agreement", "alpha unstable (prevalence)",
+]  # fmt: skip
+
+
+def _coefficient(c: Coefficient) -> float | None:
+    return c.value
+
+
+def _ratio(r: Ratio) -> float | None:
+    return r.value
+
+
+def group_row(group: GroupAgreement) -> list[Any]:
+    s = group.summary
+    return [
+        group.label,
+        group.n_items,
+        s.n_ratings,
+        s.n_units,
+        _coefficient(s.percent_agreement),
+        _coefficient(group.alpha.estimate),
+        group.alpha.low,
+        group.alpha.high,
+        group.alpha.estimate.undefined_reason or group.alpha.undefined_reason or "",
+        _coefficient(s.ac1),
+        _ratio(s.prevalence),
+        _ratio(s.positive_agreement),
+        _ratio(s.negative_agreement),
+        s.alpha_unstable_prevalence,
+    ]
+
+
+def _group_dict(group: GroupAgreement) -> dict[str, Any]:
+    return dict(zip(GROUP_COLUMNS, group_row(group), strict=True)) | {
+        "confidence": group.alpha.confidence,
+        "interval method": group.alpha.method,
+        "resamples": group.alpha.n_resamples,
+    }
+
+
+def report_to_dict(study_name: str, report: StudyAgreement) -> dict[str, Any]:
+    return {
+        "study": study_name,
+        "validation threshold": report.threshold,
+        "overall": _group_dict(report.overall),
+        "criteria": [
+            {"code": c.criterion.code, "layer": c.criterion.layer, "wording": c.criterion.wording}
+            | _group_dict(c.agreement)
+            | {"validated": c.validated, "verdict": c.verdict}
+            for c in report.criteria
+        ],
+        "by layer": [_group_dict(g) for g in report.by_layer],
+        "by competency": [_group_dict(g) for g in report.by_competency],
+        "by sub-competency": [_group_dict(g) for g in report.by_sub_competency],
+        "by context value": [_group_dict(g) for g in report.by_context],
+        "annotators": [
+            {
+                "annotator": r.rater,
+                "ratings": r.n_ratings,
+                "agreement with others": r.agreement_with_others,
+                "alpha without this annotator": r.alpha_without.value,
+            }
+            for r in report.raters
+        ],
+        "pairwise agreement": [
+            {
+                "annotator a": report.rater_names[i],
+                "annotator b": report.rater_names[j],
+                "shared units": cell.shared_units,
+                "percent agreement": cell.percent,
+                "cohen kappa": cell.kappa.value,
+            }
+            for i, row in enumerate(report.rater_matrix)
+            for j, cell in enumerate(row)
+            if cell is not None and i < j
+        ],
+    }
+
+
+def _sheet_rows(data: dict[str, Any]) -> Iterator[tuple[str, list[str], list[list[Any]]]]:
+    yield "Overall", list(data["overall"]), [list(data["overall"].values())]
+    for name in ["criteria", "by layer", "by competency", "by sub-competency", "by context value",
+                 "annotators", "pairwise agreement"]:  # fmt: skip
+        rows = data[name]
+        header = list(rows[0]) if rows else ["(no data)"]
+        yield name.capitalize()[:31], header, [list(row.values()) for row in rows]
+
+
+def write_report_xlsx(study_name: str, report: StudyAgreement, out: IO[bytes]) -> None:
+    workbook = Workbook()
+    workbook.remove(workbook.active)
+    for title, header, rows in _sheet_rows(report_to_dict(study_name, report)):
+        sheet = workbook.create_sheet(title)
+        sheet.append(header)
+        for cell in sheet[1]:
+            cell.font = Font(bold=True)
+        for row in rows:
+            sheet.append(row)
+        sheet.freeze_panes = "A2"
+        sheet.auto_filter.ref = sheet.dimensions
+        for index, name in enumerate(header, start=1):
+            width = max(12, min(40, len(name) + 4))
+            sheet.column_dimensions[get_column_letter(index)].width = width
+    workbook.save(out)

@@ -1,0 +1,34 @@
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from agreement.export import report_to_dict, write_report_xlsx
+from agreement.services import study_report
+from grading.models import Study
+
+
+class Command(BaseCommand):
+    help = "Write the agreement report of a study (every figure with its CI) as JSON or XLSX."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("study", help="study id or exact name")
+        parser.add_argument("--format", choices=["json", "xlsx"], default="json")
+        parser.add_argument("--output", type=Path, required=True)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        key = options["study"]
+        study = Study.objects.filter(pk=int(key)).first() if key.isdigit() else None
+        study = study or Study.objects.filter(name=key).first()
+        if study is None:
+            raise CommandError(f"No study with id or name {key!r}.")
+        report = study_report(study)
+        output: Path = options["output"]
+        if options["format"] == "json":
+            data = report_to_dict(study.name, report)
+            output.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        else:
+            with output.open("wb") as stream:
+                write_report_xlsx(study.name, report, stream)
+        self.stdout.write(f"Wrote the agreement report of {study.name} to {output}")

@@ -1,0 +1,34 @@
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from agreement.reports import DEFAULT_THRESHOLD
+from grading.models import Study
+
+
+class AnalysisSettings(models.Model):
+    """How a study's agreement is analysed. A study without a row uses the defaults."""
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="analysis")
+    validation_threshold = models.FloatField(
+        default=DEFAULT_THRESHOLD,
+        validators=[MinValueValidator(-1.0), MaxValueValidator(1.0)],
+        help_text="A criterion is validated when the lower bound of its alpha's 95% interval "
+        "reaches this value (0.667 after Krippendorff 2004).",
+    )
+    resamples = models.PositiveIntegerField(
+        default=1000, validators=[MinValueValidator(100), MaxValueValidator(20000)]
+    )
+    seed = models.PositiveIntegerField(default=0, help_text="Bootstrap seed: same data, same CIs.")
+    show_annotator_names = models.BooleanField(
+        default=False, help_text="Name annotators in reports instead of numbering them."
+    )
+
+    class Meta:
+        verbose_name_plural = "analysis settings"
+
+    def __str__(self) -> str:
+        return f"Analysis of {self.study}"
+
+    @classmethod
+    def for_study(cls, study: Study) -> "AnalysisSettings":
+        return cls.objects.filter(study=study).first() or cls(study=study)

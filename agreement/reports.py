@@ -1,0 +1,323 @@
+"""Agreement reports of a grading study, composed from the pure statistics core.
+
+Pure: numpy arrays and dataclasses in, frozen dataclasses out; no Django. `agreement.data`
+builds the StudyRatings from the database; views, exports and the command render the report.
+
+A *unit* is one (study item, criterion) pair; a rating is one annotator's pass or fail on a
+unit (N/A is missing data, not a third value). Confidence intervals resample study items as
+clusters: the criteria of one response are graded together by the same people, so resampling
+units alone would understate the uncertainty.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from agreement.stats import (
+    BinarySummary,
+    Coefficient,
+    Interval,
+    alpha_from_counts,
+    binary_summary,
+    bootstrap_alpha,
+    cohen_kappa,
+    counts_from_pairs,
+)
+
+IntArray = npt.NDArray[np.int64]
+FAIL, PASS = 0, 1
+DEFAULT_THRESHOLD = 0.667  # Krippendorff 2004: lowest alpha for tentative conclusions.
+
+
+@dataclass(frozen=True)
+class CriterionInfo:
+    key: int  # criterion version id
+    code: str
+    wording: str
+    layer: str
+    sub_competency: str
+    competency: str
+    weight: int = 0
+
+
+@dataclass(frozen=True)
+class ItemInfo:
+    key: int  # study item id
+    task_key: str
+    sub_competency: str
+    competency: str
+    model_family: str = ""
+    context: tuple[tuple[str, str], ...] = ()  # (variable label, value label)
+
+
+@dataclass(frozen=True)
+class StudyRatings:
+    """Every submitted pass/fail rating of a study, as parallel integer arrays."""
+
+    criteria: tuple[CriterionInfo, ...]
+    items: tuple[ItemInfo, ...]
+    raters: tuple[str, ...]
+    unit_item: IntArray  # per unit: index into items
+    unit_criterion: IntArray  # per unit: index into criteria
+    rating_unit: IntArray  # per rating: index into units
+    rating_rater: IntArray  # per rating: index into raters
+    rating_value: IntArray  # per rating: FAIL or PASS
+
+    @property
+    def n_units(self) -> int:
+        return int(self.unit_item.size)
+
+    def counts(self) -> IntArray:
+        return counts_from_pairs(
+            self.rating_unit, self.rating_value, n_units=self.n_units, n_values=2
+        )
+
+
+def ratings_from_rows(
+    rows: Sequence[tuple[int, int, int, int]],
+    criteria: Sequence[CriterionInfo],
+    items: Sequence[ItemInfo],
+    raters: Sequence[str],
+) -> StudyRatings:
+    """StudyRatings from (item index, criterion index, rater index, value) rows."""
+    data = np.asarray(rows, dtype=np.int64).reshape(-1, 4)
+    pairs = data[:, 0] * max(len(criteria), 1) + data[:, 1]
+    unit_keys, rating_unit = np.unique(pairs, return_inverse=True)
+    return StudyRatings(
+        criteria=tuple(criteria),
+        items=tuple(items),
+        raters=tuple(raters),
+        unit_item=(unit_keys // max(len(criteria), 1)).astype(np.int64),
+        unit_criterion=(unit_keys % max(len(criteria), 1)).astype(np.int64),
+        rating_unit=rating_unit.astype(np.int64).reshape(-1),
+        rating_rater=data[:, 2],
+        rating_value=data[:, 3],
+    )
+
+
+@dataclass(frozen=True)
+class GroupAgreement:
+    """Agreement over one set of units (a criterion, a layer, a competency, ...)."""
+
+    label: str
+    n_items: int
+    summary: BinarySummary
+    alpha: Interval
+
+
+@dataclass(frozen=True)
+class CriterionAgreement:
+    criterion: CriterionInfo
+    agreement: GroupAgreement
+    validated: bool | None  # None: not enough data to say
+    verdict: str
+
+
+@dataclass(frozen=True)
+class RaterAgreement:
+    rater: str
+    n_ratings: int
+    agreement_with_others: float | None  # share of pairs with another rater that agree
+    alpha_without: Coefficient  # alpha of the study with this rater's ratings removed
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    shared_units: int
+    percent: float | None
+    kappa: Coefficient
+
+
+@dataclass(frozen=True)
+class StudyAgreement:
+    threshold: float
+    overall: GroupAgreement
+    criteria: tuple[CriterionAgreement, ...]
+    by_layer: tuple[GroupAgreement, ...]
+    by_competency: tuple[GroupAgreement, ...]
+    by_sub_competency: tuple[GroupAgreement, ...]
+    by_context: tuple[GroupAgreement, ...]
+    raters: tuple[RaterAgreement, ...]
+    rater_names: tuple[str, ...]
+    rater_matrix: tuple[tuple[PairAgreement | None, ...], ...] = field(repr=False)
+
+    def least_reliable(self, limit: int = 10) -> tuple[CriterionAgreement, ...]:
+        """Criteria ordered from the least reliable: undefined alpha last, lowest first."""
+        ranked = sorted(
+            self.criteria,
+            key=lambda c: (
+                c.agreement.alpha.estimate.value is None,
+                c.agreement.alpha.estimate.value
+                if c.agreement.alpha.estimate.value is not None
+                else 0.0,
+            ),
+        )
+        return tuple(ranked[:limit])
+
+
+def group_agreement(
+    ratings: StudyRatings,
+    counts: IntArray,
+    mask: npt.NDArray[np.bool_],
+    label: str,
+    *,
+    n_resamples: int,
+    seed: int,
+) -> GroupAgreement:
+    sub = counts[mask]
+    clusters = ratings.unit_item[mask]
+    interval = bootstrap_alpha(
+        sub, "nominal", n_resamples=n_resamples, seed=seed, clusters=clusters
+    )
+    return GroupAgreement(
+        label=label,
+        n_items=int(np.unique(clusters).size),
+        summary=binary_summary(sub),
+        alpha=interval,
+    )
+
+
+def criterion_verdict(
+    interval: Interval, unstable: bool, threshold: float
+) -> tuple[bool | None, str]:
+    """Whether a criterion is validated: the lower bound of alpha's CI reaches the threshold."""
+    if interval.low is None:
+        reason = interval.undefined_reason or interval.estimate.undefined_reason or "no interval"
+        if unstable:
+            return None, f"alpha unstable (prevalence); {reason}"
+        return None, f"not enough data: {reason}"
+    if interval.low >= threshold:
+        return True, f"validated: lower bound {interval.low:.3f} >= {threshold:.3f}"
+    if unstable:
+        return None, (
+            f"alpha unstable (prevalence): lower bound {interval.low:.3f}; judge by percent "
+            "agreement and AC1"
+        )
+    return False, f"not validated: lower bound {interval.low:.3f} < {threshold:.3f}"
+
+
+def _groups(
+    ratings: StudyRatings,
+    counts: IntArray,
+    keys: npt.NDArray[np.object_],
+    *,
+    n_resamples: int,
+    seed: int,
+) -> tuple[GroupAgreement, ...]:
+    out = []
+    for key in sorted({k for k in keys.tolist() if k}):
+        mask = keys == key
+        out.append(group_agreement(ratings, counts, mask, key, n_resamples=n_resamples, seed=seed))
+    return tuple(out)
+
+
+def _unit_labels(
+    ratings: StudyRatings, label: Callable[[CriterionInfo, ItemInfo], str]
+) -> npt.NDArray[np.object_]:
+    return np.array(
+        [
+            label(ratings.criteria[c], ratings.items[i])
+            for i, c in zip(
+                ratings.unit_item.tolist(), ratings.unit_criterion.tolist(), strict=True
+            )
+        ],
+        dtype=object,
+    )
+
+
+def rater_agreement(ratings: StudyRatings, counts: IntArray) -> tuple[RaterAgreement, ...]:
+    """Each rater against the rest: how often their pairs with other raters agree, and alpha
+    with their ratings removed (a rater whose removal raises alpha deserves a look)."""
+    totals = counts.sum(axis=1)
+    out = []
+    for r, name in enumerate(ratings.raters):
+        mine = ratings.rating_rater == r
+        units, values = ratings.rating_unit[mine], ratings.rating_value[mine]
+        others = totals[units] - 1
+        agreeing = counts[units, values] - 1
+        pairs = int(others.sum())
+        without = counts - counts_from_pairs(units, values, n_units=ratings.n_units, n_values=2)
+        out.append(
+            RaterAgreement(
+                rater=name,
+                n_ratings=int(mine.sum()),
+                agreement_with_others=float(agreeing.sum()) / pairs if pairs else None,
+                alpha_without=alpha_from_counts(without),
+            )
+        )
+    return tuple(out)
+
+
+def rater_matrix(ratings: StudyRatings) -> tuple[tuple[PairAgreement | None, ...], ...]:
+    """Pairwise agreement of every two raters on the units both rated (None on the diagonal)."""
+    n = len(ratings.raters)
+    dense = np.full((n, ratings.n_units), -1, dtype=np.int64)
+    dense[ratings.rating_rater, ratings.rating_unit] = ratings.rating_value
+    rows = []
+    for a in range(n):
+        row: list[PairAgreement | None] = []
+        for b in range(n):
+            if a == b:
+                row.append(None)
+                continue
+            both = (dense[a] >= 0) & (dense[b] >= 0)
+            shared = int(both.sum())
+            percent = float((dense[a][both] == dense[b][both]).mean()) if shared else None
+            row.append(PairAgreement(shared, percent, cohen_kappa(dense[a], dense[b], n_values=2)))
+        rows.append(tuple(row))
+    return tuple(rows)
+
+
+def study_agreement(
+    ratings: StudyRatings,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> StudyAgreement:
+    """The whole agreement report of a study (see the module docstring for units)."""
+    counts = ratings.counts()
+    everything = np.ones(ratings.n_units, dtype=bool)
+    options = {"n_resamples": n_resamples, "seed": seed}
+    criteria = []
+    for index, info in enumerate(ratings.criteria):
+        mask = ratings.unit_criterion == index
+        if not mask.any():
+            continue
+        group = group_agreement(ratings, counts, mask, info.code, **options)
+        validated, verdict = criterion_verdict(
+            group.alpha, group.summary.alpha_unstable_prevalence, threshold
+        )
+        criteria.append(CriterionAgreement(info, group, validated, verdict))
+    unit_context = [
+        {f"{name}: {value}" for name, value in ratings.items[i].context}
+        for i in ratings.unit_item.tolist()
+    ]
+    by_context = tuple(
+        group_agreement(
+            ratings,
+            counts,
+            np.array([label in labels for labels in unit_context]),
+            label,
+            **options,
+        )
+        for label in sorted(set().union(*unit_context))
+    )
+    return StudyAgreement(
+        threshold=threshold,
+        overall=group_agreement(ratings, counts, everything, "overall", **options),
+        criteria=tuple(criteria),
+        by_layer=_groups(ratings, counts, _unit_labels(ratings, lambda c, i: c.layer), **options),
+        by_competency=_groups(
+            ratings, counts, _unit_labels(ratings, lambda c, i: i.competency), **options
+        ),
+        by_sub_competency=_groups(
+            ratings, counts, _unit_labels(ratings, lambda c, i: i.sub_competency), **options
+        ),
+        by_context=by_context,
+        raters=rater_agreement(ratings, counts),
+        rater_names=ratings.raters,
+        rater_matrix=rater_matrix(ratings),
+    )

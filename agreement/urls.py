@@ -1,0 +1,20 @@
+from django.urls import path
+
+from agreement import views
+
+app_name = "agreement"
+urlpatterns = [
+    path("studies/<int:study_id>/", views.study_agreement, name="study"),
+    path(
+        "studies/<int:study_id>/report.json",
+        views.study_report_download,
+        {"fmt": "json"},
+        name="study_report_json",
+    ),
+    path(
+        "studies/<int:study_id>/report.xlsx",
+        views.study_report_download,
+        {"fmt": "xlsx"},
+        name="study_report_xlsx",
+    ),
+]

@@ -1,0 +1,94 @@
+from io import BytesIO
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils.safestring import mark_safe
+from django.utils.text import slugify
+
+from accounts.permissions import require
+from accounts.roles import Action
+from agreement import charts
+from agreement.data import disagreements
+from agreement.export import report_to_dict, write_report_xlsx
+from agreement.models import AnalysisSettings
+from agreement.reports import GroupAgreement, StudyAgreement
+from agreement.services import study_report
+from grading.models import Study
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def _forest_rows(groups: list[GroupAgreement]) -> list[charts.ForestRow]:
+    return [
+        charts.ForestRow(
+            label=g.label,
+            estimate=g.alpha.estimate.value,
+            low=g.alpha.low,
+            high=g.alpha.high,
+            note=g.alpha.estimate.undefined_reason or "",
+        )
+        for g in groups
+    ]
+
+
+def _charts(report: StudyAgreement) -> dict[str, str]:
+    criteria = [c.agreement for c in report.criteria]
+    matrix = [[cell.percent if cell else None for cell in row] for row in report.rater_matrix]
+    return {
+        "criteria_chart": mark_safe(  # charts.py escapes every text it writes
+            charts.forest_plot(
+                _forest_rows(criteria),
+                threshold=report.threshold,
+                title="Krippendorff's alpha per criterion with 95% interval",
+            )
+        ),
+        "layer_chart": mark_safe(
+            charts.forest_plot(
+                _forest_rows(list(report.by_layer)),
+                threshold=report.threshold,
+                title="Krippendorff's alpha per layer with 95% interval",
+            )
+        ),
+        "rater_chart": mark_safe(
+            charts.heatmap(
+                report.rater_names, matrix, title="Pairwise percent agreement of annotators"
+            )
+        ),
+    }
+
+
+@require(Action.VIEW_BENCHMARK)
+def study_agreement(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    settings = AnalysisSettings.for_study(study)
+    report = study_report(study)
+    weakest = report.least_reliable(5)
+    context = {
+        "study": study,
+        "settings": settings,
+        "report": report,
+        "weakest": weakest,
+        "disagreements": disagreements(
+            study,
+            [c.criterion.key for c in weakest],
+            blind=not settings.show_annotator_names,
+        ),
+        **_charts(report),
+    }
+    return render(request, "agreement/study.html", context)
+
+
+@require(Action.EXPORT_DATA)
+def study_report_download(request: HttpRequest, study_id: int, fmt: str) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    report = study_report(study)
+    filename = f"agreement-{slugify(study.name) or study.pk}"
+    if fmt == "json":
+        response: HttpResponse = JsonResponse(report_to_dict(study.name, report))
+        response["Content-Disposition"] = f'attachment; filename="{filename}.json"'
+        return response
+    buffer = BytesIO()
+    write_report_xlsx(study.name, report, buffer)
+    response = HttpResponse(buffer.getvalue(), content_type=XLSX)
+    response["Content-Disposition"] = f'attachment; filename="{filename}.xlsx"'
+    return response

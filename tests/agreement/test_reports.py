@@ -1,0 +1,141 @@
+"""Study agreement reports composed from the statistics core (pure: no database)."""
+
+import numpy as np
+import pytest
+
+from agreement.reports import (
+    CriterionInfo,
+    ItemInfo,
+    criterion_verdict,
+    ratings_from_rows,
+    study_agreement,
+)
+from agreement.stats import Interval, binary_summary, counts_from_dense
+from agreement.stats.results import defined, undefined
+
+CRITERIA = (
+    CriterionInfo(10, "06u1", "Fits the age", "universal", "", ""),
+    CriterionInfo(11, "01a-01", "Names one objective", "consensus", "01a", "01"),
+)
+ITEMS = tuple(
+    ItemInfo(
+        100 + i,
+        f"t{i}",
+        "01a" if i < 2 else "02b",
+        "01" if i < 2 else "02",
+        "acme",
+        (("CEFR level", "A1" if i % 2 else "B2"),),
+    )
+    for i in range(4)
+)
+RATERS = ("Annotator 1", "Annotator 2", "Annotator 3")
+
+# value[rater][item][criterion]; rater 3 disagrees on criterion 0 of items 0 and 1.
+VALUES = np.array(
+    [
+        [[1, 1], [1, 0], [0, 1], [1, 1]],
+        [[1, 1], [1, 0], [0, 1], [1, 1]],
+        [[0, 1], [0, 0], [0, 1], [1, 1]],
+    ]
+)
+
+
+def rows():
+    return [
+        (item, crit, rater, int(VALUES[rater, item, crit]))
+        for rater in range(3)
+        for item in range(4)
+        for crit in range(2)
+    ]
+
+
+def ratings():
+    return ratings_from_rows(rows(), CRITERIA, ITEMS, RATERS)
+
+
+def test_ratings_from_rows_makes_one_unit_per_item_and_criterion():
+    r = ratings()
+    assert r.n_units == 8
+    assert r.counts().sum() == 24
+    unit = r.rating_unit[0]
+    assert (r.unit_item[unit], r.unit_criterion[unit]) == (0, 0)
+
+
+def test_overall_summary_is_the_binary_summary_of_all_units():
+    report = study_agreement(ratings(), n_resamples=200, seed=1)
+    assert report.overall.summary == binary_summary(ratings().counts())
+    assert report.overall.n_items == 4
+
+
+def test_each_criterion_gets_its_own_summary():
+    report = study_agreement(ratings(), n_resamples=200, seed=1)
+    [first, second] = report.criteria
+    dense = VALUES[:, :, 0].astype(float)
+    assert first.agreement.summary == binary_summary(counts_from_dense(dense, [0, 1]))
+    assert second.agreement.summary.percent_agreement.value == 1.0
+
+
+def test_breakdowns_group_units_by_layer_competency_and_context():
+    report = study_agreement(ratings(), n_resamples=100, seed=1)
+    assert [g.label for g in report.by_layer] == ["consensus", "universal"]
+    assert [g.label for g in report.by_sub_competency] == ["01a", "02b"]
+    assert [g.label for g in report.by_context] == ["CEFR level: A1", "CEFR level: B2"]
+    assert [g.summary.n_ratings for g in report.by_context] == [12, 12]
+    # Units are grouped by their task's sub-competency, whatever the criterion's layer.
+    assert [g.summary.n_ratings for g in report.by_sub_competency] == [12, 12]
+
+
+def test_each_rater_is_compared_with_the_rest():
+    report = study_agreement(ratings(), n_resamples=100, seed=1)
+    by_name = {r.rater: r for r in report.raters}
+    # Rater 1 rates 8 units; on 2 of them rater 3 disagrees: 16 pairs, 14 agreeing.
+    assert by_name["Annotator 1"].n_ratings == 8
+    assert by_name["Annotator 1"].agreement_with_others == pytest.approx(14 / 16)
+    assert by_name["Annotator 3"].agreement_with_others == pytest.approx(12 / 16)
+    # Without the dissenting rater the other two agree everywhere.
+    assert by_name["Annotator 3"].alpha_without.value == pytest.approx(1.0)
+
+
+def test_the_rater_matrix_holds_pairwise_agreement_on_shared_units():
+    matrix = study_agreement(ratings(), n_resamples=100, seed=1).rater_matrix
+    assert matrix[0][0] is None
+    assert matrix[0][1].shared_units == 8 and matrix[0][1].percent == 1.0
+    assert matrix[0][2].percent == pytest.approx(6 / 8)
+    assert matrix[2][0].percent == matrix[0][2].percent
+
+
+def test_least_reliable_puts_the_lowest_alpha_first():
+    report = study_agreement(ratings(), n_resamples=100, seed=1)
+    assert report.least_reliable()[0].criterion.code == "06u1"
+
+
+def interval(low, value=0.8):
+    estimate = defined("alpha", value, n_units=10, n_ratings=30)
+    return Interval(estimate, low, None if low is None else 0.9, 0.95, "test", 100, 0)
+
+
+def test_a_criterion_is_validated_when_its_lower_bound_reaches_the_threshold():
+    assert criterion_verdict(interval(0.70), False, 0.667)[0] is True
+    assert criterion_verdict(interval(0.60), False, 0.667)[0] is False
+
+
+def test_an_unstable_prevalence_criterion_is_not_failed_on_alpha_alone():
+    validated, verdict = criterion_verdict(interval(0.10), True, 0.667)
+    assert validated is None
+    assert verdict.startswith("alpha unstable (prevalence)")
+
+
+def test_a_criterion_without_an_interval_says_why():
+    estimate = undefined(
+        "alpha", "no variation: every rating is the same value", n_units=3, n_ratings=9
+    )
+    empty = Interval(estimate, None, None, 0.95, "test", 100, 100, "no variation")
+    validated, verdict = criterion_verdict(empty, False, 0.667)
+    assert validated is None and verdict == "not enough data: no variation"
+
+
+def test_a_study_without_grades_has_an_undefined_report_not_an_error():
+    report = study_agreement(ratings_from_rows([], [], [], []), n_resamples=50)
+    assert report.overall.alpha.estimate.value is None
+    assert report.overall.alpha.estimate.undefined_reason
+    assert report.criteria == () and report.raters == () and report.rater_matrix == ()

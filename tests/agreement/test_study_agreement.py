@@ -1,0 +1,131 @@
+"""Agreement of a real grading study: from grades in the database to the page and the report."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+from openpyxl import load_workbook
+
+from accounts.roles import Role
+from agreement.data import disagreements, load_study_ratings
+from agreement.models import AnalysisSettings
+from agreement.services import study_report
+from grading import services as grading
+from grading.models import Study, Verdict
+from rubrics.demo import seed_demo_benchmark
+from rubrics.models import Response
+
+pytestmark = pytest.mark.django_db
+
+DISSENTER = 2  # the third annotator fails every universal criterion the others pass
+
+
+@pytest.fixture
+def study(starter_framework, make_user):
+    seed_demo_benchmark(starter_framework, make_user(Role.AUTHOR), make_user(Role.MAINTAINER))
+    graders = [make_user(Role.ANNOTATOR) for _ in range(3)]
+    responses = list(Response.objects.order_by("pk")[:3])
+    study = grading.create_study(
+        name="Pilot",
+        framework=starter_framework,
+        responses=responses,
+        annotators=graders,
+        overlap=3,
+        seed=1,
+        require_rationale_on_fail=False,
+        likert_prompts=[],
+    )
+    grading.assign_study(study)
+    for index, grader in enumerate(graders):
+        while (assignment := grading.claim_next(study, grader)) is not None:
+            for line in assignment.study_item.rubric_version.effective_rubric():
+                if not line.applicable:
+                    continue
+                verdict = Verdict.PASS
+                if index == DISSENTER and line.layer == "universal":
+                    verdict = Verdict.FAIL
+                grading.save_grade(
+                    assignment, line.version.pk, verdict=verdict, rationale="why", by=grader
+                )
+            grading.submit(assignment)
+    return study
+
+
+def test_ratings_hold_one_row_per_submitted_pass_or_fail_grade(study):
+    ratings = load_study_ratings(study)
+    applicable = sum(
+        sum(1 for line in item.rubric_version.effective_rubric() if line.applicable)
+        for item in study.items.all()
+    )
+    assert ratings.rating_value.size == 3 * applicable
+    assert ratings.n_units == applicable
+    assert ratings.raters == ("Annotator 1", "Annotator 2", "Annotator 3")
+
+
+def test_loading_ratings_takes_a_fixed_number_of_queries(study, django_assert_max_num_queries):
+    with django_assert_max_num_queries(4):
+        load_study_ratings(study)
+
+
+def test_the_dissenting_annotator_stands_out(study):
+    report = study_report(study)
+    by_name = {r.rater: r for r in report.raters}
+    assert (
+        by_name["Annotator 3"].agreement_with_others < by_name["Annotator 1"].agreement_with_others
+    )
+    matrix = report.rater_matrix
+    assert matrix[0][1].percent == 1.0
+    assert matrix[0][2].percent < 1.0
+
+
+def test_universal_criteria_are_the_least_reliable(study):
+    report = study_report(study)
+    assert all(c.criterion.layer == "universal" for c in report.least_reliable(2))
+    found = disagreements(study, [c.criterion.key for c in report.least_reliable(1)])
+    assert found and {verdict for _, verdict, _ in found[0].grades} == {"pass", "fail"}
+
+
+def test_the_report_is_cached_until_a_grade_changes(study, django_assert_max_num_queries):
+    first = study_report(study)
+    with django_assert_max_num_queries(3):
+        assert study_report(study) == first
+    AnalysisSettings.objects.create(study=study, validation_threshold=0.5)
+    assert study_report(study).threshold == 0.5
+
+
+def test_the_agreement_page_shows_the_plots_to_readers(study, client_as):
+    response = client_as(Role.VIEWER).get(reverse("agreement:study", args=[study.pk]))
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert body.count("<svg") == 3
+    assert "Krippendorff&#x27;s alpha per criterion" in body or "alpha per criterion" in body
+    assert "Annotator 3" in body and "NaN" not in body
+
+
+def test_annotators_may_not_see_agreement(study, client_as):
+    response = client_as(Role.ANNOTATOR).get(reverse("agreement:study", args=[study.pk]))
+    assert response.status_code == 403
+
+
+def test_the_json_report_carries_every_figure_with_its_interval(study, client_as):
+    url = reverse("agreement:study_report_json", args=[study.pk])
+    data = json.loads(client_as(Role.MAINTAINER).get(url).content)
+    assert data["study"] == "Pilot"
+    first = data["criteria"][0]
+    assert {"alpha", "alpha CI low", "alpha CI high", "AC1", "validated"} <= set(first)
+    assert len(data["pairwise agreement"]) == 3
+
+
+def test_the_command_writes_an_xlsx_report(study, tmp_path):
+    output = tmp_path / "report.xlsx"
+    call_command("agreement_report", str(study.pk), format="xlsx", output=output)
+    workbook = load_workbook(output)
+    assert workbook.sheetnames[:2] == ["Overall", "Criteria"]
+    assert workbook["Criteria"]["A1"].value == "code"
+
+
+def test_the_command_refuses_an_unknown_study(db, tmp_path):
+    with pytest.raises(Exception, match="No study"):
+        call_command("agreement_report", "nope", output=tmp_path / "x.json")
+    assert not Study.objects.exists()
