@@ -92,6 +92,9 @@ class TasksFile:
     tasks: tuple[TaskRecord, ...]
     problems: tuple[Problem, ...]
     ignored_columns: tuple[str, ...] = ()
+    context_columns: tuple[str, ...] = ()
+    """The variable keys of the file's ``context:`` columns: for these, a blank cell means
+    "not set" (an import clears the value); variables without a column are left alone."""
 
     @property
     def ok(self) -> bool:
@@ -125,7 +128,9 @@ def read_tasks_csv(path: Path, resources_dir: Path | None = None) -> TasksFile:
         reader.report(None, None, f"not valid UTF-8 ({error.reason} at byte {error.start})")
     except csv.Error as error:
         reader.report(reader.row, None, f"not valid CSV ({error})")
-    return TasksFile(tuple(reader.tasks), tuple(reader.problems), reader.ignored)
+    return TasksFile(
+        tuple(reader.tasks), tuple(reader.problems), reader.ignored, reader.context_columns
+    )
 
 
 class _Reader:
@@ -137,6 +142,7 @@ class _Reader:
         self.tasks: list[TaskRecord] = []
         self.problems: list[Problem] = []
         self.ignored: tuple[str, ...] = ()
+        self.context_columns: tuple[str, ...] = ()
         self.row = 1
         self.key_rows: dict[str, int] = {}
         # criterion id -> (criterion, first row): shared layers must read the same everywhere.
@@ -176,6 +182,13 @@ class _Reader:
             if name.startswith(CONTEXT_PREFIX) and not name[len(CONTEXT_PREFIX) :].strip():
                 self.report(1, name, "a context column needs a variable key after 'context:'")
                 ok = False
+        self.context_columns = tuple(
+            sorted(
+                name[len(CONTEXT_PREFIX) :].strip()
+                for name in header
+                if name.startswith(CONTEXT_PREFIX) and name[len(CONTEXT_PREFIX) :].strip()
+            )
+        )
         known = set(REQUIRED_COLUMNS)
         self.ignored = tuple(
             name for name in header if name not in known and not name.startswith(CONTEXT_PREFIX)

@@ -247,3 +247,12 @@ def test_the_writer_refuses_a_criterion_that_would_not_read_back(tmp_path):
     bad = task("1", consensus_criteria=(criterion("02a-01", text="a | b"),))
     with pytest.raises(ValueError):
         write_tasks_csv(tmp_path / TASKS_FILE, [bad])
+
+
+def test_context_columns_are_listed_even_when_every_cell_is_blank(tmp_path):
+    columns = (*REQUIRED_COLUMNS, "context:cefr_level", "context:age_group")
+    write_rows(tmp_path, [{"context:cefr_level": ""}], columns)
+    result = read_l2bench_folder(tmp_path)
+    assert result.ok, result.problems
+    assert result.context_columns == ("age_group", "cefr_level")
+    assert result.tasks[0].context == ()

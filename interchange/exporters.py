@@ -1,0 +1,218 @@
+"""Exports: the benchmark in the L2-Bench layout, and the rubrics as a spreadsheet.
+
+Both show the benchmark as it stands: each task's criteria at their latest version (published
+or draft), retired criteria and retired tasks left out. A task is written as published when
+its status is published.
+"""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from interchange.formats.criteria import Criterion as FileCriterion
+from interchange.formats.criteria import Layer as FileLayer
+from interchange.formats.l2bench_csv import RESOURCES_DIR, TASKS_FILE, TaskRecord, write_tasks_csv
+from interchange.formats.sheets_xlsx import Column, Table, write_tables_xlsx
+from interchange.models import TaskSource
+from rubrics.models import (
+    CriterionVersion,
+    Layer,
+    Task,
+    TaskContextValue,
+    TaskResource,
+    UniversalExclusion,
+)
+from taxonomy.models import Framework
+
+TEXT_SUFFIXES = (".md", ".markdown", ".txt")
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    tasks: list[TaskRecord]
+    resources: dict[str, bytes]
+    """File name in resources_for_tasks/ -> content."""
+
+
+def _latest_versions(framework: Framework) -> list[CriterionVersion]:
+    latest: dict[int, CriterionVersion] = {}
+    versions = CriterionVersion.objects.filter(
+        criterion__framework=framework, criterion__retired=False
+    ).select_related("criterion", "criterion__sub_competency", "criterion__task")
+    for version in versions.order_by("criterion_id", "number"):
+        latest[version.criterion_id] = version
+    return sorted(latest.values(), key=lambda v: (v.criterion.order, v.criterion.code))
+
+
+def benchmark_records(framework: Framework) -> Benchmark:
+    """The framework's tasks as L2-Bench records, and their resource files."""
+    tasks = list(
+        Task.objects.filter(framework=framework)
+        .exclude(status=Task.Status.RETIRED)
+        .select_related("sub_competency")
+        .order_by("key")
+    )
+    universal, by_sub, by_task = [], defaultdict(list), defaultdict(list)
+    for version in _latest_versions(framework):
+        criterion = version.criterion
+        item = FileCriterion(
+            criterion.code, version.wording.strip(), version.weight, FileLayer(criterion.layer)
+        )
+        if criterion.layer == Layer.UNIVERSAL:
+            universal.append((criterion.pk, item))
+        elif criterion.layer == Layer.CONSENSUS:
+            by_sub[criterion.sub_competency_id].append(item)
+        else:
+            by_task[criterion.task_id].append(item)
+    excluded = defaultdict(set)
+    for task_id, criterion_id in UniversalExclusion.objects.filter(
+        task__framework=framework
+    ).values_list("task_id", "criterion_id"):
+        excluded[task_id].add(criterion_id)
+    context = defaultdict(list)
+    for value in TaskContextValue.objects.filter(task__framework=framework).select_related(
+        "variable", "value"
+    ):
+        context[value.task_id].append((value.variable.key, value.display_value))
+    sources = dict(
+        TaskSource.objects.filter(task__framework=framework).values_list(
+            "task_id", "version_at_time_of_draft"
+        )
+    )
+    files, names = {}, defaultdict(list)
+    for resource in TaskResource.objects.filter(task__framework=framework).order_by(
+        "task_id", "order", "pk"
+    ):
+        name, content = _resource_file(resource)
+        if name in files and files[name] != content:
+            name = f"{resource.task_id}_{name}"  # same name, other content: keep both
+        files[name] = content
+        names[resource.task_id].append(name)
+    records = [
+        TaskRecord(
+            task_key=task.key,
+            task=task.instruction,
+            task_system_prompt=task.system_prompt,
+            reference_answer=task.reference_answer,
+            competency=task.sub_competency.code,
+            version_at_time_of_draft=sources.get(task.pk, ""),
+            is_published=task.status == Task.Status.PUBLISHED,
+            resource_files=tuple(names[task.pk]),
+            task_criteria=tuple(by_task[task.pk]),
+            consensus_criteria=tuple(by_sub[task.sub_competency_id]),
+            universal_criteria=tuple(item for pk, item in universal if pk not in excluded[task.pk]),
+            context=tuple(sorted(context[task.pk])),
+        )
+        for task in tasks
+    ]
+    return Benchmark(records, files)
+
+
+def _resource_file(resource: TaskResource) -> tuple[str, bytes]:
+    name = resource.title.replace("/", "_").replace("\\", "_").strip() or f"resource_{resource.pk}"
+    if resource.kind == TaskResource.Kind.FILE:
+        with resource.file.open("rb") as handle:
+            return name, handle.read()
+    if not name.lower().endswith(TEXT_SUFFIXES):
+        name += ".md"
+    return name, resource.text.encode("utf-8")
+
+
+def export_l2bench(framework: Framework, folder: Path) -> Benchmark:
+    """Write `<folder>/l2-bench_tasks.csv` and `<folder>/resources_for_tasks/`."""
+    benchmark = benchmark_records(framework)
+    folder.mkdir(parents=True, exist_ok=True)
+    resources = folder / RESOURCES_DIR
+    resources.mkdir(exist_ok=True)
+    for name, content in benchmark.resources.items():
+        (resources / name).write_bytes(content)
+    write_tasks_csv(folder / TASKS_FILE, benchmark.tasks)
+    return benchmark
+
+
+def export_l2bench_zip(framework: Framework, target: IO[bytes], workdir: Path) -> None:
+    """The L2-Bench folder as a ZIP archive (the layout the upload page takes back)."""
+    folder = workdir / "l2-bench"
+    export_l2bench(framework, folder)
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            archive.write(path, path.relative_to(folder).as_posix())
+    shutil.rmtree(folder)
+
+
+CRITERIA_COLUMNS = [
+    Column("Code", 12),
+    Column("Owner", 12),
+    Column("Version", 9),
+    Column("Wording", 70),
+    Column("Weight", 8),
+    Column("Published (frozen)", 10),
+    Column("What passes", 40),
+    Column("What fails", 40),
+]
+TASK_COLUMNS = [
+    Column("Task key", 10),
+    Column("Sub-competency", 14),
+    Column("Status", 11),
+    Column("Instruction", 70),
+    Column("System prompt", 30),
+    Column("Reference answer", 70),
+    Column("Context", 40),
+    Column("Universal criteria not applicable", 24),
+]
+
+
+def rubric_tables(framework: Framework) -> list[Table]:
+    """A task sheet, then one sheet per layer (universal, consensus, task)."""
+    rows: dict[str, list[list[object]]] = {layer: [] for layer in Layer.values}
+    for version in _latest_versions(framework):
+        criterion = version.criterion
+        owner = {
+            Layer.UNIVERSAL: framework.code,
+            Layer.CONSENSUS: getattr(criterion.sub_competency, "code", ""),
+            Layer.TASK: getattr(criterion.task, "key", ""),
+        }[Layer(criterion.layer)]
+        rows[criterion.layer].append(
+            [
+                criterion.code,
+                owner,
+                version.number,
+                version.wording,
+                version.weight,
+                version.frozen,
+                version.passes,
+                version.fails,
+            ]
+        )
+    benchmark = benchmark_records(framework)
+    listed = {t.task_key: {c.id for c in t.universal_criteria} for t in benchmark.tasks}
+    universal = [row[0] for row in rows[Layer.UNIVERSAL]]
+    statuses = dict(Task.objects.filter(framework=framework).values_list("key", "status"))
+    task_rows = [
+        [
+            t.task_key,
+            t.competency,
+            statuses[t.task_key],
+            t.task,
+            t.task_system_prompt,
+            t.reference_answer,
+            "; ".join(f"{key}={value}" for key, value in t.context),
+            ", ".join(code for code in universal if code not in listed[t.task_key]),
+        ]
+        for t in benchmark.tasks
+    ]
+    return [
+        Table("Tasks", TASK_COLUMNS, task_rows),
+        Table("Universal criteria", CRITERIA_COLUMNS, rows[Layer.UNIVERSAL]),
+        Table("Consensus criteria", CRITERIA_COLUMNS, rows[Layer.CONSENSUS]),
+        Table("Task criteria", CRITERIA_COLUMNS, rows[Layer.TASK]),
+    ]
+
+
+def export_rubrics_xlsx(framework: Framework, target: Path | IO[bytes]) -> None:
+    write_tables_xlsx(target, rubric_tables(framework))

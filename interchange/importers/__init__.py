@@ -1,0 +1,16 @@
+"""Makers: records read by interchange.formats, checked against the database, written in one
+transaction. Every importer returns an ImportReport and writes nothing if it lists a problem."""
+
+from interchange.importers.benchmark import import_l2bench
+from interchange.importers.report import Counts, ImportReport, Progress
+from interchange.importers.responses import import_responses
+from interchange.importers.verdicts import import_verdicts
+
+__all__ = [
+    "Counts",
+    "ImportReport",
+    "Progress",
+    "import_l2bench",
+    "import_responses",
+    "import_verdicts",
+]

@@ -1,0 +1,541 @@
+"""Import an L2-Bench folder into a framework: tasks, their three layers of criteria, context
+values and resources; then publish the tasks the file marks as published.
+
+All or nothing: the whole folder is checked against the database first and every problem is
+collected; if there is any, nothing is written. Otherwise everything is written in one
+transaction with bulk operations. Re-importing the same folder changes nothing. A dry run does
+the same work inside a transaction that is rolled back, so it reports exactly the counts a real
+run would.
+
+The file is the truth for what it names: its tasks (by `task_key`), their own criteria (task
+criteria a task no longer lists are retired, never deleted), the consensus and universal
+criteria it lists (by code), the context variables it has a column for, and each task's
+resources. A universal criterion of the framework that a task does not list is marked not
+applicable to it. Criterion wording or weight changes follow the rubric rule: a frozen version
+(used by a published rubric) gets a new version, a draft is changed in place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+
+from interchange.formats.criteria import Criterion as FileCriterion
+from interchange.formats.l2bench_csv import (
+    CONTEXT_PREFIX,
+    CRITERIA_COLUMNS,
+    RESOURCES_DIR,
+    TASKS_FILE,
+    TaskRecord,
+    TasksFile,
+    read_l2bench_folder,
+)
+from interchange.formats.problems import Problem
+from interchange.importers.publishing import publish_imported
+from interchange.importers.report import ImportReport, Progress, no_progress
+from interchange.importers.writing import BenchmarkWriter
+from interchange.models import TaskSource
+from rubrics.models import Criterion, CriterionVersion, Layer, Task, TaskContextValue
+from rubrics.models.criteria import UNIVERSAL_CODE
+from rubrics.models.tasks import TaskResource, UniversalExclusion
+from taxonomy.models import ContextVariable, Framework, SubCompetency
+
+TEXT_EXTENSIONS = (".md", ".markdown", ".txt")
+TASK_KEY = re.compile(r"^[\w.-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class ContextSetting:
+    """One task's value of one variable, in TaskContextValue's three columns."""
+
+    value_id: int | None = None
+    text: str = ""
+    number: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class ResourceSpec:
+    title: str
+    kind: str
+    text: str = ""
+    content: bytes = b""
+
+
+@dataclass
+class TaskPlan:
+    record: TaskRecord
+    sub: SubCompetency
+    existing: Task | None
+    context: dict[int, ContextSetting]
+    resources: list[ResourceSpec]
+    excluded: set[str] = field(default_factory=set)
+    changes: set[str] = field(default_factory=set)
+    """Names of what differs from the database: fields, 'context', 'resources', ..."""
+    task: Task | None = None
+    """The saved task, once written."""
+
+
+@dataclass
+class CriterionPlan:
+    code: str
+    layer: str
+    wording: str
+    weight: int
+    order: int
+    sub_id: int | None
+    task_key: str | None
+    existing: Criterion | None
+    latest: CriterionVersion | None
+    action: str = "unchanged"  # create, new_version, edit_draft, touch (order/retired), unchanged
+    retire: bool = False
+    row: int | None = None
+    column: str | None = None
+
+
+@dataclass
+class BenchmarkPlan:
+    framework: Framework
+    tasks: list[TaskPlan]
+    criteria: dict[str, CriterionPlan]
+    sources: dict[int, TaskSource]
+    context_variable_ids: list[int]
+    existing_exclusions: dict[int, dict[str, UniversalExclusion]]
+    existing_context: dict[int, dict[int, TaskContextValue]]
+    existing_resources: dict[int, list[TaskResource]]
+
+
+def import_l2bench(
+    folder: Path | str,
+    framework: Framework,
+    *,
+    dry_run: bool = False,
+    by: Any = None,
+    progress: Progress = no_progress,
+) -> ImportReport:
+    """Import `<folder>/l2-bench_tasks.csv` (and `resources_for_tasks/`) into `framework`.
+
+    Returns the report: counts of tasks, criteria, criterion versions and published rubrics
+    created, updated and unchanged, or every problem (then nothing was written)."""
+    folder = Path(folder)
+    report = ImportReport("benchmark", dry_run=dry_run)
+    progress(0, 1, "reading the tasks file")
+    tasks_file = read_l2bench_folder(folder)
+    report.problems.extend(tasks_file.problems)
+    with transaction.atomic():
+        # One import per framework at a time: the plan below stays true until commit.
+        Framework.objects.select_for_update().get(pk=framework.pk)
+        plan = Planner(folder, framework, tasks_file, report, progress).plan()
+        if report.problems:
+            return report
+        BenchmarkWriter(plan, report, by, progress, dry_run).write()
+        publish_imported(plan, report, by, progress)
+        if dry_run:
+            transaction.set_rollback(True)
+    progress(1, 1, "done")
+    return report
+
+
+class Planner:
+    """Reads the database once and works out, without writing, what the import changes."""
+
+    def __init__(
+        self,
+        folder: Path,
+        framework: Framework,
+        tasks_file: TasksFile,
+        report: ImportReport,
+        progress: Progress,
+    ) -> None:
+        self.folder = folder
+        self.framework = framework
+        self.file = tasks_file
+        self.report = report
+        self.progress = progress
+        subs = list(SubCompetency.objects.filter(competency__framework=framework))
+        self.subs_by_code = {sub.code: sub for sub in subs}
+        self.subs_by_name: dict[str, list[SubCompetency]] = defaultdict(list)
+        for sub in subs:
+            self.subs_by_name[sub.name.strip().lower()].append(sub)
+        self.variables = {
+            v.key: v
+            for v in ContextVariable.objects.filter(framework=framework).prefetch_related("values")
+        }
+        self.tasks = {task.key: task for task in Task.objects.filter(framework=framework)}
+        self.criteria = {c.code: c for c in Criterion.objects.filter(framework=framework)}
+        self.latest: dict[int, CriterionVersion] = {}
+        for version in CriterionVersion.objects.filter(criterion__framework=framework).order_by(
+            "criterion_id", "number"
+        ):
+            self.latest[version.criterion_id] = version
+        self.task_keys_by_id = {task.pk: key for key, task in self.tasks.items()}
+
+    def problem(self, row: int | None, column: str | None, message: str) -> None:
+        self.report.problems.append(Problem(TASKS_FILE, row, column, message, unit="row"))
+
+    # ----- the plan ------------------------------------------------------------------------
+
+    def plan(self) -> BenchmarkPlan:
+        unknown_columns = [key for key in self.file.context_columns if key not in self.variables]
+        for key in unknown_columns:
+            self.problem(1, CONTEXT_PREFIX + key, self.unknown_variable(key))
+        criteria: dict[str, CriterionPlan] = {}
+        tasks: list[TaskPlan] = []
+        total = len(self.file.tasks)
+        for n, record in enumerate(self.file.tasks, start=1):
+            task_plan = self.plan_task(record, criteria, set(unknown_columns))
+            if task_plan is not None:
+                tasks.append(task_plan)
+            if n % 50 == 0 or n == total:
+                self.progress(n, total, "checking tasks")
+        self.check_criteria_against_database(criteria)
+        self.retire_missing_task_criteria(tasks, criteria)
+        plan = BenchmarkPlan(
+            framework=self.framework,
+            tasks=tasks,
+            criteria=criteria,
+            sources={
+                s.task_id: s for s in TaskSource.objects.filter(task__framework=self.framework)
+            },
+            context_variable_ids=[
+                self.variables[key].pk for key in self.file.context_columns if key in self.variables
+            ],
+            existing_exclusions=self.load_exclusions(),
+            existing_context=self.load_context(),
+            existing_resources=self.load_resources(),
+        )
+        self.find_changes(plan)
+        return plan
+
+    def plan_task(
+        self, record: TaskRecord, criteria: dict[str, CriterionPlan], skip_context: set[str]
+    ) -> TaskPlan | None:
+        before = len(self.report.problems)
+        row = record.row
+        if not TASK_KEY.match(record.task_key):
+            self.problem(
+                row,
+                "task_key",
+                f"'{record.task_key}' is not a task key: up to 64 letters, digits, '.', '_' or '-'",
+            )
+        sub = self.resolve_sub_competency(record)
+        context = self.resolve_context(record, skip_context)
+        resources = self.read_resources(record)
+        existing = self.tasks.get(record.task_key)
+        for layer, column in CRITERIA_COLUMNS.items():
+            for position, criterion in enumerate(getattr(record, column), start=1):
+                self.plan_criterion(record, criterion, str(layer), column, position, sub, criteria)
+        if record.is_published:
+            self.check_publishable(record)
+        if len(self.report.problems) > before or sub is None:
+            return None
+        return TaskPlan(record, sub, existing, context, resources)
+
+    def resolve_sub_competency(self, record: TaskRecord) -> SubCompetency | None:
+        wanted = record.competency.strip()
+        if wanted in self.subs_by_code:
+            return self.subs_by_code[wanted]
+        by_name = self.subs_by_name.get(wanted.lower(), [])
+        if len(by_name) == 1:
+            return by_name[0]
+        if len(by_name) > 1:
+            codes = ", ".join(sub.code for sub in by_name)
+            message = f"'{wanted}' is the name of several sub-competencies ({codes}): use the code"
+        else:
+            message = (
+                f"unknown sub-competency '{wanted}': no sub-competency of framework "
+                f"'{self.framework.code}' has this code or name"
+            )
+        self.problem(record.row, "competency", message)
+        return None
+
+    def unknown_variable(self, key: str) -> str:
+        return f"unknown context variable '{key}' (not in framework '{self.framework.code}')"
+
+    def resolve_context(self, record: TaskRecord, skip: set[str]) -> dict[int, ContextSetting]:
+        settings: dict[int, ContextSetting] = {}
+        for key, raw in record.context:
+            if key in skip:
+                continue
+            column = CONTEXT_PREFIX + key
+            variable = self.variables.get(key)
+            if variable is None:
+                self.problem(record.row, column, self.unknown_variable(key))
+                continue
+            setting, message = context_setting(variable, raw)
+            if setting is None:
+                self.problem(record.row, column, message)
+            else:
+                settings[variable.pk] = setting
+        return settings
+
+    def read_resources(self, record: TaskRecord) -> list[ResourceSpec]:
+        specs = []
+        for name in record.resource_files:
+            path = self.folder / RESOURCES_DIR / name
+            column = f"task_resource_file_link_{len(specs) + 1}"
+            try:
+                content = path.read_bytes()
+            except OSError as error:
+                self.problem(
+                    record.row, column, f"cannot read resource '{name}' ({error.strerror})"
+                )
+                continue
+            if not name.lower().endswith(TEXT_EXTENSIONS):
+                if not content:
+                    self.problem(record.row, column, f"resource file '{name}' is empty")
+                specs.append(ResourceSpec(name, TaskResource.Kind.FILE, content=content))
+                continue
+            try:
+                text = content.decode("utf-8-sig")
+            except UnicodeDecodeError as error:
+                self.problem(
+                    record.row, column, f"resource '{name}' is not UTF-8 text ({error.reason})"
+                )
+                continue
+            if not text.strip():
+                self.problem(record.row, column, f"resource file '{name}' is empty")
+            specs.append(ResourceSpec(name, TaskResource.Kind.MARKDOWN, text=text))
+        return specs
+
+    def plan_criterion(
+        self,
+        record: TaskRecord,
+        criterion: FileCriterion,
+        layer: str,
+        column: str,
+        position: int,
+        sub: SubCompetency | None,
+        criteria: dict[str, CriterionPlan],
+    ) -> None:
+        code, row = criterion.id, record.row
+        where = f"{layer} criterion '{code}'"
+        if criterion.weight == 0:
+            self.problem(row, column, f"{where} has weight 0: it would count for nothing")
+        if len(code) > 80:
+            self.problem(row, column, f"{where}: a code has at most 80 characters")
+        sub_id, task_key = None, None
+        if layer == Layer.UNIVERSAL:
+            if not UNIVERSAL_CODE.match(code):
+                self.problem(row, column, f"'{code}' is not a universal criterion code (like 06u1)")
+        elif layer == Layer.CONSENSUS:
+            owner_code = code.rpartition("-")[0]
+            owner = self.subs_by_code.get(owner_code)
+            if owner is None or not re.fullmatch(rf"{re.escape(owner_code)}-\d{{2,}}", code):
+                self.problem(
+                    row,
+                    column,
+                    f"'{code}' is not a consensus criterion code of a sub-competency of "
+                    f"framework '{self.framework.code}' (like 02a-05)",
+                )
+            elif sub is not None and owner.pk != sub.pk:
+                self.problem(
+                    row,
+                    column,
+                    f"{where} belongs to sub-competency {owner.code}, but the task is in "
+                    f"{sub.code}: consensus criteria apply to the tasks of their sub-competency",
+                )
+            else:
+                sub_id = owner.pk
+        else:
+            task_key = record.task_key
+            if not re.fullmatch(rf"{re.escape(task_key)}-\d{{2,}}", code):
+                self.problem(
+                    row, column, f"'{code}' is not a task criterion code (like {task_key}-06)"
+                )
+        if code in criteria:
+            return  # the reader checked that shared criteria read the same on every row
+        existing = self.criteria.get(code)
+        criteria[code] = CriterionPlan(
+            code=code,
+            layer=layer,
+            wording=criterion.description,
+            weight=criterion.weight,
+            order=position,
+            sub_id=sub_id,
+            task_key=task_key,
+            existing=existing,
+            latest=self.latest.get(existing.pk) if existing else None,
+            row=row,
+            column=column,
+        )
+
+    def check_publishable(self, record: TaskRecord) -> None:
+        if not record.task_criteria:
+            self.problem(
+                record.row,
+                "task_criteria",
+                "the task is marked published but has no task criteria of its own",
+            )
+        elif not any(c.weight > 0 for c in record.criteria):
+            self.problem(
+                record.row,
+                "is_published_v1-0",
+                "the task is marked published but no criterion has a positive weight, "
+                "so no response could be scored",
+            )
+
+    def check_criteria_against_database(self, criteria: dict[str, CriterionPlan]) -> None:
+        for plan in criteria.values():
+            existing = plan.existing
+            if existing is None:
+                plan.action = "create"
+                continue
+            row, column = plan.row, plan.column
+            owner_task_key = self.task_keys_by_id.get(existing.task_id)
+            if existing.layer != plan.layer:
+                self.problem(
+                    row,
+                    column,
+                    f"criterion '{plan.code}' is a {existing.layer} criterion in the database, "
+                    f"not a {plan.layer} one",
+                )
+                continue
+            if existing.sub_competency_id != plan.sub_id or owner_task_key != plan.task_key:
+                self.problem(row, column, f"criterion '{plan.code}' belongs to another owner")
+                continue
+            latest = plan.latest
+            if latest is None or (latest.wording, latest.weight) != (plan.wording, plan.weight):
+                plan.action = "new_version" if latest is None or latest.frozen else "edit_draft"
+            elif existing.order != plan.order or existing.retired:
+                plan.action = "touch"
+
+    def retire_missing_task_criteria(
+        self, tasks: list[TaskPlan], criteria: dict[str, CriterionPlan]
+    ) -> None:
+        in_file = {plan.record.task_key for plan in tasks}
+        for criterion in self.criteria.values():
+            if criterion.layer != Layer.TASK or criterion.retired or criterion.code in criteria:
+                continue
+            key = self.task_keys_by_id.get(criterion.task_id)
+            if key in in_file:
+                criteria[criterion.code] = CriterionPlan(
+                    code=criterion.code,
+                    layer=Layer.TASK,
+                    wording="",
+                    weight=0,
+                    order=criterion.order,
+                    sub_id=None,
+                    task_key=key,
+                    existing=criterion,
+                    latest=self.latest.get(criterion.pk),
+                    action="touch",
+                    retire=True,
+                )
+
+    def load_exclusions(self) -> dict[int, dict[str, UniversalExclusion]]:
+        found: dict[int, dict[str, UniversalExclusion]] = defaultdict(dict)
+        exclusions = UniversalExclusion.objects.filter(task__framework=self.framework)
+        for exclusion in exclusions.select_related("criterion"):
+            found[exclusion.task_id][exclusion.criterion.code] = exclusion
+        return found
+
+    def load_context(self) -> dict[int, dict[int, TaskContextValue]]:
+        found: dict[int, dict[int, TaskContextValue]] = defaultdict(dict)
+        for value in TaskContextValue.objects.filter(task__framework=self.framework):
+            found[value.task_id][value.variable_id] = value
+        return found
+
+    def load_resources(self) -> dict[int, list[TaskResource]]:
+        found: dict[int, list[TaskResource]] = defaultdict(list)
+        for resource in TaskResource.objects.filter(task__framework=self.framework):
+            found[resource.task_id].append(resource)
+        return found
+
+    # ----- what differs --------------------------------------------------------------------
+
+    def find_changes(self, plan: BenchmarkPlan) -> None:
+        universal_after = {
+            code
+            for code, c in self.criteria.items()
+            if c.layer == Layer.UNIVERSAL and not c.retired
+        } | {code for code, c in plan.criteria.items() if c.layer == Layer.UNIVERSAL}
+        own_changes: dict[str, bool] = defaultdict(bool)
+        for criterion in plan.criteria.values():
+            if criterion.task_key and criterion.action != "unchanged":
+                own_changes[criterion.task_key] = True
+        for task_plan in plan.tasks:
+            record, existing = task_plan.record, task_plan.existing
+            listed = {c.id for c in record.universal_criteria}
+            task_plan.excluded = universal_after - listed
+            if existing is None:
+                continue
+            changes = task_plan.changes
+            values = {
+                "sub_competency": (existing.sub_competency_id, task_plan.sub.pk),
+                "instruction": (existing.instruction, record.task),
+                "system_prompt": (existing.system_prompt, record.task_system_prompt),
+                "reference_answer": (existing.reference_answer, record.reference_answer),
+            }
+            changes.update(name for name, (old, new) in values.items() if old != new)
+            source = plan.sources.get(existing.pk)
+            if (source.version_at_time_of_draft if source else "") != (
+                record.version_at_time_of_draft
+            ):
+                changes.add("version_at_time_of_draft")
+            if set(plan.existing_exclusions.get(existing.pk, {})) != task_plan.excluded:
+                changes.add("universal exclusions")
+            current_context = {
+                variable_id: ContextSetting(value.value_id, value.text, value.number)
+                for variable_id, value in plan.existing_context.get(existing.pk, {}).items()
+                if variable_id in plan.context_variable_ids
+            }
+            if current_context != task_plan.context:
+                changes.add("context")
+            if resource_specs(plan.existing_resources.get(existing.pk, [])) != task_plan.resources:
+                changes.add("resources")
+            if own_changes[record.task_key]:
+                changes.add("task criteria")
+            locked = existing.status in (Task.Status.IN_REVIEW, Task.Status.RETIRED)
+            if locked and changes - {"version_at_time_of_draft"}:
+                state = existing.get_status_display().lower()
+                self.problem(
+                    record.row,
+                    "task_key",
+                    f"task '{record.task_key}' is {state} in the database and cannot be changed "
+                    f"by an import ({', '.join(sorted(changes))} differ)",
+                )
+
+
+def context_setting(variable: ContextVariable, raw: str) -> tuple[ContextSetting | None, str]:
+    """The value `raw` means for `variable`, or None and why not."""
+    name = f"{variable.label} ({variable.key})"
+    if variable.has_listed_values:
+        wanted = raw.strip().lower()
+        values = list(variable.values.all())
+        for value in values:
+            if wanted in (value.code.lower(), value.label.lower()):
+                return ContextSetting(value_id=value.pk), ""
+        allowed = ", ".join(value.code for value in values)
+        return None, f"'{raw}' is not an allowed value of {name}: {allowed}"
+    if variable.kind == ContextVariable.Kind.NUMBER:
+        try:
+            number = Decimal(raw.strip())
+        except InvalidOperation:
+            return None, f"{name} takes a number, not '{raw}'"
+        if not number.is_finite() or number != number.quantize(Decimal("0.001")):
+            return None, f"{name} takes a number with at most 3 decimals, not '{raw}'"
+        low, high = variable.minimum, variable.maximum
+        if (low is not None and number < low) or (high is not None and number > high):
+            return None, f"{name} must be from {low if low is not None else '-inf'} to " + (
+                f"{high if high is not None else 'inf'}; '{raw}' is not"
+            )
+        return ContextSetting(number=number.quantize(Decimal("0.001"))), ""
+    return ContextSetting(text=raw.strip()), ""
+
+
+def resource_specs(resources: list[TaskResource]) -> list[ResourceSpec]:
+    """The database's resources in the shape of the file's, to compare them."""
+    specs = []
+    for resource in sorted(resources, key=lambda r: (r.order, r.pk)):
+        if resource.kind == TaskResource.Kind.FILE:
+            with resource.file.open("rb") as handle:
+                specs.append(ResourceSpec(resource.title, resource.kind, content=handle.read()))
+        else:
+            specs.append(ResourceSpec(resource.title, resource.kind, text=resource.text))
+    return specs

@@ -1,0 +1,58 @@
+"""What an import did or would do: counts per kind of row, and every problem found."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from interchange.formats.problems import Problem
+
+# progress(done, total, stage): called as work advances; the command draws a bar with it,
+# the upload page stores it on the ImportJob.
+Progress = Callable[[int, int, str], None]
+
+
+def no_progress(done: int, total: int, stage: str) -> None:
+    return None
+
+
+@dataclass
+class Counts:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
+
+    def as_dict(self) -> dict[str, int]:
+        return {"created": self.created, "updated": self.updated, "unchanged": self.unchanged}
+
+
+@dataclass
+class ImportReport:
+    """The outcome of one import. Nothing was written unless `ok` and not `dry_run`."""
+
+    kind: str
+    dry_run: bool = False
+    counts: dict[str, Counts] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def count(self, name: str) -> Counts:
+        return self.counts.setdefault(name, Counts())
+
+    def summary(self) -> str:
+        """`tasks: 3 created, 0 updated, 1 unchanged; criteria: ...`, or the problem count."""
+        if self.problems:
+            n = len(self.problems)
+            return f"{n} problem{'s' if n != 1 else ''}: nothing was imported"
+        text = "; ".join(f"{name}: {counts}" for name, counts in self.counts.items())
+        return f"{text} (dry run: nothing was written)" if self.dry_run else text
+
+    def problem_lines(self) -> list[str]:
+        return [str(problem) for problem in self.problems]

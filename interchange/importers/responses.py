@@ -1,0 +1,211 @@
+"""Import model responses (JSONL) into a framework's tasks. All or nothing, like every import.
+
+A response is matched to an existing one by its id in the file (`id`), kept as the Response's
+`external_id`. Response has no epoch or version column of its own, so a response given without
+an `id` gets the id `<model>:<version>:e<epoch>` (see `synthetic_response_id`): importing it again
+updates the same row, and judge verdicts can name it by task, model and epoch.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+
+from audit.models import AuditEvent
+from interchange.formats.problems import Problem
+from interchange.formats.responses import ResponseRecord, read_responses_jsonl
+from interchange.importers.report import ImportReport, Progress, no_progress
+from interchange.importers.writing import BATCH, AuditLog
+from rubrics.models import Response, Task, Turn
+from taxonomy.models import Framework
+
+MAX_ID = Response._meta.get_field("external_id").max_length
+MAX_NAME = Response._meta.get_field("model_name").max_length
+_SYNTHETIC_EPOCH = re.compile(r":e([0-9]+)$")
+
+
+def synthetic_response_id(model: str, version: str | None, epoch: int) -> str:
+    """The external id of a response imported without one."""
+    return f"{model}:{version or ''}:e{epoch}"
+
+
+def synthetic_epoch(response: Response) -> int | None:
+    """The epoch a response's synthetic id names, or None if its id was given in a file."""
+    found = _SYNTHETIC_EPOCH.search(response.external_id)
+    if not found:
+        return None
+    epoch = int(found.group(1))
+    expected = synthetic_response_id(response.model_name, response.model_version, epoch)
+    return epoch if response.external_id == expected else None
+
+
+@dataclass
+class ResponsePlan:
+    record: ResponseRecord
+    task: Task
+    external_id: str
+    existing: Response | None
+    changed: bool = False
+    response: Response | None = None
+
+
+class ResponsesPlanner:
+    """Checks response records against a framework's tasks and works out what changes."""
+
+    def __init__(self, framework: Framework, file_name: str, report: ImportReport) -> None:
+        self.framework = framework
+        self.file_name = file_name
+        self.report = report
+        self.tasks = {task.key: task for task in Task.objects.filter(framework=framework)}
+
+    def problem(self, line: int | None, field: str | None, message: str) -> None:
+        self.report.problems.append(Problem(self.file_name, line or None, field, message))
+
+    def plan(self, records: Sequence[ResponseRecord]) -> list[ResponsePlan]:
+        plans = []
+        for record in records:
+            task = self.tasks.get(record.task_key)
+            external_id = record.external_id or synthetic_response_id(
+                record.model, record.version, record.epoch
+            )
+            if task is None:
+                self.problem(
+                    record.line,
+                    "task_key",
+                    f"no task '{record.task_key}' in framework '{self.framework.code}'",
+                )
+            for name, value, limit in (
+                ("model", record.model, MAX_NAME),
+                ("family", record.family or "", MAX_NAME),
+                ("version", record.version or "", MAX_NAME),
+                ("id", external_id, MAX_ID),
+            ):
+                if len(value) > limit:
+                    self.problem(record.line, name, f"is longer than {limit} characters")
+            if record.response is not None and not record.response.strip():
+                self.problem(record.line, "response", "is empty")
+            if task is not None:
+                plans.append(ResponsePlan(record, task, external_id, None))
+        existing = {
+            (r.task_id, r.external_id): r
+            for r in Response.objects.filter(task__framework=self.framework).exclude(external_id="")
+        }
+        for plan in plans:
+            plan.existing = existing.get((plan.task.pk, plan.external_id))
+        self.find_changes([p for p in plans if p.existing is not None])
+        return plans
+
+    def find_changes(self, plans: list[ResponsePlan]) -> None:
+        turns: dict[int, list[tuple[str, str]]] = defaultdict(list)
+        conversations = [p.existing.pk for p in plans if p.existing.kind == "conversation"]
+        for response_id, role, content in (
+            Turn.objects.filter(response__in=conversations)
+            .order_by("response_id", "index")
+            .values_list("response_id", "role", "content")
+        ):
+            turns[response_id].append((role, content))
+        for plan in plans:
+            plan.changed = fields_of(plan.record) != current_fields(plan.existing) or (
+                turns_of(plan.record) != turns[plan.existing.pk]
+            )
+
+
+def fields_of(record: ResponseRecord) -> dict[str, str]:
+    return {
+        "model_name": record.model,
+        "model_family": record.family or "",
+        "model_version": record.version or "",
+        "kind": Response.Kind.CONVERSATION if record.turns is not None else Response.Kind.TEXT,
+        "text": record.response or "",
+    }
+
+
+def current_fields(response: Response) -> dict[str, str]:
+    return {name: getattr(response, name) for name in fields_of_names()}
+
+
+def fields_of_names() -> tuple[str, ...]:
+    return ("model_name", "model_family", "model_version", "kind", "text")
+
+
+def turns_of(record: ResponseRecord) -> list[tuple[str, str]]:
+    return [(turn.role.value, turn.content) for turn in record.turns or ()]
+
+
+def write_responses(plans: list[ResponsePlan], report: ImportReport, by: Any) -> None:
+    """Create and update the planned responses (and their turns) in bulk."""
+    counts = report.count("responses")
+    audit = AuditLog(by)
+    new = [p for p in plans if p.existing is None]
+    responses = [
+        Response(task=p.task, external_id=p.external_id, **fields_of(p.record)) for p in new
+    ]
+    Response.objects.bulk_create(responses, batch_size=BATCH)
+    for plan, response in zip(new, responses, strict=True):
+        plan.response = response
+        audit.add(response, AuditEvent.Kind.IMPORTED, {"model_name": [None, response.model_name]})
+    changed = []
+    for plan in plans:
+        if plan.existing is None:
+            continue
+        plan.response = plan.existing
+        if not plan.changed:
+            counts.unchanged += 1
+            continue
+        before = current_fields(plan.existing)
+        for name, value in fields_of(plan.record).items():
+            setattr(plan.existing, name, value)
+        delta = {
+            k: [v, getattr(plan.existing, k)]
+            for k, v in before.items()
+            if v != getattr(plan.existing, k)
+        }
+        audit.add(plan.existing, AuditEvent.Kind.UPDATED, delta, "Changed by an import.")
+        changed.append(plan.existing)
+    Response.objects.bulk_update(changed, list(fields_of_names()), batch_size=BATCH)
+    Turn.objects.filter(response__in=[r.pk for r in changed]).delete()
+    Turn.objects.bulk_create(
+        (
+            Turn(response=plan.response, index=index, role=role, content=content)
+            for plan in plans
+            if plan.existing is None or plan.changed
+            for index, (role, content) in enumerate(turns_of(plan.record))
+        ),
+        batch_size=BATCH,
+    )
+    audit.save()
+    counts.created += len(responses)
+    counts.updated += len(changed)
+
+
+def import_responses(
+    path: Path | str,
+    framework: Framework,
+    *,
+    dry_run: bool = False,
+    by: Any = None,
+    progress: Progress = no_progress,
+) -> ImportReport:
+    """Import a responses JSONL file into `framework`'s tasks; see the module docstring."""
+    path = Path(path)
+    report = ImportReport("responses", dry_run=dry_run)
+    progress(0, 3, "reading the responses file")
+    responses_file = read_responses_jsonl(path)
+    report.problems.extend(responses_file.problems)
+    with transaction.atomic():
+        progress(1, 3, "checking responses")
+        plans = ResponsesPlanner(framework, path.name, report).plan(responses_file.responses)
+        if report.problems:
+            return report
+        progress(2, 3, "writing responses")
+        write_responses(plans, report, by)
+        if dry_run:
+            transaction.set_rollback(True)
+    progress(3, 3, "done")
+    return report

@@ -1,0 +1,315 @@
+"""Import LLM-judge verdicts (JSONL, or an Inspect AI .eval log with its responses) into the
+judging app. All or nothing.
+
+A verdict is stored against the criterion version the judge saw: the one in the task's latest
+published rubric when the criterion is there, else the criterion's latest version. A verdict
+naming a criterion the framework does not have, or one outside the response's task's rubric, is
+a problem; so is a `weight` that differs from that version's weight.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+
+from interchange.formats.inspect_eval import read_inspect_eval
+from interchange.formats.problems import Problem
+from interchange.formats.responses import ResponseRecord
+from interchange.formats.verdicts import VerdictRecord, read_verdicts_jsonl
+from interchange.importers.report import ImportReport, Progress, no_progress
+from interchange.importers.responses import (
+    ResponsePlan,
+    ResponsesPlanner,
+    synthetic_epoch,
+    write_responses,
+)
+from interchange.importers.writing import BATCH
+from judging.models import JudgeRun, JudgeVerdict
+from rubrics.models import (
+    Criterion,
+    CriterionVersion,
+    Layer,
+    Response,
+    RubricItem,
+    RubricVersion,
+    Task,
+)
+from taxonomy.models import Framework
+
+RunKey = tuple[str, str, str]
+# A response as the verdicts name it before it is written: (task id, external id).
+ResponseKey = tuple[int, str]
+
+
+@dataclass
+class VerdictPlan:
+    record: VerdictRecord
+    run: RunKey
+    response: ResponseKey
+    version: CriterionVersion
+
+
+def read_verdict_file(
+    path: Path, judge_model: str | None
+) -> tuple[Sequence[ResponseRecord], Sequence[VerdictRecord], list[Problem]]:
+    """Responses (from an .eval log only), verdicts and problems of a JSONL or .eval file."""
+    if path.suffix.lower() == ".eval" or zipfile.is_zipfile(path):
+        log = read_inspect_eval(path, judge_model=judge_model)
+        return log.responses, log.verdicts, list(log.problems)
+    verdicts_file = read_verdicts_jsonl(path)
+    return (), verdicts_file.verdicts, list(verdicts_file.problems)
+
+
+class VerdictsPlanner:
+    def __init__(
+        self,
+        framework: Framework,
+        file_name: str,
+        report: ImportReport,
+        responses: list[ResponsePlan],
+    ) -> None:
+        self.framework = framework
+        self.file_name = file_name
+        self.report = report
+        self.tasks = {task.key: task for task in Task.objects.filter(framework=framework)}
+        self.criteria = {c.code: c for c in Criterion.objects.filter(framework=framework)}
+        # Every response the verdicts may name: those in the database and those being imported.
+        self.by_id: dict[str, set[ResponseKey]] = defaultdict(set)
+        self.by_epoch: dict[tuple[int, str, int], set[ResponseKey]] = defaultdict(set)
+        existing = Response.objects.filter(task__framework=framework).exclude(external_id="")
+        for response in existing.only("task_id", "external_id", "model_name", "model_version"):
+            self.index(
+                response.task_id,
+                response.external_id,
+                response.model_name,
+                synthetic_epoch(response),
+            )
+        for plan in responses:
+            epoch = None if plan.record.external_id else plan.record.epoch
+            self.index(plan.task.pk, plan.external_id, plan.record.model, epoch)
+
+    def index(self, task_id: int, external_id: str, model: str, epoch: int | None) -> None:
+        self.by_id[external_id].add((task_id, external_id))
+        if epoch is not None:
+            self.by_epoch[(task_id, model, epoch)].add((task_id, external_id))
+
+    def problem(self, record: VerdictRecord, field: str | None, message: str) -> None:
+        self.report.problems.append(Problem(self.file_name, record.line or None, field, message))
+
+    def plan(self, records: Sequence[VerdictRecord]) -> list[VerdictPlan]:
+        found = [(record, self.resolve_response(record)) for record in records]
+        task_ids = {key[0] for _, key in found if key is not None}
+        published = self.published_versions(task_ids)
+        latest = self.latest_versions()
+        tasks_by_id = {task.pk: task for task in self.tasks.values()}
+        plans, seen = [], {}
+        for record, response in found:
+            criterion = self.criteria.get(record.criterion_id)
+            if criterion is None:
+                self.problem(
+                    record,
+                    "criterion_id",
+                    f"no criterion '{record.criterion_id}' in framework '{self.framework.code}'",
+                )
+                continue
+            if response is None:
+                continue
+            task = tasks_by_id[response[0]]
+            if not applies(criterion, task):
+                self.problem(
+                    record,
+                    "criterion_id",
+                    f"criterion '{criterion.code}' is not in the rubric of task '{task.key}'",
+                )
+                continue
+            version = published.get((task.pk, criterion.pk)) or latest.get(criterion.pk)
+            if record.weight is not None and record.weight != version.weight:
+                self.problem(
+                    record,
+                    "weight",
+                    f"the judge saw weight {record.weight}, but criterion '{criterion.code}' "
+                    f"has weight {version.weight} (version {version.number})",
+                )
+                continue
+            run = (record.judge_model, record.prompt_version or "", record.run_id or "")
+            identity = (run, response, version.pk, record.epoch)
+            if identity in seen:
+                self.problem(
+                    record,
+                    None,
+                    f"a second verdict for the same response, criterion, epoch "
+                    f"and run (first at {seen[identity]})",
+                )
+                continue
+            seen[identity] = f"line {record.line}" if record.line else "an earlier sample"
+            plans.append(VerdictPlan(record, run, response, version))
+        return plans
+
+    def resolve_response(self, record: VerdictRecord) -> ResponseKey | None:
+        if record.response_id is not None:
+            matches = self.by_id.get(record.response_id, set())
+            if not matches:
+                self.problem(record, "response_id", f"no response with id '{record.response_id}'")
+            elif len(matches) > 1:
+                self.problem(
+                    record,
+                    "response_id",
+                    f"several tasks have a response with id '{record.response_id}': "
+                    "name it by task_key, model and epoch",
+                )
+            return next(iter(matches)) if len(matches) == 1 else None
+        task = self.tasks.get(str(record.task_key))
+        if task is None:
+            self.problem(
+                record,
+                "task_key",
+                f"no task '{record.task_key}' in framework '{self.framework.code}'",
+            )
+            return None
+        matches = self.by_epoch.get((task.pk, str(record.model), record.epoch), set())
+        if len(matches) != 1:
+            what = "no response" if not matches else "several responses (model versions)"
+            self.problem(
+                record,
+                "model",
+                f"{what} of model '{record.model}' to task '{task.key}' in epoch {record.epoch}"
+                + (
+                    ": import the responses first, or name them by response_id"
+                    if not matches
+                    else ""
+                ),
+            )
+            return None
+        return next(iter(matches))
+
+    def published_versions(self, task_ids: set[int]) -> dict[tuple[int, int], CriterionVersion]:
+        latest: dict[int, int] = {}
+        for task_id, pk in (
+            RubricVersion.objects.filter(task__in=task_ids)
+            .order_by("task_id", "number")
+            .values_list("task_id", "pk")
+        ):
+            latest[task_id] = pk
+        task_of = {pk: task_id for task_id, pk in latest.items()}
+        items = RubricItem.objects.filter(rubric_version__in=task_of).select_related(
+            "criterion_version"
+        )
+        return {
+            (task_of[item.rubric_version_id], item.criterion_version.criterion_id): (
+                item.criterion_version
+            )
+            for item in items
+        }
+
+    def latest_versions(self) -> dict[int, CriterionVersion]:
+        latest: dict[int, CriterionVersion] = {}
+        versions = CriterionVersion.objects.filter(criterion__framework=self.framework)
+        for version in versions.order_by("criterion_id", "number"):
+            latest[version.criterion_id] = version
+        return latest
+
+
+def applies(criterion: Criterion, task: Task) -> bool:
+    """Whether `criterion` is in `task`'s rubric by its owner (universal: every task)."""
+    if criterion.layer == Layer.TASK:
+        return criterion.task_id == task.pk
+    if criterion.layer == Layer.CONSENSUS:
+        return criterion.sub_competency_id == task.sub_competency_id
+    return True
+
+
+def write_verdicts(
+    plans: list[VerdictPlan], responses: list[ResponsePlan], report: ImportReport
+) -> None:
+    counts = report.count("verdicts")
+    runs = report.count("judge runs")
+    wanted = {plan.run for plan in plans}
+    existing_runs = {
+        (run.judge_model, run.prompt_version, run.run_id): run
+        for run in JudgeRun.objects.filter(judge_model__in={key[0] for key in wanted})
+    }
+    new_runs = [
+        JudgeRun(judge_model=key[0], prompt_version=key[1], run_id=key[2])
+        for key in sorted(wanted - set(existing_runs))
+    ]
+    JudgeRun.objects.bulk_create(new_runs)
+    runs.created += len(new_runs)
+    runs.unchanged += len(wanted & set(existing_runs))
+    run_by_key = existing_runs | {(r.judge_model, r.prompt_version, r.run_id): r for r in new_runs}
+    response_pk = {
+        (r.task_id, r.external_id): r.pk
+        for r in Response.objects.filter(
+            task__in={plan.response[0] for plan in plans},
+            external_id__in={plan.response[1] for plan in plans},
+        )
+    }
+    response_pk |= {(p.task.pk, p.external_id): p.response.pk for p in responses}
+    current = {
+        (v.run_id, v.response_id, v.criterion_version_id, v.epoch): v
+        for v in JudgeVerdict.objects.filter(run__in=[r.pk for r in run_by_key.values()])
+    }
+    new, changed = [], []
+    for plan in plans:
+        run = run_by_key[plan.run]
+        response = response_pk[plan.response]
+        found = current.get((run.pk, response, plan.version.pk, plan.record.epoch))
+        if found is None:
+            new.append(
+                JudgeVerdict(
+                    run=run,
+                    response_id=response,
+                    criterion_version=plan.version,
+                    epoch=plan.record.epoch,
+                    verdict=plan.record.verdict,
+                    rationale=plan.record.rationale,
+                )
+            )
+        elif (found.verdict, found.rationale) != (plan.record.verdict, plan.record.rationale):
+            found.verdict, found.rationale = plan.record.verdict, plan.record.rationale
+            changed.append(found)
+        else:
+            counts.unchanged += 1
+    JudgeVerdict.objects.bulk_create(new, batch_size=BATCH)
+    JudgeVerdict.objects.bulk_update(changed, ["verdict", "rationale"], batch_size=BATCH)
+    counts.created += len(new)
+    counts.updated += len(changed)
+
+
+def import_verdicts(
+    path: Path | str,
+    framework: Framework,
+    *,
+    judge_model: str | None = None,
+    dry_run: bool = False,
+    by: Any = None,
+    progress: Progress = no_progress,
+) -> ImportReport:
+    """Import a verdicts JSONL file, or an Inspect .eval log (its responses, then its verdicts).
+
+    `judge_model` names the judge when an .eval log does not say."""
+    path = Path(path)
+    report = ImportReport("verdicts", dry_run=dry_run)
+    progress(0, 4, "reading the verdicts file")
+    responses, verdicts, problems = read_verdict_file(path, judge_model)
+    report.problems.extend(problems)
+    with transaction.atomic():
+        progress(1, 4, "checking responses")
+        response_plans = ResponsesPlanner(framework, path.name, report).plan(responses)
+        progress(2, 4, "checking verdicts")
+        plans = VerdictsPlanner(framework, path.name, report, response_plans).plan(verdicts)
+        if report.problems:
+            return report
+        progress(3, 4, "writing")
+        if response_plans:
+            write_responses(response_plans, report, by)
+        write_verdicts(plans, response_plans, report)
+        if dry_run:
+            transaction.set_rollback(True)
+    progress(4, 4, "done")
+    return report

@@ -1,0 +1,63 @@
+"""What the import and export commands share: choosing the framework, drawing the progress bar,
+printing a report and failing with every problem."""
+
+from argparse import ArgumentParser
+from collections.abc import Callable
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from interchange.importers.report import ImportReport, Progress
+from interchange.progress import TextProgressBar
+from taxonomy.models import Framework
+
+
+def add_framework_argument(parser: ArgumentParser) -> None:
+    parser.add_argument(
+        "--framework", metavar="CODE", help="The framework's code (needed when there are several)."
+    )
+
+
+def framework_from(code: str | None) -> Framework:
+    if code:
+        try:
+            return Framework.objects.get(code=code)
+        except Framework.DoesNotExist:
+            raise CommandError(f"No framework with code '{code}'.") from None
+    frameworks = list(Framework.objects.all()[:2])
+    if len(frameworks) != 1:
+        found = "none exists" if not frameworks else "there are several"
+        raise CommandError(f"Give the framework with --framework CODE ({found}).")
+    return frameworks[0]
+
+
+class _NoNewline:
+    """The command's stderr, written without the line ending Django adds to each write."""
+
+    def __init__(self, wrapper: Any) -> None:
+        self.wrapper = wrapper
+
+    def write(self, text: str) -> None:
+        self.wrapper.write(text, ending="")
+
+    def flush(self) -> None:
+        self.wrapper.flush()
+
+
+def run_import(
+    command: BaseCommand, run: Callable[[Progress], ImportReport], options: dict[str, Any]
+) -> None:
+    """Run an import with a progress bar on stderr; exit non-zero listing every problem."""
+    bar = TextProgressBar(_NoNewline(command.stderr)) if options.get("verbosity", 1) else None
+    try:
+        report = run(bar or (lambda done, total, stage: None))
+    finally:
+        if bar:
+            bar.close()
+    for note in report.notes:
+        command.stderr.write(f"note: {note}")
+    if report.problems:
+        for line in report.problem_lines():
+            command.stderr.write(line)
+        raise CommandError(report.summary())
+    command.stdout.write(report.summary())

@@ -1,0 +1,32 @@
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from interchange.importers import import_responses
+from interchange.management.commands._common import (
+    add_framework_argument,
+    framework_from,
+    run_import,
+)
+
+
+class Command(BaseCommand):
+    help = "Import model responses from a JSONL file. All or nothing."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("file", type=Path)
+        parser.add_argument(
+            "--dry-run", action="store_true", help="Check and count; write nothing."
+        )
+        add_framework_argument(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        framework = framework_from(options["framework"])
+        run_import(
+            self,
+            lambda progress: import_responses(
+                options["file"], framework, dry_run=options["dry_run"], progress=progress
+            ),
+            options,
+        )

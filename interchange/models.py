@@ -1,0 +1,72 @@
+"""Import jobs run in the background, and what L2-Bench files say that no other table holds."""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from rubrics.models import Task
+
+
+def _job_upload_path(job: "ImportJob", filename: str) -> str:
+    # The stored name is ours, never the uploader's: a fixed folder and an extension by kind.
+    return f"imports/{timezone.now():%Y/%m}/{job.token}{ImportJob.EXTENSIONS[job.kind]}"
+
+
+class ImportJob(models.Model):
+    class Kind(models.TextChoices):
+        BENCHMARK = "benchmark", "Benchmark (.zip of the L2-Bench folder)"
+        RESPONSES = "responses", "Model responses (.jsonl)"
+        VERDICTS = "verdicts", "Judge verdicts (.jsonl)"
+        EVAL_LOG = "eval_log", "Judge verdicts (Inspect AI .eval log)"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    EXTENSIONS = {
+        Kind.BENCHMARK: ".zip",
+        Kind.RESPONSES: ".jsonl",
+        Kind.VERDICTS: ".jsonl",
+        Kind.EVAL_LOG: ".eval",
+    }
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    token = models.CharField(max_length=32, unique=True, editable=False)
+    file = models.FileField(upload_to=_job_upload_path, max_length=200)
+    original_name = models.CharField(max_length=255, blank=True)
+    framework = models.ForeignKey("taxonomy.Framework", on_delete=models.CASCADE, related_name="+")
+    dry_run = models.BooleanField(default=False)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    stage = models.CharField(max_length=100, blank=True)
+    progress = models.PositiveIntegerField(default=0, help_text="Percent done.")
+    counts = models.JSONField(default=dict, blank=True)
+    summary = models.TextField(blank=True)
+    problems = models.JSONField(default=list, blank=True, help_text="Every problem, as text.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} import {self.pk} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+
+
+class TaskSource(models.Model):
+    """L2-Bench columns a Task has no field for, kept so an export writes them back."""
+
+    task = models.OneToOneField(Task, on_delete=models.CASCADE, related_name="source")
+    version_at_time_of_draft = models.CharField(max_length=100, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.task} drafted under {self.version_at_time_of_draft or '?'}"

@@ -1,0 +1,15 @@
+from django.contrib import admin
+
+from judging.models import JudgeRun, JudgeVerdict
+
+
+@admin.register(JudgeRun)
+class JudgeRunAdmin(admin.ModelAdmin):
+    list_display = ["judge_model", "prompt_version", "run_id", "created_at"]
+
+
+@admin.register(JudgeVerdict)
+class JudgeVerdictAdmin(admin.ModelAdmin):
+    list_display = ["run", "response", "criterion_version", "epoch", "verdict"]
+    list_select_related = ["run", "response", "criterion_version__criterion"]
+    raw_id_fields = ["response", "criterion_version"]
