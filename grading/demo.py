@@ -16,7 +16,7 @@ from rubrics.models import Response, RubricVersion
 
 NAME = "Demo study: pilot grading"
 ANNOTATORS = {"annotator": 0.10, "annotator2": 0.20, "annotator3": 0.30}  # chance to disagree
-GRADED_PER_ANNOTATOR = 3
+GRADED_PER_ANNOTATOR = 7  # of 9: each demo annotator still has work to do
 SEED = 2026
 
 
