@@ -1,15 +1,36 @@
 """Import jobs run in the background, and what L2-Bench files say that no other table holds."""
 
+import os
+
 from django.conf import settings
+from django.core.files.storage import FileSystemStorage, Storage
 from django.db import models
 from django.utils import timezone
 
 from rubrics.models import Task
 
 
+class ImportStorage(FileSystemStorage):
+    """Uploaded import files live apart from MEDIA_ROOT (never served by URL), under
+    settings.IMPORTS_ROOT when set, else <BASE_DIR>/var/imports; read at each use."""
+
+    @property  # type: ignore[override]
+    def base_location(self) -> str:
+        root = getattr(settings, "IMPORTS_ROOT", None) or settings.BASE_DIR / "var" / "imports"
+        return str(root)
+
+    @property  # type: ignore[override]
+    def location(self) -> str:
+        return os.path.abspath(self.base_location)
+
+
+def import_storage() -> Storage:
+    return ImportStorage()
+
+
 def _job_upload_path(job: "ImportJob", filename: str) -> str:
     # The stored name is ours, never the uploader's: a fixed folder and an extension by kind.
-    return f"imports/{timezone.now():%Y/%m}/{job.token}{ImportJob.EXTENSIONS[job.kind]}"
+    return f"{timezone.now():%Y/%m}/{job.token}{ImportJob.EXTENSIONS[job.kind]}"
 
 
 class ImportJob(models.Model):
@@ -34,7 +55,7 @@ class ImportJob(models.Model):
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     token = models.CharField(max_length=32, unique=True, editable=False)
-    file = models.FileField(upload_to=_job_upload_path, max_length=200)
+    file = models.FileField(upload_to=_job_upload_path, storage=import_storage, max_length=200)
     original_name = models.CharField(max_length=255, blank=True)
     framework = models.ForeignKey("taxonomy.Framework", on_delete=models.CASCADE, related_name="+")
     dry_run = models.BooleanField(default=False)

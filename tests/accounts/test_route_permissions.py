@@ -16,6 +16,7 @@ from audit import services as audit
 from audit.models import AuditEvent
 from taxonomy.models import Competency, ContextValue, ContextVariable, SubCompetency
 from tests.grading import factories as grading_factories
+from tests.interchange import db_helpers as import_job_factories
 from tests.taxonomy.factories import make_framework
 
 ALL = frozenset(Role)
@@ -77,6 +78,10 @@ ROUTES: dict[str, Route] = {
     "grading:study": Route("GET", MANAGERS),
     "grading:study_assign": Route("POST", MANAGERS),
     "grading:study_status": Route("POST", MANAGERS),
+    "interchange:index": Route("GET", MANAGERS),
+    "interchange:job": Route("GET", MANAGERS),
+    "interchange:export_rubrics": Route("GET", MANAGERS),
+    "interchange:export_benchmark": Route("GET", MANAGERS),
 }
 
 
@@ -115,6 +120,8 @@ def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
         # A person can revoke only their own tokens; anonymous visitors are sent to log in.
         "token": ApiToken.issue(user or User.objects.create(username="someone"), "script")[0],
     }
+    if name == "interchange:job":
+        return reverse(name, kwargs={"pk": import_job_factories.make_job(framework).pk})
     kwargs = {}
     for param in pattern.pattern.converters:
         if param == "framework_code":

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from audit.models import AuditEvent
 from interchange.formats.l2bench_csv import TaskRecord
-from interchange.models import TaskSource
+from interchange.models import ImportJob, TaskSource
 from interchange.synthetic import synthetic_tasks, write_benchmark
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import (
@@ -108,3 +108,16 @@ def wipe_benchmark() -> None:
         Task,
     ):
         model.objects.all().delete()
+
+
+def make_job(framework, **fields):  # type: ignore[no-untyped-def]
+    """A finished ImportJob row (no file needed to show it)."""
+    defaults = {
+        "kind": ImportJob.Kind.RESPONSES,
+        "framework": framework,
+        "token": f"t{ImportJob.objects.count() + 1}",
+        "file": "2026/01/none.jsonl",
+        "status": ImportJob.Status.SUCCEEDED,
+        "summary": "responses: 1 created, 0 updated, 0 unchanged",
+    }
+    return ImportJob.objects.create(**(defaults | fields))

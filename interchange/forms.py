@@ -1,0 +1,49 @@
+import zipfile
+
+from django import forms
+from django.conf import settings
+
+from interchange.models import ImportJob
+from taxonomy.models import Framework
+
+ALLOWED = {
+    ImportJob.Kind.BENCHMARK: (".zip",),
+    ImportJob.Kind.RESPONSES: (".jsonl", ".json"),
+    ImportJob.Kind.VERDICTS: (".jsonl", ".json"),
+    ImportJob.Kind.EVAL_LOG: (".eval",),
+}
+
+
+def max_upload_bytes() -> int:
+    return getattr(settings, "IMPORT_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+
+
+class ImportForm(forms.Form):
+    kind = forms.ChoiceField(choices=ImportJob.Kind.choices)
+    framework = forms.ModelChoiceField(Framework.objects.all(), empty_label=None)
+    file = forms.FileField()
+    dry_run = forms.BooleanField(required=False, label="Dry run: check and count, write nothing")
+
+    def clean(self) -> dict:
+        data = super().clean()
+        upload, kind = data.get("file"), data.get("kind")
+        if upload is None or kind is None:
+            return data
+        if upload.size > max_upload_bytes():
+            self.add_error("file", f"The file is over {max_upload_bytes() // 2**20} MB.")
+            return data
+        allowed = ALLOWED[ImportJob.Kind(kind)]
+        if not upload.name.lower().endswith(allowed):
+            self.add_error("file", f"This kind of import takes a {' or '.join(allowed)} file.")
+            return data
+        head = next(upload.chunks(), b"")[:64]
+        upload.seek(0)
+        is_zip = zipfile.is_zipfile(upload)
+        upload.seek(0)
+        if kind in (ImportJob.Kind.BENCHMARK, ImportJob.Kind.EVAL_LOG) and not is_zip:
+            self.add_error("file", "The file is not a ZIP archive.")
+        elif kind in (ImportJob.Kind.RESPONSES, ImportJob.Kind.VERDICTS) and not (
+            head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+        ):
+            self.add_error("file", "The file does not start with a JSON object: is it JSONL?")
+        return data
