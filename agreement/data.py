@@ -6,10 +6,13 @@ query for the ratings plus one per lookup table, never one per grade.
 
 from dataclasses import dataclass
 
+import numpy as np
 from django.db.models import Max
 
+from agreement.calibration import FAIL, MISSING, PASS, JudgeData
 from agreement.reports import CriterionInfo, ItemInfo, StudyRatings, ratings_from_rows
-from grading.models import Assignment, Grade, Study, StudyItem, Verdict
+from grading.models import Assignment, GoldVerdict, Grade, Study, StudyItem, Verdict
+from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import CriterionVersion, TaskContextValue
 
 VALUE_INDEX = {Verdict.FAIL: 0, Verdict.PASS: 1}
@@ -168,3 +171,54 @@ def _items(item_ids: list[int]) -> list[ItemInfo]:
             context=tuple(context.get(task.pk, ())),
         )
     return [by_pk[pk] for pk in item_ids]
+
+
+def judge_runs_for(study: Study) -> list[JudgeRun]:
+    """Judge runs with at least one verdict on a response of the study."""
+    responses = StudyItem.objects.filter(study=study).values("response_id")
+    return list(
+        JudgeRun.objects.filter(verdicts__response_id__in=responses).distinct().order_by("pk")
+    )
+
+
+def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> JudgeData:
+    """The judge's verdicts (every epoch) and the gold verdicts on the units of `ratings`.
+
+    A verdict counts only when the judge saw the same criterion version the experts graded."""
+    items = StudyItem.objects.filter(pk__in=[item.key for item in ratings.items])
+    response_of = dict(items.values_list("pk", "response_id"))
+    unit_of = {
+        (response_of[ratings.items[i].key], ratings.criteria[c].key): unit
+        for unit, (i, c) in enumerate(
+            zip(ratings.unit_item.tolist(), ratings.unit_criterion.tolist(), strict=True)
+        )
+    }
+    verdicts = list(
+        JudgeVerdict.objects.filter(
+            run=run,
+            response_id__in=response_of.values(),
+            criterion_version_id__in=[c.key for c in ratings.criteria],
+        ).values_list("response_id", "criterion_version_id", "epoch", "verdict")
+    )
+    n_epochs = max((epoch for _, _, epoch, _ in verdicts), default=1)
+    epochs = np.full((n_epochs, ratings.n_units), MISSING, dtype=np.int64)
+    for response, version, epoch, verdict in verdicts:
+        unit = unit_of.get((response, version))
+        if unit is not None:
+            epochs[epoch - 1, unit] = PASS if verdict else FAIL
+    gold = np.full(ratings.n_units, MISSING, dtype=np.int64)
+    for item, version, verdict in GoldVerdict.objects.filter(study_item__in=items).values_list(
+        "study_item_id", "criterion_version_id", "verdict"
+    ):
+        unit = unit_of.get((response_of[item], version))
+        if unit is not None and verdict in VALUE_INDEX:
+            gold[unit] = VALUE_INDEX[verdict]
+    families = dict(items.values_list("pk", "response__model_family"))
+    return JudgeData(
+        ratings=ratings,
+        judge_name=str(run),
+        judge=epochs[0],
+        judge_epochs=epochs,
+        gold=gold,
+        item_family=tuple(families[item.key] for item in ratings.items),
+    )

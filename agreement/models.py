@@ -19,6 +19,18 @@ class AnalysisSettings(models.Model):
         default=1000, validators=[MinValueValidator(100), MaxValueValidator(20000)]
     )
     seed = models.PositiveIntegerField(default=0, help_text="Bootstrap seed: same data, same CIs.")
+    epsilon = models.FloatField(
+        default=0.2,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Alternative annotator test: the cost-benefit margin granted to the judge "
+        "(0.2 suits expert annotators, Calderon et al. 2025).",
+    )
+    judge_family = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The model family of the judge, as responses name it, to measure whether "
+        "the judge favours its own family.",
+    )
     show_annotator_names = models.BooleanField(
         default=False, help_text="Name annotators in reports instead of numbering them."
     )

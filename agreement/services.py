@@ -2,28 +2,56 @@
 
 from django.core.cache import cache
 
-from agreement.data import load_study_ratings, study_state
+from agreement.calibration import CalibrationReport, calibration_report
+from agreement.data import load_judge_data, load_study_ratings, study_state
 from agreement.models import AnalysisSettings
 from agreement.reports import StudyAgreement, study_agreement
 from grading.models import Study
+from judging.models import JudgeRun, JudgeVerdict
 
 CACHE_SECONDS = 24 * 3600
+
+
+def _state_key(study: Study, settings: AnalysisSettings) -> str:
+    count, latest = study_state(study)
+    return (
+        f"{study.pk}:{count}:{latest}:{settings.validation_threshold}:{settings.resamples}:"
+        f"{settings.seed}:{settings.show_annotator_names}:{settings.epsilon}:"
+        f"{settings.judge_family}"
+    )
 
 
 def study_report(study: Study) -> StudyAgreement:
     """The report of `study`; recomputed only when a submitted grade or a setting changed."""
     settings = AnalysisSettings.for_study(study)
-    count, latest = study_state(study)
-    key = (
-        f"agreement:{study.pk}:{count}:{latest}:{settings.validation_threshold}:"
-        f"{settings.resamples}:{settings.seed}:{settings.show_annotator_names}"
-    )
+    key = f"agreement:{_state_key(study, settings)}"
     report = cache.get(key)
     if report is None:
         ratings = load_study_ratings(study, blind=not settings.show_annotator_names)
         report = study_agreement(
             ratings,
             threshold=settings.validation_threshold,
+            n_resamples=settings.resamples,
+            seed=settings.seed,
+        )
+        cache.set(key, report, CACHE_SECONDS)
+    return report
+
+
+def judge_report(study: Study, run: JudgeRun) -> CalibrationReport:
+    """The judge of `run` against the experts of `study`, cached like the study report."""
+    settings = AnalysisSettings.for_study(study)
+    verdicts = JudgeVerdict.objects.filter(run=run).order_by("-pk").values_list("pk", flat=True)
+    key = (
+        f"calibration:{run.pk}:{verdicts.first()}:{verdicts.count()}:{_state_key(study, settings)}"
+    )
+    report = cache.get(key)
+    if report is None:
+        ratings = load_study_ratings(study, blind=not settings.show_annotator_names)
+        report = calibration_report(
+            load_judge_data(study, run, ratings),
+            epsilon=settings.epsilon,
+            judge_family=settings.judge_family,
             n_resamples=settings.resamples,
             seed=settings.seed,
         )

@@ -6,6 +6,11 @@ app_name = "agreement"
 urlpatterns = [
     path("studies/<int:study_id>/", views.study_agreement, name="study"),
     path(
+        "studies/<int:study_id>/judges/<int:run_id>/",
+        views.judge_calibration,
+        name="judge",
+    ),
+    path(
         "studies/<int:study_id>/report.json",
         views.study_report_download,
         {"fmt": "json"},

@@ -8,12 +8,13 @@ from django.utils.text import slugify
 from accounts.permissions import require
 from accounts.roles import Action
 from agreement import charts
-from agreement.data import disagreements
+from agreement.data import disagreements, judge_runs_for
 from agreement.export import report_to_dict, write_report_xlsx
 from agreement.models import AnalysisSettings
 from agreement.reports import GroupAgreement, StudyAgreement
-from agreement.services import study_report
+from agreement.services import judge_report, study_report
 from grading.models import Study
+from judging.models import JudgeRun
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -73,6 +74,7 @@ def study_agreement(request: HttpRequest, study_id: int) -> HttpResponse:
             [c.criterion.key for c in weakest],
             blind=not settings.show_annotator_names,
         ),
+        "judge_runs": judge_runs_for(study),
         **_charts(report),
     }
     return render(request, "agreement/study.html", context)
@@ -92,3 +94,22 @@ def study_report_download(request: HttpRequest, study_id: int, fmt: str) -> Http
     response = HttpResponse(buffer.getvalue(), content_type=XLSX)
     response["Content-Disposition"] = f'attachment; filename="{filename}.xlsx"'
     return response
+
+
+@require(Action.VIEW_BENCHMARK)
+def judge_calibration(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    run = get_object_or_404(JudgeRun, pk=run_id)
+    report = judge_report(study, run)
+    confusion = report.overall.vs_majority.confusion if report.overall.vs_majority else None
+    return render(
+        request,
+        "agreement/judge.html",
+        {
+            "study": study,
+            "run": run,
+            "report": report,
+            "settings": AnalysisSettings.for_study(study),
+            "confusion": confusion.tolist() if confusion is not None else None,
+        },
+    )

@@ -11,7 +11,7 @@ def figure(value: object, digits: int = 2) -> str:
     shown beside it by the template), never as 0 or NaN."""
     if isinstance(value, Coefficient | Ratio):
         value = value.value
-    if value is None:
+    if value is None or value == "":  # "" is what the template makes of a missing attribute
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -22,4 +22,6 @@ def figure(value: object, digits: int = 2) -> str:
 def percent(value: object) -> str:
     if isinstance(value, Coefficient | Ratio):
         value = value.value
-    return "—" if value is None else f"{float(value) * 100:.0f}%"  # type: ignore[arg-type]
+    if value is None or value == "":
+        return "—"
+    return f"{float(value) * 100:.0f}%"  # type: ignore[arg-type]

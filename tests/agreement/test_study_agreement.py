@@ -10,9 +10,10 @@ from openpyxl import load_workbook
 from accounts.roles import Role
 from agreement.data import disagreements, load_study_ratings
 from agreement.models import AnalysisSettings
-from agreement.services import study_report
+from agreement.services import judge_report, study_report
 from grading import services as grading
 from grading.models import Study, Verdict
+from judging.models import JudgeRun, JudgeVerdict
 from rubrics.demo import seed_demo_benchmark
 from rubrics.models import Response
 
@@ -129,3 +130,41 @@ def test_the_command_refuses_an_unknown_study(db, tmp_path):
     with pytest.raises(Exception, match="No study"):
         call_command("agreement_report", "nope", output=tmp_path / "x.json")
     assert not Study.objects.exists()
+
+
+@pytest.fixture
+def always_pass_judge(study):
+    run = JudgeRun.objects.create(judge_model="always-pass", prompt_version="v1")
+    for item in study.items.all():
+        for line in item.rubric_version.effective_rubric():
+            for epoch in (1, 2):
+                JudgeVerdict.objects.create(
+                    run=run,
+                    response=item.response,
+                    criterion_version=line.version,
+                    epoch=epoch,
+                    verdict=True,
+                )
+    return run
+
+
+def test_a_judge_that_always_passes_is_measured_as_lenient(study, always_pass_judge):
+    report = judge_report(study, always_pass_judge)
+    assert report.overall.n_units == load_study_ratings(study).n_units
+    assert report.overall.leniency.difference > 0
+    assert report.stability.epochs == 2 and report.stability.identical == 1.0
+    universal = next(g for g in report.by_layer if g.label == "universal")
+    assert universal.leniency.difference > report.overall.leniency.difference
+
+
+def test_the_study_page_links_to_each_judge_and_the_judge_page_says_its_verdict(
+    study, always_pass_judge, client_as
+):
+    client = client_as(Role.VIEWER)
+    page = client.get(reverse("agreement:study", args=[study.pk])).content.decode()
+    judge_url = reverse("agreement:judge", args=[study.pk, always_pass_judge.pk])
+    assert judge_url in page
+    body = client.get(judge_url).content.decode()
+    assert "always-pass / v1" in body
+    assert "not enough" in body or "can replace" in body or "cannot replace" in body
+    assert "Confusion matrix" in body

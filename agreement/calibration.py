@@ -1,0 +1,218 @@
+"""Can the LLM judge be trusted? The judge compared with the experts of a study.
+
+Pure: numpy arrays and dataclasses in, frozen dataclasses out; no Django. `agreement.data`
+builds the JudgeData from the database.
+
+The judge is compared with humans the way humans are compared with each other: leave one expert
+out at a time, and the alternative annotator test (Calderon et al. 2025), not only against the
+expert majority, which flatters a judge (a majority is itself less noisy than any one expert).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from agreement.reports import FAIL, PASS, StudyRatings
+from agreement.stats import (
+    AltTestResult,
+    Calibration,
+    Coefficient,
+    ExpertComparison,
+    Leniency,
+    alpha_from_counts,
+    alternative_annotator_test,
+    calibrate,
+    counts_from_pairs,
+    leave_one_expert_out,
+    leniency,
+    majority_reference,
+)
+
+IntArray = npt.NDArray[np.int64]
+MISSING = -1
+
+
+@dataclass(frozen=True)
+class JudgeData:
+    """The experts' ratings of a study and one judge's verdicts on the same units."""
+
+    ratings: StudyRatings
+    judge_name: str
+    judge: IntArray  # per unit: FAIL, PASS or MISSING (first epoch)
+    judge_epochs: IntArray  # (epochs, units): every epoch's verdict or MISSING
+    gold: IntArray  # per unit: adjudicated verdict or MISSING
+    item_family: tuple[str, ...]  # per study item: the family of the model that responded
+
+
+@dataclass(frozen=True)
+class JudgeGroup:
+    label: str
+    n_units: int  # units with a judge verdict and at least one expert grade
+    vs_majority: Calibration | None
+    vs_gold: Calibration | None
+    leave_one_out: tuple[ExpertComparison, ...]
+    alpha_experts: Coefficient
+    alpha_with_judge: Coefficient
+    leniency: Leniency | None
+    alt_test: AltTestResult
+
+    @property
+    def mean_accuracy_gap(self) -> float | None:
+        """Mean over held-out experts of (judge accuracy - other experts' accuracy)."""
+        gaps = [c.accuracy_gap for c in self.leave_one_out if c.accuracy_gap is not None]
+        return float(np.mean(gaps)) if gaps else None
+
+
+@dataclass(frozen=True)
+class SelfPreference:
+    family: str
+    own: JudgeGroup | None
+    others: JudgeGroup | None
+
+    @property
+    def groups(self) -> tuple[JudgeGroup, ...]:
+        return tuple(group for group in (self.own, self.others) if group is not None)
+
+    @property
+    def gap(self) -> float | None:
+        """Leniency on the judge's own family minus leniency on the others."""
+        if not (self.own and self.others and self.own.leniency and self.others.leniency):
+            return None
+        return self.own.leniency.difference - self.others.leniency.difference
+
+
+@dataclass(frozen=True)
+class Stability:
+    epochs: int
+    n_units: int  # units the judge rated in every epoch
+    identical: float | None  # share of those units with the same verdict in every epoch
+    alpha: Coefficient  # epochs treated as raters
+
+
+@dataclass(frozen=True)
+class CalibrationReport:
+    judge_name: str
+    epsilon: float
+    overall: JudgeGroup
+    by_layer: tuple[JudgeGroup, ...]
+    by_criterion: tuple[JudgeGroup, ...]
+    self_preference: SelfPreference | None
+    stability: Stability | None
+    unmatched_units: int  # expert-graded units the judge did not rate
+
+
+def experts_matrix(ratings: StudyRatings, units: IntArray) -> npt.NDArray[np.float64]:
+    """(raters x len(units)) matrix of 0/1 with NaN where a rater did not grade the unit."""
+    position = np.full(ratings.n_units, -1, dtype=np.int64)
+    position[units] = np.arange(units.size)
+    dense = np.full((len(ratings.raters), units.size), np.nan)
+    keep = position[ratings.rating_unit] >= 0
+    dense[ratings.rating_rater[keep], position[ratings.rating_unit[keep]]] = ratings.rating_value[
+        keep
+    ]
+    return dense[~np.isnan(dense).all(axis=1)]
+
+
+def judge_group(
+    data: JudgeData,
+    mask: npt.NDArray[np.bool_],
+    label: str,
+    *,
+    epsilon: float,
+    n_resamples: int,
+    seed: int,
+) -> JudgeGroup:
+    units = np.flatnonzero(mask & (data.judge != MISSING))
+    experts = experts_matrix(data.ratings, units)
+    judge = data.judge[units]
+    graded = ~np.isnan(experts).all(axis=0) if experts.size else np.zeros(units.size, bool)
+    units, judge, experts = units[graded], judge[graded], experts[:, graded]
+    gold = data.gold[units]
+    with_gold = gold != MISSING
+    expert_counts = _counts(experts)
+    judge_counts = expert_counts.copy()
+    if units.size:
+        judge_counts[np.arange(units.size), judge] += 1
+    majority = majority_reference(experts) if units.size else np.empty(0, np.int64)
+    return JudgeGroup(
+        label=label,
+        n_units=int(units.size),
+        vs_majority=calibrate(judge, majority) if (majority != MISSING).any() else None,
+        vs_gold=calibrate(judge[with_gold], gold[with_gold]) if with_gold.any() else None,
+        leave_one_out=leave_one_expert_out(judge, experts) if units.size else (),
+        alpha_experts=alpha_from_counts(expert_counts),
+        alpha_with_judge=alpha_from_counts(judge_counts),
+        leniency=(
+            leniency(judge, experts, n_resamples=n_resamples, seed=seed) if units.size else None
+        ),
+        alt_test=alternative_annotator_test(judge, experts, epsilon=epsilon),
+    )
+
+
+def _counts(experts: npt.NDArray[np.float64]) -> IntArray:
+    rater, unit = np.nonzero(~np.isnan(experts))
+    values = experts[rater, unit].astype(np.int64)
+    return counts_from_pairs(unit, values, n_units=experts.shape[1], n_values=2)
+
+
+def stability(data: JudgeData) -> Stability | None:
+    """Test-retest agreement of the judge with itself across epochs (None for one epoch)."""
+    epochs = data.judge_epochs
+    if epochs.shape[0] < 2:
+        return None
+    complete = (epochs != MISSING).all(axis=0)
+    rated = epochs[:, complete]
+    identical = (rated == rated[0]).all(axis=0)
+    present = epochs != MISSING
+    epoch_index, unit = np.nonzero(present)
+    counts = counts_from_pairs(unit, epochs[epoch_index, unit], n_units=epochs.shape[1], n_values=2)
+    return Stability(
+        epochs=int(epochs.shape[0]),
+        n_units=int(complete.sum()),
+        identical=float(identical.mean()) if identical.size else None,
+        alpha=alpha_from_counts(counts),
+    )
+
+
+def calibration_report(
+    data: JudgeData,
+    *,
+    epsilon: float = 0.2,
+    judge_family: str = "",
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> CalibrationReport:
+    ratings = data.ratings
+    options = {"epsilon": epsilon, "n_resamples": n_resamples, "seed": seed}
+    everything = np.ones(ratings.n_units, dtype=bool)
+    layers = np.array([ratings.criteria[c].layer for c in ratings.unit_criterion.tolist()])
+    by_layer = tuple(
+        judge_group(data, layers == layer, layer, **options) for layer in sorted(set(layers))
+    )
+    by_criterion = tuple(
+        judge_group(data, ratings.unit_criterion == index, info.code, **options)
+        for index, info in enumerate(ratings.criteria)
+    )
+    preference = None
+    if judge_family:
+        family = np.array([data.item_family[i] for i in ratings.unit_item.tolist()], dtype=object)
+        own = family == judge_family
+        preference = SelfPreference(
+            family=judge_family,
+            own=judge_group(data, own, "own family", **options) if own.any() else None,
+            others=judge_group(data, ~own, "other families", **options) if (~own).any() else None,
+        )
+    return CalibrationReport(
+        judge_name=data.judge_name,
+        epsilon=epsilon,
+        overall=judge_group(data, everything, "overall", **options),
+        by_layer=by_layer,
+        by_criterion=by_criterion,
+        self_preference=preference,
+        stability=stability(data),
+        unmatched_units=int((data.judge == MISSING).sum()),
+    )
+
+
+__all__ = ["FAIL", "MISSING", "PASS", "CalibrationReport", "JudgeData", "calibration_report"]
