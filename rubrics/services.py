@@ -201,9 +201,33 @@ def add_resource(
     )
     if file is not None:
         resource.file = file
-    editing.create(resource, by, ("task", "title", "kind", "text", "file", "order"))
+    editing.create(resource, by, RESOURCE_FIELDS)
     _reopen(locked, by)
     return resource
+
+
+RESOURCE_FIELDS = ("task", "title", "kind", "text", "file", "order")
+
+
+@transaction.atomic
+def edit_resource(
+    resource: TaskResource, changes: Mapping[str, Any], expected_revision: int, by: Any
+) -> TaskResource:
+    """Change a resource's `title` (and `text` for a markdown one) unless someone saved since
+    `expected_revision` (EditConflict). Refused (TaskLocked) while the task is in review."""
+    _check_names(changes, ("title", "text"))
+    locked = _editable_task(resource.task)
+    updated = editing.update(resource, changes, expected_revision, by)
+    if updated.revision != expected_revision:
+        _reopen(locked, by)
+    return updated
+
+
+@transaction.atomic
+def delete_resource(resource: TaskResource, by: Any) -> None:
+    locked = _editable_task(resource.task)
+    editing.delete(resource, by, RESOURCE_FIELDS)
+    _reopen(locked, by)
 
 
 def _resolve_listed(variable: ContextVariable, raw: Any) -> ContextValue:
@@ -260,6 +284,21 @@ def set_context_value(
         )
         _reopen(locked, by)
     return existing if raw is not None else None
+
+
+@transaction.atomic
+def set_context_values(task: Task, values: Mapping[ContextVariable, Any], by: Any) -> None:
+    """set_context_value for several variables, all or none: a ValidationError keyed by
+    variable key lists every value that does not fit, and nothing is saved."""
+    errors: dict[str, list[str]] = {}
+    for variable, raw in values.items():
+        try:
+            with transaction.atomic():
+                set_context_value(task, variable, raw, by)
+        except ValidationError as exc:
+            errors[variable.key] = exc.messages
+    if errors:
+        raise ValidationError(errors)
 
 
 @transaction.atomic
@@ -456,6 +495,35 @@ def _overwrite_draft(
         setattr(version, name, getattr(source, name))
     version.save()
     _save_labels(version, labels)
+
+
+@transaction.atomic
+def move_criterion(criterion: Criterion, offset: int, by: Any) -> Criterion:
+    """Move a criterion up (-1) or down (+1) among its layer's current criteria."""
+    current = Criterion.objects.get(pk=criterion.pk)
+    task = _editable_task(current.task) if current.layer == Layer.TASK else None
+    before = current.order
+    moved = editing.move(current, _siblings(current).filter(retired=False), offset, by)
+    if task is not None and moved.order != before:
+        _reopen(task, by)
+    return moved
+
+
+@transaction.atomic
+def remove_criterion(criterion: Criterion, by: Any) -> bool:
+    """Take a criterion out of its layer. One that no published rubric ever used is deleted;
+    one that was published is retired instead, so published versions keep it. Returns True
+    when deleted. Raises editing.DeleteRefused when other data still refers to it."""
+    current = Criterion.objects.select_for_update().get(pk=criterion.pk)
+    task = _editable_task(current.task) if current.layer == Layer.TASK else None
+    deleted = not current.versions.filter(frozen=True).exists()
+    if deleted:
+        editing.delete(current, by, ("code", "layer", "order"))
+    else:
+        edit_criterion(current, {"retired": True}, current.revision, by)
+    if task is not None:
+        _reopen(task, by)
+    return deleted
 
 
 # ----- review workflow ---------------------------------------------------------------------

@@ -14,9 +14,9 @@ from accounts.models import ApiToken, User
 from accounts.roles import Role
 from audit import services as audit
 from audit.models import AuditEvent
-from judging.models import JudgeRun
 from taxonomy.models import Competency, ContextValue, ContextVariable, SubCompetency
 from tests.grading import factories as grading_factories
+from tests.rubrics import factories as rubric_factories
 from tests.interchange import db_helpers as import_job_factories
 from tests.taxonomy.factories import make_framework
 
@@ -65,6 +65,31 @@ ROUTES: dict[str, Route] = {
     "taxonomy:contextvalue_edit": Route("GET", EDITORS),
     "taxonomy:contextvalue_delete": Route("POST", EDITORS),
     "taxonomy:contextvalue_move": Route("POST", EDITORS),
+    "rubrics:task_list": Route("GET", READERS),
+    "rubrics:task_detail": Route("GET", READERS),
+    "rubrics:task_diff": Route("GET", READERS),
+    "rubrics:task_create": Route("GET", EDITORS),
+    "rubrics:task_edit": Route("GET", EDITORS),
+    "rubrics:task_context": Route("POST", EDITORS),
+    "rubrics:task_exclude": Route("POST", EDITORS),
+    "rubrics:task_include": Route("POST", EDITORS),
+    "rubrics:resource_create": Route("POST", EDITORS),
+    "rubrics:resource_edit": Route("GET", EDITORS),
+    "rubrics:resource_delete": Route("POST", EDITORS),
+    "rubrics:task_criteria": Route("GET", EDITORS),
+    "rubrics:criterion_create": Route("POST", EDITORS),
+    "rubrics:consensus": Route("GET", EDITORS),
+    "rubrics:consensus_create": Route("POST", EDITORS),
+    "rubrics:universal": Route("GET", EDITORS),
+    "rubrics:universal_create": Route("POST", EDITORS),
+    "rubrics:criterion_card": Route("GET", EDITORS),
+    "rubrics:criterion_edit": Route("GET", EDITORS),
+    "rubrics:criterion_delete": Route("POST", EDITORS),
+    "rubrics:criterion_move": Route("POST", EDITORS),
+    "rubrics:task_submit": Route("POST", EDITORS),
+    "rubrics:task_approve": Route("POST", MANAGERS),
+    "rubrics:task_return": Route("POST", MANAGERS),
+    "rubrics:review_queue": Route("GET", MANAGERS),
     "grading:index": Route("GET", GRADERS),
     "grading:next": Route("POST", GRADERS),
     "grading:assignment": Route("GET", GRADERS),
@@ -72,7 +97,6 @@ ROUTES: dict[str, Route] = {
     "grading:save_likert": Route("POST", GRADERS),
     "grading:submit": Route("POST", GRADERS),
     "agreement:study": Route("GET", READERS),
-    "agreement:judge": Route("GET", READERS),
     "agreement:study_report_json": Route("GET", MANAGERS),
     "agreement:study_report_xlsx": Route("GET", MANAGERS),
     "grading:studies": Route("GET", MANAGERS),
@@ -101,6 +125,7 @@ def named_routes(patterns=None, namespace=""):
 CREATE_UNDER = {
     "subcompetency": lambda: Competency.objects.get(code="01"),
     "contextvalue": lambda: ContextVariable.objects.get(key="cefr_level"),
+    **rubric_factories.CREATE_UNDER,
 }
 
 
@@ -110,10 +135,7 @@ GRADING_PARAMS = {"study_id", "assignment_id", "criterion_version_id", "likert_i
 def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
     grading = GRADING_PARAMS & set(pattern.pattern.converters)
     if grading:  # the user's own assignment: another's would rightly be a 404
-        kwargs = grading_factories.route_kwargs(grading, user, make_user)
-        if "run_id" in pattern.pattern.converters:
-            kwargs["run_id"] = JudgeRun.objects.create(judge_model="a judge").pk
-        return reverse(name, kwargs=kwargs)
+        return reverse(name, kwargs=grading_factories.route_kwargs(grading, user, make_user))
     framework = make_framework()
     sub = SubCompetency.objects.get(code="01b")
     audit.record(sub, AuditEvent.Kind.CREATED)
@@ -122,6 +144,7 @@ def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
         "subcompetency": sub,
         "contextvariable": ContextVariable.objects.get(key="class_size"),
         "contextvalue": ContextValue.objects.get(code="b1"),
+        **rubric_factories.route_objects(sub),
         # A person can revoke only their own tokens; anonymous visitors are sent to log in.
         "token": ApiToken.issue(user or User.objects.create(username="someone"), "script")[0],
     }

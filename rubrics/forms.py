@@ -1,0 +1,341 @@
+"""Forms of the authoring screens. They parse what a person typed; the rules live in services."""
+
+from decimal import Decimal
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db.models import Q, QuerySet
+from django.template.defaultfilters import filesizeformat
+
+from rubrics.models import CriterionVersion, Task, TaskContextValue, TaskResource
+from taxonomy.models import Competency, ContextVariable, Framework, SubCompetency
+
+# Uploaded resources are handed to models with the task: keep them small. Override in settings.
+RESOURCE_MAX_BYTES: int = getattr(settings, "RUBRICS_RESOURCE_MAX_BYTES", 5 * 1024 * 1024)
+
+
+def add_errors(form: forms.Form, exc: ValidationError) -> None:
+    """Put a model or service ValidationError on the form: on a field when the form has it,
+    otherwise at the top of the form."""
+    if not hasattr(exc, "error_dict"):
+        form.add_error(None, exc)
+        return
+    for name, errors in exc.error_dict.items():
+        form.add_error(name if name in form.fields else None, errors)
+
+
+class RevisionField(forms.IntegerField):
+    widget = forms.HiddenInput
+
+    def __init__(self) -> None:
+        super().__init__(required=False)
+
+
+def sub_competency_choices(framework: Framework | None = None) -> QuerySet[SubCompetency]:
+    subs = SubCompetency.objects.select_related("competency__framework")
+    if framework is not None:
+        subs = subs.filter(competency__framework=framework)
+    return subs.order_by("competency__framework__name", "competency__order", "order", "code")
+
+
+class TaskForm(forms.ModelForm):
+    revision = RevisionField()
+
+    class Meta:
+        model = Task
+        fields = list(Task.CONTENT_FIELDS)
+        widgets = {
+            "instruction": forms.Textarea(attrs={"rows": 6}),
+            "system_prompt": forms.Textarea(attrs={"rows": 3}),
+            "reference_answer": forms.Textarea(attrs={"rows": 6}),
+        }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Moving a task to another framework would strand its criteria and context values.
+        framework = self.instance.framework if self.instance.pk else None
+        self.fields["sub_competency"].queryset = sub_competency_choices(framework)
+        if self.instance.pk and not self.is_bound:
+            self.initial["revision"] = self.instance.revision
+
+    def validate_unique(self) -> None:
+        # The key is unique per framework, which the form does not hold: the service checks it.
+        pass
+
+    def changes(self) -> dict[str, Any]:
+        return {name: self.cleaned_data[name] for name in Task.CONTENT_FIELDS}
+
+
+class ContextValuesForm(forms.Form):
+    """One field per context variable of the framework, of the kind the variable takes:
+    a list in its order for listed kinds, a number within its range, or a text."""
+
+    def __init__(
+        self,
+        variables: list[ContextVariable],
+        current: list[TaskContextValue],
+        *args: Any,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, prefix="context", **kwargs)
+        self.variables = {variable.key: variable for variable in variables}
+        saved = {item.variable_id: item for item in current}
+        for variable in variables:
+            self.fields[variable.key] = self._field(variable)
+            item = saved.get(variable.pk)
+            if item is None:
+                continue
+            if item.value_id is not None:
+                self.initial[variable.key] = item.value.code
+            else:
+                self.initial[variable.key] = item.number if item.number is not None else item.text
+
+    @staticmethod
+    def _field(variable: ContextVariable) -> forms.Field:
+        name = f"{variable.label} ({variable.key})"
+        common: dict[str, Any] = {
+            "label": variable.label,
+            "required": False,
+            "help_text": variable.description,
+        }
+        if variable.has_listed_values:
+            choices = [("", "—")] + [(v.code, v.label) for v in variable.values.all()]
+            return forms.ChoiceField(
+                choices=choices,
+                error_messages={"invalid_choice": f"%(value)s is not an allowed value of {name}."},
+                **common,
+            )
+        if variable.kind == ContextVariable.Kind.NUMBER:
+            low, high = variable.minimum, variable.maximum
+            return forms.DecimalField(
+                min_value=low,
+                max_value=high,
+                decimal_places=3,
+                error_messages={
+                    "invalid": f"{name} takes a number.",
+                    "min_value": f"{name} must be at least %(limit_value)s.",
+                    "max_value": f"{name} must be at most %(limit_value)s.",
+                },
+                **common,
+            )
+        return forms.CharField(**common)
+
+    def values(self) -> dict[ContextVariable, Any]:
+        """The value to set for each variable; None clears it."""
+        result: dict[ContextVariable, Any] = {}
+        for key, variable in self.variables.items():
+            value = self.cleaned_data.get(key)
+            result[variable] = None if value in (None, "") else value
+        return result
+
+    def changed_values(self) -> dict[ContextVariable, Any]:
+        return {
+            variable: value
+            for variable, value in self.values().items()
+            if variable.key in self.changed_data
+        }
+
+
+class ResourceForm(forms.Form):
+    title = forms.CharField(max_length=200)
+    text = forms.CharField(
+        label="Text (markdown)", widget=forms.Textarea(attrs={"rows": 5}), required=False
+    )
+    file = forms.FileField(
+        required=False,
+        help_text=f"Or upload a file of at most {filesizeformat(RESOURCE_MAX_BYTES)}.",
+    )
+
+    def clean_file(self) -> Any:
+        upload = self.cleaned_data.get("file")
+        if upload and upload.size > RESOURCE_MAX_BYTES:
+            raise ValidationError(
+                f"{upload.name} is {filesizeformat(upload.size)}; the limit is "
+                f"{filesizeformat(RESOURCE_MAX_BYTES)}."
+            )
+        return upload
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if bool(data.get("text", "").strip()) == bool(data.get("file")):
+            raise ValidationError("Give either a text or a file.")
+        return data
+
+
+class ResourceEditForm(forms.ModelForm):
+    revision = RevisionField()
+
+    class Meta:
+        model = TaskResource
+        fields = ["title", "text"]
+        widgets = {"text": forms.Textarea(attrs={"rows": 5})}
+        labels = {"text": "Text (markdown)"}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.kind == TaskResource.Kind.FILE:
+            del self.fields["text"]
+        if not self.is_bound:
+            self.initial["revision"] = self.instance.revision
+
+
+class ExclusionForm(forms.Form):
+    reason = forms.CharField(
+        label="Why it does not apply", widget=forms.Textarea(attrs={"rows": 2}), max_length=2000
+    )
+
+
+class CriterionForm(forms.Form):
+    """The content of a criterion version, with its ordinal scale labels as 'value: label'
+    lines."""
+
+    wording = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}))
+    passes = forms.CharField(
+        label="What passes", widget=forms.Textarea(attrs={"rows": 2}), required=False
+    )
+    fails = forms.CharField(
+        label="What fails", widget=forms.Textarea(attrs={"rows": 2}), required=False
+    )
+    pass_example = forms.CharField(
+        label="Example that passes", widget=forms.Textarea(attrs={"rows": 2}), required=False
+    )
+    fail_example = forms.CharField(
+        label="Example that fails", widget=forms.Textarea(attrs={"rows": 2}), required=False
+    )
+    weight = forms.IntegerField(
+        help_text="Negative for a penalty: the criterion then names a behaviour to avoid."
+    )
+    scoring_type = forms.ChoiceField(
+        label="Scoring", choices=CriterionVersion.ScoringType.choices, initial="binary"
+    )
+    scale_min = forms.IntegerField(label="Scale minimum", required=False)
+    scale_max = forms.IntegerField(label="Scale maximum", required=False)
+    scale_labels = forms.CharField(
+        label="Scale labels",
+        widget=forms.Textarea(attrs={"rows": 3}),
+        required=False,
+        help_text="Optional, one per line: 0: not at all",
+    )
+    revision = RevisionField()
+
+    @classmethod
+    def for_version(
+        cls, version: CriterionVersion, revision: int, **kwargs: Any
+    ) -> "CriterionForm":
+        initial = {name: getattr(version, name) for name in CriterionVersion.CONTENT_FIELDS}
+        initial["scale_labels"] = "\n".join(
+            f"{point.value}: {point.label}" for point in version.scale_points.all()
+        )
+        initial["revision"] = revision
+        return cls(initial=initial, **kwargs)
+
+    def clean_weight(self) -> int:
+        weight = self.cleaned_data["weight"]
+        if weight == 0:
+            raise ValidationError("A weight of 0 would make the criterion count for nothing.")
+        return weight
+
+    def clean_scale_labels(self) -> dict[str, str]:
+        labels = {}
+        for line in self.cleaned_data["scale_labels"].splitlines():
+            if not line.strip():
+                continue
+            value, sep, label = line.partition(":")
+            if not sep or not value.strip().lstrip("-").isdigit() or not label.strip():
+                raise ValidationError(f"Write each label as 'value: label', not {line!r}.")
+            labels[str(int(value))] = label.strip()
+        return labels
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("scoring_type") == CriterionVersion.ScoringType.BINARY:
+            data["scale_min"] = data["scale_max"] = None
+            data["scale_labels"] = {}
+        elif None in (data.get("scale_min"), data.get("scale_max")) or (
+            data["scale_min"] >= data["scale_max"]
+        ):
+            self.add_error("scale_max", "An ordinal criterion needs a minimum below its maximum.")
+        return data
+
+    def content(self) -> dict[str, Any]:
+        return {
+            name: self.cleaned_data[name]
+            for name in (*CriterionVersion.CONTENT_FIELDS, "scale_labels")
+        }
+
+
+class TaskFilterForm(forms.Form):
+    """The task list's filters; every field optional, so an empty form lists every task."""
+
+    q = forms.CharField(
+        label="Search", required=False, help_text="Key, instruction or reference answer."
+    )
+    competency = forms.ModelChoiceField(Competency.objects.none(), required=False)
+    sub_competency = forms.ModelChoiceField(
+        SubCompetency.objects.none(), required=False, label="Sub-competency"
+    )
+    variable = forms.ModelChoiceField(
+        ContextVariable.objects.none(), required=False, label="Context variable"
+    )
+    value = forms.CharField(
+        label="Context value",
+        required=False,
+        help_text="A listed value's label or code, a number, or words of a text.",
+    )
+    status = forms.ChoiceField(choices=[("", "Any status"), *Task.Status.choices], required=False)
+    language = forms.ChoiceField(required=False)
+
+    def __init__(self, *args: Any, languages: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["competency"].queryset = Competency.objects.select_related("framework")
+        self.fields["sub_competency"].queryset = SubCompetency.objects.select_related(
+            "competency"
+        ).order_by("competency__framework_id", "competency__order", "order", "code")
+        self.fields["variable"].queryset = ContextVariable.objects.all()
+        self.fields["language"].choices = [("", "Any language")] + [(x, x) for x in languages]
+
+    def filter(self, tasks: QuerySet[Task]) -> QuerySet[Task]:
+        """`tasks` narrowed by the valid filters."""
+        data = self.cleaned_data
+        if data.get("q"):
+            q = data["q"].strip()
+            tasks = tasks.filter(
+                Q(key__icontains=q) | Q(instruction__icontains=q) | Q(reference_answer__icontains=q)
+            )
+        if data.get("competency"):
+            tasks = tasks.filter(sub_competency__competency=data["competency"])
+        if data.get("sub_competency"):
+            tasks = tasks.filter(sub_competency=data["sub_competency"])
+        if data.get("status"):
+            tasks = tasks.filter(status=data["status"])
+        if data.get("language"):
+            tasks = tasks.filter(language=data["language"])
+        variable, value = data.get("variable"), data.get("value")
+        if variable is not None:
+            # One filter() call, so the variable and its value are matched on the same row.
+            match = Q(context_values__variable=variable)
+            if variable.has_listed_values and value:
+                match &= Q(context_values__value__code__iexact=value) | Q(
+                    context_values__value__label__iexact=value
+                )
+            elif variable.kind == ContextVariable.Kind.NUMBER and value != "":
+                match &= Q(context_values__number=value)
+            elif value:
+                match &= Q(context_values__text__icontains=value)
+            tasks = tasks.filter(match).distinct()
+        return tasks
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        variable, value = data.get("variable"), (data.get("value") or "").strip()
+        data["value"] = value
+        if value and variable is None:
+            self.add_error("variable", "Choose the variable this value belongs to.")
+        if value and variable is not None and variable.kind == ContextVariable.Kind.NUMBER:
+            try:
+                data["value"] = Decimal(value)
+            except ArithmeticError:
+                self.add_error("value", f"{variable.label} ({variable.key}) takes a number.")
+        return data
