@@ -4,6 +4,7 @@ from agreement import views
 
 app_name = "agreement"
 urlpatterns = [
+    path("", views.index, name="index"),
     path("studies/<int:study_id>/", views.study_agreement, name="study"),
     path(
         "studies/<int:study_id>/judges/<int:run_id>/",

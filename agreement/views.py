@@ -1,5 +1,6 @@
 from io import BytesIO
 
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.safestring import mark_safe
@@ -13,7 +14,7 @@ from agreement.export import report_to_dict, write_report_xlsx
 from agreement.models import AnalysisSettings
 from agreement.reports import GroupAgreement, StudyAgreement
 from agreement.services import judge_report, study_report
-from grading.models import Study
+from grading.models import Assignment, Study
 from judging.models import JudgeRun
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -113,3 +114,16 @@ def judge_calibration(request: HttpRequest, study_id: int, run_id: int) -> HttpR
             "confusion": confusion.tolist() if confusion is not None else None,
         },
     )
+
+
+@require(Action.VIEW_BENCHMARK)
+def index(request: HttpRequest) -> HttpResponse:
+    studies = Study.objects.annotate(
+        responses=Count("items", distinct=True),
+        submitted=Count(
+            "items__assignments",
+            filter=Q(items__assignments__status=Assignment.Status.SUBMITTED),
+            distinct=True,
+        ),
+    ).order_by("-created_at", "pk")
+    return render(request, "agreement/index.html", {"studies": studies})

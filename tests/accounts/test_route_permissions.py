@@ -96,6 +96,7 @@ ROUTES: dict[str, Route] = {
     "grading:save_grade": Route("POST", GRADERS),
     "grading:save_likert": Route("POST", GRADERS),
     "grading:submit": Route("POST", GRADERS),
+    "agreement:index": Route("GET", READERS),
     "agreement:study": Route("GET", READERS),
     "agreement:study_report_json": Route("GET", MANAGERS),
     "agreement:study_report_xlsx": Route("GET", MANAGERS),

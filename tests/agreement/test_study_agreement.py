@@ -168,3 +168,13 @@ def test_the_study_page_links_to_each_judge_and_the_judge_page_says_its_verdict(
     assert "always-pass / v1" in body
     assert "not enough" in body or "can replace" in body or "cannot replace" in body
     assert "Confusion matrix" in body
+
+
+def test_the_agreement_index_lists_studies_with_their_progress(
+    study, client_as, django_assert_max_num_queries
+):
+    client = client_as(Role.VIEWER)
+    with django_assert_max_num_queries(6):
+        body = client.get(reverse("agreement:index")).content.decode()
+    assert reverse("agreement:study", args=[study.pk]) in body
+    assert "<td>3</td><td>9</td>" in body  # 3 responses, each graded by 3 annotators
