@@ -11,11 +11,13 @@ with field messages, like a serializer's. EditConflict and DeleteRefused become 
 from collections.abc import Iterator
 from typing import Any
 
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
+from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from audit.editing import DeleteRefused, EditConflict
@@ -56,7 +58,7 @@ def flat_errors(detail: Any, prefix: str = "") -> Iterator[tuple[str, list[str]]
             yield from flat_errors(value, f"{prefix}.{index}" if prefix else str(index))
     else:
         messages = detail if isinstance(detail, list) else [detail]
-        yield prefix or "non_field_errors", [str(m) for m in messages]
+        yield prefix or api_settings.NON_FIELD_ERRORS_KEY, [str(m) for m in messages]
 
 
 def _current(exc: Exception, context: dict[str, Any]) -> Any:
@@ -69,7 +71,10 @@ def _current(exc: Exception, context: dict[str, Any]) -> Any:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, DjangoValidationError):
-        exc = exceptions.ValidationError(as_serializer_error(exc))
+        errors = as_serializer_error(exc)
+        if NON_FIELD_ERRORS in errors:  # Django's "__all__" is DRF's "non_field_errors"
+            errors[api_settings.NON_FIELD_ERRORS_KEY] = errors.pop(NON_FIELD_ERRORS)
+        exc = exceptions.ValidationError(errors)
     elif isinstance(exc, EditConflict):
         exc = Conflict(str(exc), current=exc.current)
     elif isinstance(exc, DeleteRefused):
@@ -83,6 +88,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return None
     if isinstance(exc, exceptions.ValidationError):
         response.data = {"detail": "Invalid input.", "errors": dict(flat_errors(exc.detail))}
+    elif response.status_code == status.HTTP_400_BAD_REQUEST:  # e.g. a body that is not JSON
+        response.data = {"detail": str(exc.detail), "errors": {}}  # type: ignore[attr-defined]
     elif isinstance(exc, Conflict):
         response.data = {"detail": str(exc.detail)}
         current = _current(exc, context)

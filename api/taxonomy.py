@@ -3,6 +3,7 @@
 Read with Action.VIEW_TAXONOMY, changed with Action.EDIT_TAXONOMY; filters are those the browser
 offers (framework code, competency code, variable kind and group)."""
 
+import re
 from typing import Any
 
 import django_filters
@@ -14,6 +15,7 @@ from api.serializers import RevisionedSerializer
 from api.viewsets import RevisionedModelViewSet
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
 
+SLUG = re.compile(r"[-a-zA-Z0-9_]+")
 ORDER = {"min_value": 0, "max_value": 2**31 - 1, "required": False}
 
 
@@ -28,6 +30,13 @@ class FrameworkField(serializers.SlugRelatedField):
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("queryset", Framework.objects.all())
         super().__init__(slug_field="code", help_text="The framework's code.", **kwargs)
+
+    def to_internal_value(self, data: Any) -> Framework:
+        # Only a slug can name a framework; anything else (a NUL, which PostgreSQL would refuse
+        # with an error) is "no such framework" without asking the database.
+        if not isinstance(data, str) or not SLUG.fullmatch(data):
+            self.fail("does_not_exist", slug_name=self.slug_field, value=str(data))
+        return super().to_internal_value(data)
 
 
 class CompetencySerializer(RevisionedSerializer):
@@ -159,7 +168,6 @@ class FrameworkViewSet(TaxonomyViewSet):
     queryset = Framework.objects.all()
     serializer_class = FrameworkSerializer
     lookup_field = "code"
-    lookup_value_converter = "slug"
     search_fields = ["code", "name"]
     ordering_fields = ["code", "name", "id"]
     ordering = ["name", "id"]

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from django.db import models, transaction
 from django.utils.http import parse_etags
 from rest_framework import serializers, status, viewsets
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -28,7 +29,8 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
     permission_classes = [RoleAction]
     read_action: ClassVar[Action]
     write_action: ClassVar[Action]
-    lookup_value_converter = "int"
+    # Any path segment reaches the view, so a malformed id is DRF's JSON 404, not Django's page.
+    lookup_value_regex = "[^/]+"
     http_method_names = ["get", "post", "put", "patch", "delete", "head", "options"]
 
     # ----- hooks a resource may override ---------------------------------------------------
@@ -42,6 +44,12 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
     # ----- plumbing -----------------------------------------------------------------------
     def get_queryset(self) -> models.QuerySet:
         return self.visible(super().get_queryset())
+
+    def get_object(self) -> models.Model:
+        # PostgreSQL refuses NUL in a text query with an error; no object has it in its key.
+        if "\x00" in str(self.kwargs.get(self.lookup_url_kwarg or self.lookup_field, "")):
+            raise NotFound()
+        return super().get_object()
 
     def audited_fields(self) -> list[str]:
         serializer = self.get_serializer()
