@@ -169,6 +169,9 @@ def _items(item_ids: list[int]) -> list[ItemInfo]:
             competency=task.sub_competency.competency.code,
             model_family=item.response.model_family,
             context=tuple(context.get(task.pk, ())),
+            model=item.response.model_name,
+            difficulty=task.get_difficulty_display() if task.difficulty else "",
+            task_type=task.get_task_type_display() if task.task_type else "",
         )
     return [by_pk[pk] for pk in item_ids]
 

@@ -50,6 +50,9 @@ class ItemInfo:
     competency: str
     model_family: str = ""
     context: tuple[tuple[str, str], ...] = ()  # (variable label, value label)
+    model: str = ""
+    difficulty: str = ""
+    task_type: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,11 @@
 """The agreement report of a study, computed once per state of its grades."""
 
 from django.core.cache import cache
+from django.db.models import Count, Max, Q
 
 from agreement.calibration import CalibrationReport, calibration_report
 from agreement.data import load_judge_data, load_study_ratings, study_state
+from agreement.leaderboard import Leaderboard, leaderboard
 from agreement.models import AnalysisSettings
 from agreement.reports import StudyAgreement, study_agreement
 from grading.models import Study
@@ -19,6 +21,14 @@ def _state_key(study: Study, settings: AnalysisSettings) -> str:
         f"{settings.seed}:{settings.show_annotator_names}:{settings.epsilon}:"
         f"{settings.judge_family}"
     )
+
+
+def _judge_state(run: JudgeRun) -> str:
+    # Verdicts are updated in place on re-import: a flipped verdict changes the pass count.
+    state = JudgeVerdict.objects.filter(run=run).aggregate(
+        n=Count("pk"), passes=Count("pk", filter=Q(verdict=True)), last=Max("pk")
+    )
+    return f"{state['n']}:{state['passes']}:{state['last']}"
 
 
 def study_report(study: Study) -> StudyAgreement:
@@ -41,10 +51,7 @@ def study_report(study: Study) -> StudyAgreement:
 def judge_report(study: Study, run: JudgeRun) -> CalibrationReport:
     """The judge of `run` against the experts of `study`, cached like the study report."""
     settings = AnalysisSettings.for_study(study)
-    verdicts = JudgeVerdict.objects.filter(run=run).order_by("-pk").values_list("pk", flat=True)
-    key = (
-        f"calibration:{run.pk}:{verdicts.first()}:{verdicts.count()}:{_state_key(study, settings)}"
-    )
+    key = f"calibration:{run.pk}:{_judge_state(run)}:{_state_key(study, settings)}"
     report = cache.get(key)
     if report is None:
         ratings = load_study_ratings(study, blind=not settings.show_annotator_names)
@@ -57,3 +64,17 @@ def judge_report(study: Study, run: JudgeRun) -> CalibrationReport:
         )
         cache.set(key, report, CACHE_SECONDS)
     return report
+
+
+def study_leaderboard(study: Study, run: JudgeRun | None) -> Leaderboard:
+    settings = AnalysisSettings.for_study(study)
+    key = f"leaderboard:{run.pk if run else '-'}:{_state_key(study, settings)}"
+    if run is not None:
+        key += ":" + _judge_state(run)
+    board = cache.get(key)
+    if board is None:
+        ratings = load_study_ratings(study)
+        judge = load_judge_data(study, run, ratings) if run is not None else None
+        board = leaderboard(ratings, judge, n_resamples=settings.resamples, seed=settings.seed)
+        cache.set(key, board, CACHE_SECONDS)
+    return board

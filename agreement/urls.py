@@ -6,6 +6,7 @@ app_name = "agreement"
 urlpatterns = [
     path("", views.index, name="index"),
     path("studies/<int:study_id>/", views.study_agreement, name="study"),
+    path("studies/<int:study_id>/leaderboard/", views.leaderboard, name="leaderboard"),
     path(
         "studies/<int:study_id>/judges/<int:run_id>/",
         views.judge_calibration,

@@ -11,9 +11,10 @@ from accounts.roles import Action
 from agreement import charts
 from agreement.data import disagreements, judge_runs_for
 from agreement.export import report_to_dict, write_report_xlsx
+from agreement.leaderboard import Leaderboard
 from agreement.models import AnalysisSettings
 from agreement.reports import GroupAgreement, StudyAgreement
-from agreement.services import judge_report, study_report
+from agreement.services import judge_report, study_leaderboard, study_report
 from grading.models import Assignment, Study
 from judging.models import JudgeRun
 
@@ -127,3 +128,42 @@ def index(request: HttpRequest) -> HttpResponse:
         ),
     ).order_by("-created_at", "pk")
     return render(request, "agreement/index.html", {"studies": studies})
+
+
+def _score_rows(board: Leaderboard) -> list[charts.ForestRow]:
+    rows = []
+    for row in board.rows:
+        rows.append(
+            charts.ForestRow(
+                f"{row.model} (experts)", row.experts.mean, row.experts.low, row.experts.high
+            )
+        )
+        if row.judge is not None:
+            rows.append(
+                charts.ForestRow(
+                    f"{row.model} (judge)", row.judge.mean, row.judge.low, row.judge.high
+                )
+            )
+    return rows
+
+
+@require(Action.VIEW_BENCHMARK)
+def leaderboard(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    runs = judge_runs_for(study)
+    run = next((r for r in runs if str(r.pk) == request.GET.get("judge")), None)
+    board = study_leaderboard(study, run)
+    chart = charts.forest_plot(
+        _score_rows(board), threshold=None, title="Model scores with 95% interval"
+    )
+    return render(
+        request,
+        "agreement/leaderboard.html",
+        {
+            "study": study,
+            "runs": runs,
+            "run": run,
+            "board": board,
+            "chart": mark_safe(chart),  # charts.py escapes every text it writes
+        },
+    )

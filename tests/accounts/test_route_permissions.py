@@ -98,6 +98,7 @@ ROUTES: dict[str, Route] = {
     "grading:submit": Route("POST", GRADERS),
     "agreement:index": Route("GET", READERS),
     "agreement:study": Route("GET", READERS),
+    "agreement:leaderboard": Route("GET", READERS),
     "agreement:study_report_json": Route("GET", MANAGERS),
     "agreement:study_report_xlsx": Route("GET", MANAGERS),
     "grading:studies": Route("GET", MANAGERS),

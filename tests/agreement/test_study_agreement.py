@@ -178,3 +178,19 @@ def test_the_agreement_index_lists_studies_with_their_progress(
         body = client.get(reverse("agreement:index")).content.decode()
     assert reverse("agreement:study", args=[study.pk]) in body
     assert "<td>3</td><td>9</td>" in body  # 3 responses, each graded by 3 annotators
+
+
+def test_the_leaderboard_compares_expert_and_judge_scores(study, always_pass_judge, client_as):
+    client = client_as(Role.VIEWER)
+    url = reverse("agreement:leaderboard", args=[study.pk])
+    experts_only = client.get(url).content.decode()
+    assert "Experts [95% CI]" in experts_only and "Judge [95% CI]" not in experts_only
+    body = client.get(url, {"judge": always_pass_judge.pk}).content.decode()
+    assert "Judge [95% CI]" in body and "(judge)" in body
+
+
+def test_a_flipped_judge_verdict_refreshes_the_cached_calibration(study, always_pass_judge):
+    before = judge_report(study, always_pass_judge).overall.leniency.difference
+    JudgeVerdict.objects.filter(run=always_pass_judge, epoch=1).update(verdict=False)
+    after = judge_report(study, always_pass_judge).overall.leniency.difference
+    assert after < before

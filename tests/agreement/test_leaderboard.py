@@ -1,0 +1,91 @@
+"""Model scores of a study by the experts and by the judge (pure: no database)."""
+
+import numpy as np
+import pytest
+
+from agreement.calibration import MISSING, JudgeData
+from agreement.leaderboard import leaderboard, response_scores
+from agreement.reports import CriterionInfo, ItemInfo, ratings_from_rows
+
+CRITERIA = (
+    CriterionInfo(1, "06u1", "", "universal", "", "", weight=5),
+    CriterionInfo(2, "01a-01", "", "consensus", "01a", "01", weight=3),
+    CriterionInfo(3, "01a-02", "", "consensus", "01a", "01", weight=-2),
+)
+
+
+def item(n, model):
+    return ItemInfo(n, f"t{n}", "01a", "01", "fam", (("CEFR level", "A1"),), model, "easy", "")
+
+
+ITEMS = tuple(item(n, "alpha" if n < 4 else "beta") for n in range(8))
+
+
+def ratings(verdicts):
+    """verdicts[item] = (criterion values) given by both of two raters."""
+    rows = [
+        (i, c, rater, value)
+        for i, values in enumerate(verdicts)
+        for c, value in enumerate(values)
+        for rater in range(2)
+        if value is not None
+    ]
+    return ratings_from_rows(rows, CRITERIA, ITEMS, ("A", "B"))
+
+
+# alpha: every positive criterion met, no penalty -> 1.0; beta: 5 earned, penalty 2 -> 3/8.
+VERDICTS = [(1, 1, 0)] * 4 + [(1, 0, 1)] * 4
+
+
+def judge_for(r, rule):
+    values = np.array(
+        [rule(int(r.unit_item[u]), int(r.unit_criterion[u])) for u in range(r.n_units)]
+    )
+    return JudgeData(r, "judge", values, values[None, :], np.full(r.n_units, MISSING), ("fam",) * 8)
+
+
+def test_expert_scores_follow_the_l2bench_formula():
+    board = leaderboard(ratings(VERDICTS), n_resamples=200)
+    scores = {row.model: row.experts.mean for row in board.rows}
+    assert scores == {"alpha": pytest.approx(1.0), "beta": pytest.approx(3 / 8)}
+    assert [row.model for row in board.rows] == ["alpha", "beta"]
+
+
+def test_a_criterion_left_na_counts_in_neither_sum():
+    verdicts = [(1, None, 0)] * 4 + [(1, 0, 1)] * 4
+    experts, _ = response_scores(ratings(verdicts), np.ones(20, dtype=bool), None)
+    assert experts[0] == pytest.approx(1.0)  # 5/5: the weight-3 criterion is N/A
+
+
+def test_negative_task_scores_are_clipped_when_averaged():
+    verdicts = [(0, 0, 1)] * 4 + [(1, 1, 0)] * 4  # alpha: -2/8 per response
+    board = leaderboard(ratings(verdicts), n_resamples=200)
+    alpha = next(row for row in board.rows if row.model == "alpha")
+    assert alpha.experts.mean == 0.0
+
+
+def test_a_judge_that_agrees_scores_like_the_experts_and_a_lenient_one_higher():
+    r = ratings(VERDICTS)
+    same = leaderboard(r, judge_for(r, lambda i, c: VERDICTS[i][c]), n_resamples=200)
+    assert all(row.gap == pytest.approx(0.0) for row in same.rows)
+    lenient = leaderboard(r, judge_for(r, lambda i, c: 1 if c < 2 else VERDICTS[i][c]))
+    beta = next(row for row in lenient.rows if row.model == "beta")
+    assert beta.judge.mean == pytest.approx(6 / 8)
+    assert beta.gap == pytest.approx(6 / 8 - 3 / 8)
+
+
+def test_intervals_contain_the_mean_and_need_two_responses():
+    verdicts = [(1, 1, 0), (1, 0, 0), (0, 1, 0), (1, 1, 1)] + [(1, 0, 1)] * 4
+    alpha = leaderboard(ratings(verdicts), n_resamples=300, seed=3).rows[0]
+    assert alpha.experts.low <= alpha.experts.mean <= alpha.experts.high
+    assert alpha.experts.n_responses == 4
+
+
+def test_breakdowns_score_each_layer_on_its_own_criteria():
+    board = leaderboard(ratings(VERDICTS), n_resamples=100)
+    layers = dict(board.breakdowns)["Layer"]
+    assert [b.label for b in layers] == ["consensus", "universal"]
+    universal = {row.model: row.experts.mean for row in layers[1].rows}
+    assert universal == {"alpha": 1.0, "beta": 1.0}
+    assert [b.label for b in dict(board.breakdowns)["Difficulty"]] == ["easy"]
+    assert [b.label for b in dict(board.breakdowns)["Context value"]] == ["CEFR level: A1"]
