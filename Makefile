@@ -27,7 +27,10 @@ migrate: install
 demo: migrate
 	DEBUG=1 $(PY) manage.py seed_demo
 
+# The background worker (imports, reports) runs beside the development server and stops with it.
 run: demo
+	@DEBUG=1 $(PY) manage.py db_worker & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 postgres:
