@@ -2,8 +2,10 @@
 
 Sheet ``Grading`` (protected; only the Verdict and Rationale cells of criterion rows are
 unlocked): row 1 is the header; each item is one item row (task text, response text) followed
-by one row per criterion (code, wording, guidance, a Pass/Fail/N/A drop-down, a rationale cell).
-Hidden columns A and B carry the item id and criterion version id of each row.
+by one row per criterion (code, wording, guidance, a Pass/Fail/N/A drop-down, a rationale cell)
+and one row per rating question (prompt, the labels of the points, a 1-5 drop-down). Hidden
+columns A and B carry the item id and criterion version id (``likert:<question id>`` on a
+question row) of each row. Cells may be filled in advance with the answers already given.
 
 Sheet ``_meta`` (very hidden): the format, annotator, study id and an HMAC-SHA256 signature,
 keyed by the caller, over those and the ordered list of row ids. Sheet protection is easily
@@ -40,18 +42,23 @@ __all__ = [
     "GradingItem",
     "GradingResult",
     "GradingSheet",
+    "LikertQuestion",
+    "RatedRow",
     "read_grading_workbook",
     "signature",
     "write_grading_workbook",
 ]
 
-FORMAT = "l2annot-grading-1"
+# Version 2 added rating questions: a version 1 reader would take their rows for criteria.
+FORMAT = "l2annot-grading-2"
 SHEET, META = "Grading", "_meta"
 HEADER = ("item id", "criterion version id", "Item / code", "Task / criterion")
 HEADER += ("Response / guidance", "Verdict", "Rationale")
 WIDTHS = (12, 12, 14, 60, 60, 12, 50)
 VERDICT_COLUMN, RATIONALE_COLUMN = 6, 7
 EXCEL_CELL_LIMIT = 32_767
+LIKERT_PREFIX = "likert:"
+LIKERT_SCALE = range(1, 6)
 _TRUNCATED = "\n[… cut: the full text is in the web app]"
 _ITEM_FILL = PatternFill("solid", fgColor="DDEBF7")
 _HEADER_FILL = PatternFill("solid", fgColor="BDD7EE")
@@ -66,10 +73,25 @@ class GradeVerdict(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class CriterionRow:
+    """A criterion to grade; ``verdict`` and ``rationale`` fill its cells in advance."""
+
     criterion_version_id: str
     code: str
     wording: str
     guidance: str = ""
+    verdict: GradeVerdict | None = None
+    rationale: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LikertQuestion:
+    """A 1-5 rating asked once per item. ``labels`` name the points, 1 first; ``value`` fills
+    the cell in advance."""
+
+    question_id: str
+    prompt: str
+    labels: tuple[str, ...] = ()
+    value: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +102,7 @@ class GradingItem:
     task_text: str
     response_text: str
     criteria: tuple[CriterionRow, ...]
+    likert: tuple[LikertQuestion, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,11 +124,22 @@ class GradedRow:
 
 
 @dataclass(frozen=True, slots=True)
+class RatedRow:
+    """One rating question as uploaded. ``value`` is ``None`` when left blank."""
+
+    item_id: str
+    question_id: str
+    value: int | None
+    row: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class GradingResult:
     annotator: str
     study_id: str
     rows: tuple[GradedRow, ...]
     signature_valid: bool
+    ratings: tuple[RatedRow, ...] = ()
 
 
 def signature(key: bytes, annotator: str, study_id: str, row_ids: Sequence[tuple[str, str]]) -> str:
@@ -120,7 +154,9 @@ def signature(key: bytes, annotator: str, study_id: str, row_ids: Sequence[tuple
 def write_grading_workbook(path: Path, sheet: GradingSheet, key: bytes) -> None:
     """Write the workbook for ``sheet``, signed with ``key`` (keep the key on the server).
 
-    Raises ``ValueError`` for an id that a spreadsheet cannot hold unchanged.
+    Raises ``ValueError`` for an id that a spreadsheet cannot hold unchanged, or a criterion
+    version id that would read as a question's. A prefilled rationale that a cell cannot hold
+    unchanged is left blank (a blank cell changes nothing on import).
     """
     workbook = Workbook()
     ws = workbook.active
@@ -131,6 +167,9 @@ def write_grading_workbook(path: Path, sheet: GradingSheet, key: bytes) -> None:
     choices.showErrorMessage = True
     choices.errorTitle, choices.error = "Verdict", "Choose Pass, Fail or N/A."
     ws.add_data_validation(choices)
+    ratings = DataValidation(type="whole", operator="between", formula1="1", formula2="5")
+    ratings.allow_blank = ratings.showErrorMessage = True
+    ratings.errorTitle, ratings.error = "Rating", "Choose a whole number from 1 to 5."
     row_ids: list[tuple[str, str]] = []
     row = 2
     for number, item in enumerate(sheet.items, start=1):
@@ -139,13 +178,30 @@ def write_grading_workbook(path: Path, sheet: GradingSheet, key: bytes) -> None:
         row_ids.append((item.item_id, ""))
         row += 1
         for criterion in item.criteria:
+            if criterion.criterion_version_id.startswith(LIKERT_PREFIX):
+                raise ValueError(f"criterion version id may not start with {LIKERT_PREFIX!r}")
             ids = (item.item_id, criterion.criterion_version_id)
             _row(ws, row, ids, (criterion.code, criterion.wording, criterion.guidance))
             for column in (VERDICT_COLUMN, RATIONALE_COLUMN):
                 ws.cell(row, column).protection = Protection(locked=False)
+            if criterion.verdict is not None:
+                _text(ws, row, VERDICT_COLUMN, criterion.verdict.value)
+            if criterion.rationale and _display(criterion.rationale) == criterion.rationale:
+                _text(ws, row, RATIONALE_COLUMN, criterion.rationale).alignment = _WRAP
             choices.add(ws.cell(row, VERDICT_COLUMN).coordinate)
             row_ids.append(ids)
             row += 1
+        for question in item.likert:
+            ids = (item.item_id, LIKERT_PREFIX + question.question_id)
+            points = "; ".join(f"{n} = {label}" for n, label in enumerate(question.labels, 1))
+            _row(ws, row, ids, ("Rating", question.prompt, points))
+            cell = ws.cell(row, VERDICT_COLUMN, question.value)
+            cell.protection = Protection(locked=False)
+            ratings.add(cell.coordinate)
+            row_ids.append(ids)
+            row += 1
+    if ratings.sqref:
+        ws.add_data_validation(ratings)
     ws.protection.sheet = True
     ws.protection.formatColumns = ws.protection.formatRows = False  # resizing stays allowed
     meta = workbook.create_sheet(META)
@@ -229,6 +285,7 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
     annotator, study_id = meta.get("annotator", ""), meta.get("study_id", "")
     row_ids: list[tuple[str, str]] = []
     graded: list[GradedRow] = []
+    rated: list[RatedRow] = []
     for number, cells in enumerate(workbook[SHEET].iter_rows(min_row=2, max_col=7), start=2):
         item_id, criterion_id = (_cell_text(c.value) for c in cells[:2])
         if not item_id and not criterion_id:
@@ -237,6 +294,15 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
         if not criterion_id:
             continue  # an item row: nothing to grade on it
         value = cells[VERDICT_COLUMN - 1].value
+        if criterion_id.startswith(LIKERT_PREFIX):
+            rating = _rating(value)
+            if rating is False:
+                report(number, "rating", f"{shown(value)} is not a whole number from 1 to 5")
+            rating = None if isinstance(rating, bool) else rating
+            rated.append(
+                RatedRow(item_id, criterion_id.removeprefix(LIKERT_PREFIX), rating, number)
+            )
+            continue
         verdict = _verdict(value)
         if verdict is False:
             report(number, "verdict", f"{shown(value)} is not Pass, Fail or N/A")
@@ -248,7 +314,8 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
     if not valid:
         changed = "ids, the order of rows or the annotator were changed"
         report(None, None, f"the signature does not match: {changed}; download a fresh copy")
-    return GradingResult(annotator, study_id, tuple(graded), valid), tuple(problems)
+    result = GradingResult(annotator, study_id, tuple(graded), valid, tuple(rated))
+    return result, tuple(problems)
 
 
 def _meta(ws: Worksheet) -> dict[str, str]:
@@ -268,4 +335,22 @@ def _verdict(value: object) -> GradeVerdict | bool | None:
         for verdict in GradeVerdict:
             if value.strip().casefold() == verdict.value.casefold():
                 return verdict
+    return False
+
+
+def _rating(value: object) -> int | bool | None:
+    """The rating, ``None`` when blank, ``False`` when not a whole number from 1 to 5."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, str):
+        value = value.strip()
+        if not value.isdecimal():
+            return False
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and value in LIKERT_SCALE:
+        return value
     return False

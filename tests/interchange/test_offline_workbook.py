@@ -8,6 +8,7 @@ from interchange.formats.offline_workbook import (
     GradeVerdict,
     GradingItem,
     GradingSheet,
+    LikertQuestion,
     read_grading_workbook,
     write_grading_workbook,
 )
@@ -150,3 +151,87 @@ def test_a_workbook_without_the_meta_sheet_is_reported(workbook_path):
     workbook.save(workbook_path)
     _, problems = read_grading_workbook(workbook_path, KEY)
     assert messages(problems) == ["grading.xlsx: has no sheet '_meta': not a grading workbook"]
+
+
+def likert_sheet(value=None):
+    question = LikertQuestion("q1", "The task is authentic.", ("No", "-", "?", "+", "Yes"), value)
+    item = GradingItem("item-1", "Task", "Response", (CriterionRow("cv1", "01", "W"),), (question,))
+    return GradingSheet("annotator1", "s-7", (item,))
+
+
+def test_rating_questions_come_after_the_criteria_and_read_back(tmp_path):
+    path = tmp_path / "grading.xlsx"
+    write_grading_workbook(path, likert_sheet(), KEY)
+    grading = load_workbook(path)["Grading"]
+    assert [grading["B4"].value, grading["D4"].value] == ["likert:q1", "The task is authentic."]
+    assert grading["E4"].value.startswith("1 = No; 2 = -")
+    fill(path, {("Grading", "F3"): "Pass", ("Grading", "F4"): 4})
+    result, problems = read_grading_workbook(path, KEY)
+    assert problems == () and result.signature_valid
+    assert [(r.item_id, r.criterion_version_id) for r in result.rows] == [("item-1", "cv1")]
+    assert [(r.item_id, r.question_id, r.value, r.row) for r in result.ratings] == [
+        ("item-1", "q1", 4, 4)
+    ]
+
+
+def test_a_rating_cell_is_unlocked_and_limited_to_one_to_five(tmp_path):
+    path = tmp_path / "grading.xlsx"
+    write_grading_workbook(path, likert_sheet(), KEY)
+    grading = load_workbook(path)["Grading"]
+    assert not grading["F4"].protection.locked and grading["G4"].protection.locked
+    ratings = [v for v in grading.data_validations.dataValidation if v.type == "whole"]
+    assert [(str(v.sqref), v.formula1, v.formula2) for v in ratings] == [("F4", "1", "5")]
+
+
+@pytest.mark.parametrize(("value", "read"), [("3", 3), (2.0, 2), (" 5 ", 5), (None, None)])
+def test_a_rating_is_read_from_text_or_number(tmp_path, value, read):
+    path = tmp_path / "grading.xlsx"
+    write_grading_workbook(path, likert_sheet(), KEY)
+    fill(path, {("Grading", "F4"): value})
+    result, problems = read_grading_workbook(path, KEY)
+    assert problems == () and result.ratings[0].value == read
+
+
+@pytest.mark.parametrize("value", [0, 6, 2.5, "four", True])
+def test_a_rating_outside_one_to_five_is_reported_with_its_row(tmp_path, value):
+    path = tmp_path / "grading.xlsx"
+    write_grading_workbook(path, likert_sheet(), KEY)
+    fill(path, {("Grading", "F4"): value})
+    result, problems = read_grading_workbook(path, KEY)
+    assert [p.line_or_row for p in problems] == [4]
+    assert messages(problems)[0].startswith("grading.xlsx: row 4: field 'rating': ")
+    assert messages(problems)[0].endswith("is not a whole number from 1 to 5")
+    assert result.ratings[0].value is None
+
+
+def test_a_question_row_turned_into_a_criterion_row_fails_the_signature(tmp_path):
+    path = tmp_path / "grading.xlsx"
+    write_grading_workbook(path, likert_sheet(), KEY)
+    fill(path, {("Grading", "B4"): "q1"})
+    assert not read_grading_workbook(path, KEY)[0].signature_valid
+
+
+def test_answers_given_before_fill_the_cells_and_read_back_unchanged(tmp_path):
+    criterion = CriterionRow("cv1", "01", "W", verdict=GradeVerdict.FAIL, rationale="=Too long")
+    question = LikertQuestion("q1", "Authentic?", value=2)
+    item = GradingItem("item-1", "Task", "Response", (criterion,), (question,))
+    path = tmp_path / "grading.xlsx"
+    write_grading_workbook(path, GradingSheet("a", "s", (item,)), KEY)
+    result, problems = read_grading_workbook(path, KEY)
+    assert problems == ()
+    assert (result.rows[0].verdict, result.rows[0].rationale) == (GradeVerdict.FAIL, "=Too long")
+    assert result.ratings[0].value == 2
+    assert load_workbook(path)["Grading"]["G3"].data_type == "s"
+
+
+def test_a_rationale_a_cell_cannot_hold_unchanged_is_left_blank(tmp_path):
+    criterion = CriterionRow("cv1", "01", "W", verdict=GradeVerdict.PASS, rationale="bell\x07")
+    item = GradingItem("item-1", "Task", "Response", (criterion,))
+    write_grading_workbook(tmp_path / "g.xlsx", GradingSheet("a", "s", (item,)), KEY)
+    assert read_grading_workbook(tmp_path / "g.xlsx", KEY)[0].rows[0].rationale == ""
+
+
+def test_a_criterion_id_that_reads_as_a_question_is_refused(tmp_path):
+    item = GradingItem("i", "t", "r", (CriterionRow("likert:1", "01", "w"),))
+    with pytest.raises(ValueError):
+        write_grading_workbook(tmp_path / "g.xlsx", GradingSheet("a", "s", (item,)), KEY)
