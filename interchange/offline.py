@@ -1,0 +1,363 @@
+"""Offline grading: one annotator's work in a study as a signed workbook, and its upload back.
+
+The upload is recorded as that annotator through `grading.services` (`save_grade`,
+`save_likert`, `submit`), so a closed study, a criterion outside the rubric, a Fail without its
+rationale and revisions after submission behave exactly as in the browser. All or nothing: one
+problem and the whole transaction is rolled back.
+
+Blind: the workbook holds the task, the response and the rubric, never the model's name,
+family or version, nor anyone else's grades.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+from django.db.models import Prefetch
+from django.utils.crypto import salted_hmac
+
+from accounts.models import User
+from grading import services
+from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, Verdict
+from interchange.formats.offline_workbook import (
+    CriterionRow,
+    GradedRow,
+    GradeVerdict,
+    GradingItem,
+    GradingSheet,
+    LikertQuestion,
+    RatedRow,
+    read_grading_workbook,
+    write_grading_workbook,
+)
+from interchange.formats.problems import Problem
+from rubrics.models import CriterionVersion, Response, RubricItem, TaskResource
+
+# The signing key is derived from SECRET_KEY for this one purpose, so a workbook signature can
+# never be replayed as another signed value of the app; rotating SECRET_KEY voids old workbooks.
+SIGNING_SALT = "l2annot.interchange.offline.grading-workbook"
+
+TO_WORKBOOK = {Verdict.PASS: GradeVerdict.PASS, Verdict.FAIL: GradeVerdict.FAIL}
+TO_WORKBOOK[Verdict.NA] = GradeVerdict.NA
+FROM_WORKBOOK = {value: key for key, value in TO_WORKBOOK.items()}
+
+Report = Callable[[int | None, str | None, str], None]
+
+
+def signing_key() -> bytes:
+    return salted_hmac(SIGNING_SALT, "signing key", algorithm="sha256").digest()
+
+
+def workbook_filename(study: Study, annotator: User) -> str:
+    return f"grading-study{study.pk}-{annotator.username}.xlsx"
+
+
+# ----- export -----------------------------------------------------------------------------------
+def annotator_assignments(
+    study: Study, annotator: User, *, unfinished_only: bool = True
+) -> list[Assignment]:
+    """The annotator's assignments in the study, in their order, with everything the workbook
+    shows. A fixed number of queries, whatever the number of assignments."""
+    items = RubricItem.objects.select_related("criterion_version__criterion").order_by("order")
+    assignments = (
+        Assignment.objects.filter(study_item__study=study, annotator=annotator)
+        .select_related("study_item__rubric_version", "study_item__response__task")
+        .prefetch_related(
+            Prefetch("study_item__rubric_version__items", queryset=items),
+            "study_item__response__turns",
+            "study_item__response__task__context_values__variable",
+            "study_item__response__task__context_values__value",
+            Prefetch(
+                "study_item__response__task__resources",
+                queryset=TaskResource.objects.order_by("order", "pk"),
+            ),
+            "grades",
+            "likert_ratings",
+        )
+        .order_by("position", "pk")
+    )
+    if unfinished_only:
+        assignments = assignments.exclude(status=Assignment.Status.SUBMITTED)
+    return list(assignments)
+
+
+def grading_sheet(study: Study, annotator: User, *, unfinished_only: bool = True) -> GradingSheet:
+    """What the annotator grades, as the pure workbook format takes it, filled with the answers
+    they have already given."""
+    questions = list(LikertItem.objects.filter(study=study))
+    return GradingSheet(
+        annotator=annotator.username,
+        study_id=str(study.pk),
+        items=tuple(
+            _item(assignment, questions)
+            for assignment in annotator_assignments(
+                study, annotator, unfinished_only=unfinished_only
+            )
+        ),
+    )
+
+
+def write_workbook(
+    target: Path, study: Study, annotator: User, *, unfinished_only: bool = True
+) -> int:
+    """Write the signed workbook; returns the number of responses in it."""
+    sheet = grading_sheet(study, annotator, unfinished_only=unfinished_only)
+    write_grading_workbook(target, sheet, signing_key())
+    return len(sheet.items)
+
+
+def _item(assignment: Assignment, questions: list[LikertItem]) -> GradingItem:
+    grades = {g.criterion_version_id: g for g in assignment.grades.all()}
+    ratings = {r.item_id: r.value for r in assignment.likert_ratings.all()}
+    criteria = []
+    for rubric_item in assignment.study_item.rubric_version.items.all():
+        if not rubric_item.applicable:
+            continue  # takes no verdict: save_grade would refuse one
+        version = rubric_item.criterion_version
+        grade = grades.get(version.pk)
+        criteria.append(
+            CriterionRow(
+                criterion_version_id=str(version.pk),
+                code=version.criterion.code + (" (penalty)" if version.is_penalty else ""),
+                wording=version.wording,
+                guidance=_guidance(version),
+                verdict=TO_WORKBOOK[Verdict(grade.verdict)] if grade and grade.verdict else None,
+                rationale=grade.rationale if grade else "",
+            )
+        )
+    likert = tuple(
+        LikertQuestion(
+            str(q.pk), q.prompt, tuple(label for _, label in q.scale()), ratings.get(q.pk)
+        )
+        for q in questions
+    )
+    return GradingItem(
+        item_id=str(assignment.pk),
+        task_text=_task_text(assignment),
+        response_text=_response_text(assignment.study_item.response),
+        criteria=tuple(criteria),
+        likert=likert,
+    )
+
+
+def _guidance(version: CriterionVersion) -> str:
+    parts = [
+        ("What passes", version.passes),
+        ("What fails", version.fails),
+        ("Passes, for example", version.pass_example),
+        ("Fails, for example", version.fail_example),
+    ]
+    return "\n".join(f"{label}: {text.strip()}" for label, text in parts if text.strip())
+
+
+def _task_text(assignment: Assignment) -> str:
+    rubric = assignment.study_item.rubric_version  # the task as published for this study
+    task = assignment.study_item.response.task
+    parts = [rubric.instruction.strip()]
+    if rubric.system_prompt.strip():
+        parts.append(f"System prompt:\n{rubric.system_prompt.strip()}")
+    context = [f"{v.variable}: {v.display_value}" for v in task.context_values.all()]
+    if context:
+        parts.append("Context:\n" + "\n".join(context))
+    for resource in task.resources.all():
+        if resource.kind == TaskResource.Kind.MARKDOWN:
+            parts.append(f"Resource “{resource.title}”:\n{resource.text.strip()}")
+        else:
+            parts.append(f"Resource “{resource.title}”: a file, shown in the web app.")
+    return "\n\n".join(parts)
+
+
+def _response_text(response: Response) -> str:
+    if response.kind == Response.Kind.CONVERSATION:
+        return "\n\n".join(f"{turn.role}: {turn.content}" for turn in response.turns.all())
+    return response.text
+
+
+# ----- import -----------------------------------------------------------------------------------
+@dataclass
+class OfflineImport:
+    """What an upload did, or every problem that stopped it (then nothing was written)."""
+
+    problems: list[Problem] = field(default_factory=list)
+    answers_changed: int = 0
+    answers_unchanged: int = 0
+    ratings_changed: int = 0
+    ratings_unchanged: int = 0
+    submitted: int = 0
+    incomplete: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        if self.problems:
+            count = len(self.problems)
+            return f"{count} problem{'s' if count != 1 else ''}: nothing was imported"
+        text = (
+            f"answers: {self.answers_changed} changed, {self.answers_unchanged} unchanged; "
+            f"ratings: {self.ratings_changed} changed, {self.ratings_unchanged} unchanged; "
+            f"{self.submitted} submitted"
+        )
+        if self.incomplete:
+            text += f"; {len(self.incomplete)} not complete, so not submitted"
+        return text
+
+
+class _RollBack(Exception):
+    pass
+
+
+def import_workbook(
+    path: Path,
+    study: Study,
+    annotator: User,
+    *,
+    submit: bool = False,
+    filename: str | None = None,
+) -> OfflineImport:
+    """Record the answers of an uploaded workbook as `annotator`, all or nothing.
+
+    A blank cell changes nothing (it never erases an answer given in the browser). With
+    `submit`, every assignment of the workbook that is then complete is submitted; the others
+    are listed in `incomplete`.
+    """
+    name = filename or path.name
+    report = OfflineImport()
+    result, problems = read_grading_workbook(path, signing_key())
+    report.problems = [dataclasses.replace(p, file=name) for p in problems]
+    if report.problems:
+        return report
+
+    def problem(row: int | None, column: str | None, message: str) -> None:
+        report.problems.append(Problem(name, row, column, message, unit="row"))
+
+    if result.annotator != annotator.username:
+        problem(None, None, f"was written for '{result.annotator}', not '{annotator.username}'")
+    if result.study_id != str(study.pk):
+        problem(None, None, f"was written for study {result.study_id}, not study {study.pk}")
+    if study.is_closed():
+        problem(None, None, f"the study “{study.name}” is closed: grades can no longer change")
+    if report.problems:
+        return report
+    assignments = _own_assignments(result.rows, result.ratings, study, annotator, problem)
+    if report.problems:
+        return report
+    try:
+        with transaction.atomic():
+            _record(result.rows, result.ratings, assignments, annotator, report, problem)
+            if submit:
+                _submit(assignments.values(), report)
+            if report.problems:
+                raise _RollBack
+    except _RollBack:
+        report.submitted, report.incomplete = 0, []
+    return report
+
+
+def _own_assignments(
+    rows: Iterable[GradedRow],
+    ratings: Iterable[RatedRow],
+    study: Study,
+    annotator: User,
+    problem: Report,
+) -> dict[str, Assignment]:
+    """The assignments the workbook names, each checked to be the annotator's in this study
+    (defence in depth: the signature already ties ids to the annotator)."""
+    first_row: dict[str, int] = {}
+    for row in [*rows, *ratings]:
+        first_row.setdefault(row.item_id, row.row)
+    ids = {int(i) for i in first_row if i.isdecimal()}
+    found = {
+        str(a.pk): a
+        for a in Assignment.objects.filter(pk__in=ids).select_related("study_item__study")
+    }
+    for item_id, row in sorted(first_row.items(), key=lambda pair: pair[1]):
+        assignment = found.get(item_id)
+        if assignment is None:
+            problem(row, "item id", f"there is no assignment {item_id}")
+        elif assignment.annotator_id != annotator.pk or assignment.study_item.study_id != study.pk:
+            message = f"assignment {item_id} is not {annotator.username}'s in study {study.pk}"
+            problem(row, "item id", message)
+    return found
+
+
+def _record(
+    rows: Iterable[GradedRow],
+    ratings: Iterable[RatedRow],
+    assignments: dict[str, Assignment],
+    annotator: User,
+    report: OfflineImport,
+    problem: Report,
+) -> None:
+    before = {
+        (g.assignment_id, g.criterion_version_id): (g.verdict, g.rationale)
+        for g in Grade.objects.filter(assignment__in=assignments.values())
+    }
+    rated_before = dict(
+        ((r.assignment_id, r.item_id), r.value)
+        for r in LikertRating.objects.filter(assignment__in=assignments.values())
+    )
+    started: set[int] = set()
+
+    def begin(assignment: Assignment) -> None:
+        if assignment.pk not in started:  # as opening the grading page does
+            services.start(assignment)
+            started.add(assignment.pk)
+
+    for row in rows:
+        if row.verdict is None and not row.rationale:
+            continue
+        if not row.criterion_version_id.isdecimal():
+            problem(row.row, "criterion version id", f"'{row.criterion_version_id}' is not an id")
+            continue
+        assignment = assignments[row.item_id]
+        begin(assignment)
+        try:
+            grade = services.save_grade(
+                assignment,
+                int(row.criterion_version_id),
+                verdict=FROM_WORKBOOK[row.verdict] if row.verdict else None,
+                rationale=row.rationale or None,
+                by=annotator,
+            )
+        except services.GradingError as error:
+            problem(row.row, "verdict", " ".join(error.messages))
+            continue
+        old = before.get((assignment.pk, grade.criterion_version_id))
+        if old == (grade.verdict, grade.rationale):
+            report.answers_unchanged += 1
+        else:
+            report.answers_changed += 1
+    for rating in ratings:
+        if rating.value is None:
+            continue
+        if not rating.question_id.isdecimal():
+            problem(rating.row, "criterion version id", f"'{rating.question_id}' is not an id")
+            continue
+        assignment = assignments[rating.item_id]
+        begin(assignment)
+        try:
+            saved = services.save_likert(
+                assignment, int(rating.question_id), rating.value, by=annotator
+            )
+        except services.GradingError as error:
+            problem(rating.row, "rating", " ".join(error.messages))
+            continue
+        if rated_before.get((assignment.pk, saved.item_id)) == saved.value:
+            report.ratings_unchanged += 1
+        else:
+            report.ratings_changed += 1
+
+
+def _submit(assignments: Iterable[Assignment], report: OfflineImport) -> None:
+    for assignment in sorted(assignments, key=lambda a: a.position):
+        assignment.refresh_from_db(fields=["status", "submitted_at"])
+        if assignment.is_submitted:
+            continue
+        try:
+            services.submit(assignment)
+        except services.GradingError as error:
+            report.incomplete.append(f"assignment {assignment.pk}: {' '.join(error.messages)}")
+        else:
+            report.submitted += 1
