@@ -5,7 +5,7 @@ from django.db.models import Exists, OuterRef
 
 from accounts.models import User
 from accounts.roles import Role
-from grading.models import Study
+from grading.models import Study, Verdict
 from rubrics.models import RubricVersion, Task
 
 
@@ -53,3 +53,11 @@ class StudyForm(forms.ModelForm):
         if others:
             self.add_error("tasks", f"Not in {framework}: {', '.join(others)}.")
         return data
+
+
+class GoldVerdictForm(forms.Form):
+    """An adjudicator's verdict on one pair; `revision` is the gold revision they saw (0: none)."""
+
+    verdict = forms.ChoiceField(choices=Verdict.choices, widget=forms.RadioSelect)
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput)

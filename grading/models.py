@@ -285,7 +285,11 @@ class LikertRating(models.Model):
 
 
 class GoldVerdict(models.Model):
-    """The adjudicated verdict on one criterion of one study item."""
+    """The adjudicated verdict on one criterion of one study item.
+
+    `revision` counts the saves: a change must name the revision it was based on, so two
+    adjudicators cannot silently overwrite each other, and the replaced value is kept in a
+    GoldVerdictRevision row."""
 
     study_item = models.ForeignKey(StudyItem, on_delete=models.PROTECT, related_name="gold")
     criterion_version = models.ForeignKey(
@@ -297,6 +301,7 @@ class GoldVerdict(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     at = models.DateTimeField(auto_now=True)
+    revision = models.PositiveIntegerField(default=1)
 
     class Meta:
         ordering = ["study_item", "pk"]
@@ -308,3 +313,29 @@ class GoldVerdict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.study_item} {self.criterion_version}: {self.verdict}"
+
+
+class GoldVerdictRevision(models.Model):
+    """A gold verdict's value as it was before an adjudicator changed it."""
+
+    gold = models.ForeignKey(GoldVerdict, on_delete=models.PROTECT, related_name="revisions")
+    revision = models.PositiveIntegerField()
+    verdict = models.CharField(max_length=4, choices=Verdict.choices)
+    note = models.TextField(blank=True)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    written_at = models.DateTimeField(help_text="When this value was saved.")
+    replaced_at = models.DateTimeField(auto_now_add=True)
+    replaced_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["gold", "-revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["gold", "revision"], name="gold_revision_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.gold} was {self.verdict} (revision {self.revision})"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from grading import study_views, views
+from grading import adjudication_views, study_views, views
 
 app_name = "grading"
 urlpatterns = [
@@ -23,4 +23,14 @@ urlpatterns = [
     path("studies/<int:study_id>/", study_views.study_detail, name="study"),
     path("studies/<int:study_id>/assign/", study_views.study_assign, name="study_assign"),
     path("studies/<int:study_id>/status/", study_views.study_status, name="study_status"),
+    path(
+        "studies/<int:study_id>/adjudication/",
+        adjudication_views.adjudication_list,
+        name="adjudication",
+    ),
+    path(
+        "studies/<int:study_id>/adjudication/<int:study_item_id>/<int:criterion_version_id>/",
+        adjudication_views.adjudicate,
+        name="adjudicate",
+    ),
 ]

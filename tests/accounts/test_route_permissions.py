@@ -106,6 +106,8 @@ ROUTES: dict[str, Route] = {
     "grading:study": Route("GET", MANAGERS),
     "grading:study_assign": Route("POST", MANAGERS),
     "grading:study_status": Route("POST", MANAGERS),
+    "grading:adjudication": Route("GET", MANAGERS),
+    "grading:adjudicate": Route("GET", MANAGERS),
     "interchange:index": Route("GET", MANAGERS),
     "interchange:job": Route("GET", MANAGERS),
     "interchange:export_rubrics": Route("GET", MANAGERS),
@@ -131,7 +133,13 @@ CREATE_UNDER = {
 }
 
 
-GRADING_PARAMS = {"study_id", "assignment_id", "criterion_version_id", "likert_item_id"}
+GRADING_PARAMS = {
+    "study_id",
+    "study_item_id",
+    "assignment_id",
+    "criterion_version_id",
+    "likert_item_id",
+}
 
 
 def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:

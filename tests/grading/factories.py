@@ -5,7 +5,7 @@ from itertools import count
 from accounts.models import User
 from accounts.roles import Role
 from grading import services
-from grading.models import Study
+from grading.models import Assignment, Study
 from rubrics.models import (
     Criterion,
     CriterionVersion,
@@ -103,8 +103,21 @@ def route_kwargs(params: set[str], user: User | None, make_user) -> dict[str, in
     assignment = new.items.get().assignments.get()
     values = {
         "study_id": new.pk,
+        "study_item_id": assignment.study_item_id,
         "assignment_id": assignment.pk,
         "criterion_version_id": rubric_of(assignment)[0].pk,
         "likert_item_id": new.likert_items.first().pk,
     }
     return {name: values[name] for name in params}
+
+
+def graded_study(graders: list[User], verdicts: list[str], responses: int = 2, **options: object):  # type: ignore[no-untyped-def]
+    """A study where each grader submits every response, grader i giving verdicts[i] on every
+    criterion: with verdicts that differ, every (response, criterion) pair disagrees."""
+    new = study(graders, responses=responses, overlap=len(graders), **options)
+    services.assign_study(new)
+    for grader, verdict in zip(graders, verdicts, strict=True):
+        for assignment in Assignment.objects.filter(study_item__study=new, annotator=grader):
+            complete(assignment, grader, verdict)
+            services.submit(assignment)
+    return new

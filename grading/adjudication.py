@@ -1,0 +1,193 @@
+"""Adjudication: the (response, criterion) pairs whose submitted grades disagree, and the gold
+verdict a maintainer records for a pair.
+
+A pair disagrees when its submitted verdicts (drafts do not count) are not all the same. Gold
+verdicts are never overwritten silently: a save names the revision it was based on, a stale one
+is refused, and every replaced value is kept as a GoldVerdictRevision and in the audit history.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Case, Count, F, IntegerField, OuterRef, Q, QuerySet, Subquery, When
+
+from accounts.models import User
+from audit import services as audit
+from audit.models import AuditEvent
+from grading.models import (
+    Assignment,
+    GoldVerdict,
+    GoldVerdictRevision,
+    Grade,
+    Study,
+    StudyItem,
+    Verdict,
+)
+from rubrics.models import RubricItem
+from rubrics.models.criteria import LAYER_RANK, Layer
+
+
+class AdjudicationError(ValidationError):
+    """A gold verdict that cannot be recorded; the message is shown to the adjudicator."""
+
+
+class StaleGoldVerdict(AdjudicationError):
+    """Someone saved this pair's gold verdict after the adjudicator loaded it."""
+
+    def __init__(self, current: GoldVerdict) -> None:
+        by = current.by or "another adjudicator"
+        super().__init__(
+            f"{by} recorded “{current.get_verdict_display()}” meanwhile. "
+            "Read it, then save again to replace it."
+        )
+        self.current = current
+
+
+@dataclass(frozen=True)
+class Filters:
+    criterion: str = ""  # a criterion code
+    layer: str = ""
+
+    @classmethod
+    def from_query(cls, query: Any) -> "Filters":
+        layer = query.get("layer", "")
+        return cls(
+            criterion=query.get("criterion", "").strip(),
+            layer=layer if layer in Layer.values else "",
+        )
+
+    def as_query(self) -> dict[str, str]:
+        return {k: v for k, v in (("criterion", self.criterion), ("layer", self.layer)) if v}
+
+
+def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
+    """One dict per disagreeing pair, unresolved pairs first, then in item and rubric order:
+    item, criterion_version, code, layer, task, graders, passes, fails, nas, gold (the gold
+    verdict or None). One query to evaluate (two through a paginator)."""
+    gold = GoldVerdict.objects.filter(
+        study_item=OuterRef("assignment__study_item"),
+        criterion_version=OuterRef("criterion_version"),
+    )
+    grades = Grade.objects.filter(
+        assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED
+    ).exclude(verdict="")
+    if filters.criterion:
+        grades = grades.filter(criterion_version__criterion__code=filters.criterion)
+    if filters.layer:
+        grades = grades.filter(criterion_version__criterion__layer=filters.layer)
+    rank = Case(
+        *(When(criterion_version__criterion__layer=k, then=v) for k, v in LAYER_RANK.items()),
+        output_field=IntegerField(),
+    )
+    return (
+        grades.values(
+            item=F("assignment__study_item"),
+            code=F("criterion_version__criterion__code"),
+            layer=F("criterion_version__criterion__layer"),
+            order=F("criterion_version__criterion__order"),
+            task=F("assignment__study_item__response__task__key"),
+        )
+        .annotate(
+            version=F("criterion_version"),
+            rank=rank,
+            graders=Count("pk"),
+            kinds=Count("verdict", distinct=True),
+            passes=Count("pk", filter=Q(verdict=Verdict.PASS)),
+            fails=Count("pk", filter=Q(verdict=Verdict.FAIL)),
+            nas=Count("pk", filter=Q(verdict=Verdict.NA)),
+            gold=Subquery(gold.values("verdict")[:1]),
+        )
+        .filter(kinds__gt=1)
+        .order_by(F("gold").asc(nulls_first=True), "item", "rank", "order", "code")
+    )
+
+
+def disagreeing_codes(study: Study) -> list[str]:
+    """The criterion codes with a disagreement in the study, for the filter. One query."""
+    codes = disagreements(study).order_by().values_list("code", flat=True)
+    return sorted(set(codes))
+
+
+def next_unresolved(study: Study, filters: Filters = Filters()) -> dict[str, Any] | None:
+    """The first disagreeing pair with no gold verdict yet, or None."""
+    return disagreements(study, filters).filter(gold__isnull=True).first()
+
+
+def rubric_item(study_item: StudyItem, criterion_version_id: int) -> RubricItem | None:
+    """The line of the item's frozen rubric for this criterion version (None if not in it)."""
+    return (
+        RubricItem.objects.filter(
+            rubric_version_id=study_item.rubric_version_id,
+            criterion_version_id=criterion_version_id,
+        )
+        .select_related("criterion_version__criterion")
+        .first()
+    )
+
+
+@transaction.atomic
+def record_gold_verdict(
+    study_item: StudyItem,
+    criterion_version_id: int,
+    *,
+    verdict: str,
+    note: str,
+    by: User,
+    base_revision: int,
+) -> GoldVerdict:
+    """Record or change the gold verdict of a pair. `base_revision` is the revision the
+    adjudicator saw (0: none yet); a stale one raises StaleGoldVerdict with the current value.
+    A change keeps the old value as a GoldVerdictRevision and in the audit history."""
+    if verdict not in Verdict.values:
+        raise AdjudicationError("Choose Pass, Fail or N/A.")
+    if rubric_item(study_item, criterion_version_id) is None:
+        raise AdjudicationError("This criterion is not in the rubric this response is graded on.")
+    note = note.strip()
+    current = (
+        GoldVerdict.objects.select_for_update(of=("self",))
+        .select_related("by")
+        .filter(study_item=study_item, criterion_version_id=criterion_version_id)
+        .first()
+    )
+    if current is None:
+        if base_revision != 0:
+            raise AdjudicationError("This gold verdict no longer exists; reload the page.")
+        try:
+            with transaction.atomic():
+                gold = GoldVerdict.objects.create(
+                    study_item=study_item,
+                    criterion_version_id=criterion_version_id,
+                    verdict=verdict,
+                    note=note,
+                    by=by,
+                )
+        except IntegrityError:  # another adjudicator created it between our read and write
+            raise StaleGoldVerdict(
+                GoldVerdict.objects.select_related("by").get(
+                    study_item=study_item, criterion_version_id=criterion_version_id
+                )
+            ) from None
+        audit.record_creation(gold, ["verdict", "note"], actor=by)
+        return gold
+    if current.revision != base_revision:
+        raise StaleGoldVerdict(current)
+    if (current.verdict, current.note) == (verdict, note):
+        return current
+    GoldVerdictRevision.objects.create(
+        gold=current,
+        revision=current.revision,
+        verdict=current.verdict,
+        note=current.note,
+        by=current.by,
+        written_at=current.at,
+        replaced_by=by,
+    )
+    before = audit.snapshot(current, ["verdict", "note"])
+    current.verdict, current.note, current.by = verdict, note, by
+    current.revision += 1
+    current.save()
+    after = audit.snapshot(current, ["verdict", "note"])
+    audit.record(current, AuditEvent.Kind.UPDATED, by, audit.diff(before, after))
+    return current

@@ -1,0 +1,184 @@
+"""Maintainers' adjudication screens: the disagreeing pairs of a study, and one pair with every
+grade and a form for its gold verdict. Recording a verdict moves on to the next unresolved pair
+(an htmx swap of the pair fragment, or a redirect without JavaScript)."""
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+from django.views.decorators.vary import vary_on_headers
+
+from accounts.permissions import require
+from accounts.roles import Action
+from grading import adjudication
+from grading.adjudication import Filters
+from grading.forms import GoldVerdictForm
+from grading.models import GoldVerdict, Grade, Study, StudyItem
+from rubrics.models.criteria import Layer
+
+LIST = "grading/adjudication_list.html"
+PAGE = "grading/adjudication.html"
+PER_PAGE = 25
+
+
+@dataclass(frozen=True)
+class GraderRow:
+    label: str  # the grader's username, or "Grader n" when the study hides names
+    grade: Grade | None
+    submitted: bool
+
+
+def pair_url(study_id: int, item_id: int, criterion_version_id: int, filters: Filters) -> str:
+    url = reverse("grading:adjudicate", args=[study_id, item_id, criterion_version_id])
+    query = filters.as_query()
+    return f"{url}?{urlencode(query)}" if query else url
+
+
+def list_url(study_id: int, filters: Filters) -> str:
+    query = filters.as_query()
+    url = reverse("grading:adjudication", args=[study_id])
+    return f"{url}?{urlencode(query)}" if query else url
+
+
+@require(Action.MANAGE_STUDIES)
+@vary_on_headers("HX-Request")
+def adjudication_list(request: HttpRequest, study_id: int) -> HttpResponse:
+    """The disagreeing pairs, unresolved first, filterable by criterion and layer. Six queries."""
+    study = get_object_or_404(Study, pk=study_id)
+    filters = Filters.from_query(request.GET)
+    page = Paginator(adjudication.disagreements(study, filters), PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    for row in page.object_list:
+        row["url"] = pair_url(study.pk, row["item"], row["version"], filters)
+    context = {
+        "study": study,
+        "page": page,
+        "filters": filters,
+        "query": urlencode(filters.as_query()),
+        "codes": adjudication.disagreeing_codes(study),
+        "layers": Layer.choices,
+    }
+    return render(request, f"{LIST}#table" if request.htmx else LIST, context)
+
+
+def _pair_context(
+    study: Study, item_id: int, criterion_version_id: int, filters: Filters
+) -> dict[str, Any]:
+    item = get_object_or_404(
+        StudyItem.objects.select_related("response__task", "rubric_version"),
+        pk=item_id,
+        study=study,
+    )
+    line = adjudication.rubric_item(item, criterion_version_id)
+    if line is None:
+        raise Http404("This criterion is not part of this response's rubric.")
+    grades = {
+        g.assignment_id: g
+        for g in Grade.objects.filter(
+            assignment__study_item=item, criterion_version_id=criterion_version_id
+        )
+    }
+    graders = [
+        GraderRow(
+            a.annotator.username if study.show_grader_names_to_adjudicator else f"Grader {n}",
+            grades.get(a.pk),
+            a.is_submitted,
+        )
+        for n, a in enumerate(item.assignments.select_related("annotator").order_by("pk"), 1)
+    ]
+    gold = (
+        GoldVerdict.objects.filter(study_item=item, criterion_version_id=criterion_version_id)
+        .select_related("by")
+        .prefetch_related("revisions__by", "revisions__replaced_by")
+        .first()
+    )
+    response = item.response
+    return {
+        "study": study,
+        "item": item,
+        "line": line,
+        "version": line.criterion_version,
+        "response": response,
+        "turns": response.turns.all() if response.kind == response.Kind.CONVERSATION else [],
+        "graders": graders,
+        "gold": gold,
+        "form": GoldVerdictForm(
+            initial={
+                "verdict": gold.verdict if gold else None,
+                "note": gold.note if gold else "",
+                "revision": gold.revision if gold else 0,
+            }
+        ),
+        "filters": filters,
+        "remaining": adjudication.disagreements(study, filters).filter(gold__isnull=True).count(),
+        "action": pair_url(study.pk, item.pk, criterion_version_id, filters),
+        "back": list_url(study.pk, filters),
+    }
+
+
+@require(Action.MANAGE_STUDIES)
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+def adjudicate(
+    request: HttpRequest, study_id: int, study_item_id: int, criterion_version_id: int
+) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    filters = Filters.from_query(request.GET)
+    context = _pair_context(study, study_item_id, criterion_version_id, filters)
+    if request.method == "GET":
+        return render(request, PAGE, context)
+    form = GoldVerdictForm(request.POST)
+    status = 422
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            adjudication.record_gold_verdict(
+                context["item"],
+                criterion_version_id,
+                verdict=data["verdict"],
+                note=data["note"],
+                by=request.user,
+                base_revision=data["revision"],
+            )
+        except adjudication.StaleGoldVerdict as error:
+            status = 409
+            context = _pair_context(study, study_item_id, criterion_version_id, filters)
+            form = GoldVerdictForm(initial=data | {"revision": error.current.revision})
+            context |= {"error": " ".join(error.messages)}
+        except adjudication.AdjudicationError as error:
+            context |= {"error": " ".join(error.messages)}
+        else:
+            return _next(request, study, filters, context)
+    context["form"] = form
+    return render(request, f"{PAGE}#pair" if request.htmx else PAGE, context, status=status)
+
+
+def _next(
+    request: HttpRequest, study: Study, filters: Filters, done: dict[str, Any]
+) -> HttpResponse:
+    code = done["version"].criterion.code
+    recorded = f"Gold verdict recorded for {code} on response {done['item'].pk}."
+    following = adjudication.next_unresolved(study, filters)
+    url = (
+        pair_url(study.pk, following["item"], following["version"], filters)
+        if following
+        else list_url(study.pk, filters)
+    )
+    if not request.htmx:
+        messages.success(request, recorded)
+        return redirect(url)
+    if following is None:
+        context = {"study": study, "recorded": recorded, "back": url, "none_left": True}
+    else:
+        context = _pair_context(study, following["item"], following["version"], filters)
+        context["recorded"] = recorded
+    reply = render(request, f"{PAGE}#pair", context)
+    reply["HX-Push-Url"] = url
+    return reply

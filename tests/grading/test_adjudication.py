@@ -1,0 +1,154 @@
+"""Adjudication services: which pairs disagree, and gold verdicts that never overwrite silently."""
+
+import pytest
+
+from accounts.roles import Role
+from audit.models import AuditEvent
+from grading import adjudication, services
+from grading.adjudication import Filters
+from grading.models import Assignment, GoldVerdict, GoldVerdictRevision, Grade
+from rubrics.models.criteria import Layer
+from tests.grading import factories
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def graders(make_user):  # type: ignore[no-untyped-def]
+    return [make_user(Role.ANNOTATOR) for _ in range(3)]
+
+
+def test_pairs_whose_submitted_verdicts_differ_are_disagreements(graders):
+    study = factories.graded_study(graders, ["pass", "pass", "fail"], responses=2)
+    rows = list(adjudication.disagreements(study))
+    assert len(rows) == 2 * 3  # every criterion of both responses
+    assert {(r["passes"], r["fails"], r["nas"], r["graders"]) for r in rows} == {(2, 1, 0, 3)}
+    assert all(r["gold"] is None for r in rows)
+
+
+def test_unanimous_pairs_are_not_disagreements(graders):
+    study = factories.graded_study(graders, ["pass", "pass", "pass"], responses=2)
+    assert list(adjudication.disagreements(study)) == []
+
+
+def test_draft_grades_do_not_count_as_disagreement(graders):
+    study = factories.graded_study(graders[:2], ["pass", "pass"], responses=1)
+    item = study.items.get()
+    # a third grader has saved a differing verdict but not submitted
+    extra = Assignment.objects.create(study_item=item, annotator=graders[2], position=1)
+    version = factories.rubric_of(extra)[0]
+    services.save_grade(extra, version.pk, verdict="fail", rationale="no", by=graders[2])
+    assert list(adjudication.disagreements(study)) == []
+
+
+def test_disagreements_filter_by_criterion_and_layer(graders):
+    study = factories.graded_study(graders, ["pass", "fail", "na"], responses=2)
+    code = next(iter(adjudication.disagreements(study)))["code"]
+    by_code = list(adjudication.disagreements(study, Filters(criterion=code)))
+    assert [r["code"] for r in by_code] == [code]
+    assert len(list(adjudication.disagreements(study, Filters(layer=Layer.TASK)))) == 6
+    assert list(adjudication.disagreements(study, Filters(layer=Layer.UNIVERSAL))) == []
+    assert adjudication.disagreeing_codes(study) == sorted(
+        {r["code"] for r in adjudication.disagreements(study)}
+    )
+
+
+def test_unknown_layer_in_the_query_is_ignored():
+    assert Filters.from_query({"layer": "bogus", "criterion": " t1-01 "}) == Filters("t1-01", "")
+
+
+def first_pair(study):  # type: ignore[no-untyped-def]
+    row = adjudication.next_unresolved(study)
+    return study.items.get(pk=row["item"]), row["version"]
+
+
+def test_recording_a_gold_verdict_resolves_the_pair_and_is_audited(graders, make_user):
+    study = factories.graded_study(graders, ["pass", "fail", "fail"], responses=1)
+    maintainer = make_user(Role.MAINTAINER)
+    item, version = first_pair(study)
+    gold = adjudication.record_gold_verdict(
+        item, version, verdict="fail", note=" misses it ", by=maintainer, base_revision=0
+    )
+    assert (gold.verdict, gold.note, gold.revision, gold.by) == ("fail", "misses it", 1, maintainer)
+    resolved = [r for r in adjudication.disagreements(study) if r["gold"]]
+    assert [(r["item"], r["version"], r["gold"]) for r in resolved] == [(item.pk, version, "fail")]
+    assert adjudication.next_unresolved(study)["version"] != version
+    assert AuditEvent.objects.filter(
+        object_id=str(gold.pk), kind=AuditEvent.Kind.CREATED, actor=maintainer
+    ).exists()
+
+
+def test_changing_a_gold_verdict_keeps_the_old_one(graders, make_user):
+    study = factories.graded_study(graders, ["pass", "fail", "fail"], responses=1)
+    first, second = make_user(Role.MAINTAINER), make_user(Role.ADMIN)
+    item, version = first_pair(study)
+    adjudication.record_gold_verdict(
+        item, version, verdict="fail", note="a", by=first, base_revision=0
+    )
+    gold = adjudication.record_gold_verdict(
+        item, version, verdict="pass", note="b", by=second, base_revision=1
+    )
+    assert (gold.verdict, gold.revision, gold.by) == ("pass", 2, second)
+    [old] = GoldVerdictRevision.objects.filter(gold=gold)
+    assert (old.revision, old.verdict, old.note, old.by, old.replaced_by) == (
+        1,
+        "fail",
+        "a",
+        first,
+        second,
+    )
+    event = AuditEvent.objects.get(object_id=str(gold.pk), kind=AuditEvent.Kind.UPDATED)
+    assert event.changes == {"note": ["a", "b"], "verdict": ["fail", "pass"]}
+
+
+def test_a_save_based_on_a_stale_revision_is_refused(graders, make_user):
+    study = factories.graded_study(graders, ["pass", "fail", "fail"], responses=1)
+    first, second = make_user(Role.MAINTAINER), make_user(Role.MAINTAINER)
+    item, version = first_pair(study)
+    adjudication.record_gold_verdict(
+        item, version, verdict="fail", note="", by=first, base_revision=0
+    )
+    with pytest.raises(adjudication.StaleGoldVerdict) as refused:
+        adjudication.record_gold_verdict(
+            item, version, verdict="pass", note="", by=second, base_revision=0
+        )
+    assert refused.value.current.verdict == "fail"
+    gold = GoldVerdict.objects.get()
+    assert (gold.verdict, gold.revision) == ("fail", 1)
+    assert not GoldVerdictRevision.objects.exists()
+
+
+def test_saving_the_same_gold_verdict_again_makes_no_revision(graders, make_user):
+    study = factories.graded_study(graders, ["pass", "fail", "fail"], responses=1)
+    maintainer = make_user(Role.MAINTAINER)
+    item, version = first_pair(study)
+    adjudication.record_gold_verdict(
+        item, version, verdict="na", note="x", by=maintainer, base_revision=0
+    )
+    gold = adjudication.record_gold_verdict(
+        item, version, verdict="na", note="x ", by=maintainer, base_revision=1
+    )
+    assert gold.revision == 1
+    assert not GoldVerdictRevision.objects.exists()
+
+
+@pytest.mark.parametrize("verdict", ["", "maybe"])
+def test_a_gold_verdict_must_be_pass_fail_or_na(graders, make_user, verdict):
+    study = factories.graded_study(graders, ["pass", "fail", "fail"], responses=1)
+    item, version = first_pair(study)
+    with pytest.raises(adjudication.AdjudicationError):
+        adjudication.record_gold_verdict(
+            item, version, verdict=verdict, note="", by=make_user(Role.ADMIN), base_revision=0
+        )
+    assert not GoldVerdict.objects.exists()
+
+
+def test_a_criterion_outside_the_items_rubric_takes_no_gold_verdict(graders, make_user):
+    study = factories.graded_study(graders, ["pass", "fail", "fail"], responses=2)
+    first, second = study.items.order_by("pk")
+    foreign = factories.rubric_of(Assignment.objects.filter(study_item=second).first())[0]
+    with pytest.raises(adjudication.AdjudicationError):
+        adjudication.record_gold_verdict(
+            first, foreign.pk, verdict="pass", note="", by=make_user(Role.ADMIN), base_revision=0
+        )
+    assert not Grade.objects.filter(criterion_version=foreign, assignment__study_item=first)
