@@ -8,7 +8,8 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import User
@@ -28,6 +29,7 @@ from grading.models import (
     Verdict,
 )
 from rubrics.models import Response, RubricItem, RubricVersion
+from rubrics.models.criteria import LAYER_RANK, Layer
 
 # A pause longer than this between two actions on a response counts as this long: the time
 # spent measures work, not a tab left open overnight.
@@ -426,6 +428,75 @@ def progress_per_annotator(study: Study) -> list[dict[str, Any]]:
             user_id, {"annotator_id": user_id, "annotator__username": username} | empty
         )
     return sorted(by_user.values(), key=lambda r: r["annotator__username"])
+
+
+def progress_per_task(study: Study) -> list[dict[str, Any]]:
+    """One row per task: task (key), responses, assigned, submitted. One query."""
+    return list(
+        StudyItem.objects.filter(study=study)
+        .values(task=F("response__task__key"))
+        .annotate(
+            responses=Count("pk", distinct=True),
+            assigned=Count("assignments", distinct=True),
+            submitted=Count(
+                "assignments",
+                filter=Q(assignments__status=Assignment.Status.SUBMITTED),
+                distinct=True,
+            ),
+        )
+        .order_by("task")
+    )
+
+
+def progress_per_criterion(study: Study) -> list[dict[str, Any]]:
+    """One row per criterion of the study's rubrics: code, layer, expected (graders assigned to
+    a response whose rubric applies it), graded (verdicts given, drafts included) and submitted
+    (verdicts in submitted assignments). Two queries."""
+    expected = (
+        RubricItem.objects.filter(rubric_version__study_items__study=study, applicable=True)
+        .values(code=F("criterion_version__criterion__code"))
+        .annotate(
+            layer=F("criterion_version__criterion__layer"),
+            expected=Count("rubric_version__study_items__assignments"),
+        )
+        .order_by()
+    )
+    graded = {
+        row["code"]: row
+        for row in Grade.objects.filter(assignment__study_item__study=study)
+        .exclude(verdict="")
+        .values(code=F("criterion_version__criterion__code"))
+        .annotate(
+            graded=Count("pk"),
+            submitted=Count("pk", filter=Q(assignment__status=Assignment.Status.SUBMITTED)),
+        )
+        .order_by()
+    }
+    rows = [
+        row | {k: graded.get(row["code"], {}).get(k, 0) for k in ("graded", "submitted")}
+        for row in expected
+    ]
+    return sorted(rows, key=lambda r: (LAYER_RANK[Layer(r["layer"])], r["code"]))
+
+
+# An unsubmitted assignment untouched for this long is listed as overdue on the study page.
+OVERDUE_IDLE_DAYS = 7
+
+
+def overdue_assignments(study: Study, idle_days: int, now: datetime | None = None) -> Any:
+    """Unsubmitted assignments past the study's deadline, or idle for `idle_days` (an
+    assignment never opened counts as idle since the study was created); most idle first,
+    each with .idle_since."""
+    now = now or timezone.now()
+    late = study.deadline is not None and now >= study.deadline
+    rows = (
+        Assignment.objects.filter(study_item__study=study)
+        .exclude(status=Assignment.Status.SUBMITTED)
+        .annotate(idle_since=Coalesce("last_activity_at", "study_item__study__created_at"))
+        .select_related("annotator", "study_item__response__task")
+        .order_by("idle_since", "pk")
+    )
+    return rows if late else rows.filter(idle_since__lt=now - timedelta(days=idle_days))
 
 
 @transaction.atomic

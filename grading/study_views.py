@@ -3,11 +3,12 @@
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import require
 from accounts.roles import Action
-from grading import services
+from grading import adjudication, services
 from grading.forms import StudyForm
 from grading.models import Study
 from rubrics.models import Response
@@ -42,14 +43,37 @@ def study_create(request: HttpRequest) -> HttpResponse:
     return render(request, "grading/study_form.html", {"form": form})
 
 
+OVERDUE_SHOWN = 50
+
+
+def _idle_days(request: HttpRequest) -> int:
+    try:
+        days = int(request.GET.get("idle_days", services.OVERDUE_IDLE_DAYS))
+    except ValueError:
+        return services.OVERDUE_IDLE_DAYS
+    return min(max(days, 1), 365)
+
+
 @require(Action.MANAGE_STUDIES)
 def study_detail(request: HttpRequest, study_id: int) -> HttpResponse:
+    """The study's dashboard: overall progress, per annotator, task and criterion, overdue
+    work and disagreements to adjudicate. A fixed number of queries, whatever the size."""
     study = get_object_or_404(Study.objects.select_related("framework"), pk=study_id)
     [progress] = services.studies_with_progress(Study.objects.filter(pk=study.pk))
+    idle_days = _idle_days(request)
+    overdue = services.overdue_assignments(study, idle_days)
     context = {
         "study": study,
         "progress": progress,
+        "percent": round(100 * progress.submitted_count / (progress.assignments_count or 1)),
         "annotators": services.progress_per_annotator(study),
+        "tasks": services.progress_per_task(study),
+        "criteria": services.progress_per_criterion(study),
+        "overdue": list(overdue[:OVERDUE_SHOWN]),
+        "overdue_count": overdue.count(),
+        "idle_days": idle_days,
+        "past_deadline": study.deadline is not None and timezone.now() >= study.deadline,
+        "unresolved": adjudication.disagreements(study).filter(gold__isnull=True).count(),
         "likert_items": study.likert_items.all(),
     }
     return render(request, "grading/study_detail.html", context)
