@@ -23,6 +23,7 @@ install: $(VENV)/.installed
 
 migrate: install
 	DEBUG=1 $(PY) manage.py migrate --noinput
+	DEBUG=1 $(PY) manage.py createcachetable
 
 demo: migrate
 	DEBUG=1 $(PY) manage.py seed_demo

@@ -7,11 +7,20 @@ query for the ratings plus one per lookup table, never one per grade.
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Max
+from django.db.models import Count, Max
 
 from agreement.calibration import FAIL, MISSING, PASS, JudgeData
 from agreement.reports import CriterionInfo, ItemInfo, StudyRatings, ratings_from_rows
-from grading.models import Assignment, GoldVerdict, Grade, Study, StudyItem, Verdict
+from agreement.scales import ScaleRatings
+from grading.models import (
+    Assignment,
+    GoldVerdict,
+    Grade,
+    LikertRating,
+    Study,
+    StudyItem,
+    Verdict,
+)
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import CriterionVersion, TaskContextValue
 
@@ -27,10 +36,14 @@ def submitted_grades(study: Study):  # type: ignore[no-untyped-def]
 
 
 def study_state(study: Study) -> tuple[int, str]:
-    """Changes whenever a submitted grade is added, changed or withdrawn: a cache key part."""
-    state = submitted_grades(study).aggregate(latest=Max("updated_at"))
-    count = submitted_grades(study).count()
-    return count, state["latest"].isoformat() if state["latest"] else "-"
+    """Changes whenever a submitted grade or 1-5 rating is added, changed or withdrawn: a cache
+    key part."""
+    grades = submitted_grades(study).aggregate(n=Count("pk"), latest=Max("updated_at"))
+    scales = LikertRating.objects.filter(
+        assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED
+    ).aggregate(n=Count("pk"), latest=Max("updated_at"))
+    latest = max((d["latest"] for d in (grades, scales) if d["latest"]), default=None)
+    return grades["n"] + scales["n"], latest.isoformat() if latest else "-"
 
 
 def load_study_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
@@ -224,4 +237,17 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
         judge_epochs=epochs,
         gold=gold,
         item_family=tuple(families[item.key] for item in ratings.items),
+    )
+
+
+def load_scale_ratings(study: Study) -> ScaleRatings:
+    """Every submitted 1-5 rating of the study's task-level items (e.g. authenticity)."""
+    prompts = list(study.likert_items.order_by("order", "pk").values_list("pk", "prompt"))
+    prompt_index = {pk: n for n, (pk, _) in enumerate(prompts)}
+    rows = LikertRating.objects.filter(
+        assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED
+    ).values_list("assignment__study_item_id", "item_id", "assignment__annotator_id", "value")
+    return ScaleRatings.from_rows(
+        [prompt for _, prompt in prompts],
+        [(item, prompt_index[prompt], rater, value) for item, prompt, rater, value in rows],
     )

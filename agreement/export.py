@@ -77,6 +77,30 @@ def report_to_dict(study_name: str, report: StudyAgreement) -> dict[str, Any]:
             }
             for r in report.raters
         ],
+        "task-level ratings": [
+            {
+                "item": scale.prompt,
+                "responses": scale.n_items,
+                "ratings": scale.n_ratings,
+                "mean": scale.mean,
+                "sd": scale.sd,
+                "alpha ordinal": scale.alpha_ordinal.estimate.value,
+                "alpha ordinal CI low": scale.alpha_ordinal.low,
+                "alpha ordinal CI high": scale.alpha_ordinal.high,
+                "alpha interval": scale.alpha_interval.value,
+            }
+            for scale in report.scales
+        ],
+        "internal consistency": [
+            {
+                "group": c.label,
+                "complete gradings": c.n_gradings,
+                "items": c.n_items,
+                "cronbach alpha": c.alpha.value,
+                "undefined because": c.alpha.undefined_reason or "",
+            }
+            for c in report.consistency
+        ],
         "pairwise agreement": [
             {
                 "annotator a": report.rater_names[i],
@@ -95,7 +119,8 @@ def report_to_dict(study_name: str, report: StudyAgreement) -> dict[str, Any]:
 def _sheet_rows(data: dict[str, Any]) -> Iterator[tuple[str, list[str], list[list[Any]]]]:
     yield "Overall", list(data["overall"]), [list(data["overall"].values())]
     for name in ["criteria", "by layer", "by competency", "by sub-competency", "by context value",
-                 "annotators", "pairwise agreement"]:  # fmt: skip
+                 "annotators", "pairwise agreement", "task-level ratings",
+                 "internal consistency"]:  # fmt: skip
         rows = data[name]
         header = list(rows[0]) if rows else ["(no data)"]
         yield name.capitalize()[:31], header, [list(row.values()) for row in rows]

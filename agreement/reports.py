@@ -11,6 +11,7 @@ units alone would understate the uncertainty.
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +26,9 @@ from agreement.stats import (
     cohen_kappa,
     counts_from_pairs,
 )
+
+if TYPE_CHECKING:  # agreement.scales builds on this module
+    from agreement.scales import Consistency, ScaleAgreement
 
 IntArray = npt.NDArray[np.int64]
 FAIL, PASS = 0, 1
@@ -145,6 +149,8 @@ class StudyAgreement:
     raters: tuple[RaterAgreement, ...]
     rater_names: tuple[str, ...]
     rater_matrix: tuple[tuple[PairAgreement | None, ...], ...] = field(repr=False)
+    scales: tuple["ScaleAgreement", ...] = ()
+    consistency: tuple["Consistency", ...] = ()
 
     def least_reliable(self, limit: int = 10) -> tuple[CriterionAgreement, ...]:
         """Criteria ordered from the least reliable: undefined alpha last, lowest first."""

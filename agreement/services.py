@@ -1,13 +1,23 @@
 """The agreement report of a study, computed once per state of its grades."""
 
+from dataclasses import replace
+
+from django.conf import settings as django_settings
 from django.core.cache import cache
 from django.db.models import Count, Max, Q
 
 from agreement.calibration import CalibrationReport, calibration_report
-from agreement.data import load_judge_data, load_study_ratings, study_state
+from agreement.data import (
+    load_judge_data,
+    load_scale_ratings,
+    load_study_ratings,
+    study_state,
+    submitted_grades,
+)
 from agreement.leaderboard import Leaderboard, leaderboard
 from agreement.models import AnalysisSettings
 from agreement.reports import StudyAgreement, study_agreement
+from agreement.scales import criteria_consistency, scale_agreement, scale_consistency
 from grading.models import Study
 from judging.models import JudgeRun, JudgeVerdict
 
@@ -31,18 +41,38 @@ def _judge_state(run: JudgeRun) -> str:
     return f"{state['n']}:{state['passes']}:{state['last']}"
 
 
+def report_key(study: Study) -> tuple[str, AnalysisSettings]:
+    settings = AnalysisSettings.for_study(study)
+    return f"agreement:{_state_key(study, settings)}", settings
+
+
+def cached_study_report(study: Study) -> StudyAgreement | None:
+    return cache.get(report_key(study)[0])
+
+
+def is_large(study: Study) -> bool:
+    """Large studies are computed by the background worker, not while a page waits."""
+    return submitted_grades(study).count() > django_settings.AGREEMENT_INLINE_LIMIT
+
+
 def study_report(study: Study) -> StudyAgreement:
     """The report of `study`; recomputed only when a submitted grade or a setting changed."""
-    settings = AnalysisSettings.for_study(study)
-    key = f"agreement:{_state_key(study, settings)}"
+    key, settings = report_key(study)
     report = cache.get(key)
     if report is None:
         ratings = load_study_ratings(study, blind=not settings.show_annotator_names)
-        report = study_agreement(
-            ratings,
-            threshold=settings.validation_threshold,
-            n_resamples=settings.resamples,
-            seed=settings.seed,
+        scales = load_scale_ratings(study)
+        report = replace(
+            study_agreement(
+                ratings,
+                threshold=settings.validation_threshold,
+                n_resamples=settings.resamples,
+                seed=settings.seed,
+            ),
+            scales=scale_agreement(scales, n_resamples=settings.resamples, seed=settings.seed),
+            consistency=tuple(
+                c for c in (*criteria_consistency(ratings), scale_consistency(scales)) if c
+            ),
         )
         cache.set(key, report, CACHE_SECONDS)
     return report

@@ -5,16 +5,23 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
+from django.views.decorators.vary import vary_on_headers
 
 from accounts.permissions import require
 from accounts.roles import Action
-from agreement import charts
+from agreement import charts, jobs
 from agreement.data import disagreements, judge_runs_for
 from agreement.export import report_to_dict, write_report_xlsx
 from agreement.leaderboard import Leaderboard
 from agreement.models import AnalysisSettings
 from agreement.reports import GroupAgreement, StudyAgreement
-from agreement.services import judge_report, study_leaderboard, study_report
+from agreement.services import (
+    cached_study_report,
+    is_large,
+    judge_report,
+    study_leaderboard,
+    study_report,
+)
 from grading.models import Assignment, Study
 from judging.models import JudgeRun
 
@@ -61,10 +68,21 @@ def _charts(report: StudyAgreement) -> dict[str, str]:
 
 
 @require(Action.VIEW_BENCHMARK)
+@vary_on_headers("HX-Request")
 def study_agreement(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     settings = AnalysisSettings.for_study(study)
-    report = study_report(study)
+    report = cached_study_report(study)
+    if report is None and is_large(study):
+        jobs.request_study_report(study)
+        if request.htmx:  # the waiting page polls; nothing new yet
+            return HttpResponse(status=204)
+        return render(request, "agreement/computing.html", {"study": study}, status=202)
+    if report is not None and request.htmx:
+        response = HttpResponse(status=204)
+        response["HX-Refresh"] = "true"  # ready: the waiting page reloads as the full report
+        return response
+    report = report or study_report(study)
     weakest = report.least_reliable(5)
     context = {
         "study": study,

@@ -102,6 +102,17 @@ TASKS = {
 }
 AUTH_USER_MODEL = "accounts.User"
 
+# Shared by web workers and the background worker (computed reports), so a database table:
+# `manage.py createcachetable` makes it (the Makefile runs it after migrate).
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "l2annot_cache",
+    }
+}
+# Studies with more submitted grades than this get their agreement report from the worker.
+AGREEMENT_INLINE_LIMIT = int(os.environ.get("AGREEMENT_INLINE_LIMIT", "20000"))
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

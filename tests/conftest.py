@@ -4,6 +4,7 @@ import os
 
 import pytest
 from django.conf import settings
+from django.core.cache import cache
 from django.test import Client
 
 from accounts.models import User
@@ -23,6 +24,16 @@ def django_db_modify_db_settings() -> None:
     database = settings.DATABASES["default"]
     if database["ENGINE"].endswith("postgresql"):
         database.setdefault("TEST", {})["NAME"] = f"test_{database['NAME']}_{os.getpid()}"
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache_after_transactional_tests(request):  # type: ignore[no-untyped-def]
+    """The cache is a database table: a test's rollback empties it, a transactional test's
+    flush does not."""
+    yield
+    marker = request.node.get_closest_marker("django_db")
+    if marker is not None and marker.kwargs.get("transaction"):
+        cache.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -9,6 +9,7 @@ from openpyxl import load_workbook
 
 from accounts.roles import Role
 from agreement.data import disagreements, load_study_ratings
+from agreement.jobs import compute_study_report
 from agreement.models import AnalysisSettings
 from agreement.services import judge_report, study_report
 from grading import services as grading
@@ -20,6 +21,7 @@ from rubrics.models import Response
 pytestmark = pytest.mark.django_db
 
 DISSENTER = 2  # the third annotator fails every universal criterion the others pass
+PROMPTS = ["Is this task authentic?", "Are these criteria clear and fair?"]
 
 
 @pytest.fixture
@@ -35,7 +37,7 @@ def study(starter_framework, make_user):
         overlap=3,
         seed=1,
         require_rationale_on_fail=False,
-        likert_prompts=[],
+        likert_prompts=PROMPTS,
     )
     grading.assign_study(study)
     for index, grader in enumerate(graders):
@@ -49,6 +51,9 @@ def study(starter_framework, make_user):
                 grading.save_grade(
                     assignment, line.version.pk, verdict=verdict, rationale="why", by=grader
                 )
+            for item in study.likert_items.all():
+                value = 2 if index == DISSENTER else 4 + item.order % 2
+                grading.save_likert(assignment, item.pk, value, by=grader)
             grading.submit(assignment)
     return study
 
@@ -89,7 +94,7 @@ def test_universal_criteria_are_the_least_reliable(study):
 
 def test_the_report_is_cached_until_a_grade_changes(study, django_assert_max_num_queries):
     first = study_report(study)
-    with django_assert_max_num_queries(3):
+    with django_assert_max_num_queries(4):  # settings, two state aggregates, the cache read
         assert study_report(study) == first
     AnalysisSettings.objects.create(study=study, validation_threshold=0.5)
     assert study_report(study).threshold == 0.5
@@ -194,3 +199,29 @@ def test_a_flipped_judge_verdict_refreshes_the_cached_calibration(study, always_
     JudgeVerdict.objects.filter(run=always_pass_judge, epoch=1).update(verdict=False)
     after = judge_report(study, always_pass_judge).overall.leniency.difference
     assert after < before
+
+
+def test_task_level_ratings_and_consistency_are_reported(study, client_as):
+    report = study_report(study)
+    assert [s.prompt for s in report.scales] == PROMPTS
+    authentic = report.scales[0]
+    assert authentic.n_ratings == 9 and authentic.distribution == (0, 3, 0, 6, 0)
+    labels = [c.label for c in report.consistency]
+    assert labels[0] == "universal criteria, all tasks" and labels[-1] == "task-level ratings"
+    body = client_as(Role.VIEWER).get(reverse("agreement:study", args=[study.pk])).content.decode()
+    assert "Is this task authentic?" in body and "Cronbach" in body
+
+
+def test_a_large_study_is_computed_by_the_worker_while_the_page_waits(study, client_as, settings):
+    settings.AGREEMENT_INLINE_LIMIT = 10
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    client = client_as(Role.VIEWER)
+    url = reverse("agreement:study", args=[study.pk])
+    waiting = client.get(url)
+    assert waiting.status_code == 202
+    assert 'hx-trigger="every 2s"' in waiting.content.decode()
+    assert client.get(url, HTTP_HX_REQUEST="true").status_code == 204  # still computing
+    compute_study_report.call(study.pk)  # what the worker does
+    ready = client.get(url, HTTP_HX_REQUEST="true")
+    assert ready.status_code == 204 and ready.headers["HX-Refresh"] == "true"
+    assert client.get(url).status_code == 200
