@@ -1,0 +1,179 @@
+"""Agreement data straight from the database: a 100k-grade study into value counts.
+
+Creates a throw-away database (PostgreSQL by default: l2annot_bench_<pid> on the server of
+DATABASE_URL or 127.0.0.1), fills it with a synthetic study (bulk inserts, no real data), and times
+in the same run:
+
+  baseline  list(Grade.objects.filter(study).values_list("verdict"))  (the same rows, one column)
+  ours      agreement.data.load_study_ratings(study) + counts + alpha  (joins, lookups, numpy)
+
+Target: ours <= 2 s on PostgreSQL for 100k grades; reported as seconds and as a ratio to the
+baseline. Run: .venv/bin/python bench/bench_agreement_db.py [--grades 100000] [--sqlite]
+"""
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def configure(use_sqlite: bool) -> str:
+    if use_sqlite:
+        url = f"sqlite:////tmp/l2annot_bench_{os.getpid()}.sqlite3"
+    else:
+        base = os.environ.get("BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432")
+        url = f"{base}/l2annot_bench_{os.getpid()}"
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "l2annot.settings")
+    return url
+
+
+def create_database(url: str) -> None:
+    if url.startswith("postgres"):
+        import psycopg
+
+        server, name = url.rsplit("/", 1)
+        with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def drop_database(url: str) -> None:
+    if url.startswith("postgres"):
+        import psycopg
+        from django.db import connections
+
+        connections.close_all()
+        server, name = url.rsplit("/", 1)
+        with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+    else:
+        Path(url.removeprefix("sqlite:///")).unlink(missing_ok=True)
+
+
+def seed(n_grades: int, criteria: int = 50, overlap: int = 3, annotators: int = 20):  # type: ignore[no-untyped-def]
+    from django.db import transaction
+    from django.utils import timezone
+
+    from accounts.models import User
+    from grading.models import Assignment, Grade, Study, StudyItem
+    from rubrics.models import Criterion, CriterionVersion, Response, RubricVersion, Task
+    from taxonomy.models import Competency, Framework, SubCompetency
+
+    rng = random.Random(1)
+    n_items = max(1, n_grades // (criteria * overlap))
+    now = timezone.now()
+    with transaction.atomic():
+        framework = Framework.objects.create(code="bench", name="Bench")
+        competency = Competency.objects.create(framework=framework, code="01", name="C")
+        sub = SubCompetency.objects.create(competency=competency, code="01a", name="S")
+        criterion_rows = Criterion.objects.bulk_create(
+            Criterion(framework=framework, code=f"{n // 9 + 1:02}u{n % 9 + 1}", layer="universal")
+            for n in range(criteria)
+        )
+        versions = CriterionVersion.objects.bulk_create(
+            CriterionVersion(criterion=c, number=1, wording=f"criterion {c.code}", weight=1)
+            for c in criterion_rows
+        )
+        tasks = Task.objects.bulk_create(
+            Task(framework=framework, key=f"t{n}", sub_competency=sub, instruction="...")
+            for n in range(max(1, n_items // 10))
+        )
+        rubric_versions = RubricVersion.objects.bulk_create(
+            RubricVersion(task=t, number=1, instruction="...") for t in tasks
+        )
+        responses = Response.objects.bulk_create(
+            Response(task=tasks[n % len(tasks)], model_name=f"model-{n % 5}", text="...")
+            for n in range(n_items)
+        )
+        study = Study.objects.create(name="Bench study", framework=framework, overlap=overlap)
+        items = StudyItem.objects.bulk_create(
+            StudyItem(study=study, response=r, rubric_version=rubric_versions[n % len(tasks)])
+            for n, r in enumerate(responses)
+        )
+        users = User.objects.bulk_create(User(username=f"bench{n}") for n in range(annotators))
+        assignments = Assignment.objects.bulk_create(
+            Assignment(
+                study_item=item,
+                annotator=user,
+                position=n,
+                status=Assignment.Status.SUBMITTED,
+                submitted_at=now,
+            )
+            for n, item in enumerate(items)
+            for user in rng.sample(users, overlap)
+        )
+        Grade.objects.bulk_create(
+            (
+                Grade(
+                    assignment=a,
+                    criterion_version=v,
+                    verdict="pass" if rng.random() < 0.7 else "fail",
+                )
+                for a in assignments
+                for v in versions
+            ),
+            batch_size=5000,
+        )
+    return study
+
+
+def timed(fn: Callable[[], None], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--grades", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--sqlite", action="store_true", help="measure SQLite instead")
+    args = parser.parse_args()
+    url = configure(args.sqlite)
+    create_database(url)
+    try:
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        from agreement.data import load_study_ratings
+        from agreement.stats import alpha_from_counts
+        from grading.models import Grade
+
+        study = seed(args.grades)
+        grades = Grade.objects.filter(assignment__study_item__study=study)
+        total = grades.count()
+
+        def baseline() -> None:
+            list(grades.values_list("verdict"))
+
+        def ours() -> None:
+            alpha_from_counts(load_study_ratings(study).counts())
+
+        base = timed(baseline, args.repeats)
+        mine = timed(ours, args.repeats)
+        engine = "SQLite" if args.sqlite else "PostgreSQL"
+        print(f"{engine}: {total} grades")
+        print(f"  baseline (one column, no joins): {base:.3f} s")
+        print(f"  ratings + counts + alpha:        {mine:.3f} s  ({mine / base:.1f}x baseline)")
+        met = mine <= 2.0
+        print(f"  target <= 2 s: {'met' if met else 'MISSED'}")
+        return 0 if met else 1
+    finally:
+        drop_database(url)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
