@@ -14,10 +14,11 @@ from accounts.models import ApiToken, User
 from accounts.roles import Role
 from audit import services as audit
 from audit.models import AuditEvent
+from judging.models import JudgeRun
 from taxonomy.models import Competency, ContextValue, ContextVariable, SubCompetency
 from tests.grading import factories as grading_factories
-from tests.rubrics import factories as rubric_factories
 from tests.interchange import db_helpers as import_job_factories
+from tests.rubrics import factories as rubric_factories
 from tests.taxonomy.factories import make_framework
 
 ALL = frozenset(Role)
@@ -98,6 +99,7 @@ ROUTES: dict[str, Route] = {
     "grading:submit": Route("POST", GRADERS),
     "agreement:index": Route("GET", READERS),
     "agreement:study": Route("GET", READERS),
+    "agreement:judge": Route("GET", READERS),
     "agreement:leaderboard": Route("GET", READERS),
     "agreement:study_report_json": Route("GET", MANAGERS),
     "agreement:study_report_xlsx": Route("GET", MANAGERS),
@@ -145,7 +147,10 @@ GRADING_PARAMS = {
 def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
     grading = GRADING_PARAMS & set(pattern.pattern.converters)
     if grading:  # the user's own assignment: another's would rightly be a 404
-        return reverse(name, kwargs=grading_factories.route_kwargs(grading, user, make_user))
+        kwargs = grading_factories.route_kwargs(grading, user, make_user)
+        if "run_id" in pattern.pattern.converters:
+            kwargs["run_id"] = JudgeRun.objects.create(judge_model="a judge").pk
+        return reverse(name, kwargs=kwargs)
     framework = make_framework()
     sub = SubCompetency.objects.get(code="01b")
     audit.record(sub, AuditEvent.Kind.CREATED)
