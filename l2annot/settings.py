@@ -97,9 +97,7 @@ DATABASES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Background jobs (imports): django-tasks-db stores them in the database and `manage.py db_worker`
 # runs them; TASKS_BACKEND=django.tasks.backends.immediate.ImmediateBackend runs them in-process.
-TASKS = {
-    "default": {"BACKEND": os.environ.get("TASKS_BACKEND", "django_tasks_db.DatabaseBackend")}
-}
+TASKS = {"default": {"BACKEND": os.environ.get("TASKS_BACKEND", "django_tasks_db.DatabaseBackend")}}
 AUTH_USER_MODEL = "accounts.User"
 
 # Shared by web workers and the background worker (computed reports), so a database table:
