@@ -1,4 +1,5 @@
 import zipfile
+from typing import Any
 
 from django import forms
 from django.conf import settings
@@ -47,3 +48,26 @@ class ImportForm(forms.Form):
         ):
             self.add_error("file", "The file does not start with a JSON object: is it JSONL?")
         return data
+
+
+class OfflineUploadForm(forms.Form):
+    """A filled offline grading workbook, recorded as the annotator chosen."""
+
+    annotator = forms.ModelChoiceField(queryset=None, to_field_name="username")  # type: ignore[arg-type]
+    file = forms.FileField(label="Workbook (.xlsx)")
+    submit = forms.BooleanField(
+        required=False, label="Submit every response the workbook completes"
+    )
+
+    def __init__(self, annotators: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].queryset = annotators  # type: ignore[attr-defined]
+
+    def clean_file(self) -> Any:
+        upload = self.cleaned_data["file"]
+        if upload.size > max_upload_bytes():
+            raise forms.ValidationError(f"The file is over {max_upload_bytes() // 2**20} MB.")
+        if not upload.name.lower().endswith(".xlsx") or not zipfile.is_zipfile(upload):
+            raise forms.ValidationError("Upload the .xlsx workbook downloaded from this page.")
+        upload.seek(0)
+        return upload

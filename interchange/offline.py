@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from django.db import transaction
 from django.db.models import Prefetch
@@ -102,7 +103,7 @@ def grading_sheet(study: Study, annotator: User, *, unfinished_only: bool = True
 
 
 def write_workbook(
-    target: Path, study: Study, annotator: User, *, unfinished_only: bool = True
+    target: Path | IO[bytes], study: Study, annotator: User, *, unfinished_only: bool = True
 ) -> int:
     """Write the signed workbook; returns the number of responses in it."""
     sheet = grading_sheet(study, annotator, unfinished_only=unfinished_only)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from openpyxl import Workbook, load_workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
@@ -151,7 +151,7 @@ def signature(key: bytes, annotator: str, study_id: str, row_ids: Sequence[tuple
     return hmac.new(key, message.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def write_grading_workbook(path: Path, sheet: GradingSheet, key: bytes) -> None:
+def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: bytes) -> None:
     """Write the workbook for ``sheet``, signed with ``key`` (keep the key on the server).
 
     Raises ``ValueError`` for an id that a spreadsheet cannot hold unchanged, or a criterion

@@ -32,7 +32,8 @@ class Column:
 class Table:
     title: str
     columns: Sequence[Column]
-    rows: Sequence[Sequence[Any]]
+    rows: Iterable[Sequence[Any]]
+    """Read once, row by row: a generator keeps memory flat."""
 
 
 def write_tables_xlsx(target: Path | IO[bytes], tables: Iterable[Table]) -> None:
@@ -43,8 +44,6 @@ def write_tables_xlsx(target: Path | IO[bytes], tables: Iterable[Table]) -> None
     for table in tables:
         sheet = workbook.create_sheet(table.title[:31])
         sheet.freeze_panes = "A2"
-        last = get_column_letter(max(len(table.columns), 1))
-        sheet.auto_filter.ref = f"A1:{last}{len(table.rows) + 1}"
         for n, column in enumerate(table.columns, start=1):
             sheet.column_dimensions[get_column_letter(n)].width = column.width
         header = []
@@ -53,8 +52,13 @@ def write_tables_xlsx(target: Path | IO[bytes], tables: Iterable[Table]) -> None
             cell.font = bold
             header.append(cell)
         sheet.append(header)
+        count = 0
         for row in table.rows:
             sheet.append([_cell(sheet, value, wrap) for value in row])
+            count += 1
+        # The filter is written after the rows in write-only mode, so it can be set last.
+        last = get_column_letter(max(len(table.columns), 1))
+        sheet.auto_filter.ref = f"A1:{last}{count + 1}"
     workbook.save(target)
 
 

@@ -114,6 +114,11 @@ ROUTES: dict[str, Route] = {
     "interchange:job": Route("GET", MANAGERS),
     "interchange:export_rubrics": Route("GET", MANAGERS),
     "interchange:export_benchmark": Route("GET", MANAGERS),
+    "interchange:offline": Route("GET", MANAGERS),
+    "interchange:offline_workbook": Route("GET", MANAGERS),
+    "interchange:export_grades_csv": Route("GET", MANAGERS),
+    "interchange:export_grades_xlsx": Route("GET", MANAGERS),
+    "interchange:export_scores_csv": Route("GET", MANAGERS),
 }
 
 

@@ -1,0 +1,37 @@
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from grading.models import Study
+from interchange import grades_export
+
+
+class Command(BaseCommand):
+    help = (
+        "Write a study's grades (one row per grade) and per-response scores: CSV (grades, or "
+        "scores with --scores) or XLSX (a sheet of each). Names the models; annotators are "
+        "pseudonymised unless the study shows grader names."
+    )
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("study", type=int, help="The study's id.")
+        parser.add_argument("--format", choices=("csv", "xlsx"), default="csv")
+        parser.add_argument("--output", type=Path, required=True, metavar="FILE")
+        parser.add_argument(
+            "--scores", action="store_true", help="CSV only: the scores instead of the grades."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        study = Study.objects.filter(pk=options["study"]).first()
+        if study is None:
+            raise CommandError(f"No study with id {options['study']}.")
+        path = Path(options["output"])
+        if options["format"] == "xlsx":
+            if options["scores"]:
+                raise CommandError("--scores is for CSV: the workbook has a Scores sheet.")
+            grades_export.write_xlsx(study, path)
+        else:
+            with path.open("w", encoding="utf-8", newline="") as out:
+                grades_export.write_csv(study, out, scores=options["scores"])
+        self.stdout.write(f"Study {study.pk} written to {path}")
