@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.index, name="index"),
     path("studies/<int:study_id>/", views.study_agreement, name="study"),
     path("studies/<int:study_id>/leaderboard/", views.leaderboard, name="leaderboard"),
+    path("studies/<int:study_id>/settings/", views.analysis_settings, name="settings"),
     path(
         "studies/<int:study_id>/judges/<int:run_id>/",
         views.judge_calibration,

@@ -2,9 +2,10 @@ from io import BytesIO
 
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
+from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
 from accounts.permissions import require
@@ -12,6 +13,7 @@ from accounts.roles import Action
 from agreement import charts, jobs
 from agreement.data import disagreements, judge_runs_for
 from agreement.export import report_to_dict, write_report_xlsx
+from agreement.forms import AnalysisSettingsForm
 from agreement.leaderboard import Leaderboard
 from agreement.models import AnalysisSettings
 from agreement.reports import GroupAgreement, StudyAgreement
@@ -22,6 +24,8 @@ from agreement.services import (
     study_leaderboard,
     study_report,
 )
+from audit import services as audit
+from audit.models import AuditEvent
 from grading.models import Assignment, Study
 from judging.models import JudgeRun
 
@@ -185,3 +189,28 @@ def leaderboard(request: HttpRequest, study_id: int) -> HttpResponse:
             "chart": mark_safe(chart),  # charts.py escapes every text it writes
         },
     )
+
+
+@require(Action.MANAGE_STUDIES)
+@require_http_methods(["GET", "POST"])
+def analysis_settings(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    instance = AnalysisSettings.for_study(study)
+    form = AnalysisSettingsForm(request.POST or None, instance=instance)
+    if request.method == "POST" and form.is_valid():
+        creating = form.instance.pk is None
+        saved = form.save()
+        if creating:
+            audit.record_creation(saved, AnalysisSettingsForm.Meta.fields, request.user)
+        else:
+            audit.record(saved, AuditEvent.Kind.UPDATED, request.user, _changes(form))
+        return redirect("agreement:study", study.pk)
+    status = 422 if request.method == "POST" else 200
+    return render(request, "agreement/settings.html", {"study": study, "form": form}, status=status)
+
+
+def _changes(form: AnalysisSettingsForm) -> dict[str, list[object]]:
+    return {
+        name: [str(form.initial.get(name)), str(form.cleaned_data[name])]
+        for name in form.changed_data
+    }

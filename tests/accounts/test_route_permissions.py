@@ -101,6 +101,7 @@ ROUTES: dict[str, Route] = {
     "agreement:study": Route("GET", READERS),
     "agreement:judge": Route("GET", READERS),
     "agreement:leaderboard": Route("GET", READERS),
+    "agreement:settings": Route("GET", MANAGERS),
     "agreement:study_report_json": Route("GET", MANAGERS),
     "agreement:study_report_xlsx": Route("GET", MANAGERS),
     "grading:studies": Route("GET", MANAGERS),

@@ -12,6 +12,7 @@ from agreement.data import disagreements, load_study_ratings
 from agreement.jobs import compute_study_report
 from agreement.models import AnalysisSettings
 from agreement.services import judge_report, study_report
+from audit.models import AuditEvent
 from grading import services as grading
 from grading.models import Study, Verdict
 from judging.models import JudgeRun, JudgeVerdict
@@ -225,3 +226,20 @@ def test_a_large_study_is_computed_by_the_worker_while_the_page_waits(study, cli
     ready = client.get(url, HTTP_HX_REQUEST="true")
     assert ready.status_code == 204 and ready.headers["HX-Refresh"] == "true"
     assert client.get(url).status_code == 200
+
+
+def test_a_maintainer_sets_the_threshold_and_the_report_follows(study, client_as):
+    client = client_as(Role.MAINTAINER)
+    url = reverse("agreement:settings", args=[study.pk])
+    data = {
+        "validation_threshold": "0.8",
+        "epsilon": "0.1",
+        "judge_family": "",
+        "resamples": 200,
+        "seed": 3,
+    }
+    assert client.post(url, data).status_code == 302
+    assert study_report(study).threshold == 0.8
+    assert client.post(url, data | {"validation_threshold": "2"}).status_code == 422
+    history = AuditEvent.objects.for_object(AnalysisSettings.objects.get(study=study))
+    assert history.count() == 1

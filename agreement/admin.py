@@ -1,0 +1,10 @@
+from django.contrib import admin
+
+from agreement.models import AnalysisSettings
+from audit.admin import AuditedAdmin
+
+
+@admin.register(AnalysisSettings)
+class AnalysisSettingsAdmin(AuditedAdmin):
+    list_display = ["study", "validation_threshold", "epsilon", "resamples", "judge_family"]
+    search_fields = ["study__name"]

@@ -1,0 +1,16 @@
+from django import forms
+
+from agreement.models import AnalysisSettings
+
+
+class AnalysisSettingsForm(forms.ModelForm):
+    class Meta:
+        model = AnalysisSettings
+        fields = [
+            "validation_threshold",
+            "epsilon",
+            "judge_family",
+            "resamples",
+            "seed",
+            "show_annotator_names",
+        ]
