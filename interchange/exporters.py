@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import zipfile
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -167,10 +168,23 @@ TASK_COLUMNS = [
 ]
 
 
-def rubric_tables(framework: Framework) -> list[Table]:
-    """A task sheet, then one sheet per layer (universal, consensus, task)."""
+# criterion version id -> (validated, why); see agreement.reports.CriterionAgreement.
+type Validation = Mapping[int, tuple[bool | None, str]]
+
+
+def rubric_tables(
+    framework: Framework, validation: Validation | None = None, *, only_validated: bool = False
+) -> list[Table]:
+    """A task sheet, then one sheet per layer (universal, consensus, task). With `validation`
+    (from a study's agreement report) each criterion says whether it was validated, and
+    `only_validated` keeps only the validated ones."""
     rows: dict[str, list[list[object]]] = {layer: [] for layer in Layer.values}
     for version in _latest_versions(framework):
+        validated, why = (validation or {}).get(
+            version.pk, (None, "not graded at this version in the study")
+        )
+        if only_validated and validated is not True:
+            continue
         criterion = version.criterion
         owner = {
             Layer.UNIVERSAL: framework.code,
@@ -187,6 +201,7 @@ def rubric_tables(framework: Framework) -> list[Table]:
                 version.frozen,
                 version.passes,
                 version.fails,
+                *([why] if validation is not None else []),
             ]
         )
     benchmark = benchmark_records(framework)
@@ -206,13 +221,20 @@ def rubric_tables(framework: Framework) -> list[Table]:
         ]
         for t in benchmark.tasks
     ]
+    columns = CRITERIA_COLUMNS + ([Column("Validation", 40)] if validation is not None else [])
     return [
         Table("Tasks", TASK_COLUMNS, task_rows),
-        Table("Universal criteria", CRITERIA_COLUMNS, rows[Layer.UNIVERSAL]),
-        Table("Consensus criteria", CRITERIA_COLUMNS, rows[Layer.CONSENSUS]),
-        Table("Task criteria", CRITERIA_COLUMNS, rows[Layer.TASK]),
+        Table("Universal criteria", columns, rows[Layer.UNIVERSAL]),
+        Table("Consensus criteria", columns, rows[Layer.CONSENSUS]),
+        Table("Task criteria", columns, rows[Layer.TASK]),
     ]
 
 
-def export_rubrics_xlsx(framework: Framework, target: Path | IO[bytes]) -> None:
-    write_tables_xlsx(target, rubric_tables(framework))
+def export_rubrics_xlsx(
+    framework: Framework,
+    target: Path | IO[bytes],
+    validation: Validation | None = None,
+    *,
+    only_validated: bool = False,
+) -> None:
+    write_tables_xlsx(target, rubric_tables(framework, validation, only_validated=only_validated))

@@ -15,6 +15,7 @@ from agreement.services import judge_report, study_report
 from audit.models import AuditEvent
 from grading import services as grading
 from grading.models import Study, Verdict
+from interchange.exporters import rubric_tables
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.demo import seed_demo_benchmark
 from rubrics.models import Response
@@ -243,3 +244,28 @@ def test_a_maintainer_sets_the_threshold_and_the_report_follows(study, client_as
     assert client.post(url, data | {"validation_threshold": "2"}).status_code == 422
     history = AuditEvent.objects.for_object(AnalysisSettings.objects.get(study=study))
     assert history.count() == 1
+
+
+def test_rubric_export_can_keep_only_the_criteria_a_study_validated(study, starter_framework):
+    report = study_report(study)
+    chosen = report.criteria[0].criterion
+    tables = rubric_tables(
+        starter_framework, {chosen.key: (True, "validated: test")}, only_validated=True
+    )
+    rows = [row for table in tables[1:] for row in table.rows]
+    assert [row[0] for row in rows] == [chosen.code]
+    assert rows[0][-1] == "validated: test"
+    every = rubric_tables(
+        starter_framework, {c.criterion.key: (c.validated, c.verdict) for c in report.criteria}
+    )
+    assert sum(len(t.rows) for t in every[1:]) > 1
+    assert every[1].columns[-1].header == "Validation"
+
+
+def test_the_export_command_reports_validation_from_a_study(study, tmp_path):
+    output = tmp_path / "rubrics.xlsx"
+    call_command("export_rubrics", output, validated_by=str(study.pk), only_validated=True)
+    sheet = load_workbook(output)["Universal criteria"]
+    assert sheet.cell(1, sheet.max_column).value == "Validation"
+    # The dissenting annotator keeps every universal criterion from being validated.
+    assert sheet.max_row == 1

@@ -3,7 +3,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from interchange.exporters import export_rubrics_xlsx
+from agreement.services import study_report
+from grading.models import Study
+from interchange.exporters import Validation, export_rubrics_xlsx
 from interchange.management.commands._common import add_framework_argument, framework_from
 
 
@@ -13,10 +15,35 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("file", type=Path)
         add_framework_argument(parser)
+        parser.add_argument(
+            "--validated-by",
+            metavar="STUDY",
+            help="add each criterion's validation in this study (id or exact name)",
+        )
+        parser.add_argument(
+            "--only-validated",
+            action="store_true",
+            help="with --validated-by: keep only the criteria the study validated",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         path: Path = options["file"]
         if path.suffix.lower() != ".xlsx":
             raise CommandError("The file name must end in .xlsx.")
-        export_rubrics_xlsx(framework_from(options["framework"]), path)
+        if options["only_validated"] and not options["validated_by"]:
+            raise CommandError("--only-validated needs --validated-by STUDY.")
+        validation = self._validation(options["validated_by"]) if options["validated_by"] else None
+        export_rubrics_xlsx(
+            framework_from(options["framework"]),
+            path,
+            validation,
+            only_validated=options["only_validated"],
+        )
         self.stdout.write(f"Rubrics written to {path}")
+
+    def _validation(self, key: str) -> Validation:
+        study = Study.objects.filter(pk=int(key)).first() if key.isdigit() else None
+        study = study or Study.objects.filter(name=key).first()
+        if study is None:
+            raise CommandError(f"No study with id or name {key!r}.")
+        return {c.criterion.key: (c.validated, c.verdict) for c in study_report(study).criteria}
