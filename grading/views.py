@@ -19,7 +19,7 @@ from accounts.permissions import require
 from accounts.roles import Action
 from grading import services
 from grading.models import Assignment, Grade, LikertItem, Study, Verdict
-from rubrics.models import EffectiveCriterion
+from rubrics.models import EffectiveCriterion, RubricItem
 
 PAGE = "grading/assignment.html"
 VERDICT_KEYS = {Verdict.PASS: "p", Verdict.FAIL: "f", Verdict.NA: "n"}
@@ -67,6 +67,23 @@ def _lines(assignment: Assignment) -> list[Line]:
         Line(effective, grades.get(effective.version.pk), required)
         for effective in assignment.study_item.rubric_version.effective_rubric()
     ]
+
+
+def _line(assignment: Assignment, grade: Grade) -> Line:
+    """The one criterion line a save swaps back, without rebuilding the whole rubric."""
+    item = RubricItem.objects.select_related("criterion_version__criterion").get(
+        rubric_version_id=assignment.study_item.rubric_version_id,
+        criterion_version_id=grade.criterion_version_id,
+    )
+    effective = EffectiveCriterion(
+        criterion=item.criterion_version.criterion,
+        version=item.criterion_version,
+        layer=item.layer,
+        weight=item.criterion_version.weight,
+        applicable=item.applicable,
+        na_reason=item.na_reason,
+    )
+    return Line(effective, grade, assignment.study_item.study.require_rationale_on_fail)
 
 
 def _likert(assignment: Assignment) -> list[tuple[LikertItem, int | None]]:
@@ -188,7 +205,7 @@ def save_grade(request: HttpRequest, assignment_id: int, criterion_version_id: i
     verdict = request.POST.get("verdict")
     rationale = request.POST.get("rationale")
     try:
-        services.save_grade(
+        grade = services.save_grade(
             assignment, criterion_version_id, verdict=verdict, rationale=rationale, by=request.user
         )
     except services.GradingError as error:
@@ -200,8 +217,7 @@ def save_grade(request: HttpRequest, assignment_id: int, criterion_version_id: i
             reverse("grading:assignment", args=[assignment.pk])
             + f"#criterion-{criterion_version_id}"
         )
-    line = next(x for x in _lines(assignment) if x.version.pk == criterion_version_id)
-    return _fragment(request, assignment, "criterion", line=line, saved=True)
+    return _fragment(request, assignment, "criterion", line=_line(assignment, grade), saved=True)
 
 
 @require(Action.GRADE)

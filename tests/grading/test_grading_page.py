@@ -188,3 +188,18 @@ def test_the_grading_page_runs_a_fixed_number_of_queries(graders, django_assert_
     # session, user, 2 permission lookups, then 9 for the page, whatever the rubric's length
     with django_assert_max_num_queries(13):
         assert client.get(page(mine)).status_code == 200
+
+
+def test_an_autosave_runs_a_fixed_number_of_queries(graders, django_assert_num_queries):
+    study = factories.study(graders[:1], responses=0, overlap=1)
+    services.add_responses(study, [factories.response(factories.published_task(criteria=12))])
+    services.assign_study(study)
+    mine = assignment_of(study, graders[0])
+    version = factories.rubric_of(mine)[-1]
+    client = htmx(client_for(graders[0]))
+    client.post(save_url(mine, version), {"verdict": "pass"})
+    # session, user, 2 permission lookups, the assignment; in the transaction: savepoint, lock,
+    # rubric check, grade read and write, activity, release; then the line swapped back
+    with django_assert_num_queries(13):
+        reply = client.post(save_url(mine, version), {"verdict": "fail", "rationale": "Harsh"})
+    assert 'class="badge penalty"' in reply.content.decode()
