@@ -3,9 +3,12 @@
     {"detail": "Invalid input.", "errors": {"code": ["This field is required."]}}   400
     {"detail": "Authentication credentials were not provided."}                     401, 403, 404
     {"detail": "... was changed by someone else ...", "current": {...}}             409, 412
+    {"detail": "Task 7 cannot be submitted.", "problems": ["Task 7 has no ..."]}     409
 
 Model validation (full_clean in audit.editing) raises Django's ValidationError: it becomes a 400
-with field messages, like a serializer's. EditConflict and DeleteRefused become 409.
+with field messages, like a serializer's. EditConflict and DeleteRefused become 409, and so does
+a refusal of the rubric workflow (rubrics.services.RubricError: submitting an incomplete task,
+editing one in review), listing its `problems`.
 """
 
 from collections.abc import Iterator
@@ -21,6 +24,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from audit.editing import DeleteRefused, EditConflict
+from rubrics.services import RubricError
 
 
 class Conflict(exceptions.APIException):
@@ -28,9 +32,12 @@ class Conflict(exceptions.APIException):
     default_detail = "The request conflicts with the current state of the object."
     default_code = "conflict"
 
-    def __init__(self, detail: str | None = None, current: Any = None) -> None:
+    def __init__(
+        self, detail: str | None = None, current: Any = None, problems: list[str] | None = None
+    ) -> None:
         super().__init__(detail)
         self.current = current
+        self.problems = problems
 
 
 class PreconditionFailed(Conflict):
@@ -46,6 +53,9 @@ class PreconditionRequired(exceptions.APIException):
         "or the `revision` field."
     )
     default_code = "precondition_required"
+
+
+REFUSED = "The task's state does not allow this: see `problems`."
 
 
 def flat_errors(detail: Any, prefix: str = "") -> Iterator[tuple[str, list[str]]]:
@@ -79,6 +89,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = Conflict(str(exc), current=exc.current)
     elif isinstance(exc, DeleteRefused):
         exc = Conflict(str(exc))
+    elif isinstance(exc, RubricError):
+        exc = Conflict(REFUSED, problems=exc.problems)
     elif isinstance(exc, IntegrityError):
         # Two writers raced past validation; the loser is told, not shown a 500.
         exc = Conflict("This change clashes with data saved at the same time; reload and retry.")
@@ -92,6 +104,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         response.data = {"detail": str(exc.detail), "errors": {}}  # type: ignore[attr-defined]
     elif isinstance(exc, Conflict):
         response.data = {"detail": str(exc.detail)}
+        if exc.problems is not None:
+            response.data["problems"] = exc.problems
         current = _current(exc, context)
         if current is not None:
             response.data["current"] = current

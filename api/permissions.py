@@ -6,6 +6,11 @@ A viewset names the action needed to read it and the action needed to change it:
         read_action = Action.VIEW_TAXONOMY
         write_action = Action.EDIT_TAXONOMY
 
+An action may also be a tuple of actions, any one of which suffices (grading: a maintainer with
+*Run grading studies* or an annotator with *Grade* reads assignments, each narrowed by the
+viewset's `visible()`). A read-only resource sets `write_action = None`: a change then needs the
+read action and is answered 405.
+
 Anonymous requests get 401 (DRF asks the token authenticator for a challenge), a role without the
 action gets 403.
 """
@@ -19,18 +24,37 @@ from rest_framework.views import APIView
 from accounts.permissions import user_can
 from accounts.roles import ACTION_LABELS, Action
 
+Actions = Action | tuple[Action, ...]
 
-def required_action(request: Request, view: APIView) -> Action:
-    return view.read_action if request.method in SAFE_METHODS else view.write_action  # type: ignore[attr-defined]
+
+def required_action(request: Request, view: APIView) -> Actions:
+    """The action(s) the request needs: the view's `action_overrides` for a custom action
+    (`{"approve": Action.REVIEW_RUBRICS}`), else its read or write action."""
+    overrides = getattr(view, "action_overrides", {})
+    if getattr(view, "action", None) in overrides:
+        return overrides[view.action]  # type: ignore[attr-defined]
+    write = getattr(view, "write_action", None)
+    if request.method in SAFE_METHODS or write is None:
+        return view.read_action  # type: ignore[attr-defined]
+    return write
+
+
+def as_tuple(actions: Actions) -> tuple[Action, ...]:
+    return actions if isinstance(actions, tuple) else (actions,)
+
+
+def user_can_any(user: Any, actions: Actions) -> bool:
+    return any(user_can(user, action) for action in as_tuple(actions))
 
 
 class RoleAction(BasePermission):
     """Allows a request when the user's role holds the view's read or write action."""
 
     def has_permission(self, request: Request, view: APIView) -> bool:
-        action = required_action(request, view)
-        self.message = f"Your role does not allow this: {ACTION_LABELS[action].lower()}."
-        return user_can(request.user, action)
+        actions = as_tuple(required_action(request, view))
+        labels = " or ".join(ACTION_LABELS[action].lower() for action in actions)
+        self.message = f"Your role does not allow this: {labels}."
+        return user_can_any(request.user, actions)
 
     def has_object_permission(self, request: Request, view: APIView, obj: Any) -> bool:
         # Hook for rules finer than a role (grading's blindness: an annotator sees only their

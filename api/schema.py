@@ -35,6 +35,13 @@ NOT_FOUND = _error("No such object (or page).")
 INVALID = _error("Invalid input: messages by field.", ValidationErrorSerializer)
 PRECONDITION_REQUIRED = _error("Neither If-Match nor `revision` was sent.")
 
+
+class RefusedSerializer(ErrorSerializer):
+    problems = serializers.ListField(child=serializers.CharField())
+
+
+REFUSED = _error("The task's state does not allow this; `problems` says why.", RefusedSerializer)
+
 IF_MATCH = OpenApiParameter(
     "If-Match",
     OpenApiTypes.STR,

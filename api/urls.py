@@ -7,7 +7,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import SimpleRouter
 
-from api import taxonomy, views
+from api import judging, rubrics, taxonomy, views
 
 app_name = "api"
 
@@ -17,6 +17,11 @@ router.register("competencies", taxonomy.CompetencyViewSet)
 router.register("sub-competencies", taxonomy.SubCompetencyViewSet)
 router.register("context-variables", taxonomy.ContextVariableViewSet)
 router.register("context-values", taxonomy.ContextValueViewSet)
+router.register("tasks", rubrics.TaskViewSet)
+router.register("criteria", rubrics.CriterionViewSet)
+router.register("responses", rubrics.ResponseViewSet)
+router.register("judge-runs", judging.JudgeRunViewSet)
+router.register("judge-verdicts", judging.JudgeVerdictViewSet)
 
 urlpatterns = [
     path("v1/", include(router.urls)),

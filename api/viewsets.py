@@ -41,6 +41,13 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
     def prepare_new(self, instance: models.Model) -> None:
         """Fill what the client does not send (e.g. `order`) before validation and saving."""
 
+    def save_changes(
+        self, instance: models.Model, changes: dict[str, Any], expected_revision: int
+    ) -> models.Model:
+        """Save a change; a domain operation (rubrics.services.edit_task) overrides this. Must
+        raise editing.EditConflict when the object is no longer at `expected_revision`."""
+        return editing.update(instance, changes, expected_revision, self.request.user)
+
     # ----- plumbing -----------------------------------------------------------------------
     def get_queryset(self) -> models.QuerySet:
         return self.visible(super().get_queryset())
@@ -91,7 +98,7 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
         expected = stated if stated is not None else instance.revision
         changes = {k: v for k, v in serializer.validated_data.items() if k != "revision"}
         try:
-            saved = editing.update(instance, changes, expected, request.user)
+            saved = self.save_changes(instance, changes, expected)
         except editing.EditConflict as conflict:
             if stated is None:  # only If-Match was given: it matched, then someone saved
                 raise PreconditionFailed(current=conflict.current) from conflict
@@ -115,3 +122,20 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
         if "*" not in tags and etag(instance) not in tags:
             raise PreconditionFailed(current=instance)
         return True
+
+
+class ReadOnlyViewSet(viewsets.ReadOnlyModelViewSet):
+    """A resource read through the API but written elsewhere (or by a bulk POST): same role
+    check, same `visible()` hook and JSON 404s as RevisionedModelViewSet."""
+
+    permission_classes = [RoleAction]
+    read_action: ClassVar[Action | tuple[Action, ...]]
+    write_action: ClassVar[Action | tuple[Action, ...] | None] = None
+    lookup_value_regex = "[^/]+"
+
+    def visible(self, queryset: models.QuerySet) -> models.QuerySet:
+        """What the requesting user may see. Blindness rules (grading) narrow it here."""
+        return queryset
+
+    def get_queryset(self) -> models.QuerySet:
+        return self.visible(super().get_queryset())

@@ -23,3 +23,8 @@ def api_as(make_user):  # type: ignore[no-untyped-def]
         return api
 
     return client
+
+
+@pytest.fixture
+def viewer_api(api_as):  # type: ignore[no-untyped-def]
+    return api_as(Role.VIEWER)

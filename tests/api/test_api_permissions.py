@@ -1,16 +1,24 @@
 """Every API route, every method, every role: the answer follows accounts.roles, read through
-the viewset's `read_action` / `write_action`. A new API route must be added to RESOURCES."""
+the viewset's `read_action` / `write_action`. A new API route must be added to RESOURCES (or,
+for an action on one object, to ACTIONS)."""
 
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
 from accounts.roles import Action, Role, roles_allowed
+from judging.models import JudgeRun, JudgeVerdict
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
+from tests.api.objects import benchmark_objects, first_criterion, first_response, first_task
 
 pytestmark = pytest.mark.django_db
 
-# basename -> (read action, write action, how to find an object to address)
+NO_CHANGES = frozenset({"get"})
+BULK_POST = frozenset({"get", "post"})  # bulk creation, read otherwise
+NO_DELETE = frozenset({"get", "post", "put", "patch"})
+
+# basename -> (read action, write action, how to find an object to address[, methods offered:
+# every method by default]). A write action of None: read-only, a change needs the read action.
 RESOURCES = {
     "framework": (Action.VIEW_TAXONOMY, Action.EDIT_TAXONOMY, lambda: Framework.objects.get()),
     "competency": (
@@ -33,6 +41,22 @@ RESOURCES = {
         Action.EDIT_TAXONOMY,
         lambda: ContextValue.objects.get(code="b1"),
     ),
+    "task": (Action.VIEW_BENCHMARK, Action.EDIT_RUBRICS, first_task, NO_DELETE),
+    "criterion": (Action.VIEW_BENCHMARK, None, first_criterion, NO_CHANGES),
+    "response": (Action.VIEW_BENCHMARK, Action.IMPORT_DATA, first_response, BULK_POST),
+    "judgerun": (Action.VIEW_BENCHMARK, None, lambda: JudgeRun.objects.get(), NO_CHANGES),
+    "judgeverdict": (
+        Action.VIEW_BENCHMARK,
+        Action.IMPORT_DATA,
+        lambda: JudgeVerdict.objects.get(),
+        BULK_POST,
+    ),
+}
+# Actions on one object: route name -> (method, action needed, how to find the object).
+ACTIONS = {
+    "api:task-submit": ("post", Action.EDIT_RUBRICS, first_task),
+    "api:task-approve": ("post", Action.REVIEW_RUBRICS, first_task),
+    "api:task-return": ("post", Action.REVIEW_RUBRICS, first_task),
 }
 # Not resources: the schema and the docs page need a login, nothing more.
 SERVICE_ROUTES = {"api:schema", "api:docs"}
@@ -49,7 +73,7 @@ def api_routes(patterns=None, namespace=""):
 
 def test_every_api_route_is_listed():
     expected = {f"api:{basename}-{kind}" for basename in RESOURCES for kind in ("list", "detail")}
-    assert set(api_routes()) == expected | SERVICE_ROUTES
+    assert set(api_routes()) == expected | set(ACTIONS) | SERVICE_ROUTES
 
 
 def detail_url(basename: str) -> str:
@@ -83,19 +107,42 @@ CASES = [
 def test_api_answers_each_role_as_the_table_says(
     basename, method, kind, access, role, framework, api_as
 ):
-    read, write, _ = RESOURCES[basename]
-    action = read if access == "read" else write
+    benchmark_objects()
+    read, write, _, *offered = RESOURCES[basename]
+    action = read if access == "read" or write is None else write
     url = detail_url(basename) if kind == "detail" else reverse(f"api:{basename}-list")
     client = api_as(role) if role else APIClient()
     response = getattr(client, method)(url, {}, format="json")
     if role is None:
         assert response.status_code == 401
         assert response.headers["WWW-Authenticate"].startswith("Token")
+    elif role in roles_allowed(action) and offered and method not in offered[0]:
+        assert response.status_code == 405, response.content[:300]
     elif role in roles_allowed(action):
         assert response.status_code in (200, 400, 428), response.content[:300]
     else:
         assert response.status_code == 403
         assert "role does not allow" in response.json()["detail"]
+
+
+ACTION_CASES = [(name, role) for name in ACTIONS for role in [*Role, None]]
+
+
+@pytest.mark.parametrize(
+    ("name", "role"), ACTION_CASES, ids=[f"{n}-{r or 'anonymous'}" for n, r in ACTION_CASES]
+)
+def test_actions_answer_each_role_as_the_table_says(name, role, framework, api_as):
+    benchmark_objects()
+    method, action, find = ACTIONS[name]
+    client = api_as(role) if role else APIClient()
+    response = getattr(client, method)(reverse(name, args=[find().pk]), {}, format="json")
+    if role is None:
+        assert response.status_code == 401
+    elif role in roles_allowed(action):
+        # allowed: refused by the domain (409: not in that state) or the body (400), not 403
+        assert response.status_code in (200, 400, 409), response.content[:300]
+    else:
+        assert response.status_code == 403
 
 
 @pytest.mark.parametrize("role", [*Role])

@@ -1,0 +1,105 @@
+"""Judge runs and their verdicts: read with Action.VIEW_BENCHMARK (never by annotators, whose
+grading must not be swayed by the judge), created in bulk with Action.IMPORT_DATA through the
+verdicts importer, so a POST and an uploaded file obey the same rules."""
+
+import django_filters
+from django.db.models import Count
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.roles import Action
+from api import imports
+from api.viewsets import ReadOnlyViewSet
+from interchange.importers import import_verdicts
+from judging.models import JudgeRun, JudgeVerdict
+
+
+class JudgeRunSerializer(serializers.ModelSerializer):
+    verdicts = serializers.IntegerField(source="verdict_count", help_text="How many verdicts.")
+
+    class Meta:
+        model = JudgeRun
+        fields = ["id", "judge_model", "prompt_version", "run_id", "started", "created_at"]
+        fields += ["verdicts"]
+        read_only_fields = fields
+
+
+class JudgeVerdictSerializer(serializers.ModelSerializer):
+    judge_model = serializers.CharField(source="run.judge_model")
+    task_key = serializers.CharField(source="response.task.key")
+    criterion = serializers.CharField(source="criterion_version.criterion.code")
+    version = serializers.IntegerField(
+        source="criterion_version.number", help_text="The criterion version the judge saw."
+    )
+
+    class Meta:
+        model = JudgeVerdict
+        fields = [
+            *("id", "run", "judge_model", "response", "task_key", "criterion", "version"),
+            *("criterion_version", "epoch", "verdict", "rationale"),
+        ]
+        read_only_fields = fields
+
+
+class VerdictItemSerializer(serializers.Serializer):
+    """One item of a bulk upload: the fields of a line of a verdicts JSONL file."""
+
+    response_id = serializers.CharField(
+        required=False, help_text="The response's `id` (or give task_key, model and epoch)."
+    )
+    task_key = serializers.CharField(required=False)
+    model = serializers.CharField(required=False)
+    epoch = serializers.IntegerField(required=False, min_value=1, default=1)
+    criterion_id = serializers.CharField(help_text="The criterion's code.")
+    verdict = serializers.BooleanField()
+    judge_model = serializers.CharField()
+    rationale = serializers.CharField(required=False)
+    prompt_version = serializers.CharField(required=False)
+    run_id = serializers.CharField(required=False)
+    weight = serializers.IntegerField(required=False, help_text="The weight the judge saw.")
+
+
+class JudgeVerdictFilter(django_filters.FilterSet):
+    criterion = django_filters.CharFilter(
+        "criterion_version__criterion__code", label="Criterion code"
+    )
+    judge_model = django_filters.CharFilter("run__judge_model", label="Judge model")
+    task_key = django_filters.CharFilter("response__task__key", label="Task key")
+
+    class Meta:
+        model = JudgeVerdict
+        fields = ["run", "response", "criterion", "judge_model", "task_key", "epoch", "verdict"]
+
+
+class JudgeRunViewSet(ReadOnlyViewSet):
+    read_action = Action.VIEW_BENCHMARK
+    queryset = JudgeRun.objects.annotate(verdict_count=Count("verdicts"))
+    serializer_class = JudgeRunSerializer
+    filterset_fields = ["judge_model", "prompt_version", "run_id"]
+    ordering_fields = ["id", "created_at", "judge_model"]
+    ordering = ["-created_at", "id"]
+
+
+class JudgeVerdictViewSet(ReadOnlyViewSet):
+    read_action = Action.VIEW_BENCHMARK
+    write_action = Action.IMPORT_DATA
+    queryset = JudgeVerdict.objects.select_related(
+        "run", "response__task", "criterion_version__criterion"
+    )
+    serializer_class = JudgeVerdictSerializer
+    filterset_class = JudgeVerdictFilter
+    parser_classes = imports.PARSERS
+    ordering_fields = ["id", "epoch"]
+    ordering = ["id"]
+
+    @extend_schema(
+        parameters=[imports.FRAMEWORK, imports.DRY_RUN],
+        request={"application/json": VerdictItemSerializer(many=True)},
+        responses=imports.IMPORT_RESPONSES,
+    )
+    def create(self, request: Request) -> Response:
+        """Create or update verdicts in bulk, all or nothing: a JSON list of items (or JSON
+        Lines). The responses they name must exist. Errors are keyed by item index and field."""
+        return imports.bulk_import(request, import_verdicts)
