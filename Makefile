@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test
 PORT ?= 8000
+# Test processes: one per core (each gets its own test database).
+WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # Django 6.1 needs Python 3.12 or newer: take the first such interpreter that runs.
 PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 $$HOME/.pyenv/versions/3.1[234]*/bin/python3 /usr/local/bin/python3.1[234] python3; do \
@@ -42,10 +44,10 @@ chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
 test-sqlite: install chromium
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS)
 
 test-postgres: install postgres chromium
-	DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -p no:cacheprovider
+	DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS)
 
 test: lint test-sqlite test-postgres
 
