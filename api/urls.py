@@ -7,7 +7,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import SimpleRouter
 
-from api import judging, rubrics, taxonomy, views
+from api import grading, judging, rubrics, taxonomy, views
 
 app_name = "api"
 
@@ -22,6 +22,10 @@ router.register("criteria", rubrics.CriterionViewSet)
 router.register("responses", rubrics.ResponseViewSet)
 router.register("judge-runs", judging.JudgeRunViewSet)
 router.register("judge-verdicts", judging.JudgeVerdictViewSet)
+router.register("studies", grading.StudyViewSet)
+router.register("assignments", grading.AssignmentViewSet)
+router.register("grades", grading.GradeViewSet)
+router.register("gold-verdicts", grading.GoldVerdictViewSet)
 
 urlpatterns = [
     path("v1/", include(router.urls)),

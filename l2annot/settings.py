@@ -189,7 +189,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
-    "ENUM_NAME_OVERRIDES": {"ContextVariableKind": "taxonomy.models.ContextVariable.Kind"},
+    "ENUM_NAME_OVERRIDES": {
+        "ContextVariableKind": "taxonomy.models.ContextVariable.Kind",
+        "ResponseKind": "rubrics.models.Response.Kind",
+        "TaskStatus": "rubrics.models.Task.Status",
+        "StudyStatus": "grading.models.Study.Status",
+        "AssignmentStatus": "grading.models.Assignment.Status",
+    },
 }
 
 LOGGING = {

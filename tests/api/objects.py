@@ -1,5 +1,11 @@
 """One object of every API resource, for tests that walk every route with every role."""
 
+from django.db.models import Model
+
+from accounts.models import User
+from grading import services
+from grading.adjudication import record_gold_verdict
+from grading.models import Assignment
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Criterion, Response, Task
 from tests.grading import factories
@@ -28,3 +34,28 @@ def first_criterion() -> Criterion:
 
 def first_response() -> Response:
     return Response.objects.order_by("pk").first()
+
+
+def grading_objects(grader: User) -> dict[str, object]:
+    """A study of one response (from benchmark_objects) graded by `grader` alone: their
+    assignment, one grade of theirs, and a gold verdict on the same criterion."""
+    response = first_response()
+    study = services.create_study(
+        name="Permissions study",
+        framework=response.task.framework,
+        responses=[response],
+        annotators=[grader],
+        overlap=1,
+    )
+    services.assign_study(study)
+    assignment = Assignment.objects.get(study_item__study=study)
+    version = factories.rubric_of(assignment)[0]
+    grade = services.save_grade(assignment, version.pk, verdict="pass", rationale="", by=grader)
+    gold = record_gold_verdict(
+        assignment.study_item, version.pk, verdict="pass", note="", by=grader, base_revision=0
+    )
+    return {"study": study, "assignment": assignment, "grade": grade, "gold": gold}
+
+
+def first(model: type[Model]) -> Model:
+    return model._default_manager.order_by("pk").first()

@@ -1,0 +1,92 @@
+"""Agreement, judge calibration and the model leaderboard of a study, as JSON: actions on the
+studies resource, read with Action.VIEW_BENCHMARK (never by annotators).
+
+The study report is agreement.export.report_to_dict, the same document as the JSON download.
+The calibration report and the leaderboard are frozen dataclasses of the pure statistics core;
+`as_json` turns any of them into JSON (fields by name, tuples and arrays as lists, a NaN as
+null), so a field added to a report appears here without a change."""
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from agreement.export import report_to_dict
+from agreement.services import judge_report, study_leaderboard, study_report
+from api import schema
+from judging.models import JudgeRun
+
+
+def as_json(value: Any) -> Any:
+    """A report (nested frozen dataclasses, numpy values) as JSON-ready data."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: as_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, np.ndarray):
+        return as_json(value.tolist())
+    if isinstance(value, np.generic):
+        return as_json(value.item())
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, dict):
+        return {str(k): as_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [as_json(v) for v in value]
+    return value
+
+
+REPORT_RESPONSES = {
+    200: OpenApiTypes.OBJECT,
+    401: schema.UNAUTHENTICATED,
+    403: schema.FORBIDDEN,
+    404: schema.NOT_FOUND,
+}
+JUDGE = OpenApiParameter(
+    "judge", OpenApiTypes.INT, description="A judge run id: adds the judge's scores."
+)
+
+
+def judge_run(raw: Any) -> JudgeRun | None:
+    if raw is None:
+        return None
+    if not str(raw).isdecimal():
+        raise exceptions.ValidationError({"judge": ["A judge run id."]})
+    run = JudgeRun.objects.filter(pk=int(raw)).first()
+    if run is None:
+        raise exceptions.NotFound("No such judge run.")
+    return run
+
+
+class AgreementActions:
+    """Mixed into the studies viewset: /studies/{id}/agreement/, .../leaderboard/,
+    .../judges/{run}/calibration/."""
+
+    @extend_schema(responses=REPORT_RESPONSES)
+    @action(detail=True, methods=["get"])
+    def agreement(self, request: Request, pk: str) -> Response:
+        """Inter-annotator agreement of the study's submitted grades (report_to_dict)."""
+        study = self.get_object()  # type: ignore[attr-defined]
+        return Response(report_to_dict(study.name, study_report(study)))
+
+    @extend_schema(parameters=[JUDGE], responses=REPORT_RESPONSES | {400: schema.INVALID})
+    @action(detail=True, methods=["get"])
+    def leaderboard(self, request: Request, pk: str) -> Response:
+        """Model scores by experts (and by a judge run with `?judge=`), with bootstrap CIs."""
+        study = self.get_object()  # type: ignore[attr-defined]
+        run = judge_run(request.query_params.get("judge"))
+        return Response(as_json(study_leaderboard(study, run)))
+
+    @extend_schema(responses=REPORT_RESPONSES)
+    @action(detail=True, methods=["get"], url_path=r"judges/(?P<run>[^/]+)/calibration")
+    def calibration(self, request: Request, pk: str, run: str) -> Response:
+        """The judge of a run against the study's experts (agreement.services.judge_report)."""
+        study = self.get_object()  # type: ignore[attr-defined]
+        if not run.isdecimal():  # any segment reaches the view: a malformed id is a JSON 404
+            raise exceptions.NotFound("No such judge run.")
+        return Response(as_json(judge_report(study, judge_run(run))))

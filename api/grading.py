@@ -1,0 +1,470 @@
+"""Studies, assignments, grades and gold verdicts.
+
+Blindness, as in the browser: an annotator never sees a model's name, another grader's grades
+or a judge's verdicts. Here that means:
+- studies: read by every role holding *View tasks...*, *Grade* or *Run grading studies*; an
+  annotator (only *Grade*) sees only the studies whose pool they are in, and no counts of
+  other graders' work;
+- assignments and grades: read by *Grade* or *Run grading studies*; whoever cannot run studies
+  sees only their own (`visible()`): another grader's is a 404, as if it did not exist;
+- a grade is written only by the grader of its assignment, through grading.services.save_grade,
+  so a closed study or a criterion outside the frozen rubric is refused as in the browser;
+- the response inside an assignment is shown without model name, family or version;
+- gold verdicts: *Run grading studies* only.
+"""
+
+from typing import Any
+
+import django_filters
+from django.db.models import Count, Q, QuerySet
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import exceptions, serializers, status
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.models import User
+from accounts.permissions import user_can
+from accounts.roles import Action
+from api import schema
+from api.agreement import AgreementActions
+from api.rubrics import TurnSerializer
+from api.serializers import RevisionedSerializer
+from api.viewsets import ReadOnlyViewSet, RevisionedModelViewSet
+from audit.editing import EditConflict
+from grading import adjudication, services
+from grading.models import Assignment, GoldVerdict, Grade, Study, Verdict
+from rubrics.models import Response as ModelResponse
+from taxonomy.models import Framework
+
+
+def manages_studies(user: Any) -> bool:
+    return user_can(user, Action.MANAGE_STUDIES)
+
+
+# ----- assignments ---------------------------------------------------------------------------
+class BlindResponseSerializer(serializers.ModelSerializer):
+    """A response as its grader sees it: the task and the answer, never the model."""
+
+    task_key = serializers.CharField(source="task.key")
+    instruction = serializers.CharField(source="task.instruction")
+    turns = TurnSerializer(many=True)
+
+    class Meta:
+        model = ModelResponse
+        fields = ["task_key", "instruction", "kind", "text", "turns"]
+        read_only_fields = fields
+
+
+class GradedLineSerializer(serializers.Serializer):
+    """One line of the frozen rubric the response is graded against."""
+
+    criterion_version = serializers.IntegerField(source="version.pk")
+    code = serializers.CharField()
+    layer = serializers.CharField()
+    wording = serializers.CharField(source="version.wording")
+    passes = serializers.CharField(source="version.passes")
+    fails = serializers.CharField(source="version.fails")
+    pass_example = serializers.CharField(source="version.pass_example")
+    fail_example = serializers.CharField(source="version.fail_example")
+    applicable = serializers.BooleanField()
+    na_reason = serializers.CharField()
+
+
+class AssignmentSerializer(serializers.ModelSerializer):
+    study = serializers.IntegerField(source="study_item.study_id")
+    annotator = serializers.CharField(source="annotator.username")
+    response = BlindResponseSerializer(source="study_item.response")
+
+    class Meta:
+        model = Assignment
+        fields = [
+            *("id", "study", "study_item", "annotator", "position", "status", "started_at"),
+            *("submitted_at", "time_spent_seconds", "response"),
+        ]
+        read_only_fields = fields
+
+
+class AssignmentDetailSerializer(AssignmentSerializer):
+    rubric = serializers.SerializerMethodField()
+
+    class Meta(AssignmentSerializer.Meta):
+        fields = [*AssignmentSerializer.Meta.fields, "rubric"]
+        read_only_fields = fields
+
+    @extend_schema_field(GradedLineSerializer(many=True))
+    def get_rubric(self, assignment: Assignment) -> list[dict[str, Any]]:
+        lines = assignment.study_item.rubric_version.effective_rubric()
+        return GradedLineSerializer(lines, many=True).data
+
+
+class AssignmentFilter(django_filters.FilterSet):
+    study = django_filters.NumberFilter("study_item__study", label="Study id")
+
+    class Meta:
+        model = Assignment
+        fields = ["study", "status"]
+
+
+class AssignmentViewSet(ReadOnlyViewSet):
+    read_action = (Action.GRADE, Action.MANAGE_STUDIES)
+    action_overrides = {"submit": Action.GRADE}
+    queryset = Assignment.objects.select_related(
+        "annotator", "study_item__response__task", "study_item__rubric_version"
+    ).prefetch_related("study_item__response__turns")
+    filterset_class = AssignmentFilter
+    ordering_fields = ["id", "position"]
+    ordering = ["id"]
+
+    def visible(self, queryset: QuerySet) -> QuerySet:
+        user = self.request.user
+        return queryset if manages_studies(user) else queryset.filter(annotator=user)
+
+    def get_serializer_class(self) -> type[serializers.Serializer]:
+        return AssignmentSerializer if self.action == "list" else AssignmentDetailSerializer
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: AssignmentDetailSerializer,
+            400: schema.INVALID,
+            401: schema.UNAUTHENTICATED,
+            403: schema.FORBIDDEN,
+            404: schema.NOT_FOUND,
+            409: schema._error("Submitted at the same time elsewhere."),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def submit(self, request: Request, pk: str) -> Response:
+        """Submit your assignment (grading.services.submit); 400 lists what is missing."""
+        assignment = self.get_object()
+        if assignment.annotator_id != request.user.pk:
+            raise exceptions.PermissionDenied("Only its grader submits an assignment.")
+        services.submit(assignment)
+        return Response(AssignmentDetailSerializer(self.get_object()).data)
+
+
+# ----- grades --------------------------------------------------------------------------------
+class GradeSerializer(serializers.ModelSerializer):
+    code = serializers.CharField(source="criterion_version.criterion.code", read_only=True)
+    verdict = serializers.ChoiceField(
+        choices=Verdict.choices, required=False, help_text="Leave out to keep the verdict."
+    )
+    rationale = serializers.CharField(
+        required=False, allow_blank=True, help_text="Leave out to keep the rationale."
+    )
+
+    class Meta:
+        model = Grade
+        fields = [
+            *("id", "assignment", "criterion_version", "code", "verdict", "rationale"),
+            "updated_at",
+        ]
+        read_only_fields = ["updated_at"]
+        validators: list[Any] = []  # save_grade updates the grade of a pair that has one
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")
+        if request is not None and "assignment" in self.fields:
+            # Only the caller's own assignments can be named: another's does not exist here.
+            self.fields["assignment"].queryset = Assignment.objects.filter(
+                annotator=request.user.pk
+            )
+
+
+class GradeFilter(django_filters.FilterSet):
+    study = django_filters.NumberFilter("assignment__study_item__study", label="Study id")
+    criterion = django_filters.CharFilter(
+        "criterion_version__criterion__code", label="Criterion code"
+    )
+
+    class Meta:
+        model = Grade
+        fields = ["study", "assignment", "criterion", "verdict"]
+
+
+class GradeViewSet(ReadOnlyViewSet):
+    read_action = (Action.GRADE, Action.MANAGE_STUDIES)
+    write_action = Action.GRADE
+    http_method_names = ["get", "post", "patch", "head", "options"]
+    queryset = Grade.objects.select_related("criterion_version__criterion")
+    serializer_class = GradeSerializer
+    filterset_class = GradeFilter
+    ordering_fields = ["id", "updated_at"]
+    ordering = ["id"]
+
+    def visible(self, queryset: QuerySet) -> QuerySet:
+        user = self.request.user
+        return queryset if manages_studies(user) else queryset.filter(assignment__annotator=user)
+
+    def _save(self, assignment: Assignment, version_id: int, data: dict[str, Any]) -> Grade:
+        grade = services.save_grade(
+            assignment,
+            version_id,
+            verdict=data.get("verdict"),
+            rationale=data.get("rationale"),
+            by=self.request.user,
+        )
+        return self.get_queryset().get(pk=grade.pk)
+
+    def create(self, request: Request) -> Response:
+        """Save your verdict and/or rationale on one criterion of your assignment: creates the
+        grade, or changes it if there is one."""
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        existed = Grade.objects.filter(
+            assignment=data["assignment"], criterion_version=data["criterion_version"]
+        ).exists()
+        grade = self._save(data["assignment"], data["criterion_version"].pk, data)
+        code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED
+        return Response(self.get_serializer(grade).data, status=code)
+
+    def partial_update(self, request: Request, pk: str) -> Response:
+        grade = self.get_object()
+        if grade.assignment.annotator_id != request.user.pk:
+            raise exceptions.PermissionDenied("Only its grader changes a grade.")
+        serializer = self.get_serializer(grade, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        moved = any(
+            name in data and data[name] != getattr(grade, name)
+            for name in ("assignment", "criterion_version")
+        )
+        if moved:
+            raise exceptions.ValidationError(
+                {"criterion_version": ["A grade stays on its assignment and criterion."]}
+            )
+        saved = self._save(grade.assignment, grade.criterion_version_id, data)
+        return Response(self.get_serializer(saved).data)
+
+
+# ----- gold verdicts -------------------------------------------------------------------------
+class GoldVerdictSerializer(RevisionedSerializer):
+    parent_field = "study_item"
+    study = serializers.IntegerField(source="study_item.study_id", read_only=True)
+    code = serializers.CharField(source="criterion_version.criterion.code", read_only=True)
+    by = serializers.CharField(source="by.username", read_only=True, default=None)
+
+    class Meta:
+        model = GoldVerdict
+        fields = [
+            *("id", "study", "study_item", "criterion_version", "code", "verdict", "note"),
+            *("by", "at", "revision"),
+        ]
+        read_only_fields = ["at"]
+        validators: list[Any] = []  # a second gold verdict of a pair is a 409 from the service
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = super().validate(attrs)
+        version = attrs.get("criterion_version")
+        if self.instance is not None and version and version != self.instance.criterion_version:
+            raise serializers.ValidationError(
+                {"criterion_version": ["Cannot be changed: record a gold verdict for it."]}
+            )
+        return attrs
+
+
+class GoldVerdictFilter(django_filters.FilterSet):
+    study = django_filters.NumberFilter("study_item__study", label="Study id")
+    criterion = django_filters.CharFilter(
+        "criterion_version__criterion__code", label="Criterion code"
+    )
+
+    class Meta:
+        model = GoldVerdict
+        fields = ["study", "study_item", "criterion", "verdict"]
+
+
+class GoldVerdictViewSet(RevisionedModelViewSet):
+    """Adjudicated verdicts, through grading.adjudication.record_gold_verdict: a stale
+    revision is refused and every replaced value is kept."""
+
+    read_action = Action.MANAGE_STUDIES
+    write_action = Action.MANAGE_STUDIES
+    http_method_names = ["get", "post", "put", "patch", "head", "options"]
+    queryset = GoldVerdict.objects.select_related(
+        "study_item", "criterion_version__criterion", "by"
+    )
+    serializer_class = GoldVerdictSerializer
+    filterset_class = GoldVerdictFilter
+    ordering_fields = ["id", "at"]
+    ordering = ["id"]
+
+    def _record(self, gold_of: dict[str, Any], base_revision: int) -> GoldVerdict:
+        try:
+            gold = adjudication.record_gold_verdict(
+                gold_of["study_item"],
+                gold_of["criterion_version"].pk,
+                verdict=gold_of["verdict"],
+                note=gold_of.get("note", ""),
+                by=self.request.user,
+                base_revision=base_revision,
+            )
+        except adjudication.StaleGoldVerdict as stale:
+            raise EditConflict(stale.current, {}) from stale
+        return self.get_queryset().get(pk=gold.pk)
+
+    def perform_create(self, serializer: serializers.ModelSerializer) -> None:
+        serializer.instance = self._record(serializer.validated_data, base_revision=0)
+
+    def save_changes(self, instance: GoldVerdict, changes: dict[str, Any], expected: int) -> Any:
+        wanted = {
+            "study_item": instance.study_item,
+            "criterion_version": instance.criterion_version,
+            "verdict": changes.get("verdict", instance.verdict),
+            "note": changes.get("note", instance.note),
+        }
+        return self._record(wanted, base_revision=expected)
+
+
+# ----- studies -------------------------------------------------------------------------------
+def with_progress(studies: QuerySet[Study]) -> QuerySet[Study]:
+    """The counts of grading.services.studies_with_progress, kept a queryset so the API can
+    filter and paginate it."""
+    return studies.annotate(
+        items_count=Count("items", distinct=True),
+        assignments_count=Count("items__assignments", distinct=True),
+        submitted_count=Count(
+            "items__assignments",
+            filter=Q(items__assignments__status=Assignment.Status.SUBMITTED),
+            distinct=True,
+        ),
+    )
+
+
+class StudySerializer(serializers.ModelSerializer):
+    framework = serializers.SlugRelatedField(slug_field="code", queryset=Framework.objects.all())
+    annotators = serializers.SlugRelatedField(
+        slug_field="username",
+        queryset=User.objects.filter(is_active=True),
+        many=True,
+        write_only=True,
+        help_text="Usernames of the pool (on creation).",
+    )
+    responses = serializers.PrimaryKeyRelatedField(
+        queryset=ModelResponse.objects.all(),
+        many=True,
+        write_only=True,
+        help_text="Ids of the responses to grade (on creation); each is graded against its "
+        "task's latest published rubric, responses of unpublished tasks are left out.",
+    )
+    assign_now = serializers.BooleanField(
+        write_only=True, default=True, help_text="Plan the assignments at once."
+    )
+    items = serializers.IntegerField(source="items_count", read_only=True)
+    assignments = serializers.IntegerField(source="assignments_count", read_only=True)
+    submitted = serializers.IntegerField(source="submitted_count", read_only=True)
+
+    class Meta:
+        model = Study
+        fields = [
+            *("id", "name", "framework", "description", "overlap", "match_expertise"),
+            *("deadline", "status", "require_rationale_on_fail"),
+            *("show_grader_names_to_adjudicator", "created_at", "items", "assignments"),
+            *("submitted", "annotators", "responses", "assign_now"),
+        ]
+        read_only_fields = ["status", "created_at"]
+
+
+class AnnotatorStudySerializer(serializers.ModelSerializer):
+    """A study as a member of its pool sees it: their own progress, nobody else's."""
+
+    framework = serializers.CharField(source="framework.code")
+    my_assignments = serializers.IntegerField(source="own_count")
+    my_submitted = serializers.IntegerField(source="own_submitted")
+
+    class Meta:
+        model = Study
+        fields = [
+            *("id", "name", "framework", "description", "deadline", "status"),
+            *("require_rationale_on_fail", "my_assignments", "my_submitted"),
+        ]
+        read_only_fields = fields
+
+
+class StudyViewSet(AgreementActions, ReadOnlyViewSet):
+    read_action = (Action.VIEW_BENCHMARK, Action.GRADE, Action.MANAGE_STUDIES)
+    write_action = Action.MANAGE_STUDIES
+    action_overrides = {
+        "claim": Action.GRADE,
+        "agreement": Action.VIEW_BENCHMARK,
+        "leaderboard": Action.VIEW_BENCHMARK,
+        "calibration": Action.VIEW_BENCHMARK,
+    }
+    http_method_names = ["get", "post", "head", "options"]
+    queryset = Study.objects.select_related("framework")
+    filterset_fields = ["status"]
+    search_fields = ["name"]
+    ordering_fields = ["id", "name", "created_at"]
+    ordering = ["-created_at", "id"]
+
+    def blind(self) -> bool:
+        user = self.request.user
+        return not (user_can(user, Action.VIEW_BENCHMARK) or manages_studies(user))
+
+    def visible(self, queryset: QuerySet) -> QuerySet:
+        if self.blind():
+            me = self.request.user
+            return queryset.filter(pool__annotator=me).annotate(
+                own_count=Count("items__assignments", filter=Q(items__assignments__annotator=me)),
+                own_submitted=Count(
+                    "items__assignments",
+                    filter=Q(
+                        items__assignments__annotator=me,
+                        items__assignments__status=Assignment.Status.SUBMITTED,
+                    ),
+                ),
+            )
+        return queryset
+
+    def get_queryset(self) -> QuerySet:
+        queryset = super().get_queryset()
+        return queryset if self.blind() else with_progress(queryset)
+
+    def get_serializer_class(self) -> type[serializers.Serializer]:
+        if getattr(self, "swagger_fake_view", False):
+            return StudySerializer
+        return AnnotatorStudySerializer if self.blind() else StudySerializer
+
+    def create(self, request: Request) -> Response:
+        serializer = StudySerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        annotators, responses = data.pop("annotators"), data.pop("responses")
+        assign_now = data.pop("assign_now")
+        study = services.create_study(
+            name=data.pop("name"),
+            framework=data.pop("framework"),
+            responses=responses,
+            annotators=annotators,
+            by=request.user,
+            **data,
+        )
+        if assign_now:
+            services.assign_study(study)
+        created = with_progress(Study.objects.filter(pk=study.pk)).select_related("framework")
+        return Response(StudySerializer(created.get()).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: AssignmentDetailSerializer,
+            204: None,
+            400: schema.INVALID,
+            401: schema.UNAUTHENTICATED,
+            403: schema.FORBIDDEN,
+            404: schema.NOT_FOUND,
+            409: schema._error("Claimed at the same time elsewhere: retry."),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def claim(self, request: Request, pk: str) -> Response:
+        """The caller's next unfinished assignment in the study, started (grading.services.
+        claim_next); 204 when there is nothing left to grade."""
+        study = self.get_object()
+        assignment = services.claim_next(study, request.user)
+        if assignment is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(AssignmentDetailSerializer(assignment).data)

@@ -1,0 +1,260 @@
+"""Grading through the API: annotators are blind (their own work only, no model names, no
+judge), grades go through grading.services, gold verdicts refuse stale revisions."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from accounts.models import ApiToken
+from accounts.roles import Role
+from grading import services
+from grading.models import Assignment, Grade, GradeRevision, Study
+from judging.models import JudgeRun, JudgeVerdict
+from tests.grading import factories
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def graders(make_user):  # type: ignore[no-untyped-def]
+    return [make_user(Role.ANNOTATOR), make_user(Role.ANNOTATOR)]
+
+
+@pytest.fixture
+def study(framework, graders) -> Study:  # type: ignore[no-untyped-def]
+    """Two responses, each graded by both annotators (overlap 2)."""
+    new = factories.study(graders, responses=2, overlap=2)
+    services.assign_study(new)
+    return new
+
+
+def token_client(user):  # type: ignore[no-untyped-def]
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.issue(user, 'tests')[1]}")
+    return client
+
+
+def own(study: Study, user) -> Assignment:  # type: ignore[no-untyped-def]
+    return Assignment.objects.filter(study_item__study=study, annotator=user).first()
+
+
+def grade_url(grade: Grade) -> str:
+    return reverse("api:grade-detail", args=[grade.pk])
+
+
+def test_an_annotator_lists_only_their_own_assignments(study, graders):
+    me, other = graders
+    rows = token_client(me).get(reverse("api:assignment-list")).json()["results"]
+    assert {row["annotator"] for row in rows} == {me.username}
+    assert len(rows) == 2
+    theirs = own(study, other)
+    response = token_client(me).get(reverse("api:assignment-detail", args=[theirs.pk]))
+    assert response.status_code == 404
+
+
+def test_an_assignment_never_shows_the_model(study, graders):
+    me = graders[0]
+    response = token_client(me).get(reverse("api:assignment-detail", args=[own(study, me).pk]))
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "secret-model-x" not in body
+    assert not {"model_name", "model_family", "model_version"} & set(response.json()["response"])
+    assert response.json()["response"]["text"].startswith("**Warm-up**")
+    assert response.json()["rubric"][0]["code"].endswith("-01")
+
+
+def test_an_annotator_reads_and_writes_only_their_own_grades(study, graders):
+    me, other = graders
+    version = factories.rubric_of(own(study, other))[0]
+    theirs = services.save_grade(
+        own(study, other), version.pk, verdict="fail", rationale="No.", by=other
+    )
+    client = token_client(me)
+    assert client.get(reverse("api:grade-list")).json()["count"] == 0
+    assert client.get(grade_url(theirs)).status_code == 404
+    assert client.patch(grade_url(theirs), {"verdict": "pass"}, format="json").status_code == 404
+    posted = client.post(
+        reverse("api:grade-list"),
+        {"assignment": own(study, other).pk, "criterion_version": version.pk, "verdict": "pass"},
+        format="json",
+    )
+    assert posted.status_code == 400 and "assignment" in posted.json()["errors"]
+    theirs.refresh_from_db()
+    assert theirs.verdict == "fail"
+
+
+def test_a_grade_is_saved_through_the_service_and_changed_after_submission_with_history(
+    study, graders
+):
+    me = graders[0]
+    assignment = own(study, me)
+    client = token_client(me)
+    version = factories.rubric_of(assignment)[0]
+    body = {"assignment": assignment.pk, "criterion_version": version.pk, "verdict": "pass"}
+    created = client.post(reverse("api:grade-list"), body, format="json")
+    assert created.status_code == 201, created.json()
+    assert client.post(reverse("api:grade-list"), body, format="json").status_code == 200
+    factories.complete(assignment, me)
+    submitted = client.post(reverse("api:assignment-submit", args=[assignment.pk]))
+    assert submitted.status_code == 200 and submitted.json()["status"] == "submitted"
+    grade = Grade.objects.get(pk=created.json()["id"])
+    changed = client.patch(grade_url(grade), {"verdict": "na"}, format="json")
+    assert changed.status_code == 200 and changed.json()["verdict"] == "na"
+    assert GradeRevision.objects.get(grade=grade).verdict == "pass"
+
+
+def test_a_grade_in_a_closed_study_is_refused_as_in_the_browser(study, graders):
+    me = graders[0]
+    Study.objects.filter(pk=study.pk).update(deadline=timezone.now() - timedelta(days=1))
+    version = factories.rubric_of(own(study, me))[0]
+    response = token_client(me).post(
+        reverse("api:grade-list"),
+        {"assignment": own(study, me).pk, "criterion_version": version.pk, "verdict": "pass"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "closed" in response.json()["errors"]["non_field_errors"][0]
+    assert not Grade.objects.exists()
+
+
+def test_a_criterion_outside_the_frozen_rubric_is_refused(study, graders):
+    me = graders[0]
+    mine = own(study, me)
+    foreign = next(
+        v
+        for a in Assignment.objects.filter(annotator=me).exclude(study_item=mine.study_item)
+        for v in factories.rubric_of(a)
+    )
+    response = token_client(me).post(
+        reverse("api:grade-list"),
+        {"assignment": mine.pk, "criterion_version": foreign.pk, "verdict": "pass"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "not part of the rubric" in response.json()["errors"]["non_field_errors"][0]
+
+
+def test_submitting_an_incomplete_assignment_lists_what_is_missing(study, graders):
+    me = graders[0]
+    response = token_client(me).post(reverse("api:assignment-submit", args=[own(study, me).pk]))
+    assert response.status_code == 400
+    assert any("choose Pass" in m for m in response.json()["errors"]["non_field_errors"])
+
+
+def test_a_maintainer_reads_every_grade_but_cannot_change_one(study, graders, api_as):
+    me = graders[0]
+    version = factories.rubric_of(own(study, me))[0]
+    grade = services.save_grade(own(study, me), version.pk, verdict="pass", rationale="", by=me)
+    maintainer = api_as(Role.MAINTAINER)
+    assert maintainer.get(reverse("api:grade-list")).json()["count"] == 1
+    assert maintainer.get(reverse("api:assignment-list")).json()["count"] == 4
+    assert maintainer.patch(grade_url(grade), {"verdict": "fail"}, format="json").status_code == 403
+
+
+def test_an_annotator_sees_only_their_studies_and_only_their_progress(study, graders, make_user):
+    outsider = make_user(Role.ANNOTATOR)
+    factories.study([outsider], responses=1, overlap=1)
+    rows = token_client(graders[0]).get(reverse("api:study-list")).json()["results"]
+    assert [row["id"] for row in rows] == [study.pk]
+    assert rows[0]["my_assignments"] == 2
+    assert not {"assignments", "submitted", "items"} & set(rows[0])
+
+
+def test_an_annotator_cannot_read_verdicts_responses_or_reports(study, graders):
+    client = token_client(graders[0])
+    for url in (
+        reverse("api:judgeverdict-list"),
+        reverse("api:response-list"),
+        reverse("api:study-agreement", args=[study.pk]),
+        reverse("api:goldverdict-list"),
+    ):
+        assert client.get(url).status_code == 403, url
+
+
+def test_claim_gives_the_next_unfinished_assignment_then_nothing(framework, make_user):
+    me = make_user(Role.ANNOTATOR)
+    new = factories.study([me], responses=1, overlap=1)
+    services.assign_study(new)
+    client = token_client(me)
+    claimed = client.post(reverse("api:study-claim", args=[new.pk]))
+    assert claimed.status_code == 200 and claimed.json()["status"] == "in_progress"
+    assignment = Assignment.objects.get(pk=claimed.json()["id"])
+    factories.complete(assignment, me)
+    services.submit(assignment)
+    assert client.post(reverse("api:study-claim", args=[new.pk])).status_code == 204
+
+
+def test_a_study_is_created_and_assigned(framework, graders, api_as):
+    answers = [factories.response(factories.published_task()) for _ in range(2)]
+    response = api_as(Role.MAINTAINER).post(
+        reverse("api:study-list"),
+        {
+            "name": "Pilot",
+            "framework": framework.code,
+            "overlap": 2,
+            "annotators": [g.username for g in graders],
+            "responses": [a.pk for a in answers],
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    assert (response.json()["items"], response.json()["assignments"]) == (2, 4)
+
+
+# ----- gold verdicts ---------------------------------------------------------------------------
+def test_a_stale_gold_verdict_is_409_with_the_current_one(study, graders, api_as):
+    item = study.items.first()
+    version = item.rubric_version.effective_rubric()[0].version
+    client = api_as(Role.MAINTAINER)
+    body = {"study_item": item.pk, "criterion_version": version.pk, "verdict": "pass"}
+    created = client.post(reverse("api:goldverdict-list"), body, format="json")
+    assert created.status_code == 201, created.json()
+    url = reverse("api:goldverdict-detail", args=[created.json()["id"]])
+    first = client.patch(url, {"verdict": "fail", "revision": 1}, format="json")
+    assert first.status_code == 200 and first.json()["revision"] == 2
+    stale = client.patch(url, {"verdict": "na", "revision": 1}, format="json")
+    assert stale.status_code == 409
+    assert stale.json()["current"]["verdict"] == "fail"
+    again = client.post(reverse("api:goldverdict-list"), body, format="json")
+    assert again.status_code == 409
+
+
+# ----- agreement -------------------------------------------------------------------------------
+def test_the_agreement_report_is_the_json_download(framework, graders, api_as):
+    graded = factories.graded_study(graders, ["pass", "fail"])
+    body = api_as(Role.VIEWER).get(reverse("api:study-agreement", args=[graded.pk])).json()
+    assert body["study"] == graded.name
+    assert body["overall"]["items"] == 2
+    assert body["overall"]["percent agreement"] == 0.0
+    assert {c["code"] for c in body["criteria"]} == {
+        v.criterion.code for item in graded.items.all() for v in _versions(item)
+    }
+
+
+def _versions(item):  # type: ignore[no-untyped-def]
+    return [line.version for line in item.rubric_version.effective_rubric()]
+
+
+def test_calibration_and_leaderboard_of_a_judge(framework, graders, api_as):
+    graded = factories.graded_study(graders, ["pass", "pass"])
+    run = JudgeRun.objects.create(judge_model="judge-1")
+    for item in graded.items.all():
+        for version in _versions(item):
+            JudgeVerdict.objects.create(
+                run=run, response=item.response, criterion_version=version, verdict=True
+            )
+    viewer = api_as(Role.VIEWER)
+    report = viewer.get(reverse("api:study-calibration", args=[graded.pk, run.pk]))
+    assert report.status_code == 200
+    assert report.json()["judge_name"] == str(run)
+    assert report.json()["overall"]["n_units"] == 6
+    board = viewer.get(reverse("api:study-leaderboard", args=[graded.pk]), {"judge": run.pk})
+    [row] = board.json()["rows"]
+    assert row["model"] == "secret-model-x"
+    assert row["judge"]["mean"] is not None
+    missing = viewer.get(reverse("api:study-calibration", args=[graded.pk, run.pk + 99]))
+    assert missing.status_code == 404
