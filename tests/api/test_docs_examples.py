@@ -1,5 +1,6 @@
 """The Python examples in docs/api.md (fenced blocks starting with `# doc-test`) run, in order,
-against a live server, as an Author with a token: the documentation cannot drift from the API."""
+against a live server, as a Maintainer with a token, over a framework with a graded study: the
+documentation cannot drift from the API."""
 
 import re
 
@@ -8,6 +9,8 @@ from django.conf import settings
 
 from accounts.models import ApiToken
 from accounts.roles import Role
+from rubrics.models import Response
+from tests.grading import factories
 from tests.taxonomy.factories import make_framework
 
 DOC = settings.BASE_DIR / "docs" / "api.md"
@@ -25,13 +28,23 @@ def test_the_doc_has_examples():
 @pytest.mark.django_db(transaction=True)
 def test_the_python_examples_in_the_api_doc_run(live_server, make_user, monkeypatch, capsys):
     make_framework()
-    _, key = ApiToken.issue(make_user(Role.AUTHOR), "docs")
+    graders = [make_user(Role.ANNOTATOR) for _ in range(3)]
+    factories.graded_study(graders, ["pass", "pass", "fail"])
+    for response in Response.objects.all():  # named by id in the verdicts example
+        response.external_id = f"study-{response.pk}"
+        response.save()
+    _, key = ApiToken.issue(make_user(Role.MAINTAINER), "docs")
     monkeypatch.setenv("L2ANNOT_URL", live_server.url)
     monkeypatch.setenv("L2ANNOT_TOKEN", key)
     namespace: dict[str, object] = {}
-    for block in doc_examples():
-        exec(compile(block, str(DOC), "exec"), namespace)
+    for number, block in enumerate(doc_examples(), start=1):
+        exec(compile(block, f"{DOC} (example {number})", "exec"), namespace)
     printed = capsys.readouterr().out
     assert "01 Planning revision 1" in printed
     assert "['a1', 'a2', 'b1']" in printed
     assert "someone saved first: Lesson planning revision 2" in printed
+    assert "'1.task_key': [\"no task 'no-such-task' in framework 'test-fw'\"]" in printed
+    assert "responses: {'created': 1, 'updated': 0, 'unchanged': 0}" in printed
+    assert "verdicts: {'created': 9, 'updated': 0, 'unchanged': 0}" in printed
+    assert "judge: judge-x units: 6" in printed
+    assert "agrees with the majority on 4 of 6" in printed
