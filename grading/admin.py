@@ -1,0 +1,108 @@
+"""Admin for grading. Grades, ratings and gold verdicts are read-only here: they change only
+through grading.services, which keeps every submitted value's history."""
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from audit.admin import AuditedAdmin
+from grading.models import (
+    Assignment,
+    Expertise,
+    GoldVerdict,
+    GoldVerdictRevision,
+    Grade,
+    GradeRevision,
+    LikertItem,
+    LikertRating,
+    PoolMember,
+    Study,
+    StudyItem,
+)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class PoolMemberInline(admin.TabularInline):
+    model = PoolMember
+    extra = 0
+    autocomplete_fields = ["annotator"]
+
+
+class LikertItemInline(admin.TabularInline):
+    model = LikertItem
+    extra = 0
+
+
+@admin.register(Study)
+class StudyAdmin(AuditedAdmin):
+    list_display = ["name", "framework", "overlap", "status", "deadline", "created_at"]
+    list_filter = ["status", "framework"]
+    search_fields = ["name"]
+    inlines = [PoolMemberInline, LikertItemInline]
+
+
+@admin.register(Expertise)
+class ExpertiseAdmin(AuditedAdmin):
+    list_display = ["annotator", "sub_competency", "language"]
+    list_filter = ["sub_competency", "language"]
+    autocomplete_fields = ["annotator"]
+
+
+@admin.register(StudyItem)
+class StudyItemAdmin(ReadOnlyAdmin):
+    list_display = ["study", "response", "rubric_version"]
+    list_filter = ["study"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(ReadOnlyAdmin):
+    list_display = ["study_item", "annotator", "status", "submitted_at", "time_spent_seconds"]
+    list_filter = ["status", "study_item__study"]
+
+
+@admin.register(Grade)
+class GradeAdmin(ReadOnlyAdmin):
+    list_display = ["assignment", "criterion_version", "verdict", "updated_at"]
+    list_filter = ["verdict", "assignment__study_item__study"]
+
+
+@admin.register(GradeRevision)
+class GradeRevisionAdmin(ReadOnlyAdmin):
+    list_display = ["grade", "verdict", "written_at", "replaced_at", "replaced_by"]
+
+
+@admin.register(LikertRating)
+class LikertRatingAdmin(ReadOnlyAdmin):
+    list_display = ["assignment", "item", "value", "updated_at"]
+
+
+@admin.register(GoldVerdict)
+class GoldVerdictAdmin(ReadOnlyAdmin):
+    list_display = ["study_item", "criterion_version", "verdict", "by", "at"]
+
+
+@admin.register(GoldVerdictRevision)
+class GoldVerdictRevisionAdmin(ReadOnlyAdmin):
+    list_display = ["gold", "revision", "verdict", "written_at", "replaced_by"]
+
+
+@admin.register(PoolMember)
+class PoolMemberAdmin(AuditedAdmin):
+    list_display = ["study", "annotator", "capacity"]
+    list_filter = ["study"]
+    autocomplete_fields = ["annotator"]
+
+
+@admin.register(LikertItem)
+class LikertItemAdmin(AuditedAdmin):
+    list_display = ["study", "order", "prompt"]
+    list_filter = ["study"]

@@ -1,0 +1,32 @@
+"""Every model of the project has an admin page that opens."""
+
+import pytest
+from django.apps import apps
+from django.contrib import admin
+from django.urls import reverse
+
+from accounts.roles import Role
+
+PROJECT_APPS = {"accounts", "audit", "taxonomy", "rubrics", "grading", "judging", "agreement",
+                "interchange"}  # fmt: skip
+
+
+def project_models():
+    return [
+        model
+        for model in apps.get_models()
+        if model._meta.app_label in PROJECT_APPS and model._meta.managed
+    ]
+
+
+def test_every_project_model_is_registered_in_the_admin():
+    missing = [m._meta.label for m in project_models() if m not in admin.site._registry]
+    assert missing == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("model", project_models(), ids=lambda m: m._meta.label)
+def test_the_admin_list_of_each_model_opens(model, client_as, starter_framework):
+    meta = model._meta
+    url = reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")
+    assert client_as(Role.ADMIN).get(url).status_code == 200
