@@ -1,6 +1,6 @@
 from django.urls import path
 
-from grading import adjudication_views, study_views, views
+from grading import adjudication_views, resource_views, study_views, views
 
 app_name = "grading"
 urlpatterns = [
@@ -18,6 +18,11 @@ urlpatterns = [
         name="save_likert",
     ),
     path("assignments/<int:assignment_id>/submit/", views.submit, name="submit"),
+    path(
+        "assignments/<int:assignment_id>/resources/<int:resource_id>/",
+        resource_views.assignment_resource,
+        name="assignment_resource",
+    ),
     path("studies/", study_views.study_list, name="studies"),
     path("studies/new/", study_views.study_create, name="study_create"),
     path("studies/<int:study_id>/", study_views.study_detail, name="study"),

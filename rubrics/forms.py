@@ -70,7 +70,11 @@ class TaskForm(forms.ModelForm):
 
 class ContextValuesForm(forms.Form):
     """One field per context variable of the framework, of the kind the variable takes:
-    a list in its order for listed kinds, a number within its range, or a text."""
+    a list in its order for listed kinds, a number within its range, or a text.
+
+    Each field also carries, hidden, the value the editor saw (Django's show_hidden_initial):
+    only the variables the editor changed are saved, and a change to a variable that someone
+    else changed in the meantime is a conflict, never a silent overwrite."""
 
     def __init__(
         self,
@@ -81,9 +85,11 @@ class ContextValuesForm(forms.Form):
     ) -> None:
         super().__init__(*args, prefix="context", **kwargs)
         self.variables = {variable.key: variable for variable in variables}
+        self._current = current
         saved = {item.variable_id: item for item in current}
         for variable in variables:
             self.fields[variable.key] = self._field(variable)
+            self.fields[variable.key].show_hidden_initial = True
             item = saved.get(variable.pk)
             if item is None:
                 continue
@@ -131,11 +137,39 @@ class ContextValuesForm(forms.Form):
         return result
 
     def changed_values(self) -> dict[ContextVariable, Any]:
+        """The variables the editor changed (against what they saw), with their new value."""
         return {
             variable: value
             for variable, value in self.values().items()
             if variable.key in self.changed_data
         }
+
+    def conflicts(self) -> list[str]:
+        """Keys of the variables this editor changed that were saved by someone else after the
+        editor loaded them (what they saw differs from what is saved now)."""
+        return [
+            key
+            for key in self.changed_data
+            if self.fields[key].has_changed(self.initial.get(key), self._seen(key))
+        ]
+
+    def _seen(self, key: str) -> Any:
+        bound = self[key]
+        return bound.field.hidden_widget().value_from_datadict(
+            self.data, self.files, bound.html_initial_name
+        )
+
+    def taking_theirs_as_seen(self, keys: list[str]) -> "ContextValuesForm":
+        """The same submission, re-offered on top of what is saved now: saving it again is a
+        deliberate overwrite, made with both values in view."""
+        data = self.data.copy()
+        for key in keys:
+            current = self.initial.get(key)
+            data[self[key].html_initial_name] = "" if current is None else str(current)
+        variables = list(self.variables.values())
+        again = ContextValuesForm(variables, self._current, data)
+        again.is_valid()
+        return again
 
 
 class ResourceForm(forms.Form):

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from rubrics import criteria_views, views
+from rubrics import resource_files, criteria_views, views
 
 app_name = "rubrics"
 urlpatterns = [
@@ -14,6 +14,7 @@ urlpatterns = [
     path("tasks/<int:pk>/resources/new/", views.resource_create, name="resource_create"),
     path("resources/<int:pk>/edit/", views.resource_edit, name="resource_edit"),
     path("resources/<int:pk>/delete/", views.resource_delete, name="resource_delete"),
+    path("resources/<int:pk>/file/", resource_files.resource_file, name="resource_file"),
     path("tasks/<int:pk>/criteria/", criteria_views.task_criteria, name="task_criteria"),
     path("tasks/<int:pk>/criteria/new/", criteria_views.criterion_create, name="criterion_create"),
     path("consensus/<int:pk>/", criteria_views.consensus, name="consensus"),

@@ -306,6 +306,18 @@ def task_context(request: HttpRequest, pk: int) -> HttpResponse:
     form = ContextValuesForm(variables, list(task.context_values.all()), request.POST)
     if not form.is_valid():
         return _editor_response(request, task, "context", 422, context_form=form)
+    conflicts = form.conflicts()
+    if conflicts:
+        again = form.taking_theirs_as_seen(conflicts)
+        for key in conflicts:
+            theirs = again.initial.get(key)
+            again.add_error(
+                key,
+                f"Someone else saved {theirs if theirs not in (None, '') else 'no value'} here "
+                "while you were editing. Your value is still in the form: save again to "
+                "replace theirs.",
+            )
+        return _editor_response(request, task, "context", 409, context_form=again)
     try:
         services.set_context_values(task, form.changed_values(), request.user)
     except ValidationError as exc:

@@ -77,6 +77,7 @@ ROUTES: dict[str, Route] = {
     "rubrics:resource_create": Route("POST", EDITORS),
     "rubrics:resource_edit": Route("GET", EDITORS),
     "rubrics:resource_delete": Route("POST", EDITORS),
+    "rubrics:resource_file": Route("GET", READERS),
     "rubrics:task_criteria": Route("GET", EDITORS),
     "rubrics:criterion_create": Route("POST", EDITORS),
     "rubrics:consensus": Route("GET", EDITORS),
@@ -97,6 +98,7 @@ ROUTES: dict[str, Route] = {
     "grading:save_grade": Route("POST", GRADERS),
     "grading:save_likert": Route("POST", GRADERS),
     "grading:submit": Route("POST", GRADERS),
+    "grading:assignment_resource": Route("GET", GRADERS),
     "agreement:index": Route("GET", READERS),
     "agreement:study": Route("GET", READERS),
     "agreement:judge": Route("GET", READERS),
@@ -142,6 +144,7 @@ CREATE_UNDER = {
 
 
 GRADING_PARAMS = {
+    "resource_id",
     "study_id",
     "study_item_id",
     "assignment_id",

@@ -6,6 +6,7 @@ from accounts.models import User
 from accounts.roles import Role
 from grading import services
 from grading.models import Assignment, Study
+from rubrics import services as rubric_services
 from rubrics.models import (
     Criterion,
     CriterionVersion,
@@ -107,6 +108,9 @@ def route_kwargs(params: set[str], user: User | None, make_user) -> dict[str, in
         "assignment_id": assignment.pk,
         "criterion_version_id": rubric_of(assignment)[0].pk,
         "likert_item_id": new.likert_items.first().pk,
+        "resource_id": rubric_services.add_resource(
+            assignment.study_item.response.task, "Handout", None, text="Read this."
+        ).pk,
     }
     return {name: values[name] for name in params}
 

@@ -1,0 +1,24 @@
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+
+from accounts.permissions import require
+from accounts.roles import Action
+from grading.models import Assignment
+from rubrics.models import TaskResource
+from rubrics.resource_files import file_response
+
+
+@require(Action.GRADE)
+def assignment_resource(request: HttpRequest, assignment_id: int, resource_id: int) -> HttpResponse:
+    """A resource of the task an annotator is grading: their own assignment only."""
+    assignment = get_object_or_404(
+        Assignment.objects.select_related("study_item__response"),
+        pk=assignment_id,
+        annotator=request.user,
+    )
+    resource = TaskResource.objects.filter(
+        pk=resource_id, task_id=assignment.study_item.response.task_id
+    ).first()
+    if resource is None:
+        raise Http404("No such resource for this task.")
+    return file_response(resource)
