@@ -1,6 +1,6 @@
 from django.urls import path
 
-from rubrics import resource_files, criteria_views, views
+from rubrics import criteria_views, resource_files, views
 
 app_name = "rubrics"
 urlpatterns = [
