@@ -1,0 +1,238 @@
+"""Backup and restore of one study: everything its grades and agreement figures need, as one JSON
+document, loaded back into an empty database with the same primary keys.
+
+The document is Django's own serialization (model, pk, fields) in an envelope that names the
+format and its version. Primary keys are kept rather than replaced by natural keys: most models
+here have none, and restoring into an empty database means no key can collide. Users travel
+without their password hashes (restored users must reset their password) and without
+per-user permissions; their role is their group, carried by name.
+"""
+
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import IO, Any
+
+from django.apps import apps
+from django.contrib.auth.hashers import make_password
+from django.core import serializers
+from django.core.cache import cache
+from django.core.management.color import no_style
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connection, models, transaction
+from django.db.models import Q
+
+from accounts.models import User
+from accounts.services import sync_roles
+from agreement.models import AnalysisSettings
+from grading.models import (
+    Assignment,
+    Expertise,
+    GoldVerdict,
+    GoldVerdictRevision,
+    Grade,
+    GradeRevision,
+    LikertItem,
+    LikertRating,
+    PoolMember,
+    Study,
+    StudyItem,
+)
+from interchange.models import TaskSource
+from judging.models import JudgeVerdict
+from rubrics.models import (
+    Criterion,
+    CriterionVersion,
+    Response,
+    RubricItem,
+    RubricVersion,
+    ScalePoint,
+    Task,
+    TaskContextValue,
+    TaskResource,
+    Turn,
+    UniversalExclusion,
+)
+from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
+
+FORMAT = "l2annot-study-backup"
+VERSION = 1
+# Models a restore refuses to write over: the ones a backup holds. Groups (roles) are not here:
+# `sync_roles` makes them, and migrations may have made them already.
+GUARDED_APPS = ("accounts", "taxonomy", "rubrics", "grading", "judging", "agreement")
+
+
+class BackupError(Exception):
+    """A backup that cannot be read or a database that cannot take it."""
+
+
+def study_querysets(study: Study) -> list[models.QuerySet[Any]]:
+    """The rows that belong to `study`; `_close` adds every row they point to."""
+    items = StudyItem.objects.filter(study=study)
+    responses = Response.objects.filter(study_items__study=study).distinct()
+    tasks = Task.objects.filter(responses__in=responses).distinct()
+    criteria = Criterion.objects.filter(
+        Q(task__in=tasks) | Q(task__isnull=True, framework=study.framework_id)
+    )
+    annotators = User.objects.filter(study_memberships__study=study)
+    return [
+        Framework.objects.filter(pk=study.framework_id),
+        Competency.objects.filter(framework=study.framework_id),
+        SubCompetency.objects.filter(competency__framework=study.framework_id),
+        ContextVariable.objects.filter(framework=study.framework_id),
+        ContextValue.objects.filter(variable__framework=study.framework_id),
+        tasks,
+        TaskResource.objects.filter(task__in=tasks),
+        TaskContextValue.objects.filter(task__in=tasks),
+        TaskSource.objects.filter(task__in=tasks),
+        UniversalExclusion.objects.filter(task__in=tasks),
+        criteria,
+        CriterionVersion.objects.filter(criterion__in=criteria),
+        ScalePoint.objects.filter(version__criterion__in=criteria),
+        RubricVersion.objects.filter(study_items__study=study).distinct(),
+        RubricItem.objects.filter(rubric_version__study_items__study=study).distinct(),
+        responses,
+        Turn.objects.filter(response__in=responses),
+        JudgeVerdict.objects.filter(response__in=responses),
+        Study.objects.filter(pk=study.pk),
+        PoolMember.objects.filter(study=study),
+        Expertise.objects.filter(annotator__in=annotators),
+        LikertItem.objects.filter(study=study),
+        items,
+        Assignment.objects.filter(study_item__study=study),
+        Grade.objects.filter(assignment__study_item__study=study),
+        GradeRevision.objects.filter(grade__assignment__study_item__study=study),
+        LikertRating.objects.filter(assignment__study_item__study=study),
+        GoldVerdict.objects.filter(study_item__study=study),
+        GoldVerdictRevision.objects.filter(gold__study_item__study=study),
+        AnalysisSettings.objects.filter(study=study),
+    ]
+
+
+def _foreign_keys(model: type[models.Model]) -> list[models.ForeignKey[Any, Any]]:
+    return [
+        field
+        for field in model._meta.concrete_fields
+        if isinstance(field, models.ForeignKey)
+        and field.related_model._meta.app_label != "contenttypes"
+    ]
+
+
+def _close(rows: dict[type[models.Model], dict[Any, models.Model]]) -> None:
+    """Add every row the collected rows point to (users who made a task, a judge's run, ...)."""
+    pending = {model: set(found) for model, found in rows.items()}
+    while pending:
+        wanted: dict[type[models.Model], set[Any]] = {}
+        for model, pks in pending.items():
+            for field in _foreign_keys(model):
+                target = field.related_model
+                for pk in pks:
+                    value = getattr(rows[model][pk], field.attname)
+                    if value is not None and value not in rows.get(target, {}):
+                        wanted.setdefault(target, set()).add(value)
+        pending = {}
+        for target, pks in wanted.items():
+            found = target._default_manager.in_bulk(list(pks))
+            rows.setdefault(target, {}).update(found)
+            pending[target] = set(found)
+
+
+def _dependency_order(found: Iterable[type[models.Model]]) -> list[type[models.Model]]:
+    """Models ordered so that each comes after the models its foreign keys point to."""
+    ordered: list[type[models.Model]] = []
+    found = set(found)
+
+    def visit(model: type[models.Model]) -> None:
+        if model in ordered:
+            return
+        for field in _foreign_keys(model):
+            if field.related_model in found and field.related_model is not model:
+                visit(field.related_model)
+        ordered.append(model)
+
+    for model in sorted(found, key=lambda m: m._meta.label):
+        visit(model)
+    return ordered
+
+
+def collect(study: Study) -> list[models.Model]:
+    rows: dict[type[models.Model], dict[Any, models.Model]] = {}
+    for queryset in study_querysets(study):
+        rows.setdefault(queryset.model, {}).update({row.pk: row for row in queryset})
+    _close(rows)
+    return [
+        row
+        for model in _dependency_order(rows)
+        for row in sorted(rows[model].values(), key=lambda r: r.pk)
+    ]
+
+
+def backup_study(study: Study, out: IO[str]) -> int:
+    """Write the backup of `study` to `out`; returns the number of rows written."""
+    rows = collect(study)
+    users = [row for row in rows if isinstance(row, User)]
+    others = [row for row in rows if not isinstance(row, User)]
+    user_records = serializers.serialize("python", users, use_natural_foreign_keys=True)
+    for record in user_records:
+        record["fields"]["password"] = ""  # made unusable on restore
+        record["fields"]["user_permissions"] = []
+    records = user_records + serializers.serialize("python", others)
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "study": {"id": study.pk, "name": study.name},
+        "created": datetime.now(UTC).isoformat(),
+        "objects": records,
+    }
+    json.dump(document, out, cls=DjangoJSONEncoder, indent=1)
+    out.write("\n")
+    return len(records)
+
+
+def occupied_models() -> list[str]:
+    """The labels of guarded models that already hold rows."""
+    return [
+        model._meta.label
+        for app in GUARDED_APPS
+        for model in apps.get_app_config(app).get_models()
+        if model._meta.managed and not model._meta.proxy and model._default_manager.exists()
+    ]
+
+
+def read_document(source: IO[str]) -> dict[str, Any]:
+    try:
+        document = json.load(source)
+    except json.JSONDecodeError as error:
+        raise BackupError(f"Not a study backup: {error}") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise BackupError(f"Not a study backup (no '{FORMAT}' format marker).")
+    if document.get("version") != VERSION:
+        raise BackupError(f"Backup version {document.get('version')} is not {VERSION}.")
+    return document
+
+
+def restore_study(source: IO[str]) -> tuple[dict[str, Any], int]:
+    """Load a backup into an empty database, all or nothing; returns (the study, rows loaded)."""
+    document = read_document(source)
+    occupied = occupied_models()
+    if occupied:
+        raise BackupError(
+            "The database is not empty (" + ", ".join(occupied[:5]) + "): restore a study only "
+            "into a new database (migrate, then restore_study, then createsuperuser)."
+        )
+    loaded: set[type[models.Model]] = set()
+    with transaction.atomic():
+        sync_roles()  # the groups users are restored into
+        with connection.constraint_checks_disabled():
+            for obj in serializers.deserialize("python", document["objects"]):
+                if isinstance(obj.object, User):
+                    obj.object.password = make_password(None)
+                obj.save()
+                loaded.add(type(obj.object))
+        connection.check_constraints(table_names=[m._meta.db_table for m in loaded])
+        with connection.cursor() as cursor:
+            for sql in connection.ops.sequence_reset_sql(no_style(), list(loaded)):
+                cursor.execute(sql)
+        # A report cached for an earlier database under the same study id must not be served.
+        transaction.on_commit(cache.clear)
+    return document["study"], len(document["objects"])
