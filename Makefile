@@ -12,7 +12,7 @@ PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 $$HOME/.pyenv/versio
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { command -v $$p; break; }; \
 	done)
 
-.PHONY: run install migrate demo test test-sqlite test-postgres test-browser lint format migrations-check bench postgres chromium clean
+.PHONY: run serve install migrate demo test test-sqlite test-postgres test-browser lint format migrations-check bench postgres chromium clean
 
 $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.12+ is required (none found)."; exit 1; }
@@ -35,6 +35,36 @@ run: demo
 	@DEBUG=1 $(PY) manage.py db_worker & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+# Production-like, on this machine: gunicorn (one worker per core) and the background worker against
+# PostgreSQL, DEBUG off, static files from collectstatic through whitenoise; http://127.0.0.1:$(PORT)/.
+# SECRET_KEY, DATABASE_URL and ALLOWED_HOSTS from the environment win; the key is otherwise made
+# once into var/secret_key (git-ignored). Cookies are not marked Secure: there is no TLS here.
+SERVE_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/l2annot
+SERVE_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+
+serve: install postgres
+	@mkdir -p var && test -s var/secret_key || (umask 077 && $(PY) -c 'import secrets; print(secrets.token_urlsafe(50))' > var/secret_key)
+	@export DEBUG=0 DATABASE_URL="$${DATABASE_URL:-$(SERVE_DATABASE_URL)}" SECRET_KEY="$${SECRET_KEY:-$$(cat var/secret_key)}" \
+	  ALLOWED_HOSTS="$${ALLOWED_HOSTS:-127.0.0.1,localhost}" SECURE_COOKIES="$${SECURE_COOKIES:-0}" \
+	  SECURE_HSTS_SECONDS="$${SECURE_HSTS_SECONDS:-0}"; \
+	$(PY) -c "$$CREATE_DATABASE" && $(PY) manage.py migrate --noinput -v0 && \
+	$(PY) manage.py createcachetable && $(PY) manage.py collectstatic --noinput -v0 && \
+	{ $(PY) manage.py db_worker & worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT INT TERM; \
+	  $(VENV)/bin/gunicorn l2annot.wsgi --bind 127.0.0.1:$(PORT) --workers $(SERVE_WORKERS) --access-logfile -; }
+
+# Creates the database of DATABASE_URL when it is missing (through the server's `postgres` database).
+define CREATE_DATABASE
+import os, psycopg
+from urllib.parse import urlsplit
+url = urlsplit(os.environ["DATABASE_URL"])
+name = url.path.lstrip("/")
+with psycopg.connect(url._replace(path="/postgres").geturl(), autocommit=True) as conn:
+    if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is None:
+        conn.execute(f'CREATE DATABASE "{name}"')
+        print(f"Created database {name}")
+endef
+export CREATE_DATABASE
 
 postgres:
 	@pg_isready -q -h 127.0.0.1 -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
