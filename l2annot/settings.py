@@ -145,6 +145,8 @@ STORAGES = {
 }
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
+# Uploaded import files: never served; written by the web, read by the worker (docs/deploy.md).
+IMPORTS_ROOT = Path(os.environ.get("IMPORTS_ROOT", BASE_DIR / "var" / "imports"))
 
 # Strict policy: every script is a same-origin file or carries the per-request nonce; htmx's
 # injected indicator styles are turned off by the htmx-config meta tag in base.html.
