@@ -15,11 +15,12 @@ from typing import IO, Any
 
 from django.apps import apps
 from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import Group
 from django.core import serializers
 from django.core.cache import cache
 from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, models, transaction
+from django.db import DatabaseError, connection, models, transaction
 from django.db.models import Q
 
 from accounts.models import User
@@ -211,10 +212,23 @@ def read_document(source: IO[str]) -> dict[str, Any]:
     return document
 
 
+def _group_names(records: list[dict[str, Any]]) -> set[str]:
+    """The groups the users of a backup belong to (natural keys: one-element name lists)."""
+    return {
+        key[0]
+        for record in records
+        if record["model"] == "accounts.user"
+        for key in record["fields"].get("groups", [])
+    }
+
+
 def restore_study(source: IO[str]) -> tuple[dict[str, Any], int]:
     """Load a backup into an empty database, all or nothing; returns (the study, rows loaded)."""
     document = read_document(source)
-    occupied = occupied_models()
+    try:
+        occupied = occupied_models()
+    except DatabaseError:
+        raise BackupError("The database has no tables: run `manage.py migrate` first.") from None
     if occupied:
         raise BackupError(
             "The database is not empty (" + ", ".join(occupied[:5]) + "): restore a study only "
@@ -222,7 +236,9 @@ def restore_study(source: IO[str]) -> tuple[dict[str, Any], int]:
         )
     loaded: set[type[models.Model]] = set()
     with transaction.atomic():
-        sync_roles()  # the groups users are restored into
+        sync_roles()  # the groups users are restored into: their roles, and any other by name
+        for name in _group_names(document["objects"]):
+            Group.objects.get_or_create(name=name)
         with connection.constraint_checks_disabled():
             for obj in serializers.deserialize("python", document["objects"]):
                 if isinstance(obj.object, User):
