@@ -3,8 +3,9 @@ studies resource, read with Action.VIEW_BENCHMARK (never by annotators).
 
 The study report is agreement.export.report_to_dict, the same document as the JSON download.
 The calibration report and the leaderboard are frozen dataclasses of the pure statistics core;
-`as_json` turns any of them into JSON (fields by name, tuples and arrays as lists, a NaN as
-null), so a field added to a report appears here without a change."""
+`as_json` turns any of them into JSON (fields by name, then the properties that compute one
+value, such as an accuracy's `value` or a leaderboard row's `gap`; tuples and arrays as lists,
+a NaN as null), so a field added to a report appears here without a change."""
 
 import dataclasses
 import math
@@ -27,7 +28,8 @@ from judging.models import JudgeRun
 def as_json(value: Any) -> Any:
     """A report (nested frozen dataclasses, numpy values) as JSON-ready data."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: as_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        data = {f.name: as_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return data | computed(value)
     if isinstance(value, np.ndarray):
         return as_json(value.tolist())
     if isinstance(value, np.generic):
@@ -39,6 +41,23 @@ def as_json(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [as_json(v) for v in value]
     return value
+
+
+SCALARS = (type(None), bool, int, float, np.generic)
+
+
+def computed(report: Any) -> dict[str, Any]:
+    """A dataclass's public properties that compute one value (a proportion's `value`, a
+    leaderboard row's `gap`, a group's `mean_accuracy_gap`); properties that regroup other
+    fields (`groups`) are left out, the fields already carry them."""
+    values = {}
+    for name in dir(type(report)):
+        if name.startswith("_") or not isinstance(getattr(type(report), name), property):
+            continue
+        value = getattr(report, name)
+        if isinstance(value, SCALARS):
+            values[name] = as_json(value)
+    return values
 
 
 REPORT_RESPONSES = {

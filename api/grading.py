@@ -17,6 +17,7 @@ from typing import Any
 
 import django_filters
 from django.db.models import Count, Q, QuerySet
+from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import exceptions, serializers, status
 from rest_framework.decorators import action
@@ -26,16 +27,21 @@ from rest_framework.response import Response
 from accounts.models import User
 from accounts.permissions import user_can
 from accounts.roles import Action
-from api import schema
+from api import exports, schema
 from api.agreement import AgreementActions
 from api.rubrics import TurnSerializer
 from api.serializers import RevisionedSerializer
 from api.viewsets import ReadOnlyViewSet, RevisionedModelViewSet
 from audit.editing import EditConflict
 from grading import adjudication, services
-from grading.models import Assignment, GoldVerdict, Grade, Study, Verdict
+from grading.models import Assignment, GoldVerdict, Grade, LikertItem, Study, Verdict
 from rubrics.models import Response as ModelResponse
 from taxonomy.models import Framework
+
+
+class StudyClosedConflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The study is closed."
 
 
 def manages_studies(user: Any) -> bool:
@@ -85,17 +91,49 @@ class AssignmentSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class RatingSerializer(serializers.Serializer):
+    """One 1-5 question of the study with the grader's rating (null until rated)."""
+
+    item = serializers.IntegerField(help_text="The question's id: send it to `.../rate/`.")
+    prompt = serializers.CharField()
+    labels = serializers.ListField(child=serializers.CharField(), help_text="For 1 to 5.")
+    value = serializers.IntegerField(allow_null=True, min_value=1, max_value=5)
+
+
+class RateSerializer(serializers.Serializer):
+    item = serializers.IntegerField(help_text="A question of the study (`ratings[].item`).")
+    value = serializers.IntegerField(min_value=1, max_value=5)
+
+
+def ratings_of(assignment: Assignment) -> list[dict[str, Any]]:
+    given = dict(assignment.likert_ratings.values_list("item_id", "value"))
+    return [
+        {
+            "item": item.pk,
+            "prompt": item.prompt,
+            "labels": [getattr(item, f"label_{n}") for n in LikertItem.SCALE],
+            "value": given.get(item.pk),
+        }
+        for item in LikertItem.objects.filter(study=assignment.study_item.study_id)
+    ]
+
+
 class AssignmentDetailSerializer(AssignmentSerializer):
     rubric = serializers.SerializerMethodField()
+    ratings = serializers.SerializerMethodField()
 
     class Meta(AssignmentSerializer.Meta):
-        fields = [*AssignmentSerializer.Meta.fields, "rubric"]
+        fields = [*AssignmentSerializer.Meta.fields, "rubric", "ratings"]
         read_only_fields = fields
 
     @extend_schema_field(GradedLineSerializer(many=True))
     def get_rubric(self, assignment: Assignment) -> list[dict[str, Any]]:
         lines = assignment.study_item.rubric_version.effective_rubric()
         return GradedLineSerializer(lines, many=True).data
+
+    @extend_schema_field(RatingSerializer(many=True))
+    def get_ratings(self, assignment: Assignment) -> list[dict[str, Any]]:
+        return RatingSerializer(ratings_of(assignment), many=True).data
 
 
 class AssignmentFilter(django_filters.FilterSet):
@@ -108,7 +146,7 @@ class AssignmentFilter(django_filters.FilterSet):
 
 class AssignmentViewSet(ReadOnlyViewSet):
     read_action = (Action.GRADE, Action.MANAGE_STUDIES)
-    action_overrides = {"submit": Action.GRADE}
+    action_overrides = {"submit": Action.GRADE, "rate": Action.GRADE}
     queryset = Assignment.objects.select_related(
         "annotator", "study_item__response__task", "study_item__rubric_version"
     ).prefetch_related("study_item__response__turns")
@@ -142,6 +180,36 @@ class AssignmentViewSet(ReadOnlyViewSet):
             raise exceptions.PermissionDenied("Only its grader submits an assignment.")
         services.submit(assignment)
         return Response(AssignmentDetailSerializer(self.get_object()).data)
+
+    @extend_schema(
+        request=RateSerializer,
+        responses={
+            200: RatingSerializer,
+            400: schema.INVALID,
+            401: schema.UNAUTHENTICATED,
+            403: schema.FORBIDDEN,
+            404: schema.NOT_FOUND,
+            409: schema._error("The study is closed."),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def rate(self, request: Request, pk: str) -> Response:
+        """Rate one 1-5 question of the study for your assignment (grading.services.
+        save_likert); rating it again changes the value (after submission, with history)."""
+        assignment = self.get_object()
+        if assignment.annotator_id != request.user.pk:
+            raise exceptions.PermissionDenied("Only its grader rates an assignment.")
+        serializer = RateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        item_id, value = serializer.validated_data["item"], serializer.validated_data["value"]
+        try:
+            services.save_likert(assignment, item_id, value, by=request.user)
+        except services.StudyClosed as closed:
+            raise StudyClosedConflict(" ".join(closed.messages)) from closed
+        except services.GradingError as error:
+            raise exceptions.ValidationError({"item": error.messages}) from error
+        rating = next(r for r in ratings_of(assignment) if r["item"] == item_id)
+        return Response(RatingSerializer(rating).data)
 
 
 # ----- grades --------------------------------------------------------------------------------
@@ -384,11 +452,25 @@ class AnnotatorStudySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+STATUS_RESPONSES = {
+    200: StudySerializer,
+    400: schema.INVALID,
+    401: schema.UNAUTHENTICATED,
+    403: schema.FORBIDDEN,
+    404: schema.NOT_FOUND,
+    409: schema._error("Changed at the same time elsewhere: retry."),
+}
+
+
 class StudyViewSet(AgreementActions, ReadOnlyViewSet):
     read_action = (Action.VIEW_BENCHMARK, Action.GRADE, Action.MANAGE_STUDIES)
     write_action = Action.MANAGE_STUDIES
     action_overrides = {
         "claim": Action.GRADE,
+        "close": Action.MANAGE_STUDIES,
+        "reopen": Action.MANAGE_STUDIES,
+        "grades_csv": Action.EXPORT_DATA,
+        "grades_xlsx": Action.EXPORT_DATA,
         "agreement": Action.VIEW_BENCHMARK,
         "leaderboard": Action.VIEW_BENCHMARK,
         "calibration": Action.VIEW_BENCHMARK,
@@ -468,3 +550,35 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(AssignmentDetailSerializer(assignment).data)
+
+    def _set_status(self, request: Request, wanted: Study.Status) -> Response:
+        study = self.get_object()
+        services.set_status(study, wanted, by=request.user)
+        return Response(StudySerializer(self.get_queryset().get(pk=study.pk)).data)
+
+    @extend_schema(request=None, responses=STATUS_RESPONSES)
+    @action(detail=True, methods=["post"])
+    def close(self, request: Request, pk: str) -> Response:
+        """Close the study (grading.services.set_status): no grade or rating may change any
+        more. Closing a closed study changes nothing."""
+        return self._set_status(request, Study.Status.CLOSED)
+
+    @extend_schema(request=None, responses=STATUS_RESPONSES)
+    @action(detail=True, methods=["post"])
+    def reopen(self, request: Request, pk: str) -> Response:
+        """Open the study again (a study past its deadline stays closed until the deadline is
+        moved)."""
+        return self._set_status(request, Study.Status.OPEN)
+
+    @extend_schema(responses=exports.responses("text/csv"))
+    @action(detail=True, methods=["get"], url_path="grades-csv")
+    def grades_csv(self, request: Request, pk: str) -> HttpResponse:
+        """Every grade of the study as CSV (interchange.grades_export, as the study page's
+        download): one row per grade, graders pseudonymised."""
+        return exports.grades_csv(self.get_object())
+
+    @extend_schema(responses=exports.responses(exports.XLSX))
+    @action(detail=True, methods=["get"], url_path="grades-xlsx")
+    def grades_xlsx(self, request: Request, pk: str) -> HttpResponse:
+        """The study's grades and scores as an .xlsx workbook (interchange.grades_export)."""
+        return exports.grades_xlsx(self.get_object())

@@ -8,9 +8,14 @@ from typing import Any
 
 import django_filters
 from django.db import models
+from django.http import HttpResponse
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.decorators import action
+from rest_framework.request import Request
 
 from accounts.roles import Action
+from api import exports
 from api.serializers import RevisionedSerializer
 from api.viewsets import RevisionedModelViewSet
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
@@ -172,6 +177,14 @@ class FrameworkViewSet(TaxonomyViewSet):
     ordering_fields = ["code", "name", "id"]
     ordering = ["name", "id"]
     filterset_fields = ["code"]
+    action_overrides = {"rubrics_xlsx": Action.EXPORT_DATA}
+
+    @extend_schema(responses=exports.responses(exports.XLSX))
+    @action(detail=True, methods=["get"], url_path="rubrics-xlsx")
+    def rubrics_xlsx(self, request: Request, code: str) -> HttpResponse:
+        """The framework's rubrics as an .xlsx workbook: a task sheet, then one sheet per layer
+        (interchange.exporters.export_rubrics_xlsx, as the export page's download)."""
+        return exports.rubrics_xlsx(self.get_object())
 
 
 class CompetencyViewSet(TaxonomyViewSet):

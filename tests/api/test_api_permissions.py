@@ -90,6 +90,16 @@ ACTIONS = {
         lambda: [first(Study).pk, JudgeRun.objects.get().pk],
     ),
     "api:assignment-submit": ("post", Action.GRADE, lambda: [first(Assignment).pk]),
+    "api:assignment-rate": ("post", Action.GRADE, lambda: [first(Assignment).pk]),
+    "api:study-close": ("post", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
+    "api:study-reopen": ("post", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
+    "api:study-grades-csv": ("get", Action.EXPORT_DATA, lambda: [first(Study).pk]),
+    "api:study-grades-xlsx": ("get", Action.EXPORT_DATA, lambda: [first(Study).pk]),
+    "api:framework-rubrics-xlsx": (
+        "get",
+        Action.EXPORT_DATA,
+        lambda: [Framework.objects.get().code],
+    ),
 }
 
 

@@ -3,12 +3,15 @@ against a live server, as a Maintainer with a token, over a framework with a gra
 documentation cannot drift from the API."""
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.conf import settings
 
 from accounts.models import ApiToken
 from accounts.roles import Role
+from grading import services
+from grading.models import Study
 from rubrics.models import Response
 from tests.grading import factories
 from tests.taxonomy.factories import make_framework
@@ -29,7 +32,20 @@ def test_the_doc_has_examples():
 def test_the_python_examples_in_the_api_doc_run(live_server, make_user, monkeypatch, capsys):
     make_framework()
     graders = [make_user(Role.ANNOTATOR) for _ in range(3)]
-    factories.graded_study(graders, ["pass", "pass", "fail"])
+    graded = factories.graded_study(graders, ["pass", "pass", "fail"])
+    # An annotator with one response to grade, in an older study (the reports' examples take
+    # the newest study, the graded one).
+    grader = make_user(Role.ANNOTATOR)
+    to_grade = services.create_study(
+        name="To grade",
+        framework=graded.framework,
+        responses=[graded.items.first().response],
+        annotators=[grader],
+        overlap=1,
+    )
+    services.assign_study(to_grade)
+    Study.objects.filter(pk=to_grade.pk).update(created_at=graded.created_at - timedelta(days=1))
+    monkeypatch.setenv("L2ANNOT_GRADER_TOKEN", ApiToken.issue(grader, "docs")[1])
     for response in Response.objects.all():  # named by id in the verdicts example
         response.external_id = f"study-{response.pk}"
         response.save()
@@ -48,3 +64,8 @@ def test_the_python_examples_in_the_api_doc_run(live_server, make_user, monkeypa
     assert "verdicts: {'created': 9, 'updated': 0, 'unchanged': 0}" in printed
     assert "judge: judge-x units: 6" in printed
     assert "agrees with the majority on 4 of 6" in printed
+    assert "accuracy: 0.667" in printed
+    assert "Rate: " in printed
+    assert "submitted: submitted [4, 4]" in printed
+    assert "the study is open" in printed
+    assert "text/csv; charset=utf-8 header:" in printed

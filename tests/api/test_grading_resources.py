@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from accounts.roles import Role
+from audit.models import AuditEvent
 from grading import services
 from grading.models import Assignment, Grade, GradeRevision, Study
 from judging.models import JudgeRun, JudgeVerdict
@@ -258,3 +259,105 @@ def test_calibration_and_leaderboard_of_a_judge(framework, graders, api_as):
     assert row["judge"]["mean"] is not None
     missing = viewer.get(reverse("api:study-calibration", args=[graded.pk, run.pk + 99]))
     assert missing.status_code == 404
+    accuracy = report.json()["overall"]["vs_majority"]["accuracy"]
+    assert accuracy["value"] == accuracy["numerator"] / accuracy["denominator"] == 1.0
+    assert "mean_accuracy_gap" in report.json()["overall"]
+    assert row["gap"] == pytest.approx(row["judge"]["mean"] - row["experts"]["mean"])
+
+
+# ----- ratings, a whole grading through the API, closing, exports ----------------------------
+def test_an_annotator_grades_rates_and_submits_one_assignment_through_the_api(study, graders):
+    me = graders[0]
+    client = token_client(me)
+    assignment_id = client.post(reverse("api:study-claim", args=[study.pk])).json()["id"]
+    url = reverse("api:assignment-detail", args=[assignment_id])
+    detail = client.get(url).json()
+    assert detail["ratings"] and all(r["value"] is None for r in detail["ratings"])
+    refused = client.post(reverse("api:assignment-submit", args=[assignment_id]))
+    assert refused.status_code == 400
+    for line in detail["rubric"]:
+        if line["applicable"]:
+            body = {"assignment": assignment_id, "criterion_version": line["criterion_version"]}
+            saved = client.post(reverse("api:grade-list"), body | {"verdict": "pass"})
+            assert saved.status_code == 201, saved.content
+    for n, rating in enumerate(detail["ratings"]):
+        answer = client.post(
+            reverse("api:assignment-rate", args=[assignment_id]),
+            {"item": rating["item"], "value": n + 4},
+            format="json",
+        )
+        assert answer.status_code == 200, answer.content
+        assert answer.json() == rating | {"value": n + 4}
+    submitted = client.post(reverse("api:assignment-submit", args=[assignment_id]))
+    assert submitted.status_code == 200, submitted.content
+    assert submitted.json()["status"] == "submitted"
+    assert [r["value"] for r in submitted.json()["ratings"]] == [4, 5]
+
+
+def test_a_rating_is_checked_by_the_service(study, graders):
+    me, other = graders
+    assignment = own(study, me)
+    client = token_client(me)
+    url = reverse("api:assignment-rate", args=[assignment.pk])
+    item = study.likert_items.first()
+    assert client.post(url, {"item": item.pk, "value": 6}, format="json").status_code == 400
+    assert client.post(url, {"item": 10**6, "value": 3}, format="json").status_code == 400
+    theirs = reverse("api:assignment-rate", args=[own(study, other).pk])
+    assert client.post(theirs, {"item": item.pk, "value": 3}, format="json").status_code == 404
+    services.set_status(study, Study.Status.CLOSED)
+    closed = client.post(url, {"item": item.pk, "value": 3}, format="json")
+    assert closed.status_code == 409
+    assert "closed" in closed.json()["detail"]
+    assert not assignment.likert_ratings.exists()
+
+
+def test_a_maintainer_closes_and_reopens_a_study(study, graders, api_as):
+    maintainer = api_as(Role.MAINTAINER)
+    closed = maintainer.post(reverse("api:study-close", args=[study.pk]))
+    assert closed.status_code == 200
+    assert closed.json()["status"] == "closed"
+    assert closed.json()["items"] == 2
+    version = factories.rubric_of(own(study, graders[0]))[0]
+    body = {"assignment": own(study, graders[0]).pk, "criterion_version": version.pk}
+    refused = token_client(graders[0]).post(reverse("api:grade-list"), body | {"verdict": "pass"})
+    assert refused.status_code == 400
+    assert maintainer.post(reverse("api:study-close", args=[study.pk])).status_code == 200
+    reopened = maintainer.post(reverse("api:study-reopen", args=[study.pk]))
+    assert reopened.json()["status"] == "open"
+    study.refresh_from_db()
+    assert study.status == Study.Status.OPEN
+    changes = AuditEvent.objects.filter(kind=AuditEvent.Kind.STATUS, object_id=study.pk)
+    assert changes.count() == 2  # the second close changed nothing
+
+
+def test_a_maintainer_downloads_grades_and_rubrics(framework, graders, api_as):
+    graded = factories.graded_study(graders, ["pass", "fail"])
+    maintainer = api_as(Role.MAINTAINER)
+    csv = maintainer.get(reverse("api:study-grades-csv", args=[graded.pk]))
+    assert csv.status_code == 200
+    assert csv["Content-Type"].startswith("text/csv")
+    assert "attachment" in csv["Content-Disposition"]
+    lines = b"".join(csv.streaming_content).decode().splitlines()
+    assert len(lines) == 1 + Grade.objects.filter(assignment__study_item__study=graded).count()
+    for name, args in [
+        ("api:study-grades-xlsx", [graded.pk]),
+        ("api:framework-rubrics-xlsx", [framework.code]),
+    ]:
+        answer = maintainer.get(reverse(name, args=args))
+        assert answer.status_code == 200
+        assert answer["Content-Type"] == (
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+        )
+        assert b"".join(answer.streaming_content)[:2] == b"PK"  # a zip: an .xlsx
+    assert (
+        api_as(Role.VIEWER).get(reverse("api:study-grades-csv", args=[graded.pk])).status_code
+        == 403
+    )
+
+
+def test_the_schema_describes_downloads_as_binary(client_as):
+    document = client_as(Role.VIEWER).get("/api/schema/", {"format": "json"}).json()
+    content = document["paths"]["/api/v1/studies/{id}/grades-csv/"]["get"]["responses"]["200"][
+        "content"
+    ]
+    assert content == {"text/csv": {"schema": {"type": "string", "format": "binary"}}}
