@@ -265,7 +265,17 @@ def _check_in_rubric(assignment: Assignment, criterion_version_id: int) -> Rubri
     return item
 
 
-@transaction.atomic
+def _locked(assignment: Assignment) -> Assignment:
+    """The assignment, row-locked, with its item and study. Only the assignment's row is
+    locked (`of`): locking the joined study row too would make every grader of the study
+    wait for each other's saves on PostgreSQL."""
+    return (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("study_item__study")
+        .get(pk=assignment.pk)
+    )
+
+
 def save_grade(
     assignment: Assignment,
     criterion_version_id: int,
@@ -276,39 +286,59 @@ def save_grade(
 ) -> Grade:
     """Save one verdict and/or rationale (None leaves it as it is). After submission the old
     value is first copied to a GradeRevision, so a submitted grade is never lost."""
-    now = timezone.now()
-    assignment = (
-        Assignment.objects.select_for_update()
-        .select_related("study_item__study")
-        .get(pk=assignment.pk)
+    grade, _ = save_grade_line(
+        assignment, criterion_version_id, verdict=verdict, rationale=rationale, by=by
     )
-    _check_open(assignment, now)
-    _check_in_rubric(assignment, criterion_version_id)
-    if verdict is None and rationale is None:
-        raise GradingError("Nothing to save: choose a verdict or write a rationale.")
-    if verdict is not None and verdict not in Verdict.values:
-        raise GradingError("Choose Pass, Fail or N/A.")
-    grade, _ = Grade.objects.get_or_create(
-        assignment=assignment, criterion_version_id=criterion_version_id
-    )
-    new_verdict = grade.verdict if verdict is None else verdict
-    new_rationale = grade.rationale if rationale is None else rationale.strip()
-    if assignment.is_submitted and _rationale_missing(assignment, new_verdict, new_rationale):
-        raise GradingError("This grade is submitted: write the rationale before choosing Fail.")
-    if (new_verdict, new_rationale) != (grade.verdict, grade.rationale):
-        if assignment.is_submitted:
-            GradeRevision.objects.create(
-                grade=grade,
-                verdict=grade.verdict,
-                rationale=grade.rationale,
-                written_at=grade.updated_at,
-                replaced_by=by,
-            )
-        grade.verdict, grade.rationale = new_verdict, new_rationale
-        grade.save()
-    _touch(assignment, now)
-    assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
     return grade
+
+
+def save_grade_line(
+    assignment: Assignment,
+    criterion_version_id: int,
+    *,
+    verdict: str | None,
+    rationale: str | None,
+    by: User,
+    locked: bool = False,
+) -> tuple[Grade, RubricItem]:
+    """save_grade, also answering the rubric line it checked (with its criterion version and
+    criterion), so the autosave can show the saved line without reading it again.
+
+    `locked`: the caller has already read `assignment` with _locked()'s lock and study, in
+    the transaction it is still in (the autosave view checks ownership that way, in the same
+    query); it is not read again."""
+    # The caller's transaction is the one to roll back: no savepoint (a round trip each way).
+    with transaction.atomic(savepoint=not locked):
+        now = timezone.now()
+        if not (locked and transaction.get_connection().in_atomic_block):
+            assignment = _locked(assignment)
+        _check_open(assignment, now)
+        item = _check_in_rubric(assignment, criterion_version_id)
+        if verdict is None and rationale is None:
+            raise GradingError("Nothing to save: choose a verdict or write a rationale.")
+        if verdict is not None and verdict not in Verdict.values:
+            raise GradingError("Choose Pass, Fail or N/A.")
+        grade, _ = Grade.objects.get_or_create(
+            assignment=assignment, criterion_version_id=criterion_version_id
+        )
+        new_verdict = grade.verdict if verdict is None else verdict
+        new_rationale = grade.rationale if rationale is None else rationale.strip()
+        if assignment.is_submitted and _rationale_missing(assignment, new_verdict, new_rationale):
+            raise GradingError("This grade is submitted: write the rationale before choosing Fail.")
+        if (new_verdict, new_rationale) != (grade.verdict, grade.rationale):
+            if assignment.is_submitted:
+                GradeRevision.objects.create(
+                    grade=grade,
+                    verdict=grade.verdict,
+                    rationale=grade.rationale,
+                    written_at=grade.updated_at,
+                    replaced_by=by,
+                )
+            grade.verdict, grade.rationale = new_verdict, new_rationale
+            grade.save(update_fields=["verdict", "rationale", "updated_at"])
+        _touch(assignment, now)
+        assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
+        return grade, item
 
 
 def _rationale_missing(assignment: Assignment, verdict: str, rationale: str) -> bool:
@@ -319,11 +349,7 @@ def _rationale_missing(assignment: Assignment, verdict: str, rationale: str) -> 
 @transaction.atomic
 def save_likert(assignment: Assignment, item_id: int, value: int, *, by: User) -> LikertRating:
     now = timezone.now()
-    assignment = (
-        Assignment.objects.select_for_update()
-        .select_related("study_item__study")
-        .get(pk=assignment.pk)
-    )
+    assignment = _locked(assignment)
     _check_open(assignment, now)
     item = LikertItem.objects.filter(pk=item_id, study=assignment.study_item.study_id).first()
     if item is None:
@@ -375,7 +401,7 @@ def submit(assignment: Assignment) -> None:
     """Mark the assignment submitted; GradingError listing what is missing otherwise."""
     now = timezone.now()
     assignment = (
-        Assignment.objects.select_for_update()
+        Assignment.objects.select_for_update(of=("self",))
         .select_related("study_item__study", "study_item__rubric_version")
         .get(pk=assignment.pk)
     )

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
+from django.db import transaction
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -60,6 +61,18 @@ def _own(request: HttpRequest, assignment_id: int) -> Assignment:
     )
 
 
+def _own_locked(request: HttpRequest, assignment_id: int) -> Assignment:
+    """_own for a save, inside its transaction: the ownership check and the row lock the
+    service needs in one query (only the assignment's row is locked, as in the service)."""
+    return get_object_or_404(
+        Assignment.objects.select_for_update(of=("self",)).select_related(
+            "study_item__study", "study_item__rubric_version"
+        ),
+        pk=assignment_id,
+        annotator=request.user,
+    )
+
+
 def _lines(assignment: Assignment) -> list[Line]:
     required = assignment.study_item.study.require_rationale_on_fail
     grades = {g.criterion_version_id: g for g in assignment.grades.all()}
@@ -69,12 +82,9 @@ def _lines(assignment: Assignment) -> list[Line]:
     ]
 
 
-def _line(assignment: Assignment, grade: Grade) -> Line:
-    """The one criterion line a save swaps back, without rebuilding the whole rubric."""
-    item = RubricItem.objects.select_related("criterion_version__criterion").get(
-        rubric_version_id=assignment.study_item.rubric_version_id,
-        criterion_version_id=grade.criterion_version_id,
-    )
+def _line(assignment: Assignment, grade: Grade, item: RubricItem) -> Line:
+    """The one criterion line a save swaps back, from the rubric item the save checked (with
+    its criterion version and criterion), without rebuilding the whole rubric."""
     effective = EffectiveCriterion(
         criterion=item.criterion_version.criterion,
         version=item.criterion_version,
@@ -201,14 +211,22 @@ def _error_response(
 @require_POST
 @vary_on_headers("HX-Request")
 def save_grade(request: HttpRequest, assignment_id: int, criterion_version_id: int) -> HttpResponse:
-    assignment = _own(request, assignment_id)
     verdict = request.POST.get("verdict")
     rationale = request.POST.get("rationale")
+    assignment = None
     try:
-        grade = services.save_grade(
-            assignment, criterion_version_id, verdict=verdict, rationale=rationale, by=request.user
-        )
+        with transaction.atomic():
+            assignment = _own_locked(request, assignment_id)
+            grade, item = services.save_grade_line(
+                assignment,
+                criterion_version_id,
+                verdict=verdict,
+                rationale=rationale,
+                by=request.user,
+                locked=True,
+            )
     except services.GradingError as error:
+        assert assignment is not None  # a refusal comes after the lookup
         line = next((x for x in _lines(assignment) if x.version.pk == criterion_version_id), None)
         state = {"line": line} if line else {}
         return _error_response(request, assignment, error, "criterion", **state)
@@ -217,7 +235,9 @@ def save_grade(request: HttpRequest, assignment_id: int, criterion_version_id: i
             reverse("grading:assignment", args=[assignment.pk])
             + f"#criterion-{criterion_version_id}"
         )
-    return _fragment(request, assignment, "criterion", line=_line(assignment, grade), saved=True)
+    return _fragment(
+        request, assignment, "criterion", line=_line(assignment, grade, item), saved=True
+    )
 
 
 @require(Action.GRADE)

@@ -198,8 +198,16 @@ def test_an_autosave_runs_a_fixed_number_of_queries(graders, django_assert_num_q
     version = factories.rubric_of(mine)[-1]
     client = htmx(client_for(graders[0]))
     client.post(save_url(mine, version), {"verdict": "pass"})
-    # session, user, 2 permission lookups, the assignment; in the transaction: savepoint, lock,
-    # rubric check, grade read and write, activity, release; then the line swapped back
-    with django_assert_num_queries(13):
+    # session, user, 2 permission lookups; in the transaction (a savepoint under the test's
+    # own): the assignment, owned and locked in one query, the rubric check (whose line is
+    # swapped back), grade read and write, activity, release. It was 13: the assignment was
+    # read twice, the rubric line too, and the service's savepoint cost two more.
+    with django_assert_num_queries(11) as captured:
         reply = client.post(save_url(mine, version), {"verdict": "fail", "rationale": "Harsh"})
     assert 'class="badge penalty"' in reply.content.decode()
+    assert "Harsh" in reply.content.decode()
+    locks = [q["sql"] for q in captured.captured_queries if "FOR UPDATE" in q["sql"]]
+    # PostgreSQL: only the assignment's row is locked, never the study graders share
+    assert all('FOR UPDATE OF "grading_assignment"' in sql for sql in locks)
+    mine.refresh_from_db()
+    assert mine.grades.get(criterion_version=version).verdict == "fail"
