@@ -1,0 +1,189 @@
+"""Grading stays blind however an annotator asks: another grader's assignment (page, htmx
+fragments, resources), the study's agreement, adjudication and judge pages, the exports and the
+API's grades, verdicts and responses all answer 403 or 404, and never carry the secrets."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from accounts.models import ApiToken
+from accounts.roles import Role
+from grading import services
+from grading.adjudication import record_gold_verdict
+from grading.models import Assignment, Grade
+from judging.models import JudgeRun, JudgeVerdict
+from rubrics import services as rubric_services
+from tests.grading import factories
+
+pytestmark = pytest.mark.django_db
+
+MODEL = "secret-model-x"
+JUDGE = "secret-judge-y"
+RATIONALE = "secret-rationale-of-ben"
+GOLD_NOTE = "secret-gold-note"
+SECRETS = (MODEL, JUDGE, RATIONALE, GOLD_NOTE)
+
+
+@pytest.fixture
+def world(make_user):  # type: ignore[no-untyped-def]
+    """Ada and Ben grade the same response; Ben has submitted, with a rationale; a judge ran on
+    it and a maintainer recorded a gold verdict."""
+    ada, ben = make_user(Role.ANNOTATOR, "ada"), make_user(Role.ANNOTATOR, "ben")
+    response = factories.response(factories.published_task(), model=MODEL)
+    study = services.create_study(
+        name="Blind study",
+        framework=response.task.framework,
+        responses=[response],
+        annotators=[ada, ben],
+        overlap=2,
+    )
+    services.assign_study(study)
+    theirs = Assignment.objects.get(study_item__study=study, annotator=ben)
+    mine = Assignment.objects.get(study_item__study=study, annotator=ada)
+    versions = factories.rubric_of(theirs)
+    for version in versions:
+        services.save_grade(theirs, version.pk, verdict="fail", rationale=RATIONALE, by=ben)
+    for item in study.likert_items.all():
+        services.save_likert(theirs, item.pk, 2, by=ben)
+    services.submit(theirs)
+    run = JudgeRun.objects.create(judge_model=JUDGE)
+    verdict = JudgeVerdict.objects.create(
+        run=run, response=response, criterion_version=versions[0], verdict=False, rationale=JUDGE
+    )
+    record_gold_verdict(
+        theirs.study_item, versions[0].pk, verdict="fail", note=GOLD_NOTE, by=ben, base_revision=0
+    )
+    resource = rubric_services.add_resource(response.task, "Handout", None, text="Read this.")
+    return {
+        "ada": ada,
+        "study": study,
+        "mine": mine,
+        "theirs": theirs,
+        "version": versions[0],
+        "likert": study.likert_items.first(),
+        "grade": Grade.objects.filter(assignment=theirs).first(),
+        "run": run,
+        "verdict": verdict,
+        "response": response,
+        "resource": resource,
+    }
+
+
+def _url(name: str, w: dict, **kwargs: str) -> str:  # type: ignore[type-arg]
+    values = {
+        "assignment_id": w["theirs"].pk,
+        "criterion_version_id": w["version"].pk,
+        "likert_item_id": w["likert"].pk,
+        "resource_id": w["resource"].pk,
+        "study_id": w["study"].pk,
+        "study_item_id": w["theirs"].study_item_id,
+        "run_id": w["run"].pk,
+        "pk": w["response"].task.pk,
+    }
+    return reverse(name, kwargs={k: values[k] for k in kwargs.values()})
+
+
+# (method, url name, its arguments by name): every browser route that touches another's work.
+PAGES = [
+    ("get", "grading:assignment", ("assignment_id",)),
+    ("post", "grading:save_grade", ("assignment_id", "criterion_version_id")),
+    ("post", "grading:save_likert", ("assignment_id", "likert_item_id")),
+    ("post", "grading:submit", ("assignment_id",)),
+    ("get", "grading:assignment_resource", ("assignment_id", "resource_id")),
+    ("get", "grading:study", ("study_id",)),
+    ("get", "grading:adjudication", ("study_id",)),
+    ("get", "grading:adjudicate", ("study_id", "study_item_id", "criterion_version_id")),
+    ("get", "agreement:study", ("study_id",)),
+    ("get", "agreement:judge", ("study_id", "run_id")),
+    ("get", "agreement:leaderboard", ("study_id",)),
+    ("get", "agreement:settings", ("study_id",)),
+    ("get", "agreement:study_report_json", ("study_id",)),
+    ("get", "agreement:study_report_xlsx", ("study_id",)),
+    ("get", "interchange:export_grades_csv", ("study_id",)),
+    ("get", "interchange:export_grades_xlsx", ("study_id",)),
+    ("get", "interchange:export_scores_csv", ("study_id",)),
+    ("get", "interchange:offline", ("study_id",)),
+    ("get", "interchange:offline_workbook", ("study_id",)),
+    ("get", "interchange:export_rubrics", ()),
+    ("get", "interchange:export_benchmark", ()),
+    ("get", "rubrics:task_detail", ("pk",)),
+    ("get", "rubrics:task_list", ()),
+    ("get", "agreement:index", ()),
+]
+
+
+def _assert_refused(response) -> None:  # type: ignore[no-untyped-def]
+    assert response.status_code in (403, 404), response.status_code
+    body = response.content.decode(errors="replace")
+    for secret in SECRETS:
+        assert secret not in body
+
+
+@pytest.mark.parametrize("as_htmx", [False, True], ids=["page", "htmx"])
+@pytest.mark.parametrize(("method", "name", "params"), PAGES, ids=[p[1] for p in PAGES])
+def test_annotator_cannot_open_others_work(world, method, name, params, as_htmx) -> None:  # type: ignore[no-untyped-def]
+    client = Client(HTTP_HX_REQUEST="true") if as_htmx else Client()
+    client.force_login(world["ada"])
+    url = _url(name, world, **{p: p for p in params})
+    data = {"verdict": "pass", "rationale": "x", "value": 4, "revision": 0}
+
+    _assert_refused(getattr(client, method)(url, data))
+
+
+def test_own_grading_page_shows_no_secret(world) -> None:  # type: ignore[no-untyped-def]
+    client = Client()
+    client.force_login(world["ada"])
+
+    response = client.get(reverse("grading:assignment", args=[world["mine"].pk]))
+
+    assert response.status_code == 200
+    for secret in SECRETS:
+        assert secret not in response.text
+
+
+def _api(world) -> APIClient:  # type: ignore[no-untyped-def]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.issue(world['ada'], 'script')[1]}")
+    return client
+
+
+API_REFUSED = [
+    ("api:grade-detail", lambda w: [w["grade"].pk]),
+    ("api:assignment-detail", lambda w: [w["theirs"].pk]),
+    ("api:assignment-submit", lambda w: [w["theirs"].pk]),
+    ("api:assignment-rate", lambda w: [w["theirs"].pk]),
+    ("api:response-list", lambda w: []),
+    ("api:response-detail", lambda w: [w["response"].pk]),
+    ("api:judgerun-list", lambda w: []),
+    ("api:judgerun-detail", lambda w: [w["run"].pk]),
+    ("api:judgeverdict-list", lambda w: []),
+    ("api:judgeverdict-detail", lambda w: [w["verdict"].pk]),
+    ("api:goldverdict-list", lambda w: []),
+    ("api:study-agreement", lambda w: [w["study"].pk]),
+    ("api:study-leaderboard", lambda w: [w["study"].pk]),
+    ("api:study-calibration", lambda w: [w["study"].pk, w["run"].pk]),
+    ("api:study-grades-csv", lambda w: [w["study"].pk]),
+    ("api:study-grades-xlsx", lambda w: [w["study"].pk]),
+    ("api:task-list", lambda w: []),
+    ("api:criterion-list", lambda w: []),
+]
+
+
+@pytest.mark.parametrize(("name", "args"), API_REFUSED, ids=[n for n, _ in API_REFUSED])
+def test_annotator_api_refuses_others_work(world, name, args) -> None:  # type: ignore[no-untyped-def]
+    client = _api(world)
+    method = "post" if name.endswith(("-submit", "-rate")) else "get"
+
+    _assert_refused(getattr(client, method)(reverse(name, args=args(world)), {}, format="json"))
+
+
+@pytest.mark.parametrize("name", ["api:grade-list", "api:assignment-list", "api:study-list"])
+def test_annotator_api_lists_hold_only_their_own_work(world, name) -> None:  # type: ignore[no-untyped-def]
+    response = _api(world).get(reverse(name))
+
+    assert response.status_code == 200
+    for secret in SECRETS:
+        assert secret not in response.content.decode()
+    if name == "api:assignment-list":
+        assert {row["id"] for row in response.json()["results"]} == {world["mine"].pk}

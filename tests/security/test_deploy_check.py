@@ -1,0 +1,50 @@
+"""`manage.py check --deploy` is clean with the environment production sets (docs/deploy.md).
+
+Run in a fresh process: settings.py reads the environment once, at import, and that mapping from
+variables to settings is what is under test.
+"""
+
+import os
+import secrets
+import subprocess
+import sys
+
+from django.conf import settings
+
+PRODUCTION = {
+    "DEBUG": "0",
+    "SECRET_KEY": secrets.token_urlsafe(50),
+    "ALLOWED_HOSTS": "annot.example.org",
+    "CSRF_TRUSTED_ORIGINS": "https://annot.example.org",
+    "SECURE_SSL_REDIRECT": "1",
+    "BEHIND_TLS_PROXY": "1",
+}
+
+
+def _check_deploy(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=settings.BASE_DIR,
+        env={k: v for k, v in os.environ.items() if k not in PRODUCTION} | env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_check_deploy_is_clean_under_production_settings() -> None:
+    result = _check_deploy(PRODUCTION)
+
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "no issues" in result.stdout
+
+
+def test_check_deploy_flags_the_development_key() -> None:
+    result = _check_deploy({k: v for k, v in PRODUCTION.items() if k != "SECRET_KEY"})
+
+    assert result.returncode != 0
+    assert "security.W009" in result.stderr
+
+
+def test_hsts_preload_is_an_opt_in_that_check_deploy_accepts() -> None:
+    assert _check_deploy(PRODUCTION | {"SECURE_HSTS_PRELOAD": "1"}).returncode == 0
