@@ -21,11 +21,15 @@ PRODUCTION = {
 }
 
 
+# Set by the browser tests' live server in the same process; never in production.
+NOT_IN_PRODUCTION = {"DJANGO_ALLOW_ASYNC_UNSAFE", *PRODUCTION}
+
+
 def _check_deploy(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=settings.BASE_DIR,
-        env={k: v for k, v in os.environ.items() if k not in PRODUCTION} | env,
+        env={k: v for k, v in os.environ.items() if k not in NOT_IN_PRODUCTION} | env,
         capture_output=True,
         text=True,
         timeout=120,
