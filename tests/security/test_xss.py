@@ -1,0 +1,178 @@
+"""Script in the data never runs: hostile text in a task instruction, a model response (text and
+conversation turns), a criterion wording, a grader's rationale, a judge's rationale and a context
+value label is shown inert on every page that shows it, and stays text in the XLSX export."""
+
+import io
+from html.parser import HTMLParser
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from openpyxl import load_workbook
+
+from accounts.roles import Role
+from grading import services
+from grading.models import Assignment
+from judging.models import JudgeRun, JudgeVerdict
+from rubrics.models import CriterionVersion, Response, RubricVersion, TaskContextValue, Turn
+from taxonomy.models import ContextValue
+from tests.grading import factories
+
+pytestmark = pytest.mark.django_db
+
+PAYLOAD = (
+    "<script>alert(1)</script> <img src=x onerror=alert(1)> [x](javascript:alert(1)) "
+    '<a href="javascript:alert(1)">y</a>\n\n<div onclick="alert(1)">raw block</div>\n\n'
+    "[z](JaVaScRiPt:alert(1)) ![i](javascript:alert(1)) <svg onload=alert(1)>"
+)
+FORMULA = '=HYPERLINK("http://evil.example","click")'
+
+
+_URL_ATTRIBUTES = ("href", "src", "action", "formaction", "xlink:href", "data")
+
+
+class _Executable(HTMLParser):
+    """Collects what a browser would run: scripts not from our static files, event handler
+    attributes, and javascript: URLs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "script" and not (values.get("src") or "").startswith("/static/"):
+            self.found.append(f"<script {values}>")
+        for name, value in attrs:
+            if name.startswith("on"):
+                self.found.append(f"<{tag} {name}>")
+            url = (value or "").strip().lower().replace("\t", "")
+            if name in _URL_ATTRIBUTES and url.startswith("javascript:"):
+                self.found.append(f"<{tag} {name}={value}>")
+
+
+def executable_markup(html: str) -> list[str]:
+    parser = _Executable()
+    parser.feed(html)
+    return parser.found
+
+
+@pytest.fixture
+def world(make_user):  # type: ignore[no-untyped-def]
+    admin, ben = make_user(Role.ADMIN, "ada"), make_user(Role.ANNOTATOR, "ben")
+    task = factories.published_task()
+    task.instruction = PAYLOAD
+    task.save()
+    RubricVersion.objects.filter(task=task).update(instruction=PAYLOAD)
+    CriterionVersion.objects.filter(criterion__task=task).update(wording=PAYLOAD, passes=PAYLOAD)
+    label = ContextValue.objects.filter(variable__key="cefr_level").first()
+    label.label = PAYLOAD[:200]
+    label.save()
+    TaskContextValue.objects.create(task=task, variable=label.variable, value=label)
+    text = Response.objects.create(task=task, model_name="m-text", text=PAYLOAD)
+    talk = Response.objects.create(task=task, model_name="m-talk", kind="conversation")
+    Turn.objects.create(response=talk, index=0, role="user", content=PAYLOAD)
+    Turn.objects.create(response=talk, index=1, role="assistant", content=PAYLOAD)
+    study = services.create_study(
+        name="XSS study",
+        framework=task.framework,
+        responses=[text, talk],
+        annotators=[admin, ben],
+        overlap=2,
+    )
+    services.assign_study(study)
+    for grader, verdict in ((admin, "pass"), (ben, "fail")):
+        for assignment in Assignment.objects.filter(study_item__study=study, annotator=grader):
+            for version in factories.rubric_of(assignment):
+                services.save_grade(
+                    assignment, version.pk, verdict=verdict, rationale=PAYLOAD, by=grader
+                )
+            if grader == ben:
+                for item in study.likert_items.all():
+                    services.save_likert(assignment, item.pk, 3, by=grader)
+                services.submit(assignment)
+    # Ada (an Admin, who grades too) has not submitted, so her grading page is open to her.
+    first = Assignment.objects.filter(study_item__study=study, annotator=admin).first()
+    version = factories.rubric_of(first)[0]
+    services.save_grade(first, version.pk, verdict="fail", rationale=FORMULA, by=admin)
+    run = JudgeRun.objects.create(judge_model="judge")
+    for response in (text, talk):
+        JudgeVerdict.objects.create(
+            run=run, response=response, criterion_version=version, verdict=True, rationale=PAYLOAD
+        )
+    client = Client()
+    client.force_login(admin)
+    return {
+        "client": client,
+        "task": task,
+        "study": study,
+        "mine": first,
+        "version": version,
+        "run": run,
+        "ben": ben,
+    }
+
+
+def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    study, item = w["study"].pk, w["mine"].study_item_id
+    return {
+        "task list": reverse("rubrics:task_list"),
+        "task detail": reverse("rubrics:task_detail", args=[w["task"].pk]),
+        "grading page": reverse("grading:assignment", args=[w["mine"].pk]),
+        "study": reverse("grading:study", args=[study]),
+        "adjudication": reverse("grading:adjudication", args=[study]),
+        "adjudicate": reverse("grading:adjudicate", args=[study, item, w["version"].pk]),
+        "agreement": reverse("agreement:study", args=[study]),
+        "leaderboard": reverse("agreement:leaderboard", args=[study]),
+        "judge": reverse("agreement:judge", args=[study, w["run"].pk]),
+        "offline": reverse("interchange:offline", args=[study]),
+    }
+
+
+@pytest.mark.parametrize("as_htmx", [False, True], ids=["page", "htmx"])
+@pytest.mark.parametrize(
+    "page",
+    [
+        "task list",
+        "task detail",
+        "grading page",
+        "study",
+        "adjudication",
+        "adjudicate",
+        "agreement",
+        "leaderboard",
+        "judge",
+        "offline",
+    ],
+)
+def test_hostile_text_is_inert_on_every_page(world, page, as_htmx) -> None:  # type: ignore[no-untyped-def]
+    headers = {"HTTP_HX_REQUEST": "true"} if as_htmx else {}
+
+    response = world["client"].get(_pages(world)[page], **headers)
+
+    assert response.status_code == 200
+    assert executable_markup(response.text) == []
+
+
+def test_the_pages_do_show_the_text(world) -> None:  # type: ignore[no-untyped-def]
+    """The walk above is not vacuous: the hostile text reaches the pages, escaped."""
+    response = world["client"].get(_pages(world)["task detail"])
+
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in response.text
+
+
+def test_a_rationale_that_looks_like_a_formula_stays_text_in_the_xlsx(world) -> None:  # type: ignore[no-untyped-def]
+    response = world["client"].get(
+        reverse("interchange:export_grades_xlsx", args=[world["study"].pk])
+    )
+    book = load_workbook(io.BytesIO(b"".join(response.streaming_content)))
+
+    cells = [c for row in book["Grades"].iter_rows() for c in row if c.value == FORMULA]
+    assert cells and {c.data_type for c in cells} == {"s"}
+
+
+def test_the_detector_finds_the_payload_when_it_is_not_escaped() -> None:
+    found = executable_markup(PAYLOAD)
+
+    assert "<script {}>" in found and "<img onerror>" in found and "<div onclick>" in found
+    assert any("javascript:" in f for f in found)
