@@ -87,12 +87,13 @@ def world(make_user):  # type: ignore[no-untyped-def]
                 services.save_grade(
                     assignment, version.pk, verdict=verdict, rationale=PAYLOAD, by=grader
                 )
-            if grader == ben:
-                for item in study.likert_items.all():
-                    services.save_likert(assignment, item.pk, 3, by=grader)
-                services.submit(assignment)
-    # Ada (an Admin, who grades too) has not submitted, so her grading page is open to her.
+            for item in study.likert_items.all():
+                services.save_likert(assignment, item.pk, 3, by=grader)
+    # Ada (an Admin, who grades too) submits all but her first response, which stays open to
+    # her; on the others she and Ben disagree, so the agreement pages list disagreements.
     first = Assignment.objects.filter(study_item__study=study, annotator=admin).first()
+    for assignment in Assignment.objects.filter(study_item__study=study).exclude(pk=first.pk):
+        services.submit(assignment)
     version = factories.rubric_of(first)[0]
     services.save_grade(first, version.pk, verdict="fail", rationale=FORMULA, by=admin)
     run = JudgeRun.objects.create(judge_model="judge")
@@ -159,6 +160,8 @@ def test_the_pages_do_show_the_text(world) -> None:  # type: ignore[no-untyped-d
     response = world["client"].get(_pages(world)["task detail"])
 
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in response.text
+    agreement = world["client"].get(_pages(world)["agreement"])
+    assert "raw block" in agreement.text  # a disagreement, with its criterion wording
 
 
 def test_a_rationale_that_looks_like_a_formula_stays_text_in_the_xlsx(world) -> None:  # type: ignore[no-untyped-def]
