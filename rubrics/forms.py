@@ -14,6 +14,12 @@ from taxonomy.models import Competency, ContextVariable, Framework, SubCompetenc
 
 # Uploaded resources are handed to models with the task: keep them small. Override in settings.
 RESOURCE_MAX_BYTES: int = getattr(settings, "RUBRICS_RESOURCE_MAX_BYTES", 5 * 1024 * 1024)
+# Teaching material: documents, sheets, slides, pictures, sound and video. Files are downloaded as
+# attachments anyway; the list keeps pages, scripts and programs (.html, .svg, .js, .exe) out.
+RESOURCE_EXTENSIONS = (
+    *(".pdf", ".txt", ".md", ".csv", ".docx", ".odt", ".pptx", ".odp", ".xlsx", ".ods"),
+    *(".png", ".jpg", ".jpeg", ".gif", ".webp", ".mp3", ".wav", ".ogg", ".m4a", ".mp4"),
+)
 
 
 def add_errors(form: forms.Form, exc: ValidationError) -> None:
@@ -188,6 +194,11 @@ class ResourceForm(forms.Form):
             raise ValidationError(
                 f"{upload.name} is {filesizeformat(upload.size)}; the limit is "
                 f"{filesizeformat(RESOURCE_MAX_BYTES)}."
+            )
+        if upload and not upload.name.lower().endswith(RESOURCE_EXTENSIONS):
+            raise ValidationError(
+                f"{upload.name} is not a file type taken here; upload one of "
+                f"{', '.join(RESOURCE_EXTENSIONS)}."
             )
         return upload
 

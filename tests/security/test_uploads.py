@@ -59,7 +59,7 @@ def test_an_import_of_the_wrong_type_is_refused(
 
 def test_an_uploaded_file_lands_under_a_server_chosen_path(client_as, media) -> None:  # type: ignore[no-untyped-def]
     task = factories.published_task()
-    upload = SimpleUploadedFile("../../../l2annot/evil.html", b"<script>alert(1)</script>")
+    upload = SimpleUploadedFile("../../../l2annot/evil.txt", b"<script>alert(1)</script>")
     client = htmx(client_as(Role.AUTHOR))
 
     client.post(reverse("rubrics:resource_create", args=[task.pk]), {"title": "X", "file": upload})
@@ -72,13 +72,26 @@ def test_an_uploaded_file_lands_under_a_server_chosen_path(client_as, media) -> 
 def test_an_uploaded_file_is_downloaded_as_an_attachment(client_as, media) -> None:  # type: ignore[no-untyped-def]
     task = factories.published_task()
     client = htmx(client_as(Role.AUTHOR))
-    upload = SimpleUploadedFile("page.html", b"<script>alert(1)</script>", "text/html")
+    upload = SimpleUploadedFile("page.txt", b"<script>alert(1)</script>", "text/html")
     client.post(reverse("rubrics:resource_create", args=[task.pk]), {"title": "X", "file": upload})
 
     response = client.get(reverse("rubrics:resource_file", args=[TaskResource.objects.get().pk]))
 
     assert response.headers["Content-Disposition"].startswith("attachment;")
     assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+@pytest.mark.parametrize("name", ["page.html", "logo.svg", "tool.exe", "app.js", "noext"])
+def test_a_resource_of_the_wrong_type_is_refused(client_as, media, name) -> None:  # type: ignore[no-untyped-def]
+    task = factories.published_task()
+    upload = SimpleUploadedFile(name, b"<script>alert(1)</script>")
+    url = reverse("rubrics:resource_create", args=[task.pk])
+
+    response = htmx(client_as(Role.AUTHOR)).post(url, {"title": "X", "file": upload})
+
+    assert response.status_code == 422
+    assert f"{name} is not a file type taken here; upload one of .pdf" in response.text
+    assert not TaskResource.objects.exists()
 
 
 def test_media_files_are_not_served_by_url_even_in_debug(settings) -> None:  # type: ignore[no-untyped-def]
