@@ -20,7 +20,7 @@ def test_viewer_opens_the_demo_study_agreement_and_sees_the_plots(
     study = seed_demo_study()
     page = new_page()
     log_in(page, Role.VIEWER)
-    page.get_by_role("link", name="Agreement").click()
+    page.get_by_role("link", name="Agreement", exact=True).click()
     page.get_by_role("link", name=study.name).click()
     page.get_by_role("heading", name=f"Agreement: {study.name}").wait_for()
     for name in [
