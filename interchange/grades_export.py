@@ -5,8 +5,10 @@ Unlike the annotators' pages these name the model. Annotators are pseudonymised 
 to its adjudicator. Rows stream from the database in chunks: a fixed number of queries and flat
 memory, however large the study.
 
-The CSV is exact (for pandas or R): a rationale starting with `=` stays as written, so open it
-in a spreadsheet through the XLSX export, whose texts are never formulas.
+The CSV is written for spreadsheets (UTF-8 with a byte-order mark, so Excel reads it): a text
+cell that a spreadsheet would take for a formula (starting with = + - @, a tab or a carriage
+return) gets a leading apostrophe, as OWASP advises against CSV injection. Numbers are left as
+they are, so a negative weight stays a number. In the XLSX export texts are never formulas.
 """
 
 from __future__ import annotations
@@ -137,13 +139,23 @@ class _Echo:
         return value
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A text a spreadsheet would run as a formula, neutralised with a leading apostrophe."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def csv_lines(study: Study, *, scores: bool = False) -> Iterator[str]:
     """The grades (or scores) as CSV lines: UTF-8 with a byte-order mark, so Excel reads it."""
     writer = csv.writer(_Echo())
     header, rows = (SCORE_COLUMNS, score_rows) if scores else (GRADE_COLUMNS, grade_rows)
     yield "\ufeff" + writer.writerow(header)
     for row in rows(study):
-        yield writer.writerow(row)
+        yield writer.writerow([spreadsheet_safe(value) for value in row])
 
 
 def write_csv(study: Study, out: IO[str], *, scores: bool = False) -> None:

@@ -179,3 +179,17 @@ def test_the_index_page_links_each_study_export(study, client_as):
     page = client_as(Role.MAINTAINER).get(reverse("interchange:index")).content.decode()
     for name in ("export_grades_csv", "export_scores_csv", "export_grades_xlsx", "offline"):
         assert reverse(f"interchange:{name}", args=[study.pk]) in page
+
+
+def test_csv_cells_that_look_like_formulas_are_neutralised(study):
+    rationales = [row["rationale"] for row in read_csv(csv_text(study)) if row["rationale"]]
+    assert "'=1+1" in rationales and "=1+1" not in rationales
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [("=1+1", "'=1+1"), ("+A1", "'+A1"), ("-2", "'-2"), ("@SUM(A1)", "'@SUM(A1)"),
+     ("\tx", "'\tx"), ("plain", "plain"), (-3, -3), (None, None)],
+)  # fmt: skip
+def test_only_text_that_starts_like_a_formula_gets_an_apostrophe(value, written):
+    assert grades_export.spreadsheet_safe(value) == written
