@@ -1,6 +1,5 @@
 from io import BytesIO
 
-from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
@@ -26,7 +25,7 @@ from agreement.services import (
 )
 from audit import services as audit
 from audit.models import AuditEvent
-from grading.models import Assignment, Study
+from grading.models import Study
 from judging.models import JudgeRun
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -141,14 +140,7 @@ def judge_calibration(request: HttpRequest, study_id: int, run_id: int) -> HttpR
 
 @require(Action.VIEW_BENCHMARK)
 def index(request: HttpRequest) -> HttpResponse:
-    studies = Study.objects.annotate(
-        responses=Count("items", distinct=True),
-        submitted=Count(
-            "items__assignments",
-            filter=Q(items__assignments__status=Assignment.Status.SUBMITTED),
-            distinct=True,
-        ),
-    ).order_by("-created_at", "pk")
+    studies = Study.objects.with_progress().order_by("-created_at", "pk")
     return render(request, "agreement/index.html", {"studies": studies})
 
 

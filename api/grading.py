@@ -388,18 +388,6 @@ class GoldVerdictViewSet(RevisionedModelViewSet):
 
 
 # ----- studies -------------------------------------------------------------------------------
-def with_progress(studies: QuerySet[Study]) -> QuerySet[Study]:
-    """The counts of grading.services.studies_with_progress, kept a queryset so the API can
-    filter and paginate it."""
-    return studies.annotate(
-        items_count=Count("items", distinct=True),
-        assignments_count=Count("items__assignments", distinct=True),
-        submitted_count=Count(
-            "items__assignments",
-            filter=Q(items__assignments__status=Assignment.Status.SUBMITTED),
-            distinct=True,
-        ),
-    )
 
 
 class StudySerializer(serializers.ModelSerializer):
@@ -503,7 +491,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
 
     def get_queryset(self) -> QuerySet:
         queryset = super().get_queryset()
-        return queryset if self.blind() else with_progress(queryset)
+        return queryset if self.blind() else queryset.with_progress()
 
     def get_serializer_class(self) -> type[serializers.Serializer]:
         if getattr(self, "swagger_fake_view", False):
@@ -526,7 +514,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         )
         if assign_now:
             services.assign_study(study)
-        created = with_progress(Study.objects.filter(pk=study.pk)).select_related("framework")
+        created = Study.objects.filter(pk=study.pk).with_progress().select_related("framework")
         return Response(StudySerializer(created.get()).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(

@@ -28,6 +28,18 @@ class Verdict(models.TextChoices):
     NA = "na", "N/A"
 
 
+class StudyQuerySet(models.QuerySet["Study"]):
+    def with_progress(self) -> "StudyQuerySet":
+        """Each study with .items_count, .assignments_count and .submitted_count, in the same
+        query."""
+        submitted = Q(items__assignments__status=Assignment.Status.SUBMITTED)
+        return self.annotate(
+            items_count=models.Count("items", distinct=True),
+            assignments_count=models.Count("items__assignments", distinct=True),
+            submitted_count=models.Count("items__assignments", filter=submitted, distinct=True),
+        )
+
+
 class Study(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", "Open"
@@ -59,6 +71,8 @@ class Study(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = StudyQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "pk"]

@@ -420,17 +420,7 @@ def submit(assignment: Assignment) -> None:
 # ----- progress ---------------------------------------------------------------------------------
 def studies_with_progress(studies: Any) -> list[Study]:
     """Each study with .items_count, .assignments_count and .submitted_count. One query."""
-    return list(
-        studies.annotate(
-            items_count=Count("items", distinct=True),
-            assignments_count=Count("items__assignments", distinct=True),
-            submitted_count=Count(
-                "items__assignments",
-                filter=Q(items__assignments__status=Assignment.Status.SUBMITTED),
-                distinct=True,
-            ),
-        )
-    )
+    return list(studies.with_progress())
 
 
 def progress_per_annotator(study: Study) -> list[dict[str, Any]]:
