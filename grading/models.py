@@ -29,6 +29,11 @@ class Verdict(models.TextChoices):
 
 
 class StudyQuerySet(models.QuerySet["Study"]):
+    def find(self, key: str) -> "Study | None":
+        """The study whose id or exact name is `key` (as people type it on a command line)."""
+        study = self.filter(pk=int(key)).first() if key.isdigit() else None
+        return study or self.filter(name=key).first()
+
     def with_progress(self) -> "StudyQuerySet":
         """Each study with .items_count, .assignments_count and .submitted_count, in the same
         query."""

@@ -19,8 +19,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         key = options["study"]
-        study = Study.objects.filter(pk=int(key)).first() if key.isdigit() else None
-        study = study or Study.objects.filter(name=key).first()
+        study = Study.objects.find(key)
         if study is None:
             raise CommandError(f"No study with id or name {key!r}.")
         report = study_report(study)

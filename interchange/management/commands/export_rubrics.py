@@ -42,8 +42,7 @@ class Command(BaseCommand):
         self.stdout.write(f"Rubrics written to {path}")
 
     def _validation(self, key: str) -> Validation:
-        study = Study.objects.filter(pk=int(key)).first() if key.isdigit() else None
-        study = study or Study.objects.filter(name=key).first()
+        study = Study.objects.find(key)
         if study is None:
             raise CommandError(f"No study with id or name {key!r}.")
         return {c.criterion.key: (c.validated, c.verdict) for c in study_report(study).criteria}
