@@ -9,6 +9,15 @@ from django.db.models.functions import Lower
 CODE_HELP = "Stable identifier used in criterion codes and files, e.g. 02 or 02a."
 
 
+class FrameworkQuerySet(models.QuerySet["Framework"]):
+    def chosen(self, code: str | None) -> "Framework":
+        """The framework with `code`, or, when no code is given, the only framework there is.
+
+        Raises Framework.DoesNotExist when there is no such framework (or none at all), and
+        Framework.MultipleObjectsReturned when no code is given and there are several."""
+        return self.get(code=code) if code else self.get()
+
+
 class Framework(models.Model):
     code = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200)
@@ -17,6 +26,8 @@ class Framework(models.Model):
         blank=True, help_text="Where the names come from and how far to trust them."
     )
     revision = models.PositiveIntegerField(default=1, editable=False)
+
+    objects = FrameworkQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]

@@ -19,16 +19,15 @@ def add_framework_argument(parser: ArgumentParser) -> None:
 
 
 def framework_from(code: str | None) -> Framework:
-    if code:
-        try:
-            return Framework.objects.get(code=code)
-        except Framework.DoesNotExist:
+    try:
+        return Framework.objects.chosen(code)
+    except Framework.DoesNotExist:
+        if code:
             raise CommandError(f"No framework with code '{code}'.") from None
-    frameworks = list(Framework.objects.all()[:2])
-    if len(frameworks) != 1:
-        found = "none exists" if not frameworks else "there are several"
-        raise CommandError(f"Give the framework with --framework CODE ({found}).")
-    return frameworks[0]
+        found = "none exists"
+    except Framework.MultipleObjectsReturned:
+        found = "there are several"
+    raise CommandError(f"Give the framework with --framework CODE ({found}).")
 
 
 class _NoNewline:

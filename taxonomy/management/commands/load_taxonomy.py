@@ -42,12 +42,11 @@ class Command(BaseCommand):
             raise CommandError("Nothing was loaded:\n" + "\n".join(exc.problems)) from exc
 
     def _framework(self, code: str | None) -> Framework:
-        if code:
-            try:
-                return Framework.objects.get(code=code)
-            except Framework.DoesNotExist:
+        try:
+            return Framework.objects.chosen(code)
+        except Framework.DoesNotExist:
+            if code:
                 raise CommandError(f"No framework with code {code!r}.") from None
-        frameworks = list(Framework.objects.all()[:2])
-        if len(frameworks) != 1:
-            raise CommandError("Say which framework the variables belong to: --framework CODE.")
-        return frameworks[0]
+        except Framework.MultipleObjectsReturned:
+            pass
+        raise CommandError("Say which framework the variables belong to: --framework CODE.")
