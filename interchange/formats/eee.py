@@ -1,0 +1,275 @@
+"""Model results in the "Every Eval Ever" (EEE) aggregate JSON schema, one file per model.
+
+EEE (github.com/evaleval/every_eval_ever) stores one JSON record per evaluated model at
+``<benchmark>/<developer>/<model>/<uuid4>.json`` under the datastore's ``data/`` folder. A record
+names the model, who produced the figures and how, and holds a list of evaluation results, each
+with its score, the metric's bounds and the score's uncertainty.
+
+This writer takes figures already computed (the L2-Bench score of a model with its bootstrap
+interval, overall and per group) and turns them into records; it computes nothing. Output is
+deterministic: the same inputs (the file's UUID and timestamp included) give the same bytes.
+
+Written against schema version 0.3.0 (``eval.schema.json`` of the ``every-eval-ever`` 0.3.0
+package). Where the schema requires a value this tool does not know, it writes the value the
+schema defines for "unknown" (``deployment_type``, ``model_availability``) or the word
+``unknown`` where the schema offers no such value (the judge's prompt template).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+__all__ = [
+    "DEPLOYMENT_TYPES",
+    "EVALUATOR_RELATIONSHIPS",
+    "MODEL_AVAILABILITIES",
+    "SCHEMA_VERSION",
+    "Export",
+    "Judge",
+    "ModelResults",
+    "Result",
+    "Score",
+    "dumps",
+    "model_id",
+    "record",
+    "relative_path",
+    "write_record",
+]
+
+SCHEMA_VERSION = "0.3.0"
+EVALUATOR_RELATIONSHIPS = ("first_party", "third_party", "collaborative", "other")
+DEPLOYMENT_TYPES = ("self_deployed", "externally_managed", "unknown")
+MODEL_AVAILABILITIES = ("open_weights", "closed_weights", "unknown")
+UNKNOWN = "unknown"
+
+# EEE refuses these in a folder name (Windows-unsafe characters, control characters).
+_UNSAFE = re.compile(r'[<>:"/\\|?*\x00-\x1f]')
+_UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+
+
+@dataclass(frozen=True)
+class Score:
+    """A model's mean score (0 to 1) over `n_responses` responses, with its bootstrap interval
+    (None when it could not be computed, e.g. from a single response)."""
+
+    mean: float
+    low: float | None
+    high: float | None
+    n_responses: int
+
+
+@dataclass(frozen=True)
+class Result:
+    """One evaluation result of a model: the whole benchmark or one group of it."""
+
+    key: str  # evaluation_result_id, stable within a record: "overall", "competency:01"
+    name: str  # evaluation_name
+    description: str
+    score: Score
+    expert_baseline: float | None = None  # the experts' score, when a judge gave `score`
+
+
+@dataclass(frozen=True)
+class Judge:
+    model: str
+    prompt_version: str = ""
+    run_id: str = ""
+
+
+@dataclass(frozen=True)
+class Export:
+    """What every record of one export shares: where the figures come from and who gives them."""
+
+    benchmark: str  # the datastore folder and evaluation id prefix, e.g. "l2-bench"
+    dataset_name: str  # e.g. "L2-Bench"
+    organization: str
+    relationship: str  # one of EVALUATOR_RELATIONSHIPS
+    retrieved_at: float  # Unix time the records were made
+    library_version: str
+    study: str
+    scored_by: str  # "experts" or "judge"
+    n_resamples: int
+    confidence_level: float = 0.95
+    organization_url: str | None = None
+    evaluated_at: str | None = None  # ISO 8601
+    judge: Judge | None = None
+
+
+@dataclass(frozen=True)
+class ModelResults:
+    model: str  # the model's name as recorded with its responses
+    results: tuple[Result, ...]
+    developer: str | None = None
+    versions: tuple[str, ...] = ()
+    deployment_type: str = UNKNOWN
+    model_availability: str = UNKNOWN
+
+
+def model_id(model: str, developer: str | None) -> str:
+    """The model's id in the Hugging Face form ``developer/model`` that EEE asks for.
+
+    A name that already has a ``/`` is taken as such an id. Raises ValueError when neither the
+    name nor `developer` says who the developer is (EEE files a record under its developer).
+    """
+    if "/" in model:
+        return model
+    if not developer or not developer.strip() or developer.strip().lower() == UNKNOWN:
+        raise ValueError(f"model {model!r} has no developer: EEE files each model under one")
+    return f"{developer.strip()}/{model}"
+
+
+def _folder(name: str) -> str:
+    cleaned = _UNSAFE.sub("_", name.strip()).rstrip(". ")
+    if cleaned in {"", ".", ".."}:
+        raise ValueError(f"{name!r} cannot be a folder name")
+    return cleaned
+
+
+def relative_path(model: ModelResults, export: Export, file_uuid: str) -> PurePosixPath:
+    """``<benchmark>/<developer>/<model>/<uuid>.json``: the developer is the id's first part,
+    the rest of the id (slashes made underscores) is the model folder, as EEE lays them out."""
+    if not _UUID4.match(file_uuid):
+        raise ValueError(f"{file_uuid!r} is not a lower-case UUID version 4")
+    developer, _, name = model_id(model.model, model.developer).partition("/")
+    folders = [_folder(export.benchmark), _folder(developer), _folder(name.replace("/", "_"))]
+    return PurePosixPath(*folders, f"{file_uuid}.json")
+
+
+def _timestamp(seconds: float) -> str:
+    return repr(float(seconds))
+
+
+def _model_details(deployment_type: str, availability: str, extra: dict[str, str]) -> dict:
+    if deployment_type not in DEPLOYMENT_TYPES:
+        raise ValueError(f"deployment type {deployment_type!r} is not one of {DEPLOYMENT_TYPES}")
+    if availability not in MODEL_AVAILABILITIES:
+        raise ValueError(f"availability {availability!r} is not one of {MODEL_AVAILABILITIES}")
+    return {"deployment_type": deployment_type, "model_availability": availability, **extra}
+
+
+def _uncertainty(score: Score, export: Export) -> dict[str, Any]:
+    uncertainty: dict[str, Any] = {"num_samples": score.n_responses}
+    if score.low is not None and score.high is not None:
+        uncertainty["confidence_interval"] = {
+            "lower": score.low,
+            "upper": score.high,
+            "confidence_level": export.confidence_level,
+            "method": "percentile bootstrap over the model's responses",
+        }
+        uncertainty["num_bootstrap_samples"] = export.n_resamples
+    return uncertainty
+
+
+def _llm_scoring(judge: Judge, expert_baseline: float | None) -> dict[str, Any]:
+    details = {
+        key: value
+        for key, value in (("prompt_version", judge.prompt_version), ("run_id", judge.run_id))
+        if value
+    }
+    judge_info: dict[str, Any] = {"name": judge.model, "id": judge.model}
+    judge_info["additional_details"] = _model_details(UNKNOWN, UNKNOWN, {})
+    scoring: dict[str, Any] = {
+        "judges": [{"model_info": judge_info}],
+        # The judge's prompt template is not stored with its verdicts; the schema requires one.
+        "input_prompt": UNKNOWN,
+    }
+    if expert_baseline is not None:
+        scoring["expert_baseline"] = expert_baseline
+    if details:
+        scoring["additional_details"] = details
+    return scoring
+
+
+def _result(result: Result, export: Export) -> dict[str, Any]:
+    if not 0.0 <= result.score.mean <= 1.0:
+        raise ValueError(f"score {result.score.mean} of {result.name!r} is outside 0..1")
+    metric: dict[str, Any] = {
+        "evaluation_description": result.description,
+        "metric_id": "l2bench.score",
+        "metric_name": "L2-Bench score",
+        "metric_kind": "rubric_score",
+        "metric_unit": "proportion",
+        "lower_is_better": False,
+        "score_type": "continuous",
+        "min_score": 0.0,
+        "max_score": 1.0,
+    }
+    if export.judge is not None:
+        metric["llm_scoring"] = _llm_scoring(export.judge, result.expert_baseline)
+    return {
+        "evaluation_result_id": result.key,
+        "evaluation_name": result.name,
+        "source_data": {
+            "dataset_name": export.dataset_name,
+            "source_type": "other",
+            "additional_details": {"study": export.study, "scored_by": export.scored_by},
+        },
+        "metric_config": metric,
+        "score_details": {
+            "score": result.score.mean,
+            "uncertainty": _uncertainty(result.score, export),
+        },
+    }
+
+
+def record(model: ModelResults, export: Export) -> dict[str, Any]:
+    """The EEE aggregate record of one model. Raises ValueError on a value the schema refuses."""
+    if export.relationship not in EVALUATOR_RELATIONSHIPS:
+        raise ValueError(
+            f"evaluator relationship {export.relationship!r} is not one of "
+            f"{', '.join(EVALUATOR_RELATIONSHIPS)}"
+        )
+    if not model.results:
+        raise ValueError(f"model {model.model!r} has no result")
+    identifier = model_id(model.model, model.developer)
+    retrieved = _timestamp(export.retrieved_at)
+    extra = {"versions": ", ".join(model.versions)} if model.versions else {}
+    info: dict[str, Any] = {"name": model.model, "id": identifier}
+    info["developer"] = model.developer or identifier.partition("/")[0]
+    info["additional_details"] = _model_details(
+        model.deployment_type, model.model_availability, extra
+    )
+    source: dict[str, Any] = {
+        "source_name": "L2 Annot",
+        "source_type": "evaluation_run",
+        "source_organization_name": export.organization,
+        "evaluator_relationship": export.relationship,
+        "additional_details": {"scored_by": export.scored_by, "study": export.study},
+    }
+    if export.organization_url:
+        source["source_organization_url"] = export.organization_url
+    data: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "evaluation_id": f"{export.benchmark}/{identifier.replace('/', '_')}/{retrieved}",
+    }
+    if export.evaluated_at:
+        data["evaluation_timestamp"] = export.evaluated_at
+    data.update(
+        {
+            "retrieved_timestamp": retrieved,
+            "source_metadata": source,
+            "eval_library": {"name": "l2annot", "version": export.library_version or UNKNOWN},
+            "model_info": info,
+            "evaluation_results": [_result(result, export) for result in model.results],
+        }
+    )
+    return data
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """The record as EEE files it: indented JSON, no NaN or infinity, a final newline."""
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_record(folder: Path, model: ModelResults, export: Export, file_uuid: str) -> Path:
+    """Write the record of `model` under `folder` at its EEE path; refuse to overwrite."""
+    text = dumps(record(model, export))
+    path = folder.joinpath(*relative_path(model, export, file_uuid).parts)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("x", encoding="utf-8", newline="\n") as out:
+        out.write(text)
+    return path
