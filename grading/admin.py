@@ -40,6 +40,7 @@ class PoolMemberInline(admin.TabularInline):
 class LikertItemInline(admin.TabularInline):
     model = LikertItem
     extra = 0
+    prepopulated_fields = {"key": ["prompt"]}
 
 
 @admin.register(Study)
@@ -104,5 +105,6 @@ class PoolMemberAdmin(AuditedAdmin):
 
 @admin.register(LikertItem)
 class LikertItemAdmin(AuditedAdmin):
-    list_display = ["study", "order", "prompt"]
+    list_display = ["study", "order", "key", "prompt"]
     list_filter = ["study"]
+    prepopulated_fields = {"key": ["prompt"]}

@@ -13,6 +13,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.text import slugify
 
 from rubrics.models import CriterionVersion, Response, RubricVersion
 from taxonomy.models import Framework, SubCompetency
@@ -154,6 +155,28 @@ class Expertise(models.Model):
         return f"{self.annotator}: {self.sub_competency or self.language}"
 
 
+QUESTION_KEY_LENGTH = 50
+
+
+def question_keys(prompts: "list[str] | tuple[str, ...]") -> list[str]:
+    """A short slug per prompt, unique among them: the prompt's first words ("this-task-is-
+    authentic"), then "-2", "-3" for a repeat. A judge's 1-5 ratings name the question by it."""
+    keys: list[str] = []
+    for prompt in prompts:
+        words = slugify(prompt).split("-")
+        base = ""
+        for word in words:
+            if base and len(base) + 1 + len(word) > QUESTION_KEY_LENGTH - 4:
+                break
+            base = f"{base}-{word}" if base else word
+        base = base[: QUESTION_KEY_LENGTH - 4] or "question"
+        key, n = base, 2
+        while key in keys:
+            key, n = f"{base}-{n}", n + 1
+        keys.append(key)
+    return keys
+
+
 class LikertItem(models.Model):
     """A 1-5 rating asked once per graded response, e.g. "Is this task authentic?"."""
 
@@ -161,6 +184,10 @@ class LikertItem(models.Model):
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="likert_items")
     order = models.PositiveIntegerField(default=0)
+    key = models.SlugField(
+        max_length=QUESTION_KEY_LENGTH,
+        help_text="Names the question in files: a judge's 1-5 ratings are matched on it.",
+    )
     prompt = models.CharField(max_length=300)
     label_1 = models.CharField(max_length=60, default="Strongly disagree")
     label_2 = models.CharField(max_length=60, default="Disagree")
@@ -170,6 +197,10 @@ class LikertItem(models.Model):
 
     class Meta:
         ordering = ["study", "order", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "key"], name="likert_item_key_once"),
+            models.CheckConstraint(condition=~Q(key=""), name="likert_item_key_not_empty"),
+        ]
 
     def __str__(self) -> str:
         return self.prompt

@@ -27,6 +27,7 @@ from grading.models import (
     Study,
     StudyItem,
     Verdict,
+    question_keys,
 )
 from rubrics.models import Response, RubricItem, RubricVersion
 from rubrics.models.criteria import LAYER_RANK, Layer
@@ -39,6 +40,7 @@ DEFAULT_LIKERT_PROMPTS = (
     "This task is authentic: a teacher could meet it in their work.",
     "The criteria are adequate for judging a response to this task.",
 )
+DEFAULT_LIKERT_KEYS = ("authenticity", "criteria-adequacy")
 
 
 class GradingError(ValidationError):
@@ -63,8 +65,12 @@ def create_study(
 ) -> Study:
     study = Study.objects.create(name=name, framework=framework, created_by=by, **options)
     PoolMember.objects.bulk_create(PoolMember(study=study, annotator=a) for a in annotators)
+    keys = DEFAULT_LIKERT_KEYS if tuple(likert_prompts) == DEFAULT_LIKERT_PROMPTS else None
     LikertItem.objects.bulk_create(
-        LikertItem(study=study, order=n, prompt=prompt) for n, prompt in enumerate(likert_prompts)
+        LikertItem(study=study, order=n, key=key, prompt=prompt)
+        for n, (key, prompt) in enumerate(
+            zip(keys or question_keys(list(likert_prompts)), likert_prompts, strict=True)
+        )
     )
     add_responses(study, responses)
     audit.record_creation(study, ["name", "framework", "overlap"], actor=by)

@@ -1,7 +1,9 @@
 """What an LLM judge said about model responses, kept apart from the experts' grades so the two
 can be compared (judge calibration) without one ever overwriting the other."""
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.db.models import Q
 
 from rubrics.models import CriterionVersion, Response
 
@@ -52,3 +54,36 @@ class JudgeVerdict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.criterion_version}: {'pass' if self.verdict else 'fail'}"
+
+
+class JudgeRating(models.Model):
+    """The judge's 1-5 score for one response on one rating question (e.g. authenticity).
+
+    `question` is the question's key, not a link to a study's LikertItem: a judge run is made
+    independently of any study, and a study compares it with its own LikertItem of that key."""
+
+    SCALE = range(1, 6)
+
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="ratings")
+    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="+")
+    question = models.SlugField(max_length=50)
+    epoch = models.PositiveIntegerField(default=1)
+    value = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(1), MaxValueValidator(5)]
+    )
+    rationale = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["run", "response", "question", "epoch"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "response", "question", "epoch"],
+                name="judge_rating_once_per_run",
+            ),
+            models.CheckConstraint(
+                condition=Q(value__gte=1, value__lte=5), name="judge_rating_1_to_5"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.question}: {self.value}"

@@ -14,7 +14,13 @@ Fields:
 - optional ``record_id``: the batch inference id ``<task_key>/<criterion_id>``; when given it
   must agree with ``criterion_id`` (and with ``task_key`` when that is given).
 
-One verdict per response, criterion, judge, prompt version and run: a repeat is a problem.
+A line may instead carry the judge's 1-5 **rating** of the response on a rating question
+(e.g. the task's authenticity): ``question`` (the question's key, a slug) and ``score`` (a whole
+number from 1 to 5) in place of ``criterion_id`` and ``verdict``; the other fields are the same
+(``weight`` and ``record_id`` do not apply). A line is a verdict or a rating, never both.
+
+One verdict per response, criterion, judge, prompt version and run, and one rating per
+response, question, epoch, judge, prompt version and run: a repeat is a problem.
 """
 
 from __future__ import annotations
@@ -29,11 +35,13 @@ from .jsonl import FieldReader, iter_jsonl
 from .problems import Problem, shown
 
 __all__ = [
+    "RatingRecord",
     "VerdictRecord",
     "VerdictsFile",
     "batch_record_id",
     "parse_batch_record_id",
     "parse_verdict",
+    "rating_to_json",
     "read_verdicts_jsonl",
     "verdict_to_json",
     "write_verdicts_jsonl",
@@ -42,6 +50,9 @@ __all__ = [
 _TRUE = frozenset({"true", "pass", "yes"})
 _FALSE = frozenset({"false", "fail", "no"})
 ACCEPTED = "true or false (also pass/fail, yes/no)"
+SCORES = range(1, 6)
+RATING_FIELDS = ("question", "score")
+VERDICT_FIELDS = ("criterion_id", "verdict", "weight", "record_id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,9 +90,42 @@ class VerdictRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class RatingRecord:
+    """The judge's 1-5 score for one response on one rating question (by its key)."""
+
+    question: str
+    score: int
+    judge_model: str
+    response_id: str | None = None
+    task_key: str | None = None
+    model: str | None = None
+    epoch: int = 1
+    rationale: str = ""
+    prompt_version: str | None = None
+    run_id: str | None = None
+    line: int = field(default=0, compare=False)
+
+    def __post_init__(self) -> None:
+        by_id = self.response_id is not None
+        by_key = self.task_key is not None and self.model is not None
+        if by_id == by_key or (by_id and (self.task_key or self.model)):
+            raise ValueError("give either response_id, or task_key and model")
+        if self.score not in SCORES:
+            raise ValueError(f"score must be 1 to 5, got {self.score!r}")
+
+    @property
+    def response_key(self) -> tuple[str, ...]:
+        """What identifies the response: ``(id,)`` or ``(task_key, model, epoch)``."""
+        if self.response_id is not None:
+            return (self.response_id,)
+        return (str(self.task_key), str(self.model), str(self.epoch))
+
+
+@dataclass(frozen=True, slots=True)
 class VerdictsFile:
     verdicts: tuple[VerdictRecord, ...]
     problems: tuple[Problem, ...]
+    ratings: tuple[RatingRecord, ...] = ()
 
 
 def batch_record_id(task_key: str, criterion_id: str) -> str:
@@ -116,24 +160,42 @@ def read_verdicts_jsonl(path: Path) -> VerdictsFile:
     """Read a verdicts file; lines with problems are left out, every problem is reported."""
     problems: list[Problem] = []
     verdicts: list[VerdictRecord] = []
+    ratings: list[RatingRecord] = []
     seen: dict[tuple[object, ...], int] = {}
     for line, obj in iter_jsonl(path, problems):
         fields = FieldReader(path.name, line, obj, problems)
-        record = _verdict(fields)
+        is_rating = any(obj.get(name) is not None for name in RATING_FIELDS)
+        if is_rating and any(obj.get(name) is not None for name in VERDICT_FIELDS):
+            fields.report(
+                None,
+                "a line is a verdict ('criterion_id', 'verdict') or a rating "
+                "('question', 'score'), not both",
+            )
+            continue
+        record = _rating(fields) if is_rating else _verdict(fields)
         if record is None:
             continue
-        key = (record.response_key, record.criterion_id, record.judge_model)
-        key += (record.prompt_version, record.run_id)
+        if isinstance(record, RatingRecord):
+            key: tuple[object, ...] = ("rating", record.response_key, record.question)
+            key += (record.epoch, record.judge_model, record.prompt_version, record.run_id)
+            same = "a second rating for the same response, question, epoch, judge, prompt version"
+        else:
+            key = (record.response_key, record.criterion_id, record.judge_model)
+            key += (record.prompt_version, record.run_id)
+            same = "a second verdict for the same response, criterion, judge, prompt version"
         if key in seen:
-            same = "the same response, criterion, judge, prompt version and run"
-            fields.report(None, f"a second verdict for {same} (first at line {seen[key]})")
+            fields.report(None, f"{same} and run (first at line {seen[key]})")
             continue
         seen[key] = line
-        verdicts.append(record)
-    return VerdictsFile(tuple(verdicts), tuple(problems))
+        if isinstance(record, RatingRecord):
+            ratings.append(record)
+        else:
+            verdicts.append(record)
+    return VerdictsFile(tuple(verdicts), tuple(problems), tuple(ratings))
 
 
-def _verdict(fields: FieldReader) -> VerdictRecord | None:
+def _response(fields: FieldReader) -> tuple[str | None, str | None, str | None, int | None]:
+    """``(response_id, task_key, model, epoch)``: exactly one way of naming the response."""
     obj = fields.obj
     response_id = fields.text("response_id", required=False, allow_int=True)
     by_key = obj.get("task_key") is not None or obj.get("model") is not None
@@ -143,6 +205,48 @@ def _verdict(fields: FieldReader) -> VerdictRecord | None:
     task_key = fields.text("task_key", allow_int=True) if by_key else None
     model = fields.text("model") if by_key else None
     epoch = fields.integer("epoch", default=1, minimum=1)
+    return response_id, task_key, model, epoch
+
+
+def _rating(fields: FieldReader) -> RatingRecord | None:
+    obj = fields.obj
+    response_id, task_key, model, epoch = _response(fields)
+    question = fields.text("question")
+    if question is not None and not _is_slug(question):
+        fields.report("question", f"{shown(question)} is not a question key (a-z, 0-9, -, _)")
+        question = None
+    score = fields.integer("score", default=None)
+    if score is not None and score not in SCORES:
+        fields.report("score", f"{shown(obj['score'])} is not a whole number from 1 to 5")
+        score = None
+    judge_model = fields.text("judge_model")
+    rationale = fields.free_text("rationale")
+    prompt_version = fields.text("prompt_version", required=False, allow_int=True)
+    run_id = fields.text("run_id", required=False, allow_int=True)
+    if fields.failed or question is None or score is None or judge_model is None:
+        return None
+    return RatingRecord(
+        question=question,
+        score=score,
+        judge_model=judge_model,
+        response_id=response_id,
+        task_key=task_key,
+        model=model,
+        epoch=epoch or 1,
+        rationale=rationale,
+        prompt_version=prompt_version,
+        run_id=run_id,
+        line=fields.line or 0,
+    )
+
+
+def _is_slug(text: str) -> bool:
+    return len(text) <= 50 and all(c.isascii() and (c.isalnum() or c in "-_") for c in text)
+
+
+def _verdict(fields: FieldReader) -> VerdictRecord | None:
+    obj = fields.obj
+    response_id, task_key, model, epoch = _response(fields)
     criterion_id = fields.text("criterion_id")
     verdict = parse_verdict(obj.get("verdict"))
     if obj.get("verdict") is None:
@@ -200,8 +304,25 @@ def verdict_to_json(record: VerdictRecord) -> dict[str, Any]:
     return obj
 
 
-def write_verdicts_jsonl(path: Path, records: Iterable[VerdictRecord]) -> None:
+def rating_to_json(record: RatingRecord) -> dict[str, Any]:
+    """The JSON object for a 1-5 rating (optional fields left out when unset)."""
+    obj: dict[str, Any] = {}
+    if record.response_id is not None:
+        obj["response_id"] = record.response_id
+    else:
+        obj |= {"task_key": record.task_key, "model": record.model}
+    obj |= {"epoch": record.epoch, "question": record.question, "score": record.score}
+    obj |= {"rationale": record.rationale, "judge_model": record.judge_model}
+    optional = {"prompt_version": record.prompt_version, "run_id": record.run_id}
+    return obj | {k: v for k, v in optional.items() if v is not None}
+
+
+def write_verdicts_jsonl(path: Path, records: Iterable[VerdictRecord | RatingRecord]) -> None:
     """Write one object per line (UTF-8, no BOM); ``read_verdicts_jsonl`` reads it back."""
     with path.open("w", encoding="utf-8", newline="\n") as handle:
         for record in records:
-            handle.write(json.dumps(verdict_to_json(record), ensure_ascii=False) + "\n")
+            if isinstance(record, RatingRecord):
+                obj = rating_to_json(record)
+            else:
+                obj = verdict_to_json(record)
+            handle.write(json.dumps(obj, ensure_ascii=False) + "\n")

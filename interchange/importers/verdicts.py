@@ -5,6 +5,10 @@ A verdict is stored against the criterion version the judge saw: the one in the 
 published rubric when the criterion is there, else the criterion's latest version. A verdict
 naming a criterion the framework does not have, or one outside the response's task's rubric, is
 a problem; so is a `weight` that differs from that version's weight.
+
+A 1-5 rating (a line with `question` and `score`) is stored by its question key, which must be
+the key of a rating question of a study of the framework (a study compares the judge's ratings
+with its experts' on the question of that key).
 """
 
 from __future__ import annotations
@@ -18,10 +22,11 @@ from typing import Any
 
 from django.db import transaction
 
+from grading.models import LikertItem
 from interchange.formats.inspect_eval import read_inspect_eval
 from interchange.formats.problems import Problem
 from interchange.formats.responses import ResponseRecord
-from interchange.formats.verdicts import VerdictRecord, read_verdicts_jsonl
+from interchange.formats.verdicts import RatingRecord, VerdictRecord, read_verdicts_jsonl
 from interchange.importers.report import ImportReport, Progress, no_progress
 from interchange.importers.responses import (
     ResponsePlan,
@@ -30,7 +35,7 @@ from interchange.importers.responses import (
     write_responses,
 )
 from interchange.importers.writing import BATCH
-from judging.models import JudgeRun, JudgeVerdict
+from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from rubrics.models import (
     Criterion,
     CriterionVersion,
@@ -55,15 +60,32 @@ class VerdictPlan:
     version: CriterionVersion
 
 
-def read_verdict_file(
-    path: Path, judge_model: str | None
-) -> tuple[Sequence[ResponseRecord], Sequence[VerdictRecord], list[Problem]]:
-    """Responses (from an .eval log only), verdicts and problems of a JSONL or .eval file."""
+@dataclass
+class RatingPlan:
+    record: RatingRecord
+    run: RunKey
+    response: ResponseKey
+
+
+@dataclass
+class JudgeFile:
+    """What a verdicts file holds: responses (from an .eval log only), verdicts, 1-5 ratings."""
+
+    responses: Sequence[ResponseRecord]
+    verdicts: Sequence[VerdictRecord]
+    ratings: Sequence[RatingRecord]
+    problems: list[Problem]
+
+
+def read_verdict_file(path: Path, judge_model: str | None) -> JudgeFile:
+    """The responses, verdicts, ratings and problems of a JSONL or .eval file."""
     if path.suffix.lower() == ".eval" or zipfile.is_zipfile(path):
         log = read_inspect_eval(path, judge_model=judge_model)
-        return log.responses, log.verdicts, list(log.problems)
+        return JudgeFile(log.responses, log.verdicts, (), list(log.problems))
     verdicts_file = read_verdicts_jsonl(path)
-    return (), verdicts_file.verdicts, list(verdicts_file.problems)
+    return JudgeFile(
+        (), verdicts_file.verdicts, verdicts_file.ratings, list(verdicts_file.problems)
+    )
 
 
 class VerdictsPlanner:
@@ -99,7 +121,9 @@ class VerdictsPlanner:
         if epoch is not None:
             self.by_epoch[(task_id, model, epoch)].add((task_id, external_id))
 
-    def problem(self, record: VerdictRecord, field: str | None, message: str) -> None:
+    def problem(
+        self, record: VerdictRecord | RatingRecord, field: str | None, message: str
+    ) -> None:
         self.report.problems.append(Problem(self.file_name, record.line or None, field, message))
 
     def plan(self, records: Sequence[VerdictRecord]) -> list[VerdictPlan]:
@@ -151,7 +175,38 @@ class VerdictsPlanner:
             plans.append(VerdictPlan(record, run, response, version))
         return plans
 
-    def resolve_response(self, record: VerdictRecord) -> ResponseKey | None:
+    def plan_ratings(self, records: Sequence[RatingRecord]) -> list[RatingPlan]:
+        questions = set(
+            LikertItem.objects.filter(study__framework=self.framework).values_list("key", flat=True)
+        )
+        plans, seen = [], {}
+        for record in records:
+            response = self.resolve_response(record)
+            if record.question not in questions:
+                self.problem(
+                    record,
+                    "question",
+                    f"no rating question '{record.question}' in a study of framework "
+                    f"'{self.framework.code}'",
+                )
+                continue
+            if response is None:
+                continue
+            run = (record.judge_model, record.prompt_version or "", record.run_id or "")
+            identity = (run, response, record.question, record.epoch)
+            if identity in seen:
+                self.problem(
+                    record,
+                    None,
+                    f"a second rating for the same response, question, epoch and run "
+                    f"(first at line {seen[identity]})",
+                )
+                continue
+            seen[identity] = record.line
+            plans.append(RatingPlan(record, run, response))
+        return plans
+
+    def resolve_response(self, record: VerdictRecord | RatingRecord) -> ResponseKey | None:
         if record.response_id is not None:
             matches = self.by_id.get(record.response_id, set())
             if not matches:
@@ -225,11 +280,14 @@ def applies(criterion: Criterion, task: Task) -> bool:
 
 
 def write_verdicts(
-    plans: list[VerdictPlan], responses: list[ResponsePlan], report: ImportReport
+    plans: list[VerdictPlan],
+    responses: list[ResponsePlan],
+    report: ImportReport,
+    ratings: Sequence[RatingPlan] = (),
 ) -> None:
     counts = report.count("verdicts")
     runs = report.count("judge runs")
-    wanted = {plan.run for plan in plans}
+    wanted = {plan.run for plan in plans} | {plan.run for plan in ratings}
     existing_runs = {
         (run.judge_model, run.prompt_version, run.run_id): run
         for run in JudgeRun.objects.filter(judge_model__in={key[0] for key in wanted})
@@ -242,11 +300,11 @@ def write_verdicts(
     runs.created += len(new_runs)
     runs.unchanged += len(wanted & set(existing_runs))
     run_by_key = existing_runs | {(r.judge_model, r.prompt_version, r.run_id): r for r in new_runs}
+    named = [plan.response for plan in plans] + [plan.response for plan in ratings]
     response_pk = {
         (r.task_id, r.external_id): r.pk
         for r in Response.objects.filter(
-            task__in={plan.response[0] for plan in plans},
-            external_id__in={plan.response[1] for plan in plans},
+            task__in={key[0] for key in named}, external_id__in={key[1] for key in named}
         )
     }
     response_pk |= {(p.task.pk, p.external_id): p.response.pk for p in responses}
@@ -279,6 +337,47 @@ def write_verdicts(
     JudgeVerdict.objects.bulk_update(changed, ["verdict", "rationale"], batch_size=BATCH)
     counts.created += len(new)
     counts.updated += len(changed)
+    if ratings:
+        write_ratings(ratings, run_by_key, response_pk, report)
+
+
+def write_ratings(
+    plans: Sequence[RatingPlan],
+    run_by_key: dict[RunKey, JudgeRun],
+    response_pk: dict[ResponseKey, int],
+    report: ImportReport,
+) -> None:
+    """Create the judge's 1-5 ratings; a re-imported rating is updated in place."""
+    counts = report.count("judge ratings")
+    current = {
+        (r.run_id, r.response_id, r.question, r.epoch): r
+        for r in JudgeRating.objects.filter(run__in=[run_by_key[plan.run].pk for plan in plans])
+    }
+    new, changed = [], []
+    for plan in plans:
+        run, record = run_by_key[plan.run], plan.record
+        response = response_pk[plan.response]
+        found = current.get((run.pk, response, record.question, record.epoch))
+        if found is None:
+            new.append(
+                JudgeRating(
+                    run=run,
+                    response_id=response,
+                    question=record.question,
+                    epoch=record.epoch,
+                    value=record.score,
+                    rationale=record.rationale,
+                )
+            )
+        elif (found.value, found.rationale) != (record.score, record.rationale):
+            found.value, found.rationale = record.score, record.rationale
+            changed.append(found)
+        else:
+            counts.unchanged += 1
+    JudgeRating.objects.bulk_create(new, batch_size=BATCH)
+    JudgeRating.objects.bulk_update(changed, ["value", "rationale"], batch_size=BATCH)
+    counts.created += len(new)
+    counts.updated += len(changed)
 
 
 def import_verdicts(
@@ -296,19 +395,21 @@ def import_verdicts(
     path = Path(path)
     report = ImportReport("verdicts", dry_run=dry_run)
     progress(0, 4, "reading the verdicts file")
-    responses, verdicts, problems = read_verdict_file(path, judge_model)
-    report.problems.extend(problems)
+    found = read_verdict_file(path, judge_model)
+    report.problems.extend(found.problems)
     with transaction.atomic():
         progress(1, 4, "checking responses")
-        response_plans = ResponsesPlanner(framework, path.name, report).plan(responses)
+        response_plans = ResponsesPlanner(framework, path.name, report).plan(found.responses)
         progress(2, 4, "checking verdicts")
-        plans = VerdictsPlanner(framework, path.name, report, response_plans).plan(verdicts)
+        planner = VerdictsPlanner(framework, path.name, report, response_plans)
+        plans = planner.plan(found.verdicts)
+        rating_plans = planner.plan_ratings(found.ratings)
         if report.problems:
             return report
         progress(3, 4, "writing")
         if response_plans:
             write_responses(response_plans, report, by)
-        write_verdicts(plans, response_plans, report)
+        write_verdicts(plans, response_plans, report, rating_plans)
         if dry_run:
             transaction.set_rollback(True)
     progress(4, 4, "done")
