@@ -1,19 +1,25 @@
-"""Backup and restore of one study: everything its grades and agreement figures need, as one JSON
-document, loaded back into an empty database with the same primary keys.
+"""Backup and restore of one study: everything its grades and agreement figures need, as one zip
+archive (the rows as a JSON document, and the task resource files they name: see
+`interchange.backup_files`), loaded back into an empty database with the same primary keys.
 
 The document is Django's own serialization (model, pk, fields) in an envelope that names the
-format and its version. Primary keys are kept rather than replaced by natural keys: most models
-here have none, and restoring into an empty database means no key can collide. Users travel
-without their password hashes (restored users must reset their password) and without
-per-user permissions; their role is their group, carried by name.
+format and its version. Version 1 backups were that document alone, as a plain JSON file,
+without the resource files; they are still read. Primary keys are kept rather than replaced by
+natural keys: most models here have none, and restoring into an empty database means no key can
+collide. Users travel without their password hashes (restored users must reset their password)
+and without per-user permissions; their role is their group, carried by name.
 """
 
 import json
+import zipfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import IO, Any
 
 from django.apps import apps
+from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import Group
 from django.core import serializers
@@ -39,6 +45,16 @@ from grading.models import (
     Study,
     StudyItem,
 )
+from interchange.backup_files import (
+    BackupError,
+    FileWriter,
+    MediaFile,
+    files_to_write,
+    media_files,
+    read_document_member,
+    verified_files,
+    write_archive,
+)
 from interchange.models import TaskSource
 from judging.models import JudgeVerdict
 from rubrics.models import (
@@ -57,14 +73,27 @@ from rubrics.models import (
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
 
 FORMAT = "l2annot-study-backup"
-VERSION = 1
+VERSION = 2  # 2: a zip with the resource files; 1: the JSON document alone
+READABLE_VERSIONS = (1, 2)
 # Models a restore refuses to write over: the ones a backup holds. Groups (roles) are not here:
 # `sync_roles` makes them, and migrations may have made them already.
 GUARDED_APPS = ("accounts", "taxonomy", "rubrics", "grading", "judging", "agreement")
 
 
-class BackupError(Exception):
-    """A backup that cannot be read or a database that cannot take it."""
+@dataclass(frozen=True)
+class BackupSummary:
+    rows: int
+    files: int
+    missing_files: tuple[str, ...]  # named by a resource but absent from MEDIA_ROOT
+
+
+@dataclass(frozen=True)
+class RestoreSummary:
+    study: dict[str, Any]  # {"id": ..., "name": ...}
+    rows: int
+    files_written: int
+    files_present: int  # already in MEDIA_ROOT with the same bytes
+    files_not_in_backup: tuple[str, ...]  # a version 1 backup, or missing when backed up
 
 
 def study_querysets(study: Study) -> list[models.QuerySet[Any]]:
@@ -168,8 +197,23 @@ def collect(study: Study) -> list[models.Model]:
     ]
 
 
-def backup_study(study: Study, out: IO[str]) -> int:
-    """Write the backup of `study` to `out`; returns the number of rows written."""
+def _resource_files(records: list[dict[str, Any]]) -> list[str]:
+    return sorted(
+        {
+            record["fields"]["file"]
+            for record in records
+            if record["model"] == "rubrics.taskresource" and record["fields"].get("file")
+        }
+    )
+
+
+def backup_study(
+    study: Study, out: IO[bytes], *, allow_missing_files: bool = False
+) -> BackupSummary:
+    """Write the backup archive of `study` to `out`.
+
+    A resource file missing from MEDIA_ROOT is a BackupError naming it, unless
+    `allow_missing_files`: then the backup lists it as missing and goes on."""
     rows = collect(study)
     users = [row for row in rows if isinstance(row, User)]
     others = [row for row in rows if not isinstance(row, User)]
@@ -178,16 +222,25 @@ def backup_study(study: Study, out: IO[str]) -> int:
         record["fields"]["password"] = ""  # made unusable on restore
         record["fields"]["user_permissions"] = []
     records = user_records + serializers.serialize("python", others)
+    media_root = Path(settings.MEDIA_ROOT)
+    files, missing = media_files(_resource_files(records), media_root)
+    if missing and not allow_missing_files:
+        raise BackupError(
+            "Task resource files missing from MEDIA_ROOT: " + ", ".join(missing) + " (put them "
+            "back, or back up without them with --allow-missing-files)."
+        )
     document = {
         "format": FORMAT,
         "version": VERSION,
         "study": {"id": study.pk, "name": study.name},
         "created": datetime.now(UTC).isoformat(),
+        "files": [file.as_record() for file in files],
+        "missing_files": missing,
         "objects": records,
     }
-    json.dump(document, out, cls=DjangoJSONEncoder, indent=1)
-    out.write("\n")
-    return len(records)
+    text = json.dumps(document, cls=DjangoJSONEncoder, indent=1) + "\n"
+    write_archive(out, text, [file.path for file in files], media_root)
+    return BackupSummary(rows=len(records), files=len(files), missing_files=tuple(missing))
 
 
 def occupied_models() -> list[str]:
@@ -200,15 +253,18 @@ def occupied_models() -> list[str]:
     ]
 
 
-def read_document(source: IO[str]) -> dict[str, Any]:
+def read_document(raw: bytes | str) -> dict[str, Any]:
     try:
-        document = json.load(source)
-    except json.JSONDecodeError as error:
+        document = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise BackupError(f"Not a study backup: {error}") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise BackupError(f"Not a study backup (no '{FORMAT}' format marker).")
-    if document.get("version") != VERSION:
-        raise BackupError(f"Backup version {document.get('version')} is not {VERSION}.")
+    if document.get("version") not in READABLE_VERSIONS:
+        raise BackupError(
+            f"Backup version {document.get('version')} is not one this version reads "
+            f"({', '.join(map(str, READABLE_VERSIONS))})."
+        )
     return document
 
 
@@ -222,9 +278,7 @@ def _group_names(records: list[dict[str, Any]]) -> set[str]:
     }
 
 
-def restore_study(source: IO[str]) -> tuple[dict[str, Any], int]:
-    """Load a backup into an empty database, all or nothing; returns (the study, rows loaded)."""
-    document = read_document(source)
+def _check_empty_database() -> None:
     try:
         occupied = occupied_models()
     except DatabaseError:
@@ -234,21 +288,71 @@ def restore_study(source: IO[str]) -> tuple[dict[str, Any], int]:
             "The database is not empty (" + ", ".join(occupied[:5]) + "): restore a study only "
             "into a new database (migrate, then restore_study, then createsuperuser)."
         )
+
+
+def _load_rows(document: dict[str, Any]) -> None:
     loaded: set[type[models.Model]] = set()
-    with transaction.atomic():
-        sync_roles()  # the groups users are restored into: their roles, and any other by name
-        for name in _group_names(document["objects"]):
-            Group.objects.get_or_create(name=name)
-        with connection.constraint_checks_disabled():
-            for obj in serializers.deserialize("python", document["objects"]):
-                if isinstance(obj.object, User):
-                    obj.object.password = make_password(None)
-                obj.save()
-                loaded.add(type(obj.object))
-        connection.check_constraints(table_names=[m._meta.db_table for m in loaded])
-        with connection.cursor() as cursor:
-            for sql in connection.ops.sequence_reset_sql(no_style(), list(loaded)):
-                cursor.execute(sql)
-        # A report cached for an earlier database under the same study id must not be served.
-        transaction.on_commit(cache.clear)
-    return document["study"], len(document["objects"])
+    sync_roles()  # the groups users are restored into: their roles, and any other by name
+    for name in _group_names(document["objects"]):
+        Group.objects.get_or_create(name=name)
+    with connection.constraint_checks_disabled():
+        for obj in serializers.deserialize("python", document["objects"]):
+            if isinstance(obj.object, User):
+                obj.object.password = make_password(None)
+            obj.save()
+            loaded.add(type(obj.object))
+    connection.check_constraints(table_names=[m._meta.db_table for m in loaded])
+    with connection.cursor() as cursor:
+        for sql in connection.ops.sequence_reset_sql(no_style(), list(loaded)):
+            cursor.execute(sql)
+
+
+def restore_study(path: Path) -> RestoreSummary:
+    """Load a backup (a zip archive, or a version 1 JSON file) into an empty database, all or
+    nothing: the rows and the resource files are both restored or neither is. Files written
+    before a failure are removed again; files that were already there are left alone."""
+    if not zipfile.is_zipfile(path):
+        return _restore(read_document(Path(path).read_bytes()), None)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return _restore(read_document(read_document_member(archive)), archive)
+    except zipfile.BadZipFile as error:
+        raise BackupError(f"Not a study backup: {error}") from None
+
+
+def _restore(document: dict[str, Any], archive: zipfile.ZipFile | None) -> RestoreSummary:
+    records = document.get("files", [])
+    if records and archive is None:
+        raise BackupError("This backup lists files but is not an archive that holds them.")
+    media_root = Path(settings.MEDIA_ROOT)
+    files: list[MediaFile] = verified_files(archive, records) if archive is not None else []
+    held = {file.path for file in files}
+    not_in_backup = tuple(name for name in _resource_files(document["objects"]) if name not in held)
+    unexplained = set(not_in_backup) - set(document.get("missing_files", []))
+    if document["version"] >= 2 and unexplained:
+        raise BackupError(
+            "Resources name files the backup neither holds nor lists as missing: "
+            + ", ".join(sorted(unexplained))
+        )
+    _check_empty_database()
+    pending = files_to_write(files, media_root)
+    writer = FileWriter(archive, media_root) if archive is not None else None
+    try:
+        with transaction.atomic():
+            _load_rows(document)
+            if writer is not None:
+                for file in pending:
+                    writer.write(file)
+            # A report cached for an earlier database under the same study id must not be served.
+            transaction.on_commit(cache.clear)
+    except BaseException:
+        if writer is not None:
+            writer.undo()
+        raise
+    return RestoreSummary(
+        study=document["study"],
+        rows=len(document["objects"]),
+        files_written=len(pending),
+        files_present=len(files) - len(pending),
+        files_not_in_backup=not_in_backup,
+    )

@@ -1,9 +1,14 @@
-"""backup_study and restore_study: a study, flushed away and restored, gives the same agreement."""
+"""backup_study and restore_study: a study, flushed away and restored, gives the same agreement,
+and its task resource files come back byte for byte, never outside MEDIA_ROOT."""
 
+import hashlib
 import json
+import zipfile
+from io import StringIO
 
 import pytest
 from django.core.cache import cache
+from django.core.files.base import ContentFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -14,16 +19,27 @@ from agreement.models import AnalysisSettings
 from agreement.services import study_report
 from grading import services as grading
 from grading.models import GoldVerdict, Grade, Study, Verdict
+from interchange import backup_files
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.demo import seed_demo_benchmark
-from rubrics.models import Response
+from rubrics.models import Response, TaskResource
 
 # The restore runs in its own transactions and the test flushes the database between them.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+WORKSHEET = b"%PDF-1.4 worksheet for the lesson\n"
+RECORDING = bytes(range(256)) * 64  # binary, and larger than one line
+
+
 @pytest.fixture
-def study(starter_framework, make_user):
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def study(starter_framework, make_user, media):
     seed_demo_benchmark(starter_framework, make_user(Role.AUTHOR), make_user(Role.MAINTAINER))
     graders = [make_user(Role.ANNOTATOR) for _ in range(3)]
     study = grading.create_study(
@@ -56,7 +72,52 @@ def study(starter_framework, make_user):
         run=run, response=item.response, criterion_version=line.version, epoch=1, verdict=True
     )
     AnalysisSettings.objects.create(study=study, resamples=200, seed=7)
+    tasks = [response.task for response in Response.objects.order_by("pk")[:3]]
+    for task, (title, name, content) in zip(
+        tasks,
+        [("Worksheet", "worksheet.pdf", WORKSHEET), ("Recording", "dialogue.mp3", RECORDING)],
+        strict=False,
+    ):
+        TaskResource.objects.create(
+            task=task, title=title, kind="file", file=ContentFile(content, name=name)
+        )
     return study
+
+
+def resource_files():
+    """{file name: bytes} of every file resource, read through the storage."""
+    out = {}
+    for resource in TaskResource.objects.filter(kind="file"):
+        with resource.file.open("rb") as handle:
+            out[resource.file.name] = handle.read()
+    return out
+
+
+def document_of(path):
+    with zipfile.ZipFile(path) as archive:
+        return json.loads(archive.read("study.json"))
+
+
+def rewrite_archive(path, document=None, members=None):
+    """Write the archive at `path` again with a changed document and/or extra/changed members."""
+    with zipfile.ZipFile(path) as archive:
+        contents = {info.filename: archive.read(info) for info in archive.infolist()}
+    if document is not None:
+        contents["study.json"] = json.dumps(document).encode()
+    contents.update(members or {})
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in contents.items():
+            archive.writestr(name, data)
+
+
+@pytest.fixture
+def backup(study, tmp_path):
+    """The study backed up to a zip, and the database flushed (files stay in MEDIA_ROOT)."""
+    path = tmp_path / "pilot.zip"
+    call_command("backup_study", str(study.pk), output=path)
+    call_command("flush", interactive=False)
+    cache.clear()
+    return path
 
 
 def figures(report):
@@ -65,22 +126,29 @@ def figures(report):
     return report.overall, criteria, report.by_layer, report.raters, report.scales
 
 
-def test_a_restored_study_gives_identical_agreement_figures(study, tmp_path):
+def test_a_restored_study_gives_identical_agreement_figures_and_files(study, tmp_path, settings):
     before = figures(study_report(study))
+    files = resource_files()
+    assert sorted(files.values()) == sorted([WORKSHEET, RECORDING])
     grades = Grade.objects.count()
-    path = tmp_path / "pilot.json"
+    path = tmp_path / "pilot.zip"
     call_command("backup_study", str(study.pk), output=path)
-    document = json.loads(path.read_text())
+    document = document_of(path)
     users = [o for o in document["objects"] if o["model"] == "accounts.user"]
     assert users and all(u["fields"]["password"] == "" for u in users)
+    assert {f["path"]: f["sha256"] for f in document["files"]} == {
+        name: hashlib.sha256(content).hexdigest() for name, content in files.items()
+    }
 
     call_command("flush", interactive=False)
     cache.clear()
+    settings.MEDIA_ROOT = tmp_path / "fresh-server"  # the files exist only in the archive
     assert not Study.objects.exists()
     call_command("restore_study", str(path))
 
     restored = Study.objects.get(pk=study.pk)
     assert figures(study_report(restored)) == before
+    assert resource_files() == files
     assert Grade.objects.count() == grades
     assert GoldVerdict.objects.count() == JudgeVerdict.objects.count() == 1
     annotator = User.objects.get(pk=restored.pool.first().annotator_id)
@@ -89,25 +157,114 @@ def test_a_restored_study_gives_identical_agreement_figures(study, tmp_path):
     Study.objects.create(name="After", framework=restored.framework)  # sequences moved on
 
 
+def test_restore_accepts_identical_files_already_in_media_root(backup, media):
+    files = {path: path.read_bytes() for path in media.rglob("*") if path.is_file()}
+    out = StringIO()
+    call_command("restore_study", str(backup), stdout=out)
+    assert "0 resource files written to MEDIA_ROOT (2 already there)" in out.getvalue()
+    assert {path: path.read_bytes() for path in media.rglob("*") if path.is_file()} == files
+    assert Study.objects.count() == 1
+
+
+def test_restore_refuses_to_overwrite_a_different_file(backup, media):
+    victim = sorted(path for path in media.rglob("*") if path.is_file())[0]
+    victim.write_bytes(b"someone else's file")
+    relative = victim.relative_to(media).as_posix()
+    with pytest.raises(CommandError, match=f"already holds a different file {relative}"):
+        call_command("restore_study", str(backup))
+    assert victim.read_bytes() == b"someone else's file"
+    assert not Study.objects.exists() and not User.objects.exists()
+
+
+def test_a_file_that_cannot_be_written_rolls_back_the_rows_and_the_files(
+    backup, settings, tmp_path, monkeypatch
+):
+    settings.MEDIA_ROOT = fresh = tmp_path / "fresh-server"
+    fresh.mkdir()
+    write = backup_files.FileWriter.write
+    calls = []
+
+    def write_then_fail(self, listed):
+        calls.append(listed.path)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        write(self, listed)
+
+    monkeypatch.setattr(backup_files.FileWriter, "write", write_then_fail)
+    with pytest.raises(OSError, match="No space left"):
+        call_command("restore_study", str(backup))
+    assert len(calls) == 2
+    assert list(fresh.rglob("*")) == []  # the first file and its folders are gone again
+    assert not Study.objects.exists() and not User.objects.exists()
+
+
+@pytest.mark.parametrize("evil", ["../outside.txt", "/tmp/l2annot-outside.txt", "a/../../x.txt"])
+def test_restore_refuses_an_archive_member_outside_media_root(backup, media, tmp_path, evil):
+    document = document_of(backup)
+    content = b"payload"
+    document["files"].append(
+        {"path": evil, "sha256": hashlib.sha256(content).hexdigest(), "size": len(content)}
+    )
+    rewrite_archive(backup, document, {"media/" + evil: content})
+    with pytest.raises(CommandError, match="Unsafe file path"):
+        call_command("restore_study", str(backup))
+    assert not (tmp_path / "outside.txt").exists() and not (tmp_path / "x.txt").exists()
+    assert not Study.objects.exists()
+
+
+def test_restore_refuses_a_damaged_file(backup, media):
+    document = document_of(backup)
+    name = document["files"][0]["path"]
+    size = document["files"][0]["size"]
+    rewrite_archive(backup, members={"media/" + name: b"x" * size})
+    with pytest.raises(CommandError, match=f"{name} in the backup is damaged"):
+        call_command("restore_study", str(backup))
+    assert not Study.objects.exists()
+
+
+def test_a_version_1_json_backup_still_restores_and_names_the_files_it_lacks(backup, tmp_path):
+    document = document_of(backup)
+    document["version"] = 1
+    names = [f["path"] for f in document.pop("files")]
+    del document["missing_files"]
+    old = tmp_path / "pilot.json"
+    old.write_text(json.dumps(document))
+    err = StringIO()
+    call_command("restore_study", str(old), stderr=err)
+    assert Study.objects.count() == 1
+    for name in names:
+        assert f"not in the backup, copy it into MEDIA_ROOT: {name}" in err.getvalue()
+
+
+def test_backup_names_a_resource_file_missing_from_media_root(study, media, tmp_path):
+    lost = TaskResource.objects.filter(kind="file").first()
+    (media / lost.file.name).unlink()
+    path = tmp_path / "pilot.zip"
+    with pytest.raises(CommandError, match=f"missing from MEDIA_ROOT: {lost.file.name}"):
+        call_command("backup_study", str(study.pk), output=path)
+    assert not path.exists()
+    call_command("backup_study", str(study.pk), output=path, allow_missing_files=True)
+    assert document_of(path)["missing_files"] == [lost.file.name]
+
+
 def test_restore_refuses_a_database_that_is_not_empty(study, tmp_path):
-    path = tmp_path / "pilot.json"
+    path = tmp_path / "pilot.zip"
     call_command("backup_study", str(study.pk), output=path)
     with pytest.raises(CommandError, match="not empty"):
         call_command("restore_study", str(path))
     assert Study.objects.count() == 1
 
 
-def test_restore_is_all_or_nothing(study, tmp_path):
-    path = tmp_path / "pilot.json"
-    call_command("backup_study", str(study.pk), output=path)
-    document = json.loads(path.read_text())
+def test_restore_is_all_or_nothing(backup, settings, tmp_path):
+    settings.MEDIA_ROOT = fresh = tmp_path / "fresh-server"
+    document = document_of(backup)
     grade = next(o for o in document["objects"] if o["model"] == "grading.grade")
     grade["fields"]["assignment"] = 10**9  # points nowhere
-    path.write_text(json.dumps(document))
-    call_command("flush", interactive=False)
+    rewrite_archive(backup, document)
     with pytest.raises(Exception):  # noqa: B017 - the database's own integrity error
-        call_command("restore_study", str(path))
+        call_command("restore_study", str(backup))
     assert not Study.objects.exists() and not User.objects.exists()
+    assert not fresh.exists() or list(fresh.rglob("*")) == []
 
 
 def test_restore_refuses_a_file_that_is_not_a_backup(db, tmp_path):

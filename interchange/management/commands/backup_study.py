@@ -4,25 +4,44 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from grading.models import Study
-from interchange.backup import backup_study
+from interchange.backup import BackupError, backup_study
 
 
 class Command(BaseCommand):
     help = (
-        "Write one study and everything it needs (taxonomy, tasks, criteria, rubric versions, "
-        "responses, judge verdicts, assignments, grades, ratings, gold verdicts, annotators "
-        "without passwords, analysis settings) to a JSON file that restore_study loads."
+        "Write one study and everything it needs (taxonomy, tasks and their resource files, "
+        "criteria, rubric versions, responses, judge verdicts, assignments, grades, ratings, gold "
+        "verdicts, annotators without passwords, analysis settings) to a zip archive that "
+        "restore_study loads."
     )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("study", type=int, help="The study's id.")
-        parser.add_argument("--output", type=Path, required=True, metavar="FILE")
+        parser.add_argument("--output", type=Path, required=True, metavar="FILE.zip")
+        parser.add_argument(
+            "--allow-missing-files",
+            action="store_true",
+            help="Back up even when resource files are missing from MEDIA_ROOT (listed as such).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         study = Study.objects.filter(pk=options["study"]).first()
         if study is None:
             raise CommandError(f"No study with id {options['study']}.")
         path = Path(options["output"])
-        with path.open("w", encoding="utf-8") as out:
-            count = backup_study(study, out)
-        self.stdout.write(f"Study {study.pk} ({study.name}): {count} rows written to {path}")
+        try:
+            with path.open("wb") as out:
+                summary = backup_study(
+                    study, out, allow_missing_files=options["allow_missing_files"]
+                )
+        except BackupError as error:
+            path.unlink(missing_ok=True)
+            raise CommandError(str(error)) from None
+        for name in summary.missing_files:
+            self.stderr.write(
+                f"warning: resource file missing from MEDIA_ROOT, not backed up: {name}"
+            )
+        self.stdout.write(
+            f"Study {study.pk} ({study.name}): {summary.rows} rows and {summary.files} resource "
+            f"files written to {path}"
+        )

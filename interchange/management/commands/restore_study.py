@@ -8,20 +8,27 @@ from interchange.backup import BackupError, restore_study
 
 class Command(BaseCommand):
     help = (
-        "Load a file written by backup_study into an empty (freshly migrated) database, all or "
-        "nothing. Restored users have no usable password: set one, or create a superuser."
+        "Load an archive written by backup_study into an empty (freshly migrated) database and "
+        "its resource files into MEDIA_ROOT, all or nothing. Restored users have no usable "
+        "password: set one, or create a superuser."
     )
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("file", type=Path, help="The backup file.")
+        parser.add_argument("file", type=Path, help="The backup (.zip, or an older .json).")
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["file"])
         if not path.is_file():
             raise CommandError(f"No file {path}.")
         try:
-            with path.open(encoding="utf-8") as source:
-                study, count = restore_study(source)
+            summary = restore_study(path)
         except BackupError as error:
             raise CommandError(str(error)) from None
-        self.stdout.write(f"Study {study['id']} ({study['name']}): {count} rows restored")
+        for name in summary.files_not_in_backup:
+            self.stderr.write(f"warning: not in the backup, copy it into MEDIA_ROOT: {name}")
+        study = summary.study
+        self.stdout.write(
+            f"Study {study['id']} ({study['name']}): {summary.rows} rows restored, "
+            f"{summary.files_written} resource files written to MEDIA_ROOT"
+            + (f" ({summary.files_present} already there)" if summary.files_present else "")
+        )
