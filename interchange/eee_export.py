@@ -1,0 +1,238 @@
+"""A study's model leaderboard as "Every Eval Ever" records: the figures of the agreement
+leaderboard (agreement.services.study_leaderboard), so the exported scores and intervals are
+exactly those the leaderboard page shows; `interchange.formats.eee` writes them."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from agreement.data import judge_runs_for, study_state
+from agreement.leaderboard import Leaderboard, ModelRow
+from agreement.leaderboard import Score as BoardScore
+from agreement.models import AnalysisSettings
+from agreement.services import study_leaderboard
+from grading.models import Study, StudyItem
+from interchange.formats import eee
+from judging.models import JudgeRun
+from taxonomy.models import Competency
+
+SOURCES = ("experts", "judge")
+_SCORED_BY = {
+    "experts": "the experts (a response's score is the mean of its graders' task scores)",
+    "judge": "the LLM judge (its verdicts on the criteria the experts graded)",
+}
+
+
+class ExportProblem(Exception):
+    """The export cannot be written as asked; nothing was written."""
+
+
+@dataclass(frozen=True)
+class Options:
+    source: str = "experts"
+    benchmark: str = "l2-bench"
+    dataset_name: str = "L2-Bench"
+    organization: str = eee.UNKNOWN
+    organization_url: str | None = None
+    relationship: str = "third_party"
+    developers: Mapping[str, str] | None = None  # model name -> developer, over the families
+
+
+def judge_run_for(study: Study, run_id: int | None) -> JudgeRun:
+    """The judge run to export: the one named, or the study's only one."""
+    runs = judge_runs_for(study)
+    if run_id is not None:
+        for run in runs:
+            if run.pk == run_id:
+                return run
+        raise ExportProblem(f"Judge run {run_id} has no verdict on a response of this study.")
+    if len(runs) == 1:
+        return runs[0]
+    if not runs:
+        raise ExportProblem("No judge run has verdicts on this study's responses.")
+    listed = ", ".join(f"{run.pk} ({run})" for run in runs)
+    raise ExportProblem(f"The study has several judge runs: give one with --judge-run ({listed}).")
+
+
+def _score(score: BoardScore | None) -> eee.Score | None:
+    if score is None or score.mean is None:
+        return None
+    return eee.Score(score.mean, score.low, score.high, score.n_responses)
+
+
+def _groups(
+    board: Leaderboard, model: str, names: Mapping[str, str]
+) -> list[tuple[str, str, str, ModelRow]]:
+    """(result id, evaluation name, what the score covers, leaderboard row) of `model`: the
+    whole benchmark, then each competency and each layer."""
+    groups = [
+        ("overall", "L2-Bench", "every criterion of every task", row)
+        for row in board.rows
+        if row.model == model
+    ]
+    for dimension, breakdowns in board.breakdowns:
+        for breakdown in breakdowns:
+            label = breakdown.label
+            for row in breakdown.rows:
+                if row.model != model:
+                    continue
+                if dimension == "Competency":
+                    title = names.get(label, label)
+                    groups.append(
+                        (
+                            f"competency:{label}",
+                            f"L2-Bench competency {label}: {title}",
+                            f"the tasks of competency {label} ({title})",
+                            row,
+                        )
+                    )
+                elif dimension == "Layer":
+                    groups.append(
+                        (
+                            f"layer:{label}",
+                            f"L2-Bench {label} criteria",
+                            f"only the {label}-layer criteria of every task",
+                            row,
+                        )
+                    )
+    return groups
+
+
+def _results(
+    board: Leaderboard, model: str, source: str, study: Study, names: Mapping[str, str]
+) -> tuple[eee.Result, ...]:
+    results = []
+    for key, name, scope, row in _groups(board, model, names):
+        score = _score(row.judge if source == "judge" else row.experts)
+        if score is None:
+            continue
+        description = (
+            f"Mean L2-Bench task score of the model's responses in study '{study.name}', over "
+            f"{scope}, scored by {_SCORED_BY[source]}. Task score: weights of the criteria met, "
+            "penalties subtracted, over the positive weights; negative scores count as 0."
+        )
+        baseline = row.experts.mean if source == "judge" else None
+        results.append(eee.Result(key, name, description, score, expert_baseline=baseline))
+    return tuple(results)
+
+
+def _model_facts(study: Study) -> dict[str, tuple[set[str], set[str]]]:
+    """Per model name: the families (vendors) and versions its responses in the study carry."""
+    facts: dict[str, tuple[set[str], set[str]]] = {}
+    rows = StudyItem.objects.filter(study=study).values_list(
+        "response__model_name", "response__model_family", "response__model_version"
+    )
+    for name, family, version in rows.distinct():
+        families, versions = facts.setdefault(name, (set(), set()))
+        if family:
+            families.add(family)
+        if version:
+            versions.add(version)
+    return facts
+
+
+def model_results(
+    study: Study, options: Options, run: JudgeRun | None = None
+) -> tuple[list[eee.ModelResults], list[str]]:
+    """Every model of the leaderboard with a score by the chosen source, and the names of the
+    models left out (no response scored by that source). Raises ExportProblem listing every
+    model whose developer is unknown."""
+    board = study_leaderboard(study, run if options.source == "judge" else None)
+    facts = _model_facts(study)
+    developers = dict(options.developers or {})
+    names = dict(
+        Competency.objects.filter(framework_id=study.framework_id).values_list("code", "name")
+    )
+    models, skipped, problems = [], [], []
+    for row in board.rows:
+        results = _results(board, row.model, options.source, study, names)
+        if not results:
+            skipped.append(row.model)
+            continue
+        families, versions = facts.get(row.model, (set(), set()))
+        developer = developers.get(row.model)
+        if developer is None and "/" not in row.model:
+            if len(families) == 1:
+                developer = next(iter(families))
+            else:
+                known = f" (families: {', '.join(sorted(families))})" if families else ""
+                problems.append(
+                    f"model '{row.model}' has no single developer{known}: "
+                    f"give it with --developer '{row.model}=NAME'"
+                )
+                continue
+        models.append(
+            eee.ModelResults(
+                model=row.model,
+                results=results,
+                developer=developer,
+                versions=tuple(sorted(versions)),
+            )
+        )
+    if problems:
+        raise ExportProblem("\n".join(problems))
+    return models, skipped
+
+
+def _library_version() -> str:
+    try:
+        return metadata.version("l2annot")
+    except metadata.PackageNotFoundError:
+        return eee.UNKNOWN
+
+
+def export(
+    study: Study,
+    folder: Path,
+    options: Options,
+    *,
+    run: JudgeRun | None = None,
+    now: Callable[[], float] = time.time,
+    new_uuid: Callable[[], str] = lambda: str(uuid.uuid4()),
+) -> tuple[list[Path], list[str]]:
+    """Write one EEE record per model under `folder`; return the files and the skipped models.
+    Checks every record before writing the first, so a refused export writes nothing."""
+    if options.source not in SOURCES:
+        raise ExportProblem(f"Unknown source {options.source!r}: experts or judge.")
+    if options.source == "judge" and run is None:
+        raise ExportProblem("A judge export needs a judge run.")
+    models, skipped = model_results(study, options, run)
+    if not models:
+        raise ExportProblem(
+            f"No model of study '{study.name}' has a score by the {options.source}."
+        )
+    if options.source == "judge" and run is not None:
+        judge = eee.Judge(run.judge_model, run.prompt_version, run.run_id)
+        evaluated = run.started.isoformat() if run.started else None
+    else:
+        judge = None
+        latest = study_state(study)[1]
+        evaluated = None if latest == "-" else latest
+    settings = AnalysisSettings.for_study(study)
+    shared = eee.Export(
+        benchmark=options.benchmark,
+        dataset_name=options.dataset_name,
+        organization=options.organization,
+        organization_url=options.organization_url,
+        relationship=options.relationship,
+        retrieved_at=now(),
+        library_version=_library_version(),
+        study=study.name,
+        scored_by=options.source,
+        n_resamples=settings.resamples,
+        evaluated_at=evaluated,
+        judge=judge,
+    )
+    planned = [(model, new_uuid()) for model in models]
+    try:
+        for model, file_uuid in planned:
+            eee.record(model, shared)
+            eee.relative_path(model, shared, file_uuid)
+    except ValueError as error:
+        raise ExportProblem(str(error)) from error
+    return [eee.write_record(folder, model, shared, u) for model, u in planned], skipped
