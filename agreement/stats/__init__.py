@@ -35,6 +35,7 @@ from .distributions import (
     mcnemar_exact,
     regularized_incomplete_beta,
     student_t_cdf,
+    student_t_quantile,
 )
 from .gwet import gwet_ac, gwet_weights, percent_agreement
 from .judge import (
@@ -54,11 +55,14 @@ from .judge import (
     ordinal_calibration,
 )
 from .kappa import agreement_weights, cohen_kappa, cohen_kappa_from_table, fleiss_kappa
+from .limits import FEWER_THAN_TWO_PAIRS
+from .ordinal import KappaComparison, OrdinalAgreement, ordinal_agreement, pooled_tables
 from .results import FEWER_THAN_TWO_PAIRABLE, NO_VARIATION, Coefficient, Ratio
 
 __all__ = [
     "DEFAULT_RESAMPLES",
     "FEWER_THAN_TWO_PAIRABLE",
+    "FEWER_THAN_TWO_PAIRS",
     "NO_VARIATION",
     "AltTestResult",
     "BinarySummary",
@@ -67,7 +71,9 @@ __all__ = [
     "Coefficient",
     "ExpertComparison",
     "Interval",
+    "KappaComparison",
     "Leniency",
+    "OrdinalAgreement",
     "OrdinalCalibration",
     "Ratio",
     "agreement_weights",
@@ -99,14 +105,17 @@ __all__ = [
     "majority_reference",
     "mcnemar_exact",
     "median_reference",
+    "ordinal_agreement",
     "ordinal_calibration",
     "pass_rate",
     "percent_agreement",
+    "pooled_tables",
     "ratings_per_unit",
     "regularized_incomplete_beta",
     "resample_index_blocks",
     "specific_agreement",
     "student_t_cdf",
+    "student_t_quantile",
     "unit_pair_products",
     "weights_from_indices",
 ]

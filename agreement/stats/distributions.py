@@ -6,6 +6,7 @@
 * :func:`student_t_cdf` -- ``P(T_nu <= t)`` via ``I_{nu/(nu+t^2)}(nu/2, 1/2)`` in the
   tails and ``I_{t^2/(nu+t^2)}(1/2, nu/2)`` near the centre (Press et al. 2007, eq. 6.14.11
   and the symmetry of I);
+* :func:`student_t_quantile` -- the inverse of :func:`student_t_cdf`, by bisection;
 * :func:`mcnemar_exact` -- exact two-sided McNemar test (binomial test on the discordant
   pairs with p = 1/2; McNemar 1947, exact form in Agresti 2013, section 11.1.4);
 * :func:`benjamini_yekutieli` -- FDR control under arbitrary dependence (Benjamini &
@@ -23,6 +24,7 @@ __all__ = [
     "mcnemar_exact",
     "regularized_incomplete_beta",
     "student_t_cdf",
+    "student_t_quantile",
 ]
 
 _MAX_ITER = 10_000
@@ -111,6 +113,31 @@ def student_t_cdf(t: float, df: float) -> float:
         return 0.5 + centre if t > 0 else 0.5 - centre
     tail = 0.5 * regularized_incomplete_beta(df / 2.0, 0.5, df / (df + t2))  # P(T > |t|)
     return 1.0 - tail if t > 0 else tail
+
+
+def student_t_quantile(p: float, df: float) -> float:
+    """The ``t`` with ``P(T_df <= t) = p`` for ``0 < p < 1`` (e.g. ``p = 0.975`` for a 95%
+    two-sided interval: 2.262 at 9 degrees of freedom, 1.960 as ``df`` grows).
+
+    Bisection on :func:`student_t_cdf` to an absolute error below 1e-10: the cdf is monotone,
+    so this always converges, and a quantile is needed once per report, not in a loop.
+    """
+    if not 0.0 < p < 1.0:
+        raise ValueError("p must lie strictly between 0 and 1")
+    if df <= 0:
+        raise ValueError("df must be positive")
+    low, high = -1.0, 1.0
+    while student_t_cdf(low, df) > p:
+        low *= 2.0
+    while student_t_cdf(high, df) < p:
+        high *= 2.0
+    while high - low > 1e-11 * max(1.0, abs(low)):
+        middle = 0.5 * (low + high)
+        if student_t_cdf(middle, df) < p:
+            low = middle
+        else:
+            high = middle
+    return 0.5 * (low + high)
 
 
 def mcnemar_exact(b: int, c: int) -> float:

@@ -16,8 +16,9 @@ Contents:
   and an exact McNemar test against the expert majority;
 * :func:`alternative_annotator_test`: the alt-test of Calderon, Reichart & Dror 2025
   ("The Alternative Annotator Test for LLM-as-a-Judge", ACL 2025, arXiv 2501.10970);
-* :func:`ordinal_calibration` / :func:`bland_altman`: weighted kappa and Bland-Altman
-  limits of agreement for ordinal (1-5) criteria.
+* :func:`ordinal_calibration`: weighted kappa against the expert median and Bland-Altman
+  limits of agreement (:mod:`.limits`) for ordinal (1-5) criteria; see
+  :mod:`.ordinal` for the judge compared with experts and experts with each other.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from .bootstrap import (
 from .counts import FloatArray, IntArray
 from .distributions import benjamini_yekutieli, mcnemar_exact, student_t_cdf
 from .kappa import Weights, cohen_kappa_from_table, contingency_table
+from .limits import BlandAltman, bland_altman
 from .results import Coefficient, Ratio
 
 __all__ = [
@@ -490,37 +492,6 @@ def alternative_annotator_test(
 # --------------------------------------------------------------------------------------
 # Ordinal criteria
 # --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class BlandAltman:
-    """Bland-Altman summary of paired differences ``a - b`` (in score points).
-
-    ``limits = mean_difference -/+ 1.96 * sd_difference`` (Bland & Altman 1986, Lancet);
-    ``sd`` uses ddof = 1. ``None`` fields when fewer than two pairs.
-    """
-
-    n: int
-    mean_difference: float | None
-    sd_difference: float | None
-    lower_limit: float | None
-    upper_limit: float | None
-
-
-def bland_altman(a: npt.ArrayLike, b: npt.ArrayLike) -> BlandAltman:
-    """Mean difference and 95% limits of agreement of ``a - b`` (NaN pairs dropped)."""
-    x = np.asarray(a, dtype=np.float64)
-    y = np.asarray(b, dtype=np.float64)
-    if x.shape != y.shape or x.ndim != 1:
-        raise ValueError("a and b must be 1-D arrays of equal length")
-    diff = (x - y)[~(np.isnan(x) | np.isnan(y))]
-    n = int(diff.size)
-    if n < 2:
-        mean = float(diff.mean()) if n else None
-        return BlandAltman(n, mean, None, None, None)
-    mean = float(diff.mean())
-    sd = float(diff.std(ddof=1))
-    return BlandAltman(n, mean, sd, mean - 1.96 * sd, mean + 1.96 * sd)
 
 
 @dataclass(frozen=True, slots=True)
