@@ -2,6 +2,11 @@
 
 The grades come back as one row per rating (no ORM objects), so a 100k-grade study costs one
 query for the ratings plus one per lookup table, never one per grade.
+
+Every query here reads from `reports_alias()`: the read replica when one is configured
+(docs/deploy.md), so heavy reports do not load the primary. The report's cache key
+(`study_state`) is read from the same database as the ratings, so a replica that lags gives a
+report that is a few seconds old, never one cached under a newer state than its data.
 """
 
 from dataclasses import dataclass
@@ -16,19 +21,21 @@ from grading.models import (
     Assignment,
     GoldVerdict,
     Grade,
+    LikertItem,
     LikertRating,
     Study,
     StudyItem,
     Verdict,
 )
 from judging.models import JudgeRun, JudgeVerdict
+from l2annot.db_routers import reports_alias
 from rubrics.models import CriterionVersion, TaskContextValue
 
 VALUE_INDEX = {Verdict.FAIL: 0, Verdict.PASS: 1}
 
 
-def submitted_grades(study: Study):  # type: ignore[no-untyped-def]
-    return Grade.objects.filter(
+def submitted_grades(study: Study, using: str | None = None):  # type: ignore[no-untyped-def]
+    return Grade.objects.using(using or reports_alias()).filter(
         assignment__study_item__study=study,
         assignment__status=Assignment.Status.SUBMITTED,
         verdict__in=list(VALUE_INDEX),
@@ -38,10 +45,13 @@ def submitted_grades(study: Study):  # type: ignore[no-untyped-def]
 def study_state(study: Study) -> tuple[int, str]:
     """Changes whenever a submitted grade or 1-5 rating is added, changed or withdrawn: a cache
     key part."""
-    grades = submitted_grades(study).aggregate(n=Count("pk"), latest=Max("updated_at"))
-    scales = LikertRating.objects.filter(
-        assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED
-    ).aggregate(n=Count("pk"), latest=Max("updated_at"))
+    db = reports_alias()
+    grades = submitted_grades(study, db).aggregate(n=Count("pk"), latest=Max("updated_at"))
+    scales = (
+        LikertRating.objects.using(db)
+        .filter(assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED)
+        .aggregate(n=Count("pk"), latest=Max("updated_at"))
+    )
     latest = max((d["latest"] for d in (grades, scales) if d["latest"]), default=None)
     return grades["n"] + scales["n"], latest.isoformat() if latest else "-"
 
@@ -49,8 +59,9 @@ def study_state(study: Study) -> tuple[int, str]:
 def load_study_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
     """Every submitted pass/fail grade of `study`. With `blind`, raters are named
     "Annotator 1", "Annotator 2", ... in a stable order instead of by user name."""
+    db = reports_alias()
     rows = list(
-        submitted_grades(study).values_list(
+        submitted_grades(study, db).values_list(
             "assignment__study_item_id",
             "criterion_version_id",
             "assignment__annotator_id",
@@ -70,8 +81,8 @@ def load_study_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
             (item_index[item], version_index[version], rater_index[rater], VALUE_INDEX[verdict])
             for item, version, rater, _, verdict in rows
         ],
-        criteria=_criteria(version_ids),
-        items=_items(item_ids),
+        criteria=_criteria(version_ids, db),
+        items=_items(item_ids, db),
         raters=[names[pk] for pk, _ in rater_ids],
     )
 
@@ -96,8 +107,9 @@ def disagreements(
 ) -> list[Disagreement]:
     """Units of the given criterion versions on which submitted grades differ, with every
     grade and its rationale, so an author can see why graders split."""
+    db = reports_alias()
     grades = list(
-        submitted_grades(study)
+        submitted_grades(study, db)
         .filter(criterion_version_id__in=version_ids)
         .values_list(
             "assignment__study_item_id",
@@ -112,7 +124,7 @@ def disagreements(
         )
     )
     raters = set(
-        submitted_grades(study)
+        submitted_grades(study, db)
         .values_list("assignment__annotator_id", "assignment__annotator__username")
         .order_by()
         .distinct()
@@ -142,9 +154,13 @@ def disagreements(
     return out
 
 
-def _criteria(version_ids: list[int]) -> list[CriterionInfo]:
-    versions = CriterionVersion.objects.filter(pk__in=version_ids).select_related(
-        "criterion__sub_competency__competency", "criterion__task__sub_competency__competency"
+def _criteria(version_ids: list[int], db: str) -> list[CriterionInfo]:
+    versions = (
+        CriterionVersion.objects.using(db)
+        .filter(pk__in=version_ids)
+        .select_related(
+            "criterion__sub_competency__competency", "criterion__task__sub_competency__competency"
+        )
     )
     by_pk = {}
     for version in versions:
@@ -163,13 +179,19 @@ def _criteria(version_ids: list[int]) -> list[CriterionInfo]:
     return [by_pk[pk] for pk in version_ids]
 
 
-def _items(item_ids: list[int]) -> list[ItemInfo]:
-    items = StudyItem.objects.filter(pk__in=item_ids).select_related(
-        "response__task__sub_competency__competency"
+def _items(item_ids: list[int], db: str) -> list[ItemInfo]:
+    items = (
+        StudyItem.objects.using(db)
+        .filter(pk__in=item_ids)
+        .select_related("response__task__sub_competency__competency")
     )
     tasks = {item.response.task_id for item in items}
     context: dict[int, list[tuple[str, str]]] = {}
-    values = TaskContextValue.objects.filter(task_id__in=tasks).select_related("variable", "value")
+    values = (
+        TaskContextValue.objects.using(db)
+        .filter(task_id__in=tasks)
+        .select_related("variable", "value")
+    )
     for value in values.order_by("variable__order"):
         context.setdefault(value.task_id, []).append((value.variable.label, value.display_value))
     by_pk = {}
@@ -191,9 +213,13 @@ def _items(item_ids: list[int]) -> list[ItemInfo]:
 
 def judge_runs_for(study: Study) -> list[JudgeRun]:
     """Judge runs with at least one verdict on a response of the study."""
-    responses = StudyItem.objects.filter(study=study).values("response_id")
+    db = reports_alias()
+    responses = StudyItem.objects.using(db).filter(study=study).values("response_id")
     return list(
-        JudgeRun.objects.filter(verdicts__response_id__in=responses).distinct().order_by("pk")
+        JudgeRun.objects.using(db)
+        .filter(verdicts__response_id__in=responses)
+        .distinct()
+        .order_by("pk")
     )
 
 
@@ -201,7 +227,8 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
     """The judge's verdicts (every epoch) and the gold verdicts on the units of `ratings`.
 
     A verdict counts only when the judge saw the same criterion version the experts graded."""
-    items = StudyItem.objects.filter(pk__in=[item.key for item in ratings.items])
+    db = reports_alias()
+    items = StudyItem.objects.using(db).filter(pk__in=[item.key for item in ratings.items])
     response_of = dict(items.values_list("pk", "response_id"))
     unit_of = {
         (response_of[ratings.items[i].key], ratings.criteria[c].key): unit
@@ -210,11 +237,13 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
         )
     }
     verdicts = list(
-        JudgeVerdict.objects.filter(
-            run=run,
+        JudgeVerdict.objects.using(db)
+        .filter(
+            run=run.pk,
             response_id__in=response_of.values(),
             criterion_version_id__in=[c.key for c in ratings.criteria],
-        ).values_list("response_id", "criterion_version_id", "epoch", "verdict")
+        )
+        .values_list("response_id", "criterion_version_id", "epoch", "verdict")
     )
     n_epochs = max((epoch for _, _, epoch, _ in verdicts), default=1)
     epochs = np.full((n_epochs, ratings.n_units), MISSING, dtype=np.int64)
@@ -223,7 +252,8 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
         if unit is not None:
             epochs[epoch - 1, unit] = PASS if verdict else FAIL
     gold = np.full(ratings.n_units, MISSING, dtype=np.int64)
-    for item, version, verdict in GoldVerdict.objects.filter(study_item__in=items).values_list(
+    golds = GoldVerdict.objects.using(db).filter(study_item__in=items)
+    for item, version, verdict in golds.values_list(
         "study_item_id", "criterion_version_id", "verdict"
     ):
         unit = unit_of.get((response_of[item], version))
@@ -242,11 +272,15 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
 
 def load_scale_ratings(study: Study) -> ScaleRatings:
     """Every submitted 1-5 rating of the study's task-level items (e.g. authenticity)."""
-    prompts = list(study.likert_items.order_by("order", "pk").values_list("pk", "prompt"))
+    db = reports_alias()
+    items = LikertItem.objects.using(db).filter(study=study.pk).order_by("order", "pk")
+    prompts = list(items.values_list("pk", "prompt"))
     prompt_index = {pk: n for n, (pk, _) in enumerate(prompts)}
-    rows = LikertRating.objects.filter(
-        assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED
-    ).values_list("assignment__study_item_id", "item_id", "assignment__annotator_id", "value")
+    rows = (
+        LikertRating.objects.using(db)
+        .filter(assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED)
+        .values_list("assignment__study_item_id", "item_id", "assignment__annotator_id", "value")
+    )
     return ScaleRatings.from_rows(
         [prompt for _, prompt in prompts],
         [(item, prompt_index[prompt], rater, value) for item, prompt, rater, value in rows],

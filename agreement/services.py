@@ -20,6 +20,7 @@ from agreement.reports import StudyAgreement, study_agreement
 from agreement.scales import criteria_consistency, scale_agreement, scale_consistency
 from grading.models import Study
 from judging.models import JudgeRun, JudgeVerdict
+from l2annot.db_routers import reports_alias
 
 CACHE_SECONDS = 24 * 3600
 
@@ -35,8 +36,11 @@ def _state_key(study: Study, settings: AnalysisSettings) -> str:
 
 def _judge_state(run: JudgeRun) -> str:
     # Verdicts are updated in place on re-import: a flipped verdict changes the pass count.
-    state = JudgeVerdict.objects.filter(run=run).aggregate(
-        n=Count("pk"), passes=Count("pk", filter=Q(verdict=True)), last=Max("pk")
+    # Read where the verdicts are read from (agreement.data), so the key matches the data.
+    state = (
+        JudgeVerdict.objects.using(reports_alias())
+        .filter(run=run.pk)
+        .aggregate(n=Count("pk"), passes=Count("pk", filter=Q(verdict=True)), last=Max("pk"))
     )
     return f"{state['n']}:{state['passes']}:{state['last']}"
 

@@ -26,6 +26,7 @@ def envlist(name: str, default: str) -> list[str]:
 
 
 DEBUG = envbool("DEBUG", False)
+TESTING = "pytest" in sys.modules or sys.argv[1:2] == ["test"]
 # Management commands and tests may run on the development key; the WSGI/ASGI entry points refuse
 # to serve with it unless DEBUG is on, and `check --deploy` flags it (its prefix says insecure).
 SECRET_KEY = os.environ.get("SECRET_KEY") or "django-insecure-l2annot-development-key-only"
@@ -100,6 +101,26 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# A read replica for the heavy report reads (agreement/data.py loaders through
+# l2annot.db_routers.reports_alias; docs/deploy.md "Read replica for reports"). Nothing is ever
+# written or migrated there. The tests get the alias as a mirror of the test database, used only
+# by the tests that ask for it (they set REPORTS_DATABASE = "reports").
+REPORTS_DATABASE_URL = os.environ.get("REPORTS_DATABASE_URL", "")
+if REPORTS_DATABASE_URL or TESTING:
+    DATABASES["reports"] = {
+        **(
+            dj_database_url.parse(
+                REPORTS_DATABASE_URL,
+                conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")),
+                conn_health_checks=True,
+            )
+            if REPORTS_DATABASE_URL
+            else DATABASES["default"]
+        ),
+        "TEST": {"MIRROR": "default"},
+    }
+    DATABASE_ROUTERS = ["l2annot.db_routers.ReportsReplicaRouter"]
+REPORTS_DATABASE = "reports" if REPORTS_DATABASE_URL else "default"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Background jobs (imports): django-tasks-db stores them in the database and `manage.py db_worker`
 # runs them; TASKS_BACKEND=django.tasks.backends.immediate.ImmediateBackend runs them in-process.
@@ -151,7 +172,6 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 # Whitenoise serves static files from the web workers. Production serves the hashed, compressed
 # copies `collectstatic` writes (cached for a year); DEBUG and the tests use the plain files from
 # the finders, so neither needs collectstatic.
-TESTING = "pytest" in sys.modules or sys.argv[1:2] == ["test"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
