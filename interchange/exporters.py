@@ -41,17 +41,43 @@ class Benchmark:
 
 
 def _latest_versions(framework: Framework) -> list[CriterionVersion]:
+    """Each live criterion at its latest version, with only the columns the exports write
+    (a task criterion's task row would otherwise bring its long texts along)."""
     latest: dict[int, CriterionVersion] = {}
-    versions = CriterionVersion.objects.filter(
-        criterion__framework=framework, criterion__retired=False
-    ).select_related("criterion", "criterion__sub_competency", "criterion__task")
+    versions = (
+        CriterionVersion.objects.filter(criterion__framework=framework, criterion__retired=False)
+        .select_related("criterion", "criterion__sub_competency", "criterion__task")
+        .only(
+            "criterion_id",
+            "number",
+            "wording",
+            "weight",
+            "frozen",
+            "passes",
+            "fails",
+            "criterion__code",
+            "criterion__layer",
+            "criterion__order",
+            "criterion__sub_competency_id",
+            "criterion__task_id",
+            "criterion__sub_competency__code",
+            "criterion__task__key",
+        )
+    )
     for version in versions.order_by("criterion_id", "number"):
         latest[version.criterion_id] = version
     return sorted(latest.values(), key=lambda v: (v.criterion.order, v.criterion.code))
 
 
-def benchmark_records(framework: Framework) -> Benchmark:
-    """The framework's tasks as L2-Bench records, and their resource files."""
+def benchmark_records(
+    framework: Framework,
+    *,
+    versions: list[CriterionVersion] | None = None,
+    with_resources: bool = True,
+) -> Benchmark:
+    """The framework's tasks as L2-Bench records, and their resource files (without
+    `with_resources` no file is read and the records name none). `versions` spares a caller
+    that already holds `_latest_versions(framework)` a second load."""
     tasks = list(
         Task.objects.filter(framework=framework)
         .exclude(status=Task.Status.RETIRED)
@@ -59,7 +85,7 @@ def benchmark_records(framework: Framework) -> Benchmark:
         .order_by("key")
     )
     universal, by_sub, by_task = [], defaultdict(list), defaultdict(list)
-    for version in _latest_versions(framework):
+    for version in _latest_versions(framework) if versions is None else versions:
         criterion = version.criterion
         item = FileCriterion(
             criterion.code, version.wording.strip(), version.weight, FileLayer(criterion.layer)
@@ -86,9 +112,10 @@ def benchmark_records(framework: Framework) -> Benchmark:
         )
     )
     files, names = {}, defaultdict(list)
-    for resource in TaskResource.objects.filter(task__framework=framework).order_by(
+    resources = TaskResource.objects.filter(task__framework=framework).order_by(
         "task_id", "order", "pk"
-    ):
+    )
+    for resource in resources if with_resources else ():
         name, content = _resource_file(resource)
         if name in files and files[name] != content:
             name = f"{resource.task_id}_{name}"  # same name, other content: keep both
@@ -179,7 +206,8 @@ def rubric_tables(
     (from a study's agreement report) each criterion says whether it was validated, and
     `only_validated` keeps only the validated ones."""
     rows: dict[str, list[list[object]]] = {layer: [] for layer in Layer.values}
-    for version in _latest_versions(framework):
+    versions = _latest_versions(framework)
+    for version in versions:
         validated, why = (validation or {}).get(
             version.pk, (None, "not graded at this version in the study")
         )
@@ -204,7 +232,7 @@ def rubric_tables(
                 *([why] if validation is not None else []),
             ]
         )
-    benchmark = benchmark_records(framework)
+    benchmark = benchmark_records(framework, versions=versions, with_resources=False)
     listed = {t.task_key: {c.id for c in t.universal_criteria} for t in benchmark.tasks}
     universal = [row[0] for row in rows[Layer.UNIVERSAL]]
     statuses = dict(Task.objects.filter(framework=framework).values_list("key", "status"))
