@@ -11,7 +11,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from django.db import connection, connections, transaction
+from django.db import InterfaceError, OperationalError, connection, connections, transaction
 from django.tasks import task
 from django.utils import timezone
 
@@ -51,7 +51,7 @@ def run_import_job(job_id: int) -> None:
         _finish(job, ImportJob.Status.FAILED, [f"{job.original_name}: {error}"], {}, "")
         return
     except Exception as error:  # the job must end failed, never stay "running"
-        _finish(job, ImportJob.Status.FAILED, [f"the import stopped: {error!r}"], {}, "")
+        _finish_failed(job, [f"the import stopped: {error!r}"])
         raise
     status = ImportJob.Status.SUCCEEDED if report.ok else ImportJob.Status.FAILED
     counts = {name: counts.as_dict() for name, counts in report.counts.items()}
@@ -78,6 +78,22 @@ def _finish(job: ImportJob, status: str, problems: list[str], counts: dict, summ
             "stage",
         ]
     )
+
+
+def _finish_failed(job: ImportJob, problems: list[str], attempts: int = 60) -> None:
+    """Mark the job failed even when the import died because the database went away (a
+    restart): the broken connection is dropped and the write retried once a second until the
+    server answers again. Otherwise the job would stay "running" for good, and the worker,
+    failing to record the task, would exit."""
+    for attempt in range(attempts):
+        try:
+            _finish(job, ImportJob.Status.FAILED, problems, {}, "")
+            return
+        except (InterfaceError, OperationalError):
+            if attempt == attempts - 1 or connection.in_atomic_block:
+                raise
+            connection.close()  # the next query connects again
+            time.sleep(1)
 
 
 def _run(job: ImportJob, progress: Progress) -> ImportReport:

@@ -127,16 +127,25 @@ def import_l2bench(
     progress(0, 1, "reading the tasks file")
     tasks_file = read_l2bench_folder(folder)
     report.problems.extend(tasks_file.problems)
-    with transaction.atomic():
-        # One import per framework at a time: the plan below stays true until commit.
-        Framework.objects.select_for_update().get(pk=framework.pk)
-        plan = Planner(folder, framework, tasks_file, report, progress).plan()
-        if report.problems:
-            return report
-        BenchmarkWriter(plan, report, by, progress, dry_run).write()
-        publish_imported(plan, report, by, progress)
-        if dry_run:
-            transaction.set_rollback(True)
+    writer = None
+    try:
+        with transaction.atomic():
+            # One import per framework at a time: the plan below stays true until commit.
+            Framework.objects.select_for_update().get(pk=framework.pk)
+            plan = Planner(folder, framework, tasks_file, report, progress).plan()
+            if report.problems:
+                return report
+            writer = BenchmarkWriter(plan, report, by, progress, dry_run)
+            writer.write()
+            publish_imported(plan, report, by, progress)
+            if dry_run:
+                transaction.set_rollback(True)
+    except BaseException:
+        # The rows are rolled back, whatever failed (publishing, the commit, a lost database
+        # connection): the resource files already stored must go too.
+        if writer is not None:
+            writer.delete_saved_files()
+        raise
     progress(1, 1, "done")
     return report
 

@@ -101,15 +101,14 @@ class BenchmarkWriter:
             self.write_resources,
             self.audit.save,
         )
-        try:
-            for n, step in enumerate(steps):
-                self.progress(n, len(steps), "writing")
-                step()
-        except BaseException:
-            # The transaction rolls back the rows; files already stored must go too.
-            for name in self.saved_files:
-                default_storage.delete(name)
-            raise
+        for n, step in enumerate(steps):
+            self.progress(n, len(steps), "writing")
+            step()
+
+    def delete_saved_files(self) -> None:
+        """Remove the resource files this import stored: its transaction was rolled back."""
+        for name in self.saved_files:
+            default_storage.delete(name)
 
     # ----- tasks ---------------------------------------------------------------------------
 

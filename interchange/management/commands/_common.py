@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import InterfaceError, OperationalError
 
 from interchange.importers.report import ImportReport, Progress
 from interchange.progress import TextProgressBar
@@ -50,6 +51,14 @@ def run_import(
     bar = TextProgressBar(_NoNewline(command.stderr)) if options.get("verbosity", 1) else None
     try:
         report = run(bar or (lambda done, total, stage: None))
+    except (InterfaceError, OperationalError) as error:
+        # The server went away (restart, network): the import's transaction never committed.
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        raise CommandError(
+            f"The database connection was lost during the import ({first_line}). The import "
+            "is all or nothing and did not commit: run it again once the database answers "
+            "(re-running an import that did commit changes nothing)."
+        ) from None
     finally:
         if bar:
             bar.close()
