@@ -4,6 +4,7 @@
     {"detail": "Authentication credentials were not provided."}                     401, 403, 404
     {"detail": "... was changed by someone else ...", "current": {...}}             409, 412
     {"detail": "Task 7 cannot be submitted.", "problems": ["Task 7 has no ..."]}     409
+    {"detail": "The request body is larger than the 32 MiB this server accepts ..."} 413
 
 Model validation (full_clean in audit.editing) raises Django's ValidationError: it becomes a 400
 with field messages, like a serializer's. EditConflict and DeleteRefused become 409, and so does
@@ -14,7 +15,8 @@ editing one in review), listing its `problems`.
 from collections.abc import Iterator
 from typing import Any
 
-from django.core.exceptions import NON_FIELD_ERRORS
+from django.conf import settings
+from django.core.exceptions import NON_FIELD_ERRORS, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
 from rest_framework import exceptions, status
@@ -55,6 +57,19 @@ class PreconditionRequired(exceptions.APIException):
     default_code = "precondition_required"
 
 
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "payload_too_large"
+
+    def __init__(self) -> None:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / (1024 * 1024)
+        super().__init__(
+            f"The request body is larger than the {limit:g} MiB this server accepts "
+            "(DATA_UPLOAD_MAX_MEMORY_SIZE). Nothing was saved: send the items in smaller "
+            "batches, or import the file with the upload page or the import command."
+        )
+
+
 REFUSED = "The task's state does not allow this: see `problems`."
 
 
@@ -91,6 +106,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = Conflict(str(exc))
     elif isinstance(exc, RubricError):
         exc = Conflict(REFUSED, problems=exc.problems)
+    elif isinstance(exc, RequestDataTooBig):
+        exc = PayloadTooLarge()
     elif isinstance(exc, IntegrityError):
         # Two writers raced past validation; the loser is told, not shown a 500.
         exc = Conflict("This change clashes with data saved at the same time; reload and retry.")

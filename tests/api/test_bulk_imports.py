@@ -172,3 +172,15 @@ def test_verdicts_filter_by_run_response_and_criterion(task, importer, viewer_ap
     assert viewer_api.get(VERDICTS, {"criterion": "none"}).json()["count"] == 0
     runs = viewer_api.get(reverse("api:judgerun-list")).json()["results"]
     assert [(r["judge_model"], r["verdicts"]) for r in runs] == [("judge-1", 3)]
+
+
+def test_a_body_over_the_servers_limit_is_refused_with_the_limit_and_writes_nothing(
+    task, importer, settings
+):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+    body = [dict(item, response="x" * 5000) for item in items(task, 300)]
+    response = post(importer, RESPONSES, body)
+    assert response.status_code == 413
+    assert "larger than the 1 MiB this server accepts" in response.json()["detail"]
+    assert "Nothing was saved" in response.json()["detail"]
+    assert not Response.objects.exists()
