@@ -143,7 +143,9 @@ def _timestamp(seconds: float) -> str:
     return repr(float(seconds))
 
 
-def _model_details(deployment_type: str, availability: str, extra: dict[str, str]) -> dict:
+def _model_details(
+    deployment_type: str, availability: str, extra: dict[str, str]
+) -> dict[str, str]:
     if deployment_type not in DEPLOYMENT_TYPES:
         raise ValueError(f"deployment type {deployment_type!r} is not one of {DEPLOYMENT_TYPES}")
     if availability not in MODEL_AVAILABILITIES:
