@@ -107,7 +107,10 @@ def verified_files(archive: zipfile.ZipFile, records: list[dict[str, Any]]) -> l
     """The listed files, each checked against its archive member's size and SHA-256."""
     files = []
     for record in records:
-        listed = MediaFile(checked_path(str(record["path"])), record["sha256"], record["size"])
+        try:
+            listed = MediaFile(checked_path(str(record["path"])), record["sha256"], record["size"])
+        except (KeyError, TypeError):
+            raise BackupError(f"The backup's file list is malformed: {record!r}.") from None
         try:
             info = archive.getinfo(MEDIA_PREFIX + listed.path)
         except KeyError:
