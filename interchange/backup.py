@@ -56,7 +56,7 @@ from interchange.backup_files import (
     write_archive,
 )
 from interchange.models import TaskSource
-from judging.models import JudgeVerdict
+from judging.models import JudgeRating, JudgeVerdict
 from rubrics.models import (
     Criterion,
     CriterionVersion,
@@ -124,6 +124,7 @@ def study_querysets(study: Study) -> list[models.QuerySet[Any]]:
         responses,
         Turn.objects.filter(response__in=responses),
         JudgeVerdict.objects.filter(response__in=responses),
+        JudgeRating.objects.filter(response__in=responses),
         Study.objects.filter(pk=study.pk),
         PoolMember.objects.filter(study=study),
         Expertise.objects.filter(annotator__in=annotators),
@@ -337,16 +338,19 @@ def _restore(document: dict[str, Any], archive: zipfile.ZipFile | None) -> Resto
     _check_empty_database()
     pending = files_to_write(files, media_root)
     writer = FileWriter(archive, media_root) if archive is not None else None
+    committed: list[bool] = []
     try:
         with transaction.atomic():
             _load_rows(document)
             if writer is not None:
                 for file in pending:
                     writer.write(file)
+            # Once the rows are committed the files belong to them, whatever happens next.
+            transaction.on_commit(lambda: committed.append(True))
             # A report cached for an earlier database under the same study id must not be served.
             transaction.on_commit(cache.clear)
     except BaseException:
-        if writer is not None:
+        if writer is not None and not committed:
             writer.undo()
         raise
     return RestoreSummary(
