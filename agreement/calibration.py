@@ -8,6 +8,7 @@ out at a time, and the alternative annotator test (Calderon et al. 2025), not on
 expert majority, which flatters a judge (a majority is itself less noisy than any one expert).
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,7 @@ from agreement.stats import (
     Coefficient,
     ExpertComparison,
     Leniency,
+    OrdinalAgreement,
     alpha_from_counts,
     alternative_annotator_test,
     calibrate,
@@ -27,6 +29,7 @@ from agreement.stats import (
     leave_one_expert_out,
     leniency,
     majority_reference,
+    ordinal_agreement,
 )
 
 IntArray = npt.NDArray[np.int64]
@@ -91,6 +94,26 @@ class Stability:
 
 
 @dataclass(frozen=True)
+class ScaleScores:
+    """One 1-5 question of a study: the judge's and the experts' scores on the same items."""
+
+    key: str
+    prompt: str
+    judge: npt.NDArray[np.float64]  # per study item: 1-5, NaN where the judge gave none
+    experts: npt.NDArray[np.float64]  # (experts, study items): 1-5, NaN where none
+
+
+@dataclass(frozen=True)
+class JudgeScale:
+    """The judge against the experts on one 1-5 question (weighted kappa, Bland-Altman)."""
+
+    key: str
+    prompt: str
+    n_judge_scores: int  # items of the study the judge scored on this question
+    agreement: OrdinalAgreement
+
+
+@dataclass(frozen=True)
 class CalibrationReport:
     judge_name: str
     epsilon: float
@@ -100,6 +123,25 @@ class CalibrationReport:
     self_preference: SelfPreference | None
     stability: Stability | None
     unmatched_units: int  # expert-graded units the judge did not rate
+    scales: tuple[JudgeScale, ...] = ()  # the study's 1-5 questions the judge scored
+
+
+def judge_scales(
+    questions: Sequence[ScaleScores], *, n_resamples: int = 1000, seed: int = 0
+) -> tuple[JudgeScale, ...]:
+    """Each question the judge scored at least once, compared with the experts' scores."""
+    return tuple(
+        JudgeScale(
+            key=question.key,
+            prompt=question.prompt,
+            n_judge_scores=int((~np.isnan(question.judge)).sum()),
+            agreement=ordinal_agreement(
+                question.judge, question.experts, n_resamples=n_resamples, seed=seed
+            ),
+        )
+        for question in questions
+        if (~np.isnan(question.judge)).any()
+    )
 
 
 def experts_matrix(ratings: StudyRatings, units: IntArray) -> npt.NDArray[np.float64]:
@@ -215,4 +257,14 @@ def calibration_report(
     )
 
 
-__all__ = ["FAIL", "MISSING", "PASS", "CalibrationReport", "JudgeData", "calibration_report"]
+__all__ = [
+    "FAIL",
+    "MISSING",
+    "PASS",
+    "CalibrationReport",
+    "JudgeData",
+    "JudgeScale",
+    "ScaleScores",
+    "calibration_report",
+    "judge_scales",
+]

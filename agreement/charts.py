@@ -128,3 +128,70 @@ def heatmap(names: Sequence[str], matrix: Sequence[Sequence[float | None]], *, t
             )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def bland_altman_plot(
+    means: Sequence[float],
+    differences: Sequence[float],
+    *,
+    bias: float | None,
+    lower: float | None,
+    upper: float | None,
+    title: str,
+    scale: tuple[int, int] = (1, 5),
+) -> str:
+    """Bland-Altman plot of a 1-5 question: one dot per item at (mean of the two scores,
+    judge - experts), a solid line at the bias and dashed lines at the limits of agreement.
+    Dots are translucent, so items on the same spot show as a darker dot."""
+    left, top, plot_w, plot_h, right = 44, 12, 360, 200, 120
+    span = scale[1] - scale[0]
+    values = [abs(v) for v in (*differences, bias, lower, upper) if v is not None]
+    reach = max(1.0, float(int(max(values, default=1.0) + 0.999)))
+
+    def x(value: float) -> float:
+        return left + (value - scale[0]) / span * plot_w
+
+    def y(value: float) -> float:
+        return top + (reach - value) / (2 * reach) * plot_h
+
+    width, height = left + plot_w + right, top + plot_h + 34
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="100%" role="img" aria-label="{escape(title)}" class="chart">',
+        f"<title>{escape(title)}</title>",
+    ]
+    for tick in range(scale[0], scale[1] + 1):
+        parts.append(
+            f'<line x1="{x(tick):.1f}" y1="{top}" x2="{x(tick):.1f}" y2="{top + plot_h}" '
+            'stroke="#d0d7de" stroke-width="1"/>'
+            f'<text x="{x(tick):.1f}" y="{top + plot_h + 14}" font-size="11" '
+            f'text-anchor="middle" fill="#555f6b">{tick}</text>'
+        )
+    for tick in range(-int(reach), int(reach) + 1):
+        parts.append(
+            f'<line x1="{left}" y1="{y(tick):.1f}" x2="{left + plot_w}" y2="{y(tick):.1f}" '
+            f'stroke="{"#8c959f" if tick == 0 else "#d0d7de"}" stroke-width="1"/>'
+            f'<text x="{left - 6}" y="{y(tick) + 4:.1f}" font-size="11" text-anchor="end" '
+            f'fill="#555f6b">{tick:+d}</text>'
+        )
+    parts.append(
+        f'<text x="{left + plot_w / 2}" y="{height - 4}" font-size="11" text-anchor="middle" '
+        'fill="#1b1f24">mean of judge and experts</text>'
+    )
+    for label, value, dash in (("upper limit", upper, True), ("bias", bias, False),
+                               ("lower limit", lower, True)):  # fmt: skip
+        if value is None:
+            continue
+        parts.append(
+            f'<line x1="{left}" y1="{y(value):.1f}" x2="{left + plot_w}" y2="{y(value):.1f}" '
+            f'stroke="#9a6700" stroke-width="1.5"{' stroke-dasharray="4 3"' if dash else ""}/>'
+            f'<text x="{left + plot_w + 6}" y="{y(value) + 4:.1f}" font-size="11" '
+            f'fill="#1b1f24">{label} {value:+.2f}</text>'
+        )
+    for mean, difference in zip(means, differences, strict=True):
+        parts.append(
+            f'<circle cx="{x(mean):.1f}" cy="{y(difference):.1f}" r="4" fill="#0b5cad" '
+            'fill-opacity="0.35"/>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)

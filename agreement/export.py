@@ -1,14 +1,19 @@
 """The agreement report as JSON-ready data and as an XLSX workbook (every figure with its CI)."""
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
 from openpyxl import Workbook
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
+from agreement.calibration import JudgeScale
 from agreement.reports import GroupAgreement, StudyAgreement
-from agreement.stats import Coefficient, Ratio
+from agreement.stats import Coefficient, Interval, Ratio
+from judging.models import JudgeRun
+
+# Each judge run that scored the study's 1-5 questions, with its comparison per question.
+JudgeScales = Sequence[tuple[JudgeRun, Sequence[JudgeScale]]]
 
 GROUP_COLUMNS = [
     "group", "items", "ratings", "pairable units", "percent agreement", "alpha", "alpha CI low",
@@ -53,7 +58,50 @@ def _group_dict(group: GroupAgreement) -> dict[str, Any]:
     }
 
 
-def report_to_dict(study_name: str, report: StudyAgreement) -> dict[str, Any]:
+def _interval(prefix: str, interval: Interval) -> dict[str, Any]:
+    return {
+        prefix: interval.estimate.value,
+        f"{prefix} CI low": interval.low,
+        f"{prefix} CI high": interval.high,
+        f"{prefix} undefined because": interval.estimate.undefined_reason or "",
+    }
+
+
+def judge_scale_row(run: JudgeRun, scale: JudgeScale) -> dict[str, Any]:
+    """One judge run on one 1-5 question: kappas with their intervals and Bland-Altman."""
+    found, limits = scale.agreement, scale.agreement.bland_altman
+    row: dict[str, Any] = {
+        "judge": str(run),
+        "question": scale.key,
+        "prompt": scale.prompt,
+        "responses": found.n_items,
+        "responses for kappa": found.n_kappa_items,
+        "judge mean": found.judge_mean,
+        "experts mean": found.experts_mean,
+    }
+    for comparison in found.comparisons:
+        name = f"{comparison.weights} kappa"
+        row |= _interval(f"{name} judge vs experts", comparison.judge)
+        row |= _interval(f"{name} experts vs experts", comparison.experts)
+        row |= {
+            f"{name} gap": comparison.gap,
+            f"{name} gap CI low": comparison.gap_low,
+            f"{name} gap CI high": comparison.gap_high,
+        }
+    return row | {
+        "bias": limits.mean_difference,
+        "bias CI low": limits.bias_low,
+        "bias CI high": limits.bias_high,
+        "sd of differences": limits.sd_difference,
+        "lower limit of agreement": limits.lower_limit,
+        "upper limit of agreement": limits.upper_limit,
+        "bland-altman undefined because": limits.undefined_reason or "",
+    }
+
+
+def report_to_dict(
+    study_name: str, report: StudyAgreement, judges: JudgeScales = ()
+) -> dict[str, Any]:
     return {
         "study": study_name,
         "validation threshold": report.threshold,
@@ -113,6 +161,9 @@ def report_to_dict(study_name: str, report: StudyAgreement) -> dict[str, Any]:
             for j, cell in enumerate(row)
             if cell is not None and i < j
         ],
+        "judge ratings": [
+            judge_scale_row(run, scale) for run, scales in judges for scale in scales
+        ],
     }
 
 
@@ -120,16 +171,18 @@ def _sheet_rows(data: dict[str, Any]) -> Iterator[tuple[str, list[str], list[lis
     yield "Overall", list(data["overall"]), [list(data["overall"].values())]
     for name in ["criteria", "by layer", "by competency", "by sub-competency", "by context value",
                  "annotators", "pairwise agreement", "task-level ratings",
-                 "internal consistency"]:  # fmt: skip
+                 "internal consistency", "judge ratings"]:  # fmt: skip
         rows = data[name]
         header = list(rows[0]) if rows else ["(no data)"]
         yield name.capitalize()[:31], header, [list(row.values()) for row in rows]
 
 
-def write_report_xlsx(study_name: str, report: StudyAgreement, out: IO[bytes]) -> None:
+def write_report_xlsx(
+    study_name: str, report: StudyAgreement, out: IO[bytes], judges: JudgeScales = ()
+) -> None:
     workbook = Workbook()
     workbook.remove(workbook.active)
-    for title, header, rows in _sheet_rows(report_to_dict(study_name, report)):
+    for title, header, rows in _sheet_rows(report_to_dict(study_name, report, judges)):
         sheet = workbook.create_sheet(title)
         sheet.append(header)
         for cell in sheet[1]:

@@ -1,3 +1,4 @@
+from dataclasses import replace
 from io import BytesIO
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -10,9 +11,11 @@ from django.views.decorators.vary import vary_on_headers
 from accounts.permissions import require
 from accounts.roles import Action
 from agreement import charts, jobs
+from agreement.calibration import JudgeScale
 from agreement.data import disagreements, judge_runs_for
 from agreement.export import report_to_dict, write_report_xlsx
 from agreement.forms import AnalysisSettingsForm
+from agreement.judge_ratings import calibration_runs, judge_scale_report, judge_scales_by_run
 from agreement.leaderboard import Leaderboard
 from agreement.models import AnalysisSettings
 from agreement.reports import GroupAgreement, StudyAgreement
@@ -97,7 +100,7 @@ def study_agreement(request: HttpRequest, study_id: int) -> HttpResponse:
             [c.criterion.key for c in weakest],
             blind=not settings.show_annotator_names,
         ),
-        "judge_runs": judge_runs_for(study),
+        "judge_runs": calibration_runs(study),
         **_charts(report),
     }
     return render(request, "agreement/study.html", context)
@@ -108,12 +111,13 @@ def study_report_download(request: HttpRequest, study_id: int, fmt: str) -> Http
     study = get_object_or_404(Study, pk=study_id)
     report = study_report(study)
     filename = f"agreement-{slugify(study.name) or study.pk}"
+    judges = judge_scales_by_run(study)
     if fmt == "json":
-        response: HttpResponse = JsonResponse(report_to_dict(study.name, report))
+        response: HttpResponse = JsonResponse(report_to_dict(study.name, report, judges))
         response["Content-Disposition"] = f'attachment; filename="{filename}.json"'
         return response
     buffer = BytesIO()
-    write_report_xlsx(study.name, report, buffer)
+    write_report_xlsx(study.name, report, buffer, judges)
     response = HttpResponse(buffer.getvalue(), content_type=XLSX)
     response["Content-Disposition"] = f'attachment; filename="{filename}.xlsx"'
     return response
@@ -123,7 +127,7 @@ def study_report_download(request: HttpRequest, study_id: int, fmt: str) -> Http
 def judge_calibration(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     run = get_object_or_404(JudgeRun, pk=run_id)
-    report = judge_report(study, run)
+    report = replace(judge_report(study, run), scales=judge_scale_report(study, run))
     confusion = report.overall.vs_majority.confusion if report.overall.vs_majority else None
     return render(
         request,
@@ -134,7 +138,23 @@ def judge_calibration(request: HttpRequest, study_id: int, run_id: int) -> HttpR
             "report": report,
             "settings": AnalysisSettings.for_study(study),
             "confusion": confusion.tolist() if confusion is not None else None,
+            "scales": [(scale, _bland_altman_chart(scale)) for scale in report.scales],
         },
+    )
+
+
+def _bland_altman_chart(scale: JudgeScale) -> str:
+    found = scale.agreement
+    limits = found.bland_altman
+    return mark_safe(  # charts.py escapes every text it writes
+        charts.bland_altman_plot(
+            found.differences_x,
+            found.differences_y,
+            bias=limits.mean_difference,
+            lower=limits.lower_limit,
+            upper=limits.upper_limit,
+            title=f"Judge minus experts' mean on '{scale.prompt}', by the mean of both",
+        )
     )
 
 

@@ -9,6 +9,7 @@ a NaN as null), so a field added to a report appears here without a change."""
 
 import dataclasses
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from agreement.export import report_to_dict
+from agreement.judge_ratings import judge_scale_report
 from agreement.services import judge_report, study_leaderboard, study_report
 from api import schema
 from judging.models import JudgeRun
@@ -108,4 +110,7 @@ class AgreementActions:
         study = self.get_object()  # type: ignore[attr-defined]
         if not run.isdecimal():  # any segment reaches the view: a malformed id is a JSON 404
             raise exceptions.NotFound("No such judge run.")
-        return Response(as_json(judge_report(study, judge_run(run))))
+        judge = judge_run(run)
+        assert judge is not None  # judge_run raises NotFound for an unknown run
+        report = replace(judge_report(study, judge), scales=judge_scale_report(study, judge))
+        return Response(as_json(report))

@@ -84,6 +84,11 @@ class OrdinalAgreement:
     differences_x: tuple[float, ...]
     differences_y: tuple[float, ...]
 
+    @property
+    def comparisons(self) -> tuple[KappaComparison, KappaComparison]:
+        """The linear and the quadratic comparison, in that order."""
+        return self.linear, self.quadratic
+
 
 def pooled_tables(
     judge: npt.ArrayLike, experts: npt.ArrayLike, n_values: int

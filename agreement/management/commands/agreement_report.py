@@ -5,6 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agreement.export import report_to_dict, write_report_xlsx
+from agreement.judge_ratings import judge_scales_by_run
 from agreement.services import study_report
 from grading.models import Study
 
@@ -23,11 +24,12 @@ class Command(BaseCommand):
         if study is None:
             raise CommandError(f"No study with id or name {key!r}.")
         report = study_report(study)
+        judges = judge_scales_by_run(study)
         output: Path = options["output"]
         if options["format"] == "json":
-            data = report_to_dict(study.name, report)
+            data = report_to_dict(study.name, report, judges)
             output.write_text(json.dumps(data, indent=2), encoding="utf-8")
         else:
             with output.open("wb") as stream:
-                write_report_xlsx(study.name, report, stream)
+                write_report_xlsx(study.name, report, stream, judges)
         self.stdout.write(f"Wrote the agreement report of {study.name} to {output}")

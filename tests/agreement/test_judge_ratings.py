@@ -1,0 +1,182 @@
+"""A judge's 1-5 ratings against the experts' in a real study: report, page and downloads."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+from openpyxl import load_workbook
+
+from accounts.roles import Role
+from agreement.judge_ratings import calibration_runs, judge_scale_report, load_scale_scores
+from grading import services as grading
+from grading.models import Verdict
+from judging.models import JudgeRating, JudgeRun
+from rubrics.demo import seed_demo_benchmark
+from rubrics.models import Response
+
+pytestmark = pytest.mark.django_db
+
+PROMPTS = ["Is this task authentic?", "Are these criteria clear and fair?"]
+N_RESPONSES = 10  # asked for; the study holds those whose task has a published rubric
+
+
+def true_score(position: int) -> int:
+    return position % 5 + 1
+
+
+def expert_score(position: int, grader: int) -> int:
+    """Graders agree on the true score, except the third, who is one point lower on every
+    other response (never below 1)."""
+    lower = grader == 2 and position % 2 == 1
+    return max(1, true_score(position) - lower)
+
+
+@pytest.fixture
+def study(starter_framework, make_user):
+    seed_demo_benchmark(starter_framework, make_user(Role.AUTHOR), make_user(Role.MAINTAINER))
+    graders = [make_user(Role.ANNOTATOR) for _ in range(3)]
+    responses = list(Response.objects.order_by("pk")[:N_RESPONSES])
+    study = grading.create_study(
+        name="Ratings",
+        framework=starter_framework,
+        responses=responses,
+        annotators=graders,
+        overlap=3,
+        seed=1,
+        require_rationale_on_fail=False,
+        likert_prompts=PROMPTS,
+    )
+    grading.assign_study(study)
+    # Responses to a task without a published rubric stay out of the study.
+    responses = [item.response for item in study.items.order_by("pk")]
+    assert len(responses) >= 8
+    position = {r.pk: n for n, r in enumerate(responses)}
+    authentic = study.likert_items.get(order=0)
+    for index, grader in enumerate(graders):
+        while (assignment := grading.claim_next(study, grader)) is not None:
+            for line in assignment.study_item.rubric_version.effective_rubric():
+                if line.applicable:
+                    grading.save_grade(
+                        assignment, line.version.pk, verdict=Verdict.PASS, rationale="", by=grader
+                    )
+            n = position[assignment.study_item.response_id]
+            for item in study.likert_items.all():
+                value = expert_score(n, index) if item == authentic else 3
+                grading.save_likert(assignment, item.pk, value, by=grader)
+            grading.submit(assignment)
+    study.responses = responses
+    return study
+
+
+@pytest.fixture
+def generous_judge(study):
+    """A judge one point above the true score (clipped at 5), rating authenticity only."""
+    run = JudgeRun.objects.create(judge_model="generous", prompt_version="v1")
+    key = study.likert_items.get(order=0).key
+    JudgeRating.objects.bulk_create(
+        JudgeRating(
+            run=run, response=response, question=key, value=min(5, true_score(n) + 1), epoch=1
+        )
+        for n, response in enumerate(study.responses)
+    )
+    return run
+
+
+def expected_bias(n_responses: int) -> float:
+    differences = [
+        min(5, true_score(n) + 1) - sum(expert_score(n, g) for g in range(3)) / 3
+        for n in range(n_responses)
+    ]
+    return sum(differences) / n_responses
+
+
+def test_questions_get_keys_and_the_judges_scores_line_up_with_the_experts(study, generous_judge):
+    questions = load_scale_scores(study, generous_judge)
+    assert [q.key for q in questions] == [
+        "is-this-task-authentic",
+        "are-these-criteria-clear-and-fair",
+    ]
+    authentic = questions[0]
+    assert authentic.experts.shape == (3, len(study.responses))
+    assert sorted(authentic.judge.tolist()) == sorted(
+        min(5, true_score(n) + 1) for n in range(len(study.responses))
+    )
+
+
+def test_the_report_recovers_the_judges_known_bias(study, generous_judge):
+    (scale,) = judge_scale_report(study, generous_judge)  # the judge rated one question
+    found = scale.agreement
+    assert scale.key == "is-this-task-authentic" and found.n_items == len(study.responses)
+    limits = found.bland_altman
+    assert limits.mean_difference == pytest.approx(expected_bias(len(study.responses)))
+    # About +1: less where a 5 cannot go higher, more where the third expert scored lower.
+    assert limits.mean_difference == pytest.approx(1.0, abs=0.25)
+    assert limits.bias_low < limits.mean_difference < limits.bias_high
+    assert found.judge_mean > found.experts_mean
+    assert found.linear.judge.estimate.value < found.linear.experts.estimate.value
+    assert len(found.linear.leave_one_out) == 3
+
+
+def test_a_changed_rating_refreshes_the_cached_report(study, generous_judge):
+    before = judge_scale_report(study, generous_judge)[0].agreement.bland_altman.mean_difference
+    JudgeRating.objects.filter(run=generous_judge).update(value=1)
+    after = judge_scale_report(study, generous_judge)[0].agreement.bland_altman.mean_difference
+    assert after < 0 < before
+
+
+def test_a_run_with_only_ratings_is_listed_and_its_page_shows_the_ratings_section(
+    study, generous_judge, client_as
+):
+    assert calibration_runs(study) == [generous_judge]
+    client = client_as(Role.VIEWER)
+    page = client.get(reverse("agreement:study", args=[study.pk])).content.decode()
+    url = reverse("agreement:judge", args=[study.pk, generous_judge.pk])
+    assert url in page
+    response = client.get(url)
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "1-5 ratings: the judge against the experts" in body
+    assert "Is this task authentic?" in body
+    assert f"{expected_bias(len(study.responses)):.2f}" in body
+    assert "Experts among themselves" in body
+    assert '<svg xmlns="http://www.w3.org/2000/svg"' in body and "limits of agreement" in body
+    assert "nan" not in body.lower()
+    assert "style=" not in body.split("<svg", 1)[1].split("</svg>", 1)[0]  # CSP: no inline style
+
+
+def test_a_question_the_judge_did_not_rate_shows_no_section(study, client_as):
+    run = JudgeRun.objects.create(judge_model="silent")
+    url = reverse("agreement:judge", args=[study.pk, run.pk])
+    body = client_as(Role.VIEWER).get(url).content.decode()
+    assert "1-5 ratings: the judge against the experts" not in body
+
+
+def test_an_undefined_figure_shows_its_reason_not_a_number(study, client_as):
+    run = JudgeRun.objects.create(judge_model="once")
+    key = study.likert_items.get(order=0).key
+    JudgeRating.objects.create(run=run, response=study.responses[0], question=key, value=3)
+    body = client_as(Role.VIEWER).get(reverse("agreement:judge", args=[study.pk, run.pk]))
+    text = body.content.decode()
+    assert "fewer than two items with both scores" in text
+    assert "nan" not in text.lower()
+
+
+def test_the_json_download_and_the_command_carry_the_judges_ratings(
+    study, generous_judge, client_as, tmp_path
+):
+    url = reverse("agreement:study_report_json", args=[study.pk])
+    data = json.loads(client_as(Role.MAINTAINER).get(url).content)
+    (row,) = data["judge ratings"]
+    assert row["judge"] == "generous / v1"
+    assert row["question"] == "is-this-task-authentic"
+    assert row["bias"] == pytest.approx(expected_bias(len(study.responses)))
+    assert row["quadratic kappa judge vs experts CI low"] is not None
+    assert row["bias CI low"] < row["bias"] < row["bias CI high"]
+    out = tmp_path / "report.xlsx"
+    call_command("agreement_report", str(study.pk), "--format", "xlsx", "--output", str(out))
+    sheet = load_workbook(out)["Judge ratings"]
+    header = [cell.value for cell in sheet[1]]
+    values = dict(zip(header, [cell.value for cell in sheet[2]], strict=True))
+    assert values["bias"] == pytest.approx(expected_bias(len(study.responses)))
+    assert values["lower limit of agreement"] < values["bias"] < values["upper limit of agreement"]
