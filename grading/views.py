@@ -9,7 +9,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -19,7 +19,7 @@ from django.views.decorators.vary import vary_on_headers
 from accounts.permissions import require
 from accounts.roles import Action
 from grading import services
-from grading.models import Assignment, Grade, LikertItem, Study, Verdict
+from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, Verdict
 from rubrics.models import EffectiveCriterion, RubricItem
 
 PAGE = "grading/assignment.html"
@@ -73,19 +73,9 @@ def _own_locked(request: HttpRequest, assignment_id: int) -> Assignment:
     )
 
 
-def _lines(assignment: Assignment) -> list[Line]:
-    required = assignment.study_item.study.require_rationale_on_fail
-    grades = {g.criterion_version_id: g for g in assignment.grades.all()}
-    return [
-        Line(effective, grades.get(effective.version.pk), required)
-        for effective in assignment.study_item.rubric_version.effective_rubric()
-    ]
-
-
-def _line(assignment: Assignment, grade: Grade, item: RubricItem) -> Line:
-    """The one criterion line a save swaps back, from the rubric item the save checked (with
-    its criterion version and criterion), without rebuilding the whole rubric."""
-    effective = EffectiveCriterion(
+def _effective(item: RubricItem) -> EffectiveCriterion:
+    """A rubric item (with its criterion version and criterion) as a rubric line."""
+    return EffectiveCriterion(
         criterion=item.criterion_version.criterion,
         version=item.criterion_version,
         layer=item.layer,
@@ -93,12 +83,34 @@ def _line(assignment: Assignment, grade: Grade, item: RubricItem) -> Line:
         applicable=item.applicable,
         na_reason=item.na_reason,
     )
-    return Line(effective, grade, assignment.study_item.study.require_rationale_on_fail)
+
+
+def _lines(assignment: Assignment) -> list[Line]:
+    """The published rubric with this annotator's grades: RubricVersion.effective_rubric()
+    without its scale-point prefetch, which this page does not show (one query fewer)."""
+    required = assignment.study_item.study.require_rationale_on_fail
+    grades = {g.criterion_version_id: g for g in assignment.grades.all()}
+    items = assignment.study_item.rubric_version.items.select_related(
+        "criterion_version__criterion"
+    )
+    return [
+        Line(_effective(item), grades.get(item.criterion_version_id), required) for item in items
+    ]
+
+
+def _line(assignment: Assignment, grade: Grade, item: RubricItem) -> Line:
+    """The one criterion line a save swaps back, from the rubric item the save checked (with
+    its criterion version and criterion), without rebuilding the whole rubric."""
+    return Line(_effective(item), grade, assignment.study_item.study.require_rationale_on_fail)
 
 
 def _likert(assignment: Assignment) -> list[tuple[LikertItem, int | None]]:
-    ratings = dict(assignment.likert_ratings.values_list("item_id", "value"))
-    return [(item, ratings.get(item.pk)) for item in assignment.study_item.study.likert_items.all()]
+    """The study's Likert questions with this annotator's answers, in one query."""
+    rating = LikertRating.objects.filter(assignment=assignment, item=OuterRef("pk"))
+    items = assignment.study_item.study.likert_items.annotate(
+        answer=Subquery(rating.order_by().values("value")[:1])
+    )
+    return [(item, item.answer) for item in items]
 
 
 def _page_context(request: HttpRequest, assignment: Assignment, **state: Any) -> dict[str, Any]:

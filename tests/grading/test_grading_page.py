@@ -7,6 +7,7 @@ from django.urls import reverse
 from accounts.roles import Role
 from grading import services
 from grading.models import Assignment, Grade, GradeRevision
+from rubrics.templatetags import rubrics_markdown
 from tests.conftest import htmx
 from tests.grading import factories
 
@@ -177,17 +178,45 @@ def test_a_likert_rating_autosaves(study, graders):
     assert htmx(client_for(graders[0])).post(url, {"value": "9"}).status_code == 422
 
 
-def test_the_grading_page_runs_a_fixed_number_of_queries(graders, django_assert_max_num_queries):
+@pytest.mark.parametrize("criteria", [2, 12])
+def test_the_grading_page_runs_a_fixed_number_of_queries(
+    graders, criteria, django_assert_num_queries
+):
     study = factories.study(graders[:1], responses=0, overlap=1)
-    services.add_responses(study, [factories.response(factories.published_task(criteria=12))])
+    services.add_responses(study, [factories.response(factories.published_task(criteria=criteria))])
     services.assign_study(study)
     mine = assignment_of(study, graders[0])
     factories.complete(mine, graders[0])
     client = client_for(graders[0])
     client.get(page(mine))  # the first visit also marks it started
-    # session, user, 2 permission lookups, then 9 for the page, whatever the rubric's length
-    with django_assert_max_num_queries(13):
-        assert client.get(page(mine)).status_code == 200
+    # session, user, 2 permission lookups, then 7 for the page whatever the rubric's length:
+    # the assignment with its study, rubric version, response and task; progress counts;
+    # grades; rubric items with criterion versions and criteria; Likert questions with their
+    # answers; context values; resources. It was 13: scale points (not shown here) were
+    # prefetched, and the Likert answers were a query of their own.
+    with django_assert_num_queries(11):
+        html = client.get(page(mine)).content.decode()
+    assert html.count('name="verdict" value="pass"') == criteria
+    assert html.count('aria-pressed="true"') == criteria + study.likert_items.count()
+
+
+def test_a_second_visit_renders_no_markdown_again(study, graders, monkeypatch):
+    mine = assignment_of(study, graders[0])
+    client = client_for(graders[0])
+    client.get(page(mine))
+    rendered: list[str] = []
+    original = rubrics_markdown._renderer.render
+
+    def counting(text: str) -> str:
+        rendered.append(text)
+        return original(text)
+
+    monkeypatch.setattr(rubrics_markdown._renderer, "render", counting)
+    html = client.get(page(mine)).content.decode()
+    # the instruction, the response and every criterion's guidance come from the cache
+    assert rendered == []
+    assert "<strong>Warm-up</strong>" in html
+    assert "<p>Guidance: what passes" in html
 
 
 def test_an_autosave_runs_a_fixed_number_of_queries(graders, django_assert_num_queries):
