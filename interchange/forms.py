@@ -16,7 +16,7 @@ ALLOWED = {
 
 
 def max_upload_bytes() -> int:
-    return getattr(settings, "IMPORT_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+    return settings.IMPORT_MAX_UPLOAD_BYTES
 
 
 class ImportForm(forms.Form):

@@ -184,6 +184,11 @@ MEDIA_URL = "media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
 # Uploaded import files: never served; written by the web, read by the worker (docs/deploy.md).
 IMPORTS_ROOT = Path(os.environ.get("IMPORTS_ROOT", BASE_DIR / "var" / "imports"))
+# A request body other than uploaded files (an API bulk POST of responses or verdicts) is read
+# into memory; Django's 2.5 MB default refuses a batch of a few hundred long responses.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 32 * 1024 * 1024))
+# Files on the import page are streamed to disk; this caps one upload.
+IMPORT_MAX_UPLOAD_BYTES = int(os.environ.get("IMPORT_MAX_UPLOAD_BYTES", 200 * 1024 * 1024))
 
 # Strict policy: every script is a same-origin file or carries the per-request nonce; htmx's
 # injected indicator styles are turned off by the htmx-config meta tag in base.html.
