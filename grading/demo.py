@@ -2,7 +2,9 @@
 
 The grades are generated, not real: each criterion gets a "consensus" verdict drawn at random and
 each demo annotator departs from it with their own probability, so agreement pages have realistic
-disagreement to show. Seeded, so every `make demo` gives the same study."""
+disagreement to show. A generated judge run scores every response on the study's 1-5 questions,
+a little more generously than the annotators, for the judge calibration page. Seeded, so every
+`make demo` gives the same study."""
 
 import random
 
@@ -12,12 +14,14 @@ from django.db.models import Exists, OuterRef
 from accounts.models import User
 from grading import services
 from grading.models import Assignment, Study, Verdict
+from judging.models import JudgeRating, JudgeRun
 from rubrics.models import Response, RubricVersion
 
 NAME = "Demo study: pilot grading"
 ANNOTATORS = {"annotator": 0.10, "annotator2": 0.20, "annotator3": 0.30}  # chance to disagree
 GRADED_PER_ANNOTATOR = 7  # of 9: each demo annotator still has work to do
 SEED = 2026
+JUDGE = "demo-judge"
 
 
 @transaction.atomic
@@ -49,7 +53,23 @@ def seed_demo_study() -> Study | None:
             if assignment is None:
                 break
             _grade(assignment, grader, ANNOTATORS[grader.username], consensus, rng)
+    _judge_ratings(study, rng)
     return study
+
+
+def _judge_ratings(study: Study, rng: random.Random) -> None:
+    run, _ = JudgeRun.objects.get_or_create(judge_model=JUDGE, prompt_version="demo")
+    JudgeRating.objects.bulk_create(
+        JudgeRating(
+            run=run,
+            response_id=item.response_id,
+            question=question.key,
+            value=min(5, max(1, round(rng.gauss(4.7, 0.6)))),
+            rationale="Demo rationale: generated score.",
+        )
+        for item in study.items.order_by("pk")
+        for question in study.likert_items.all()
+    )
 
 
 def _grade(

@@ -5,8 +5,9 @@ from collections import defaultdict
 import pytest
 from django.core.management import call_command
 
-from grading.demo import NAME, seed_demo_study
+from grading.demo import JUDGE, NAME, seed_demo_study
 from grading.models import Assignment, Grade, Study
+from judging.models import JudgeRating
 
 pytestmark = pytest.mark.django_db
 
@@ -25,3 +26,13 @@ def test_seed_demo_makes_a_study_with_submitted_grades_that_disagree_somewhere()
     assert any(len(v) > 1 for v in verdicts.values())
     assert any(len(v) == 1 for v in verdicts.values())
     assert seed_demo_study() == study  # idempotent
+
+
+def test_the_demo_judge_scores_every_response_on_every_rating_question():
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    study = Study.objects.get(name=NAME)
+    ratings = JudgeRating.objects.filter(run__judge_model=JUDGE)
+    assert ratings.count() == study.items.count() * study.likert_items.count()
+    assert set(ratings.values_list("question", flat=True)) == set(
+        study.likert_items.values_list("key", flat=True)
+    )

@@ -20,7 +20,7 @@ from agreement.services import study_report
 from grading import services as grading
 from grading.models import GoldVerdict, Grade, Study, Verdict
 from interchange import backup_files
-from judging.models import JudgeRun, JudgeVerdict
+from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from rubrics.demo import seed_demo_benchmark
 from rubrics.models import Response, TaskResource
 
@@ -70,6 +70,9 @@ def study(starter_framework, make_user, media):
     run = JudgeRun.objects.create(judge_model="always-pass", prompt_version="v1")
     JudgeVerdict.objects.create(
         run=run, response=item.response, criterion_version=line.version, epoch=1, verdict=True
+    )
+    JudgeRating.objects.create(
+        run=run, response=item.response, question=study.likert_items.first().key, value=4
     )
     AnalysisSettings.objects.create(study=study, resamples=200, seed=7)
     tasks = [response.task for response in Response.objects.order_by("pk")[:3]]
@@ -151,6 +154,7 @@ def test_a_restored_study_gives_identical_agreement_figures_and_files(study, tmp
     assert resource_files() == files
     assert Grade.objects.count() == grades
     assert GoldVerdict.objects.count() == JudgeVerdict.objects.count() == 1
+    assert JudgeRating.objects.get().value == 4
     annotator = User.objects.get(pk=restored.pool.first().annotator_id)
     assert not annotator.has_usable_password()
     assert role_of(annotator) == Role.ANNOTATOR
