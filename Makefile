@@ -12,7 +12,7 @@ PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 $$HOME/.pyenv/versio
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { command -v $$p; break; }; \
 	done)
 
-.PHONY: run serve install migrate demo test test-sqlite test-postgres test-browser lint format migrations-check bench postgres chromium clean
+.PHONY: run serve worker-forever install migrate demo test test-sqlite test-postgres test-browser lint format migrations-check bench postgres chromium clean
 
 $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.12+ is required (none found)."; exit 1; }
@@ -50,8 +50,15 @@ serve: install postgres
 	  SECURE_HSTS_SECONDS="$${SECURE_HSTS_SECONDS:-0}"; \
 	$(PY) -c "$$CREATE_DATABASE" && $(PY) manage.py migrate --noinput -v0 && \
 	$(PY) manage.py createcachetable && $(PY) manage.py collectstatic --noinput -v0 && \
-	{ $(PY) manage.py db_worker & worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT INT TERM; \
+	{ $(MAKE) --no-print-directory worker-forever & worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT INT TERM; \
 	  $(VENV)/bin/gunicorn l2annot.wsgi --bind 127.0.0.1:$(PORT) --workers $(SERVE_WORKERS) --access-logfile -; }
+
+# The background worker, started again whenever it exits (it does when the database restarts),
+# as a service manager would; stops with its worker on INT/TERM.
+worker-forever:
+	@trap 'kill $$child 2>/dev/null; wait $$child; exit 0' INT TERM; \
+	while :; do $(PY) manage.py db_worker & child=$$!; wait $$child; \
+	  echo "db_worker exited; starting it again in 2 s" >&2; sleep 2; done
 
 # Creates the database of DATABASE_URL when it is missing (through the server's `postgres` database).
 define CREATE_DATABASE
