@@ -143,7 +143,7 @@ def _comparison(
     q = n_values
     w = agreement_weights(q, weights)
     judge_kappa = cohen_kappa_from_table(judge_tables.sum(axis=0), weights)
-    # Experts' pairs: counts of ordered pairs, so n_units is items, n_ratings is pairs.
+    # From pooled pair tables, a kappa's n_units counts pairs, not items (see n_kappa_items).
     experts_kappa = cohen_kappa_from_table(expert_tables.sum(axis=0), weights)
     n_items = judge_tables.shape[0]
     flat_j = judge_tables.reshape(n_items, q * q)
