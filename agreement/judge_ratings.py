@@ -2,7 +2,8 @@
 cached per state of both.
 
 The judge names a question by its key; the study's LikertItem with that key is the question it
-is compared on. The judge's first epoch counts, as for verdicts.
+is compared on. The judge's first epoch counts, as for verdicts. Like `agreement.data`, every
+query reads from `reports_alias()` (the read replica when one is configured).
 """
 
 import numpy as np
@@ -12,8 +13,9 @@ from django.db.models import Count, Max, Sum
 from agreement.calibration import JudgeScale, ScaleScores, judge_scales
 from agreement.data import judge_runs_for, study_state
 from agreement.models import AnalysisSettings
-from grading.models import Assignment, LikertRating, Study, StudyItem
+from grading.models import Assignment, LikertItem, LikertRating, Study, StudyItem
 from judging.models import JudgeRating, JudgeRun
+from l2annot.db_routers import reports_alias
 
 CACHE_SECONDS = 24 * 3600
 
@@ -21,10 +23,19 @@ CACHE_SECONDS = 24 * 3600
 def load_scale_scores(study: Study, run: JudgeRun) -> list[ScaleScores]:
     """For every 1-5 question of `study`: the judge's scores and the submitted expert scores,
     over the study items either side scored."""
-    questions = list(study.likert_items.order_by("order", "pk").values_list("pk", "key", "prompt"))
-    item_of_response = dict(StudyItem.objects.filter(study=study).values_list("response", "pk"))
+    db = reports_alias()
+    questions = list(
+        LikertItem.objects.using(db)
+        .filter(study=study)
+        .order_by("order", "pk")
+        .values_list("pk", "key", "prompt")
+    )
+    item_of_response = dict(
+        StudyItem.objects.using(db).filter(study=study).values_list("response", "pk")
+    )
     judge_rows = (
-        JudgeRating.objects.filter(
+        JudgeRating.objects.using(db)
+        .filter(
             run=run,
             response_id__in=item_of_response,
             question__in=[key for _, key, _ in questions],
@@ -32,9 +43,11 @@ def load_scale_scores(study: Study, run: JudgeRun) -> list[ScaleScores]:
         .order_by("-epoch")  # the lowest epoch is written last and wins
         .values_list("response_id", "question", "value")
     )
-    expert_rows = LikertRating.objects.filter(
-        assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED
-    ).values_list("assignment__study_item_id", "item_id", "assignment__annotator_id", "value")
+    expert_rows = (
+        LikertRating.objects.using(db)
+        .filter(assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED)
+        .values_list("assignment__study_item_id", "item_id", "assignment__annotator_id", "value")
+    )
     judge = {(item_of_response[response], key): v for response, key, v in judge_rows}
     experts = list(expert_rows)
     items = sorted({item for item, _ in judge} | {row[0] for row in experts})
@@ -57,8 +70,10 @@ def load_scale_scores(study: Study, run: JudgeRun) -> list[ScaleScores]:
 
 def _ratings_state(run: JudgeRun) -> str:
     # Ratings are updated in place on re-import: a changed score changes the sum.
-    state = JudgeRating.objects.filter(run=run).aggregate(
-        n=Count("pk"), total=Sum("value"), last=Max("pk")
+    state = (
+        JudgeRating.objects.using(reports_alias())
+        .filter(run=run)
+        .aggregate(n=Count("pk"), total=Sum("value"), last=Max("pk"))
     )
     return f"{state['n']}:{state['total']}:{state['last']}"
 
@@ -82,14 +97,21 @@ def judge_scale_report(study: Study, run: JudgeRun) -> tuple[JudgeScale, ...]:
 
 def calibration_runs(study: Study) -> list[JudgeRun]:
     """Judge runs with a verdict or a 1-5 rating on a response of the study."""
-    responses = StudyItem.objects.filter(study=study).values("response_id")
-    rated = JudgeRun.objects.filter(ratings__response_id__in=responses).distinct()
+    db = reports_alias()
+    responses = StudyItem.objects.using(db).filter(study=study).values("response_id")
+    rated = JudgeRun.objects.using(db).filter(ratings__response_id__in=responses).distinct()
     runs = {run.pk: run for run in [*judge_runs_for(study), *rated]}
     return [runs[pk] for pk in sorted(runs)]
 
 
 def judge_scales_by_run(study: Study) -> list[tuple[JudgeRun, tuple[JudgeScale, ...]]]:
     """Every judge run that rated the study's responses, with its comparison (for downloads)."""
-    responses = StudyItem.objects.filter(study=study).values("response_id")
-    runs = JudgeRun.objects.filter(ratings__response_id__in=responses).distinct().order_by("pk")
+    db = reports_alias()
+    responses = StudyItem.objects.using(db).filter(study=study).values("response_id")
+    runs = (
+        JudgeRun.objects.using(db)
+        .filter(ratings__response_id__in=responses)
+        .distinct()
+        .order_by("pk")
+    )
     return [(run, judge_scale_report(study, run)) for run in runs]

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from accounts.roles import Role
 from agreement.data import disagreements, judge_runs_for, study_state
+from agreement.judge_ratings import calibration_runs, judge_scale_report
 from agreement.services import judge_report, study_leaderboard, study_report
 from grading.models import Grade
 from judging.models import JudgeRun, JudgeVerdict
@@ -28,7 +29,12 @@ from tests.grading.factories import graded_study, rubric_of
 
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "reports"])
 
-REPORT_TABLES = ("grading_grade", "grading_likertrating", "judging_judgeverdict")
+REPORT_TABLES = (
+    "grading_grade",
+    "grading_likertrating",
+    "judging_judgeverdict",
+    "judging_judgerating",
+)
 
 
 @pytest.fixture
@@ -59,6 +65,8 @@ def every_report(study):
         study_leaderboard(study, run),
         disagreements(study, [c.criterion.key for c in report.criteria]),
         [r.pk for r in judge_runs_for(study)],
+        judge_scale_report(study, run),
+        [r.pk for r in calibration_runs(study)],
     )
 
 
