@@ -36,12 +36,13 @@ run: demo
 	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
-# Production-like, on this machine: gunicorn (one worker per core) and the background worker against
-# PostgreSQL, DEBUG off, static files from collectstatic through whitenoise; http://127.0.0.1:$(PORT)/.
+# Production-like, on this machine: gunicorn (2 x cores + 1 sync workers, see docs/deploy.md) and
+# the background worker against PostgreSQL, DEBUG off, static files from collectstatic through
+# whitenoise; http://127.0.0.1:$(PORT)/.
 # SECRET_KEY, DATABASE_URL and ALLOWED_HOSTS from the environment win; the key is otherwise made
 # once into var/secret_key (git-ignored). Cookies are not marked Secure: there is no TLS here.
 SERVE_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/l2annot
-SERVE_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+SERVE_WORKERS ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 2) + 1 )))
 
 serve: install postgres
 	@mkdir -p var && test -s var/secret_key || (umask 077 && $(PY) -c 'import secrets; print(secrets.token_urlsafe(50))' > var/secret_key)

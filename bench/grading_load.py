@@ -1,16 +1,20 @@
-"""Grading under load: gunicorn + PostgreSQL on 127.0.0.1, 20 graders saving grades at once.
+"""Grading under load: gunicorn + PostgreSQL on 127.0.0.1, 50 graders saving grades at once.
 
-    .venv/bin/python bench/grading_load.py                      # 45 s, 20 graders
-    .venv/bin/python bench/grading_load.py --seconds 60 --think 0 --workers 5
+    .venv/bin/python bench/grading_load.py                      # 120 s, 50 graders, 150 responses
+    .venv/bin/python bench/grading_load.py --graders 20 --seconds 45 --responses 60  # earlier runs
+    .venv/bin/python bench/grading_load.py --worker-class gthread --workers 3 --threads 4
 
-Creates a fresh database (l2annot_bench_<pid>) on the local PostgreSQL, migrates it, seeds a
-study (generated tasks, never L2-Bench data) with 20 annotators, starts gunicorn on a free
-local port, and runs one thread per grader for a bounded time. Each grader logs in through the
+Creates a fresh database (l2annot_bench_<pid>) on the local PostgreSQL, migrates it, collects
+the static files (DEBUG is off, so pages name the hashed copies), seeds a study (generated
+tasks, never L2-Bench data) with one annotator per grader, starts gunicorn on a free local
+port, and runs one thread per grader for a bounded time. Each grader logs in through the
 login form, claims responses, saves every criterion through the real htmx endpoint (CSRF
 header included), answers the Likert questions and submits; when their own work is done they
-go back to submitted responses and change verdicts (each change keeps a revision).
+go back to their dashboard and to submitted responses and change verdicts (each change keeps a
+revision); a third of the submits are also followed by a look at the dashboard.
 
-Reports p50/p95/p99 of grade saves and page loads, the 5xx count, and ratios against a
+Reports p50/p95/p99 of grade saves and of page loads by kind (the grading page, the dashboard
+that lists a grader's studies and submitted responses), the 5xx count, and ratios against a
 baseline measured in the same run (the login page: the whole Django stack, no database query),
 both unloaded before the graders start and under load. Then checks the database: every
 acknowledged save must be there with the verdict last acknowledged, and every acknowledged
@@ -47,18 +51,30 @@ CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=45, help="how long the graders work")
-    parser.add_argument("--graders", type=int, default=20)
-    parser.add_argument("--responses", type=int, default=60, help="responses in the study")
+    parser.add_argument("--seconds", type=float, default=120, help="how long the graders work")
+    parser.add_argument("--graders", type=int, default=50)
+    parser.add_argument(
+        "--responses", type=int, help="responses in the study (default: 3 per grader)"
+    )
     parser.add_argument("--criteria", type=int, default=10, help="criteria per task")
     parser.add_argument("--overlap", type=int, default=3)
     parser.add_argument(
         "--think", type=float, default=0.5, help="mean pause between a grader's actions, s"
     )
-    parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
+    # `make serve` and docs/deploy.md: sync workers, 2 x cores + 1; on 2 cores five processes
+    # beat 3 gthread workers x 4 threads (a render holds its process's GIL, saves wait behind it)
+    parser.add_argument(
+        "--workers", type=int, default=2 * (os.cpu_count() or 2) + 1, help="gunicorn processes"
+    )
+    parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
+    parser.add_argument("--threads", type=int, default=4, help="threads per gthread worker")
     parser.add_argument("--keep-db", action="store_true", help="do not drop the database")
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.responses is None:
+        # with k = 3, nine responses per grader: at 0.5 s think they finish their own work
+        # part-way through two minutes, so the run also covers revisions of submitted grades
+        args.responses = 3 * args.graders
+    return args
 
 
 # ----- database and server ----------------------------------------------------------------------
@@ -86,6 +102,7 @@ def seed(args: argparse.Namespace) -> tuple[int, list[tuple[str, str]]]:
     from tests.grading import factories
 
     call_command("migrate", verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)
     sync_roles()
     logins = [(f"grader{n:02d}", secrets.token_urlsafe(12)) for n in range(1, args.graders + 1)]
     graders = [create_user_with_role(name, pw, Role.ANNOTATOR) for name, pw in logins]
@@ -112,15 +129,17 @@ def free_port() -> int:
 
 
 def start_gunicorn(env: dict[str, str], port: int, args: argparse.Namespace) -> subprocess.Popen:
+    worker_class = getattr(args, "worker_class", "gthread")
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
         "l2annot.wsgi:application",
         f"--bind={HOST}:{port}",
         f"--workers={args.workers}",
-        "--worker-class=gthread",
-        f"--threads={args.threads}",
+        f"--worker-class={worker_class}",
         "--log-level=warning",
     ]
+    if worker_class == "gthread":  # gunicorn turns sync into gthread whenever --threads > 1
+        command.append(f"--threads={args.threads}")
     server = subprocess.Popen(command, cwd=ROOT, env=env)
     for _ in range(100):
         try:
@@ -139,12 +158,14 @@ class Figures:
     errors_5xx: int = 0
     other_errors: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    errors_5xx_by_kind: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
     def add(self, kind: str, seconds: float, status: int, path: str) -> None:
         with self.lock:
             self.timings[kind].append(seconds)
             if status >= 500:
                 self.errors_5xx += 1
+                self.errors_5xx_by_kind[kind] += 1
             elif status >= 400:
                 self.other_errors.append(f"{status} {path}")
 
@@ -225,7 +246,7 @@ def grade(
     )
     if status != 302:
         raise RuntimeError(f"{username} could not log in ({status})")
-    _, _, page = browser.request("page", "GET", "/grading/")
+    _, _, page = browser.request("login", "GET", "/grading/")
     token = CSRF_INPUT.search(page).group(1)  # logging in rotated the token
     ready.wait()  # the clock starts once everyone is in: logins hash passwords on purpose
     submitted: set[int] = set()
@@ -236,8 +257,9 @@ def grade(
     stop = window[0]
     while time.monotonic() < stop:
         if "/grading/assignments/" not in location:  # own work done: revise submitted grades
+            browser.request("dashboard", "GET", "/grading/")  # where the submitted are listed
             location = f"/grading/assignments/{rng.choice(sorted(submitted))}/"
-        status, _, page = browser.request("page", "GET", location)
+        status, _, page = browser.request("grading page", "GET", location)
         token = CSRF_INPUT.search(page).group(1)
         saves = SAVE_URL.findall(page)
         assignment_id = int(saves[0][1])
@@ -285,6 +307,8 @@ def grade(
         )
         if status == 302:
             submitted.add(assignment_id)
+            if rng.random() < 1 / 3:
+                browser.request("dashboard", "GET", "/grading/")
 
 
 def baseline(port: int, figures: Figures, stop: float | None, count: int | None) -> None:
@@ -366,11 +390,13 @@ def main() -> int:
 
         threads = [threading.Thread(target=run, args=(i,)) for i in range(len(logins))]
         threads.append(threading.Thread(target=measure_baseline))
+        load_before = os.getloadavg()
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-        return report(args, study_id, quiet, figures, ledgers, failures)
+        load = (load_before, os.getloadavg())
+        return report(args, study_id, quiet, figures, ledgers, failures, load)
     finally:
         if server is not None:
             server.terminate()
@@ -391,27 +417,35 @@ def report(
     figures: Figures,
     ledgers: list[Ledger],
     failures: list[str],
+    load: tuple[tuple[float, ...], tuple[float, ...]] | None = None,
 ) -> int:
     from grading.models import Grade, GradeRevision
 
     quiet_p50, quiet_p95, _ = percentiles(quiet.timings["baseline"])
     _, load_p95, _ = percentiles(figures.timings["baseline"])
     print(
-        f"\n{args.graders} graders, {args.seconds:.0f} s, think {args.think} s, gunicorn "
-        f"{args.workers} workers x {args.threads} threads, PostgreSQL on {HOST}"
+        f"\n{args.graders} graders, {args.responses} responses, {args.seconds:.0f} s, think "
+        f"{args.think} s, gunicorn {args.workers} {args.worker_class} workers"
+        f"{f' x {args.threads} threads' if args.worker_class == 'gthread' else ''}, "
+        f"PostgreSQL on {HOST}"
     )
+    if load is not None:
+        before, after = (" ".join(f"{x:.2f}" for x in values) for values in load)
+        print(f"load average (1, 5, 15 min) as the graders started: {before}; at the end: {after}")
     print(f"baseline (login page) unloaded: p50 {quiet_p50:.1f} ms, p95 {quiet_p95:.1f} ms")
     print(
-        f"{'requests':<10}{'count':>7}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}"
+        f"{'requests':<14}{'count':>7}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'5xx':>5}"
         f"{'p95 / base':>12}{'p95 / base loaded':>19}"
     )
-    for kind in ("save", "page", "likert", "submit", "claim", "login", "baseline"):
+    kinds = ("save", "likert", "submit", "claim", "grading page", "dashboard", "login", "baseline")
+    for kind in kinds:
         values = figures.timings.get(kind, [])
         if len(values) < 2:
             continue
         p50, p95, p99 = percentiles(values)
         print(
-            f"{kind:<10}{len(values):>7}{p50:>9.1f}{p95:>9.1f}{p99:>9.1f}"
+            f"{kind:<14}{len(values):>7}{p50:>9.1f}{p95:>9.1f}{p99:>9.1f}"
+            f"{figures.errors_5xx_by_kind.get(kind, 0):>5}"
             f"{p95 / quiet_p95:>11.1f}x{p95 / load_p95:>18.1f}x"
         )
 
