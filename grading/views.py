@@ -73,18 +73,6 @@ def _own_locked(request: HttpRequest, assignment_id: int) -> Assignment:
     )
 
 
-def _effective(item: RubricItem) -> EffectiveCriterion:
-    """A rubric item (with its criterion version and criterion) as a rubric line."""
-    return EffectiveCriterion(
-        criterion=item.criterion_version.criterion,
-        version=item.criterion_version,
-        layer=item.layer,
-        weight=item.criterion_version.weight,
-        applicable=item.applicable,
-        na_reason=item.na_reason,
-    )
-
-
 def _lines(assignment: Assignment) -> list[Line]:
     """The published rubric with this annotator's grades: RubricVersion.effective_rubric()
     without its scale-point prefetch, which this page does not show (one query fewer)."""
@@ -94,14 +82,14 @@ def _lines(assignment: Assignment) -> list[Line]:
         "criterion_version__criterion"
     )
     return [
-        Line(_effective(item), grades.get(item.criterion_version_id), required) for item in items
+        Line(item.as_effective(), grades.get(item.criterion_version_id), required) for item in items
     ]
 
 
 def _line(assignment: Assignment, grade: Grade, item: RubricItem) -> Line:
     """The one criterion line a save swaps back, from the rubric item the save checked (with
     its criterion version and criterion), without rebuilding the whole rubric."""
-    return Line(_effective(item), grade, assignment.study_item.study.require_rationale_on_fail)
+    return Line(item.as_effective(), grade, assignment.study_item.study.require_rationale_on_fail)
 
 
 def _likert(assignment: Assignment) -> list[tuple[LikertItem, int | None]]:

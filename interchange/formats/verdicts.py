@@ -55,8 +55,32 @@ RATING_FIELDS = ("question", "score")
 VERDICT_FIELDS = ("criterion_id", "verdict", "weight", "record_id")
 
 
+class _NamesAResponse:
+    """What verdict and rating records share: the response they judge is ``response_id``, or
+    (``task_key``, ``model``, ``epoch``)."""
+
+    __slots__ = ()
+    response_id: str | None
+    task_key: str | None
+    model: str | None
+    epoch: int
+
+    def _check_response_reference(self) -> None:
+        by_id = self.response_id is not None
+        by_key = self.task_key is not None and self.model is not None
+        if by_id == by_key or (by_id and (self.task_key or self.model)):
+            raise ValueError("give either response_id, or task_key and model")
+
+    @property
+    def response_key(self) -> tuple[str, ...]:
+        """What identifies the response: ``(id,)`` or ``(task_key, model, epoch)``."""
+        if self.response_id is not None:
+            return (self.response_id,)
+        return (str(self.task_key), str(self.model), str(self.epoch))
+
+
 @dataclass(frozen=True, slots=True)
-class VerdictRecord:
+class VerdictRecord(_NamesAResponse):
     """One judge verdict on one criterion for one response.
 
     The response is ``response_id`` when set, else (``task_key``, ``model``, ``epoch``).
@@ -76,21 +100,11 @@ class VerdictRecord:
     line: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
-        by_id = self.response_id is not None
-        by_key = self.task_key is not None and self.model is not None
-        if by_id == by_key or (by_id and (self.task_key or self.model)):
-            raise ValueError("give either response_id, or task_key and model")
-
-    @property
-    def response_key(self) -> tuple[str, ...]:
-        """What identifies the response: ``(id,)`` or ``(task_key, model, epoch)``."""
-        if self.response_id is not None:
-            return (self.response_id,)
-        return (str(self.task_key), str(self.model), str(self.epoch))
+        self._check_response_reference()
 
 
 @dataclass(frozen=True, slots=True)
-class RatingRecord:
+class RatingRecord(_NamesAResponse):
     """The judge's 1-5 score for one response on one rating question (by its key)."""
 
     question: str
@@ -106,19 +120,9 @@ class RatingRecord:
     line: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
-        by_id = self.response_id is not None
-        by_key = self.task_key is not None and self.model is not None
-        if by_id == by_key or (by_id and (self.task_key or self.model)):
-            raise ValueError("give either response_id, or task_key and model")
+        self._check_response_reference()
         if self.score not in SCORES:
             raise ValueError(f"score must be 1 to 5, got {self.score!r}")
-
-    @property
-    def response_key(self) -> tuple[str, ...]:
-        """What identifies the response: ``(id,)`` or ``(task_key, model, epoch)``."""
-        if self.response_id is not None:
-            return (self.response_id,)
-        return (str(self.task_key), str(self.model), str(self.epoch))
 
 
 @dataclass(frozen=True, slots=True)

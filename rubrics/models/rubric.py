@@ -38,17 +38,7 @@ class RubricVersion(models.Model):
         items = self.items.select_related("criterion_version__criterion").prefetch_related(
             "criterion_version__scale_points"
         )
-        return [
-            EffectiveCriterion(
-                criterion=item.criterion_version.criterion,
-                version=item.criterion_version,
-                layer=item.layer,
-                weight=item.criterion_version.weight,
-                applicable=item.applicable,
-                na_reason=item.na_reason,
-            )
-            for item in items
-        ]
+        return [item.as_effective() for item in items]
 
 
 class RubricItem(models.Model):
@@ -78,3 +68,14 @@ class RubricItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rubric_version}: {self.criterion_version}"
+
+    def as_effective(self) -> EffectiveCriterion:
+        """This line of the published rubric in the shape of Task.effective_rubric()."""
+        return EffectiveCriterion(
+            criterion=self.criterion_version.criterion,
+            version=self.criterion_version,
+            layer=self.layer,
+            weight=self.criterion_version.weight,
+            applicable=self.applicable,
+            na_reason=self.na_reason,
+        )
