@@ -33,7 +33,11 @@ from agreement.stats import (
 )
 
 IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 MISSING = -1
+SCALE_VALUES = np.arange(1, 6)  # the 1-5 scale; value index 0 is score 1
+ONE_EPOCH = "the judge scored this question in one epoch only"
+FEWER_THAN_TWO_REPEATED = "fewer than two responses scored in two epochs or more"
 
 
 @dataclass(frozen=True)
@@ -99,18 +103,31 @@ class ScaleScores:
 
     key: str
     prompt: str
-    judge: npt.NDArray[np.float64]  # per study item: 1-5, NaN where the judge gave none
-    experts: npt.NDArray[np.float64]  # (experts, study items): 1-5, NaN where none
+    judge: FloatArray  # per study item: 1-5 in the judge's first epoch, NaN where none
+    experts: FloatArray  # (experts, study items): 1-5, NaN where none
+    judge_epochs: FloatArray  # (epochs, study items): every epoch's 1-5 score, NaN where none
+
+
+@dataclass(frozen=True)
+class ScaleStability:
+    """The judge against itself on one 1-5 question: test-retest agreement across epochs."""
+
+    epochs: int  # epochs that scored at least one response on this question
+    n_responses: int  # responses scored in two epochs or more
+    identical: float | None  # share of those responses with the same score in all their epochs
+    alpha: Coefficient  # ordinal alpha, responses as units and epochs as raters
 
 
 @dataclass(frozen=True)
 class JudgeScale:
-    """The judge against the experts on one 1-5 question (weighted kappa, Bland-Altman)."""
+    """The judge against the experts on one 1-5 question (weighted kappa, Bland-Altman), and
+    against itself across epochs."""
 
     key: str
     prompt: str
     n_judge_scores: int  # items of the study the judge scored on this question
     agreement: OrdinalAgreement
+    stability: ScaleStability
 
 
 @dataclass(frozen=True)
@@ -138,6 +155,7 @@ def judge_scales(
             agreement=ordinal_agreement(
                 question.judge, question.experts, n_resamples=n_resamples, seed=seed
             ),
+            stability=scale_stability(question.judge_epochs),
         )
         for question in questions
         if (~np.isnan(question.judge)).any()
@@ -217,6 +235,49 @@ def stability(data: JudgeData) -> Stability | None:
     )
 
 
+def scale_stability(epochs: FloatArray) -> ScaleStability:
+    """Test-retest agreement of the judge's 1-5 scores on one question across its epochs.
+
+    `epochs` is (epochs, responses): a score 1-5, NaN where that epoch gave none. Krippendorff's
+    alpha at the ordinal level with responses as units and epochs as raters (a response scored
+    in two epochs only counts as two ratings), beside the share of responses with the same
+    score in every epoch that scored them. Only responses scored in two epochs or more count.
+    Alpha is undefined, with the reason, when one epoch scored the question, when fewer than
+    two responses were scored twice, or when every score is the same (no variation)."""
+    scored = ~np.isnan(epochs)
+    n_epochs = int(scored.any(axis=1).sum())
+    repeated = scored.sum(axis=0) >= 2
+    scores = epochs[:, repeated]
+    n_ratings = int((~np.isnan(scores)).sum())
+    identical = np.nanmax(scores, axis=0) == np.nanmin(scores, axis=0)
+    reason = None
+    if n_epochs < 2:
+        reason = ONE_EPOCH
+    elif scores.shape[1] < 2:
+        reason = FEWER_THAN_TWO_REPEATED
+    if reason is None:
+        epoch_index, response = np.nonzero(~np.isnan(scores))
+        values = scores[epoch_index, response].astype(np.int64) - SCALE_VALUES[0]
+        counts = counts_from_pairs(
+            response, values, n_units=scores.shape[1], n_values=SCALE_VALUES.size
+        )
+        alpha = alpha_from_counts(counts, "ordinal", value_domain=SCALE_VALUES)
+    else:
+        alpha = Coefficient(
+            name="krippendorff_alpha_ordinal",
+            value=None,
+            undefined_reason=reason,
+            n_units=scores.shape[1],
+            n_ratings=n_ratings,
+        )
+    return ScaleStability(
+        epochs=n_epochs,
+        n_responses=int(scores.shape[1]),
+        identical=float(identical.mean()) if identical.size else None,
+        alpha=alpha,
+    )
+
+
 def calibration_report(
     data: JudgeData,
     *,
@@ -265,6 +326,8 @@ __all__ = [
     "JudgeData",
     "JudgeScale",
     "ScaleScores",
+    "ScaleStability",
     "calibration_report",
     "judge_scales",
+    "scale_stability",
 ]

@@ -68,8 +68,9 @@ def _interval(prefix: str, interval: Interval) -> dict[str, Any]:
 
 
 def judge_scale_row(run: JudgeRun, scale: JudgeScale) -> dict[str, Any]:
-    """One judge run on one 1-5 question: kappas with their intervals and Bland-Altman."""
-    found, limits = scale.agreement, scale.agreement.bland_altman
+    """One judge run on one 1-5 question: kappas with their intervals, Bland-Altman and the
+    judge's stability across epochs."""
+    found, limits, stable = scale.agreement, scale.agreement.bland_altman, scale.stability
     row: dict[str, Any] = {
         "judge": str(run),
         "question": scale.key,
@@ -96,6 +97,11 @@ def judge_scale_row(run: JudgeRun, scale: JudgeScale) -> dict[str, Any]:
         "lower limit of agreement": limits.lower_limit,
         "upper limit of agreement": limits.upper_limit,
         "bland-altman undefined because": limits.undefined_reason or "",
+        "epochs": stable.epochs,
+        "responses scored in two epochs or more": stable.n_responses,
+        "same score in every epoch": stable.identical,
+        "alpha across epochs": stable.alpha.value,
+        "alpha across epochs undefined because": stable.alpha.undefined_reason or "",
     }
 
 

@@ -2,7 +2,8 @@
 cached per state of both.
 
 The judge names a question by its key; the study's LikertItem with that key is the question it
-is compared on. The judge's first epoch counts, as for verdicts. Like `agreement.data`, every
+is compared on. The judge's first epoch is compared with the experts, as for verdicts; every
+epoch is loaded for the judge's test-retest agreement with itself. Like `agreement.data`, every
 query reads from `reports_alias()` (the read replica when one is configured).
 """
 
@@ -40,42 +41,47 @@ def load_scale_scores(study: Study, run: JudgeRun) -> list[ScaleScores]:
             response_id__in=item_of_response,
             question__in=[key for _, key, _ in questions],
         )
-        .order_by("-epoch")  # the lowest epoch is written last and wins
-        .values_list("response_id", "question", "value")
+        .values_list("response_id", "question", "epoch", "value")
     )
     expert_rows = (
         LikertRating.objects.using(db)
         .filter(assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED)
         .values_list("assignment__study_item_id", "item_id", "assignment__annotator_id", "value")
     )
-    judge = {(item_of_response[response], key): v for response, key, v in judge_rows}
+    judge = [(item_of_response[response], key, e, v) for response, key, e, v in judge_rows]
     experts = list(expert_rows)
-    items = sorted({item for item, _ in judge} | {row[0] for row in experts})
+    items = sorted({row[0] for row in judge} | {row[0] for row in experts})
     raters = sorted({row[2] for row in experts})
+    # Epoch numbers need not be consecutive: the rows of the matrix follow their order.
+    epochs = sorted({row[2] for row in judge}) or [1]
     item_index = {pk: n for n, pk in enumerate(items)}
     rater_index = {pk: n for n, pk in enumerate(raters)}
+    epoch_index = {epoch: n for n, epoch in enumerate(epochs)}
     out = []
     for pk, key, prompt in questions:
-        judge_scores = np.full(len(items), np.nan)
-        for (item, question), value in judge.items():
+        judge_epochs = np.full((len(epochs), len(items)), np.nan)
+        for item, question, epoch, value in judge:
             if question == key:
-                judge_scores[item_index[item]] = value
+                judge_epochs[epoch_index[epoch], item_index[item]] = value
+        first = (~np.isnan(judge_epochs)).argmax(axis=0)  # each item's lowest scored epoch
+        judge_scores = judge_epochs[first, np.arange(len(items))]
         expert_scores = np.full((len(raters), len(items)), np.nan)
         for item, question_pk, rater, value in experts:
             if question_pk == pk:
                 expert_scores[rater_index[rater], item_index[item]] = value
-        out.append(ScaleScores(key, prompt, judge_scores, expert_scores))
+        out.append(ScaleScores(key, prompt, judge_scores, expert_scores, judge_epochs))
     return out
 
 
 def _ratings_state(run: JudgeRun) -> str:
-    # Ratings are updated in place on re-import: a changed score changes the sum.
+    # Ratings are updated in place on re-import: a changed score changes the sum. Every epoch
+    # is in the report (the judge's stability), so a rating moved to another epoch counts too.
     state = (
         JudgeRating.objects.using(reports_alias())
         .filter(run=run)
-        .aggregate(n=Count("pk"), total=Sum("value"), last=Max("pk"))
+        .aggregate(n=Count("pk"), total=Sum("value"), epochs=Sum("epoch"), last=Max("pk"))
     )
-    return f"{state['n']}:{state['total']}:{state['last']}"
+    return f"{state['n']}:{state['total']}:{state['epochs']}:{state['last']}"
 
 
 def judge_scale_report(study: Study, run: JudgeRun) -> tuple[JudgeScale, ...]:

@@ -1,10 +1,20 @@
 """Judge calibration recovers what a synthetic judge was built to do (pure: no database)."""
 
+import krippendorff
 import numpy as np
 import pytest
 
-from agreement.calibration import MISSING, JudgeData, calibration_report, experts_matrix
+from agreement.calibration import (
+    FEWER_THAN_TWO_REPEATED,
+    MISSING,
+    ONE_EPOCH,
+    JudgeData,
+    calibration_report,
+    experts_matrix,
+    scale_stability,
+)
 from agreement.reports import CriterionInfo, ItemInfo, ratings_from_rows
+from agreement.stats import NO_VARIATION
 
 N_ITEMS, N_CRITERIA, N_EXPERTS = 150, 4, 4
 EXPERT_NOISE = 0.1
@@ -128,3 +138,65 @@ def test_experts_matrix_marks_missing_grades_with_nan():
     matrix = experts_matrix(data.ratings, np.arange(3))
     assert matrix.shape == (N_EXPERTS, 3)
     assert not np.isnan(matrix).any()
+
+
+# ----- stability of 1-5 scores across epochs -----------------------------------------------
+N_RESPONSES = 80
+
+
+def test_a_judge_giving_the_same_scores_each_epoch_is_perfectly_stable():
+    scores = np.random.default_rng(3).integers(1, 6, N_RESPONSES).astype(float)
+    found = scale_stability(np.tile(scores, (3, 1)))
+    assert (found.epochs, found.n_responses) == (3, N_RESPONSES)
+    assert found.identical == 1.0
+    assert found.alpha.value == pytest.approx(1.0)
+    assert found.alpha.name == "krippendorff_alpha_ordinal"
+
+
+def test_a_judge_redrawing_its_scores_at_random_has_low_alpha():
+    epochs = np.random.default_rng(3).integers(1, 6, (3, N_RESPONSES)).astype(float)
+    found = scale_stability(epochs)
+    assert abs(found.alpha.value) < 0.15
+    assert found.identical < 0.2  # 1/25 expected for three independent draws
+
+
+def test_a_judge_that_mostly_repeats_itself_lies_between():
+    rng = np.random.default_rng(5)
+    truth = rng.integers(1, 6, N_RESPONSES)
+    moved = np.clip(truth + rng.choice([-1, 0, 0, 0, 1], N_RESPONSES), 1, 5)
+    found = scale_stability(np.stack([truth, moved]).astype(float))
+    assert 0.6 < found.alpha.value < 1.0
+    assert found.identical == pytest.approx(float((truth == moved).mean()))
+
+
+def test_stability_alpha_matches_the_krippendorff_package_with_missing_scores():
+    epochs = np.random.default_rng(8).integers(1, 6, (3, 30)).astype(float)
+    epochs[0, :5] = np.nan
+    epochs[1:, 5:8] = np.nan  # scored once only: left out
+    found = scale_stability(epochs)
+    assert found.n_responses == 27
+    reference = krippendorff.alpha(
+        reliability_data=epochs, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5]
+    )
+    assert found.alpha.value == pytest.approx(reference)
+
+
+def test_one_epoch_gives_no_stability_figure_but_its_reason():
+    found = scale_stability(np.array([[1.0, 3.0, 5.0, np.nan]]))
+    assert found.epochs == 1 and found.n_responses == 0
+    assert found.alpha.value is None and found.alpha.undefined_reason == ONE_EPOCH
+    assert found.identical is None
+
+
+def test_epochs_that_scored_different_responses_cannot_be_compared():
+    nan = np.nan
+    found = scale_stability(np.array([[1.0, 2.0, nan, 4.0], [1.0, nan, 3.0, nan]]))
+    assert found.epochs == 2 and found.n_responses == 1 and found.identical == 1.0
+    assert found.alpha.value is None
+    assert found.alpha.undefined_reason == FEWER_THAN_TWO_REPEATED
+
+
+def test_the_same_score_everywhere_is_stable_but_alpha_is_undefined():
+    found = scale_stability(np.full((2, 10), 4.0))
+    assert found.identical == 1.0
+    assert found.alpha.value is None and found.alpha.undefined_reason == NO_VARIATION

@@ -83,6 +83,25 @@ def generous_judge(study):
     return run
 
 
+@pytest.fixture
+def two_epoch_judge(study):
+    """The generous judge run twice on authenticity: the second epoch skips the last response
+    and scores the first two one point lower; the rest are the same."""
+    run = JudgeRun.objects.create(judge_model="twice", prompt_version="v1")
+    key = study.likert_items.get(order=0).key
+    scores = [min(5, true_score(n) + 1) for n in range(len(study.responses))]
+    ratings = [
+        JudgeRating(run=run, response=response, question=key, value=scores[n], epoch=1)
+        for n, response in enumerate(study.responses)
+    ]
+    ratings += [
+        JudgeRating(run=run, response=response, question=key, value=scores[n] - (n < 2), epoch=2)
+        for n, response in enumerate(study.responses[:-1])
+    ]
+    JudgeRating.objects.bulk_create(ratings)
+    return run
+
+
 def expected_bias(n_responses: int) -> float:
     differences = [
         min(5, true_score(n) + 1) - sum(expert_score(n, g) for g in range(3)) / 3
@@ -180,3 +199,63 @@ def test_the_json_download_and_the_command_carry_the_judges_ratings(
     values = dict(zip(header, [cell.value for cell in sheet[2]], strict=True))
     assert values["bias"] == pytest.approx(expected_bias(len(study.responses)))
     assert values["lower limit of agreement"] < values["bias"] < values["upper limit of agreement"]
+
+
+def test_the_report_measures_the_judges_stability_across_epochs(study, two_epoch_judge):
+    (scale,) = judge_scale_report(study, two_epoch_judge)
+    n = len(study.responses)
+    # The experts are compared with the first epoch only.
+    assert scale.agreement.bland_altman.mean_difference == pytest.approx(expected_bias(n))
+    stable = scale.stability
+    assert (stable.epochs, stable.n_responses) == (2, n - 1)
+    assert stable.identical == pytest.approx((n - 3) / (n - 1))
+    assert 0.5 < stable.alpha.value < 1.0
+
+
+def test_a_single_epoch_has_no_stability_figure(study, generous_judge):
+    (scale,) = judge_scale_report(study, generous_judge)
+    assert scale.stability.epochs == 1 and scale.stability.alpha.value is None
+
+
+def test_a_second_epoch_refreshes_the_cached_stability(study, generous_judge):
+    assert judge_scale_report(study, generous_judge)[0].stability.epochs == 1
+    again = JudgeRating.objects.filter(run=generous_judge).order_by("pk")
+    for rating in again:
+        rating.pk, rating.epoch = None, 2
+    JudgeRating.objects.bulk_create(again)
+    stable = judge_scale_report(study, generous_judge)[0].stability
+    assert stable.epochs == 2 and stable.identical == 1.0 and stable.alpha.value == 1.0
+
+
+def test_the_page_shows_the_judges_stability_on_each_question(study, two_epoch_judge, client_as):
+    (scale,) = judge_scale_report(study, two_epoch_judge)
+    stable = scale.stability
+    url = reverse("agreement:judge", args=[study.pk, two_epoch_judge.pk])
+    body = client_as(Role.VIEWER).get(url).content.decode()
+    assert (
+        f"Across 2 epochs the judge gave the same score on {stable.identical * 100:.0f}% of "
+        f"{stable.n_responses} responses (ordinal alpha across epochs {stable.alpha.value:.2f})"
+    ) in body
+
+
+def test_the_page_says_when_a_question_was_scored_in_one_epoch(study, generous_judge, client_as):
+    url = reverse("agreement:judge", args=[study.pk, generous_judge.pk])
+    body = client_as(Role.VIEWER).get(url).content.decode()
+    assert "The judge scored this question in one epoch: no test-retest figure." in body
+
+
+def test_the_downloads_carry_the_judges_stability(study, two_epoch_judge, client_as, tmp_path):
+    stable = judge_scale_report(study, two_epoch_judge)[0].stability
+    url = reverse("agreement:study_report_json", args=[study.pk])
+    (row,) = json.loads(client_as(Role.MAINTAINER).get(url).content)["judge ratings"]
+    assert row["epochs"] == 2
+    assert row["responses scored in two epochs or more"] == len(study.responses) - 1
+    assert row["same score in every epoch"] == pytest.approx(stable.identical)
+    assert row["alpha across epochs"] == pytest.approx(stable.alpha.value)
+    assert row["alpha across epochs undefined because"] == ""
+    out = tmp_path / "report.xlsx"
+    call_command("agreement_report", str(study.pk), "--format", "xlsx", "--output", str(out))
+    sheet = load_workbook(out)["Judge ratings"]
+    values = dict(zip([c.value for c in sheet[1]], [c.value for c in sheet[2]], strict=True))
+    assert values["alpha across epochs"] == pytest.approx(stable.alpha.value)
+    assert values["same score in every epoch"] == pytest.approx(stable.identical)

@@ -13,7 +13,7 @@ from accounts.roles import Role
 from audit.models import AuditEvent
 from grading import services
 from grading.models import Assignment, Grade, GradeRevision, Study
-from judging.models import JudgeRun, JudgeVerdict
+from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from tests.grading import factories
 
 pytestmark = pytest.mark.django_db
@@ -263,6 +263,26 @@ def test_calibration_and_leaderboard_of_a_judge(framework, graders, api_as):
     assert accuracy["value"] == accuracy["numerator"] / accuracy["denominator"] == 1.0
     assert "mean_accuracy_gap" in report.json()["overall"]
     assert row["gap"] == pytest.approx(row["judge"]["mean"] - row["experts"]["mean"])
+
+
+def test_calibration_carries_the_judges_1_to_5_scores_and_their_stability(graders, api_as):
+    graded = factories.graded_study(graders, ["pass", "pass"], responses=3)
+    key = graded.likert_items.order_by("order").first().key
+    run = JudgeRun.objects.create(judge_model="judge-1")
+    responses = [item.response for item in graded.items.order_by("pk")]
+    JudgeRating.objects.bulk_create(
+        JudgeRating(run=run, response=response, question=key, value=n + 2, epoch=epoch)
+        for epoch in (1, 2)
+        for n, response in enumerate(responses)
+    )
+    url = reverse("api:study-calibration", args=[graded.pk, run.pk])
+    [scale] = api_as(Role.VIEWER).get(url).json()["scales"]
+    assert scale["key"] == key and scale["n_judge_scores"] == 3
+    assert scale["agreement"]["judge_mean"] == 3.0 and scale["agreement"]["experts_mean"] == 4.0
+    stability = scale["stability"]
+    assert stability["epochs"] == 2 and stability["n_responses"] == 3
+    assert stability["identical"] == 1.0
+    assert stability["alpha"]["value"] == 1.0 and stability["alpha"]["undefined_reason"] is None
 
 
 # ----- ratings, a whole grading through the API, closing, exports ----------------------------
