@@ -73,6 +73,22 @@ def load_scale_scores(study: Study, run: JudgeRun) -> list[ScaleScores]:
     return out
 
 
+def unmatched_questions(study: Study, run: JudgeRun) -> list[str]:
+    """Question keys `run` scored on the study's responses that no question of the study has:
+    those ratings are compared with nothing, and the page says so."""
+    db = reports_alias()
+    asked = LikertItem.objects.using(db).filter(study=study).values("key")
+    responses = StudyItem.objects.using(db).filter(study=study).values("response_id")
+    return list(
+        JudgeRating.objects.using(db)
+        .filter(run=run, response_id__in=responses)
+        .exclude(question__in=asked)
+        .order_by("question")
+        .values_list("question", flat=True)
+        .distinct()
+    )
+
+
 def _ratings_state(run: JudgeRun) -> str:
     # Ratings are updated in place on re-import: a changed score changes the sum. Every epoch
     # is in the report (the judge's stability), so a rating moved to another epoch counts too.

@@ -15,7 +15,12 @@ from agreement.calibration import JudgeScale
 from agreement.data import disagreements, judge_runs_for
 from agreement.export import report_to_dict, write_report_xlsx
 from agreement.forms import AnalysisSettingsForm
-from agreement.judge_ratings import calibration_runs, judge_scale_report, judge_scales_by_run
+from agreement.judge_ratings import (
+    calibration_runs,
+    judge_scale_report,
+    judge_scales_by_run,
+    unmatched_questions,
+)
 from agreement.leaderboard import Leaderboard
 from agreement.models import AnalysisSettings
 from agreement.reports import GroupAgreement, StudyAgreement
@@ -139,6 +144,7 @@ def judge_calibration(request: HttpRequest, study_id: int, run_id: int) -> HttpR
             "settings": AnalysisSettings.for_study(study),
             "confusion": confusion.tolist() if confusion is not None else None,
             "scales": [(scale, _bland_altman_chart(scale)) for scale in report.scales],
+            "unmatched_questions": unmatched_questions(study, run),
         },
     )
 

@@ -8,7 +8,12 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from accounts.roles import Role
-from agreement.judge_ratings import calibration_runs, judge_scale_report, load_scale_scores
+from agreement.judge_ratings import (
+    calibration_runs,
+    judge_scale_report,
+    load_scale_scores,
+    unmatched_questions,
+)
 from grading import services as grading
 from grading.models import Verdict
 from judging.models import JudgeRating, JudgeRun
@@ -169,6 +174,29 @@ def test_a_question_the_judge_did_not_rate_shows_no_section(study, client_as):
     url = reverse("agreement:judge", args=[study.pk, run.pk])
     body = client_as(Role.VIEWER).get(url).content.decode()
     assert "1-5 ratings: the judge against the experts" not in body
+
+
+def test_scores_on_a_question_the_study_does_not_ask_are_named_not_dropped_silently(
+    study, client_as
+):
+    run = JudgeRun.objects.create(judge_model="wider")
+    key = study.likert_items.get(order=0).key
+    JudgeRating.objects.bulk_create(
+        JudgeRating(run=run, response=response, question=question, value=3)
+        for response in study.responses[:2]
+        for question in (key, "fluency", "tone")
+    )
+    assert unmatched_questions(study, run) == ["fluency", "tone"]
+    body = client_as(Role.VIEWER).get(reverse("agreement:judge", args=[study.pk, run.pk]))
+    text = body.content.decode()
+    assert "The judge also scored 2 questions this study does not ask" in text
+    assert "<code>fluency</code>, <code>tone</code>" in text
+
+
+def test_no_notice_when_every_scored_question_is_asked(study, generous_judge, client_as):
+    assert unmatched_questions(study, generous_judge) == []
+    url = reverse("agreement:judge", args=[study.pk, generous_judge.pk])
+    assert "this study does not ask" not in client_as(Role.VIEWER).get(url).content.decode()
 
 
 def test_an_undefined_figure_shows_its_reason_not_a_number(study, client_as):
