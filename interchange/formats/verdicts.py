@@ -55,15 +55,18 @@ RATING_FIELDS = ("question", "score")
 VERDICT_FIELDS = ("criterion_id", "verdict", "weight", "record_id")
 
 
-class _NamesAResponse:
-    """What verdict and rating records share: the response they judge is ``response_id``, or
-    (``task_key``, ``model``, ``epoch``)."""
+class _JudgeRecord:
+    """What verdict and rating records share: the response they judge, ``response_id`` or
+    (``task_key``, ``model``, ``epoch``), and the run that judged it."""
 
     __slots__ = ()
     response_id: str | None
     task_key: str | None
     model: str | None
     epoch: int
+    judge_model: str
+    prompt_version: str | None
+    run_id: str | None
 
     def _check_response_reference(self) -> None:
         by_id = self.response_id is not None
@@ -78,9 +81,14 @@ class _NamesAResponse:
             return (self.response_id,)
         return (str(self.task_key), str(self.model), str(self.epoch))
 
+    @property
+    def run_key(self) -> tuple[str, str, str]:
+        """The judge run: ``(judge_model, prompt_version, run_id)``, blanks for the missing."""
+        return (self.judge_model, self.prompt_version or "", self.run_id or "")
+
 
 @dataclass(frozen=True, slots=True)
-class VerdictRecord(_NamesAResponse):
+class VerdictRecord(_JudgeRecord):
     """One judge verdict on one criterion for one response.
 
     The response is ``response_id`` when set, else (``task_key``, ``model``, ``epoch``).
@@ -104,7 +112,7 @@ class VerdictRecord(_NamesAResponse):
 
 
 @dataclass(frozen=True, slots=True)
-class RatingRecord(_NamesAResponse):
+class RatingRecord(_JudgeRecord):
     """The judge's 1-5 score for one response on one rating question (by its key)."""
 
     question: str
@@ -212,6 +220,16 @@ def _response(fields: FieldReader) -> tuple[str | None, str | None, str | None, 
     return response_id, task_key, model, epoch
 
 
+def _judge(fields: FieldReader) -> tuple[str | None, str, str | None, str | None]:
+    """``(judge_model, rationale, prompt_version, run_id)`` of a verdict or rating line."""
+    return (
+        fields.text("judge_model"),
+        fields.free_text("rationale"),
+        fields.text("prompt_version", required=False, allow_int=True),
+        fields.text("run_id", required=False, allow_int=True),
+    )
+
+
 def _rating(fields: FieldReader) -> RatingRecord | None:
     obj = fields.obj
     response_id, task_key, model, epoch = _response(fields)
@@ -223,10 +241,7 @@ def _rating(fields: FieldReader) -> RatingRecord | None:
     if score is not None and score not in SCORES:
         fields.report("score", f"{shown(obj['score'])} is not a whole number from 1 to 5")
         score = None
-    judge_model = fields.text("judge_model")
-    rationale = fields.free_text("rationale")
-    prompt_version = fields.text("prompt_version", required=False, allow_int=True)
-    run_id = fields.text("run_id", required=False, allow_int=True)
+    judge_model, rationale, prompt_version, run_id = _judge(fields)
     if fields.failed or question is None or score is None or judge_model is None:
         return None
     return RatingRecord(
@@ -257,10 +272,7 @@ def _verdict(fields: FieldReader) -> VerdictRecord | None:
         fields.report("verdict", f"is missing (expected {ACCEPTED})")
     elif verdict is None:
         fields.report("verdict", f"{shown(obj['verdict'])} is not {ACCEPTED}")
-    judge_model = fields.text("judge_model")
-    rationale = fields.free_text("rationale")
-    prompt_version = fields.text("prompt_version", required=False, allow_int=True)
-    run_id = fields.text("run_id", required=False, allow_int=True)
+    judge_model, rationale, prompt_version, run_id = _judge(fields)
     weight = fields.integer("weight", default=None) if obj.get("weight") is not None else None
     record_id = fields.text("record_id", required=False)
     if record_id is not None and criterion_id is not None:

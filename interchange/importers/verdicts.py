@@ -161,7 +161,7 @@ class VerdictsPlanner:
                     f"has weight {version.weight} (version {version.number})",
                 )
                 continue
-            run = (record.judge_model, record.prompt_version or "", record.run_id or "")
+            run = record.run_key
             identity = (run, response, version.pk, record.epoch)
             if identity in seen:
                 self.problem(
@@ -192,7 +192,7 @@ class VerdictsPlanner:
                 continue
             if response is None:
                 continue
-            run = (record.judge_model, record.prompt_version or "", record.run_id or "")
+            run = record.run_key
             identity = (run, response, record.question, record.epoch)
             if identity in seen:
                 self.problem(
