@@ -61,6 +61,7 @@ from grading_load import (
     drop_database,
     free_port,
     seed,
+    server_environment,
     start_gunicorn,
 )
 
@@ -934,15 +935,8 @@ def main() -> int:
     args = arguments()
     name = f"l2annot_faults_{os.getpid()}"
     work = Path(tempfile.mkdtemp(prefix="l2annot-faults-"))
-    env = dict(
-        os.environ,
-        DJANGO_SETTINGS_MODULE="l2annot.settings",
-        DATABASE_URL=f"postgres://postgres@{HOST}:5432/{name}",
-        DEBUG="0",
-        SECRET_KEY=secrets.token_urlsafe(50),
-        ALLOWED_HOSTS=HOST,
-        SECURE_COOKIES="0",  # plain HTTP on the loopback
-        SECURE_HSTS_SECONDS="0",
+    env = server_environment(
+        name,
         MEDIA_ROOT=str(work / "media"),
         IMPORTS_ROOT=str(work / "imports"),
         TASKS_BACKEND="django_tasks_db.DatabaseBackend",

@@ -329,20 +329,26 @@ def percentiles(values: list[float]) -> tuple[float, float, float]:
     return cuts[49] * 1000, cuts[94] * 1000, cuts[98] * 1000
 
 
-def main() -> int:
-    args = arguments()
-    name = f"l2annot_bench_{os.getpid()}"
-    env = dict(
+def server_environment(database: str, **overrides: str) -> dict[str, str]:
+    """The environment the app runs under in these scripts: production settings (DEBUG off, a
+    fresh secret key) against PostgreSQL database `database` on the loopback, plain HTTP."""
+    return dict(
         os.environ,
         DJANGO_SETTINGS_MODULE="l2annot.settings",
-        DATABASE_URL=f"postgres://postgres@{HOST}:5432/{name}",
+        DATABASE_URL=f"postgres://postgres@{HOST}:5432/{database}",
         DEBUG="0",
         SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS=HOST,
         SECURE_COOKIES="0",  # plain HTTP on the loopback
         SECURE_HSTS_SECONDS="0",
-        TASKS_BACKEND="django.tasks.backends.immediate.ImmediateBackend",
+        **overrides,
     )
+
+
+def main() -> int:
+    args = arguments()
+    name = f"l2annot_bench_{os.getpid()}"
+    env = server_environment(name, TASKS_BACKEND="django.tasks.backends.immediate.ImmediateBackend")
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
     import django
