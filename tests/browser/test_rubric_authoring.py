@@ -36,6 +36,9 @@ def test_author_writes_a_task_maintainer_publishes_and_an_edit_makes_a_new_draft
     assert task.context_values.get(variable__key="cefr_level").display_value == "B1"
 
     author.get_by_role("link", name="Task criteria").click()
+    # Ask about the form only once the criteria page is loaded: asked on the old page, the
+    # answer is "hidden", and the click meant to open the form would close it.
+    author.wait_for_url("**/rubrics/tasks/*/criteria/")
     for wording, weight in [("Asks about the learner's goals.", "3"), ("Gives a time plan.", "1")]:
         form = author.get_by_role("form", name="Add a criterion")
         if not form.is_visible():
