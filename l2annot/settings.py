@@ -101,6 +101,18 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The development server, its threads and the background worker write to one file. SQLite's
+    # default (a deferred transaction upgraded to a write lock halfway, no wait) answers a
+    # concurrent write "database is locked" at once. IMMEDIATE takes the write lock when a
+    # transaction begins, so a writer waits its turn (up to `timeout` seconds); WAL lets readers
+    # go on while one writes.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": int(os.environ.get("SQLITE_BUSY_TIMEOUT", "20")),
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        **DATABASES["default"].get("OPTIONS", {}),
+    }
 # A read replica for the heavy report reads (agreement/data.py loaders through
 # l2annot.db_routers.reports_alias; docs/deploy.md "Read replica for reports"). Nothing is ever
 # written or migrated there. The tests get the alias as a mirror of the test database, used only

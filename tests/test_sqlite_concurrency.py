@@ -1,0 +1,257 @@
+"""The default setup (`make run`: SQLite file, development server, background worker) under
+concurrent writes: graders saving and submitting, an admin adding users, the worker polling.
+Every request must be answered without a server error ("database is locked" was a 500).
+
+This runs the real processes on a SQLite file, as `make run` does: the test database of the
+suite is in memory, where SQLite's file locking does not happen.
+"""
+
+import os
+import re
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+from django.conf import settings
+from django.db import connection
+
+from accounts.roles import Role
+from tests.grading import factories
+
+pytestmark = pytest.mark.skipif(
+    not settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+    reason="the SQLite file setup of `make run`",
+)
+
+GRADERS = ["annotator", "annotator2", "annotator3"]
+ROUNDS = 3  # each grader saves every criterion of their response this many times, then submits
+NEW_USERS = 6
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def running_app(
+    transactional_db, make_user, settings, tmp_path: Path
+) -> Iterator[tuple[str, Path]]:  # type: ignore[no-untyped-def]
+    """`make run` on a SQLite file: the suite's migrated database with three graders, an admin
+    and a study, copied to a file; the background worker and the development server on it."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    graders = [make_user(Role.ANNOTATOR, name) for name in GRADERS]
+    make_user(Role.ADMIN, "admin")
+    factories.study(graders, responses=len(GRADERS), overlap=1)
+    database = tmp_path / "db.sqlite3"
+    connection.ensure_connection()
+    with sqlite3.connect(database) as copy:
+        connection.connection.backup(copy)
+    env = {
+        **os.environ,
+        "DEBUG": "1",
+        "DATABASE_URL": f"sqlite:///{database}",
+        "MEDIA_ROOT": str(tmp_path / "media"),
+        "IMPORTS_ROOT": str(tmp_path / "imports"),
+        "PYTHONUNBUFFERED": "1",
+    }
+    port = _free_port()
+    logs = (tmp_path / "worker.log").open("w"), (tmp_path / "server.log").open("w")
+    worker = subprocess.Popen(
+        [sys.executable, "manage.py", "db_worker", "--interval", "0.05"],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=logs[0],
+        stderr=subprocess.STDOUT,
+    )
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=logs[1],
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                requests.get(f"{base}/accounts/login/", timeout=5)
+                break
+            except requests.ConnectionError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield base, database
+    finally:
+        for process in (server, worker):
+            process.terminate()
+        for process in (server, worker):
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        for log in logs:
+            log.close()
+
+
+def _csrf(html: str) -> str:
+    match = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
+    assert match, "no CSRF token on the page"
+    return match.group(1)
+
+
+def _summary(answer: requests.Response) -> str:
+    """A server error in one line: the exception the development server's error page names."""
+    title = re.search(r"<title>(.*?)</title>", answer.text, re.S)
+    return f"{answer.status_code} {title.group(1).strip() if title else answer.text[:200]}"
+
+
+def _login(base: str, username: str) -> requests.Session:
+    session = requests.Session()
+    page = session.get(f"{base}/accounts/login/", timeout=30)
+    answer = session.post(
+        f"{base}/accounts/login/",
+        data={
+            "username": username,
+            "password": f"pw-{username}",
+            "csrfmiddlewaretoken": _csrf(page.text),
+        },
+        headers={"Referer": f"{base}/accounts/login/"},
+        timeout=30,
+    )
+    assert answer.ok and "sessionid" in session.cookies, f"{username} could not log in"
+    return session
+
+
+def _grade(base: str, username: str, statuses: Counter, errors: list[str]) -> None:
+    session = _login(base, username)
+
+    def record(answer: requests.Response, what: str) -> requests.Response:
+        statuses[answer.status_code] += 1
+        if answer.status_code >= 500:
+            errors.append(f"{username} {what}: {_summary(answer)}")
+        return answer
+
+    index = session.get(f"{base}/grading/", timeout=30)
+    study = re.search(r"/grading/studies/(\d+)/next/", index.text)
+    assert study, f"{username} has no study to grade"
+    page = record(
+        session.post(
+            f"{base}/grading/studies/{study.group(1)}/next/",
+            data={"csrfmiddlewaretoken": _csrf(index.text)},
+            headers={"Referer": index.url},
+            timeout=60,
+        ),
+        "next",
+    )
+    if not page.ok:
+        return
+    token = _csrf(page.text)
+    save_urls = sorted(set(re.findall(r"/grading/assignments/\d+/criteria/\d+/", page.text)))
+    assert save_urls, f"{username}'s grading page has no criterion to save"
+    for round_ in range(ROUNDS):
+        for url in save_urls:
+            verdict = "fail" if round_ % 2 else "pass"
+            record(
+                session.post(
+                    base + url,
+                    data={
+                        "verdict": verdict,
+                        "rationale": f"round {round_}",
+                        "csrfmiddlewaretoken": token,
+                    },
+                    headers={"HX-Request": "true", "Referer": page.url},
+                    timeout=60,
+                ),
+                f"save {url}",
+            )
+    for url in sorted(set(re.findall(r"/grading/assignments/\d+/likert/\d+/", page.text))):
+        record(
+            session.post(
+                base + url,
+                data={"value": "4", "csrfmiddlewaretoken": token},
+                headers={"HX-Request": "true", "Referer": page.url},
+                timeout=60,
+            ),
+            f"rate {url}",
+        )
+    submit_url = re.search(r"/grading/assignments/\d+/submit/", page.text)
+    assert submit_url
+    record(
+        session.post(
+            base + submit_url.group(0),
+            data={"csrfmiddlewaretoken": token},
+            headers={"Referer": page.url},
+            timeout=60,
+        ),
+        "submit",
+    )
+
+
+def _add_users(base: str, statuses: Counter, errors: list[str]) -> None:
+    session = _login(base, "admin")
+    for n in range(NEW_USERS):
+        form = session.get(f"{base}/admin/accounts/user/add/", timeout=30)
+        answer = session.post(
+            f"{base}/admin/accounts/user/add/",
+            data={
+                "username": f"newcomer{n}",
+                "password1": "a-long-enough-pass-1",
+                "password2": "a-long-enough-pass-1",
+                "usable_password": "true",
+                "csrfmiddlewaretoken": _csrf(form.text),
+            },
+            headers={"Referer": form.url},
+            timeout=60,
+        )
+        statuses[answer.status_code] += 1
+        if answer.status_code >= 500:
+            errors.append(f"add user {n}: {_summary(answer)}")
+
+
+def test_concurrent_writes_on_the_default_sqlite_setup_never_answer_a_server_error(
+    running_app: tuple[str, Path],
+) -> None:
+    base, database = running_app
+    statuses: Counter = Counter()
+    errors: list[str] = []
+    failures: list[BaseException] = []
+
+    def run(target, *args) -> None:  # type: ignore[no-untyped-def]
+        try:
+            target(*args)
+        except BaseException as error:  # reported below, with the thread's name
+            failures.append(error)
+
+    threads = [
+        threading.Thread(target=run, args=(_grade, base, name, statuses, errors))
+        for name in GRADERS
+    ]
+    threads.append(threading.Thread(target=run, args=(_add_users, base, statuses, errors)))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=240)
+
+    assert not failures, failures
+    assert errors == [], f"{len(errors)} server errors, first: {errors[:3]}"
+    assert sum(statuses.values()) > len(GRADERS) * ROUNDS
+    with sqlite3.connect(database) as db:
+        (added,) = db.execute(
+            "SELECT COUNT(*) FROM accounts_user WHERE username LIKE 'newcomer%'"
+        ).fetchone()
+        (submitted,) = db.execute(
+            "SELECT COUNT(*) FROM grading_assignment WHERE status = 'submitted'"
+        ).fetchone()
+    assert added == NEW_USERS
+    assert submitted >= len(GRADERS), statuses
