@@ -1,5 +1,9 @@
 """Inspect AI ``.eval`` logs: a ZIP archive of JSON members.
 
+Both generations of the archive are read: the deflate members written by Inspect before 0.3.x's
+switch and the Zstandard members (ZIP method 93) that current Inspect writes; see
+``zip_members``. The JSON inside is the same.
+
 What is read (Inspect's log schema, version 2):
 
 - ``header.json`` (or, for a log still being written, ``_journal/start.json``): its ``eval``
@@ -29,6 +33,7 @@ from typing import Any
 from .problems import Problem, describe, shown
 from .responses import ResponseRecord
 from .verdicts import ACCEPTED, VerdictRecord, parse_verdict
+from .zip_members import MemberError, ZipMembers
 
 __all__ = ["EvalLogImport", "read_inspect_eval"]
 
@@ -61,14 +66,19 @@ class _Log:
         file = f"{self.name}: {member}" if member else self.name
         self.problems.append(Problem(file, None, field, message))
 
-    def load(self, archive: zipfile.ZipFile, member: str) -> Any:
+    def load(self, archive: ZipMembers, member: str) -> Any:
         info = archive.getinfo(member)
         if info.file_size > MAX_MEMBER_BYTES:
             self.report(member, None, f"is {info.file_size} bytes, over the limit")
             return None
         try:
-            return json.loads(archive.read(member))
-        except (ValueError, zipfile.BadZipFile) as error:
+            data = archive.read(member)
+        except MemberError as error:
+            self.report(member, None, f"cannot be read: it {error}")
+            return None
+        try:
+            return json.loads(data)
+        except ValueError as error:
             self.report(member, None, f"not valid JSON ({error})")
             return None
 
@@ -83,7 +93,7 @@ def read_inspect_eval(
     log = _Log(path)
     empty = EvalLogImport(None, None, None, None, None, (), (), ())
     try:
-        archive = zipfile.ZipFile(path)
+        archive = ZipMembers(path)
     except FileNotFoundError:
         log.report(None, None, "file not found")
         return _with(empty, log)
