@@ -13,6 +13,7 @@ from accounts.services import create_user_with_role, sync_roles
 from taxonomy import services as taxonomy_services
 from taxonomy.models import Framework
 from taxonomy.seedfile import read_context_variables, read_taxonomy
+from tests.llm_server import LlmServer, running_llm_server
 
 FIXTURES = settings.BASE_DIR / "fixtures"
 
@@ -81,3 +82,18 @@ def htmx(client: Client) -> Client:
     """Make every request of `client` look like an htmx request."""
     client.defaults["HTTP_HX_REQUEST"] = "true"
     return client
+
+
+@pytest.fixture(scope="session")
+def llm_server_for_session(tmp_path_factory):  # type: ignore[no-untyped-def]
+    """The loopback OpenAI-compatible server of this test process (see tests/llm_server.py);
+    from its start, nothing in the process reaches the network."""
+    with running_llm_server(str(tmp_path_factory.mktemp("inspect-home"))) as server:
+        yield server
+
+
+@pytest.fixture
+def llm_server(llm_server_for_session: LlmServer) -> LlmServer:
+    """The loopback server with an empty script and no requests recorded."""
+    llm_server_for_session.reset()
+    return llm_server_for_session

@@ -1,0 +1,277 @@
+"""A loopback server speaking the OpenAI chat-completions protocol, for tests that run a model.
+
+Inspect AI's `openai-api/<service>/<model>` provider reaches any OpenAI-compatible server named
+by `<SERVICE>_BASE_URL` and `<SERVICE>_API_KEY`; `running_llm_server()` starts this one on
+127.0.0.1 (an ephemeral port, in a thread), points `LOOPBACK_*` at it and refuses every other
+connection, so a test that runs a model never reaches the network. (Inspect's own `mockllm`
+provider counts tokens with a tokenizer that is downloaded at run time.)
+
+What it answers comes from a script: replies queued with `server.queue(...)` are sent first, in
+order; then `server.default(request)` (a callable taking the request body) decides, "true" unless
+told otherwise. A reply is text (with usage token counts), an HTTP error (a 429 with
+Retry-After, say), or either after a delay. Every request is recorded.
+
+Start one server per test process and `reset()` it between tests (the `llm_server` fixture
+does both): Inspect memoizes a model by its name, so a second server under the same name would
+never be called.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+SERVICE = "loopback"
+API_KEY = "loopback-test-key"
+
+
+def model_name(name: str = "judge-1") -> str:
+    """The Inspect model string of model `name` served by the loopback server."""
+    return f"openai-api/{SERVICE}/{name}"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One answer: `text` as the assistant's message, or an HTTP error when `status` is not 200."""
+
+    text: str = "true"
+    status: int = 200
+    delay: float = 0.0
+    retry_after: float | None = None
+    finish_reason: str = "stop"
+
+    @classmethod
+    def rate_limited(cls, retry_after: float = 0.0) -> Reply:
+        return cls(text="Rate limit reached, retry later", status=429, retry_after=retry_after)
+
+    @classmethod
+    def server_error(cls) -> Reply:
+        return cls(text="The server had an error", status=500)
+
+
+@dataclass(frozen=True)
+class Request:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def prompt(self) -> str:
+        """The text of every message, joined: what a script usually matches on."""
+        parts = []
+        for message in self.body.get("messages", []):
+            content = message.get("content")
+            if isinstance(content, list):
+                content = "".join(c.get("text", "") for c in content if isinstance(c, dict))
+            parts.append(str(content or ""))
+        return "\n".join(parts)
+
+
+def tokens(text: str) -> int:
+    """A deterministic stand-in for a tokenizer: one token per word, at least one."""
+    return max(1, len(text.split()))
+
+
+@dataclass
+class LlmServer:
+    base_url: str = ""
+    requests: list[Request] = field(default_factory=list)
+    default: Callable[[Request], Reply | str] = lambda request: Reply()
+    _queued: deque[Reply] = field(default_factory=deque)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _ids: Iterator[int] = field(default_factory=itertools.count)
+
+    def reset(self) -> None:
+        """Forget the requests and queued replies; answer "true" again."""
+        with self._lock:
+            self.requests.clear()
+            self._queued.clear()
+            self.default = lambda request: Reply()
+
+    def queue(self, *replies: Reply | str) -> None:
+        """Answer the next requests with these replies, in order, before the default."""
+        with self._lock:
+            self._queued.extend(_reply(r) for r in replies)
+
+    def answer(self, request: Request) -> tuple[Reply, int]:
+        with self._lock:
+            self.requests.append(request)
+            number = next(self._ids)
+            queued = self._queued.popleft() if self._queued else None
+        return queued or _reply(self.default(request)), number
+
+    @property
+    def completions(self) -> list[Request]:
+        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+
+def _reply(reply: Reply | str) -> Reply:
+    return Reply(text=reply) if isinstance(reply, str) else reply
+
+
+def completion_body(request: Request, reply: Reply, number: int) -> dict[str, Any]:
+    prompt_tokens, completion_tokens = tokens(request.prompt), tokens(reply.text)
+    return {
+        "id": f"chatcmpl-loopback-{number}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.body.get("model", ""),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": reply.text},
+                "finish_reason": reply.finish_reason,
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def error_body(reply: Reply) -> dict[str, Any]:
+    kind = "rate_limit_error" if reply.status == 429 else "server_error"
+    return {"error": {"message": reply.text, "type": kind, "param": None, "code": kind}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _HttpServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read `requests`
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            self.send_json(200, {"object": "list", "data": []})
+        else:
+            self.send_json(404, {"error": {"message": f"no route {self.path}", "type": "none"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if not self.path.endswith("/chat/completions"):
+            self.send_json(404, {"error": {"message": f"no route {self.path}", "type": "none"}})
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            self.send_json(400, {"error": {"message": "body is not JSON", "type": "invalid"}})
+            return
+        request = Request(self.path, dict(self.headers.items()), body)
+        reply, number = self.server.llm.answer(request)
+        if body.get("stream"):
+            self.send_json(400, {"error": {"message": "streaming is not served", "type": "x"}})
+            return
+        if reply.delay:
+            time.sleep(reply.delay)
+        if reply.status != 200:
+            headers = {"Retry-After": f"{reply.retry_after:g}"} if reply.retry_after else {}
+            self.send_json(reply.status, error_body(reply), headers)
+            return
+        self.send_json(200, completion_body(request, reply, number))
+
+    def send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class _HttpServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, llm: LlmServer) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.llm = llm
+
+
+_LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+def _is_loopback(address: Any) -> bool:
+    if isinstance(address, tuple) and address:
+        return str(address[0]) in _LOOPBACK_HOSTS
+    return isinstance(address, str | bytes)  # a Unix socket path stays on the machine
+
+
+@contextlib.contextmanager
+def no_network() -> Iterator[None]:
+    """Refuse every connection and name look-up that would leave the machine."""
+    connect, connect_ex, getaddrinfo = (
+        socket.socket.connect,
+        socket.socket.connect_ex,
+        socket.getaddrinfo,
+    )
+
+    def guarded_connect(sock: socket.socket, address: Any) -> None:
+        if not _is_loopback(address):
+            raise ConnectionRefusedError(f"tests do not reach the network ({address!r})")
+        connect(sock, address)
+
+    def guarded_connect_ex(sock: socket.socket, address: Any) -> int:
+        if not _is_loopback(address):
+            raise ConnectionRefusedError(f"tests do not reach the network ({address!r})")
+        return connect_ex(sock, address)
+
+    def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        name = host.decode() if isinstance(host, bytes) else host
+        if name is not None and name not in _LOOPBACK_HOSTS:
+            raise socket.gaierror(f"tests do not look up names off the machine ({name!r})")
+        return getaddrinfo(host, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(socket.socket, "connect", guarded_connect)
+        patch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+        patch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+        yield
+
+
+@contextlib.contextmanager
+def running_llm_server(home: str | None = None) -> Iterator[LlmServer]:
+    """Start a loopback server, point Inspect's `openai-api/loopback/...` models at it, and
+    keep the network out until the block ends. `home`, when given, holds Inspect's data and
+    cache folders (traces, the model cache) instead of the user's."""
+    llm = LlmServer()
+    httpd = _HttpServer(llm)
+    host, port = httpd.server_address[:2]
+    llm.base_url = f"http://{host}:{port}/v1"
+    thread = threading.Thread(target=httpd.serve_forever, name="loopback-llm", daemon=True)
+    thread.start()
+    prefix = SERVICE.upper()
+    try:
+        with pytest.MonkeyPatch.context() as env, no_network():
+            env.setenv(f"{prefix}_BASE_URL", llm.base_url)
+            env.setenv(f"{prefix}_API_KEY", API_KEY)
+            env.setenv("NO_PROXY", "127.0.0.1,localhost")
+            for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+                env.delenv(name, raising=False)
+            # Opt-in hooks that could send data elsewhere stay off.
+            env.delenv("INSPECT_TELEMETRY", raising=False)
+            env.delenv("INSPECT_API_KEY_OVERRIDE", raising=False)
+            if home is not None:
+                env.setenv("XDG_DATA_HOME", f"{home}/data")
+                env.setenv("XDG_CACHE_HOME", f"{home}/cache")
+            yield llm
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
