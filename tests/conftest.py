@@ -88,7 +88,9 @@ def htmx(client: Client) -> Client:
 def llm_server_for_session(tmp_path_factory):  # type: ignore[no-untyped-def]
     """The loopback OpenAI-compatible server of this test process (see tests/llm_server.py);
     from its start, nothing in the process reaches the network."""
-    with running_llm_server(str(tmp_path_factory.mktemp("inspect-home"))) as server:
+    home = str(tmp_path_factory.mktemp("inspect-home"))
+    database_hosts = {db.get("HOST") for db in settings.DATABASES.values()} - {None, ""}
+    with running_llm_server(home, allowed_names=database_hosts) as server:
         yield server
 
 

@@ -25,7 +25,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -214,8 +214,10 @@ def _is_loopback(address: Any) -> bool:
 
 
 @contextlib.contextmanager
-def no_network() -> Iterator[None]:
-    """Refuse every connection and name look-up that would leave the machine."""
+def no_network(allowed_names: Collection[str] = ()) -> Iterator[None]:
+    """Refuse every connection and name look-up that would leave the machine, except look-ups
+    of `allowed_names` (the database server's, whose driver resolves it in Python)."""
+    names = _LOOPBACK_HOSTS | set(allowed_names)
     connect, connect_ex, getaddrinfo = (
         socket.socket.connect,
         socket.socket.connect_ex,
@@ -234,7 +236,7 @@ def no_network() -> Iterator[None]:
 
     def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
         name = host.decode() if isinstance(host, bytes) else host
-        if name is not None and name not in _LOOPBACK_HOSTS:
+        if name is not None and name not in names:
             raise socket.gaierror(f"tests do not look up names off the machine ({name!r})")
         return getaddrinfo(host, *args, **kwargs)
 
@@ -246,10 +248,12 @@ def no_network() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def running_llm_server(home: str | None = None) -> Iterator[LlmServer]:
+def running_llm_server(
+    home: str | None = None, allowed_names: Collection[str] = ()
+) -> Iterator[LlmServer]:
     """Start a loopback server, point Inspect's `openai-api/loopback/...` models at it, and
-    keep the network out until the block ends. `home`, when given, holds Inspect's data and
-    cache folders (traces, the model cache) instead of the user's."""
+    keep the network out until the block ends (see `no_network`). `home`, when given, holds
+    Inspect's data and cache folders (traces, the model cache) instead of the user's."""
     llm = LlmServer()
     httpd = _HttpServer(llm)
     host, port = httpd.server_address[:2]
@@ -258,7 +262,7 @@ def running_llm_server(home: str | None = None) -> Iterator[LlmServer]:
     thread.start()
     prefix = SERVICE.upper()
     try:
-        with pytest.MonkeyPatch.context() as env, no_network():
+        with pytest.MonkeyPatch.context() as env, no_network(allowed_names):
             env.setenv(f"{prefix}_BASE_URL", llm.base_url)
             env.setenv(f"{prefix}_API_KEY", API_KEY)
             env.setenv("NO_PROXY", "127.0.0.1,localhost")

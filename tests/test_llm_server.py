@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 
-from tests.llm_server import API_KEY, Reply
+from tests.llm_server import API_KEY, Reply, no_network
 
 
 def chat(server, text="Is it met?", model="judge-1", path="/chat/completions"):
@@ -99,3 +99,11 @@ def test_no_connection_leaves_the_machine_while_it_runs(llm_server, address):
 def test_no_name_is_looked_up_off_the_machine_while_it_runs(llm_server):
     with pytest.raises(socket.gaierror, match="off the machine"):
         socket.getaddrinfo("api.openai.com", 443)
+
+
+def test_the_database_servers_name_may_still_be_looked_up(monkeypatch):
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, *args, **kwargs: [("found", host)])
+    with no_network(allowed_names=["db.internal"]):
+        assert socket.getaddrinfo("db.internal", 5432) == [("found", "db.internal")]
+        with pytest.raises(socket.gaierror):
+            socket.getaddrinfo("example.org", 80)
