@@ -2,7 +2,7 @@
 
 Run from the repository root:
 
-    .venv/bin/python bench/bench_agreement.py
+    .venv/bin/python -m bench.bench_agreement
 
 Measures, in one run and on the same synthetic data:
 
@@ -38,16 +38,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import platform
-import statistics
-import sys
-import time
-from collections.abc import Callable
-from pathlib import Path
 
 import krippendorff
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agreement.stats import (
     alpha_from_counts,
@@ -55,17 +48,7 @@ from agreement.stats import (
     counts_from_pairs,
     krippendorff_alpha,
 )
-
-
-def timed(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
-    """Median wall time in seconds over ``repeats`` calls, and the last result."""
-    times = []
-    result: object = None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+from bench.harness import timed
 
 
 def synthetic(

@@ -1,60 +1,29 @@
 """Agreement data straight from the database: a 100k-grade study into value counts.
 
 Creates a throw-away database (PostgreSQL by default: l2annot_bench_<pid> on the server of
-DATABASE_URL or 127.0.0.1), fills it with a synthetic study (bulk inserts, no real data), and times
-in the same run:
+BENCH_POSTGRES or 127.0.0.1), fills it with a synthetic study (bulk inserts, no real data), and
+times in the same run:
 
   baseline  list(Grade.objects.filter(study).values_list("verdict"))  (the same rows, one column)
   ours      agreement.data.load_study_ratings(study) + counts + alpha  (joins, lookups, numpy)
 
 Target: ours <= 2 s on PostgreSQL for 100k grades; reported as seconds and as a ratio to the
-baseline. Run: .venv/bin/python bench/bench_agreement_db.py [--grades 100000] [--sqlite]
+baseline. Run: .venv/bin/python -m bench.bench_agreement_db [--grades 100000] [--sqlite]
 """
 
 import argparse
 import os
 import random
-import statistics
 import sys
-import time
-from collections.abc import Callable
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bench.harness import PG_SERVER, migrate, postgres_url, setup_django, throwaway_database, timed
 
 
-def configure(use_sqlite: bool) -> str:
+def database_url(use_sqlite: bool) -> str:
     if use_sqlite:
-        url = f"sqlite:////tmp/l2annot_bench_{os.getpid()}.sqlite3"
-    else:
-        base = os.environ.get("BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432")
-        url = f"{base}/l2annot_bench_{os.getpid()}"
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "l2annot.settings")
-    return url
-
-
-def create_database(url: str) -> None:
-    if url.startswith("postgres"):
-        import psycopg
-
-        server, name = url.rsplit("/", 1)
-        with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def drop_database(url: str) -> None:
-    if url.startswith("postgres"):
-        import psycopg
-        from django.db import connections
-
-        connections.close_all()
-        server, name = url.rsplit("/", 1)
-        with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-    else:
-        Path(url.removeprefix("sqlite:///")).unlink(missing_ok=True)
+        return f"sqlite:////tmp/l2annot_bench_{os.getpid()}.sqlite3"
+    server = os.environ.get("BENCH_POSTGRES", PG_SERVER)
+    return postgres_url(f"l2annot_bench_{os.getpid()}", server)
 
 
 def seed(n_grades: int, criteria: int = 50, overlap: int = 3, annotators: int = 20):  # type: ignore[no-untyped-def]
@@ -124,30 +93,15 @@ def seed(n_grades: int, criteria: int = 50, overlap: int = 3, annotators: int = 
     return study
 
 
-def timed(fn: Callable[[], None], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--grades", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sqlite", action="store_true", help="measure SQLite instead")
     args = parser.parse_args()
-    url = configure(args.sqlite)
-    create_database(url)
-    try:
-        import django
-
-        django.setup()
-        from django.core.management import call_command
-
-        call_command("migrate", verbosity=0)
+    with throwaway_database(database_url(args.sqlite)) as url:
+        setup_django({"DATABASE_URL": url})
+        migrate()
         from agreement.data import load_study_ratings
         from agreement.stats import alpha_from_counts
         from grading.models import Grade
@@ -162,8 +116,8 @@ def main() -> int:
         def ours() -> None:
             alpha_from_counts(load_study_ratings(study).counts())
 
-        base = timed(baseline, args.repeats)
-        mine = timed(ours, args.repeats)
+        base, _ = timed(baseline, args.repeats)
+        mine, _ = timed(ours, args.repeats)
         engine = "SQLite" if args.sqlite else "PostgreSQL"
         print(f"{engine}: {total} grades")
         print(f"  baseline (one column, no joins): {base:.3f} s")
@@ -171,8 +125,6 @@ def main() -> int:
         met = mine <= 2.0
         print(f"  target <= 2 s: {'met' if met else 'MISSED'}")
         return 0 if met else 1
-    finally:
-        drop_database(url)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Import and export benchmark: a generated L2-Bench of 1,000 tasks x 30 criteria (10 task,
-12 consensus, 8 universal) and 10 responses per task, imported into a fresh test database.
+12 consensus, 8 universal) and 10 responses per task, imported into a fresh database: in memory
+on SQLite, or test_bench_<pid> on the PostgreSQL server that DATABASE_URL names.
 
-    .venv/bin/python bench/bench_import.py                                   # SQLite
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/test .venv/bin/python bench/bench_import.py
+    .venv/bin/python -m bench.bench_import                                   # SQLite
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/test .venv/bin/python -m bench.bench_import
 
 Prints seconds and ratios against a baseline measured in the same run (a raw bulk_create of
 the same task, criterion, version and response rows, nothing checked), the peak resident memory
@@ -16,16 +17,18 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "l2annot.settings")
+from django.db import connection, transaction
 
-import django
-
-django.setup()
-
-from django.conf import settings  # noqa: E402
-from django.db import connection, transaction  # noqa: E402
-from django.test.utils import setup_test_environment  # noqa: E402
+from bench.harness import (
+    ROOT,
+    is_postgres,
+    migrate,
+    postgres_url,
+    server_of,
+    setup_django,
+    throwaway_database,
+    timed,
+)
 
 TASKS, TASK_CRITERIA, CONSENSUS, UNIVERSAL, MODELS, EPOCHS = 1000, 10, 12, 8, 5, 2
 TARGET_IMPORT_S, TARGET_EXPORT_S = 10.0, 5.0
@@ -35,11 +38,12 @@ def rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def timed(label, fn, results):  # type: ignore[no-untyped-def]
-    start = time.perf_counter()
-    value = fn()
-    results[label] = time.perf_counter() - start
-    return value
+def database_url() -> str:
+    """A fresh database: on the PostgreSQL server DATABASE_URL names, or SQLite in memory."""
+    configured = os.environ.get("DATABASE_URL", "")
+    if is_postgres(configured):
+        return postgres_url(f"test_bench_{os.getpid()}", server_of(configured))
+    return "sqlite://:memory:"
 
 
 def baseline(framework, records, responses) -> float:  # type: ignore[no-untyped-def]
@@ -98,7 +102,8 @@ def baseline(framework, records, responses) -> float:  # type: ignore[no-untyped
     return time.perf_counter() - start
 
 
-def main() -> int:
+def measure() -> tuple[dict[str, float], float]:
+    """Seconds of each step, and the peak resident memory growth during the imports (MiB)."""
     from interchange.exporters import export_rubrics_xlsx
     from interchange.importers import import_l2bench, import_responses
     from interchange.synthetic import (
@@ -111,77 +116,63 @@ def main() -> int:
     from taxonomy.models import SubCompetency
     from taxonomy.seedfile import read_context_variables, read_taxonomy
 
-    setup_test_environment()
-    database = settings.DATABASES["default"]
-    database.setdefault("TEST", {})["NAME"] = (
-        f"test_bench_{os.getpid()}" if connection.vendor == "postgresql" else None
+    fixtures = ROOT / "fixtures"
+    framework, _ = taxonomy_services.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
+    taxonomy_services.load_context_variables(
+        framework, read_context_variables(fixtures / "context_variables.json")
     )
-    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
-        fixtures = settings.BASE_DIR / "fixtures"
-        framework, _ = taxonomy_services.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
-        taxonomy_services.load_context_variables(
-            framework, read_context_variables(fixtures / "context_variables.json")
-        )
-        subs = list(
-            SubCompetency.objects.filter(competency__framework=framework).values_list(
-                "code", flat=True
-            )
-        )
-        records = synthetic_tasks(
-            TASKS,
-            subs,
-            task_criteria=TASK_CRITERIA,
-            consensus_per_sub=CONSENSUS,
-            universal=UNIVERSAL,
-            context={"cefr_level": ["A1", "B1", "C1"]},
-            resources_every=10,
-        )
-        responses = synthetic_responses(
-            records, [f"model-{n}" for n in range(MODELS)], epochs=EPOCHS
-        )
-        work = Path(tempfile.mkdtemp(prefix="bench-import-"))
-        write_benchmark(work / "bench", records)
-        write_jsonl(work / "responses.jsonl", responses)
-        criteria = len({c.id for r in records for c in r.criteria})
-        print(
-            f"database: {connection.vendor}; {TASKS} tasks, {criteria} distinct criteria "
-            f"({sum(len(r.criteria) for r in records) / TASKS:.0f} per task), "
-            f"{len(responses)} responses"
-        )
+    subs = list(
+        SubCompetency.objects.filter(competency__framework=framework).values_list("code", flat=True)
+    )
+    records = synthetic_tasks(
+        TASKS,
+        subs,
+        task_criteria=TASK_CRITERIA,
+        consensus_per_sub=CONSENSUS,
+        universal=UNIVERSAL,
+        context={"cefr_level": ["A1", "B1", "C1"]},
+        resources_every=10,
+    )
+    responses = synthetic_responses(records, [f"model-{n}" for n in range(MODELS)], epochs=EPOCHS)
+    work = Path(tempfile.mkdtemp(prefix="bench-import-"))
+    write_benchmark(work / "bench", records)
+    write_jsonl(work / "responses.jsonl", responses)
+    criteria = len({c.id for r in records for c in r.criteria})
+    print(
+        f"database: {connection.vendor}; {TASKS} tasks, {criteria} distinct criteria "
+        f"({sum(len(r.criteria) for r in records) / TASKS:.0f} per task), "
+        f"{len(responses)} responses"
+    )
 
-        results: dict[str, float] = {}
-        results["baseline (raw bulk_create)"] = baseline(framework, records, responses)
-        rss_before = rss_mib()
-        report = timed(
-            "import benchmark", lambda: import_l2bench(work / "bench", framework), results
-        )
-        assert report.ok, report.problem_lines()[:5]
-        report = timed(
-            "import responses",
-            lambda: import_responses(work / "responses.jsonl", framework),
-            results,
-        )
-        assert report.ok, report.problem_lines()[:5]
-        rss_growth = rss_mib() - rss_before
-        timed(
-            "re-import benchmark (no change)",
-            lambda: import_l2bench(work / "bench", framework),
-            results,
-        )
-        timed(
-            "dry run (benchmark, already imported)",
-            lambda: import_l2bench(work / "bench", framework, dry_run=True),
-            results,
-        )
-        timed(
-            "export rubrics .xlsx",
-            lambda: export_rubrics_xlsx(framework, work / "rubrics.xlsx"),
-            results,
-        )
-    finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
+    results: dict[str, float] = {}
+    results["baseline (raw bulk_create)"] = baseline(framework, records, responses)
+    rss_before = rss_mib()
+    results["import benchmark"], report = timed(
+        lambda: import_l2bench(work / "bench", framework), 1
+    )
+    assert report.ok, report.problem_lines()[:5]
+    results["import responses"], report = timed(
+        lambda: import_responses(work / "responses.jsonl", framework), 1
+    )
+    assert report.ok, report.problem_lines()[:5]
+    rss_growth = rss_mib() - rss_before
+    results["re-import benchmark (no change)"], _ = timed(
+        lambda: import_l2bench(work / "bench", framework), 1
+    )
+    results["dry run (benchmark, already imported)"], _ = timed(
+        lambda: import_l2bench(work / "bench", framework, dry_run=True), 1
+    )
+    results["export rubrics .xlsx"], _ = timed(
+        lambda: export_rubrics_xlsx(framework, work / "rubrics.xlsx"), 1
+    )
+    return results, rss_growth
 
+
+def main() -> int:
+    with throwaway_database(database_url()) as url:
+        setup_django({"DATABASE_URL": url})
+        migrate()
+        results, rss_growth = measure()
     base = results["baseline (raw bulk_create)"]
     total_import = results["import benchmark"] + results["import responses"]
     print(f"\n{'step':36} {'seconds':>8} {'x baseline':>11}")

@@ -1,11 +1,11 @@
 """Faults: gunicorn workers killed mid-request, PostgreSQL restarted mid-import.
 
-    .venv/bin/python bench/faults.py                          # both scenarios
-    .venv/bin/python bench/faults.py --scenario worker-kill   # safe beside other test runs
-    .venv/bin/python bench/faults.py --scenario db-restart    # restarts the local cluster
+    .venv/bin/python -m bench.faults                          # both scenarios
+    .venv/bin/python -m bench.faults --scenario worker-kill   # safe beside other test runs
+    .venv/bin/python -m bench.faults --scenario db-restart    # restarts the local cluster
 
 Creates a fresh database (l2annot_faults_<pid>) on the local PostgreSQL, seeds a study (the
-same generated study as bench/grading_load.py) and starts gunicorn on a free loopback port.
+same generated study as bench.grading_load) and starts gunicorn on a free loopback port.
 
 worker-kill: graders save grades, rate and submit over HTTP while the script SIGKILLs a
 gunicorn worker (a child of the master) several times, then every worker at once. Checks:
@@ -32,7 +32,6 @@ check fails. Only 127.0.0.1 is ever contacted.
 
 import argparse
 import dataclasses
-import http.client
 import os
 import random
 import secrets
@@ -47,22 +46,25 @@ import zipfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlencode
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from grading_load import (
-    CSRF_INPUT,
+from bench.harness import (
     HOST,
     LIKERT_URL,
-    PG_ADMIN,
     ROOT,
     SAVE_URL,
-    create_database,
-    drop_database,
-    free_port,
-    seed,
+    Client,
+    Server,
+    admin_connection,
+    csrf_token,
+    gunicorn,
+    htmx_headers,
+    log_in,
+    migrate,
+    postgres_url,
+    seed_study,
     server_environment,
-    start_gunicorn,
+    setup_django,
+    throwaway_database,
 )
 
 PG_VERSION = sorted(os.listdir("/etc/postgresql"))[-1] if os.path.isdir("/etc/postgresql") else ""
@@ -113,59 +115,10 @@ class Checks:
         return 1 if failed or not self.results else 0
 
 
-# ----- HTTP client ------------------------------------------------------------------------------
-class Client:
-    """A cookie-keeping client that opens one connection per request and never retries, so a
-    request a killed worker held shows up as a connection error (status None)."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.cookies: dict[str, str] = {}
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        form: dict[str, str] | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> tuple[int | None, str, str]:
-        headers = {"Connection": "close", **(headers or {})}
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        body = urlencode(form) if form is not None else None
-        if body is not None:
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        connection = http.client.HTTPConnection(HOST, self.port, timeout=60)
-        try:
-            connection.request(method, path, body=body, headers=headers)
-            reply = connection.getresponse()
-            text = reply.read().decode()
-        except (http.client.HTTPException, OSError):
-            return None, "", ""
-        finally:
-            connection.close()
-        for header, value in reply.getheaders():
-            if header.lower() == "set-cookie":
-                name, _, rest = value.partition("=")
-                self.cookies[name] = rest.split(";", 1)[0]
-        return reply.status, reply.getheader("Location") or "", text
-
-    def login(self, username: str, password: str, deadline: float) -> str:
-        """Log in (retrying through faults until `deadline`); returns a CSRF token."""
-        while time.monotonic() < deadline:
-            status, _, page = self.request("GET", "/accounts/login/")
-            if status != 200:
-                time.sleep(0.2)
-                continue
-            token = CSRF_INPUT.search(page).group(1)
-            form = {"username": username, "password": password, "csrfmiddlewaretoken": token}
-            status, _, _ = self.request("POST", "/accounts/login/", form)
-            if status == 302:
-                status, _, page = self.request("GET", "/grading/")
-                if status == 200:
-                    return CSRF_INPUT.search(page).group(1)
-            time.sleep(0.2)
-        raise RuntimeError(f"{username} could not log in")
+def fault_client(port: int) -> Client:
+    """A client that opens one connection per request and never retries, so a request a killed
+    worker held shows up as a connection error (status None)."""
+    return Client(port, keep_alive=False, timeout=60)
 
 
 # ----- worker-kill ------------------------------------------------------------------------------
@@ -205,8 +158,8 @@ def grader(
 ) -> None:
     username, password = login
     rng = random.Random(username)
-    client = Client(port)
-    token = client.login(username, password, time.monotonic() + 120)
+    client = fault_client(port)
+    token = log_in(client, username, password, retry_until=time.monotonic() + 120)
     ready.wait()
     submitted: set[int] = set()
     location = ""
@@ -231,7 +184,7 @@ def grader(
         ledger.note("page", status)
         if status != 200:
             continue
-        token = CSRF_INPUT.search(page).group(1)
+        token = csrf_token(page)
         saves = SAVE_URL.findall(page)
         assignment_id = int(saves[0][1])
         revising = assignment_id in submitted
@@ -250,7 +203,7 @@ def grader(
                 "POST",
                 url,
                 {"verdict": attempt.verdict, "rationale": attempt.rationale},
-                {"HX-Request": "true", "X-CSRFToken": token},
+                htmx_headers(token),
             )
             ledger.attempts.append(attempt)
             ledger.note("save", attempt.status)
@@ -264,7 +217,7 @@ def grader(
                 "POST",
                 url,
                 {"value": str(rng.randint(1, 5))},
-                {"HX-Request": "true", "X-CSRFToken": token},
+                htmx_headers(token),
             )
             ledger.note("likert", status)
             died_here |= status is None
@@ -330,8 +283,7 @@ def wait_for_workers(master: int, count: int, old: set[int], timeout: float) -> 
 def worker_kill(
     args: argparse.Namespace,
     checks: Checks,
-    port: int,
-    server: subprocess.Popen,
+    server: Server,
     study_id: int,
     logins: list[tuple[str, str]],
 ) -> None:
@@ -340,6 +292,7 @@ def worker_kill(
         f"{args.workers} workers x {args.threads} threads, {args.kills} single kills then all"
     )
     scenario = "worker-kill"
+    port, master = server.port, server.process
     graders = logins[:-1]
     ledgers = [Ledger() for _ in graders]
     stop = [0.0]
@@ -357,8 +310,8 @@ def worker_kill(
             ready.abort()
             failures.append(f"{graders[index][0]}: {error!r}")
 
-    probe_client = Client(port)
-    probe_client.login(*logins[-1], time.monotonic() + 60)
+    probe_client = fault_client(port)
+    log_in(probe_client, *logins[-1], retry_until=time.monotonic() + 60)
     probe = Probe()
     threads = [threading.Thread(target=run, args=(i,)) for i in range(len(graders))]
     for thread in threads:
@@ -373,16 +326,16 @@ def worker_kill(
     rng = random.Random(0)
     for _ in range(args.kills):
         time.sleep(spacing)
-        workers = workers_of(server.pid)
+        workers = workers_of(master.pid)
         victim = rng.choice(workers)
         os.kill(victim, signal.SIGKILL)
-        respawns.append(wait_for_workers(server.pid, args.workers, {victim}, 30))
+        respawns.append(wait_for_workers(master.pid, args.workers, {victim}, 30))
     time.sleep(max(stop[0] - time.monotonic(), 0) / 2)
-    everyone = workers_of(server.pid)
+    everyone = workers_of(master.pid)
     killed_all_at = time.monotonic()
     for pid in everyone:
         os.kill(pid, signal.SIGKILL)
-    all_back = wait_for_workers(server.pid, args.workers, set(everyone), 60)
+    all_back = wait_for_workers(master.pid, args.workers, set(everyone), 60)
     time.sleep(2)  # the probe needs a moment to see the recovery
     for thread in threads:
         thread.join()
@@ -393,7 +346,7 @@ def worker_kill(
     # The app serves without a manual step: the same master, N workers, pages answer.
     after = [probe_client.request("GET", "/grading/")[0] for _ in range(3 * args.workers)]
     # The same kill with no load: how long a fresh worker takes to load the app and answer.
-    everyone = workers_of(server.pid)
+    everyone = workers_of(master.pid)
     quiet_at = time.monotonic()
     for pid in everyone:
         os.kill(pid, signal.SIGKILL)
@@ -478,7 +431,7 @@ def worker_kill(
         "the master respawned every killed worker ("
         f"{sum(r is not None for r in respawns)}/{len(respawns)} single, "
         f"all-at-once {'yes' if all_back is not None else 'no'}; master pid unchanged)",
-        all(r is not None for r in respawns) and all_back is not None and server.poll() is None,
+        all(r is not None for r in respawns) and all_back is not None and master.poll() is None,
     )
     checks.check(
         scenario,
@@ -557,9 +510,7 @@ def grade_integrity(study_id: int, ledgers: list[Ledger]) -> dict[str, int]:
 
 # ----- db-restart -------------------------------------------------------------------------------
 def other_clients(database: str) -> int:
-    import psycopg
-
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+    with admin_connection() as admin:
         return admin.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
             "AND datname <> %s AND pid <> pg_backend_pid()",
@@ -749,8 +700,8 @@ def db_restart(
     ]
     folder = write_benchmark(work / "bench", records)
     media = Path(env["MEDIA_ROOT"])
-    client = Client(port)
-    client.login(*login, time.monotonic() + 60)
+    client = fault_client(port)
+    log_in(client, *login, retry_until=time.monotonic() + 60)
 
     worker = Supervisor(env, work)
     try:
@@ -936,46 +887,32 @@ def main() -> int:
     name = f"l2annot_faults_{os.getpid()}"
     work = Path(tempfile.mkdtemp(prefix="l2annot-faults-"))
     env = server_environment(
-        name,
+        postgres_url(name),
         MEDIA_ROOT=str(work / "media"),
         IMPORTS_ROOT=str(work / "imports"),
         TASKS_BACKEND="django_tasks_db.DatabaseBackend",
     )
-    os.environ.update(env)
-    sys.path.insert(0, str(ROOT))
-    import django
-
     checks = Checks()
-    create_database(name)
-    server = None
     try:
-        django.setup()
-        from django.core.management import call_command
-
-        seeding = argparse.Namespace(**{**vars(args), "graders": args.graders + 1})
-        study_id, logins = seed(seeding)  # the last login is the probe's
-        call_command("createcachetable", verbosity=0)
-        port = free_port()
-        server = start_gunicorn(env, port, args)
-        if args.scenario in ("worker-kill", "all"):
-            worker_kill(args, checks, port, server, study_id, logins)
-        if args.scenario in ("db-restart", "all"):
+        with throwaway_database(env["DATABASE_URL"], keep=args.keep_db):
             try:
-                db_restart(args, checks, port, env, name, logins[-1], work)
+                setup_django(env)
+                migrate(static_files=True)
+                # the last login is the probe's
+                study_id, logins = seed_study(
+                    args.graders + 1, args.responses, args.criteria, args.overlap
+                )
+                with gunicorn(env, workers=args.workers, threads=args.threads) as server:
+                    if args.scenario in ("worker-kill", "all"):
+                        worker_kill(args, checks, server, study_id, logins)
+                    if args.scenario in ("db-restart", "all"):
+                        try:
+                            db_restart(args, checks, server.port, env, name, logins[-1], work)
+                        finally:
+                            ensure_postgres()
             finally:
-                ensure_postgres()
+                ensure_postgres()  # before the database is dropped
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=30)
-        from django.db import connections
-
-        connections.close_all()
-        ensure_postgres()
-        if args.keep_db:
-            print(f"kept database {name}")
-        else:
-            drop_database(name)
         shutil.rmtree(work, ignore_errors=True)
     return checks.report()
 

@@ -1,8 +1,8 @@
 """Grading under load: gunicorn + PostgreSQL on 127.0.0.1, 50 graders saving grades at once.
 
-    .venv/bin/python bench/grading_load.py                      # 120 s, 50 graders, 150 responses
-    .venv/bin/python bench/grading_load.py --graders 20 --seconds 45 --responses 60  # earlier runs
-    .venv/bin/python bench/grading_load.py --worker-class gthread --workers 3 --threads 4
+    .venv/bin/python -m bench.grading_load                      # 120 s, 50 graders, 150 responses
+    .venv/bin/python -m bench.grading_load --graders 20 --seconds 45 --responses 60  # earlier runs
+    .venv/bin/python -m bench.grading_load --worker-class gthread --workers 3 --threads 4
 
 Creates a fresh database (l2annot_bench_<pid>) on the local PostgreSQL, migrates it, collects
 the static files (DEBUG is off, so pages name the hashed copies), seeds a study (generated
@@ -23,30 +23,33 @@ The database is dropped at the end. Only 127.0.0.1 is ever contacted.
 """
 
 import argparse
-import http.client
 import os
 import random
-import re
-import secrets
-import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
-from urllib.parse import urlencode
 
-ROOT = Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"
-PG_ADMIN = f"postgresql://postgres@{HOST}:5432/postgres"
+from bench.harness import (
+    HOST,
+    LIKERT_URL,
+    SAVE_URL,
+    Client,
+    csrf_token,
+    gunicorn,
+    htmx_headers,
+    log_in,
+    migrate,
+    postgres_url,
+    seed_study,
+    server_environment,
+    setup_django,
+    throwaway_database,
+)
+
 TARGET_SAVE_P95_MS = 50.0
-
-SAVE_URL = re.compile(r'action="(/grading/assignments/(\d+)/criteria/(\d+)/)"')
-LIKERT_URL = re.compile(r'action="(/grading/assignments/\d+/likert/\d+/)"')
-CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
 def arguments() -> argparse.Namespace:
@@ -77,81 +80,7 @@ def arguments() -> argparse.Namespace:
     return args
 
 
-# ----- database and server ----------------------------------------------------------------------
-def create_database(name: str) -> None:
-    import psycopg
-
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-
-
-def drop_database(name: str) -> None:
-    import psycopg
-
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def seed(args: argparse.Namespace) -> tuple[int, list[tuple[str, str]]]:
-    """Migrate and seed the study; returns its id and the graders' (username, password)."""
-    from django.core.management import call_command
-
-    from accounts.roles import Role
-    from accounts.services import create_user_with_role, sync_roles
-    from grading import services
-    from tests.grading import factories
-
-    call_command("migrate", verbosity=0)
-    call_command("collectstatic", interactive=False, verbosity=0)
-    sync_roles()
-    logins = [(f"grader{n:02d}", secrets.token_urlsafe(12)) for n in range(1, args.graders + 1)]
-    graders = [create_user_with_role(name, pw, Role.ANNOTATOR) for name, pw in logins]
-    responses = [
-        factories.response(factories.published_task(criteria=args.criteria))
-        for _ in range(args.responses)
-    ]
-    study = services.create_study(
-        name="Load bench",
-        framework=factories.framework(),
-        responses=responses,
-        annotators=graders,
-        overlap=args.overlap,
-        require_rationale_on_fail=True,
-    )
-    services.assign_study(study)
-    return study.pk, logins
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def start_gunicorn(env: dict[str, str], port: int, args: argparse.Namespace) -> subprocess.Popen:
-    worker_class = getattr(args, "worker_class", "gthread")
-    command = [
-        str(Path(sys.executable).parent / "gunicorn"),
-        "l2annot.wsgi:application",
-        f"--bind={HOST}:{port}",
-        f"--workers={args.workers}",
-        f"--worker-class={worker_class}",
-        "--log-level=warning",
-    ]
-    if worker_class == "gthread":  # gunicorn turns sync into gthread whenever --threads > 1
-        command.append(f"--threads={args.threads}")
-    server = subprocess.Popen(command, cwd=ROOT, env=env)
-    for _ in range(100):
-        try:
-            with socket.create_connection((HOST, port), timeout=0.2):
-                return server
-        except OSError:
-            time.sleep(0.1)
-    server.terminate()
-    raise SystemExit("gunicorn did not start")
-
-
-# ----- client -----------------------------------------------------------------------------------
+# ----- graders ----------------------------------------------------------------------------------
 @dataclass
 class Figures:
     timings: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
@@ -170,47 +99,6 @@ class Figures:
                 self.other_errors.append(f"{status} {path}")
 
 
-class Browser:
-    """One grader's cookie-keeping HTTP/1.1 connection to the local server."""
-
-    def __init__(self, port: int, figures: Figures) -> None:
-        self.connection = http.client.HTTPConnection(HOST, port, timeout=30)
-        self.cookies: dict[str, str] = {}
-        self.figures = figures
-
-    def request(
-        self,
-        kind: str,
-        method: str,
-        path: str,
-        form: dict[str, str] | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> tuple[int, str, str]:
-        headers = dict(headers or {})
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        body = urlencode(form) if form is not None else None
-        if body is not None:
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        start = time.perf_counter()
-        try:
-            self.connection.request(method, path, body=body, headers=headers)
-            reply = self.connection.getresponse()
-            text = reply.read().decode()
-        except (http.client.HTTPException, OSError):
-            self.connection.close()  # the server closed a kept-alive connection: retry once
-            self.connection.request(method, path, body=body, headers=headers)
-            reply = self.connection.getresponse()
-            text = reply.read().decode()
-        elapsed = time.perf_counter() - start
-        for header, value in reply.getheaders():
-            if header.lower() == "set-cookie":
-                name, _, rest = value.partition("=")
-                self.cookies[name] = rest.split(";", 1)[0]
-        self.figures.add(kind, elapsed, reply.status, path)
-        return reply.status, reply.getheader("Location") or "", text
-
-
 @dataclass
 class Ledger:
     """What a grader's acknowledged requests say must be in the database."""
@@ -221,7 +109,7 @@ class Ledger:
 
 
 def grade(
-    browser: Browser,
+    client: Client,
     study_id: int,
     username: str,
     password: str,
@@ -236,31 +124,20 @@ def grade(
         if think:
             time.sleep(rng.uniform(0, 2 * think))
 
-    _, _, page = browser.request("login", "GET", "/accounts/login/")
-    token = CSRF_INPUT.search(page).group(1)
-    status, _, _ = browser.request(
-        "login",
-        "POST",
-        "/accounts/login/",
-        {"username": username, "password": password, "csrfmiddlewaretoken": token},
-    )
-    if status != 302:
-        raise RuntimeError(f"{username} could not log in ({status})")
-    _, _, page = browser.request("login", "GET", "/grading/")
-    token = CSRF_INPUT.search(page).group(1)  # logging in rotated the token
+    token = log_in(client, username, password)
     ready.wait()  # the clock starts once everyone is in: logins hash passwords on purpose
     submitted: set[int] = set()
     rationales: dict[tuple[int, int], str] = {}
-    _, location, _ = browser.request(
-        "claim", "POST", f"/grading/studies/{study_id}/next/", {"csrfmiddlewaretoken": token}
+    _, location, _ = client.request(
+        "POST", f"/grading/studies/{study_id}/next/", {"csrfmiddlewaretoken": token}, kind="claim"
     )
     stop = window[0]
     while time.monotonic() < stop:
         if "/grading/assignments/" not in location:  # own work done: revise submitted grades
-            browser.request("dashboard", "GET", "/grading/")  # where the submitted are listed
+            client.request("GET", "/grading/", kind="dashboard")  # where the submitted are listed
             location = f"/grading/assignments/{rng.choice(sorted(submitted))}/"
-        status, _, page = browser.request("grading page", "GET", location)
-        token = CSRF_INPUT.search(page).group(1)
+        status, _, page = client.request("GET", location, kind="grading page")
+        token = csrf_token(page)
         saves = SAVE_URL.findall(page)
         assignment_id = int(saves[0][1])
         revising = assignment_id in submitted
@@ -272,12 +149,12 @@ def grade(
             key = (assignment_id, int(criterion))
             verdict = rng.choice(["pass", "pass", "fail", "na"])
             rationale = f"{username}: reason {rng.randrange(10**6)}"
-            status, _, _ = browser.request(
-                "save",
+            status, _, _ = client.request(
                 "POST",
                 url,
                 {"verdict": verdict, "rationale": rationale},
-                {"HX-Request": "true", "X-CSRFToken": token},
+                htmx_headers(token),
+                kind="save",
             )
             if status == 200:
                 ledger.saves += 1
@@ -291,33 +168,29 @@ def grade(
             continue
         for url in LIKERT_URL.findall(page):
             pause()
-            browser.request(
-                "likert",
-                "POST",
-                url,
-                {"value": str(rng.randint(1, 5))},
-                {"HX-Request": "true", "X-CSRFToken": token},
+            client.request(
+                "POST", url, {"value": str(rng.randint(1, 5))}, htmx_headers(token), kind="likert"
             )
         pause()
-        status, location, _ = browser.request(
-            "submit",
+        status, location, _ = client.request(
             "POST",
             f"/grading/assignments/{assignment_id}/submit/",
             {"csrfmiddlewaretoken": token},
+            kind="submit",
         )
         if status == 302:
             submitted.add(assignment_id)
             if rng.random() < 1 / 3:
-                browser.request("dashboard", "GET", "/grading/")
+                client.request("GET", "/grading/", kind="dashboard")
 
 
 def baseline(port: int, figures: Figures, stop: float | None, count: int | None) -> None:
     """The login page, anonymously: a whole Django request with no database query."""
-    browser = Browser(port, figures)
+    client = Client(port, record=figures.add)
     done = 0
     while (stop is None or time.monotonic() < stop) and (count is None or done < count):
-        browser.request("baseline", "GET", "/accounts/login/")
-        browser.cookies.clear()
+        client.request("GET", "/accounts/login/", kind="baseline")
+        client.cookies.clear()
         done += 1
         if stop is not None:
             time.sleep(0.05)
@@ -329,91 +202,65 @@ def percentiles(values: list[float]) -> tuple[float, float, float]:
     return cuts[49] * 1000, cuts[94] * 1000, cuts[98] * 1000
 
 
-def server_environment(database: str, **overrides: str) -> dict[str, str]:
-    """The environment the app runs under in these scripts: production settings (DEBUG off, a
-    fresh secret key) against PostgreSQL database `database` on the loopback, plain HTTP."""
-    return dict(
-        os.environ,
-        DJANGO_SETTINGS_MODULE="l2annot.settings",
-        DATABASE_URL=f"postgres://postgres@{HOST}:5432/{database}",
-        DEBUG="0",
-        SECRET_KEY=secrets.token_urlsafe(50),
-        ALLOWED_HOSTS=HOST,
-        SECURE_COOKIES="0",  # plain HTTP on the loopback
-        SECURE_HSTS_SECONDS="0",
-        **overrides,
-    )
-
-
 def main() -> int:
     args = arguments()
-    name = f"l2annot_bench_{os.getpid()}"
-    env = server_environment(name, TASKS_BACKEND="django.tasks.backends.immediate.ImmediateBackend")
-    os.environ.update(env)
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    create_database(name)
-    server = None
-    try:
-        django.setup()
+    url = postgres_url(f"l2annot_bench_{os.getpid()}")
+    env = server_environment(url, TASKS_BACKEND="django.tasks.backends.immediate.ImmediateBackend")
+    with throwaway_database(url, keep=args.keep_db):
+        setup_django(env)
         started = time.perf_counter()
-        study_id, logins = seed(args)
+        migrate(static_files=True)
+        study_id, logins = seed_study(args.graders, args.responses, args.criteria, args.overlap)
         print(
             f"seeded {args.responses} responses x {args.criteria} criteria, k={args.overlap}, "
             f"{args.graders} graders in {time.perf_counter() - started:.1f} s"
         )
-        port = free_port()
-        server = start_gunicorn(env, port, args)
-
-        quiet = Figures()
-        baseline(port, quiet, None, 200)
-
-        figures = Figures()
-        ledgers = [Ledger() for _ in logins]
-        failures: list[str] = []
-        window = [0.0]  # when the graders stop; set once they are all logged in
-
-        def open_window() -> None:
-            window[0] = time.monotonic() + args.seconds
-
-        ready = threading.Barrier(len(logins) + 1, action=open_window)
-
-        def run(index: int) -> None:
-            username, password = logins[index]
-            browser = Browser(port, figures)
-            try:
-                grade(
-                    browser, study_id, username, password, window, ready, args.think, ledgers[index]
-                )
-            except Exception as error:  # reported, and counted as a failed run
-                ready.abort()
-                failures.append(f"{username}: {error!r}")
-
-        def measure_baseline() -> None:
-            ready.wait()
-            baseline(port, figures, window[0], None)
-
-        threads = [threading.Thread(target=run, args=(i,)) for i in range(len(logins))]
-        threads.append(threading.Thread(target=measure_baseline))
-        load_before = os.getloadavg()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        load = (load_before, os.getloadavg())
+        with gunicorn(
+            env, workers=args.workers, worker_class=args.worker_class, threads=args.threads
+        ) as server:
+            quiet, figures, ledgers, failures, load = run(args, server.port, study_id, logins)
         return report(args, study_id, quiet, figures, ledgers, failures, load)
-    finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=30)
-        from django.db import connections
 
-        connections.close_all()
-        if args.keep_db:
-            print(f"kept database {name}")
-        else:
-            drop_database(name)
+
+def run(
+    args: argparse.Namespace, port: int, study_id: int, logins: list[tuple[str, str]]
+) -> tuple[Figures, Figures, list[Ledger], list[str], tuple[tuple[float, ...], tuple[float, ...]]]:
+    """The unloaded baseline, then the graders and the loaded baseline for args.seconds: the
+    figures of both, the graders' ledgers and failures, and the load average before and after."""
+    quiet = Figures()
+    baseline(port, quiet, None, 200)
+
+    figures = Figures()
+    ledgers = [Ledger() for _ in logins]
+    failures: list[str] = []
+    window = [0.0]  # when the graders stop; set once they are all logged in
+
+    def open_window() -> None:
+        window[0] = time.monotonic() + args.seconds
+
+    ready = threading.Barrier(len(logins) + 1, action=open_window)
+
+    def run_grader(index: int) -> None:
+        username, password = logins[index]
+        client = Client(port, record=figures.add)
+        try:
+            grade(client, study_id, username, password, window, ready, args.think, ledgers[index])
+        except Exception as error:  # reported, and counted as a failed run
+            ready.abort()
+            failures.append(f"{username}: {error!r}")
+
+    def measure_baseline() -> None:
+        ready.wait()
+        baseline(port, figures, window[0], None)
+
+    threads = [threading.Thread(target=run_grader, args=(i,)) for i in range(len(logins))]
+    threads.append(threading.Thread(target=measure_baseline))
+    load_before = os.getloadavg()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return quiet, figures, ledgers, failures, (load_before, os.getloadavg())
 
 
 def report(
