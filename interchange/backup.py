@@ -8,6 +8,11 @@ without the resource files; they are still read. Primary keys are kept rather th
 natural keys: most models here have none, and restoring into an empty database means no key can
 collide. Users travel without their password hashes (restored users must reset their password)
 and without per-user permissions; their role is their group, carried by name.
+
+A backup file is input from outside: a restore writes only the kinds of row a backup holds
+(`backed_up_models`), refuses any other record (an API token, a permission, a session...) before
+it writes anything, and restores every user without privileges whatever the record says: no
+password, not staff, not superuser, no permissions, no group but a role.
 """
 
 import json
@@ -21,15 +26,16 @@ from typing import IO, Any
 from django.apps import apps
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
-from django.contrib.auth.models import Group
 from django.core import serializers
 from django.core.cache import cache
 from django.core.management.color import no_style
+from django.core.serializers.base import DeserializationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, connection, models, transaction
 from django.db.models import Q
 
 from accounts.models import User
+from accounts.roles import Role
 from accounts.services import sync_roles
 from agreement.models import AnalysisSettings
 from grading.models import (
@@ -78,6 +84,7 @@ READABLE_VERSIONS = (1, 2)
 # Models a restore refuses to write over: the ones a backup holds. Groups (roles) are not here:
 # `sync_roles` makes them, and migrations may have made them already.
 GUARDED_APPS = ("accounts", "taxonomy", "rubrics", "grading", "judging", "agreement")
+ROLE_KEYS = [[role.value] for role in Role]  # groups by natural key, as the writer writes them
 
 
 @dataclass(frozen=True)
@@ -138,6 +145,21 @@ def study_querysets(study: Study) -> list[models.QuerySet[Any]]:
         GoldVerdictRevision.objects.filter(gold__study_item__study=study),
         AnalysisSettings.objects.filter(study=study),
     ]
+
+
+def backed_up_models() -> frozenset[type[models.Model]]:
+    """The kinds of row a backup holds: the models of `study_querysets` and every model their
+    foreign keys reach (the rows `_close` adds). Read from the writer's own list, so a restore
+    accepts exactly what a backup can contain."""
+    # The querysets are lazy: a study that is never saved only names their models.
+    found = {queryset.model for queryset in study_querysets(Study(pk=0, framework_id=0))}
+    pending = list(found)
+    while pending:
+        for field in _foreign_keys(pending.pop()):
+            if field.related_model not in found:
+                found.add(field.related_model)
+                pending.append(field.related_model)
+    return frozenset(found)
 
 
 def _foreign_keys(model: type[models.Model]) -> list[models.ForeignKey[Any, Any]]:
@@ -269,14 +291,44 @@ def read_document(raw: bytes | str) -> dict[str, Any]:
     return document
 
 
-def _group_names(records: list[dict[str, Any]]) -> set[str]:
-    """The groups the users of a backup belong to (natural keys: one-element name lists)."""
+def _unprivileged_user(fields: dict[str, Any]) -> dict[str, Any]:
+    """A user record's fields stripped of every privilege a crafted backup could claim: the
+    password (made unusable on restore), staff and superuser flags, per-user permissions, and
+    every group that is not a role (a role is carried by name, as the writer writes it)."""
+    groups = fields.get("groups")
+    keys = groups if isinstance(groups, list) else []
+    roles = [key for key in keys if key in ROLE_KEYS]
     return {
-        key[0]
-        for record in records
-        if record["model"] == "accounts.user"
-        for key in record["fields"].get("groups", [])
+        **fields,
+        "password": "",
+        "is_staff": False,
+        "is_superuser": False,
+        "user_permissions": [],
+        "groups": roles,
     }
+
+
+def _checked_records(objects: Any) -> list[dict[str, Any]]:
+    """The backup's records, users stripped of privileges; a BackupError naming the first record
+    that is not a row of a kind a backup holds."""
+    if not isinstance(objects, list):
+        raise BackupError("The backup's list of rows is malformed (not a list).")
+    allowed = {model._meta.label_lower for model in backed_up_models()}
+    records = []
+    for number, record in enumerate(objects, start=1):
+        if not isinstance(record, dict) or not isinstance(record.get("fields"), dict):
+            raise BackupError(f"Record {number} of the backup is malformed: {str(record)[:200]!r}.")
+        model = record.get("model")
+        if not isinstance(model, str) or model.lower() not in allowed:
+            raise BackupError(
+                f"Record {number} of the backup (model {str(model)[:100]!r}, "
+                f"pk {str(record.get('pk'))[:40]!r}) is not a kind of row a study backup holds: "
+                "the backup is refused and nothing was restored."
+            )
+        if model.lower() == User._meta.label_lower:
+            record = {**record, "fields": _unprivileged_user(record["fields"])}
+        records.append(record)
+    return records
 
 
 def _check_empty_database() -> None:
@@ -291,17 +343,18 @@ def _check_empty_database() -> None:
         )
 
 
-def _load_rows(document: dict[str, Any]) -> None:
+def _load_rows(records: list[dict[str, Any]]) -> None:
     loaded: set[type[models.Model]] = set()
-    sync_roles()  # the groups users are restored into: their roles, and any other by name
-    for name in _group_names(document["objects"]):
-        Group.objects.get_or_create(name=name)
+    sync_roles()  # the groups users are restored into: their roles
     with connection.constraint_checks_disabled():
-        for obj in serializers.deserialize("python", document["objects"]):
-            if isinstance(obj.object, User):
-                obj.object.password = make_password(None)
-            obj.save()
-            loaded.add(type(obj.object))
+        try:
+            for obj in serializers.deserialize("python", records):
+                if isinstance(obj.object, User):
+                    obj.object.password = make_password(None)
+                obj.save()
+                loaded.add(type(obj.object))
+        except DeserializationError as error:
+            raise BackupError(f"The backup's rows cannot be read: {error}") from None
     connection.check_constraints(table_names=[m._meta.db_table for m in loaded])
     with connection.cursor() as cursor:
         for sql in connection.ops.sequence_reset_sql(no_style(), list(loaded)):
@@ -322,13 +375,14 @@ def restore_study(path: Path) -> RestoreSummary:
 
 
 def _restore(document: dict[str, Any], archive: zipfile.ZipFile | None) -> RestoreSummary:
+    rows = _checked_records(document.get("objects"))
     records = document.get("files", [])
     if records and archive is None:
         raise BackupError("This backup lists files but is not an archive that holds them.")
     media_root = Path(settings.MEDIA_ROOT)
     files: list[MediaFile] = verified_files(archive, records) if archive is not None else []
     held = {file.path for file in files}
-    not_in_backup = tuple(name for name in _resource_files(document["objects"]) if name not in held)
+    not_in_backup = tuple(name for name in _resource_files(rows) if name not in held)
     unexplained = set(not_in_backup) - set(document.get("missing_files", []))
     if document["version"] >= 2 and unexplained:
         raise BackupError(
@@ -341,7 +395,7 @@ def _restore(document: dict[str, Any], archive: zipfile.ZipFile | None) -> Resto
     committed: list[bool] = []
     try:
         with transaction.atomic():
-            _load_rows(document)
+            _load_rows(rows)
             if writer is not None:
                 for file in pending:
                     writer.write(file)
@@ -355,7 +409,7 @@ def _restore(document: dict[str, Any], archive: zipfile.ZipFile | None) -> Resto
         raise
     return RestoreSummary(
         study=document["study"],
-        rows=len(document["objects"]),
+        rows=len(rows),
         files_written=len(pending),
         files_present=len(files) - len(pending),
         files_not_in_backup=not_in_backup,

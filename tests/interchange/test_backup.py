@@ -7,12 +7,15 @@ import zipfile
 from io import StringIO
 
 import pytest
+from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.core.files.base import ContentFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db.models import Q
 
-from accounts.models import User
+from accounts.models import ApiToken, User
 from accounts.roles import Role
 from accounts.services import role_of
 from agreement.models import AnalysisSettings
@@ -20,9 +23,11 @@ from agreement.services import study_report
 from grading import services as grading
 from grading.models import GoldVerdict, Grade, Study, Verdict
 from interchange import backup_files
+from interchange.backup import backed_up_models
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from rubrics.demo import seed_demo_benchmark
 from rubrics.models import Response, TaskResource
+from taxonomy.models import Framework
 
 # The restore runs in its own transactions and the test flushes the database between them.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -276,3 +281,90 @@ def test_restore_refuses_a_file_that_is_not_a_backup(db, tmp_path):
     path.write_text('{"objects": []}')
     with pytest.raises(CommandError, match="Not a study backup"):
         call_command("restore_study", str(path))
+
+
+def hostile_backup(tmp_path, *records):
+    """A version 1 backup (a plain JSON document) holding `records`."""
+    path = tmp_path / "crafted.json"
+    document = {"format": "l2annot-study-backup", "version": 1, "study": {"id": 1, "name": "X"}}
+    path.write_text(json.dumps({**document, "objects": list(records)}))
+    return path
+
+
+def test_restore_refuses_an_api_token_and_writes_nothing(backup):
+    document = document_of(backup)
+    user = next(o for o in document["objects"] if o["model"] == "accounts.user")
+    planted = ApiToken.hash_key("l2a_planted")
+    document["objects"].append(
+        {
+            "model": "accounts.apitoken",
+            "pk": 7,
+            "fields": {"user": user["pk"], "name": "x", "key_hash": planted, "hint": "l2a_plan"},
+        }
+    )
+    rewrite_archive(backup, document)
+    number = len(document["objects"])
+    with pytest.raises(
+        CommandError, match=f"Record {number} of the backup \\(model 'accounts.apitoken', pk '7'\\)"
+    ):
+        call_command("restore_study", str(backup))
+    assert not ApiToken.objects.exists()
+    assert not Study.objects.exists() and not User.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"model": "auth.permission", "pk": 1, "fields": {"name": "x", "codename": "x"}},
+        {"model": "auth.group", "pk": 99, "fields": {"name": "Superusers"}},
+        {"model": "admin.logentry", "pk": 1, "fields": {"action_flag": 1}},
+        {"model": "sessions.session", "pk": "k", "fields": {"session_data": "x"}},
+        {"model": "no_such_app.thing", "pk": 1, "fields": {}},
+    ],
+    ids=lambda record: record["model"],
+)
+def test_restore_refuses_a_kind_of_row_a_backup_never_holds(db, tmp_path, record):
+    framework = {"model": "taxonomy.framework", "pk": 1, "fields": {"name": "F", "code": "f"}}
+    path = hostile_backup(tmp_path, framework, record)
+    with pytest.raises(CommandError, match=f"Record 2 of the backup \\(model '{record['model']}'"):
+        call_command("restore_study", str(path))
+    assert not Framework.objects.exists()
+
+
+@pytest.mark.parametrize("record", [["accounts.user"], {"model": "accounts.user"}])
+def test_restore_refuses_a_malformed_record(db, tmp_path, record):
+    with pytest.raises(CommandError, match="Record 1 of the backup is malformed"):
+        call_command("restore_study", str(hostile_backup(tmp_path, record)))
+    assert not User.objects.exists()
+
+
+def test_a_user_claiming_privileges_is_restored_without_them(backup):
+    document = document_of(backup)
+    user = next(o for o in document["objects"] if o["model"] == "accounts.user")
+    user["fields"].update(
+        password=make_password("known-password"),
+        is_superuser=True,
+        is_staff=True,
+        user_permissions=[["add_user", "accounts", "user"], ["grade", "accounts", "capability"]],
+        groups=[*user["fields"]["groups"], ["Superusers"]],
+    )
+    role = user["fields"]["groups"][0][0]
+    rewrite_archive(backup, document)
+    call_command("restore_study", str(backup))
+
+    restored = User.objects.get(pk=user["pk"])
+    assert not restored.is_superuser and not restored.is_staff
+    assert not restored.has_usable_password()
+    assert not restored.user_permissions.exists()
+    assert [group.name for group in restored.groups.all()] == [role]
+    assert not Group.objects.filter(name="Superusers").exists()
+    assert not User.objects.filter(Q(is_superuser=True) | Q(is_staff=True)).exists()
+
+
+def test_every_kind_of_row_in_a_backup_is_one_a_restore_accepts(study, tmp_path):
+    path = tmp_path / "pilot.zip"
+    call_command("backup_study", str(study.pk), output=path)
+    written = {o["model"] for o in document_of(path)["objects"]}
+    accepted = {model._meta.label_lower for model in backed_up_models()}
+    assert written <= accepted
+    assert {"accounts.apitoken", "auth.group", "auth.permission"}.isdisjoint(accepted)
