@@ -157,7 +157,10 @@ def index(request: HttpRequest) -> HttpResponse:
 @require(Action.GRADE)
 @require_POST
 def next_item(request: HttpRequest, study_id: int) -> HttpResponse:
-    study = get_object_or_404(Study, pk=study_id)
+    # Only a study this person grades in (its pool, or one holding their work): any other is a
+    # 404, as in the API, so its name never reaches someone outside it.
+    mine = Q(pool__annotator=request.user) | Q(items__assignments__annotator=request.user)
+    study = get_object_or_404(Study.objects.filter(mine).distinct(), pk=study_id)
     assignment = services.claim_next(study, request.user)
     if assignment is None:
         messages.info(request, f"Nothing left to grade in “{study.name}”. Thank you!")

@@ -7,6 +7,7 @@ from django.urls import reverse
 from accounts.roles import Role
 from grading import services
 from grading.models import Assignment, Grade, GradeRevision
+from rubrics import services as rubric_services
 from rubrics.templatetags import rubrics_markdown
 from tests.conftest import htmx
 from tests.grading import factories
@@ -240,3 +241,36 @@ def test_an_autosave_runs_a_fixed_number_of_queries(graders, django_assert_num_q
     assert all('FOR UPDATE OF "grading_assignment"' in sql for sql in locks)
     mine.refresh_from_db()
     assert mine.grades.get(criterion_version=version).verdict == "fail"
+
+
+def test_an_annotator_outside_the_study_learns_nothing_of_it_on_any_grading_route(
+    study, graders, make_user
+):
+    assignment = assignment_of(study, graders[0])
+    version = factories.rubric_of(assignment)[0]
+    resource = rubric_services.add_resource(
+        assignment.study_item.response.task, "Handout", None, text="Read this."
+    )
+    likert = study.likert_items.first()
+    outsider = client_for(make_user(Role.ANNOTATOR))
+    requests = [
+        ("post", reverse("grading:next", args=[study.pk]), {}),
+        ("get", page(assignment), {}),
+        ("post", save_url(assignment, version), {"verdict": "pass"}),
+        ("post", reverse("grading:save_likert", args=[assignment.pk, likert.pk]), {"value": 4}),
+        ("post", reverse("grading:submit", args=[assignment.pk]), {}),
+        ("get", reverse("grading:assignment_resource", args=[assignment.pk, resource.pk]), {}),
+    ]
+    for method, url, data in requests:
+        response = getattr(outsider, method)(url, data)
+        assert response.status_code == 404, url
+        assert study.name not in response.content.decode(), url
+    assert study.name not in outsider.get(reverse("grading:index")).content.decode()
+    assert not Grade.objects.exists()
+    assert not Assignment.objects.filter(status=Assignment.Status.IN_PROGRESS).exists()
+
+
+def test_a_member_claims_the_next_item_from_the_study_page(study, graders):
+    response = client_for(graders[0]).post(reverse("grading:next", args=[study.pk]))
+    assert response.status_code == 302
+    assert response.url == page(assignment_of(study, graders[0]))
