@@ -10,6 +10,7 @@ from openpyxl.utils import get_column_letter
 from agreement.calibration import JudgeScale
 from agreement.reports import GroupAgreement, StudyAgreement
 from agreement.stats import Coefficient, Interval, Ratio
+from interchange.formats.formulas import as_text_cell
 from judging.models import JudgeRun
 
 # Each judge run that scored the study's 1-5 questions, with its comparison per question.
@@ -195,6 +196,8 @@ def write_report_xlsx(
             cell.font = Font(bold=True)
         for row in rows:
             sheet.append(row)
+            for cell in sheet[sheet.max_row]:
+                as_text_cell(cell)  # names and prompts are user text: never a formula
         sheet.freeze_panes = "A2"
         sheet.auto_filter.ref = sheet.dimensions
         for index, name in enumerate(header, start=1):

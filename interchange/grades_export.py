@@ -23,6 +23,7 @@ from typing import IO, Any
 from django.db.models import F
 
 from grading.models import Assignment, Grade, Study
+from interchange.formats.formulas import spreadsheet_safe
 from interchange.formats.sheets_xlsx import Column, Table, write_tables_xlsx
 from rubrics.scoring import Judgement, task_score
 
@@ -137,16 +138,6 @@ class _Echo:
 
     def write(self, value: str) -> str:
         return value
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(value: Any) -> Any:
-    """A text a spreadsheet would run as a formula, neutralised with a leading apostrophe."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
 
 
 def csv_lines(study: Study, *, scores: bool = False) -> Iterator[str]:

@@ -7,6 +7,9 @@ that a consensus or universal criterion reads the same (text and weight) on ever
 Extension of this project: any column named ``context:<variable_key>`` carries the value of that
 context variable for the task (blank = not set). The values are kept as text; resolving keys,
 competencies and values is the database layer's job.
+
+A text cell a spreadsheet would run as a formula (``=HYPERLINK(...)``) is written with a leading
+apostrophe and read back without it (``formulas.spreadsheet_safe``); numbers stay as they are.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .criteria import Criterion, Layer, format_criteria, parse_criteria
+from .formulas import spreadsheet_safe, spreadsheet_unsafe
 from .problems import Problem
 
 __all__ = [
@@ -164,7 +168,8 @@ class _Reader:
             if len(values) != len(header):
                 self.report(self.row, None, f"has {len(values)} cells, header has {len(header)}")
                 continue
-            task = self.parse_row(dict(zip(header, values, strict=True)))
+            texts = [spreadsheet_unsafe(value) for value in values]
+            task = self.parse_row(dict(zip(header, texts, strict=True)))
             if task is not None:
                 self.tasks.append(task)
 
@@ -288,7 +293,7 @@ def write_tasks_csv(path: Path, tasks: Iterable[TaskRecord]) -> None:
         writer = csv.writer(handle)
         writer.writerow(header)
         for task in tasks:
-            writer.writerow(_row(task, keys))
+            writer.writerow([spreadsheet_safe(cell) for cell in _row(task, keys)])
 
 
 def _row(task: TaskRecord, context_keys: list[str]) -> list[str]:

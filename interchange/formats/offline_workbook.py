@@ -32,6 +32,7 @@ from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
+from .formulas import as_text_cell
 from .problems import Problem, shown
 
 __all__ = [
@@ -239,9 +240,7 @@ def _row(
 
 
 def _text(ws: Worksheet, row: int, column: int, value: str) -> Any:
-    cell = ws.cell(row, column, value)
-    cell.data_type = "s"  # never a formula, even if the text starts with '='
-    return cell
+    return as_text_cell(ws.cell(row, column, value))
 
 
 def _id(value: str) -> str:

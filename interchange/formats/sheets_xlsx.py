@@ -16,6 +16,8 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
+from .formulas import as_text_cell
+
 __all__ = ["Column", "Table", "write_tables_xlsx"]
 
 EXCEL_CELL_LIMIT = 32_767
@@ -68,8 +70,7 @@ def _cell(sheet: Any, value: Any, wrap: Alignment) -> Any:
     text = ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
     if len(text) > EXCEL_CELL_LIMIT:
         text = text[: EXCEL_CELL_LIMIT - len(_TRUNCATED)] + _TRUNCATED
-    cell = WriteOnlyCell(sheet, value=text)
-    cell.data_type = "s"  # never a formula, even if the text starts with '='
+    cell = as_text_cell(WriteOnlyCell(sheet, value=text))
     if len(text) > 60:
         cell.alignment = wrap
     return cell

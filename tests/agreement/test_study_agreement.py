@@ -18,7 +18,7 @@ from grading.models import Study, Verdict
 from interchange.exporters import rubric_tables
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.demo import seed_demo_benchmark
-from rubrics.models import Response
+from rubrics.models import CriterionVersion, Response
 
 pytestmark = pytest.mark.django_db
 
@@ -269,3 +269,20 @@ def test_the_export_command_reports_validation_from_a_study(study, tmp_path):
     assert sheet.cell(1, sheet.max_column).value == "Validation"
     # The dissenting annotator keeps every universal criterion from being validated.
     assert sheet.max_row == 1
+
+
+def test_user_text_in_the_xlsx_report_stays_text_never_a_formula(study, tmp_path):
+    formula = '=HYPERLINK("http://evil.example","click")'
+    study.likert_items.filter(order=0).update(prompt=formula)
+    CriterionVersion.objects.update(wording="-2+3+cmd|' /C calc'!A0")
+    output = tmp_path / "report.xlsx"
+    call_command("agreement_report", str(study.pk), format="xlsx", output=output)
+    workbook = load_workbook(output)
+
+    prompts = [c for row in workbook["Task-level ratings"].iter_rows() for c in row]
+    wordings = [c for row in workbook["Criteria"].iter_rows() for c in row]
+    hostile = [c for c in prompts if c.value == formula]
+    hostile += [c for c in wordings if c.value == "-2+3+cmd|' /C calc'!A0"]
+    assert len(hostile) > 1 and {c.data_type for c in hostile} == {"s"}
+    assert not [c for sheet in workbook for row in sheet.iter_rows() for c in row
+                if c.data_type == "f"]  # fmt: skip

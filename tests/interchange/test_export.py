@@ -1,11 +1,14 @@
 """Exports: the L2-Bench round trip through an empty benchmark, and the rubrics workbook."""
 
+import csv
+import io
+import zipfile
 from dataclasses import replace
 
 import pytest
 from openpyxl import load_workbook
 
-from interchange.exporters import export_l2bench, export_rubrics_xlsx
+from interchange.exporters import export_l2bench, export_l2bench_zip, export_rubrics_xlsx
 from interchange.formats.l2bench_csv import read_l2bench_folder
 from interchange.importers import import_l2bench
 from rubrics.models import Criterion
@@ -76,3 +79,18 @@ def test_a_text_starting_with_equals_is_written_as_text_not_a_formula(tmp_path, 
     cell = load_workbook(tmp_path / "r.xlsx")["Tasks"]["D2"]
     assert cell.value == '=HYPERLINK("x")'
     assert cell.data_type == "s"
+
+
+def test_the_benchmark_zip_writes_a_formula_looking_text_inert(tmp_path, starter_framework):
+    records = generated(1)
+    records[0] = replace(records[0], task='=HYPERLINK("http://evil.example","click")')
+    assert import_l2bench(benchmark_folder(tmp_path / "in", records), starter_framework).ok
+    target = io.BytesIO()
+    export_l2bench_zip(starter_framework, target, tmp_path)
+    with zipfile.ZipFile(target) as archive:
+        text = archive.read("l2-bench_tasks.csv").decode("utf-8-sig")
+    header, row = list(csv.reader(io.StringIO(text)))
+    assert dict(zip(header, row, strict=True))["task"] == "'" + records[0].task
+    with zipfile.ZipFile(target) as archive:
+        archive.extractall(tmp_path / "out")
+    assert read_l2bench_folder(tmp_path / "out").tasks[0].task == records[0].task

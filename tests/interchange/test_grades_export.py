@@ -184,12 +184,3 @@ def test_the_index_page_links_each_study_export(study, client_as):
 def test_csv_cells_that_look_like_formulas_are_neutralised(study):
     rationales = [row["rationale"] for row in read_csv(csv_text(study)) if row["rationale"]]
     assert "'=1+1" in rationales and "=1+1" not in rationales
-
-
-@pytest.mark.parametrize(
-    ("value", "written"),
-    [("=1+1", "'=1+1"), ("+A1", "'+A1"), ("-2", "'-2"), ("@SUM(A1)", "'@SUM(A1)"),
-     ("\tx", "'\tx"), ("plain", "plain"), (-3, -3), (None, None)],
-)  # fmt: skip
-def test_only_text_that_starts_like_a_formula_gets_an_apostrophe(value, written):
-    assert grades_export.spreadsheet_safe(value) == written

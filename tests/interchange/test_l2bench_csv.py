@@ -256,3 +256,23 @@ def test_context_columns_are_listed_even_when_every_cell_is_blank(tmp_path):
     assert result.ok, result.problems
     assert result.context_columns == ("age_group", "cefr_level")
     assert result.tasks[0].context == ()
+
+
+def test_text_that_looks_like_a_formula_is_written_inert_and_reads_back(tmp_path):
+    hostile = task(
+        "7",
+        task='=HYPERLINK("http://evil.example","click")',
+        reference_answer="- first step\n- second step",
+        version_at_time_of_draft="-1",
+        context=(("class_size", "+12"),),
+    )
+    path = tmp_path / TASKS_FILE
+    write_tasks_csv(path, [hostile])
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        header, row = list(csv.reader(handle))
+    cells = dict(zip(header, row, strict=True))
+    assert cells["task"] == "'" + hostile.task
+    assert cells["reference_answer"] == "'" + hostile.reference_answer
+    assert cells["version_at_time_of_draft"] == "-1"  # a number stays a number
+    assert cells["context:class_size"] == "+12"
+    assert read_tasks_csv(path).tasks == (hostile,)
