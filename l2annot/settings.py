@@ -173,6 +173,31 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
+# Email, for password reset links: kept in memory in the tests (django.core.mail.outbox), printed
+# to the console in development (DEBUG), sent over SMTP in production, configured from the
+# environment (docs/deploy.md).
+if TESTING:
+    _MAILER = {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"}
+elif DEBUG:
+    _MAILER = {"BACKEND": "django.core.mail.backends.console.EmailBackend"}
+else:
+    _MAILER = {
+        "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "OPTIONS": {
+            "host": os.environ.get("EMAIL_HOST", "localhost"),
+            "port": int(os.environ.get("EMAIL_PORT", "25")),
+            "username": os.environ.get("EMAIL_HOST_USER", ""),
+            "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+            "use_tls": envbool("EMAIL_USE_TLS", False),
+            "timeout": 20,  # seconds: a stalled mail server must not hold a web worker for ever
+        },
+    }
+MAILERS = {"default": _MAILER}
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+# Password reset requests an hour per email address and per client (accounts.password_reset).
+PASSWORD_RESET_LIMIT_PER_EMAIL = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_EMAIL", "3"))
+PASSWORD_RESET_LIMIT_PER_CLIENT = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_CLIENT", "10"))
+
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
 USE_I18N = True

@@ -1,0 +1,51 @@
+"""Password reset by email, through Django's own views, limited so the form can neither flood
+someone's inbox nor be used to probe many addresses: a few requests an hour per email address
+and per client (settings PASSWORD_RESET_LIMIT_PER_EMAIL, PASSWORD_RESET_LIMIT_PER_CLIENT).
+
+Every request ends on the same "check your email" page, whether an account has the address or
+not and whether the limit was reached or not, so the answer never tells which addresses exist.
+Django sends nothing to an address no active account with a usable password has.
+"""
+
+import hashlib
+
+from django.conf import settings
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import PasswordResetForm
+from django.core.cache import cache
+from django.http import HttpResponse, HttpResponseRedirect
+
+from accounts.lockout import client_ip
+
+WINDOW_SECONDS = 3600
+
+
+def _spend(key: str, limit: int) -> bool:
+    """Count one request under `key`; whether the count is still within `limit` this hour (the
+    hour starts at the first request)."""
+    cache.add(key, 0, timeout=WINDOW_SECONDS)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # the entry expired between add and incr
+        cache.set(key, 1, timeout=WINDOW_SECONDS)
+        count = 1
+    return count <= limit
+
+
+def within_limits(email: str, client: str | None) -> bool:
+    """Count a reset request for `email` from `client`; whether both are within their limits."""
+    address = hashlib.sha256(email.strip().lower().encode()).hexdigest()
+    by_email = _spend(f"password-reset:email:{address}", settings.PASSWORD_RESET_LIMIT_PER_EMAIL)
+    by_client = _spend(
+        f"password-reset:client:{client or 'unknown'}", settings.PASSWORD_RESET_LIMIT_PER_CLIENT
+    )
+    return by_email and by_client
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's view, sending the email only within the limits; the same answer either way."""
+
+    def form_valid(self, form: PasswordResetForm) -> HttpResponse:
+        if within_limits(form.cleaned_data["email"], client_ip(self.request)):
+            return super().form_valid(form)
+        return HttpResponseRedirect(self.get_success_url())
