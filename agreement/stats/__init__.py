@@ -9,7 +9,6 @@ from .alpha import (
     alpha_from_counts,
     alpha_stack,
     difference_matrix,
-    krippendorff_alpha,
 )
 from .binary import BinarySummary, binary_summary, pass_rate, specific_agreement
 from .bootstrap import (
@@ -99,7 +98,6 @@ __all__ = [
     "gwet_ac",
     "gwet_weights",
     "jackknife_alpha",
-    "krippendorff_alpha",
     "leave_one_expert_out",
     "leniency",
     "majority_reference",

@@ -1,14 +1,10 @@
 """Krippendorff's alpha from value counts.
 
-Two implementations are provided:
-
-* :func:`krippendorff_alpha` delegates to ``krippendorff.alpha(value_counts=...)``
-  (the reference package, Castro 2017) and wraps the number in a :class:`Coefficient`,
-  turning its error/NaN edge cases into explicit undefined reasons.
-* :func:`alpha_from_counts` / :func:`alpha_from_coincidences` is our own vectorised
-  implementation from the coincidence matrix, which also accepts a *stack* of count or
-  coincidence matrices (resamples x units x values) so a bootstrap computes 1,000 alphas
-  with a handful of array operations.
+One implementation, our own: :func:`alpha_from_counts` / :func:`alpha_from_coincidences`
+compute alpha from the coincidence matrix, vectorised, and also accept a *stack* of count or
+coincidence matrices (resamples x units x values) so a bootstrap computes 1,000 alphas with a
+handful of array operations. The reference package ``krippendorff`` (Castro 2017) is used only
+by the tests, as an oracle (``tests/agreement/krippendorff_reference.py``).
 
 Formulas (Krippendorff 2011, "Computing Krippendorff's Alpha-Reliability", sections C-E):
 
@@ -28,7 +24,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-import krippendorff
 import numpy as np
 import numpy.typing as npt
 
@@ -41,7 +36,6 @@ __all__ = [
     "alpha_from_counts",
     "alpha_stack",
     "difference_matrix",
-    "krippendorff_alpha",
 ]
 
 type Level = Literal["nominal", "ordinal", "interval"]
@@ -148,7 +142,7 @@ def alpha_from_counts(
     level: Level = "nominal",
     value_domain: npt.ArrayLike | None = None,
 ) -> Coefficient:
-    """Krippendorff's alpha computed by this package (no call into ``krippendorff``).
+    """Krippendorff's alpha of value counts.
 
     Args:
         counts: ``(n_units, n_values)`` value counts (see :mod:`agreement.stats.counts`).
@@ -183,40 +177,3 @@ def alpha_from_counts(
     if np.isnan(value):
         return undefined(name, NO_VARIATION, n_units=n_units, n_ratings=n, observed=d_o)
     return defined(name, value, n_units=n_units, n_ratings=n, observed=d_o, expected=d_e)
-
-
-def krippendorff_alpha(
-    counts: npt.ArrayLike,
-    level: Level = "nominal",
-    value_domain: npt.ArrayLike | None = None,
-) -> Coefficient:
-    """Krippendorff's alpha via ``krippendorff.alpha(value_counts=..., ...)``.
-
-    Same arguments and result as :func:`alpha_from_counts`, but the value itself comes
-    from the reference implementation. The undefined cases are detected beforehand, so the
-    package is never asked for 0/0 (it would return NaN) or data it rejects.
-
-    Source: Krippendorff 2011; reference package ``krippendorff`` 0.9 (Castro).
-    """
-    c = np.asarray(counts)
-    if c.ndim != 2:
-        raise ValueError("counts must be 2-D (units x values)")
-    domain = _domain(value_domain, c.shape[1], level)
-    m = ratings_per_unit(c)
-    pairable = m >= 2
-    n_units = int(pairable.sum())
-    n = int(m[pairable].sum())
-    name = _alpha_name(level)
-    if n_units == 0:
-        return undefined(name, FEWER_THAN_TWO_PAIRABLE, n_units=0, n_ratings=0)
-    used = c[pairable].sum(axis=0) > 0
-    if used.sum() < 2:
-        return undefined(name, NO_VARIATION, n_units=n_units, n_ratings=n, observed=0.0)
-    value = float(
-        krippendorff.alpha(
-            value_counts=c[pairable],
-            value_domain=domain,
-            level_of_measurement=level,
-        )
-    )
-    return defined(name, value, n_units=n_units, n_ratings=n)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .alpha import krippendorff_alpha
+from .alpha import alpha_from_counts
 from .counts import ratings_per_unit
 from .gwet import gwet_ac, percent_agreement
 from .results import Coefficient, Ratio
@@ -112,7 +112,7 @@ def binary_summary(counts: npt.ArrayLike) -> BinarySummary:
         n_units=int((m >= 2).sum()),
         n_ratings=int(m.sum()),
         percent_agreement=percent_agreement(c),
-        alpha=krippendorff_alpha(c, "nominal"),
+        alpha=alpha_from_counts(c, "nominal"),
         ac1=gwet_ac(c),
         prevalence=prevalence,
         positive_agreement=positive,

