@@ -1,4 +1,6 @@
-"""Reading a study's ratings out of the database for the pure report code.
+"""Reading a study's ratings out of the database for the pure report code: the only module of
+the app that queries the grades, 1-5 ratings, verdicts and judge ratings a report is computed
+from, and the state of each that keys the report cache (`agreement.cache`).
 
 The grades come back as one row per rating (no ORM objects), so a 100k-grade study costs one
 query for the ratings plus one per lookup table, never one per grade.
@@ -12,11 +14,18 @@ report that is a few seconds old, never one cached under a newer state than its 
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q, Sum
 
-from agreement.calibration import FAIL, MISSING, PASS, JudgeData
-from agreement.reports import CriterionInfo, ItemInfo, StudyRatings, ratings_from_rows
-from agreement.scales import ScaleRatings
+from agreement.analysis.calibration import MISSING, JudgeData, ScaleScores
+from agreement.analysis.ratings import (
+    FAIL,
+    PASS,
+    CriterionInfo,
+    ItemInfo,
+    StudyRatings,
+    ratings_from_rows,
+)
+from agreement.analysis.scales import ScaleRatings
 from grading.models import (
     Assignment,
     GoldVerdict,
@@ -27,7 +36,7 @@ from grading.models import (
     StudyItem,
     Verdict,
 )
-from judging.models import JudgeRun, JudgeVerdict
+from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from l2annot.db_routers import reports_alias
 from rubrics.models import CriterionVersion, TaskContextValue
 
@@ -40,6 +49,10 @@ def submitted_grades(study: Study, using: str | None = None):  # type: ignore[no
         assignment__status=Assignment.Status.SUBMITTED,
         verdict__in=list(VALUE_INDEX),
     )
+
+
+def submitted_grade_count(study: Study) -> int:
+    return submitted_grades(study).count()
 
 
 def study_state(study: Study) -> tuple[int, str]:
@@ -223,6 +236,17 @@ def judge_runs_for(study: Study) -> list[JudgeRun]:
     )
 
 
+def verdicts_state(run: JudgeRun) -> str:
+    """Changes whenever a verdict of `run` is added or flipped: a cache key part. Verdicts are
+    updated in place on re-import, so a flipped verdict must change the pass count."""
+    state = (
+        JudgeVerdict.objects.using(reports_alias())
+        .filter(run=run.pk)
+        .aggregate(n=Count("pk"), passes=Count("pk", filter=Q(verdict=True)), last=Max("pk"))
+    )
+    return f"{state['n']}:{state['passes']}:{state['last']}"
+
+
 def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> JudgeData:
     """The judge's verdicts (every epoch) and the gold verdicts on the units of `ratings`.
 
@@ -285,3 +309,105 @@ def load_scale_ratings(study: Study) -> ScaleRatings:
         [prompt for _, prompt in prompts],
         [(item, prompt_index[prompt], rater, value) for item, prompt, rater, value in rows],
     )
+
+
+def load_scale_scores(study: Study, run: JudgeRun) -> list[ScaleScores]:
+    """For every 1-5 question of `study`: the judge's scores and the submitted expert scores,
+    over the study items either side scored.
+
+    The judge names a question by its key; the study's LikertItem with that key is the question
+    it is compared on. The judge's first epoch is compared with the experts, as for verdicts;
+    every epoch is loaded for the judge's test-retest agreement with itself."""
+    db = reports_alias()
+    questions = list(
+        LikertItem.objects.using(db)
+        .filter(study=study)
+        .order_by("order", "pk")
+        .values_list("pk", "key", "prompt")
+    )
+    item_of_response = dict(
+        StudyItem.objects.using(db).filter(study=study).values_list("response", "pk")
+    )
+    judge_rows = (
+        JudgeRating.objects.using(db)
+        .filter(
+            run=run,
+            response_id__in=item_of_response,
+            question__in=[key for _, key, _ in questions],
+        )
+        .values_list("response_id", "question", "epoch", "value")
+    )
+    expert_rows = (
+        LikertRating.objects.using(db)
+        .filter(assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED)
+        .values_list("assignment__study_item_id", "item_id", "assignment__annotator_id", "value")
+    )
+    judge = [(item_of_response[response], key, e, v) for response, key, e, v in judge_rows]
+    experts = list(expert_rows)
+    items = sorted({row[0] for row in judge} | {row[0] for row in experts})
+    raters = sorted({row[2] for row in experts})
+    # Epoch numbers need not be consecutive: the rows of the matrix follow their order.
+    epochs = sorted({row[2] for row in judge}) or [1]
+    item_index = {pk: n for n, pk in enumerate(items)}
+    rater_index = {pk: n for n, pk in enumerate(raters)}
+    epoch_index = {epoch: n for n, epoch in enumerate(epochs)}
+    out = []
+    for pk, key, prompt in questions:
+        judge_epochs = np.full((len(epochs), len(items)), np.nan)
+        for item, question, epoch, value in judge:
+            if question == key:
+                judge_epochs[epoch_index[epoch], item_index[item]] = value
+        first = (~np.isnan(judge_epochs)).argmax(axis=0)  # each item's lowest scored epoch
+        judge_scores = judge_epochs[first, np.arange(len(items))]
+        expert_scores = np.full((len(raters), len(items)), np.nan)
+        for item, question_pk, rater, value in experts:
+            if question_pk == pk:
+                expert_scores[rater_index[rater], item_index[item]] = value
+        out.append(ScaleScores(key, prompt, judge_scores, expert_scores, judge_epochs))
+    return out
+
+
+def unmatched_questions(study: Study, run: JudgeRun) -> list[str]:
+    """Question keys `run` scored on the study's responses that no question of the study has:
+    those ratings are compared with nothing, and the page says so."""
+    db = reports_alias()
+    asked = LikertItem.objects.using(db).filter(study=study).values("key")
+    responses = StudyItem.objects.using(db).filter(study=study).values("response_id")
+    return list(
+        JudgeRating.objects.using(db)
+        .filter(run=run, response_id__in=responses)
+        .exclude(question__in=asked)
+        .order_by("question")
+        .values_list("question", flat=True)
+        .distinct()
+    )
+
+
+def ratings_state(run: JudgeRun) -> str:
+    """Changes whenever a 1-5 rating of `run` is added or changed: a cache key part. Ratings are
+    updated in place on re-import: a changed score changes the sum. Every epoch is in the report
+    (the judge's stability), so a rating moved to another epoch counts too."""
+    state = (
+        JudgeRating.objects.using(reports_alias())
+        .filter(run=run)
+        .aggregate(n=Count("pk"), total=Sum("value"), epochs=Sum("epoch"), last=Max("pk"))
+    )
+    return f"{state['n']}:{state['total']}:{state['epochs']}:{state['last']}"
+
+
+def rating_runs_for(study: Study) -> list[JudgeRun]:
+    """Judge runs with at least one 1-5 rating on a response of the study."""
+    db = reports_alias()
+    responses = StudyItem.objects.using(db).filter(study=study).values("response_id")
+    return list(
+        JudgeRun.objects.using(db)
+        .filter(ratings__response_id__in=responses)
+        .distinct()
+        .order_by("pk")
+    )
+
+
+def calibration_runs(study: Study) -> list[JudgeRun]:
+    """Judge runs with a verdict or a 1-5 rating on a response of the study."""
+    runs = {run.pk: run for run in [*judge_runs_for(study), *rating_runs_for(study)]}
+    return [runs[pk] for pk in sorted(runs)]

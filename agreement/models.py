@@ -1,7 +1,7 @@
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from agreement.reports import DEFAULT_THRESHOLD
+from agreement.analysis.reports import DEFAULT_THRESHOLD
 from grading.models import Study
 
 

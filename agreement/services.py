@@ -1,72 +1,46 @@
-"""The agreement report of a study, computed once per state of its grades."""
+"""The agreement results of a study: read by `agreement.data`, computed by the pure
+`agreement.analysis`, kept in `agreement.cache` once per state of the data and the settings."""
 
 from dataclasses import replace
 
 from django.conf import settings as django_settings
-from django.core.cache import cache
-from django.db.models import Count, Max, Q
 
-from agreement.calibration import CalibrationReport, calibration_report
+from agreement import cache
+from agreement.analysis.calibration import CalibrationReport, JudgeScale, calibration_report
+from agreement.analysis.calibration import judge_scales as compare_judge_scales
+from agreement.analysis.leaderboard import Leaderboard, leaderboard
+from agreement.analysis.reports import StudyAgreement, study_agreement
+from agreement.analysis.scales import criteria_consistency, scale_agreement, scale_consistency
 from agreement.data import (
     load_judge_data,
     load_scale_ratings,
+    load_scale_scores,
     load_study_ratings,
-    study_state,
-    submitted_grades,
+    rating_runs_for,
+    submitted_grade_count,
 )
-from agreement.leaderboard import Leaderboard, leaderboard
 from agreement.models import AnalysisSettings
-from agreement.reports import StudyAgreement, study_agreement
-from agreement.scales import criteria_consistency, scale_agreement, scale_consistency
 from grading.models import Study
-from judging.models import JudgeRun, JudgeVerdict
-from l2annot.db_routers import reports_alias
-
-CACHE_SECONDS = 24 * 3600
-
-
-def _state_key(study: Study, settings: AnalysisSettings) -> str:
-    count, latest = study_state(study)
-    return (
-        f"{study.pk}:{count}:{latest}:{settings.validation_threshold}:{settings.resamples}:"
-        f"{settings.seed}:{settings.show_annotator_names}:{settings.epsilon}:"
-        f"{settings.judge_family}"
-    )
-
-
-def _judge_state(run: JudgeRun) -> str:
-    # Verdicts are updated in place on re-import: a flipped verdict changes the pass count.
-    # Read where the verdicts are read from (agreement.data), so the key matches the data.
-    state = (
-        JudgeVerdict.objects.using(reports_alias())
-        .filter(run=run.pk)
-        .aggregate(n=Count("pk"), passes=Count("pk", filter=Q(verdict=True)), last=Max("pk"))
-    )
-    return f"{state['n']}:{state['passes']}:{state['last']}"
-
-
-def report_key(study: Study) -> tuple[str, AnalysisSettings]:
-    settings = AnalysisSettings.for_study(study)
-    return f"agreement:{_state_key(study, settings)}", settings
+from judging.models import JudgeRun
 
 
 def cached_study_report(study: Study) -> StudyAgreement | None:
-    return cache.get(report_key(study)[0])
+    return cache.cached(cache.report_key(study, AnalysisSettings.for_study(study)))
 
 
 def is_large(study: Study) -> bool:
     """Large studies are computed by the background worker, not while a page waits."""
-    return submitted_grades(study).count() > django_settings.AGREEMENT_INLINE_LIMIT
+    return submitted_grade_count(study) > django_settings.AGREEMENT_INLINE_LIMIT
 
 
 def study_report(study: Study) -> StudyAgreement:
     """The report of `study`; recomputed only when a submitted grade or a setting changed."""
-    key, settings = report_key(study)
-    report = cache.get(key)
-    if report is None:
+    settings = AnalysisSettings.for_study(study)
+
+    def compute() -> StudyAgreement:
         ratings = load_study_ratings(study, blind=not settings.show_annotator_names)
         scales = load_scale_ratings(study)
-        report = replace(
+        return replace(
             study_agreement(
                 ratings,
                 threshold=settings.validation_threshold,
@@ -78,37 +52,50 @@ def study_report(study: Study) -> StudyAgreement:
                 c for c in (*criteria_consistency(ratings), scale_consistency(scales)) if c
             ),
         )
-        cache.set(key, report, CACHE_SECONDS)
-    return report
+
+    return cache.get_or_compute(cache.report_key(study, settings), compute)
 
 
 def judge_report(study: Study, run: JudgeRun) -> CalibrationReport:
     """The judge of `run` against the experts of `study`, cached like the study report."""
     settings = AnalysisSettings.for_study(study)
-    key = f"calibration:{run.pk}:{_judge_state(run)}:{_state_key(study, settings)}"
-    report = cache.get(key)
-    if report is None:
+
+    def compute() -> CalibrationReport:
         ratings = load_study_ratings(study, blind=not settings.show_annotator_names)
-        report = calibration_report(
+        return calibration_report(
             load_judge_data(study, run, ratings),
             epsilon=settings.epsilon,
             judge_family=settings.judge_family,
             n_resamples=settings.resamples,
             seed=settings.seed,
         )
-        cache.set(key, report, CACHE_SECONDS)
-    return report
+
+    return cache.get_or_compute(cache.calibration_key(study, run, settings), compute)
 
 
 def study_leaderboard(study: Study, run: JudgeRun | None) -> Leaderboard:
     settings = AnalysisSettings.for_study(study)
-    key = f"leaderboard:{run.pk if run else '-'}:{_state_key(study, settings)}"
-    if run is not None:
-        key += ":" + _judge_state(run)
-    board = cache.get(key)
-    if board is None:
+
+    def compute() -> Leaderboard:
         ratings = load_study_ratings(study)
         judge = load_judge_data(study, run, ratings) if run is not None else None
-        board = leaderboard(ratings, judge, n_resamples=settings.resamples, seed=settings.seed)
-        cache.set(key, board, CACHE_SECONDS)
-    return board
+        return leaderboard(ratings, judge, n_resamples=settings.resamples, seed=settings.seed)
+
+    return cache.get_or_compute(cache.leaderboard_key(study, run, settings), compute)
+
+
+def judge_scale_report(study: Study, run: JudgeRun) -> tuple[JudgeScale, ...]:
+    """The judge of `run` against the experts of `study` on each 1-5 question it scored."""
+    settings = AnalysisSettings.for_study(study)
+
+    def compute() -> tuple[JudgeScale, ...]:
+        return compare_judge_scales(
+            load_scale_scores(study, run), n_resamples=settings.resamples, seed=settings.seed
+        )
+
+    return cache.get_or_compute(cache.judge_scales_key(study, run, settings), compute)
+
+
+def judge_scales_by_run(study: Study) -> list[tuple[JudgeRun, tuple[JudgeScale, ...]]]:
+    """Every judge run that rated the study's responses, with its comparison (for downloads)."""
+    return [(run, judge_scale_report(study, run)) for run in rating_runs_for(study)]

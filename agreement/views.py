@@ -10,24 +10,21 @@ from django.views.decorators.vary import vary_on_headers
 
 from accounts.permissions import require
 from accounts.roles import Action
-from agreement import charts, jobs
-from agreement.calibration import JudgeScale
-from agreement.data import disagreements, judge_runs_for
-from agreement.export import report_to_dict, write_report_xlsx
+from agreement import jobs
+from agreement.analysis import charts
+from agreement.analysis.calibration import JudgeScale
+from agreement.analysis.export import report_to_dict, write_report_xlsx
+from agreement.analysis.leaderboard import Leaderboard
+from agreement.analysis.reports import GroupAgreement, StudyAgreement
+from agreement.data import calibration_runs, disagreements, judge_runs_for, unmatched_questions
 from agreement.forms import AnalysisSettingsForm
-from agreement.judge_ratings import (
-    calibration_runs,
-    judge_scale_report,
-    judge_scales_by_run,
-    unmatched_questions,
-)
-from agreement.leaderboard import Leaderboard
 from agreement.models import AnalysisSettings
-from agreement.reports import GroupAgreement, StudyAgreement
 from agreement.services import (
     cached_study_report,
     is_large,
     judge_report,
+    judge_scale_report,
+    judge_scales_by_run,
     study_leaderboard,
     study_report,
 )

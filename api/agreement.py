@@ -1,11 +1,11 @@
 """Agreement, judge calibration and the model leaderboard of a study, as JSON: actions on the
 studies resource, read with Action.VIEW_BENCHMARK (never by annotators).
 
-The study report is agreement.export.report_to_dict, the same document as the JSON download.
-The calibration report and the leaderboard are frozen dataclasses of the pure statistics core;
-`as_json` turns any of them into JSON (fields by name, then the properties that compute one
-value, such as an accuracy's `value` or a leaderboard row's `gap`; tuples and arrays as lists,
-a NaN as null), so a field added to a report appears here without a change."""
+The study report is agreement.analysis.export.report_to_dict, the same document as the JSON
+download. The calibration report and the leaderboard are frozen dataclasses of the pure
+statistics core; `as_json` turns any of them into JSON (fields by name, then the properties that
+compute one value, such as an accuracy's `value` or a leaderboard row's `gap`; tuples and arrays
+as lists, a NaN as null), so a field added to a report appears here without a change."""
 
 import dataclasses
 import math
@@ -20,9 +20,8 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agreement.export import report_to_dict
-from agreement.judge_ratings import judge_scale_report
-from agreement.services import judge_report, study_leaderboard, study_report
+from agreement.analysis.export import report_to_dict
+from agreement.services import judge_report, judge_scale_report, study_leaderboard, study_report
 from api import schema
 from judging.models import JudgeRun
 

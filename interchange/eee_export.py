@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from agreement.analysis.leaderboard import Leaderboard, ModelRow
+from agreement.analysis.leaderboard import Score as BoardScore
 from agreement.data import judge_runs_for, study_state
-from agreement.leaderboard import Leaderboard, ModelRow
-from agreement.leaderboard import Score as BoardScore
 from agreement.models import AnalysisSettings
 from agreement.services import study_leaderboard
 from grading.models import Study, StudyItem

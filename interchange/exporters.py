@@ -195,7 +195,7 @@ TASK_COLUMNS = [
 ]
 
 
-# criterion version id -> (validated, why); see agreement.reports.CriterionAgreement.
+# criterion version id -> (validated, why); see agreement.analysis.reports.CriterionAgreement.
 type Validation = Mapping[int, tuple[bool | None, str]]
 
 

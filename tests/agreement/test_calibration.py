@@ -4,7 +4,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from agreement.calibration import (
+from agreement.analysis.calibration import (
     FEWER_THAN_TWO_REPEATED,
     MISSING,
     ONE_EPOCH,
@@ -13,7 +13,7 @@ from agreement.calibration import (
     experts_matrix,
     scale_stability,
 )
-from agreement.reports import CriterionInfo, ItemInfo, ratings_from_rows
+from agreement.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
 from agreement.stats import NO_VARIATION
 
 N_ITEMS, N_CRITERIA, N_EXPERTS = 150, 4, 4

@@ -8,12 +8,8 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from accounts.roles import Role
-from agreement.judge_ratings import (
-    calibration_runs,
-    judge_scale_report,
-    load_scale_scores,
-    unmatched_questions,
-)
+from agreement.data import calibration_runs, load_scale_scores, unmatched_questions
+from agreement.services import judge_scale_report
 from grading import services as grading
 from grading.models import Verdict
 from judging.models import JudgeRating, JudgeRun

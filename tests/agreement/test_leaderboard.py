@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from agreement.calibration import MISSING, JudgeData
-from agreement.leaderboard import leaderboard, response_scores
-from agreement.reports import CriterionInfo, ItemInfo, ratings_from_rows
+from agreement.analysis.calibration import MISSING, JudgeData
+from agreement.analysis.leaderboard import leaderboard, response_scores
+from agreement.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
 
 CRITERIA = (
     CriterionInfo(1, "06u1", "", "universal", "", "", weight=5),

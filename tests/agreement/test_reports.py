@@ -3,13 +3,8 @@
 import numpy as np
 import pytest
 
-from agreement.reports import (
-    CriterionInfo,
-    ItemInfo,
-    criterion_verdict,
-    ratings_from_rows,
-    study_agreement,
-)
+from agreement.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
+from agreement.analysis.reports import criterion_verdict, study_agreement
 from agreement.stats import Interval, binary_summary, counts_from_dense
 from agreement.stats.results import defined, undefined
 

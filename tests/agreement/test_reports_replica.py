@@ -19,9 +19,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.roles import Role
-from agreement.data import disagreements, judge_runs_for, study_state
-from agreement.judge_ratings import calibration_runs, judge_scale_report
-from agreement.services import judge_report, study_leaderboard, study_report
+from agreement.data import calibration_runs, disagreements, judge_runs_for, study_state
+from agreement.services import judge_report, judge_scale_report, study_leaderboard, study_report
 from grading.models import Grade
 from judging.models import JudgeRun, JudgeVerdict
 from l2annot.db_routers import ReportsReplicaRouter, reports_alias, reports_from_primary

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from agreement.reports import CriterionInfo, ItemInfo, ratings_from_rows
-from agreement.scales import (
+from agreement.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
+from agreement.analysis.scales import (
     ScaleRatings,
     criteria_consistency,
     scale_agreement,

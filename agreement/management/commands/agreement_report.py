@@ -4,9 +4,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from agreement.export import report_to_dict, write_report_xlsx
-from agreement.judge_ratings import judge_scales_by_run
-from agreement.services import study_report
+from agreement.analysis.export import report_to_dict, write_report_xlsx
+from agreement.services import judge_scales_by_run, study_report
 from grading.models import Study
 
 

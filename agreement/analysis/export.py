@@ -1,4 +1,7 @@
-"""The agreement report as JSON-ready data and as an XLSX workbook (every figure with its CI)."""
+"""The agreement report as JSON-ready data and as an XLSX workbook (every figure with its CI).
+
+Pure: no Django. A judge run is named by `str(run)`, so any object that names itself will do.
+"""
 
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
@@ -7,14 +10,14 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
-from agreement.calibration import JudgeScale
-from agreement.reports import GroupAgreement, StudyAgreement
+from agreement.analysis.calibration import JudgeScale
+from agreement.analysis.reports import GroupAgreement, StudyAgreement
 from agreement.stats import Coefficient, Interval, Ratio
 from interchange.formats.formulas import as_text_cell
-from judging.models import JudgeRun
 
-# Each judge run that scored the study's 1-5 questions, with its comparison per question.
-JudgeScales = Sequence[tuple[JudgeRun, Sequence[JudgeScale]]]
+# Each judge run that scored the study's 1-5 questions (a `judging.JudgeRun` in the app), with
+# its comparison per question.
+type JudgeScales = Sequence[tuple[object, Sequence[JudgeScale]]]
 
 GROUP_COLUMNS = [
     "group", "items", "ratings", "pairable units", "percent agreement", "alpha", "alpha CI low",
@@ -68,7 +71,7 @@ def _interval(prefix: str, interval: Interval) -> dict[str, Any]:
     }
 
 
-def judge_scale_row(run: JudgeRun, scale: JudgeScale) -> dict[str, Any]:
+def judge_scale_row(run: object, scale: JudgeScale) -> dict[str, Any]:
     """One judge run on one 1-5 question: kappas with their intervals, Bland-Altman and the
     judge's stability across epochs."""
     found, limits, stable = scale.agreement, scale.agreement.bland_altman, scale.stability

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from agreement.reports import FAIL, PASS, StudyRatings
+from agreement.analysis.ratings import FAIL, PASS, StudyRatings
 from agreement.stats import (
     AltTestResult,
     Calibration,

@@ -1,7 +1,8 @@
 """Agreement reports of a grading study, composed from the pure statistics core.
 
 Pure: numpy arrays and dataclasses in, frozen dataclasses out; no Django. `agreement.data`
-builds the StudyRatings from the database; views, exports and the command render the report.
+builds the StudyRatings (`agreement.analysis.ratings`) from the database; views, exports and
+the command render the report.
 
 A *unit* is one (study item, criterion) pair; a rating is one annotator's pass or fail on a
 unit (N/A is missing data, not a third value). Confidence intervals resample study items as
@@ -9,13 +10,14 @@ clusters: the criteria of one response are graded together by the same people, s
 units alone would understate the uncertainty.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
+from agreement.analysis.ratings import CriterionInfo, IntArray, ItemInfo, StudyRatings
+from agreement.analysis.scales import Consistency, ScaleAgreement
 from agreement.stats import (
     BinarySummary,
     Coefficient,
@@ -27,81 +29,7 @@ from agreement.stats import (
     counts_from_pairs,
 )
 
-if TYPE_CHECKING:  # agreement.scales builds on this module
-    from agreement.scales import Consistency, ScaleAgreement
-
-IntArray = npt.NDArray[np.int64]
-FAIL, PASS = 0, 1
 DEFAULT_THRESHOLD = 0.667  # Krippendorff 2004: lowest alpha for tentative conclusions.
-
-
-@dataclass(frozen=True)
-class CriterionInfo:
-    key: int  # criterion version id
-    code: str
-    wording: str
-    layer: str
-    sub_competency: str
-    competency: str
-    weight: int = 0
-
-
-@dataclass(frozen=True)
-class ItemInfo:
-    key: int  # study item id
-    task_key: str
-    sub_competency: str
-    competency: str
-    model_family: str = ""
-    context: tuple[tuple[str, str], ...] = ()  # (variable label, value label)
-    model: str = ""
-    difficulty: str = ""
-    task_type: str = ""
-
-
-@dataclass(frozen=True)
-class StudyRatings:
-    """Every submitted pass/fail rating of a study, as parallel integer arrays."""
-
-    criteria: tuple[CriterionInfo, ...]
-    items: tuple[ItemInfo, ...]
-    raters: tuple[str, ...]
-    unit_item: IntArray  # per unit: index into items
-    unit_criterion: IntArray  # per unit: index into criteria
-    rating_unit: IntArray  # per rating: index into units
-    rating_rater: IntArray  # per rating: index into raters
-    rating_value: IntArray  # per rating: FAIL or PASS
-
-    @property
-    def n_units(self) -> int:
-        return int(self.unit_item.size)
-
-    def counts(self) -> IntArray:
-        return counts_from_pairs(
-            self.rating_unit, self.rating_value, n_units=self.n_units, n_values=2
-        )
-
-
-def ratings_from_rows(
-    rows: Sequence[tuple[int, int, int, int]],
-    criteria: Sequence[CriterionInfo],
-    items: Sequence[ItemInfo],
-    raters: Sequence[str],
-) -> StudyRatings:
-    """StudyRatings from (item index, criterion index, rater index, value) rows."""
-    data = np.asarray(rows, dtype=np.int64).reshape(-1, 4)
-    pairs = data[:, 0] * max(len(criteria), 1) + data[:, 1]
-    unit_keys, rating_unit = np.unique(pairs, return_inverse=True)
-    return StudyRatings(
-        criteria=tuple(criteria),
-        items=tuple(items),
-        raters=tuple(raters),
-        unit_item=(unit_keys // max(len(criteria), 1)).astype(np.int64),
-        unit_criterion=(unit_keys % max(len(criteria), 1)).astype(np.int64),
-        rating_unit=rating_unit.astype(np.int64).reshape(-1),
-        rating_rater=data[:, 2],
-        rating_value=data[:, 3],
-    )
 
 
 @dataclass(frozen=True)
@@ -149,8 +77,8 @@ class StudyAgreement:
     raters: tuple[RaterAgreement, ...]
     rater_names: tuple[str, ...]
     rater_matrix: tuple[tuple[PairAgreement | None, ...], ...] = field(repr=False)
-    scales: tuple["ScaleAgreement", ...] = ()
-    consistency: tuple["Consistency", ...] = ()
+    scales: tuple[ScaleAgreement, ...] = ()
+    consistency: tuple[Consistency, ...] = ()
 
     def least_reliable(self, limit: int = 10) -> tuple[CriterionAgreement, ...]:
         """Criteria ordered from the least reliable: undefined alpha last, lowest first."""

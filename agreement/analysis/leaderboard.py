@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from agreement.calibration import MISSING, JudgeData
-from agreement.reports import CriterionInfo, ItemInfo, StudyRatings
+from agreement.analysis.calibration import MISSING, JudgeData
+from agreement.analysis.ratings import CriterionInfo, ItemInfo, StudyRatings
 from rubrics.scoring import Judgement, task_score
 
 FloatArray = npt.NDArray[np.float64]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from agreement.reports import StudyRatings
+from agreement.analysis.ratings import StudyRatings
 from agreement.stats import (
     Coefficient,
     Interval,

@@ -1,0 +1,86 @@
+"""A study's pass/fail ratings as the pure report code takes them: parallel integer arrays
+with the criteria, items and raters they index.
+
+Pure: no Django. `agreement.data` builds StudyRatings from the database; the reports, the
+1-5 scales, the judge calibration and the leaderboard all read them.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from agreement.stats import counts_from_pairs
+
+IntArray = npt.NDArray[np.int64]
+FAIL, PASS = 0, 1
+
+
+@dataclass(frozen=True)
+class CriterionInfo:
+    key: int  # criterion version id
+    code: str
+    wording: str
+    layer: str
+    sub_competency: str
+    competency: str
+    weight: int = 0
+
+
+@dataclass(frozen=True)
+class ItemInfo:
+    key: int  # study item id
+    task_key: str
+    sub_competency: str
+    competency: str
+    model_family: str = ""
+    context: tuple[tuple[str, str], ...] = ()  # (variable label, value label)
+    model: str = ""
+    difficulty: str = ""
+    task_type: str = ""
+
+
+@dataclass(frozen=True)
+class StudyRatings:
+    """Every submitted pass/fail rating of a study, as parallel integer arrays."""
+
+    criteria: tuple[CriterionInfo, ...]
+    items: tuple[ItemInfo, ...]
+    raters: tuple[str, ...]
+    unit_item: IntArray  # per unit: index into items
+    unit_criterion: IntArray  # per unit: index into criteria
+    rating_unit: IntArray  # per rating: index into units
+    rating_rater: IntArray  # per rating: index into raters
+    rating_value: IntArray  # per rating: FAIL or PASS
+
+    @property
+    def n_units(self) -> int:
+        return int(self.unit_item.size)
+
+    def counts(self) -> IntArray:
+        return counts_from_pairs(
+            self.rating_unit, self.rating_value, n_units=self.n_units, n_values=2
+        )
+
+
+def ratings_from_rows(
+    rows: Sequence[tuple[int, int, int, int]],
+    criteria: Sequence[CriterionInfo],
+    items: Sequence[ItemInfo],
+    raters: Sequence[str],
+) -> StudyRatings:
+    """StudyRatings from (item index, criterion index, rater index, value) rows."""
+    data = np.asarray(rows, dtype=np.int64).reshape(-1, 4)
+    pairs = data[:, 0] * max(len(criteria), 1) + data[:, 1]
+    unit_keys, rating_unit = np.unique(pairs, return_inverse=True)
+    return StudyRatings(
+        criteria=tuple(criteria),
+        items=tuple(items),
+        raters=tuple(raters),
+        unit_item=(unit_keys // max(len(criteria), 1)).astype(np.int64),
+        unit_criterion=(unit_keys % max(len(criteria), 1)).astype(np.int64),
+        rating_unit=rating_unit.astype(np.int64).reshape(-1),
+        rating_rater=data[:, 2],
+        rating_value=data[:, 3],
+    )

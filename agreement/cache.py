@@ -1,0 +1,66 @@
+"""The one cache of agreement results.
+
+Every result (the study report, a judge's calibration, the leaderboard, a judge's 1-5 scales)
+is stored under a key made of the state of the data it was computed from (`agreement.data`) and
+of the study's analysis settings: a new or changed grade, verdict, rating or setting makes a new
+key, so nothing is ever invalidated by hand and an old entry simply expires. The cache itself is
+Django's default cache, a database table shared by the web processes and the worker.
+"""
+
+from collections.abc import Callable
+
+from django.core.cache import cache
+
+from agreement.data import ratings_state, study_state, verdicts_state
+from agreement.models import AnalysisSettings
+from grading.models import Study
+from judging.models import JudgeRun
+
+CACHE_SECONDS = 24 * 3600
+PENDING_SECONDS = 600  # a report asked of the worker but not delivered by then is asked again
+
+
+def _study_part(study: Study, settings: AnalysisSettings) -> str:
+    count, latest = study_state(study)
+    return (
+        f"{study.pk}:{count}:{latest}:{settings.validation_threshold}:{settings.resamples}:"
+        f"{settings.seed}:{settings.show_annotator_names}:{settings.epsilon}:"
+        f"{settings.judge_family}"
+    )
+
+
+def report_key(study: Study, settings: AnalysisSettings) -> str:
+    return f"agreement:{_study_part(study, settings)}"
+
+
+def calibration_key(study: Study, run: JudgeRun, settings: AnalysisSettings) -> str:
+    return f"calibration:{run.pk}:{verdicts_state(run)}:{_study_part(study, settings)}"
+
+
+def leaderboard_key(study: Study, run: JudgeRun | None, settings: AnalysisSettings) -> str:
+    key = f"leaderboard:{run.pk if run else '-'}:{_study_part(study, settings)}"
+    return key if run is None else f"{key}:{verdicts_state(run)}"
+
+
+def judge_scales_key(study: Study, run: JudgeRun, settings: AnalysisSettings) -> str:
+    return f"judge-scales:{run.pk}:{ratings_state(run)}:{_study_part(study, settings)}"
+
+
+def cached[T](key: str) -> T | None:
+    """The result stored under `key`, or None when it has not been computed yet."""
+    return cache.get(key)
+
+
+def get_or_compute[T](key: str, compute: Callable[[], T]) -> T:
+    """The result stored under `key`, computed and stored first if it is not there."""
+    result = cache.get(key)
+    if result is None:
+        result = compute()
+        cache.set(key, result, CACHE_SECONDS)
+    return result
+
+
+def claim_computation(key: str) -> bool:
+    """True for the first caller in PENDING_SECONDS that asks for the result under `key`: the one
+    that should hand its computation to the worker."""
+    return cache.add(f"pending:{key}", True, timeout=PENDING_SECONDS)
