@@ -1,5 +1,3 @@
-from dataclasses import dataclass
-
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
@@ -21,24 +19,6 @@ def role_of(user: User) -> Role | None:
     return next((role for role in Role if role.value in names), None)
 
 
-@dataclass(frozen=True)
-class DemoAccount:
-    username: str
-    password: str
-    role: Role
-
-
-DEMO_ACCOUNTS = [
-    DemoAccount("admin", "admin-demo-pass", Role.ADMIN),
-    DemoAccount("maintainer", "maintainer-demo-pass", Role.MAINTAINER),
-    DemoAccount("author", "author-demo-pass", Role.AUTHOR),
-    DemoAccount("annotator", "annotator-demo-pass", Role.ANNOTATOR),
-    DemoAccount("annotator2", "annotator2-demo-pass", Role.ANNOTATOR),
-    DemoAccount("annotator3", "annotator3-demo-pass", Role.ANNOTATOR),
-    DemoAccount("viewer", "viewer-demo-pass", Role.VIEWER),
-]
-
-
 @transaction.atomic
 def create_user_with_role(username: str, password: str, role: Role, **extra: object) -> User:
     user, _ = User.objects.get_or_create(username=username, defaults=extra)
@@ -48,10 +28,3 @@ def create_user_with_role(username: str, password: str, role: Role, **extra: obj
     user.save()
     user.groups.set([Group.objects.get(name=role.value)])
     return user
-
-
-def create_demo_accounts() -> list[DemoAccount]:
-    sync_roles()
-    for account in DEMO_ACCOUNTS:
-        create_user_with_role(account.username, account.password, account.role)
-    return DEMO_ACCOUNTS

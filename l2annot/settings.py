@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "interchange",
     "django_tasks_db",
     "api",
+    "demo",  # `manage.py seed_demo` and the demo data it loads
     "axes",
 ]
 

@@ -10,10 +10,10 @@ from openpyxl import load_workbook
 from accounts.roles import Role
 from agreement.data import calibration_runs, load_scale_scores, unmatched_questions
 from agreement.services import judge_scale_report
+from demo.benchmark import seed_demo_benchmark
 from grading import services as grading
 from grading.models import Verdict
 from judging.models import JudgeRating, JudgeRun
-from rubrics.demo import seed_demo_benchmark
 from rubrics.models import Response
 
 pytestmark = pytest.mark.django_db

@@ -13,11 +13,11 @@ from agreement.jobs import compute_study_report
 from agreement.models import AnalysisSettings
 from agreement.services import judge_report, study_report
 from audit.models import AuditEvent
+from demo.benchmark import seed_demo_benchmark
 from grading import services as grading
 from grading.models import Study, Verdict
 from interchange.exporters import rubric_tables
 from judging.models import JudgeRun, JudgeVerdict
-from rubrics.demo import seed_demo_benchmark
 from rubrics.models import CriterionVersion, Response
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,9 @@ import pytest
 
 from accounts.models import User
 from accounts.roles import Role
-from accounts.services import create_demo_accounts
-from grading.demo import seed_demo_study
-from rubrics.demo import seed_demo_benchmark
+from demo.accounts import create_demo_accounts
+from demo.benchmark import seed_demo_benchmark
+from demo.study import seed_demo_study
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -20,12 +20,12 @@ from accounts.roles import Role
 from accounts.services import role_of
 from agreement.models import AnalysisSettings
 from agreement.services import study_report
+from demo.benchmark import seed_demo_benchmark
 from grading import services as grading
 from grading.models import GoldVerdict, Grade, Study, Verdict
 from interchange import backup_files
 from interchange.backup import backed_up_models
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
-from rubrics.demo import seed_demo_benchmark
 from rubrics.models import Response, TaskResource
 from taxonomy.models import Framework
 

@@ -9,11 +9,11 @@ from django.core.management import CommandError, call_command
 
 from accounts.roles import Role
 from agreement.services import study_leaderboard
+from demo.benchmark import seed_demo_benchmark
 from grading import services as grading
 from grading.models import Verdict
 from interchange import eee_export
 from judging.models import JudgeRun, JudgeVerdict
-from rubrics.demo import seed_demo_benchmark
 from rubrics.models import Response
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from rubrics.demo import TASKS, seed_demo_benchmark
+from demo.benchmark import TASKS, seed_demo_benchmark
 from rubrics.models import Criterion, CriterionVersion, Response, RubricVersion, Task
 from rubrics.seedfile import parse_universal_criteria, read_universal_criteria
 from taxonomy.seedfile import SeedFileError

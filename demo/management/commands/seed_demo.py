@@ -4,9 +4,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from accounts.models import User
-from accounts.services import create_demo_accounts
-from grading.demo import seed_demo_study
-from rubrics.demo import seed_demo_benchmark
+from demo.accounts import create_demo_accounts
+from demo.benchmark import seed_demo_benchmark
+from demo.study import seed_demo_study
 from taxonomy import services as taxonomy
 from taxonomy.seedfile import read_context_variables, read_taxonomy
 

@@ -5,7 +5,7 @@ from collections import defaultdict
 import pytest
 from django.core.management import call_command
 
-from grading.demo import JUDGE, NAME, seed_demo_study
+from demo.study import JUDGE, NAME, seed_demo_study
 from grading.models import Assignment, Grade, Study
 from judging.models import JudgeRating
 
