@@ -23,8 +23,8 @@ from typing import IO, Any
 from django.db.models import F
 
 from grading.models import Assignment, Grade, Study
-from interchange.formats.formulas import spreadsheet_safe
 from interchange.formats.sheets_xlsx import Column, Table, write_tables_xlsx
+from l2annot.formulas import spreadsheet_safe
 from rubrics.scoring import Judgement, task_score
 
 GRADE_COLUMNS = (

@@ -13,7 +13,7 @@ from openpyxl.utils import get_column_letter
 from agreement.analysis.calibration import JudgeScale
 from agreement.analysis.reports import GroupAgreement, StudyAgreement
 from agreement.stats import Coefficient, Interval, Ratio
-from interchange.formats.formulas import as_text_cell
+from l2annot.formulas import as_text_cell
 
 # Each judge run that scored the study's 1-5 questions (a `judging.JudgeRun` in the app), with
 # its comparison per question.

@@ -19,8 +19,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from l2annot.formulas import spreadsheet_safe, spreadsheet_unsafe
+
 from .criteria import Criterion, Layer, format_criteria, parse_criteria
-from .formulas import spreadsheet_safe, spreadsheet_unsafe
 from .problems import Problem
 
 __all__ = [

@@ -32,7 +32,8 @@ from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
-from .formulas import as_text_cell
+from l2annot.formulas import as_text_cell
+
 from .problems import Problem, shown
 
 __all__ = [

@@ -16,7 +16,7 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
-from .formulas import as_text_cell
+from l2annot.formulas import as_text_cell
 
 __all__ = ["Column", "Table", "write_tables_xlsx"]
 

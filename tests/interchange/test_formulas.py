@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from openpyxl import Workbook
 
-from interchange.formats.formulas import as_text_cell, spreadsheet_safe, spreadsheet_unsafe
+from l2annot.formulas import as_text_cell, spreadsheet_safe, spreadsheet_unsafe
 
 
 @pytest.mark.parametrize(
