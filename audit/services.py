@@ -33,14 +33,19 @@ def diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
     }
 
 
-def record(
+BATCH = 500
+
+
+def event(
     obj: models.Model,
-    kind: AuditEvent.Kind,
+    kind: AuditEvent.Kind | str,
     actor: Any = None,
     changes: dict[str, list[Any]] | None = None,
     comment: str = "",
 ) -> AuditEvent:
-    return AuditEvent.objects.create(
+    """The unsaved event saying that `actor` made `changes` to `obj`: `record` saves one,
+    `record_many` saves a batch of them in bulk."""
+    return AuditEvent(
         content_type=ContentType.objects.get_for_model(obj, for_concrete_model=False),
         object_id=str(obj.pk),
         object_repr=str(obj)[:300],
@@ -49,6 +54,23 @@ def record(
         changes=changes or {},
         comment=comment,
     )
+
+
+def record(
+    obj: models.Model,
+    kind: AuditEvent.Kind | str,
+    actor: Any = None,
+    changes: dict[str, list[Any]] | None = None,
+    comment: str = "",
+) -> AuditEvent:
+    saved = event(obj, kind, actor, changes, comment)
+    saved.save()
+    return saved
+
+
+def record_many(events: Iterable[AuditEvent]) -> list[AuditEvent]:
+    """Save events made by `event` in bulk inserts (an import records thousands)."""
+    return AuditEvent.objects.bulk_create(events, batch_size=BATCH)
 
 
 def record_creation(obj: models.Model, fields: Iterable[str], actor: Any = None) -> AuditEvent:

@@ -18,7 +18,6 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files import File
 from django.db import models, transaction
-from django.db.models import Max
 
 from accounts.permissions import user_can
 from accounts.roles import ACTION_LABELS, Action
@@ -26,13 +25,13 @@ from audit import editing
 from audit import services as audit
 from audit.editing import EditConflict
 from audit.models import AuditEvent
+from rubrics import publishing
 from rubrics.models import (
     Criterion,
     CriterionVersion,
     Layer,
     Response,
     Review,
-    RubricItem,
     RubricVersion,
     ScalePoint,
     Task,
@@ -567,42 +566,14 @@ def submit_for_review(task: Task, by: Any, comment: str = "") -> Review:
 
 @transaction.atomic
 def approve(task: Task, by: Any, comment: str = "") -> RubricVersion:
-    """Maintainer: in review -> published. Snapshots the task and its effective rubric as the
-    next RubricVersion and freezes every criterion version it uses."""
+    """Maintainer: in review -> published, through rubrics.publishing.publish: the task and its
+    effective rubric become its next RubricVersion, every criterion version it uses frozen."""
     _require(by, Action.REVIEW_RUBRICS)
     locked = _in_review(task)
     problems = submission_problems(locked)
     if problems:
         raise WorkflowRefused(*problems)
-    rubric = locked.effective_rubric()
-    # Lock the versions being frozen, so an in-place edit cannot slip in between.
-    version_ids = [line.version.pk for line in rubric]
-    list(CriterionVersion.objects.select_for_update().filter(pk__in=version_ids))
-    number = (locked.rubric_versions.aggregate(n=Max("number"))["n"] or 0) + 1
-    published = RubricVersion.objects.create(
-        task=locked,
-        number=number,
-        published_by=by,
-        instruction=locked.instruction,
-        system_prompt=locked.system_prompt,
-        reference_answer=locked.reference_answer,
-    )
-    RubricItem.objects.bulk_create(
-        RubricItem(
-            rubric_version=published,
-            criterion_version=line.version,
-            layer=line.layer,
-            order=position,
-            applicable=line.applicable,
-            na_reason=line.na_reason,
-        )
-        for position, line in enumerate(rubric, start=1)
-    )
-    CriterionVersion.objects.filter(pk__in=version_ids, frozen=False).update(frozen=True)
-    _set_status(locked, Task.Status.PUBLISHED, by, comment or f"Published as version {number}.")
-    Review.objects.create(
-        task=locked, action=Review.Action.APPROVED, by=by, comment=comment, rubric_version=published
-    )
+    (published,) = publishing.publish([locked], by, comment)
     return published
 
 

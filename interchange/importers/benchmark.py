@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -37,9 +36,15 @@ from interchange.formats.l2bench_csv import (
     read_l2bench_folder,
 )
 from interchange.formats.problems import Problem
-from interchange.importers.publishing import publish_imported
+from interchange.importers.plan import (
+    BenchmarkPlan,
+    ContextSetting,
+    CriterionPlan,
+    ResourceSpec,
+    TaskPlan,
+)
 from interchange.importers.report import ImportReport, Progress, no_progress
-from interchange.importers.writing import BenchmarkWriter
+from interchange.importers.writing import BenchmarkWriter, publish_imported
 from interchange.models import TaskSource
 from rubrics.models import Criterion, CriterionVersion, Layer, Task, TaskContextValue
 from rubrics.models.criteria import UNIVERSAL_CODE
@@ -48,66 +53,6 @@ from taxonomy.models import ContextVariable, Framework, SubCompetency
 
 TEXT_EXTENSIONS = (".md", ".markdown", ".txt")
 TASK_KEY = re.compile(r"^[\w.-]{1,64}$")
-
-
-@dataclass(frozen=True)
-class ContextSetting:
-    """One task's value of one variable, in TaskContextValue's three columns."""
-
-    value_id: int | None = None
-    text: str = ""
-    number: Decimal | None = None
-
-
-@dataclass(frozen=True)
-class ResourceSpec:
-    title: str
-    kind: str
-    text: str = ""
-    content: bytes = b""
-
-
-@dataclass
-class TaskPlan:
-    record: TaskRecord
-    sub: SubCompetency
-    existing: Task | None
-    context: dict[int, ContextSetting]
-    resources: list[ResourceSpec]
-    excluded: set[str] = field(default_factory=set)
-    changes: set[str] = field(default_factory=set)
-    """Names of what differs from the database: fields, 'context', 'resources', ..."""
-    task: Task | None = None
-    """The saved task, once written."""
-
-
-@dataclass
-class CriterionPlan:
-    code: str
-    layer: str
-    wording: str
-    weight: int
-    order: int
-    sub_id: int | None
-    task_key: str | None
-    existing: Criterion | None
-    latest: CriterionVersion | None
-    action: str = "unchanged"  # create, new_version, edit_draft, touch (order/retired), unchanged
-    retire: bool = False
-    row: int | None = None
-    column: str | None = None
-
-
-@dataclass
-class BenchmarkPlan:
-    framework: Framework
-    tasks: list[TaskPlan]
-    criteria: dict[str, CriterionPlan]
-    sources: dict[int, TaskSource]
-    context_variable_ids: list[int]
-    existing_exclusions: dict[int, dict[str, UniversalExclusion]]
-    existing_context: dict[int, dict[int, TaskContextValue]]
-    existing_resources: dict[int, list[TaskResource]]
 
 
 def import_l2bench(

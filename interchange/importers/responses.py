@@ -17,11 +17,12 @@ from typing import Any
 
 from django.db import transaction
 
+from audit import services as audit
 from audit.models import AuditEvent
 from interchange.formats.problems import Problem
 from interchange.formats.responses import ResponseRecord, read_responses_jsonl
 from interchange.importers.report import ImportReport, Progress, no_progress
-from interchange.importers.writing import BATCH, AuditLog
+from interchange.importers.writing import BATCH, COMMENT
 from rubrics.models import Response, Task, Turn
 from taxonomy.models import Framework
 
@@ -141,7 +142,7 @@ def turns_of(record: ResponseRecord) -> list[tuple[str, str]]:
 def write_responses(plans: list[ResponsePlan], report: ImportReport, by: Any) -> None:
     """Create and update the planned responses (and their turns) in bulk."""
     counts = report.count("responses")
-    audit = AuditLog(by)
+    events: list[AuditEvent] = []
     new = [p for p in plans if p.existing is None]
     responses = [
         Response(task=p.task, external_id=p.external_id, **fields_of(p.record)) for p in new
@@ -149,7 +150,8 @@ def write_responses(plans: list[ResponsePlan], report: ImportReport, by: Any) ->
     Response.objects.bulk_create(responses, batch_size=BATCH)
     for plan, response in zip(new, responses, strict=True):
         plan.response = response
-        audit.add(response, AuditEvent.Kind.IMPORTED, {"model_name": [None, response.model_name]})
+        change = {"model_name": [None, response.model_name]}
+        events.append(audit.event(response, AuditEvent.Kind.IMPORTED, by, change, COMMENT))
     changed = []
     for plan in plans:
         if plan.existing is None:
@@ -166,7 +168,9 @@ def write_responses(plans: list[ResponsePlan], report: ImportReport, by: Any) ->
             for k, v in before.items()
             if v != getattr(plan.existing, k)
         }
-        audit.add(plan.existing, AuditEvent.Kind.UPDATED, delta, "Changed by an import.")
+        events.append(
+            audit.event(plan.existing, AuditEvent.Kind.UPDATED, by, delta, "Changed by an import.")
+        )
         changed.append(plan.existing)
     Response.objects.bulk_update(changed, list(fields_of_names()), batch_size=BATCH)
     Turn.objects.filter(response__in=[r.pk for r in changed]).delete()
@@ -179,7 +183,7 @@ def write_responses(plans: list[ResponsePlan], report: ImportReport, by: Any) ->
         ),
         batch_size=BATCH,
     )
-    audit.save()
+    audit.record_many(events)
     counts.created += len(responses)
     counts.updated += len(changed)
 

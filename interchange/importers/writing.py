@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from django.contrib.contenttypes.models import ContentType
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import models
 from django.utils import timezone
 
+from audit import services as audit
 from audit.models import AuditEvent
+from interchange.importers.plan import BenchmarkPlan
 from interchange.importers.report import ImportReport, Progress
 from interchange.models import TaskSource
+from rubrics import publishing
 from rubrics.models import (
     Criterion,
     CriterionVersion,
@@ -25,52 +26,15 @@ from rubrics.models import (
     UniversalExclusion,
 )
 
-if TYPE_CHECKING:
-    from interchange.importers.benchmark import BenchmarkPlan
-
 BATCH = 500
 TASK_FIELDS = ("sub_competency", "instruction", "system_prompt", "reference_answer")
 COMMENT = "Imported from an L2-Bench file."
+PUBLISHED_COMMENT = "Published by an import."
 EXCLUSION_REASON = "Not listed for this task in the imported L2-Bench file."
 
 
 def actor_of(by: Any) -> Any:
     return by if getattr(by, "is_authenticated", False) else None
-
-
-class AuditLog:
-    """Audit events gathered during an import and written in one bulk insert."""
-
-    def __init__(self, by: Any) -> None:
-        self.actor = actor_of(by)
-        self.events: list[AuditEvent] = []
-        self.types: dict[type, ContentType] = {}
-
-    def add(
-        self,
-        obj: models.Model,
-        kind: str,
-        changes: dict[str, list[Any]] | None = None,
-        comment: str = COMMENT,
-    ) -> None:
-        model = type(obj)
-        if model not in self.types:
-            self.types[model] = ContentType.objects.get_for_model(model, for_concrete_model=False)
-        self.events.append(
-            AuditEvent(
-                content_type=self.types[model],
-                object_id=str(obj.pk),
-                object_repr=str(obj)[:300],
-                actor=self.actor,
-                kind=kind,
-                changes=changes or {},
-                comment=comment,
-            )
-        )
-
-    def save(self) -> None:
-        AuditEvent.objects.bulk_create(self.events, batch_size=BATCH)
-        self.events.clear()
 
 
 class BenchmarkWriter:
@@ -87,7 +51,8 @@ class BenchmarkWriter:
         self.actor = actor_of(by)
         self.progress = progress
         self.dry_run = dry_run
-        self.audit = AuditLog(by)
+        self.by = by
+        self.events: list[AuditEvent] = []
         self.now = timezone.now()
         self.saved_files: list[str] = []
 
@@ -99,11 +64,20 @@ class BenchmarkWriter:
             self.write_exclusions,
             self.write_context,
             self.write_resources,
-            self.audit.save,
+            self.save_history,
         )
         for n, step in enumerate(steps):
             self.progress(n, len(steps), "writing")
             step()
+
+    def note(
+        self, obj: Any, kind: str, changes: dict[str, list[Any]], comment: str = COMMENT
+    ) -> None:
+        self.events.append(audit.event(obj, kind, self.by, changes, comment))
+
+    def save_history(self) -> None:
+        audit.record_many(self.events)
+        self.events.clear()
 
     def delete_saved_files(self) -> None:
         """Remove the resource files this import stored: its transaction was rolled back."""
@@ -130,7 +104,7 @@ class BenchmarkWriter:
         Task.objects.bulk_create(tasks, batch_size=BATCH)
         for p, task in zip(new, tasks, strict=True):
             p.task = task
-            self.audit.add(task, AuditEvent.Kind.IMPORTED, {"key": [None, task.key]})
+            self.note(task, AuditEvent.Kind.IMPORTED, {"key": [None, task.key]})
         counts.created += len(tasks)
         changed = []
         for p in self.plan.tasks:
@@ -153,13 +127,13 @@ class BenchmarkWriter:
                 if before[name] != str(getattr(task, name))
             }
             comment = f"{COMMENT} Changed: {', '.join(sorted(p.changes))}."
-            self.audit.add(task, AuditEvent.Kind.UPDATED, delta, comment)
+            self.note(task, AuditEvent.Kind.UPDATED, delta, comment)
             if task.status == Task.Status.PUBLISHED:
                 # As in the rubric services: a published task that changes becomes the draft of
                 # its next rubric version (published again below if the file says so).
                 task.status = Task.Status.DRAFT
                 changes = {"status": [Task.Status.PUBLISHED, Task.Status.DRAFT]}
-                self.audit.add(task, AuditEvent.Kind.STATUS, changes, "Changed by an import.")
+                self.note(task, AuditEvent.Kind.STATUS, changes, "Changed by an import.")
             changed.append(task)
         fields = [*TASK_FIELDS, "revision", "updated_at", "status"]
         Task.objects.bulk_update(changed, fields, batch_size=BATCH)
@@ -211,9 +185,7 @@ class BenchmarkWriter:
                 )
             )
             change = {"code": [None, plan.code], "wording": [None, plan.wording]}
-            self.audit.add(
-                criterion, AuditEvent.Kind.IMPORTED, change | {"weight": [None, plan.weight]}
-            )
+            self.note(criterion, AuditEvent.Kind.IMPORTED, change | {"weight": [None, plan.weight]})
         counts.created += len(criteria)
 
         touched, drafts, copies_from = [], [], {}
@@ -251,7 +223,7 @@ class BenchmarkWriter:
                 version_counts.updated += 1
             if plan.action in ("new_version", "edit_draft"):
                 delta |= {"wording": ["", plan.wording], "weight": ["", plan.weight]}
-            self.audit.add(criterion, AuditEvent.Kind.UPDATED, delta)
+            self.note(criterion, AuditEvent.Kind.UPDATED, delta)
         CriterionVersion.objects.bulk_create(versions, batch_size=BATCH)
         version_counts.created += len(versions)
         CriterionVersion.objects.bulk_update(drafts, ["wording", "weight"], batch_size=BATCH)
@@ -342,3 +314,28 @@ class BenchmarkWriter:
             return
         resource.file.save(name, ContentFile(content), save=False)
         self.saved_files.append(resource.file.name)
+
+
+def publish_imported(
+    plan: BenchmarkPlan, report: ImportReport, by: Any, progress: Progress
+) -> None:
+    """Publish, through rubrics.publishing, the tasks the file marks as published, without the
+    review step: the file, not a reviewer in the tool, is the authority for an imported
+    benchmark, and the importer holds the IMPORT_DATA permission. A task whose latest published
+    rubric already matches is left alone, so re-importing publishes nothing new."""
+    counts = report.count("published rubrics")
+    wanted = [p for p in plan.tasks if p.record.is_published]
+    progress(0, 1, "publishing")
+    published = publishing.publish(
+        [p.task for p in wanted], by, PUBLISHED_COMMENT, skip_current=True
+    )
+    new_ids = {version.task_id for version in published}
+    # A task the file leaves as it was, whose rubric changed through shared criteria only.
+    republished = sum(
+        1 for p in wanted if p.task.pk in new_ids and p.existing is not None and not p.changes
+    )
+    tasks_counts = report.count("tasks")
+    tasks_counts.updated += republished
+    tasks_counts.unchanged -= republished
+    counts.created += len(published)
+    counts.unchanged += len(wanted) - len(published)

@@ -6,13 +6,12 @@ from accounts.models import User
 from accounts.roles import Role
 from grading import services
 from grading.models import Assignment, Study
+from rubrics import publishing
 from rubrics import services as rubric_services
 from rubrics.models import (
     Criterion,
     CriterionVersion,
     Response,
-    RubricItem,
-    RubricVersion,
     Task,
     Turn,
 )
@@ -39,24 +38,19 @@ def published_task(
         sub_competency=sub,
         instruction=f"Write a warm-up activity for task {key}.",
         language=language,
-        status=Task.Status.PUBLISHED,
     )
-    rubric = RubricVersion.objects.create(task=task, number=1, instruction=task.instruction)
     for n in range(1, criteria + 1):
         criterion = Criterion.objects.create(
             framework=fw, code=f"{key}-{n:02d}", layer="task", task=task, order=n
         )
-        version = CriterionVersion.objects.create(
+        CriterionVersion.objects.create(
             criterion=criterion,
             number=1,
             wording=f"The activity meets expectation {n} of {key}.",
             passes=f"Guidance: what passes {key}-{n:02d}.",
             weight=-2 if n == criteria else 3,
-            frozen=True,
         )
-        RubricItem.objects.create(
-            rubric_version=rubric, criterion_version=version, layer="task", order=n
-        )
+    publishing.publish([task], None)
     return task
 
 

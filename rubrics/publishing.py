@@ -1,0 +1,162 @@
+"""Publishing rubrics: the one way a RubricVersion comes to exist.
+
+A reviewer's approval (rubrics.services.approve) publishes one task; an import publishes every
+task its file marks as published; test builders publish the tasks they make. All of them call
+`publish`, so a published rubric is the same rows whichever way it came: the task's text and its
+effective rubric (Task.effective_rubrics) as the task's next RubricVersion, a RubricItem per line
+in rubric order, every criterion version it uses frozen, the task marked published with its
+history, and the approval kept as a Review. Writes are bulk, so a thousand tasks cost about what
+one does. Callers check permissions and workflow state first.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from audit import services as audit
+from audit.models import AuditEvent
+from rubrics.models import (
+    CriterionVersion,
+    EffectiveCriterion,
+    Review,
+    RubricItem,
+    RubricVersion,
+    Task,
+)
+
+BATCH = 500
+
+# (criterion version id, layer, applicable, reason): one line of a rubric, comparable.
+Line = tuple[int, str, bool, str]
+
+
+def line_of(criterion: EffectiveCriterion) -> Line:
+    return (criterion.version.pk, criterion.layer, criterion.applicable, criterion.na_reason)
+
+
+def published_lines(versions: Sequence[RubricVersion]) -> dict[int, list[Line]]:
+    """The lines of each published version, by version id, in rubric order. One query."""
+    lines: dict[int, list[Line]] = {version.pk: [] for version in versions}
+    items = RubricItem.objects.filter(rubric_version__in=list(lines)).order_by(
+        "rubric_version_id", "order"
+    )
+    for item in items:
+        lines[item.rubric_version_id].append(
+            (item.criterion_version_id, item.layer, item.applicable, item.na_reason)
+        )
+    return lines
+
+
+def _latest_versions(tasks: Sequence[Task]) -> dict[int, RubricVersion]:
+    latest: dict[int, RubricVersion] = {}
+    versions = RubricVersion.objects.filter(task__in=[task.pk for task in tasks])
+    for version in versions.order_by("task_id", "number"):
+        latest[version.task_id] = version
+    return latest
+
+
+def _is_current(task: Task, rubric: list[Line], version: RubricVersion, lines: list[Line]) -> bool:
+    """True when `task` is published and `version` already says what publishing it would."""
+    texts = (task.instruction, task.system_prompt, task.reference_answer)
+    published = (version.instruction, version.system_prompt, version.reference_answer)
+    return task.status == Task.Status.PUBLISHED and texts == published and lines == rubric
+
+
+@transaction.atomic
+def publish(
+    tasks: Sequence[Task], by: Any, comment: str = "", *, skip_current: bool = False
+) -> list[RubricVersion]:
+    """Publish each of `tasks` as its next rubric version; returns the versions made.
+
+    `comment` goes on the approval and on the status change (which otherwise says "Published as
+    version N."). With `skip_current`, a task that is published and whose latest version has the
+    same text and lines is left alone (re-importing a file publishes nothing new)."""
+    rubrics = {
+        task_id: [line_of(line) for line in rubric]
+        for task_id, rubric in Task.effective_rubrics(tasks).items()
+    }
+    # Lock the versions being frozen, so an in-place edit of a draft cannot slip in between.
+    used = {line[0] for rubric in rubrics.values() for line in rubric}
+    list(CriterionVersion.objects.select_for_update().filter(pk__in=used).values_list("pk"))
+    if skip_current:
+        latest = _latest_versions(tasks)
+        lines = published_lines(list(latest.values()))
+        numbers = {task_id: version.number for task_id, version in latest.items()}
+        tasks = [
+            task
+            for task in tasks
+            if task.pk not in latest
+            or not _is_current(task, rubrics[task.pk], latest[task.pk], lines[latest[task.pk].pk])
+        ]
+    else:
+        found = RubricVersion.objects.filter(task__in=[task.pk for task in tasks])
+        last = found.values("task_id").annotate(n=Max("number"))
+        numbers = {row["task_id"]: row["n"] for row in last}
+    actor = by if getattr(by, "is_authenticated", False) else None
+    published = [
+        RubricVersion(
+            task=task,
+            number=numbers.get(task.pk, 0) + 1,
+            published_by=actor,
+            instruction=task.instruction,
+            system_prompt=task.system_prompt,
+            reference_answer=task.reference_answer,
+        )
+        for task in tasks
+    ]
+    RubricVersion.objects.bulk_create(published, batch_size=BATCH)
+    RubricItem.objects.bulk_create(
+        (
+            RubricItem(
+                rubric_version=version,
+                criterion_version_id=version_id,
+                layer=layer,
+                order=position,
+                applicable=applicable,
+                na_reason=reason,
+            )
+            for version in published
+            for position, (version_id, layer, applicable, reason) in enumerate(
+                rubrics[version.task_id], start=1
+            )
+        ),
+        batch_size=BATCH,
+    )
+    frozen = {line[0] for version in published for line in rubrics[version.task_id]}
+    CriterionVersion.objects.filter(pk__in=frozen, frozen=False).update(frozen=True)
+    _mark_published(published, by, comment)
+    Review.objects.bulk_create(
+        (
+            Review(
+                task=version.task,
+                action=Review.Action.APPROVED,
+                by=actor,
+                comment=comment,
+                rubric_version=version,
+            )
+            for version in published
+        ),
+        batch_size=BATCH,
+    )
+    return published
+
+
+def _mark_published(published: list[RubricVersion], by: Any, comment: str) -> None:
+    # A status change is not a content change: it keeps the task's `revision`.
+    now = timezone.now()
+    events = []
+    for version in published:
+        task = version.task
+        if task.status != Task.Status.PUBLISHED:
+            change = {"status": [task.status, Task.Status.PUBLISHED]}
+            note = comment or f"Published as version {version.number}."
+            events.append(audit.event(task, AuditEvent.Kind.STATUS, by, change, note))
+        task.status = Task.Status.PUBLISHED
+        task.updated_at = now
+    Task.objects.bulk_update(
+        [version.task for version in published], ["status", "updated_at"], batch_size=BATCH
+    )
+    audit.record_many(events)
