@@ -82,12 +82,9 @@ class ContextValueSerializer(RevisionedSerializer):
         extra_kwargs = {"order": ORDER}
 
     def validate_variable(self, variable: ContextVariable) -> ContextVariable:
-        # The browser offers no "add value" on these variables; the API refuses the same.
-        if not variable.has_listed_values:
-            raise serializers.ValidationError(
-                f"{variable} is a {variable.get_kind_display().lower()} variable: "
-                "it takes no listed values."
-            )
+        # ContextValue.clean says the same when the value is saved; said here, the error is
+        # keyed on the field the client sent.
+        variable.check_takes_listed_values()
         return variable
 
 
@@ -166,7 +163,7 @@ class TaxonomyViewSet(RevisionedModelViewSet):
         if self.siblings_of and not instance.order:  # type: ignore[attr-defined]
             parent = getattr(instance, self.siblings_of)
             siblings = type(instance)._default_manager.filter(**{self.siblings_of: parent})
-            instance.order = siblings.count() + 1  # type: ignore[attr-defined]
+            instance.order = siblings.next_order()  # type: ignore[attr-defined]
 
 
 class FrameworkViewSet(TaxonomyViewSet):

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.db import models, transaction
-from django.db.models import ProtectedError
+from django.db.models import Max, ProtectedError
 
 from audit import services
 from audit.models import AuditEvent
@@ -31,6 +31,17 @@ class DeleteRefused(Exception):
             shown = ", ".join(sorted(names)[:5]) + (" ..." if len(names) > 5 else "")
             parts.append(f"{len(names)} {kind} ({shown})")
         super().__init__(f"{obj} cannot be deleted: it is used by {'; '.join(parts)}.")
+
+
+class OrderedQuerySet[M: models.Model](models.QuerySet[M]):
+    """Siblings kept in an order column (`order` unless a subclass names another): `move`
+    renumbers them, `next_order` says where a new one goes."""
+
+    order_field = "order"
+
+    def next_order(self) -> int:
+        """The place of a new sibling: after the last one, whatever gaps deletions left."""
+        return (self.aggregate(last=Max(self.order_field))["last"] or 0) + 1
 
 
 def _editable_fields(changes: Mapping[str, Any]) -> list[str]:

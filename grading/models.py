@@ -15,6 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from audit.editing import OrderedQuerySet
 from rubrics.models import CriterionVersion, Response, RubricVersion
 from taxonomy.models import Framework, SubCompetency
 
@@ -229,6 +230,10 @@ class StudyItem(models.Model):
         return f"{self.study} item {self.pk}"
 
 
+class AssignmentQuerySet(OrderedQuerySet["Assignment"]):
+    order_field = "position"
+
+
 class Assignment(models.Model):
     class Status(models.TextChoices):
         ASSIGNED = "assigned", "Assigned"
@@ -245,6 +250,8 @@ class Assignment(models.Model):
     last_activity_at = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     time_spent_seconds = models.PositiveIntegerField(default=0)
+
+    objects = AssignmentQuerySet.as_manager()
 
     class Meta:
         ordering = ["annotator", "position", "pk"]

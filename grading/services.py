@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, F, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -240,9 +240,8 @@ def claim_next(study: Study, annotator: User) -> Assignment | None:
             continue  # another annotator is claiming it right now
         if Assignment.objects.filter(study_item=candidate).count() >= study.overlap:
             continue
-        position = (held.aggregate(last=Max("position"))["last"] or 0) + 1
         claimed = Assignment.objects.create(
-            study_item=candidate, annotator=annotator, position=position
+            study_item=candidate, annotator=annotator, position=held.next_order()
         )
         return _start(claimed, now)
     return None

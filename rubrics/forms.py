@@ -74,6 +74,43 @@ class TaskForm(forms.ModelForm):
         return {name: self.cleaned_data[name] for name in Task.CONTENT_FIELDS}
 
 
+class ContextValueField(forms.Field):
+    """The value of one context variable, checked by ContextVariable.parse_value (so a bad value
+    gets the message it gets from the API and an import). Cleans to the text typed; the service
+    parses it again when it saves."""
+
+    def __init__(self, variable: ContextVariable, **kwargs: Any) -> None:
+        self.variable = variable
+        if variable.has_listed_values:
+            choices = [("", "—")] + [(v.code, v.label) for v in variable.values.all()]
+            kwargs["widget"] = forms.Select(choices=choices)
+        elif variable.kind == ContextVariable.Kind.NUMBER:
+            bounds = {"min": variable.minimum, "max": variable.maximum}
+            attrs = {name: str(limit) for name, limit in bounds.items() if limit is not None}
+            kwargs["widget"] = forms.NumberInput(attrs={**attrs, "step": "0.001"})
+        super().__init__(**kwargs)
+
+    def to_python(self, value: Any) -> str:
+        return "" if value in self.empty_values else str(value).strip()
+
+    def validate(self, value: str) -> None:
+        super().validate(value)
+        if value:
+            self.variable.parse_value(value)
+
+    def has_changed(self, initial: Any, data: Any) -> bool:
+        return self._comparable(initial) != self._comparable(data)
+
+    def _comparable(self, value: Any) -> str:
+        text = self.to_python(value)
+        if self.variable.kind == ContextVariable.Kind.NUMBER and text:
+            try:
+                return format(Decimal(text).normalize(), "f")
+            except ArithmeticError:
+                return text
+        return text.lower() if self.variable.has_listed_values else text
+
+
 class ContextValuesForm(forms.Form):
     """One field per context variable of the framework, of the kind the variable takes:
     a list in its order for listed kinds, a number within its range, or a text.
@@ -106,33 +143,9 @@ class ContextValuesForm(forms.Form):
 
     @staticmethod
     def _field(variable: ContextVariable) -> forms.Field:
-        name = f"{variable.label} ({variable.key})"
-        common: dict[str, Any] = {
-            "label": variable.label,
-            "required": False,
-            "help_text": variable.description,
-        }
-        if variable.has_listed_values:
-            choices = [("", "—")] + [(v.code, v.label) for v in variable.values.all()]
-            return forms.ChoiceField(
-                choices=choices,
-                error_messages={"invalid_choice": f"%(value)s is not an allowed value of {name}."},
-                **common,
-            )
-        if variable.kind == ContextVariable.Kind.NUMBER:
-            low, high = variable.minimum, variable.maximum
-            return forms.DecimalField(
-                min_value=low,
-                max_value=high,
-                decimal_places=3,
-                error_messages={
-                    "invalid": f"{name} takes a number.",
-                    "min_value": f"{name} must be at least %(limit_value)s.",
-                    "max_value": f"{name} must be at most %(limit_value)s.",
-                },
-                **common,
-            )
-        return forms.CharField(**common)
+        return ContextValueField(
+            variable, label=variable.label, required=False, help_text=variable.description
+        )
 
     def values(self) -> dict[ContextVariable, Any]:
         """The value to set for each variable; None clears it."""

@@ -12,7 +12,6 @@ so the rules below hold everywhere:
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -41,7 +40,7 @@ from rubrics.models import (
     UniversalExclusion,
 )
 from rubrics.seedfile import UniversalCriterionSpec
-from taxonomy.models import ContextValue, ContextVariable, Framework, SubCompetency
+from taxonomy.models import ContextVariable, Framework, SubCompetency
 from taxonomy.services import LoadReport
 
 CRITERION_FIELDS = ("code", "order", "retired")
@@ -196,7 +195,7 @@ def add_resource(
         title=title,
         kind=TaskResource.Kind.FILE if file else TaskResource.Kind.MARKDOWN,
         text=text,
-        order=locked.resources.count() + 1,
+        order=locked.resources.next_order(),
     )
     if file is not None:
         resource.file = file
@@ -229,28 +228,16 @@ def delete_resource(resource: TaskResource, by: Any) -> None:
     _reopen(locked, by)
 
 
-def _resolve_listed(variable: ContextVariable, raw: Any) -> ContextValue:
-    if isinstance(raw, ContextValue):
-        return raw
-    wanted = str(raw).strip().lower()
-    values = list(variable.values.all())
-    for value in values:
-        if wanted in (value.code.lower(), value.label.lower()):
-            return value
-    allowed = ", ".join(value.label for value in values)
-    name = f"{variable.label} ({variable.key})"
-    raise ValidationError({"value": f"{raw!r} is not an allowed value of {name}: {allowed}."})
-
-
 @transaction.atomic
 def set_context_value(
     task: Task, variable: ContextVariable, raw: Any, by: Any
 ) -> TaskContextValue | None:
     """Set (or with `raw` None, clear) the task's value of `variable`.
 
-    `raw` is a ContextValue or its code or label for listed kinds, a string for text, a number
-    for number variables. Raises ValidationError naming the variable when the value does not fit
-    its kind, its allowed values, its range, or the task's framework."""
+    `raw` is what ContextVariable.parse_value takes: a ContextValue or its code or label for
+    listed kinds, a string for text, a number for number variables. Raises ValidationError
+    naming the variable when the value does not fit its kind, its allowed values, its range, or
+    the task's framework."""
     locked = _editable_task(task)
     existing = TaskContextValue.objects.filter(task=locked, variable=variable).first()
     before = existing.display_value if existing else None
@@ -259,18 +246,7 @@ def set_context_value(
             existing.delete()
     else:
         item = existing or TaskContextValue(task=locked, variable=variable)
-        item.value, item.text, item.number = None, "", None
-        if variable.has_listed_values:
-            item.value = _resolve_listed(variable, raw)
-        elif variable.kind == ContextVariable.Kind.NUMBER:
-            try:
-                item.number = Decimal(str(raw))
-            except ArithmeticError:
-                raise ValidationError(
-                    {"number": f"{variable.label} ({variable.key}) takes a number, not {raw!r}."}
-                ) from None
-        else:
-            item.text = str(raw)
+        item.set_value(variable.parse_value(raw))
         item.full_clean()
         if existing:
             item.revision += 1
@@ -369,7 +345,7 @@ def add_criterion(
         owner = _editable_task(owner)
         criterion = Criterion(framework_id=owner.framework_id, task=owner, layer=Layer.TASK)
     criterion.code = code or next_code(owner)  # type: ignore[arg-type]
-    criterion.order = _siblings(criterion).count() + 1 if order is None else order
+    criterion.order = _siblings(criterion).next_order() if order is None else order
     criterion.full_clean()
     criterion.save()
     version = CriterionVersion(

@@ -2,10 +2,16 @@
 parameterise tasks. Several frameworks can live side by side (another target language, another
 proficiency scale); each is data, loaded and edited without code changes."""
 
+from decimal import Decimal
+
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 
+from audit.editing import OrderedQuerySet
+
+# Context numbers are stored with 3 decimals (TaskContextValue.number).
+NUMBER_STEP = Decimal("0.001")
 CODE_HELP = "Stable identifier used in criterion codes and files, e.g. 02 or 02a."
 
 
@@ -44,6 +50,8 @@ class Competency(models.Model):
     order = models.PositiveIntegerField(default=0)
     revision = models.PositiveIntegerField(default=1, editable=False)
 
+    objects = OrderedQuerySet.as_manager()
+
     class Meta:
         ordering = ["framework", "order", "code"]
         verbose_name_plural = "competencies"
@@ -68,6 +76,8 @@ class SubCompetency(models.Model):
     description = models.TextField(blank=True)
     order = models.PositiveIntegerField(default=0)
     revision = models.PositiveIntegerField(default=1, editable=False)
+
+    objects = OrderedQuerySet.as_manager()
 
     class Meta:
         ordering = ["competency__order", "competency__code", "order", "code"]
@@ -121,6 +131,8 @@ class ContextVariable(models.Model):
     order = models.PositiveIntegerField(default=0)
     revision = models.PositiveIntegerField(default=1, editable=False)
 
+    objects = OrderedQuerySet.as_manager()
+
     class Meta:
         ordering = ["framework", "order", "key"]
         constraints = [
@@ -144,12 +156,76 @@ class ContextVariable(models.Model):
     def has_listed_values(self) -> bool:
         return self.kind in self.LISTED_KINDS
 
+    @property
+    def name(self) -> str:
+        """How messages name the variable: `CEFR level (cefr_level)`."""
+        return f"{self.label} ({self.key})"
+
+    def check_takes_listed_values(self) -> None:
+        if not self.has_listed_values:
+            raise ValidationError(
+                f"{self} is a {self.get_kind_display().lower()} variable: "
+                "it takes no listed values."
+            )
+
+    def parse_value(self, raw: object) -> "ContextValue | Decimal | str":
+        """The value `raw` gives this variable, in the type its kind takes; the one parser of
+        context values (forms, services, importers and the model's own check call it).
+
+        A listed kind takes one of its ContextValues, or the code or label of one in any case;
+        a number kind a number with at most 3 decimals within its range; a text kind a non-empty
+        text, stripped. Raises ValidationError with one message naming the variable."""
+        if isinstance(raw, ContextValue) and not self.has_listed_values:
+            self.check_takes_listed_values()
+        if self.has_listed_values:
+            return self._listed_value(raw)
+        if self.kind == self.Kind.NUMBER:
+            return self._number(raw)
+        text = str(raw).strip()
+        if not text:
+            raise ValidationError(f"{self.name} takes a text.")
+        return text
+
+    def _listed_value(self, raw: object) -> "ContextValue":
+        values = list(self.values.all())
+        if isinstance(raw, ContextValue):
+            if raw.variable_id == self.pk:
+                return raw
+        else:
+            wanted = str(raw).strip().lower()
+            for value in values:
+                if wanted in (value.code.lower(), value.label.lower()):
+                    return value
+        allowed = ", ".join(value.label for value in values)
+        raise ValidationError(f"'{raw}' is not an allowed value of {self.name}: {allowed}.")
+
+    def _number(self, raw: object) -> Decimal:
+        try:
+            number = Decimal(str(raw).strip())
+        except ArithmeticError:
+            raise ValidationError(f"{self.name} takes a number, not '{raw}'.") from None
+        if not number.is_finite() or number != number.quantize(NUMBER_STEP):
+            raise ValidationError(
+                f"{self.name} takes a number with at most 3 decimals, not '{raw}'."
+            )
+        low, high = self.minimum, self.maximum
+        if (low is not None and number < low) or (high is not None and number > high):
+            bounds = f"{_plain(low) if low is not None else '-inf'} to " + (
+                f"{_plain(high) if high is not None else 'inf'}"
+            )
+            raise ValidationError(f"{self.name} must be from {bounds}; {_plain(number)} is not.")
+        return number.quantize(NUMBER_STEP)
+
     def clean(self) -> None:
         has_range = self.minimum is not None or self.maximum is not None
         if has_range and self.kind != self.Kind.NUMBER:
             raise ValidationError("Only a number variable has a minimum and maximum.")
         if has_range and None not in (self.minimum, self.maximum) and self.minimum > self.maximum:
             raise ValidationError("The minimum must not be above the maximum.")
+
+
+def _plain(number: Decimal) -> str:
+    return format(number.normalize(), "f")
 
 
 class ContextValue(models.Model):
@@ -161,6 +237,8 @@ class ContextValue(models.Model):
     description = models.TextField(blank=True)
     order = models.PositiveIntegerField(default=0)
     revision = models.PositiveIntegerField(default=1, editable=False)
+
+    objects = OrderedQuerySet.as_manager()
 
     class Meta:
         ordering = ["variable", "order", "code"]
@@ -180,3 +258,7 @@ class ContextValue(models.Model):
 
     def __str__(self) -> str:
         return self.label
+
+    def clean(self) -> None:
+        if self.variable_id is not None:
+            self.variable.check_takes_listed_values()

@@ -167,7 +167,7 @@ class OutlineEditor:
         def view(request: HttpRequest, framework_code: str) -> HttpResponse:
             framework = get_object_or_404(Framework, code=framework_code)
             instance = self.item.model(**{self.item.parent_field: framework})
-            instance.order = self.items_of(framework).count() + 1
+            instance.order = self.items_of(framework).next_order()
             form = self.item.form(request.POST, instance=instance, prefix="new")
             if not form.is_valid():
                 return self._render_list(request, framework, 422, new_item_form=form)
@@ -227,7 +227,7 @@ class OutlineEditor:
                 return self._render_item(request, item, 422, error=error)
             siblings = getattr(item, self.subs_related_name)
             instance = self.sub.model(**{self.sub.parent_field: item})
-            instance.order = siblings.count() + 1
+            instance.order = siblings.next_order()
             form = self.sub.form(request.POST, instance=instance, prefix=f"new-{item.pk}")
             if not form.is_valid():
                 return self._render_item(request, item, 422, new_sub_form=form)

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from interchange.formats.criteria import Criterion as FileCriterion
@@ -49,7 +50,7 @@ from interchange.models import TaskSource
 from rubrics.models import Criterion, CriterionVersion, Layer, Task, TaskContextValue
 from rubrics.models.criteria import UNIVERSAL_CODE
 from rubrics.models.tasks import TaskResource, UniversalExclusion
-from taxonomy.models import ContextVariable, Framework, SubCompetency
+from taxonomy.models import ContextValue, ContextVariable, Framework, SubCompetency
 
 TEXT_EXTENSIONS = (".md", ".markdown", ".txt")
 TASK_KEY = re.compile(r"^[\w.-]{1,64}$")
@@ -457,30 +458,16 @@ class Planner:
 
 
 def context_setting(variable: ContextVariable, raw: str) -> tuple[ContextSetting | None, str]:
-    """The value `raw` means for `variable`, or None and why not."""
-    name = f"{variable.label} ({variable.key})"
-    if variable.has_listed_values:
-        wanted = raw.strip().lower()
-        values = list(variable.values.all())
-        for value in values:
-            if wanted in (value.code.lower(), value.label.lower()):
-                return ContextSetting(value_id=value.pk), ""
-        allowed = ", ".join(value.code for value in values)
-        return None, f"'{raw}' is not an allowed value of {name}: {allowed}"
-    if variable.kind == ContextVariable.Kind.NUMBER:
-        try:
-            number = Decimal(raw.strip())
-        except InvalidOperation:
-            return None, f"{name} takes a number, not '{raw}'"
-        if not number.is_finite() or number != number.quantize(Decimal("0.001")):
-            return None, f"{name} takes a number with at most 3 decimals, not '{raw}'"
-        low, high = variable.minimum, variable.maximum
-        if (low is not None and number < low) or (high is not None and number > high):
-            return None, f"{name} must be from {low if low is not None else '-inf'} to " + (
-                f"{high if high is not None else 'inf'}; '{raw}' is not"
-            )
-        return ContextSetting(number=number.quantize(Decimal("0.001"))), ""
-    return ContextSetting(text=raw.strip()), ""
+    """The value `raw` means for `variable` (ContextVariable.parse_value), or None and why not."""
+    try:
+        value = variable.parse_value(raw)
+    except ValidationError as error:
+        return None, error.messages[0]
+    if isinstance(value, ContextValue):
+        return ContextSetting(value_id=value.pk), ""
+    if isinstance(value, Decimal):
+        return ContextSetting(number=value), ""
+    return ContextSetting(text=value), ""
 
 
 def resource_specs(resources: list[TaskResource]) -> list[ResourceSpec]:

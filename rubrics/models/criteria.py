@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from audit.editing import OrderedQuerySet
 from taxonomy.models import Framework, SubCompetency
 
 
@@ -54,6 +55,8 @@ class Criterion(models.Model):
     )
     revision = models.PositiveIntegerField(default=1, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OrderedQuerySet.as_manager()
 
     class Meta:
         ordering = ["framework", "layer", "order", "code"]

@@ -10,6 +10,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import OuterRef, Q, Subquery
 
+from audit.editing import OrderedQuerySet
 from rubrics.models.criteria import (
     LAYER_RANK,
     OTHER_FRAMEWORK,
@@ -190,6 +191,8 @@ class TaskResource(models.Model):
     file = models.FileField(upload_to="task_resources/%Y/", blank=True)
     revision = models.PositiveIntegerField(default=1, editable=False)
 
+    objects = OrderedQuerySet.as_manager()
+
     class Meta:
         ordering = ["task", "order", "pk"]
         constraints = [
@@ -254,40 +257,23 @@ class TaskContextValue(models.Model):
             return format(self.number.normalize(), "f")
         return self.text
 
-    def clean(self) -> None:
-        """Check the value against its variable: framework, kind, allowed values and range.
-        Every message names the variable, so a list of errors from an import reads well."""
-        variable = self.variable
-        name = f"{variable.label} ({variable.key})"
-        if self.task_id and variable.framework_id != self.task.framework_id:
-            raise ValidationError({"variable": f"{name} belongs to another framework."})
-        self.text = self.text.strip()
-        if variable.has_listed_values:
-            if self.value_id is None or self.text or self.number is not None:
-                raise ValidationError(
-                    {"value": f"{name} takes one of its listed values, not free text or a number."}
-                )
-            if self.value.variable_id != variable.pk:
-                raise ValidationError(
-                    {"value": f"{self.value} is not one of the allowed values of {name}."}
-                )
-        elif variable.kind == ContextVariable.Kind.TEXT:
-            if not self.text or self.value_id is not None or self.number is not None:
-                raise ValidationError({"text": f"{name} takes a text."})
-        elif variable.kind == ContextVariable.Kind.NUMBER:
-            if self.number is None or self.value_id is not None or self.text:
-                raise ValidationError({"number": f"{name} takes a number."})
-            self._check_range(name, self.number)
+    def set_value(self, value: ContextValue | Decimal | str) -> None:
+        """Store a value parsed by ContextVariable.parse_value in the column its type takes."""
+        self.value = value if isinstance(value, ContextValue) else None
+        self.number = value if isinstance(value, Decimal) else None
+        self.text = value if isinstance(value, str) else ""
 
-    def _check_range(self, name: str, number: Decimal) -> None:
-        low, high = self.variable.minimum, self.variable.maximum
-        if (low is not None and number < low) or (high is not None and number > high):
-            shown = format(number.normalize(), "f")
-            bounds = (
-                f"{format(low.normalize(), 'f') if low is not None else '-inf'}"
-                f" to {format(high.normalize(), 'f') if high is not None else 'inf'}"
-            )
-            raise ValidationError({"number": f"{name} must be from {bounds}; {shown} is not."})
+    def clean(self) -> None:
+        """Check the value against its variable (ContextVariable.parse_value: kind, allowed
+        values, range) and the task's framework. Every message names the variable, so a list
+        of errors from an import reads well."""
+        variable = self.variable
+        if self.task_id and variable.framework_id != self.task.framework_id:
+            raise ValidationError({"variable": f"{variable.name} belongs to another framework."})
+        given = [x for x in (self.value, self.number, self.text.strip()) if x not in (None, "")]
+        if len(given) != 1:
+            raise ValidationError("Give exactly one of a listed value, a text or a number.")
+        self.set_value(variable.parse_value(given[0]))
 
 
 class UniversalExclusion(models.Model):

@@ -120,7 +120,7 @@ def test_context_values_are_saved_and_bad_ones_named_in_the_message(
     too_big = str(number.maximum + 1)
     response = client.post(url, {"context-cefr_level": "b1", f"context-{number.key}": too_big})
     assert response.status_code == 422
-    assert f"{number.label} ({number.key}) must be at most" in response.content.decode()
+    assert f"{number.label} ({number.key}) must be from" in response.content.decode()
     assert not task.context_values.exists()  # nothing saved when any value is wrong
 
     response = client.post(url, {"context-cefr_level": "b1", f"context-{number.key}": "3"})

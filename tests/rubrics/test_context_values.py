@@ -27,7 +27,9 @@ def test_an_unlisted_value_is_refused_naming_the_variable_and_its_values(
 
 def test_a_value_of_another_variable_is_refused(task, starter_framework, author):
     literacy = variable(starter_framework, "l1_literacy").values.first()
-    with pytest.raises(ValidationError, match="not one of the allowed values of CEFR level"):
+    with pytest.raises(
+        ValidationError, match=r"is not an allowed value of CEFR level \(cefr_level\)"
+    ):
         services.set_context_value(
             task, variable(starter_framework, "cefr_level"), literacy, author
         )
