@@ -1,7 +1,10 @@
 """Every change people make to tasks and criteria, each in one transaction, with its history.
 
-The authoring screens, the API and the importers call these functions, never `save()` directly,
-so the rules below hold everywhere:
+The authoring screens and the API call these functions, never `save()` directly, so the rules
+below hold everywhere. Publishing goes through rubrics.publishing (approve here, the importers
+there) and context values through ContextVariable.parse_value. The benchmark importer still
+writes tasks, criteria and their versions itself, in bulk (interchange.importers.writing),
+following the same rules; moving those writes into bulk variants here is still to do.
 
 - a criterion version used by a published rubric is frozen; editing its criterion makes a new
   draft version, while an unfrozen latest version is edited in place;
