@@ -346,7 +346,7 @@ def test_a_maintainer_closes_and_reopens_a_study(study, graders, api_as):
     assert reopened.json()["status"] == "open"
     study.refresh_from_db()
     assert study.status == Study.Status.OPEN
-    changes = AuditEvent.objects.filter(kind=AuditEvent.Kind.STATUS, object_id=study.pk)
+    changes = AuditEvent.objects.for_object(study).filter(kind=AuditEvent.Kind.STATUS)
     assert changes.count() == 2  # the second close changed nothing
 
 
