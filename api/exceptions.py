@@ -6,10 +6,12 @@
     {"detail": "Task 7 cannot be submitted.", "problems": ["Task 7 has no ..."]}     409
     {"detail": "The request body is larger than the 32 MiB this server accepts ..."} 413
 
-Model validation (full_clean in audit.editing) raises Django's ValidationError: it becomes a 400
-with field messages, like a serializer's. EditConflict and DeleteRefused become 409, and so does
-a refusal of the rubric workflow (rubrics.services.RubricError: submitting an incomplete task,
-editing one in review), listing its `problems`.
+The domain's errors are mapped here by their kind (audit.errors), as l2annot/errors.py maps them
+for pages: a Conflict (a stale edit, a refused delete, a closed study, a stale gold verdict, a
+refusal of the rubric workflow listing its `problems`) is a 409, with `current` when the error
+carries the object as it now is; a NotFound (another grader's assignment) is a 404, as if it did
+not exist. Model validation (full_clean in audit.editing) and the services' other refusals raise
+Django's ValidationError: a 400 with field messages, like a serializer's.
 """
 
 from collections.abc import Iterator
@@ -25,7 +27,7 @@ from rest_framework.serializers import as_serializer_error
 from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from audit.editing import DeleteRefused, EditConflict
+from audit import errors as domain
 from rubrics.services import RubricError
 
 
@@ -94,18 +96,27 @@ def _current(exc: Exception, context: dict[str, Any]) -> Any:
     return view.get_serializer(current).data  # type: ignore[union-attr]
 
 
+def _message(exc: Exception) -> str:
+    return " ".join(exc.messages) if isinstance(exc, DjangoValidationError) else str(exc)
+
+
+def _conflict(exc: domain.Conflict) -> Conflict:
+    if isinstance(exc, RubricError):
+        return Conflict(REFUSED, problems=exc.problems)
+    return Conflict(_message(exc), current=getattr(exc, "current", None))
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, DjangoValidationError):
+    # The domain's kinds first: a closed study is also a ValidationError of its service.
+    if isinstance(exc, domain.NotFound):
+        exc = exceptions.NotFound(_message(exc))
+    elif isinstance(exc, domain.Conflict):
+        exc = _conflict(exc)
+    elif isinstance(exc, DjangoValidationError):
         errors = as_serializer_error(exc)
         if NON_FIELD_ERRORS in errors:  # Django's "__all__" is DRF's "non_field_errors"
             errors[api_settings.NON_FIELD_ERRORS_KEY] = errors.pop(NON_FIELD_ERRORS)
         exc = exceptions.ValidationError(errors)
-    elif isinstance(exc, EditConflict):
-        exc = Conflict(str(exc), current=exc.current)
-    elif isinstance(exc, DeleteRefused):
-        exc = Conflict(str(exc))
-    elif isinstance(exc, RubricError):
-        exc = Conflict(REFUSED, problems=exc.problems)
     elif isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge()
     elif isinstance(exc, IntegrityError):

@@ -8,7 +8,8 @@ or a judge's verdicts. Here that means:
 - assignments and grades: read by *Grade* or *Run grading studies*; whoever cannot run studies
   sees only their own (`visible()`): another grader's is a 404, as if it did not exist;
 - a grade is written only by the grader of its assignment, through grading.services.save_grade,
-  so a closed study or a criterion outside the frozen rubric is refused as in the browser;
+  so another grader's assignment (404), a closed study (409) or a criterion outside the frozen
+  rubric (400) is refused as in the browser (api/exceptions.py maps the service's errors);
 - the response inside an assignment is shown without model name, family or version;
 - gold verdicts: *Run grading studies* only.
 """
@@ -32,16 +33,10 @@ from api.agreement import AgreementActions
 from api.rubrics import TurnSerializer
 from api.serializers import RevisionedSerializer
 from api.viewsets import ReadOnlyViewSet, RevisionedModelViewSet
-from audit.editing import EditConflict
 from grading import adjudication, services
 from grading.models import Assignment, GoldVerdict, Grade, LikertItem, Study, Verdict
 from rubrics.models import Response as ModelResponse
 from taxonomy.models import Framework
-
-
-class StudyClosedConflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "The study is closed."
 
 
 def manages_studies(user: Any) -> bool:
@@ -169,16 +164,13 @@ class AssignmentViewSet(ReadOnlyViewSet):
             401: schema.UNAUTHENTICATED,
             403: schema.FORBIDDEN,
             404: schema.NOT_FOUND,
-            409: schema._error("Submitted at the same time elsewhere."),
+            409: schema._error("The study is closed."),
         },
     )
     @action(detail=True, methods=["post"])
     def submit(self, request: Request, pk: str) -> Response:
         """Submit your assignment (grading.services.submit); 400 lists what is missing."""
-        assignment = self.get_object()
-        if assignment.annotator_id != request.user.pk:
-            raise exceptions.PermissionDenied("Only its grader submits an assignment.")
-        services.submit(assignment)
+        services.submit(self.get_object(), by=request.user)
         return Response(AssignmentDetailSerializer(self.get_object()).data)
 
     @extend_schema(
@@ -197,17 +189,10 @@ class AssignmentViewSet(ReadOnlyViewSet):
         """Rate one 1-5 question of the study for your assignment (grading.services.
         save_likert); rating it again changes the value (after submission, with history)."""
         assignment = self.get_object()
-        if assignment.annotator_id != request.user.pk:
-            raise exceptions.PermissionDenied("Only its grader rates an assignment.")
         serializer = RateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         item_id, value = serializer.validated_data["item"], serializer.validated_data["value"]
-        try:
-            services.save_likert(assignment, item_id, value, by=request.user)
-        except services.StudyClosed as closed:
-            raise StudyClosedConflict(" ".join(closed.messages)) from closed
-        except services.GradingError as error:
-            raise exceptions.ValidationError({"item": error.messages}) from error
+        services.save_likert(assignment, item_id, value, by=request.user)
         rating = next(r for r in ratings_of(assignment) if r["item"] == item_id)
         return Response(RatingSerializer(rating).data)
 
@@ -291,8 +276,6 @@ class GradeViewSet(ReadOnlyViewSet):
 
     def partial_update(self, request: Request, pk: str) -> Response:
         grade = self.get_object()
-        if grade.assignment.annotator_id != request.user.pk:
-            raise exceptions.PermissionDenied("Only its grader changes a grade.")
         serializer = self.get_serializer(grade, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -361,17 +344,14 @@ class GoldVerdictViewSet(RevisionedModelViewSet):
     ordering = ["id"]
 
     def _record(self, gold_of: dict[str, Any], base_revision: int) -> GoldVerdict:
-        try:
-            gold = adjudication.record_gold_verdict(
-                gold_of["study_item"],
-                gold_of["criterion_version"].pk,
-                verdict=gold_of["verdict"],
-                note=gold_of.get("note", ""),
-                by=self.request.user,
-                base_revision=base_revision,
-            )
-        except adjudication.StaleGoldVerdict as stale:
-            raise EditConflict(stale.current, {}) from stale
+        gold = adjudication.record_gold_verdict(
+            gold_of["study_item"],
+            gold_of["criterion_version"].pk,
+            verdict=gold_of["verdict"],
+            note=gold_of.get("note", ""),
+            by=self.request.user,
+            base_revision=base_revision,
+        )
         return self.get_queryset().get(pk=gold.pk)
 
     def perform_create(self, serializer: serializers.ModelSerializer) -> None:

@@ -19,6 +19,7 @@ from accounts.roles import Action
 from api.exceptions import PreconditionFailed, PreconditionRequired
 from api.permissions import RoleAction
 from audit import editing
+from audit.errors import Conflict
 
 
 def etag(instance: models.Model) -> str:
@@ -45,7 +46,8 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
         self, instance: models.Model, changes: dict[str, Any], expected_revision: int
     ) -> models.Model:
         """Save a change; a domain operation (rubrics.services.edit_task) overrides this. Must
-        raise editing.EditConflict when the object is no longer at `expected_revision`."""
+        raise a Conflict carrying `current` (editing.EditConflict, adjudication.StaleGoldVerdict)
+        when the object is no longer at `expected_revision`."""
         return editing.update(instance, changes, expected_revision, self.request.user)
 
     # ----- plumbing -----------------------------------------------------------------------
@@ -99,9 +101,10 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
         changes = {k: v for k, v in serializer.validated_data.items() if k != "revision"}
         try:
             saved = self.save_changes(instance, changes, expected)
-        except editing.EditConflict as conflict:
-            if stated is None:  # only If-Match was given: it matched, then someone saved
-                raise PreconditionFailed(current=conflict.current) from conflict
+        except Conflict as conflict:
+            current = getattr(conflict, "current", None)  # a stale edit, not another refusal
+            if stated is None and current is not None:  # If-Match matched, then someone saved
+                raise PreconditionFailed(current=current) from conflict
             raise
         return Response(self.get_serializer(saved).data, headers={"ETag": etag(saved)})
 

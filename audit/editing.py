@@ -9,10 +9,11 @@ from django.db import models, transaction
 from django.db.models import Max, ProtectedError
 
 from audit import services
+from audit.errors import Conflict
 from audit.models import AuditEvent
 
 
-class EditConflict(Exception):
+class EditConflict(Conflict):
     """Someone saved the object after this editor loaded it."""
 
     def __init__(self, current: models.Model, theirs: Mapping[str, Any]) -> None:
@@ -21,7 +22,9 @@ class EditConflict(Exception):
         self.theirs = dict(theirs)
 
 
-class DeleteRefused(Exception):
+class DeleteRefused(Conflict):
+    """Other data still refers to the object; the message names it."""
+
     def __init__(self, obj: models.Model, dependents: Iterable[models.Model]) -> None:
         by_kind: dict[str, list[str]] = defaultdict(list)
         for dep in dependents:

@@ -15,6 +15,7 @@ from django.db.models import Case, Count, F, IntegerField, OuterRef, Q, QuerySet
 
 from accounts.models import User
 from audit import services as audit
+from audit.errors import Conflict
 from audit.models import AuditEvent
 from grading.models import (
     Assignment,
@@ -33,7 +34,7 @@ class AdjudicationError(ValidationError):
     """A gold verdict that cannot be recorded; the message is shown to the adjudicator."""
 
 
-class StaleGoldVerdict(AdjudicationError):
+class StaleGoldVerdict(AdjudicationError, Conflict):
     """Someone saved this pair's gold verdict after the adjudicator loaded it."""
 
     def __init__(self, current: GoldVerdict) -> None:

@@ -20,6 +20,7 @@ from grading import adjudication
 from grading.adjudication import Filters
 from grading.forms import GoldVerdictForm
 from grading.models import GoldVerdict, Grade, Study, StudyItem
+from l2annot.errors import message_of, status_for
 from rubrics.models.criteria import Layer
 
 LIST = "grading/adjudication_list.html"
@@ -148,12 +149,13 @@ def adjudicate(
                 base_revision=data["revision"],
             )
         except adjudication.StaleGoldVerdict as error:
-            status = 409
+            status = status_for(error)
             context = _pair_context(study, study_item_id, criterion_version_id, filters)
             form = GoldVerdictForm(initial=data | {"revision": error.current.revision})
-            context |= {"error": " ".join(error.messages)}
+            context |= {"error": message_of(error)}
         except adjudication.AdjudicationError as error:
-            context |= {"error": " ".join(error.messages)}
+            status = status_for(error)
+            context |= {"error": message_of(error)}
         else:
             return _next(request, study, filters, context)
     context["form"] = form

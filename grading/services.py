@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from audit import services as audit
+from audit.errors import Conflict, NotFound
 from audit.models import AuditEvent
 from grading.assignment import AnnotatorSpec, ItemSpec, plan_assignment
 from grading.models import (
@@ -47,8 +48,20 @@ class GradingError(ValidationError):
     """A save or submission the study's rules refuse; the message is shown to the annotator."""
 
 
-class StudyClosed(GradingError):
-    pass
+class StudyClosed(GradingError, Conflict):
+    """The study is closed (by a maintainer or its deadline): no grade or rating changes."""
+
+
+class NotYourAssignment(NotFound):
+    """Only an assignment's own grader opens, grades, rates or submits it."""
+
+    def __init__(self) -> None:
+        super().__init__("No such assignment among yours.")
+
+
+def _check_own(assignment: Assignment, by: User) -> None:
+    if assignment.annotator_id != by.pk:
+        raise NotYourAssignment
 
 
 # ----- building a study -------------------------------------------------------------------------
@@ -189,8 +202,9 @@ def _start(assignment: Assignment, now: datetime) -> Assignment:
 
 
 @transaction.atomic
-def start(assignment: Assignment) -> Assignment:
+def start(assignment: Assignment, *, by: User) -> Assignment:
     """Mark an assignment opened directly (not through claim_next) as in progress."""
+    _check_own(assignment, by)
     locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
     _start(locked, timezone.now())
     assignment.status, assignment.started_at = locked.status, locked.started_at
@@ -310,13 +324,14 @@ def save_grade_line(
     criterion), so the autosave can show the saved line without reading it again.
 
     `locked`: the caller has already read `assignment` with _locked()'s lock and study, in
-    the transaction it is still in (the autosave view checks ownership that way, in the same
-    query); it is not read again."""
+    the transaction it is still in (the autosave view finds it among the user's own that way,
+    in the same query); it is not read again. Ownership is checked here either way."""
     # The caller's transaction is the one to roll back: no savepoint (a round trip each way).
     with transaction.atomic(savepoint=not locked):
         now = timezone.now()
         if not (locked and transaction.get_connection().in_atomic_block):
             assignment = _locked(assignment)
+        _check_own(assignment, by)
         _check_open(assignment, now)
         item = _check_in_rubric(assignment, criterion_version_id)
         if verdict is None and rationale is None:
@@ -355,6 +370,7 @@ def _rationale_missing(assignment: Assignment, verdict: str, rationale: str) -> 
 def save_likert(assignment: Assignment, item_id: int, value: int, *, by: User) -> LikertRating:
     now = timezone.now()
     assignment = _locked(assignment)
+    _check_own(assignment, by)
     _check_open(assignment, now)
     item = LikertItem.objects.filter(pk=item_id, study=assignment.study_item.study_id).first()
     if item is None:
@@ -402,7 +418,7 @@ def missing_answers(assignment: Assignment) -> list[Problem]:
 
 
 @transaction.atomic
-def submit(assignment: Assignment) -> None:
+def submit(assignment: Assignment, *, by: User) -> None:
     """Mark the assignment submitted; GradingError listing what is missing otherwise."""
     now = timezone.now()
     assignment = (
@@ -410,6 +426,7 @@ def submit(assignment: Assignment) -> None:
         .select_related("study_item__study", "study_item__rubric_version")
         .get(pk=assignment.pk)
     )
+    _check_own(assignment, by)
     _check_open(assignment, now)
     if assignment.is_submitted:
         return

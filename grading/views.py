@@ -20,6 +20,7 @@ from accounts.permissions import require
 from accounts.roles import Action
 from grading import services
 from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, Verdict
+from l2annot.errors import message_of, status_for
 from rubrics.models import EffectiveCriterion, RubricItem
 
 PAGE = "grading/assignment.html"
@@ -175,7 +176,7 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
         assignment.status == Assignment.Status.ASSIGNED
         and not assignment.study_item.study.is_closed()
     ):
-        services.start(assignment)  # opened from a link rather than "next"
+        services.start(assignment, by=request.user)  # opened from a link rather than "next"
     return render(request, PAGE, _page_context(request, assignment))
 
 
@@ -199,8 +200,8 @@ def _error_response(
     partial: str,
     **state: Any,
 ) -> HttpResponse:
-    status = 409 if isinstance(error, services.StudyClosed) else 422
-    message = " ".join(error.messages)
+    status = status_for(error)
+    message = message_of(error)
     if request.htmx and state:
         return _fragment(request, assignment, partial, status, error=message, **state)
     if request.htmx:
@@ -272,16 +273,16 @@ def save_likert(request: HttpRequest, assignment_id: int, likert_item_id: int) -
 def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _own(request, assignment_id)
     try:
-        services.submit(assignment)
+        services.submit(assignment, by=request.user)
     except services.GradingError as error:
-        status = 409 if isinstance(error, services.StudyClosed) else 422
+        status = status_for(error)
         assignment.refresh_from_db()
         problems = services.missing_answers(assignment)
         context = _page_context(
             request,
             assignment,
             problems=problems,
-            page_error=" ".join(error.messages) if not problems else "",
+            page_error=message_of(error) if not problems else "",
         )
         return render(request, PAGE, context, status=status)
     messages.success(request, "Submitted. Here is the next response.")

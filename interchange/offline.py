@@ -248,7 +248,7 @@ def import_workbook(
         with transaction.atomic():
             _record(result.rows, result.ratings, assignments, annotator, report, problem)
             if submit:
-                _submit(assignments.values(), report)
+                _submit(assignments.values(), annotator, report)
             if report.problems:
                 raise _RollBack
     except _RollBack:
@@ -303,7 +303,7 @@ def _record(
 
     def begin(assignment: Assignment) -> None:
         if assignment.pk not in started:  # as opening the grading page does
-            services.start(assignment)
+            services.start(assignment, by=annotator)
             started.add(assignment.pk)
 
     for row in rows:
@@ -351,13 +351,13 @@ def _record(
             report.ratings_changed += 1
 
 
-def _submit(assignments: Iterable[Assignment], report: OfflineImport) -> None:
+def _submit(assignments: Iterable[Assignment], annotator: User, report: OfflineImport) -> None:
     for assignment in sorted(assignments, key=lambda a: a.position):
         assignment.refresh_from_db(fields=["status", "submitted_at"])
         if assignment.is_submitted:
             continue
         try:
-            services.submit(assignment)
+            services.submit(assignment, by=annotator)
         except services.GradingError as error:
             report.incomplete.append(f"assignment {assignment.pk}: {' '.join(error.messages)}")
         else:

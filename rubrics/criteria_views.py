@@ -19,6 +19,7 @@ from django.views.decorators.vary import vary_on_headers
 from accounts.permissions import require
 from accounts.roles import Action
 from audit.editing import DeleteRefused, EditConflict
+from l2annot.errors import status_for
 from rubrics import services
 from rubrics.forms import CriterionForm, add_errors
 from rubrics.models import Criterion, CriterionVersion, Layer, Task
@@ -168,7 +169,7 @@ def _create(request: HttpRequest, owner: Owner) -> HttpResponse:
         add_errors(form, exc)
         return _respond(request, owner, 422, new_form=form)
     except services.RubricError as exc:
-        return _respond(request, owner, 409, errors=exc.problems)
+        return _respond(request, owner, status_for(exc), errors=exc.problems)
     return _respond(request, owner, saved=criterion.pk)
 
 
@@ -221,12 +222,13 @@ def criterion_edit(request: HttpRequest, pk: int) -> HttpResponse:
         retry = CriterionForm(data, prefix=f"c{pk}")
         retry.is_valid()
         theirs = differing(conflict.theirs, form.content())
-        return _respond(request, owner, 409, edit_form=retry, conflict=theirs, **state)
+        status = status_for(conflict)
+        return _respond(request, owner, status, edit_form=retry, conflict=theirs, **state)
     except ValidationError as exc:
         add_errors(form, exc)
         return _respond(request, owner, 422, edit_form=form, **state)
     except services.RubricError as exc:
-        return _respond(request, owner, 409, errors=exc.problems)
+        return _respond(request, owner, status_for(exc), errors=exc.problems)
     return _respond(request, owner, saved=pk)
 
 
@@ -238,9 +240,9 @@ def criterion_delete(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         deleted = services.remove_criterion(criterion, request.user)
     except DeleteRefused as refused:
-        return _respond(request, owner, 409, errors=[str(refused)])
+        return _respond(request, owner, status_for(refused), errors=[str(refused)])
     except services.RubricError as exc:
-        return _respond(request, owner, 409, errors=exc.problems)
+        return _respond(request, owner, status_for(exc), errors=exc.problems)
     verb = "deleted" if deleted else "retired (published versions keep it)"
     return _respond(request, owner, notice=f"{criterion.code} {verb}.")
 
@@ -254,5 +256,5 @@ def criterion_move(request: HttpRequest, pk: int, direction: str) -> HttpRespons
     try:
         services.move_criterion(criterion, offset, request.user)
     except services.RubricError as exc:
-        return _respond(request, owner, 409, errors=exc.problems)
+        return _respond(request, owner, status_for(exc), errors=exc.problems)
     return _respond(request, owner, moved=pk)

@@ -26,6 +26,7 @@ from accounts.roles import ACTION_LABELS, Action
 from audit import editing
 from audit import services as audit
 from audit.editing import EditConflict
+from audit.errors import Conflict
 from audit.models import AuditEvent
 from rubrics import publishing
 from rubrics.models import (
@@ -51,7 +52,7 @@ VERSION_FIELDS = (*CriterionVersion.CONTENT_FIELDS, "scale_labels")
 TASK_AUDITED_FIELDS = (*Task.CONTENT_FIELDS, "status")
 
 
-class RubricError(Exception):
+class RubricError(Conflict):
     """An operation refused for reasons a person can act on, listed in `problems`."""
 
     def __init__(self, *problems: str) -> None:
@@ -561,7 +562,7 @@ def return_for_changes(task: Task, by: Any, comment: str) -> Review:
     """Maintainer: in review -> draft, saying what needs changing."""
     _require(by, Action.REVIEW_RUBRICS)
     if not comment.strip():
-        raise WorkflowRefused("Say what needs changing when returning a task.")
+        raise ValidationError({"comment": "Say what needs changing when returning a task."})
     locked = _in_review(task)
     _set_status(locked, Task.Status.DRAFT, by, comment)
     return Review.objects.create(task=locked, action=Review.Action.RETURNED, by=by, comment=comment)

@@ -20,6 +20,7 @@ from django.views.decorators.vary import vary_on_headers
 from accounts.permissions import require
 from accounts.roles import Action
 from audit.editing import EditConflict
+from l2annot.errors import status_for
 from rubrics import services
 from rubrics.diff import TASK_TEXT_FIELDS, RubricDiff, diff_rubric_versions, diff_rubrics
 from rubrics.forms import (
@@ -97,9 +98,10 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
 # ----- review workflow ------------------------------------------------------------------------
 
 
-def _refused(request: HttpRequest, task: Task, problems: list[str], status: int) -> HttpResponse:
+def _refused(request: HttpRequest, task: Task, error: Exception) -> HttpResponse:
+    problems = error.messages if isinstance(error, ValidationError) else error.problems
     context = _detail_context(task) | {"problems": problems}
-    return render(request, "rubrics/task_detail.html", context, status=status)
+    return render(request, "rubrics/task_detail.html", context, status=status_for(error))
 
 
 @require(Action.EDIT_RUBRICS)
@@ -109,7 +111,7 @@ def task_submit(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         services.submit_for_review(task, request.user, request.POST.get("comment", "").strip())
     except services.WorkflowRefused as refused:
-        return _refused(request, _task(pk), refused.problems, 422)
+        return _refused(request, _task(pk), refused)
     messages.success(request, f"{task} was submitted for review.")
     return redirect("rubrics:task_detail", pk)
 
@@ -121,7 +123,7 @@ def task_approve(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         version = services.approve(task, request.user, request.POST.get("comment", "").strip())
     except services.WorkflowRefused as refused:
-        return _refused(request, _task(pk), refused.problems, 409)
+        return _refused(request, _task(pk), refused)
     messages.success(request, f"{task} was published as version {version.number}.")
     return redirect("rubrics:task_detail", pk)
 
@@ -133,9 +135,8 @@ def task_return(request: HttpRequest, pk: int) -> HttpResponse:
     comment = request.POST.get("comment", "").strip()
     try:
         services.return_for_changes(task, request.user, comment)
-    except services.WorkflowRefused as refused:
-        status = 422 if not comment else 409
-        return _refused(request, _task(pk), refused.problems, status)
+    except (services.WorkflowRefused, ValidationError) as refused:
+        return _refused(request, _task(pk), refused)
     messages.success(request, f"{task} was returned to its authors.")
     return redirect("rubrics:review_queue")
 
@@ -254,9 +255,10 @@ def _editor_response(
     return render(request, EDITOR, _editor_context(task, **state), status=status)
 
 
-def _locked(request: HttpRequest, task: Task, fragment: str, exc: Exception) -> HttpResponse:
-    problems = getattr(exc, "problems", [str(exc)])
-    return _editor_response(request, task, fragment, 409, errors=problems)
+def _locked(
+    request: HttpRequest, task: Task, fragment: str, exc: services.RubricError
+) -> HttpResponse:
+    return _editor_response(request, task, fragment, status_for(exc), errors=exc.problems)
 
 
 @require(Action.EDIT_RUBRICS)
@@ -277,7 +279,9 @@ def task_edit(request: HttpRequest, pk: int) -> HttpResponse:
         retry = TaskForm(data, instance=_task(pk))
         retry.is_valid()
         theirs = differing(conflict.theirs, form.changes())
-        return _editor_response(request, task, "fields", 409, task_form=retry, conflict=theirs)
+        return _editor_response(
+            request, task, "fields", status_for(conflict), task_form=retry, conflict=theirs
+        )
     except ValidationError as exc:
         add_errors(form, exc)
         return _editor_response(request, task, "fields", 422, task_form=form)
@@ -367,8 +371,9 @@ def resource_edit(request: HttpRequest, pk: int) -> HttpResponse:
         retry = ResourceEditForm(data, instance=conflict.current)
         retry.is_valid()
         theirs = differing(conflict.theirs, changes)
+        status = status_for(conflict)
         return _editor_response(
-            request, task, "resources", 409, resource_edit_form=retry, conflict=theirs, **state
+            request, task, "resources", status, resource_edit_form=retry, conflict=theirs, **state
         )
     except ValidationError as exc:
         add_errors(form, exc)

@@ -24,6 +24,7 @@ from django.views.decorators.vary import vary_on_headers
 from accounts.permissions import require
 from accounts.roles import Action
 from audit import editing
+from l2annot.errors import status_for
 from taxonomy.models import Framework
 
 
@@ -199,7 +200,8 @@ class OutlineEditor:
             try:
                 editing.delete(item, request.user, self.item.audited_fields)
             except editing.DeleteRefused as refused:
-                return self._render_list(request, framework, 409, active=pk, error=str(refused))
+                status = status_for(refused)
+                return self._render_list(request, framework, status, active=pk, error=str(refused))
             return self._render_list(request, framework)
 
         return view
@@ -262,7 +264,7 @@ class OutlineEditor:
             try:
                 editing.delete(sub, request.user, self.sub.audited_fields)
             except editing.DeleteRefused as refused:
-                return self._render_item(request, item, 409, error=str(refused))
+                return self._render_item(request, item, status_for(refused), error=str(refused))
             return self._render_item(request, item)
 
         return view
@@ -308,7 +310,7 @@ class OutlineEditor:
             return self._render_item(
                 request,
                 card_of(),
-                409,
+                status_for(conflict),
                 **{form_name: retry},
                 conflict=conflict.theirs,
                 **state,

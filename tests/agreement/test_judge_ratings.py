@@ -65,7 +65,7 @@ def study(starter_framework, make_user):
             for item in study.likert_items.all():
                 value = expert_score(n, index) if item == authentic else 3
                 grading.save_likert(assignment, item.pk, value, by=grader)
-            grading.submit(assignment)
+            grading.submit(assignment, by=assignment.annotator)
     study.responses = responses
     return study
 

@@ -56,7 +56,7 @@ def study(starter_framework, make_user):
             for item in study.likert_items.all():
                 value = 2 if index == DISSENTER else 4 + item.order % 2
                 grading.save_likert(assignment, item.pk, value, by=grader)
-            grading.submit(assignment)
+            grading.submit(assignment, by=assignment.annotator)
     return study
 
 

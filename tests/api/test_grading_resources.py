@@ -117,8 +117,8 @@ def test_a_grade_in_a_closed_study_is_refused_as_in_the_browser(study, graders):
         {"assignment": own(study, me).pk, "criterion_version": version.pk, "verdict": "pass"},
         format="json",
     )
-    assert response.status_code == 400
-    assert "closed" in response.json()["errors"]["non_field_errors"][0]
+    assert response.status_code == 409
+    assert "closed" in response.json()["detail"]
     assert not Grade.objects.exists()
 
 
@@ -185,7 +185,7 @@ def test_claim_gives_the_next_unfinished_assignment_then_nothing(framework, make
     assert claimed.status_code == 200 and claimed.json()["status"] == "in_progress"
     assignment = Assignment.objects.get(pk=claimed.json()["id"])
     factories.complete(assignment, me)
-    services.submit(assignment)
+    services.submit(assignment, by=assignment.annotator)
     assert client.post(reverse("api:study-claim", args=[new.pk])).status_code == 204
 
 
@@ -340,7 +340,7 @@ def test_a_maintainer_closes_and_reopens_a_study(study, graders, api_as):
     version = factories.rubric_of(own(study, graders[0]))[0]
     body = {"assignment": own(study, graders[0]).pk, "criterion_version": version.pk}
     refused = token_client(graders[0]).post(reverse("api:grade-list"), body | {"verdict": "pass"})
-    assert refused.status_code == 400
+    assert refused.status_code == 409
     assert maintainer.post(reverse("api:study-close", args=[study.pk])).status_code == 200
     reopened = maintainer.post(reverse("api:study-reopen", args=[study.pk]))
     assert reopened.json()["status"] == "open"
@@ -381,3 +381,26 @@ def test_the_schema_describes_downloads_as_binary(client_as):
         "content"
     ]
     assert content == {"text/csv": {"schema": {"type": "string", "format": "binary"}}}
+
+
+def test_someone_who_sees_every_assignment_still_changes_only_their_own_as_in_the_browser(
+    study, graders, make_user
+):
+    """An admin grades and reads every assignment; writing to another grader's is refused by
+    the service with the pages' answer, a 404."""
+    other = graders[0]
+    assignment = own(study, other)
+    version = factories.rubric_of(assignment)[0]
+    grade = services.save_grade(assignment, version.pk, verdict="fail", rationale="No.", by=other)
+    admin = token_client(make_user(Role.ADMIN))
+    assert admin.get(grade_url(grade)).status_code == 200
+    patched = admin.patch(grade_url(grade), {"verdict": "pass"}, format="json")
+    assert patched.status_code == 404
+    assert "No such assignment" in patched.json()["detail"]
+    item = study.likert_items.first()
+    rate = reverse("api:assignment-rate", args=[assignment.pk])
+    assert admin.post(rate, {"item": item.pk, "value": 3}, format="json").status_code == 404
+    submit = reverse("api:assignment-submit", args=[assignment.pk])
+    assert admin.post(submit).status_code == 404
+    grade.refresh_from_db()
+    assert grade.verdict == "fail" and not assignment.likert_ratings.exists()

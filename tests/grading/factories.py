@@ -117,5 +117,5 @@ def graded_study(graders: list[User], verdicts: list[str], responses: int = 2, *
     for grader, verdict in zip(graders, verdicts, strict=True):
         for assignment in Assignment.objects.filter(study_item__study=new, annotator=grader):
             complete(assignment, grader, verdict)
-            services.submit(assignment)
+            services.submit(assignment, by=assignment.annotator)
     return new

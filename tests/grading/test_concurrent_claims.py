@@ -30,7 +30,7 @@ def test_concurrent_claims_never_give_an_item_more_than_k_graders(make_user):
             start.wait()
             while (assignment := services.claim_next(study, grader)) is not None:
                 factories.complete(assignment, grader)
-                services.submit(assignment)
+                services.submit(assignment, by=assignment.annotator)
         except BaseException as error:  # reported by the main thread
             errors.append(error)
         finally:

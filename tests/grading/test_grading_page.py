@@ -158,7 +158,7 @@ def test_submit_moves_on_to_the_next_response(graders):
 def test_revising_a_submitted_grade_through_the_page_keeps_history(study, graders):
     mine = assignment_of(study, graders[0])
     factories.complete(mine, graders[0])
-    services.submit(mine)
+    services.submit(mine, by=mine.annotator)
     version = factories.rubric_of(mine)[0]
     client = htmx(client_for(graders[0]))
     reply = client.post(save_url(mine, version), {"verdict": "fail", "rationale": "On reflection"})

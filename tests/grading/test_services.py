@@ -84,7 +84,7 @@ def test_claim_next_follows_the_annotators_own_random_order_then_returns_none(an
         assert assignment.status == Assignment.Status.IN_PROGRESS
         seen.append(assignment.position)
         factories.complete(assignment, annotators[0])
-        services.submit(assignment)
+        services.submit(assignment, by=assignment.annotator)
     assert seen == [1, 2, 3]
 
 
@@ -97,7 +97,7 @@ def test_claim_next_never_lets_an_item_pass_k_graders(annotators):
             assignment = services.claim_next(study, annotator)
             if assignment is not None:
                 factories.complete(assignment, annotator)
-                services.submit(assignment)
+                services.submit(assignment, by=assignment.annotator)
     per_item = Counter(Assignment.objects.values_list("study_item", flat=True))
     assert sorted(per_item.values()) == [2, 2, 2]
     assert [services.claim_next(study, a) for a in annotators] == [None] * 4
@@ -108,7 +108,7 @@ def test_a_pool_member_at_capacity_claims_nothing_more(annotators):
     study.pool.create(annotator=annotators[0], capacity=1)
     first = services.claim_next(study, annotators[0])
     factories.complete(first, annotators[0])
-    services.submit(first)
+    services.submit(first, by=first.annotator)
     assert services.claim_next(study, annotators[0]) is None
 
 
@@ -131,7 +131,7 @@ def test_submit_refuses_an_incomplete_assignment_and_names_what_is_missing(annot
     first, *_ = factories.rubric_of(assignment)
     services.save_grade(assignment, first.pk, verdict="fail", rationale="", by=annotators[0])
     with pytest.raises(services.GradingError) as error:
-        services.submit(assignment)
+        services.submit(assignment, by=assignment.annotator)
     assert f"{first.criterion.code}: a Fail needs a rationale." in error.value.messages
     assert any(m.startswith("Rate:") for m in error.value.messages)
     assignment.refresh_from_db()
@@ -143,7 +143,7 @@ def test_a_change_after_submission_keeps_the_submitted_value_as_a_revision(annot
     services.assign_study(study)
     assignment = services.claim_next(study, annotators[0])
     factories.complete(assignment, annotators[0])
-    services.submit(assignment)
+    services.submit(assignment, by=assignment.annotator)
     version = factories.rubric_of(assignment)[0]
     services.save_grade(assignment, version.pk, verdict="fail", rationale="No", by=annotators[0])
     revision = GradeRevision.objects.get()
@@ -186,3 +186,26 @@ def test_time_spent_adds_gaps_between_actions_capped_at_the_idle_limit(annotator
         services.save_grade(assignment, version.pk, verdict="pass", rationale="", by=annotators[0])
     assignment.refresh_from_db()
     assert assignment.time_spent_seconds == 2 * 60 + services.IDLE_CAP.total_seconds()
+
+
+def test_only_its_grader_opens_grades_rates_or_submits_an_assignment(annotators):
+    study = factories.study(annotators[:2], responses=1, overlap=1)
+    services.assign_study(study)
+    assignment = Assignment.objects.get()
+    stranger = next(a for a in annotators[:2] if a.pk != assignment.annotator_id)
+    version = factories.rubric_of(assignment)[0]
+    item = study.likert_items.first()
+    refused = [
+        lambda: services.start(assignment, by=stranger),
+        lambda: services.save_grade(
+            assignment, version.pk, verdict="pass", rationale="", by=stranger
+        ),
+        lambda: services.save_likert(assignment, item.pk, 3, by=stranger),
+        lambda: services.submit(assignment, by=stranger),
+    ]
+    for attempt in refused:
+        with pytest.raises(services.NotYourAssignment):
+            attempt()
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.ASSIGNED
+    assert not Grade.objects.exists() and not assignment.likert_ratings.exists()

@@ -26,7 +26,7 @@ def half_done_study(make_user, responses: int) -> Study:  # type: ignore[no-unty
     services.assign_study(study)
     for assignment in Assignment.objects.filter(study_item__study=study)[: responses // 2 + 1]:
         factories.complete(assignment, assignment.annotator)
-        services.submit(assignment)
+        services.submit(assignment, by=assignment.annotator)
     return study
 
 
@@ -56,7 +56,7 @@ def test_each_task_shows_its_assignments_and_submissions(client_as, make_user):
     services.assign_study(study)
     done = Assignment.objects.filter(study_item__study=study).order_by("pk").first()
     factories.complete(done, grader)
-    services.submit(done)
+    services.submit(done, by=done.annotator)
     html = page(client_as(Role.MAINTAINER), study)
     for item in study.items.select_related("response__task"):
         submitted = 1 if item.pk == done.study_item_id else 0
@@ -71,7 +71,7 @@ def test_each_criterion_shows_how_many_graders_gave_it_a_verdict(client_as, make
     first, second, _ = Assignment.objects.filter(study_item__study=study).order_by("pk")
     criteria = factories.rubric_of(first)
     factories.complete(first, first.annotator)
-    services.submit(first)
+    services.submit(first, by=first.annotator)
     by = second.annotator
     services.save_grade(second, criteria[0].pk, verdict="pass", rationale=None, by=by)
     services.save_grade(second, criteria[1].pk, verdict=None, rationale="thinking", by=by)
@@ -129,7 +129,7 @@ def test_after_the_deadline_every_unsubmitted_assignment_is_overdue(make_user):
     services.assign_study(study)
     done = Assignment.objects.filter(annotator=graders[0]).first()
     factories.complete(done, graders[0])
-    services.submit(done)
+    services.submit(done, by=done.annotator)
     Assignment.objects.filter(annotator=graders[1]).update(last_activity_at=timezone.now())
     assert len(services.overdue_assignments(study, idle_days=7)) == 0
     study.deadline = timezone.now() - timedelta(hours=1)

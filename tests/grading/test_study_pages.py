@@ -20,7 +20,7 @@ def test_the_study_list_shows_progress_in_a_fixed_number_of_queries(
         services.assign_study(study)
     first = Assignment.objects.first()
     factories.complete(first, first.annotator)
-    services.submit(first)
+    services.submit(first, by=first.annotator)
     client = client_as(Role.MAINTAINER)
     with django_assert_max_num_queries(6):
         html = client.get(reverse("grading:studies")).content.decode()
@@ -59,7 +59,7 @@ def test_the_study_page_shows_each_annotators_completion(client_as, make_user):
     services.assign_study(study)
     done = Assignment.objects.filter(annotator=graders[0]).first()
     factories.complete(done, graders[0])
-    services.submit(done)
+    services.submit(done, by=done.annotator)
     html = (
         client_as(Role.MAINTAINER).get(reverse("grading:study", args=[study.pk])).content.decode()
     )

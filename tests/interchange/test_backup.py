@@ -68,7 +68,7 @@ def study(starter_framework, make_user, media):
                     )
             for item in study.likert_items.all():
                 grading.save_likert(assignment, item.pk, 2 + index, by=grader)
-            grading.submit(assignment)
+            grading.submit(assignment, by=assignment.annotator)
     item = study.items.order_by("pk").first()
     line = item.rubric_version.effective_rubric()[0]
     GoldVerdict.objects.create(study_item=item, criterion_version=line.version, verdict="pass")

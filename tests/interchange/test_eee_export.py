@@ -54,7 +54,7 @@ def study(starter_framework, make_user):
                 grading.save_grade(
                     assignment, line.version.pk, verdict=verdict, rationale="why", by=grader
                 )
-            grading.submit(assignment)
+            grading.submit(assignment, by=assignment.annotator)
     return study
 
 

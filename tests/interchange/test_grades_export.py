@@ -34,13 +34,13 @@ def study(graders):
     alice, bob = graders
     for assignment in Assignment.objects.filter(annotator=alice):
         factories.complete(assignment, alice, verdict="pass")
-        services.submit(assignment)
+        services.submit(assignment, by=assignment.annotator)
     first, _ = Assignment.objects.filter(annotator=bob).order_by("study_item_id")
     for version in factories.rubric_of(first):
         services.save_grade(first, version.pk, verdict="fail", rationale="=1+1", by=bob)
     for question in made.likert_items.all():
         services.save_likert(first, question.pk, 2, by=bob)
-    services.submit(first)
+    services.submit(first, by=first.annotator)
     return made
 
 
@@ -91,7 +91,7 @@ def test_na_takes_no_part_in_the_score_and_an_undefined_score_says_why(make_user
     services.assign_study(made)
     assignment = Assignment.objects.get(annotator=grader)
     factories.complete(assignment, grader, verdict="na")
-    services.submit(assignment)
+    services.submit(assignment, by=assignment.annotator)
     (row,) = read_csv(csv_text(made, scores=True))
     assert (row["score"], row["possible"]) == ("", "0")
     assert row["note"] == "no applicable criterion has a positive weight"
@@ -114,7 +114,7 @@ def test_the_export_takes_the_same_queries_for_a_bigger_study(make_user):
         services.assign_study(made)
         for assignment in Assignment.objects.filter(annotator=grader):
             factories.complete(assignment, grader)
-            services.submit(assignment)
+            services.submit(assignment, by=assignment.annotator)
         with CaptureQueriesContext(connection) as grades:
             assert len(read_csv(csv_text(made))) == 3 * responses
         with CaptureQueriesContext(connection) as scores:

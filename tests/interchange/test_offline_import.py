@@ -132,7 +132,7 @@ def test_a_blank_cell_never_erases_an_answer_given_in_the_browser(tmp_path, stud
 def test_a_change_to_a_submitted_grade_keeps_a_revision(tmp_path, study, annotator):
     assignment = Assignment.objects.filter(annotator=annotator).order_by("position").first()
     factories.complete(assignment, annotator)
-    services.submit(assignment)
+    services.submit(assignment, by=assignment.annotator)
     path = exported(tmp_path, study, annotator, unfinished_only=False)
     assert load_workbook(path)["Grading"]["F3"].value == "Pass"  # filled in advance
     fill(path, verdict="N/A", only=lambda kind, row: row == 3)
@@ -146,7 +146,7 @@ def test_a_change_to_a_submitted_grade_keeps_a_revision(tmp_path, study, annotat
 def test_unfinished_only_leaves_submitted_responses_out(tmp_path, study, annotator):
     assignment = Assignment.objects.filter(annotator=annotator).order_by("position").first()
     factories.complete(assignment, annotator)
-    services.submit(assignment)
+    services.submit(assignment, by=assignment.annotator)
     assert len(offline.grading_sheet(study, annotator).items) == 1
     assert len(offline.grading_sheet(study, annotator, unfinished_only=False).items) == 2
 
@@ -319,7 +319,7 @@ def test_a_refusal_by_the_grading_rules_rolls_back_the_rows_already_saved(
         services.save_grade(second, version.pk, verdict="pass", rationale="", by=annotator)
     for question in study.likert_items.all():
         services.save_likert(second, question.pk, 3, by=annotator)
-    services.submit(second)
+    services.submit(second, by=second.annotator)
     path = exported(tmp_path, study, annotator, unfinished_only=False)
     fill(path, verdict="Fail")  # the first response's rows come first and are saved
     before = state()

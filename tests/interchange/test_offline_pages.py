@@ -105,7 +105,7 @@ def test_someone_without_work_in_the_study_has_no_workbook(study, client_as, mak
 def test_all_includes_the_submitted_responses(study, annotator, client_as):
     first = Assignment.objects.order_by("position").first()
     factories.complete(first, annotator)
-    services.submit(first)
+    services.submit(first, by=first.annotator)
     client = client_as(Role.MAINTAINER)
     everything = load_workbook(io.BytesIO(download(client, study, annotator="ann", all="1")))
     unfinished = load_workbook(io.BytesIO(download(client, study, annotator="ann")))

@@ -1,5 +1,5 @@
 import pytest
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 
 from accounts.roles import Role
 from audit.models import AuditEvent
@@ -50,7 +50,7 @@ def test_approval_publishes_a_rubric_version_and_records_the_approval(published,
 
 def test_returning_needs_a_comment_and_puts_the_task_back_to_draft(task, author, maintainer):
     services.submit_for_review(task, author)
-    with pytest.raises(services.WorkflowRefused, match="what needs changing"):
+    with pytest.raises(ValidationError, match="what needs changing"):
         services.return_for_changes(task, maintainer, "  ")
     services.return_for_changes(task, maintainer, "Add a fail example.")
     task.refresh_from_db()

@@ -46,7 +46,7 @@ def world(make_user):  # type: ignore[no-untyped-def]
         services.save_grade(theirs, version.pk, verdict="fail", rationale=RATIONALE, by=ben)
     for item in study.likert_items.all():
         services.save_likert(theirs, item.pk, 2, by=ben)
-    services.submit(theirs)
+    services.submit(theirs, by=theirs.annotator)
     run = JudgeRun.objects.create(judge_model=JUDGE)
     verdict = JudgeVerdict.objects.create(
         run=run, response=response, criterion_version=versions[0], verdict=False, rationale=JUDGE

@@ -93,7 +93,7 @@ def world(make_user):  # type: ignore[no-untyped-def]
     # her; on the others she and Ben disagree, so the agreement pages list disagreements.
     first = Assignment.objects.filter(study_item__study=study, annotator=admin).first()
     for assignment in Assignment.objects.filter(study_item__study=study).exclude(pk=first.pk):
-        services.submit(assignment)
+        services.submit(assignment, by=assignment.annotator)
     version = factories.rubric_of(first)[0]
     services.save_grade(first, version.pk, verdict="fail", rationale=FORMULA, by=admin)
     run = JudgeRun.objects.create(judge_model="judge")

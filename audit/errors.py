@@ -1,0 +1,17 @@
+"""The kinds of refusal a domain operation answers, whoever asked.
+
+Each app's errors subclass one of these (grading.services.StudyClosed is a Conflict,
+NotYourAssignment a NotFound); pages (l2annot/errors.py) and the API (api/exceptions.py) each
+turn a kind into an HTTP status in one place. Input that does not fit stays Django's
+ValidationError: 422 on pages, 400 in the API.
+"""
+
+
+class Conflict(Exception):
+    """The current state of the data refuses the operation (409): someone saved first, the
+    study is closed, the task is in review, other data depends on what was to be deleted."""
+
+
+class NotFound(Exception):
+    """The object is not the caller's to use (404): answered as if it did not exist, so nobody
+    learns what others hold."""
