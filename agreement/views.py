@@ -32,6 +32,7 @@ from audit import services as audit
 from audit.models import AuditEvent
 from grading.models import Study
 from judging.models import JudgeRun
+from l2annot.htmx import wants_fragment
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -83,10 +84,10 @@ def study_agreement(request: HttpRequest, study_id: int) -> HttpResponse:
     report = cached_study_report(study)
     if report is None and is_large(study):
         jobs.request_study_report(study)
-        if request.htmx:  # the waiting page polls; nothing new yet
+        if wants_fragment(request):  # the waiting page polls; nothing new yet
             return HttpResponse(status=204)
         return render(request, "agreement/computing.html", {"study": study}, status=202)
-    if report is not None and request.htmx:
+    if report is not None and wants_fragment(request):
         response = HttpResponse(status=204)
         response["HX-Refresh"] = "true"  # ready: the waiting page reloads as the full report
         return response

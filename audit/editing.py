@@ -21,6 +21,15 @@ class EditConflict(Conflict):
         self.current = current
         self.theirs = dict(theirs)
 
+    def differences(self, mine: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+        """(field, their value, my value) for each field where the two differ: the rows of the
+        conflict partial (templates/_conflict.html)."""
+        return [
+            (name.replace("_", " "), value, mine.get(name))
+            for name, value in self.theirs.items()
+            if str(value if value is not None else "") != str(mine.get(name) or "")
+        ]
+
 
 class DeleteRefused(Conflict):
     """Other data still refers to the object; the message names it."""

@@ -9,10 +9,9 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
-from django.views.decorators.vary import vary_on_headers
 
 from accounts.permissions import require
 from accounts.roles import Action
@@ -21,6 +20,7 @@ from grading.adjudication import Filters
 from grading.forms import GoldVerdictForm
 from grading.models import GoldVerdict, Grade, Study, StudyItem
 from l2annot.errors import message_of, status_for
+from l2annot.htmx import redirect_to, render_page, wants_fragment
 from rubrics.models.criteria import Layer
 
 LIST = "grading/adjudication_list.html"
@@ -48,7 +48,6 @@ def list_url(study_id: int, filters: Filters) -> str:
 
 
 @require(Action.MANAGE_STUDIES)
-@vary_on_headers("HX-Request")
 def adjudication_list(request: HttpRequest, study_id: int) -> HttpResponse:
     """The disagreeing pairs, unresolved first, filterable by criterion and layer. Six queries."""
     study = get_object_or_404(Study, pk=study_id)
@@ -66,7 +65,7 @@ def adjudication_list(request: HttpRequest, study_id: int) -> HttpResponse:
         "codes": adjudication.disagreeing_codes(study),
         "layers": Layer.choices,
     }
-    return render(request, f"{LIST}#table" if request.htmx else LIST, context)
+    return render_page(request, LIST, context, fragment="table")
 
 
 def _pair_context(
@@ -107,7 +106,6 @@ def _pair_context(
         "line": line,
         "version": line.criterion_version,
         "response": response,
-        "turns": response.turns.all() if response.kind == response.Kind.CONVERSATION else [],
         "graders": graders,
         "gold": gold,
         "form": GoldVerdictForm(
@@ -126,7 +124,6 @@ def _pair_context(
 
 @require(Action.MANAGE_STUDIES)
 @require_http_methods(["GET", "POST"])
-@vary_on_headers("HX-Request")
 def adjudicate(
     request: HttpRequest, study_id: int, study_item_id: int, criterion_version_id: int
 ) -> HttpResponse:
@@ -159,7 +156,7 @@ def adjudicate(
         else:
             return _next(request, study, filters, context)
     context["form"] = form
-    return render(request, f"{PAGE}#pair" if request.htmx else PAGE, context, status=status)
+    return render_page(request, PAGE, context, fragment="pair", status=status)
 
 
 def _next(
@@ -173,14 +170,14 @@ def _next(
         if following
         else list_url(study.pk, filters)
     )
-    if not request.htmx:
+    if not wants_fragment(request):
         messages.success(request, recorded)
-        return redirect(url)
+        return redirect_to(request, url)
     if following is None:
         context = {"study": study, "recorded": recorded, "back": url, "none_left": True}
     else:
         context = _pair_context(study, following["item"], following["version"], filters)
         context["recorded"] = recorded
-    reply = render(request, f"{PAGE}#pair", context)
+    reply = render_page(request, PAGE, context, fragment="pair")
     reply["HX-Push-Url"] = url
     return reply

@@ -14,13 +14,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
-from django.views.decorators.vary import vary_on_headers
 
 from accounts.permissions import require
 from accounts.roles import Action
 from grading import services
 from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, Verdict
 from l2annot.errors import message_of, status_for
+from l2annot.htmx import redirect_to, render_page, wants_fragment
 from rubrics.models import EffectiveCriterion, RubricItem
 
 PAGE = "grading/assignment.html"
@@ -116,7 +116,6 @@ def _page_context(request: HttpRequest, assignment: Assignment, **state: Any) ->
         "resources": task.resources.all(),
         "context_values": task.context_values.select_related("variable", "value"),
         "response": response,
-        "turns": response.turns.all() if response.kind == response.Kind.CONVERSATION else [],
         "lines": _lines(assignment),
         "likert": _likert(assignment),
         "verdicts": [(v, Verdict(v).label, VERDICT_KEYS[v]) for v in Verdict.values],
@@ -190,30 +189,34 @@ def _fragment(
         "closed": study.is_closed(),
         "verdicts": [(v, Verdict(v).label, VERDICT_KEYS[v]) for v in Verdict.values],
     }
-    return render(request, f"{PAGE}#{name}", context | state, status=status)
+    return render_page(request, PAGE, context | state, fragment=name, status=status)
 
 
-def _error_response(
-    request: HttpRequest,
-    assignment: Assignment,
-    error: services.GradingError,
-    partial: str,
-    **state: Any,
+def _saved(
+    request: HttpRequest, assignment: Assignment, name: str, anchor: str, **state: Any
 ) -> HttpResponse:
-    status = status_for(error)
-    message = message_of(error)
-    if request.htmx and state:
-        return _fragment(request, assignment, partial, status, error=message, **state)
-    if request.htmx:
-        return render(request, f"{PAGE}#error", {"error": message}, status=status)
-    return render(
-        request, PAGE, _page_context(request, assignment, page_error=message), status=status
-    )
+    """A save went through: htmx gets the saved part back, a plain form goes back to it."""
+    if wants_fragment(request):
+        return _fragment(request, assignment, name, saved=True, **state)
+    return redirect_to(request, reverse("grading:assignment", args=[assignment.pk]) + anchor)
+
+
+def _refused(
+    request: HttpRequest, assignment: Assignment, error: Exception, name: str, **state: Any
+) -> HttpResponse:
+    """A save refused: htmx gets the part with the message (or the message alone when the part
+    is not on the page), a plain form the whole page with the message on top."""
+    status, message = status_for(error), message_of(error)
+    if wants_fragment(request) and state:
+        return _fragment(request, assignment, name, status, error=message, **state)
+    if wants_fragment(request):
+        return render_page(request, PAGE, {"error": message}, fragment="error", status=status)
+    context = _page_context(request, assignment, page_error=message)
+    return render_page(request, PAGE, context, status=status)
 
 
 @require(Action.GRADE)
 @require_POST
-@vary_on_headers("HX-Request")
 def save_grade(request: HttpRequest, assignment_id: int, criterion_version_id: int) -> HttpResponse:
     verdict = request.POST.get("verdict")
     rationale = request.POST.get("rationale")
@@ -233,20 +236,13 @@ def save_grade(request: HttpRequest, assignment_id: int, criterion_version_id: i
         assert assignment is not None  # a refusal comes after the lookup
         line = next((x for x in _lines(assignment) if x.version.pk == criterion_version_id), None)
         state = {"line": line} if line else {}
-        return _error_response(request, assignment, error, "criterion", **state)
-    if not request.htmx:
-        return redirect(
-            reverse("grading:assignment", args=[assignment.pk])
-            + f"#criterion-{criterion_version_id}"
-        )
-    return _fragment(
-        request, assignment, "criterion", line=_line(assignment, grade, item), saved=True
-    )
+        return _refused(request, assignment, error, "criterion", **state)
+    anchor = f"#criterion-{criterion_version_id}"
+    return _saved(request, assignment, "criterion", anchor, line=_line(assignment, grade, item))
 
 
 @require(Action.GRADE)
 @require_POST
-@vary_on_headers("HX-Request")
 def save_likert(request: HttpRequest, assignment_id: int, likert_item_id: int) -> HttpResponse:
     assignment = _own(request, assignment_id)
     try:
@@ -257,15 +253,9 @@ def save_likert(request: HttpRequest, assignment_id: int, likert_item_id: int) -
         services.save_likert(assignment, likert_item_id, value, by=request.user)
     except services.GradingError as error:
         entry = next((e for e in _likert(assignment) if e[0].pk == likert_item_id), None)
-        return _error_response(
-            request, assignment, error, "likert", **({"entry": entry} if entry else {})
-        )
-    if not request.htmx:
-        return redirect(
-            reverse("grading:assignment", args=[assignment.pk]) + f"#likert-{likert_item_id}"
-        )
+        return _refused(request, assignment, error, "likert", **({"entry": entry} if entry else {}))
     entry = next(e for e in _likert(assignment) if e[0].pk == likert_item_id)
-    return _fragment(request, assignment, "likert", entry=entry, saved=True)
+    return _saved(request, assignment, "likert", f"#likert-{likert_item_id}", entry=entry)
 
 
 @require(Action.GRADE)

@@ -13,7 +13,6 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, Stream
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
-from django.views.decorators.vary import vary_on_headers
 
 from accounts.models import User
 from accounts.permissions import require
@@ -23,6 +22,7 @@ from interchange import grades_export, jobs, offline
 from interchange.exporters import export_l2bench_zip, export_rubrics_xlsx
 from interchange.forms import ImportForm, OfflineUploadForm
 from interchange.models import ImportJob
+from l2annot.htmx import render_page
 from taxonomy.models import Framework
 
 
@@ -55,11 +55,9 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 @require(Action.IMPORT_DATA)
-@vary_on_headers("HX-Request")
 def job(request: HttpRequest, pk: int) -> HttpResponse:
     found = get_object_or_404(ImportJob, pk=pk)
-    template = "interchange/job.html" + ("#job-status" if request.htmx else "")
-    return render(request, template, {"job": found})
+    return render_page(request, "interchange/job.html", {"job": found}, fragment="job-status")
 
 
 def _framework(request: HttpRequest) -> Framework:

@@ -11,19 +11,18 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
-from django.views.decorators.vary import vary_on_headers
 
 from accounts.permissions import require
 from accounts.roles import Action
 from audit.editing import DeleteRefused, EditConflict
 from l2annot.errors import status_for
+from l2annot.htmx import respond, wants_fragment
 from rubrics import services
 from rubrics.forms import CriterionForm, add_errors
 from rubrics.models import Criterion, CriterionVersion, Layer, Task
-from rubrics.views import differing, wants_fragment
 from taxonomy.models import Framework, SubCompetency
 
 PAGE = "rubrics/criteria.html"
@@ -119,34 +118,35 @@ def _context(owner: Owner, **state: Any) -> dict[str, Any]:
 def _respond(request: HttpRequest, owner: Owner, status: int = 200, **state: Any) -> HttpResponse:
     if isinstance(owner, Task):
         owner = Task.objects.select_related("framework", "sub_competency").get(pk=owner.pk)
-    if wants_fragment(request):
-        context = _context(owner, oob=True, **state)
-        return render(request, f"{PAGE}#criteria", context, status=status)
-    if request.method == "POST" and status < 400:
-        anchor = f"#criterion-{state['saved']}" if state.get("saved") else "#criteria"
-        return redirect(_page_url(owner) + anchor)
-    return render(request, PAGE, _context(owner, **state), status=status)
+    anchor = f"#criterion-{state['saved']}" if state.get("saved") else "#criteria"
+    # The task's preview rides along with the fragment as an out-of-band swap.
+    context = _context(owner, oob=wants_fragment(request), **state)
+    return respond(
+        request,
+        PAGE,
+        context,
+        fragment="criteria",
+        done_url=_page_url(owner) + anchor,
+        status=status,
+    )
 
 
 # ----- pages ------------------------------------------------------------------------------------
 
 
 @require(Action.EDIT_RUBRICS)
-@vary_on_headers("HX-Request")
 def task_criteria(request: HttpRequest, pk: int) -> HttpResponse:
     task = get_object_or_404(Task.objects.select_related("framework", "sub_competency"), pk=pk)
     return render(request, PAGE, _context(task))
 
 
 @require(Action.EDIT_RUBRICS)
-@vary_on_headers("HX-Request")
 def consensus(request: HttpRequest, pk: int) -> HttpResponse:
     sub = get_object_or_404(SubCompetency.objects.select_related("competency__framework"), pk=pk)
     return render(request, PAGE, _context(sub))
 
 
 @require(Action.EDIT_RUBRICS)
-@vary_on_headers("HX-Request")
 def universal(request: HttpRequest, framework_code: str) -> HttpResponse:
     return render(request, PAGE, _context(get_object_or_404(Framework, code=framework_code)))
 
@@ -221,7 +221,7 @@ def criterion_edit(request: HttpRequest, pk: int) -> HttpResponse:
         data[f"c{pk}-revision"] = str(conflict.current.revision)
         retry = CriterionForm(data, prefix=f"c{pk}")
         retry.is_valid()
-        theirs = differing(conflict.theirs, form.content())
+        theirs = conflict.differences(form.content())
         status = status_for(conflict)
         return _respond(request, owner, status, edit_form=retry, conflict=theirs, **state)
     except ValidationError as exc:

@@ -15,12 +15,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
-from django.views.decorators.vary import vary_on_headers
 
 from accounts.permissions import require
 from accounts.roles import Action
 from audit.editing import EditConflict
 from l2annot.errors import status_for
+from l2annot.htmx import render_page, respond
 from rubrics import services
 from rubrics.diff import TASK_TEXT_FIELDS, RubricDiff, diff_rubric_versions, diff_rubrics
 from rubrics.forms import (
@@ -39,16 +39,10 @@ TASKS_PER_PAGE = 25
 EDITOR = "rubrics/task_edit.html"
 
 
-def wants_fragment(request: HttpRequest) -> bool:
-    # A history restore asks for the whole page even though it comes from htmx.
-    return bool(request.htmx) and not request.htmx.history_restore_request
-
-
 # ----- reading ------------------------------------------------------------------------------
 
 
 @require(Action.VIEW_BENCHMARK)
-@vary_on_headers("HX-Request")
 def task_list(request: HttpRequest) -> HttpResponse:
     languages = list(
         Task.objects.order_by("language").values_list("language", flat=True).distinct()
@@ -64,8 +58,7 @@ def task_list(request: HttpRequest) -> HttpResponse:
     query = request.GET.copy()
     query.pop("page", None)
     context = {"form": form, "page": page, "query": query.urlencode()}
-    template = "rubrics/task_list.html"
-    return render(request, template + "#results" if wants_fragment(request) else template, context)
+    return render_page(request, "rubrics/task_list.html", context, fragment="results")
 
 
 def _detail_context(task: Task) -> dict[str, Any]:
@@ -247,12 +240,9 @@ def _editor_response(
     """The editor's `fragment` for htmx; otherwise a redirect after a success or the whole page
     showing what went wrong."""
     task = _task(task.pk)
-    if wants_fragment(request):
-        context = _editor_context(task, **state)
-        return render(request, f"{EDITOR}#{fragment}", context, status=status)
-    if request.method == "POST" and status < 400:
-        return redirect(reverse("rubrics:task_edit", args=[task.pk]) + f"#{fragment}")
-    return render(request, EDITOR, _editor_context(task, **state), status=status)
+    done_url = reverse("rubrics:task_edit", args=[task.pk]) + f"#{fragment}"
+    context = _editor_context(task, **state)
+    return respond(request, EDITOR, context, fragment=fragment, done_url=done_url, status=status)
 
 
 def _locked(
@@ -263,7 +253,6 @@ def _locked(
 
 @require(Action.EDIT_RUBRICS)
 @require_http_methods(["GET", "POST"])
-@vary_on_headers("HX-Request")
 def task_edit(request: HttpRequest, pk: int) -> HttpResponse:
     task = _task(pk)
     if request.method == "GET":
@@ -278,7 +267,7 @@ def task_edit(request: HttpRequest, pk: int) -> HttpResponse:
         data["revision"] = str(conflict.current.revision)
         retry = TaskForm(data, instance=_task(pk))
         retry.is_valid()
-        theirs = differing(conflict.theirs, form.changes())
+        theirs = conflict.differences(form.changes())
         return _editor_response(
             request, task, "fields", status_for(conflict), task_form=retry, conflict=theirs
         )
@@ -288,16 +277,6 @@ def task_edit(request: HttpRequest, pk: int) -> HttpResponse:
     except services.RubricError as exc:
         return _locked(request, task, "fields", exc)
     return _editor_response(request, task, "fields", saved="fields")
-
-
-def differing(theirs: dict[str, Any], mine: dict[str, Any]) -> list[tuple[str, Any, Any]]:
-    """(field, their value, my value) for each field where the two differ, for the conflict
-    view."""
-    return [
-        (name.replace("_", " "), value, mine.get(name))
-        for name, value in theirs.items()
-        if str(value if value is not None else "") != str(mine.get(name) or "")
-    ]
 
 
 @require(Action.EDIT_RUBRICS)
@@ -370,7 +349,7 @@ def resource_edit(request: HttpRequest, pk: int) -> HttpResponse:
         data["revision"] = str(conflict.current.revision)
         retry = ResourceEditForm(data, instance=conflict.current)
         retry.is_valid()
-        theirs = differing(conflict.theirs, changes)
+        theirs = conflict.differences(changes)
         status = status_for(conflict)
         return _editor_response(
             request, task, "resources", status, resource_edit_form=retry, conflict=theirs, **state

@@ -16,15 +16,15 @@ from typing import Any
 from django.db import models
 from django.forms import ModelForm
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_http_methods, require_POST
-from django.views.decorators.vary import vary_on_headers
 
 from accounts.permissions import require
 from accounts.roles import Action
 from audit import editing
 from l2annot.errors import status_for
+from l2annot.htmx import respond
 from taxonomy.models import Framework
 
 
@@ -115,23 +115,24 @@ class OutlineEditor:
         framework = self._framework_of(item)
         [fresh] = self._items(framework, pk=item.pk)
         context = {"framework": framework, "item": fresh, "editor": self, "active": fresh.pk}
-        context.update(state)
-        if request.htmx:
-            return render(request, f"{self.template}#card", context, status=status)
-        if status < 400 and request.method == "POST":
-            return redirect(self._page_url(framework) + f"#item-{item.pk}")
-        page = self._page_context(framework) | context
-        return render(request, self.template, page, status=status)
+        return respond(
+            request,
+            self.template,
+            context | state,
+            fragment="card",
+            done_url=self._page_url(framework) + f"#item-{item.pk}",
+            status=status,
+            page_context=lambda: self._page_context(framework),
+        )
 
     def _render_list(
         self, request: HttpRequest, framework: Framework, status: int = 200, **state: Any
     ) -> HttpResponse:
         context = self._page_context(framework) | state
-        if request.htmx:
-            return render(request, f"{self.template}#outline", context, status=status)
-        if status < 400 and request.method == "POST":
-            return redirect(self._page_url(framework))
-        return render(request, self.template, context, status=status)
+        done_url = self._page_url(framework)
+        return respond(
+            request, self.template, context, fragment="outline", done_url=done_url, status=status
+        )
 
     def _page_url(self, framework: Framework) -> str:
         return reverse(f"taxonomy:{self.slug}", args=[framework.code])
@@ -146,7 +147,6 @@ class OutlineEditor:
     @property
     def page(self) -> Callable[..., HttpResponse]:
         @require(Action.VIEW_TAXONOMY)
-        @vary_on_headers("HX-Request")
         def view(request: HttpRequest, framework_code: str) -> HttpResponse:
             framework = get_object_or_404(Framework, code=framework_code)
             return render(request, self.template, self._page_context(framework))
@@ -312,7 +312,7 @@ class OutlineEditor:
                 card_of(),
                 status_for(conflict),
                 **{form_name: retry},
-                conflict=conflict.theirs,
+                conflict=conflict.differences(changes),
                 **state,
             )
         return self._render_item(request, card_of(), saved=obj.pk)
