@@ -1,14 +1,14 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from accounts import views
 from accounts.password_reset import PasswordResetView
+from accounts.views import home, profile
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("accounts/profile/", views.profile, name="profile"),
-    path("accounts/tokens/", views.token_create, name="token_create"),
-    path("accounts/tokens/<int:pk>/revoke/", views.token_revoke, name="token_revoke"),
+    path("", home.home, name="home"),
+    path("accounts/profile/", profile.profile, name="profile"),
+    path("accounts/tokens/", profile.token_create, name="token_create"),
+    path("accounts/tokens/<int:pk>/revoke/", profile.token_revoke, name="token_revoke"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(

@@ -1,27 +1,27 @@
 from django.urls import path
 
-from agreement import views
+from agreement.views import reports
 
 app_name = "agreement"
 urlpatterns = [
-    path("", views.index, name="index"),
-    path("studies/<int:study_id>/", views.study_agreement, name="study"),
-    path("studies/<int:study_id>/leaderboard/", views.leaderboard, name="leaderboard"),
-    path("studies/<int:study_id>/settings/", views.analysis_settings, name="settings"),
+    path("", reports.index, name="index"),
+    path("studies/<int:study_id>/", reports.study_agreement, name="study"),
+    path("studies/<int:study_id>/leaderboard/", reports.leaderboard, name="leaderboard"),
+    path("studies/<int:study_id>/settings/", reports.analysis_settings, name="settings"),
     path(
         "studies/<int:study_id>/judges/<int:run_id>/",
-        views.judge_calibration,
+        reports.judge_calibration,
         name="judge",
     ),
     path(
         "studies/<int:study_id>/report.json",
-        views.study_report_download,
+        reports.study_report_download,
         {"fmt": "json"},
         name="study_report_json",
     ),
     path(
         "studies/<int:study_id>/report.xlsx",
-        views.study_report_download,
+        reports.study_report_download,
         {"fmt": "xlsx"},
         name="study_report_xlsx",
     ),

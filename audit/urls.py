@@ -1,8 +1,8 @@
 from django.urls import path
 
-from audit import views
+from audit.views import history
 
 app_name = "audit"
 urlpatterns = [
-    path("<slug:app_label>/<slug:model>/<str:pk>/", views.history, name="history"),
+    path("<slug:app_label>/<slug:model>/<str:pk>/", history.history, name="history"),
 ]

@@ -17,4 +17,4 @@ urlpatterns = [
 ]
 
 # No MEDIA_URL route, not even with DEBUG: uploads are read through views that check the reader's
-# role (rubrics.resource_files), never by a path anyone could guess.
+# role (rubrics.views.resources), never by a path anyone could guess.

@@ -5,7 +5,7 @@ from accounts.permissions import require
 from accounts.roles import Action
 from grading.models import Assignment
 from rubrics.models import TaskResource
-from rubrics.resource_files import file_response
+from rubrics.views.resources import file_response
 
 
 @require(Action.GRADE)

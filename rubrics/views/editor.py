@@ -1,16 +1,11 @@
-"""Pages for tasks: the list, the task page with its review actions, the task editor and the
-version diff. Every change goes through rubrics.services; these views parse and render.
-
-htmx requests get the fragment of the page template they swap (`page.html#fragment`), plain
-requests the whole page or a redirect, so every page also works without JavaScript.
-"""
+"""The task editor: creating a task, then its fields, context values, resources and universal
+criteria, each a fragment of the editor page that htmx swaps (l2annot.htmx.respond), or a
+redirect or the whole page without JavaScript. Every change goes through rubrics.services."""
 
 from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.core.paginator import Paginator
-from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -20,176 +15,21 @@ from accounts.permissions import require
 from accounts.roles import Action
 from audit.editing import EditConflict
 from l2annot.errors import status_for
-from l2annot.htmx import render_page, respond
+from l2annot.htmx import respond
 from rubrics import services
-from rubrics.diff import TASK_TEXT_FIELDS, RubricDiff, diff_rubric_versions, diff_rubrics
 from rubrics.forms import (
     ContextValuesForm,
     ExclusionForm,
     ResourceEditForm,
     ResourceForm,
-    TaskFilterForm,
     TaskForm,
     add_errors,
 )
-from rubrics.models import Criterion, Layer, Review, RubricVersion, Task, TaskResource
+from rubrics.models import Criterion, Layer, Task, TaskResource
+from rubrics.views.tasks import task_or_404
 from taxonomy.models import ContextVariable
 
-TASKS_PER_PAGE = 25
 EDITOR = "rubrics/task_edit.html"
-
-
-# ----- reading ------------------------------------------------------------------------------
-
-
-@require(Action.VIEW_BENCHMARK)
-def task_list(request: HttpRequest) -> HttpResponse:
-    languages = list(
-        Task.objects.order_by("language").values_list("language", flat=True).distinct()
-    )
-    form = TaskFilterForm(request.GET or None, languages=languages)
-    tasks = Task.objects.select_related("sub_competency__competency").annotate(
-        criteria_count=Count("criteria", distinct=True),
-        responses_count=Count("responses", distinct=True),
-    )
-    if form.is_bound:
-        tasks = form.filter(tasks) if form.is_valid() else tasks.none()
-    page = Paginator(tasks.order_by("key", "pk"), TASKS_PER_PAGE).get_page(request.GET.get("page"))
-    query = request.GET.copy()
-    query.pop("page", None)
-    context = {"form": form, "page": page, "query": query.urlencode()}
-    return render_page(request, "rubrics/task_list.html", context, fragment="results")
-
-
-def _detail_context(task: Task) -> dict[str, Any]:
-    rubric = task.effective_rubric()
-    return {
-        "task": task,
-        "rubric": rubric,
-        "possible": sum(line.weight for line in rubric if line.applicable and line.weight > 0),
-        "resources": task.resources.all(),
-        "context_values": task.context_values.select_related("variable", "value"),
-        "versions": task.rubric_versions.select_related("published_by").annotate(
-            items_count=Count("items")
-        ),
-        "reviews": task.reviews.select_related("by", "rubric_version"),
-        "responses": task.responses.prefetch_related("turns"),
-    }
-
-
-def _task(pk: int) -> Task:
-    return get_object_or_404(
-        Task.objects.select_related("framework", "sub_competency__competency"), pk=pk
-    )
-
-
-@require(Action.VIEW_BENCHMARK)
-def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    return render(request, "rubrics/task_detail.html", _detail_context(_task(pk)))
-
-
-# ----- review workflow ------------------------------------------------------------------------
-
-
-def _refused(request: HttpRequest, task: Task, error: Exception) -> HttpResponse:
-    problems = error.messages if isinstance(error, ValidationError) else error.problems
-    context = _detail_context(task) | {"problems": problems}
-    return render(request, "rubrics/task_detail.html", context, status=status_for(error))
-
-
-@require(Action.EDIT_RUBRICS)
-@require_POST
-def task_submit(request: HttpRequest, pk: int) -> HttpResponse:
-    task = _task(pk)
-    try:
-        services.submit_for_review(task, request.user, request.POST.get("comment", "").strip())
-    except services.WorkflowRefused as refused:
-        return _refused(request, _task(pk), refused)
-    messages.success(request, f"{task} was submitted for review.")
-    return redirect("rubrics:task_detail", pk)
-
-
-@require(Action.REVIEW_RUBRICS)
-@require_POST
-def task_approve(request: HttpRequest, pk: int) -> HttpResponse:
-    task = _task(pk)
-    try:
-        version = services.approve(task, request.user, request.POST.get("comment", "").strip())
-    except services.WorkflowRefused as refused:
-        return _refused(request, _task(pk), refused)
-    messages.success(request, f"{task} was published as version {version.number}.")
-    return redirect("rubrics:task_detail", pk)
-
-
-@require(Action.REVIEW_RUBRICS)
-@require_POST
-def task_return(request: HttpRequest, pk: int) -> HttpResponse:
-    task = _task(pk)
-    comment = request.POST.get("comment", "").strip()
-    try:
-        services.return_for_changes(task, request.user, comment)
-    except (services.WorkflowRefused, ValidationError) as refused:
-        return _refused(request, _task(pk), refused)
-    messages.success(request, f"{task} was returned to its authors.")
-    return redirect("rubrics:review_queue")
-
-
-@require(Action.REVIEW_RUBRICS)
-def review_queue(request: HttpRequest) -> HttpResponse:
-    tasks = (
-        Task.objects.filter(status=Task.Status.IN_REVIEW)
-        .select_related("sub_competency")
-        .annotate(versions_count=Count("rubric_versions"))
-        .order_by("updated_at", "pk")
-    )
-    submitted = {
-        review.task_id: review
-        for review in Review.objects.filter(
-            task__status=Task.Status.IN_REVIEW, action=Review.Action.SUBMITTED
-        ).select_related("by")
-    }  # ordered by time, so the latest submission of each task wins
-    rows = [(task, submitted.get(task.pk)) for task in tasks]
-    return render(request, "rubrics/review_queue.html", {"rows": rows})
-
-
-# ----- versions -------------------------------------------------------------------------------
-
-
-def _draft_diff(version: RubricVersion, task: Task) -> RubricDiff:
-    task_fields = {
-        name: (getattr(version, name), getattr(task, name))
-        for name in TASK_TEXT_FIELDS
-        if getattr(version, name) != getattr(task, name)
-    }
-    return RubricDiff(
-        task_fields, diff_rubrics(version.effective_rubric(), task.effective_rubric())
-    )
-
-
-@require(Action.VIEW_BENCHMARK)
-def task_diff(request: HttpRequest, pk: int) -> HttpResponse:
-    """Compare two published versions (?from=1&to=2), or one with the current draft (to=draft).
-    Without parameters: the latest published version against the draft."""
-    task = _task(pk)
-    versions = list(task.rubric_versions.order_by("number"))
-    if not versions:
-        return render(request, "rubrics/task_diff.html", {"task": task, "versions": []})
-    by_number = {str(v.number): v for v in versions}
-    old = by_number.get(request.GET.get("from", ""), versions[-1])
-    new = by_number.get(request.GET.get("to", "draft"))
-    diff = diff_rubric_versions(old, new) if new else _draft_diff(old, task)
-    context = {
-        "task": task,
-        "versions": versions,
-        "old": old,
-        "new": new,
-        "new_key": str(new.number) if new else "draft",
-        "diff": diff,
-    }
-    return render(request, "rubrics/task_diff.html", context)
-
-
-# ----- the task editor ------------------------------------------------------------------------
 
 
 @require(Action.EDIT_RUBRICS)
@@ -239,7 +79,7 @@ def _editor_response(
 ) -> HttpResponse:
     """The editor's `fragment` for htmx; otherwise a redirect after a success or the whole page
     showing what went wrong."""
-    task = _task(task.pk)
+    task = task_or_404(task.pk)
     done_url = reverse("rubrics:task_edit", args=[task.pk]) + f"#{fragment}"
     context = _editor_context(task, **state)
     return respond(request, EDITOR, context, fragment=fragment, done_url=done_url, status=status)
@@ -254,10 +94,10 @@ def _locked(
 @require(Action.EDIT_RUBRICS)
 @require_http_methods(["GET", "POST"])
 def task_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    task = _task(pk)
+    task = task_or_404(pk)
     if request.method == "GET":
         return render(request, EDITOR, _editor_context(task))
-    form = TaskForm(request.POST, instance=_task(pk))
+    form = TaskForm(request.POST, instance=task_or_404(pk))
     if not form.is_valid():
         return _editor_response(request, task, "fields", 422, task_form=form)
     try:
@@ -265,7 +105,7 @@ def task_edit(request: HttpRequest, pk: int) -> HttpResponse:
     except EditConflict as conflict:
         data = request.POST.copy()
         data["revision"] = str(conflict.current.revision)
-        retry = TaskForm(data, instance=_task(pk))
+        retry = TaskForm(data, instance=task_or_404(pk))
         retry.is_valid()
         theirs = conflict.differences(form.changes())
         return _editor_response(
@@ -282,7 +122,7 @@ def task_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @require(Action.EDIT_RUBRICS)
 @require_POST
 def task_context(request: HttpRequest, pk: int) -> HttpResponse:
-    task = _task(pk)
+    task = task_or_404(pk)
     variables = list(
         ContextVariable.objects.filter(framework=task.framework_id).prefetch_related("values")
     )
@@ -314,7 +154,7 @@ def task_context(request: HttpRequest, pk: int) -> HttpResponse:
 @require(Action.EDIT_RUBRICS)
 @require_POST
 def resource_create(request: HttpRequest, pk: int) -> HttpResponse:
-    task = _task(pk)
+    task = task_or_404(pk)
     form = ResourceForm(request.POST, request.FILES)
     if not form.is_valid():
         return _editor_response(request, task, "resources", 422, resource_form=form)
@@ -383,7 +223,7 @@ def _universal_criterion(request: HttpRequest, task: Task) -> Criterion | None:
 @require_POST
 def task_exclude(request: HttpRequest, pk: int) -> HttpResponse:
     """Mark a universal criterion not applicable to this task, with the reason."""
-    task = _task(pk)
+    task = task_or_404(pk)
     criterion = _universal_criterion(request, task)
     form = ExclusionForm(request.POST)
     if criterion is None or not form.is_valid():
@@ -406,7 +246,7 @@ def task_exclude(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def task_include(request: HttpRequest, pk: int) -> HttpResponse:
     """Undo task_exclude: the universal criterion applies again."""
-    task = _task(pk)
+    task = task_or_404(pk)
     criterion = _universal_criterion(request, task)
     if criterion is None:
         return _editor_response(

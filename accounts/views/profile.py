@@ -1,3 +1,5 @@
+"""A person's profile: their role, what it allows, and their API tokens."""
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -8,11 +10,6 @@ from accounts.forms import ApiTokenForm
 from accounts.models import ApiToken
 from accounts.roles import ACTION_LABELS, ROLE_ACTIONS
 from accounts.services import role_of
-
-
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "accounts/home.html", {"role": role_of(request.user)})
 
 
 def _profile(request: HttpRequest, status: int = 200, **extra: object) -> HttpResponse:

@@ -1,0 +1,12 @@
+"""The start page: what the person's role lets them do from here."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from accounts.services import role_of
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "accounts/home.html", {"role": role_of(request.user)})

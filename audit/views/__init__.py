@@ -1,0 +1,1 @@
+"""The history page of an object (history)."""

@@ -1,0 +1,52 @@
+"""The import page: upload a file, then watch its job until it is done."""
+
+import secrets
+from pathlib import Path
+
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
+
+from accounts.permissions import require
+from accounts.roles import Action
+from grading.models import Study
+from interchange import jobs
+from interchange.forms import ImportForm
+from interchange.models import ImportJob
+from l2annot.htmx import render_page
+from taxonomy.models import Framework
+
+
+@require(Action.IMPORT_DATA)
+@require_http_methods(["GET", "POST"])
+def index(request: HttpRequest) -> HttpResponse:
+    form = ImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            job = ImportJob(
+                kind=form.cleaned_data["kind"],
+                framework=form.cleaned_data["framework"],
+                dry_run=form.cleaned_data["dry_run"],
+                original_name=Path(form.cleaned_data["file"].name).name[:255],
+                token=secrets.token_hex(16),
+                created_by=request.user,
+            )
+            job.file.save("upload", form.cleaned_data["file"], save=False)
+            job.save()
+            jobs.enqueue(job)
+        return redirect("interchange:job", pk=job.pk)
+    recent = ImportJob.objects.select_related("created_by")[:20]
+    frameworks = Framework.objects.all()
+    studies = Study.objects.all()
+    return render(
+        request,
+        "interchange/index.html",
+        {"form": form, "jobs": recent, "frameworks": frameworks, "studies": studies},
+    )
+
+
+@require(Action.IMPORT_DATA)
+def job(request: HttpRequest, pk: int) -> HttpResponse:
+    found = get_object_or_404(ImportJob, pk=pk)
+    return render_page(request, "interchange/job.html", {"job": found}, fragment="job-status")

@@ -1,0 +1,175 @@
+"""Pages for tasks: the list, the task page with its review actions, the review queue and the
+version diff. Every change goes through rubrics.services; these views parse and render."""
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from accounts.permissions import require
+from accounts.roles import Action
+from l2annot.errors import status_for
+from l2annot.htmx import render_page
+from rubrics import services
+from rubrics.diff import TASK_TEXT_FIELDS, RubricDiff, diff_rubric_versions, diff_rubrics
+from rubrics.forms import (
+    TaskFilterForm,
+)
+from rubrics.models import Review, RubricVersion, Task
+
+TASKS_PER_PAGE = 25
+
+
+# ----- reading ------------------------------------------------------------------------------
+
+
+@require(Action.VIEW_BENCHMARK)
+def task_list(request: HttpRequest) -> HttpResponse:
+    languages = list(
+        Task.objects.order_by("language").values_list("language", flat=True).distinct()
+    )
+    form = TaskFilterForm(request.GET or None, languages=languages)
+    tasks = Task.objects.select_related("sub_competency__competency").annotate(
+        criteria_count=Count("criteria", distinct=True),
+        responses_count=Count("responses", distinct=True),
+    )
+    if form.is_bound:
+        tasks = form.filter(tasks) if form.is_valid() else tasks.none()
+    page = Paginator(tasks.order_by("key", "pk"), TASKS_PER_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {"form": form, "page": page, "query": query.urlencode()}
+    return render_page(request, "rubrics/task_list.html", context, fragment="results")
+
+
+def _detail_context(task: Task) -> dict[str, Any]:
+    rubric = task.effective_rubric()
+    return {
+        "task": task,
+        "rubric": rubric,
+        "possible": sum(line.weight for line in rubric if line.applicable and line.weight > 0),
+        "resources": task.resources.all(),
+        "context_values": task.context_values.select_related("variable", "value"),
+        "versions": task.rubric_versions.select_related("published_by").annotate(
+            items_count=Count("items")
+        ),
+        "reviews": task.reviews.select_related("by", "rubric_version"),
+        "responses": task.responses.prefetch_related("turns"),
+    }
+
+
+def task_or_404(pk: int) -> Task:
+    return get_object_or_404(
+        Task.objects.select_related("framework", "sub_competency__competency"), pk=pk
+    )
+
+
+@require(Action.VIEW_BENCHMARK)
+def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    return render(request, "rubrics/task_detail.html", _detail_context(task_or_404(pk)))
+
+
+# ----- review workflow ------------------------------------------------------------------------
+
+
+def _refused(request: HttpRequest, task: Task, error: Exception) -> HttpResponse:
+    problems = error.messages if isinstance(error, ValidationError) else error.problems
+    context = _detail_context(task) | {"problems": problems}
+    return render(request, "rubrics/task_detail.html", context, status=status_for(error))
+
+
+@require(Action.EDIT_RUBRICS)
+@require_POST
+def task_submit(request: HttpRequest, pk: int) -> HttpResponse:
+    task = task_or_404(pk)
+    try:
+        services.submit_for_review(task, request.user, request.POST.get("comment", "").strip())
+    except services.WorkflowRefused as refused:
+        return _refused(request, task_or_404(pk), refused)
+    messages.success(request, f"{task} was submitted for review.")
+    return redirect("rubrics:task_detail", pk)
+
+
+@require(Action.REVIEW_RUBRICS)
+@require_POST
+def task_approve(request: HttpRequest, pk: int) -> HttpResponse:
+    task = task_or_404(pk)
+    try:
+        version = services.approve(task, request.user, request.POST.get("comment", "").strip())
+    except services.WorkflowRefused as refused:
+        return _refused(request, task_or_404(pk), refused)
+    messages.success(request, f"{task} was published as version {version.number}.")
+    return redirect("rubrics:task_detail", pk)
+
+
+@require(Action.REVIEW_RUBRICS)
+@require_POST
+def task_return(request: HttpRequest, pk: int) -> HttpResponse:
+    task = task_or_404(pk)
+    comment = request.POST.get("comment", "").strip()
+    try:
+        services.return_for_changes(task, request.user, comment)
+    except (services.WorkflowRefused, ValidationError) as refused:
+        return _refused(request, task_or_404(pk), refused)
+    messages.success(request, f"{task} was returned to its authors.")
+    return redirect("rubrics:review_queue")
+
+
+@require(Action.REVIEW_RUBRICS)
+def review_queue(request: HttpRequest) -> HttpResponse:
+    tasks = (
+        Task.objects.filter(status=Task.Status.IN_REVIEW)
+        .select_related("sub_competency")
+        .annotate(versions_count=Count("rubric_versions"))
+        .order_by("updated_at", "pk")
+    )
+    submitted = {
+        review.task_id: review
+        for review in Review.objects.filter(
+            task__status=Task.Status.IN_REVIEW, action=Review.Action.SUBMITTED
+        ).select_related("by")
+    }  # ordered by time, so the latest submission of each task wins
+    rows = [(task, submitted.get(task.pk)) for task in tasks]
+    return render(request, "rubrics/review_queue.html", {"rows": rows})
+
+
+# ----- versions -------------------------------------------------------------------------------
+
+
+def _draft_diff(version: RubricVersion, task: Task) -> RubricDiff:
+    task_fields = {
+        name: (getattr(version, name), getattr(task, name))
+        for name in TASK_TEXT_FIELDS
+        if getattr(version, name) != getattr(task, name)
+    }
+    return RubricDiff(
+        task_fields, diff_rubrics(version.effective_rubric(), task.effective_rubric())
+    )
+
+
+@require(Action.VIEW_BENCHMARK)
+def task_diff(request: HttpRequest, pk: int) -> HttpResponse:
+    """Compare two published versions (?from=1&to=2), or one with the current draft (to=draft).
+    Without parameters: the latest published version against the draft."""
+    task = task_or_404(pk)
+    versions = list(task.rubric_versions.order_by("number"))
+    if not versions:
+        return render(request, "rubrics/task_diff.html", {"task": task, "versions": []})
+    by_number = {str(v.number): v for v in versions}
+    old = by_number.get(request.GET.get("from", ""), versions[-1])
+    new = by_number.get(request.GET.get("to", "draft"))
+    diff = diff_rubric_versions(old, new) if new else _draft_diff(old, task)
+    context = {
+        "task": task,
+        "versions": versions,
+        "old": old,
+        "new": new,
+        "new_key": str(new.number) if new else "draft",
+        "diff": diff,
+    }
+    return render(request, "rubrics/task_diff.html", context)

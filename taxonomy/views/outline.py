@@ -1,0 +1,305 @@
+"""Inline editing of a two-level outline of a framework, served as htmx fragments.
+
+The taxonomy (competency > sub-competency) and the context variables (variable > allowed value)
+have the same shape, so the same plain views edit both: taxonomy/urls.py routes each URL of
+either outline to them with the `Outline` it edits (COMPETENCIES or CONTEXT_VARIABLES). Every
+change goes through audit.editing, which refuses stale saves and deletes that would orphan data,
+and records history.
+
+htmx requests get a fragment of the outline's page (its card, or the whole outline); plain form
+posts a redirect (success) or the whole page with the failing card open (errors), so the pages
+work without JavaScript too (l2annot.htmx.respond).
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import models
+from django.forms import ModelForm
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts.permissions import require
+from accounts.roles import Action
+from audit import editing
+from l2annot.errors import status_for
+from l2annot.htmx import respond
+from taxonomy.forms import CompetencyForm, ContextValueForm, ContextVariableForm, SubCompetencyForm
+from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
+
+
+@dataclass(frozen=True)
+class Level:
+    model: type[models.Model]
+    form: type[ModelForm]
+    parent_field: str  # the field naming the parent: "framework" for an item
+    audited_fields: tuple[str, ...]
+    label: str  # "competency"
+
+
+@dataclass(frozen=True)
+class Outline:
+    page: str  # the page's URL name
+    template: str
+    title: str
+    item: Level
+    sub: Level
+    children: str  # the related name of an item's subs
+    listed_kinds_only: bool = False  # only an item whose values are listed takes subs
+
+    def takes_children(self, item: Any) -> bool:
+        return not self.listed_kinds_only or item.has_listed_values
+
+    def items_of(self, framework: Framework) -> models.QuerySet:
+        return self.item.model._default_manager.filter(framework=framework)
+
+
+COMPETENCIES = Outline(
+    page="taxonomy:competencies",
+    template="taxonomy/competencies.html",
+    title="Competencies",
+    item=Level(
+        Competency,
+        CompetencyForm,
+        "framework",
+        ("code", "name", "description", "order"),
+        "competency",
+    ),
+    sub=Level(
+        SubCompetency,
+        SubCompetencyForm,
+        "competency",
+        ("code", "name", "description", "order"),
+        "sub-competency",
+    ),
+    children="sub_competencies",
+)
+
+CONTEXT_VARIABLES = Outline(
+    page="taxonomy:context-variables",
+    template="taxonomy/context_variables.html",
+    title="Context variables",
+    item=Level(
+        ContextVariable,
+        ContextVariableForm,
+        "framework",
+        ("key", "label", "kind", "group", "minimum", "maximum", "description", "order"),
+        "context variable",
+    ),
+    sub=Level(
+        ContextValue,
+        ContextValueForm,
+        "variable",
+        ("code", "label", "description", "order"),
+        "value",
+    ),
+    children="values",
+    listed_kinds_only=True,
+)
+
+
+# ----- rendering --------------------------------------------------------------------------------
+def _items(outline: Outline, framework: Framework, **filters: Any) -> list[models.Model]:
+    items = list(outline.items_of(framework).filter(**filters).prefetch_related(outline.children))
+    for item in items:
+        item.children = list(getattr(item, outline.children).all())
+        item.takes_children = outline.takes_children(item)
+        item.new_sub_form = outline.sub.form(prefix=f"new-{item.pk}")
+    return items
+
+
+def _page_context(outline: Outline, framework: Framework) -> dict[str, Any]:
+    return {
+        "framework": framework,
+        "frameworks": Framework.objects.all(),
+        "items": _items(outline, framework),
+        "outline": outline,
+        "new_item_form": outline.item.form(prefix="new"),
+    }
+
+
+def _page_url(outline: Outline, framework: Framework) -> str:
+    return reverse(outline.page, args=[framework.code])
+
+
+def _card(
+    request: HttpRequest, outline: Outline, item: models.Model, status: int = 200, **state: Any
+) -> HttpResponse:
+    """The item's card: the fragment for htmx, else a redirect after a success or the page."""
+    framework = getattr(item, outline.item.parent_field)
+    [fresh] = _items(outline, framework, pk=item.pk)
+    context = {"framework": framework, "item": fresh, "outline": outline, "active": fresh.pk}
+    return respond(
+        request,
+        outline.template,
+        context | state,
+        fragment="card",
+        done_url=_page_url(outline, framework) + f"#item-{item.pk}",
+        status=status,
+        page_context=lambda: _page_context(outline, framework),
+    )
+
+
+def _list(
+    request: HttpRequest, outline: Outline, framework: Framework, status: int = 200, **state: Any
+) -> HttpResponse:
+    """The whole outline: the fragment for htmx, else a redirect after a success or the page."""
+    context = _page_context(outline, framework) | state
+    done_url = _page_url(outline, framework)
+    return respond(
+        request, outline.template, context, fragment="outline", done_url=done_url, status=status
+    )
+
+
+def _save(
+    request: HttpRequest,
+    outline: Outline,
+    level: Level,
+    obj: models.Model,
+    item: models.Model,
+    form_name: str,
+    **state: Any,
+) -> HttpResponse:
+    """Validate and save an edit form of an item or a sub (`obj`), answering with the item's
+    card (read again: the form changes its instance while validating); on a stale revision
+    show both versions."""
+    form = level.form(request.POST, instance=obj)
+    if not form.is_valid():
+        return _card(request, outline, item, 422, **{form_name: form}, **state)
+    changes = {name: form.cleaned_data[name] for name in form._meta.fields}
+    try:
+        editing.update(obj, changes, form.cleaned_data.get("revision") or 0, request.user)
+    except editing.EditConflict as conflict:
+        # Re-offer the editor's own text on top of the current revision: saving again is a
+        # deliberate overwrite, made with both versions in view.
+        data = request.POST.copy()
+        data["revision"] = str(conflict.current.revision)
+        retry = level.form(data, instance=conflict.current)
+        retry.is_valid()
+        status = status_for(conflict)
+        differences = conflict.differences(changes)
+        return _card(
+            request, outline, item, status, **{form_name: retry}, conflict=differences, **state
+        )
+    return _card(request, outline, item, saved=obj.pk)
+
+
+def _offset(direction: str) -> int:
+    return {"up": -1, "down": 1}.get(direction, 0)
+
+
+# ----- views ------------------------------------------------------------------------------------
+@require(Action.VIEW_TAXONOMY)
+def index(request: HttpRequest) -> HttpResponse:
+    framework = Framework.objects.order_by("pk").first()
+    if framework is None:
+        return redirect("home")
+    return redirect(COMPETENCIES.page, framework.code)
+
+
+@require(Action.VIEW_TAXONOMY)
+def page(request: HttpRequest, framework_code: str, outline: Outline) -> HttpResponse:
+    framework = get_object_or_404(Framework, code=framework_code)
+    return render(request, outline.template, _page_context(outline, framework))
+
+
+@require(Action.VIEW_TAXONOMY)
+def item_card(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
+    """The card as it stands (Cancel of an edit)."""
+    return _card(request, outline, get_object_or_404(outline.item.model, pk=pk))
+
+
+@require(Action.EDIT_TAXONOMY)
+@require_POST
+def item_create(request: HttpRequest, framework_code: str, outline: Outline) -> HttpResponse:
+    framework = get_object_or_404(Framework, code=framework_code)
+    instance = outline.item.model(**{outline.item.parent_field: framework})
+    instance.order = outline.items_of(framework).next_order()
+    form = outline.item.form(request.POST, instance=instance, prefix="new")
+    if not form.is_valid():
+        return _list(request, outline, framework, 422, new_item_form=form)
+    editing.create(form.instance, request.user, outline.item.audited_fields)
+    return _list(request, outline, framework, created=form.instance.pk)
+
+
+@require(Action.EDIT_TAXONOMY)
+@require_http_methods(["GET", "POST"])
+def item_edit(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
+    item = get_object_or_404(outline.item.model, pk=pk)
+    if request.method == "GET":
+        return _card(request, outline, item, item_form=outline.item.form(instance=item))
+    return _save(request, outline, outline.item, item, item, "item_form")
+
+
+@require(Action.EDIT_TAXONOMY)
+@require_POST
+def item_delete(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
+    item = get_object_or_404(outline.item.model, pk=pk)
+    framework = getattr(item, outline.item.parent_field)
+    try:
+        editing.delete(item, request.user, outline.item.audited_fields)
+    except editing.DeleteRefused as refused:
+        status = status_for(refused)
+        return _list(request, outline, framework, status, active=pk, error=str(refused))
+    return _list(request, outline, framework)
+
+
+@require(Action.EDIT_TAXONOMY)
+@require_POST
+def item_move(request: HttpRequest, pk: int, direction: str, outline: Outline) -> HttpResponse:
+    item = get_object_or_404(outline.item.model, pk=pk)
+    framework = getattr(item, outline.item.parent_field)
+    editing.move(item, outline.items_of(framework), _offset(direction), request.user)
+    return _list(request, outline, framework)
+
+
+@require(Action.EDIT_TAXONOMY)
+@require_POST
+def sub_create(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
+    item = get_object_or_404(outline.item.model, pk=pk)
+    if not outline.takes_children(item):
+        error = f"{item} takes no {outline.sub.label}s."
+        return _card(request, outline, item, 422, error=error)
+    siblings = getattr(item, outline.children)
+    instance = outline.sub.model(**{outline.sub.parent_field: item})
+    instance.order = siblings.next_order()
+    form = outline.sub.form(request.POST, instance=instance, prefix=f"new-{item.pk}")
+    if not form.is_valid():
+        return _card(request, outline, item, 422, new_sub_form=form)
+    editing.create(form.instance, request.user, outline.sub.audited_fields)
+    return _card(request, outline, item, created=form.instance.pk)
+
+
+@require(Action.EDIT_TAXONOMY)
+@require_http_methods(["GET", "POST"])
+def sub_edit(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
+    sub = get_object_or_404(outline.sub.model, pk=pk)
+    item = getattr(sub, outline.sub.parent_field)
+    if request.method == "GET":
+        form = outline.sub.form(instance=sub)
+        return _card(request, outline, item, editing_sub=sub.pk, sub_form=form)
+    return _save(request, outline, outline.sub, sub, item, "sub_form", editing_sub=sub.pk)
+
+
+@require(Action.EDIT_TAXONOMY)
+@require_POST
+def sub_delete(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
+    sub = get_object_or_404(outline.sub.model, pk=pk)
+    item = getattr(sub, outline.sub.parent_field)
+    try:
+        editing.delete(sub, request.user, outline.sub.audited_fields)
+    except editing.DeleteRefused as refused:
+        return _card(request, outline, item, status_for(refused), error=str(refused))
+    return _card(request, outline, item)
+
+
+@require(Action.EDIT_TAXONOMY)
+@require_POST
+def sub_move(request: HttpRequest, pk: int, direction: str, outline: Outline) -> HttpResponse:
+    sub = get_object_or_404(outline.sub.model, pk=pk)
+    item = getattr(sub, outline.sub.parent_field)
+    siblings = getattr(item, outline.children).all()
+    editing.move(sub, siblings, _offset(direction), request.user)
+    return _card(request, outline, item)
