@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
+from api.parsers import JSONParser
 from api.schema import FORBIDDEN, UNAUTHENTICATED, ErrorSerializer, ValidationErrorSerializer
 from interchange.importers.report import ImportReport
 from taxonomy.models import Framework
@@ -55,7 +56,7 @@ class JsonlParser(JsonLinesParser):
     media_type = "application/jsonl"
 
 
-PARSERS = [parsers.JSONParser, JsonLinesParser, JsonlParser]
+PARSERS = [JSONParser, JsonLinesParser, JsonlParser]
 
 
 class CountsSerializer(serializers.Serializer):

@@ -14,22 +14,78 @@ from typing import Any
 
 from .problems import Problem, describe
 
-__all__ = ["FieldReader", "iter_jsonl"]
+__all__ = ["LARGEST_INTEGER", "FieldReader", "JsonRefused", "iter_jsonl", "loads"]
+
+# No id, count, weight or epoch needs more; Python itself refuses to read 4,300 digits and more.
+MAX_INTEGER_DIGITS = 18
+# The largest value the database's integer columns hold (PostgreSQL's `integer`).
+LARGEST_INTEGER = 2**31 - 1
 
 
-class _Refused(ValueError):
-    pass
+class JsonRefused(ValueError):
+    """Text that is not JSON this project reads; the message says why, for a person."""
+
+    def __init__(self, message: str, path: tuple[str | int, ...] = ()) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class _LongNumber:
+    """An integer too long to read, kept in place so the field holding it can be named."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _integer(text: str) -> int | _LongNumber:
+    digits = len(text.lstrip("-"))
+    return int(text) if digits <= MAX_INTEGER_DIGITS else _LongNumber(digits)
+
+
+def _long_number(value: Any, path: tuple[str | int, ...] = ()) -> JsonRefused | None:
+    if isinstance(value, _LongNumber):
+        return JsonRefused(
+            f"a number of {value.digits} digits (at most {MAX_INTEGER_DIGITS})", path
+        )
+    if isinstance(value, dict):
+        children: Iterator[tuple[str | int, Any]] = iter(value.items())
+    elif isinstance(value, list):
+        children = enumerate(value)
+    else:
+        return None
+    for key, child in children:
+        if (found := _long_number(child, (*path, key))) is not None:
+            return found
+    return None
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` for text from outside: refuses ``NaN``, a key given twice, nesting deeper
+    than Python's reader follows and integers longer than ``MAX_INTEGER_DIGITS``, each with a
+    ``JsonRefused`` whose ``path`` names where (keys and list indexes)."""
+    try:
+        value = json.loads(
+            text,
+            parse_constant=_no_constants,
+            object_pairs_hook=_unique_keys,
+            parse_int=_integer,
+        )
+    except RecursionError:
+        raise JsonRefused("nested too deeply") from None
+    if (long_number := _long_number(value)) is not None:
+        raise long_number
+    return value
 
 
 def _no_constants(name: str) -> Any:
-    raise _Refused(f"{name} is not JSON")
+    raise JsonRefused(f"{name} is not JSON")
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise _Refused(f"key '{key}' appears twice")
+            raise JsonRefused(f"key '{key}' appears twice")
         result[key] = value
     return result
 
@@ -49,12 +105,15 @@ def iter_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[int, dict[
             obj = _parse_line(raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw)
             if isinstance(obj, str):
                 problems.append(Problem(path.name, number, None, obj))
+            elif isinstance(obj, JsonRefused):
+                field = ".".join(str(key) for key in obj.path)
+                problems.append(Problem(path.name, number, field, str(obj)))
             elif obj is not None:
                 yield number, obj
 
 
-def _parse_line(raw: bytes) -> dict[str, Any] | str | None:
-    """The object on a line, ``None`` for a blank line, or the problem's message."""
+def _parse_line(raw: bytes) -> dict[str, Any] | JsonRefused | str | None:
+    """The object on a line, ``None`` for a blank line, or the problem."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -62,13 +121,11 @@ def _parse_line(raw: bytes) -> dict[str, Any] | str | None:
     if not text.strip():
         return None
     try:
-        value = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
+        value = loads(text)
     except json.JSONDecodeError as error:
         return f"not valid JSON ({error.msg} at column {error.colno})"
-    except _Refused as error:
-        return f"not valid JSON ({error})"
-    except RecursionError:
-        return "not valid JSON (nested too deeply)"
+    except JsonRefused as error:
+        return error if error.path else f"not valid JSON ({error})"
     if not isinstance(value, dict):
         return f"expected an object, got {describe(value)}"
     return value
@@ -113,8 +170,16 @@ class FieldReader:
             return default
         return value
 
-    def integer(self, key: str, *, default: int | None, minimum: int | None = None) -> int | None:
-        """An integer (booleans and floats refused); missing gives ``default`` or a problem."""
+    def integer(
+        self,
+        key: str,
+        *,
+        default: int | None,
+        minimum: int | None = None,
+        maximum: int = LARGEST_INTEGER,
+    ) -> int | None:
+        """An integer (booleans and floats refused) from ``minimum`` to ``maximum`` (by default
+        what the database's integer columns hold); missing gives ``default`` or a problem."""
         value = self.obj.get(key)
         if value is None:
             if default is None:
@@ -125,5 +190,8 @@ class FieldReader:
             return default
         if minimum is not None and value < minimum:
             self.report(key, f"must be at least {minimum}, got {value}")
+            return default
+        if value > maximum:
+            self.report(key, f"must be at most {maximum:,}, got {value:,}")
             return default
         return value
