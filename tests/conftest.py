@@ -1,19 +1,20 @@
 """Shared fixtures. DATABASE_URL picks the database (SQLite by default, PostgreSQL in CI too)."""
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from django.conf import settings
 from django.core.cache import cache
-from django.test import Client
+from django.db import transaction
+from django.test import Client, override_settings
 
 from accounts.models import User
 from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
-from taxonomy import services as taxonomy_services
 from taxonomy.models import Framework
-from taxonomy.seedfile import read_context_variables, read_taxonomy
 from tests.llm_server import LlmServer, running_llm_server
+from tests.taxonomy.factories import load_starter_framework
 
 FIXTURES = settings.BASE_DIR / "fixtures"
 
@@ -37,19 +38,30 @@ def _clear_cache_after_transactional_tests(request):  # type: ignore[no-untyped-
         cache.clear()
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):  # type: ignore[no-untyped-def]
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+@pytest.fixture(autouse=True, scope="session")
+def fast_password_hashing() -> Iterator[None]:
+    """Session-wide, so that data built once for a module (`module_db`) hashes fast too."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
+@pytest.fixture(scope="module")
+def module_db(django_db_setup: None, django_db_blocker) -> Iterator[None]:  # type: ignore[no-untyped-def]
+    """Database access for a module-scoped fixture that builds data once for the module's
+    tests, as Django's `TestCase.setUpTestData` does: the data is written inside a transaction
+    held open around the module, each test's own transaction nests in it (a savepoint rolled
+    back after the test, so what a test changes is undone), and the data itself is rolled back
+    after the module's last test. Tests reach the data through a function-scoped fixture that
+    reads it again by primary key, so no test sees another's changes to a Python object."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield
+        transaction.set_rollback(True)
 
 
 @pytest.fixture
 def starter_framework(db: None) -> Framework:
     """The starter taxonomy and context variables, loaded the way `make run` loads them."""
-    framework, _ = taxonomy_services.load_framework(read_taxonomy(FIXTURES / "taxonomy.json"))
-    taxonomy_services.load_context_variables(
-        framework, read_context_variables(FIXTURES / "context_variables.json")
-    )
-    return framework
+    return load_starter_framework()
 
 
 @pytest.fixture

@@ -8,13 +8,15 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from accounts.roles import Role
+from accounts.services import create_user_with_role, sync_roles
 from agreement.data import calibration_runs, load_scale_scores, unmatched_questions
 from agreement.services import judge_scale_report
 from demo.benchmark import seed_demo_benchmark
 from grading import services as grading
-from grading.models import Verdict
+from grading.models import Study, Verdict
 from judging.models import JudgeRating, JudgeRun
 from rubrics.models import Response
+from tests.taxonomy.factories import load_starter_framework
 
 pytestmark = pytest.mark.django_db
 
@@ -33,10 +35,19 @@ def expert_score(position: int, grader: int) -> int:
     return max(1, true_score(position) - lower)
 
 
-@pytest.fixture
-def study(starter_framework, make_user):
-    seed_demo_benchmark(starter_framework, make_user(Role.AUTHOR), make_user(Role.MAINTAINER))
-    graders = [make_user(Role.ANNOTATOR) for _ in range(3)]
+@pytest.fixture(scope="module")
+def rated_study(module_db: None) -> Study:
+    """Three annotators grade and rate the demo responses; built once, read by every test."""
+    starter_framework = load_starter_framework()
+    sync_roles()
+    seed_demo_benchmark(
+        starter_framework,
+        create_user_with_role("author", "pw-author", Role.AUTHOR),
+        create_user_with_role("maintainer", "pw-maintainer", Role.MAINTAINER),
+    )
+    graders = [
+        create_user_with_role(f"grader{n}", f"pw-grader{n}", Role.ANNOTATOR) for n in range(3)
+    ]
     responses = list(Response.objects.order_by("pk")[:N_RESPONSES])
     study = grading.create_study(
         name="Ratings",
@@ -66,7 +77,14 @@ def study(starter_framework, make_user):
                 value = expert_score(n, index) if item == authentic else 3
                 grading.save_likert(assignment, item.pk, value, by=grader)
             grading.submit(assignment, by=assignment.annotator)
-    study.responses = responses
+    return study
+
+
+@pytest.fixture
+def study(rated_study: Study) -> Study:
+    """The shared study read again, with its responses in study order as `study.responses`."""
+    study = Study.objects.get(pk=rated_study.pk)
+    study.responses = [item.response for item in study.items.order_by("pk")]
     return study
 
 

@@ -8,6 +8,7 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from accounts.roles import Role
+from accounts.services import create_user_with_role, sync_roles
 from agreement.data import disagreements, load_study_ratings
 from agreement.jobs import compute_study_report
 from agreement.models import AnalysisSettings
@@ -19,6 +20,7 @@ from grading.models import Study, Verdict
 from interchange.exporters import rubric_tables
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import CriterionVersion, Response
+from tests.taxonomy.factories import load_starter_framework
 
 pytestmark = pytest.mark.django_db
 
@@ -26,14 +28,23 @@ DISSENTER = 2  # the third annotator fails every universal criterion the others 
 PROMPTS = ["Is this task authentic?", "Are these criteria clear and fair?"]
 
 
-@pytest.fixture
-def study(starter_framework, make_user):
-    seed_demo_benchmark(starter_framework, make_user(Role.AUTHOR), make_user(Role.MAINTAINER))
-    graders = [make_user(Role.ANNOTATOR) for _ in range(3)]
+@pytest.fixture(scope="module")
+def graded_study(module_db: None) -> Study:
+    """Three annotators grade three demo responses; built once, read by every test."""
+    framework = load_starter_framework()
+    sync_roles()
+    seed_demo_benchmark(
+        framework,
+        create_user_with_role("author", "pw-author", Role.AUTHOR),
+        create_user_with_role("maintainer", "pw-maintainer", Role.MAINTAINER),
+    )
+    graders = [
+        create_user_with_role(f"grader{n}", f"pw-grader{n}", Role.ANNOTATOR) for n in range(3)
+    ]
     responses = list(Response.objects.order_by("pk")[:3])
     study = grading.create_study(
         name="Pilot",
-        framework=starter_framework,
+        framework=framework,
         responses=responses,
         annotators=graders,
         overlap=3,
@@ -58,6 +69,11 @@ def study(starter_framework, make_user):
                 grading.save_likert(assignment, item.pk, value, by=grader)
             grading.submit(assignment, by=assignment.annotator)
     return study
+
+
+@pytest.fixture
+def study(graded_study: Study) -> Study:
+    return Study.objects.get(pk=graded_study.pk)
 
 
 def test_ratings_hold_one_row_per_submitted_pass_or_fail_grade(study):
@@ -134,9 +150,10 @@ def test_the_command_writes_an_xlsx_report(study, tmp_path):
 
 
 def test_the_command_refuses_an_unknown_study(db, tmp_path):
+    studies = Study.objects.count()  # the module's shared study may exist already
     with pytest.raises(Exception, match="No study"):
         call_command("agreement_report", "nope", output=tmp_path / "x.json")
-    assert not Study.objects.exists()
+    assert Study.objects.count() == studies
 
 
 @pytest.fixture
@@ -246,7 +263,8 @@ def test_a_maintainer_sets_the_threshold_and_the_report_follows(study, client_as
     assert history.count() == 1
 
 
-def test_rubric_export_can_keep_only_the_criteria_a_study_validated(study, starter_framework):
+def test_rubric_export_can_keep_only_the_criteria_a_study_validated(study):
+    starter_framework = study.framework
     report = study_report(study)
     chosen = report.criteria[0].criterion
     tables = rubric_tables(

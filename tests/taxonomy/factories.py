@@ -1,6 +1,20 @@
-"""Small taxonomy objects for tests that do not need the whole starter framework."""
+"""The starter framework, and small taxonomy objects for tests that do not need all of it."""
 
+from django.conf import settings
+
+from taxonomy import services
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
+from taxonomy.seedfile import read_context_variables, read_taxonomy
+
+
+def load_starter_framework() -> Framework:
+    """The starter taxonomy and context variables, loaded the way `make run` loads them."""
+    fixtures = settings.BASE_DIR / "fixtures"
+    framework, _ = services.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
+    services.load_context_variables(
+        framework, read_context_variables(fixtures / "context_variables.json")
+    )
+    return framework
 
 
 def make_framework(code: str = "test-fw") -> Framework:
