@@ -12,8 +12,13 @@ from judging.models import JudgeRating
 pytestmark = pytest.mark.django_db
 
 
-def test_seed_demo_makes_a_study_with_submitted_grades_that_disagree_somewhere():
+@pytest.fixture(scope="module")
+def seeded(module_db: None) -> None:
+    """`manage.py seed_demo`, run once for the module's tests (each reads what it made)."""
     call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+
+
+def test_seed_demo_makes_a_study_with_submitted_grades_that_disagree_somewhere(seeded):
     study = Study.objects.get(name=NAME)
     assert study.items.exists()
     submitted = Assignment.objects.filter(study_item__study=study, status="submitted")
@@ -28,8 +33,7 @@ def test_seed_demo_makes_a_study_with_submitted_grades_that_disagree_somewhere()
     assert seed_demo_study() == study  # idempotent
 
 
-def test_the_demo_judge_scores_every_response_on_every_rating_question():
-    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+def test_the_demo_judge_scores_every_response_on_every_rating_question(seeded):
     study = Study.objects.get(name=NAME)
     ratings = JudgeRating.objects.filter(run__judge_model=JUDGE)
     assert ratings.count() == study.items.count() * study.likert_items.count()
