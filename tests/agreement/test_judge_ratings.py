@@ -8,15 +8,13 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from accounts.roles import Role
-from accounts.services import create_user_with_role, sync_roles
 from agreement.data import calibration_runs, load_scale_scores, unmatched_questions
 from agreement.services import judge_scale_report
-from demo.benchmark import seed_demo_benchmark
 from grading import services as grading
 from grading.models import Study, Verdict
 from judging.models import JudgeRating, JudgeRun
 from rubrics.models import Response
-from tests.taxonomy.factories import load_starter_framework
+from tests.factories import demo_benchmark_and_graders
 
 pytestmark = pytest.mark.django_db
 
@@ -38,16 +36,7 @@ def expert_score(position: int, grader: int) -> int:
 @pytest.fixture(scope="module")
 def rated_study(module_db: None) -> Study:
     """Three annotators grade and rate the demo responses; built once, read by every test."""
-    starter_framework = load_starter_framework()
-    sync_roles()
-    seed_demo_benchmark(
-        starter_framework,
-        create_user_with_role("author", "pw-author", Role.AUTHOR),
-        create_user_with_role("maintainer", "pw-maintainer", Role.MAINTAINER),
-    )
-    graders = [
-        create_user_with_role(f"grader{n}", f"pw-grader{n}", Role.ANNOTATOR) for n in range(3)
-    ]
+    starter_framework, graders = demo_benchmark_and_graders(3)
     responses = list(Response.objects.order_by("pk")[:N_RESPONSES])
     study = grading.create_study(
         name="Ratings",

@@ -8,19 +8,17 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from accounts.roles import Role
-from accounts.services import create_user_with_role, sync_roles
 from agreement.data import disagreements, load_study_ratings
 from agreement.jobs import compute_study_report
 from agreement.models import AnalysisSettings
 from agreement.services import judge_report, study_report
 from audit.models import AuditEvent
-from demo.benchmark import seed_demo_benchmark
 from grading import services as grading
 from grading.models import Study, Verdict
 from interchange.exporters import rubric_tables
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import CriterionVersion, Response
-from tests.taxonomy.factories import load_starter_framework
+from tests.factories import demo_benchmark_and_graders
 
 pytestmark = pytest.mark.django_db
 
@@ -31,16 +29,7 @@ PROMPTS = ["Is this task authentic?", "Are these criteria clear and fair?"]
 @pytest.fixture(scope="module")
 def graded_study(module_db: None) -> Study:
     """Three annotators grade three demo responses; built once, read by every test."""
-    framework = load_starter_framework()
-    sync_roles()
-    seed_demo_benchmark(
-        framework,
-        create_user_with_role("author", "pw-author", Role.AUTHOR),
-        create_user_with_role("maintainer", "pw-maintainer", Role.MAINTAINER),
-    )
-    graders = [
-        create_user_with_role(f"grader{n}", f"pw-grader{n}", Role.ANNOTATOR) for n in range(3)
-    ]
+    framework, graders = demo_benchmark_and_graders(3)
     responses = list(Response.objects.order_by("pk")[:3])
     study = grading.create_study(
         name="Pilot",

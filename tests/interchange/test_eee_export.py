@@ -7,16 +7,13 @@ import jsonschema
 import pytest
 from django.core.management import CommandError, call_command
 
-from accounts.roles import Role
-from accounts.services import create_user_with_role, sync_roles
 from agreement.services import study_leaderboard
-from demo.benchmark import seed_demo_benchmark
 from grading import services as grading
 from grading.models import Study, Verdict
 from interchange import eee_export
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Response
-from tests.taxonomy.factories import load_starter_framework
+from tests.factories import demo_benchmark_and_graders
 
 pytestmark = pytest.mark.django_db
 
@@ -27,20 +24,11 @@ SCHEMA = json.loads((Path(__file__).parent / "eee" / "eval.schema.json").read_te
 def graded_study(module_db: None) -> Study:
     """Two demo models, two responses each, graded by two annotators; the second annotator
     fails the universal criteria of one model, so the graders disagree on it. Built once."""
-    starter_framework = load_starter_framework()
-    sync_roles()
-    seed_demo_benchmark(
-        starter_framework,
-        create_user_with_role("author", "pw-author", Role.AUTHOR),
-        create_user_with_role("maintainer", "pw-maintainer", Role.MAINTAINER),
-    )
+    starter_framework, graders = demo_benchmark_and_graders(2)
     responses = [
         response
         for name in ("orion-tutor-2", "kestrel-large")
         for response in Response.objects.filter(model_name=name).order_by("pk")[:2]
-    ]
-    graders = [
-        create_user_with_role(f"grader{n}", f"pw-grader{n}", Role.ANNOTATOR) for n in range(2)
     ]
     study = grading.create_study(
         name="EEE pilot",
