@@ -89,10 +89,12 @@ test-postgres: install postgres chromium
 
 test: lint test-sqlite test-postgres
 
+# mypy keeps its cache in .mypy_cache/: the first run takes a minute or two, later ones seconds.
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy .
 	$(PY) manage.py makemigrations --check --dry-run
 
 format: install
@@ -100,4 +102,4 @@ format: install
 	$(VENV)/bin/ruff format .
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles
+	rm -rf $(VENV) db.sqlite3 staticfiles .mypy_cache
