@@ -6,21 +6,34 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
+from django_htmx.middleware import HtmxDetails
 
+from accounts.models import User
 from accounts.roles import ACTION_LABELS, Action
+
+
+class AuthenticatedHttpRequest(HttpRequest):
+    """What a view behind `require` or `login_required` receives, for the type checker: the user
+    is signed in, and django-htmx's middleware has set `htmx`."""
+
+    user: User
+    htmx: HtmxDetails
 
 
 def user_can(user: Any, action: Action) -> bool:
     return bool(user.is_authenticated and user.is_active and user.has_perm(f"accounts.{action}"))
 
 
-def require(action: Action) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+def require(
+    action: Action,
+) -> Callable[[Callable[..., HttpResponseBase]], Callable[..., HttpResponseBase]]:
     """Log in first, then 403 unless the user's role allows `action`."""
 
-    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    def decorator(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
         @wraps(view)
-        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             if not user_can(request.user, action):
                 raise PermissionDenied(
                     f"Your role does not allow this: {ACTION_LABELS[action].lower()}."

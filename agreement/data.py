@@ -40,7 +40,7 @@ from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from l2annot.db_routers import reports_alias
 from rubrics.models import CriterionVersion, TaskContextValue
 
-VALUE_INDEX = {Verdict.FAIL: 0, Verdict.PASS: 1}
+VALUE_INDEX: dict[str, int] = {Verdict.FAIL: 0, Verdict.PASS: 1}
 
 
 def submitted_grades(study: Study, using: str | None = None):  # type: ignore[no-untyped-def]
@@ -277,12 +277,12 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
             epochs[epoch - 1, unit] = PASS if verdict else FAIL
     gold = np.full(ratings.n_units, MISSING, dtype=np.int64)
     golds = GoldVerdict.objects.using(db).filter(study_item__in=items)
-    for item, version, verdict in golds.values_list(
+    for item, version, gold_verdict in golds.values_list(
         "study_item_id", "criterion_version_id", "verdict"
     ):
         unit = unit_of.get((response_of[item], version))
-        if unit is not None and verdict in VALUE_INDEX:
-            gold[unit] = VALUE_INDEX[verdict]
+        if unit is not None and gold_verdict in VALUE_INDEX:
+            gold[unit] = VALUE_INDEX[gold_verdict]
     families = dict(items.values_list("pk", "response__model_family"))
     return JudgeData(
         ratings=ratings,

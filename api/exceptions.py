@@ -32,7 +32,7 @@ from rubrics.services import RubricError
 
 
 class Conflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
+    status_code: int = status.HTTP_409_CONFLICT
     default_detail = "The request conflicts with the current state of the object."
     default_code = "conflict"
 

@@ -8,7 +8,8 @@ stay JSON."""
 import tempfile
 from typing import Any
 
-from django.http import FileResponse, HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
@@ -32,7 +33,7 @@ def responses(media_type: str) -> dict[Any, Any]:
     }
 
 
-def grades_csv(study: Study) -> HttpResponse:
+def grades_csv(study: Study) -> HttpResponseBase:
     name = grades_export.export_filename(study, "grades.csv")
     return StreamingHttpResponse(
         grades_export.csv_lines(study),

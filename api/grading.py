@@ -14,11 +14,11 @@ or a judge's verdicts. Here that means:
 - gold verdicts: *Run grading studies* only.
 """
 
-from typing import Any
+from typing import Any, cast
 
 import django_filters
 from django.db.models import Count, Q, QuerySet
-from django.http import HttpResponse
+from django.http.response import HttpResponseBase
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import exceptions, serializers, status
 from rest_framework.decorators import action
@@ -30,11 +30,20 @@ from accounts.permissions import user_can
 from accounts.roles import Action
 from api import exports, schema
 from api.agreement import AgreementActions
+from api.permissions import acting_user
 from api.rubrics import TurnSerializer
 from api.serializers import RevisionedSerializer
 from api.viewsets import ReadOnlyViewSet, RevisionedModelViewSet
 from grading import adjudication, services
-from grading.models import Assignment, GoldVerdict, Grade, LikertItem, Study, Verdict
+from grading.models import (
+    Assignment,
+    GoldVerdict,
+    Grade,
+    LikertItem,
+    Study,
+    StudyQuerySet,
+    Verdict,
+)
 from rubrics.models import Response as ModelResponse
 from taxonomy.models import Framework
 
@@ -124,11 +133,11 @@ class AssignmentDetailSerializer(AssignmentSerializer):
     @extend_schema_field(GradedLineSerializer(many=True))
     def get_rubric(self, assignment: Assignment) -> list[dict[str, Any]]:
         lines = assignment.study_item.rubric_version.effective_rubric()
-        return GradedLineSerializer(lines, many=True).data
+        return list(GradedLineSerializer(lines, many=True).data)
 
     @extend_schema_field(RatingSerializer(many=True))
     def get_ratings(self, assignment: Assignment) -> list[dict[str, Any]]:
-        return RatingSerializer(ratings_of(assignment), many=True).data
+        return list(RatingSerializer(ratings_of(assignment), many=True).data)
 
 
 class AssignmentFilter(django_filters.FilterSet):
@@ -170,7 +179,7 @@ class AssignmentViewSet(ReadOnlyViewSet):
     @action(detail=True, methods=["post"])
     def submit(self, request: Request, pk: str) -> Response:
         """Submit your assignment (grading.services.submit); 400 lists what is missing."""
-        services.submit(self.get_object(), by=request.user)
+        services.submit(self.get_object(), by=acting_user(request))
         return Response(AssignmentDetailSerializer(self.get_object()).data)
 
     @extend_schema(
@@ -192,7 +201,7 @@ class AssignmentViewSet(ReadOnlyViewSet):
         serializer = RateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         item_id, value = serializer.validated_data["item"], serializer.validated_data["value"]
-        services.save_likert(assignment, item_id, value, by=request.user)
+        services.save_likert(assignment, item_id, value, by=acting_user(request))
         rating = next(r for r in ratings_of(assignment) if r["item"] == item_id)
         return Response(RatingSerializer(rating).data)
 
@@ -221,7 +230,7 @@ class GradeSerializer(serializers.ModelSerializer):
         request = self.context.get("request")
         if request is not None and "assignment" in self.fields:
             # Only the caller's own assignments can be named: another's does not exist here.
-            self.fields["assignment"].queryset = Assignment.objects.filter(
+            self.fields["assignment"].queryset = Assignment.objects.filter(  # type: ignore[attr-defined]
                 annotator=request.user.pk
             )
 
@@ -257,7 +266,7 @@ class GradeViewSet(ReadOnlyViewSet):
             version_id,
             verdict=data.get("verdict"),
             rationale=data.get("rationale"),
-            by=self.request.user,
+            by=acting_user(self.request),
         )
         return self.get_queryset().get(pk=grade.pk)
 
@@ -349,12 +358,12 @@ class GoldVerdictViewSet(RevisionedModelViewSet):
             gold_of["criterion_version"].pk,
             verdict=gold_of["verdict"],
             note=gold_of.get("note", ""),
-            by=self.request.user,
+            by=acting_user(self.request),
             base_revision=base_revision,
         )
         return self.get_queryset().get(pk=gold.pk)
 
-    def perform_create(self, serializer: serializers.ModelSerializer) -> None:
+    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
         serializer.instance = self._record(serializer.validated_data, base_revision=0)
 
     def save_changes(self, instance: GoldVerdict, changes: dict[str, Any], expected: int) -> Any:
@@ -470,7 +479,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         return queryset
 
     def get_queryset(self) -> QuerySet:
-        queryset = super().get_queryset()
+        queryset = cast(StudyQuerySet, super().get_queryset())
         return queryset if self.blind() else queryset.with_progress()
 
     def get_serializer_class(self) -> type[serializers.Serializer]:
@@ -489,7 +498,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
             framework=data.pop("framework"),
             responses=responses,
             annotators=annotators,
-            by=request.user,
+            by=acting_user(request),
             **data,
         )
         if assign_now:
@@ -514,14 +523,14 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         """The caller's next unfinished assignment in the study, started (grading.services.
         claim_next); 204 when there is nothing left to grade."""
         study = self.get_object()
-        assignment = services.claim_next(study, request.user)
+        assignment = services.claim_next(study, acting_user(request))
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(AssignmentDetailSerializer(assignment).data)
 
     def _set_status(self, request: Request, wanted: Study.Status) -> Response:
         study = self.get_object()
-        services.set_status(study, wanted, by=request.user)
+        services.set_status(study, wanted, by=acting_user(request))
         return Response(StudySerializer(self.get_queryset().get(pk=study.pk)).data)
 
     @extend_schema(request=None, responses=STATUS_RESPONSES)
@@ -540,13 +549,13 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
 
     @extend_schema(responses=exports.responses("text/csv"))
     @action(detail=True, methods=["get"], url_path="grades-csv")
-    def grades_csv(self, request: Request, pk: str) -> HttpResponse:
+    def grades_csv(self, request: Request, pk: str) -> HttpResponseBase:
         """Every grade of the study as CSV (interchange.grades_export, as the study page's
         download): one row per grade, graders pseudonymised."""
         return exports.grades_csv(self.get_object())
 
     @extend_schema(responses=exports.responses(exports.XLSX))
     @action(detail=True, methods=["get"], url_path="grades-xlsx")
-    def grades_xlsx(self, request: Request, pk: str) -> HttpResponse:
+    def grades_xlsx(self, request: Request, pk: str) -> HttpResponseBase:
         """The study's grades and scores as an .xlsx workbook (interchange.grades_export)."""
         return exports.grades_xlsx(self.get_object())

@@ -1,3 +1,6 @@
+from collections.abc import Sequence
+from typing import Any
+
 from django.db.models import QuerySet
 from rest_framework import exceptions, pagination
 from rest_framework.request import Request
@@ -22,7 +25,7 @@ class PageNumberPagination(pagination.PageNumberPagination):
     max_page_size = 500
 
     def paginate_queryset(
-        self, queryset: QuerySet, request: Request, view: APIView | None = None
+        self, queryset: QuerySet | Sequence[Any], request: Request, view: APIView | None = None
     ) -> list | None:
         _positive_int(request, self.page_query_param)
         size = _positive_int(request, self.page_size_query_param)

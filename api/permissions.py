@@ -17,10 +17,12 @@ action gets 403.
 
 from typing import Any
 
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from accounts.models import User
 from accounts.permissions import user_can
 from accounts.roles import ACTION_LABELS, Action
 
@@ -37,6 +39,15 @@ def required_action(request: Request, view: APIView) -> Actions:
     if request.method in SAFE_METHODS or write is None:
         return view.read_action  # type: ignore[attr-defined]
     return write
+
+
+def acting_user(request: Request) -> User:
+    """The signed-in user a service records as the actor. Every resource needs a role's action,
+    so `RoleAction` has already answered an anonymous request with 401."""
+    user = request.user
+    if not isinstance(user, User):
+        raise NotAuthenticated()
+    return user
 
 
 def as_tuple(actions: Actions) -> tuple[Action, ...]:

@@ -19,6 +19,7 @@ from rest_framework.response import Response as ApiResponse
 
 from accounts.roles import Action
 from api import imports, schema
+from api.permissions import acting_user
 from api.serializers import RevisionedSerializer
 from api.viewsets import ReadOnlyViewSet, RevisionedModelViewSet, etag
 from interchange.importers import import_responses
@@ -77,7 +78,7 @@ class TaskDetailSerializer(TaskSerializer):
 
     @extend_schema_field(RubricLineSerializer(many=True))
     def get_rubric(self, task: Task) -> list[dict[str, Any]]:
-        return RubricLineSerializer(task.effective_rubric(), many=True).data
+        return list(RubricLineSerializer(task.effective_rubric(), many=True).data)
 
 
 class CommentSerializer(serializers.Serializer):
@@ -134,15 +135,15 @@ class TaskViewSet(RevisionedModelViewSet):
     def get_serializer_class(self) -> type[serializers.Serializer]:
         return TaskSerializer if self.action == "list" else TaskDetailSerializer
 
-    def perform_create(self, serializer: serializers.ModelSerializer) -> None:
+    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
         data = {k: v for k, v in serializer.validated_data.items() if k != "revision"}
         serializer.instance = services.create_task(
             data.pop("sub_competency"), data.pop("key"), data.pop("instruction"),
-            self.request.user, **data,
+            acting_user(self.request), **data,
         )  # fmt: skip
 
     def save_changes(self, instance: Task, changes: dict[str, Any], expected: int) -> Task:
-        return services.edit_task(instance, changes, expected, self.request.user)
+        return services.edit_task(instance, changes, expected, acting_user(self.request))
 
     def _answer(self, task: Task) -> ApiResponse:
         fresh = self.get_queryset().get(pk=task.pk)
@@ -153,7 +154,7 @@ class TaskViewSet(RevisionedModelViewSet):
     def submit(self, request: Request, pk: str) -> ApiResponse:
         """Submit a draft for review (*Write tasks and criteria*). 409 lists what is missing."""
         task, comment = self.get_object(), self._comment(request, CommentSerializer)
-        services.submit_for_review(task, request.user, comment)
+        services.submit_for_review(task, acting_user(request), comment)
         return self._answer(task)
 
     @extend_schema(request=CommentSerializer, responses=WORKFLOW_RESPONSES)
@@ -161,7 +162,7 @@ class TaskViewSet(RevisionedModelViewSet):
     def approve(self, request: Request, pk: str) -> ApiResponse:
         """Approve a task in review and publish its next rubric version."""
         task, comment = self.get_object(), self._comment(request, CommentSerializer)
-        services.approve(task, request.user, comment)
+        services.approve(task, acting_user(request), comment)
         return self._answer(task)
 
     @extend_schema(request=ReturnSerializer, responses=WORKFLOW_RESPONSES)
@@ -169,7 +170,7 @@ class TaskViewSet(RevisionedModelViewSet):
     def return_for_changes(self, request: Request, pk: str) -> ApiResponse:
         """Return a task in review to its authors, saying what needs changing."""
         task, comment = self.get_object(), self._comment(request, ReturnSerializer)
-        services.return_for_changes(task, request.user, comment)
+        services.return_for_changes(task, acting_user(request), comment)
         return self._answer(task)
 
     def _comment(self, request: Request, serializer_class: type) -> str:

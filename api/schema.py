@@ -18,7 +18,7 @@ class ErrorSerializer(serializers.Serializer):
 
 class ValidationErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
-    errors = serializers.DictField(
+    errors = serializers.DictField(  # type: ignore[assignment]  # a field, not Serializer.errors
         child=serializers.ListField(child=serializers.CharField()),
         help_text='Messages by field, e.g. {"code": ["This field is required."]}; '
         "`non_field_errors` for the object as a whole.",

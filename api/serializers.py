@@ -24,7 +24,7 @@ class RevisionedSerializer(serializers.ModelSerializer):
             and parent in attrs
             and attrs[parent] != getattr(self.instance, parent)
         )
-        if moved:
+        if moved and parent is not None:
             raise serializers.ValidationError(
                 {parent: ["Cannot be changed: create a new object under the other one."]}
             )

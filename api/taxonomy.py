@@ -8,7 +8,7 @@ from typing import Any
 
 import django_filters
 from django.db import models
-from django.http import HttpResponse
+from django.http.response import HttpResponseBase
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.decorators import action
@@ -178,7 +178,7 @@ class FrameworkViewSet(TaxonomyViewSet):
 
     @extend_schema(responses=exports.responses(exports.XLSX))
     @action(detail=True, methods=["get"], url_path="rubrics-xlsx")
-    def rubrics_xlsx(self, request: Request, code: str) -> HttpResponse:
+    def rubrics_xlsx(self, request: Request, code: str) -> HttpResponseBase:
         """The framework's rubrics as an .xlsx workbook: a task sheet, then one sheet per layer
         (interchange.exporters.export_rubrics_xlsx, as the export page's download)."""
         return exports.rubrics_xlsx(self.get_object())

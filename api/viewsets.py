@@ -6,7 +6,7 @@ Concurrency, for PUT/PATCH (required) and DELETE (optional):
 - `revision` in the body (the value you read): a mismatch is 409 with the current object.
 """
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from django.db import models, transaction
 from django.utils.http import parse_etags
@@ -17,13 +17,14 @@ from rest_framework.response import Response
 
 from accounts.roles import Action
 from api.exceptions import PreconditionFailed, PreconditionRequired
-from api.permissions import RoleAction
+from api.permissions import RoleAction, acting_user
 from audit import editing
 from audit.errors import Conflict
 
 
-def etag(instance: models.Model) -> str:
-    return f'"{instance.revision}"'  # type: ignore[attr-defined]
+def etag(instance: Any) -> str:
+    """The ETag of a model instance with a `revision`."""
+    return f'"{instance.revision}"'
 
 
 class RevisionedModelViewSet(viewsets.ModelViewSet):
@@ -43,25 +44,25 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
         """Fill what the client does not send (e.g. `order`) before validation and saving."""
 
     def save_changes(
-        self, instance: models.Model, changes: dict[str, Any], expected_revision: int
+        self, instance: Any, changes: dict[str, Any], expected_revision: int
     ) -> models.Model:
         """Save a change; a domain operation (rubrics.services.edit_task) overrides this. Must
         raise a Conflict carrying `current` (editing.EditConflict, adjudication.StaleGoldVerdict)
         when the object is no longer at `expected_revision`."""
-        return editing.update(instance, changes, expected_revision, self.request.user)
+        return editing.update(instance, changes, expected_revision, acting_user(self.request))
 
     # ----- plumbing -----------------------------------------------------------------------
     def get_queryset(self) -> models.QuerySet:
         return self.visible(super().get_queryset())
 
-    def get_object(self) -> models.Model:
+    def get_object(self) -> Any:
         # PostgreSQL refuses NUL in a text query with an error; no object has it in its key.
         if "\x00" in str(self.kwargs.get(self.lookup_url_kwarg or self.lookup_field, "")):
             raise NotFound()
         return super().get_object()
 
     def audited_fields(self) -> list[str]:
-        serializer = self.get_serializer()
+        serializer = cast(serializers.Serializer, self.get_serializer())
         return [
             name
             for name, field in serializer.fields.items()
@@ -72,11 +73,14 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
         instance = self.get_object()
         return Response(self.get_serializer(instance).data, headers={"ETag": etag(instance)})
 
-    def perform_create(self, serializer: serializers.ModelSerializer) -> None:
+    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
         data = {k: v for k, v in serializer.validated_data.items() if k != "revision"}
-        instance = serializer.Meta.model(**data)
+        model: type[models.Model] = cast(serializers.ModelSerializer, serializer).Meta.model
+        instance = model(**data)
         self.prepare_new(instance)
-        serializer.instance = editing.create(instance, self.request.user, self.audited_fields())
+        serializer.instance = editing.create(
+            instance, acting_user(self.request), self.audited_fields()
+        )
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = self.get_serializer(data=request.data)
@@ -113,7 +117,7 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
         with transaction.atomic():
             current = type(instance)._default_manager.select_for_update().get(pk=instance.pk)
             self._check_if_match(request, current)
-            editing.delete(current, request.user, self.audited_fields())
+            editing.delete(current, acting_user(request), self.audited_fields())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     def _check_if_match(self, request: Request, instance: models.Model) -> bool:

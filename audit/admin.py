@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.db import models
 
 from audit import services
 from audit.models import AuditEvent
@@ -26,11 +27,9 @@ class AuditedAdmin(admin.ModelAdmin):
 
     audited_fields: tuple[str, ...] = ()
 
-    def _fields(self, obj: object) -> list[str]:
+    def _fields(self, obj: models.Model) -> list[str]:
         return list(self.audited_fields) or [
-            f.attname
-            for f in obj._meta.concrete_fields
-            if not f.primary_key  # type: ignore[attr-defined]
+            f.attname for f in obj._meta.concrete_fields if not f.primary_key
         ]
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]

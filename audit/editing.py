@@ -8,6 +8,7 @@ from typing import Any
 from django.db import models, transaction
 from django.db.models import Max, ProtectedError
 
+from accounts.models import User
 from audit import services
 from audit.errors import Conflict
 from audit.models import AuditEvent
@@ -18,7 +19,7 @@ class EditConflict(Conflict):
 
     def __init__(self, current: models.Model, theirs: Mapping[str, Any]) -> None:
         super().__init__(f"{current} was changed by someone else while you were editing it.")
-        self.current = current
+        self.current: Any = current  # a model with a `revision`
         self.theirs = dict(theirs)
 
     def differences(self, mine: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
@@ -61,7 +62,7 @@ def _editable_fields(changes: Mapping[str, Any]) -> list[str]:
 
 
 @transaction.atomic
-def create[M: models.Model](instance: M, actor: Any, fields: Iterable[str]) -> M:
+def create[M: models.Model](instance: M, actor: User | None, fields: Iterable[str]) -> M:
     instance.full_clean()
     instance.save()
     services.record_creation(instance, fields, actor)
@@ -70,7 +71,7 @@ def create[M: models.Model](instance: M, actor: Any, fields: Iterable[str]) -> M
 
 @transaction.atomic
 def update[M: models.Model](
-    instance: M, changes: Mapping[str, Any], expected_revision: int, actor: Any
+    instance: M, changes: Mapping[str, Any], expected_revision: int, actor: User | None
 ) -> M:
     """Apply `changes` if nobody saved since `expected_revision`; else raise EditConflict."""
     model = type(instance)
@@ -92,7 +93,7 @@ def update[M: models.Model](
 
 
 @transaction.atomic
-def delete(instance: models.Model, actor: Any, fields: Iterable[str]) -> None:
+def delete(instance: models.Model, actor: User | None, fields: Iterable[str]) -> None:
     # Record first so the event carries the object's id; a refused delete rolls it back.
     services.record_deletion(instance, fields, actor)
     try:
@@ -102,7 +103,9 @@ def delete(instance: models.Model, actor: Any, fields: Iterable[str]) -> None:
 
 
 @transaction.atomic
-def move[M: models.Model](instance: M, siblings: models.QuerySet[M], offset: int, actor: Any) -> M:
+def move[M: models.Model](
+    instance: M, siblings: models.QuerySet[M], offset: int, actor: User | None
+) -> M:
     """Move `instance` up (-1) or down (+1) among `siblings`, renumbering them 1..n."""
     ordered = list(siblings.select_for_update().order_by("order", "pk"))
     index = next(i for i, obj in enumerate(ordered) if obj.pk == instance.pk)

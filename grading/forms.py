@@ -1,4 +1,4 @@
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.db.models import Exists, OuterRef
@@ -39,15 +39,18 @@ class StudyForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         published = RubricVersion.objects.filter(task=OuterRef("pk"))
-        self.fields["tasks"].queryset = (
+        tasks = cast(forms.ModelMultipleChoiceField, self.fields["tasks"])
+        annotators = cast(forms.ModelMultipleChoiceField, self.fields["annotators"])
+        tasks.queryset = (
             Task.objects.filter(Exists(published)).select_related("framework").order_by("key")
         )
-        self.fields["annotators"].queryset = User.objects.filter(
+        annotators.queryset = User.objects.filter(
             groups__name=Role.ANNOTATOR.value, is_active=True
         ).order_by("username")
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         framework, tasks = data.get("framework"), data.get("tasks") or []
         others = [t.key for t in tasks if framework and t.framework_id != framework.pk]
         if others:

@@ -80,6 +80,10 @@ class Study(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = StudyQuerySet.as_manager()
+    # Set on the studies of StudyQuerySet.with_progress() only.
+    items_count: int
+    assignments_count: int
+    submitted_count: int
 
     class Meta:
         ordering = ["-created_at", "pk"]

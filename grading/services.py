@@ -1,10 +1,10 @@
 """Operations on studies that span several models, each in one transaction."""
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -32,6 +32,7 @@ from grading.models import (
 )
 from rubrics.models import Response, RubricItem, RubricVersion
 from rubrics.models.criteria import LAYER_RANK, Layer
+from taxonomy.models import Framework
 
 # A pause longer than this between two actions on a response counts as this long: the time
 # spent measures work, not a tab left open overnight.
@@ -69,7 +70,7 @@ def _check_own(assignment: Assignment, by: User) -> None:
 def create_study(
     *,
     name: str,
-    framework: Any,
+    framework: Framework,
     responses: Iterable[Response],
     annotators: Iterable[User],
     by: User | None = None,
@@ -97,7 +98,7 @@ def add_responses(study: Study, responses: Iterable[Response]) -> list[Response]
     ids = [r.pk for r in responses]
     rows = Response.objects.filter(pk__in=ids).annotate(rv=Subquery(latest.values("pk")[:1]))
     present = set(study.items.values_list("response_id", flat=True))
-    skipped = [r for r in rows if r.rv is None]
+    skipped: list[Response] = [r for r in rows if r.rv is None]
     StudyItem.objects.bulk_create(
         StudyItem(study=study, response=r, rubric_version_id=r.rv)
         for r in rows
@@ -172,9 +173,11 @@ def assign_study(study: Study) -> int:
         ],
         seed=study.seed + sum(load.values()),
     )
+    # The planner hands back the keys it was given: user and item pks.
+    order = cast(Mapping[int, Sequence[int]], plan.order)
     rows = [
         Assignment(study_item_id=item_id, annotator_id=user_id, position=last_position[user_id] + n)
-        for user_id, item_ids in plan.order.items()
+        for user_id, item_ids in order.items()
         for n, item_id in enumerate(item_ids, start=1)
     ]
     Assignment.objects.bulk_create(rows)
@@ -459,18 +462,18 @@ def progress_per_annotator(study: Study) -> list[dict[str, Any]]:
         )
         .order_by("annotator__username")
     )
-    by_user = {row["annotator_id"]: row for row in rows}
+    by_user: dict[int, Mapping[str, Any]] = {row["annotator_id"]: row for row in rows}
     empty = {"assigned": 0, "submitted": 0, "in_progress": 0, "seconds": 0}
     for user_id, username in study.pool.values_list("annotator_id", "annotator__username"):
         by_user.setdefault(
             user_id, {"annotator_id": user_id, "annotator__username": username} | empty
         )
-    return sorted(by_user.values(), key=lambda r: r["annotator__username"])
+    return sorted(by_user.values(), key=lambda r: r["annotator__username"])  # type: ignore[arg-type]  # rows read as dicts
 
 
 def progress_per_task(study: Study) -> list[dict[str, Any]]:
     """One row per task: task (key), responses, assigned, submitted. One query."""
-    return list(
+    rows = (
         StudyItem.objects.filter(study=study)
         .values(task=F("response__task__key"))
         .annotate(
@@ -484,6 +487,7 @@ def progress_per_task(study: Study) -> list[dict[str, Any]]:
         )
         .order_by("task")
     )
+    return cast(list[dict[str, Any]], list(rows))
 
 
 def progress_per_criterion(study: Study) -> list[dict[str, Any]]:
@@ -499,7 +503,7 @@ def progress_per_criterion(study: Study) -> list[dict[str, Any]]:
         )
         .order_by()
     )
-    graded = {
+    graded: dict[str, Mapping[str, Any]] = {
         row["code"]: row
         for row in Grade.objects.filter(assignment__study_item__study=study)
         .exclude(verdict="")

@@ -111,7 +111,8 @@ def benchmark_records(
             "task_id", "version_at_time_of_draft"
         )
     )
-    files, names = {}, defaultdict(list)
+    files: dict[str, bytes] = {}
+    names: defaultdict[int, list[str]] = defaultdict(list)
     resources = TaskResource.objects.filter(task__framework=framework).order_by(
         "task_id", "order", "pk"
     )
@@ -234,7 +235,7 @@ def rubric_tables(
         )
     benchmark = benchmark_records(framework, versions=versions, with_resources=False)
     listed = {t.task_key: {c.id for c in t.universal_criteria} for t in benchmark.tasks}
-    universal = [row[0] for row in rows[Layer.UNIVERSAL]]
+    universal = [str(row[0]) for row in rows[Layer.UNIVERSAL]]
     statuses = dict(Task.objects.filter(framework=framework).values_list("key", "status"))
     task_rows = [
         [

@@ -26,7 +26,8 @@ class ImportForm(forms.Form):
     dry_run = forms.BooleanField(required=False, label="Dry run: check and count, write nothing")
 
     def clean(self) -> dict:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         upload, kind = data.get("file"), data.get("kind")
         if upload is None or kind is None:
             return data
@@ -53,7 +54,7 @@ class ImportForm(forms.Form):
 class OfflineUploadForm(forms.Form):
     """A filled offline grading workbook, recorded as the annotator chosen."""
 
-    annotator = forms.ModelChoiceField(queryset=None, to_field_name="username")  # type: ignore[arg-type]
+    annotator = forms.ModelChoiceField(queryset=None, to_field_name="username")  # type: ignore[arg-type,var-annotated]  # set in __init__
     file = forms.FileField(label="Workbook (.xlsx)")
     submit = forms.BooleanField(
         required=False, label="Submit every response the workbook completes"

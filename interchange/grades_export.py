@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from django.db.models import F
 
@@ -87,7 +87,7 @@ def _grades(study: Study, *, submitted_only: bool = False) -> Iterator[dict[str,
     grades = Grade.objects.filter(assignment__study_item__study=study)
     if submitted_only:
         grades = grades.filter(assignment__status=Assignment.Status.SUBMITTED)
-    return (
+    rows = (
         grades.values("assignment_id", "verdict", "rationale", **_FIELDS)
         .order_by(
             "assignment__study_item_id",
@@ -97,6 +97,7 @@ def _grades(study: Study, *, submitted_only: bool = False) -> Iterator[dict[str,
         )
         .iterator(chunk_size=_CHUNK)
     )
+    return cast(Iterator[dict[str, Any]], rows)  # plain dicts; the callers add columns
 
 
 def _when(value: Any) -> str:

@@ -56,7 +56,7 @@ def run_import_job(job_id: int) -> None:
     status = ImportJob.Status.SUCCEEDED if report.ok else ImportJob.Status.FAILED
     counts = {name: counts.as_dict() for name, counts in report.counts.items()}
     # Problems name the stored file; the person knows it by the name they uploaded.
-    stored = Path(job.file.name).name
+    stored = Path(job.file.name or "").name
     problems = [
         job.original_name + line[len(stored) :] if line.startswith(stored) else line
         for line in report.problem_lines()
@@ -98,14 +98,14 @@ def _finish_failed(job: ImportJob, problems: list[str], attempts: int = 60) -> N
 
 def _run(job: ImportJob, progress: Progress) -> ImportReport:
     path = Path(job.file.path)
-    common = {"dry_run": job.dry_run, "by": job.created_by, "progress": progress}
+    dry_run, by = job.dry_run, job.created_by
     if job.kind == ImportJob.Kind.BENCHMARK:
         with tempfile.TemporaryDirectory(prefix="l2annot-import-") as workdir:
             folder = unpack_benchmark(path, Path(workdir))
-            return import_l2bench(folder, job.framework, **common)
+            return import_l2bench(folder, job.framework, dry_run=dry_run, by=by, progress=progress)
     if job.kind == ImportJob.Kind.RESPONSES:
-        return import_responses(path, job.framework, **common)
-    return import_verdicts(path, job.framework, **common)
+        return import_responses(path, job.framework, dry_run=dry_run, by=by, progress=progress)
+    return import_verdicts(path, job.framework, dry_run=dry_run, by=by, progress=progress)
 
 
 def unpack_benchmark(archive_path: Path, workdir: Path) -> Path:

@@ -1,6 +1,7 @@
 """Import jobs run in the background, and what L2-Bench files say that no other table holds."""
 
 import os
+from typing import ClassVar
 
 from django.conf import settings
 from django.core.files.storage import FileSystemStorage, Storage
@@ -46,7 +47,7 @@ class ImportJob(models.Model):
         SUCCEEDED = "succeeded", "Succeeded"
         FAILED = "failed", "Failed"
 
-    EXTENSIONS = {
+    EXTENSIONS: ClassVar[dict[str, str]] = {
         Kind.BENCHMARK: ".zip",
         Kind.RESPONSES: ".jsonl",
         Kind.VERDICTS: ".jsonl",

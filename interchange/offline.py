@@ -266,20 +266,21 @@ def _own_assignments(
     """The assignments the workbook names, each checked to be the annotator's in this study
     (defence in depth: the signature already ties ids to the annotator)."""
     first_row: dict[str, int] = {}
-    for row in [*rows, *ratings]:
+    named: list[GradedRow | RatedRow] = [*rows, *ratings]
+    for row in named:
         first_row.setdefault(row.item_id, row.row)
     ids = {int(i) for i in first_row if i.isdecimal()}
     found = {
         str(a.pk): a
         for a in Assignment.objects.filter(pk__in=ids).select_related("study_item__study")
     }
-    for item_id, row in sorted(first_row.items(), key=lambda pair: pair[1]):
+    for item_id, line in sorted(first_row.items(), key=lambda pair: pair[1]):
         assignment = found.get(item_id)
         if assignment is None:
-            problem(row, "item id", f"there is no assignment {item_id}")
+            problem(line, "item id", f"there is no assignment {item_id}")
         elif assignment.annotator_id != annotator.pk or assignment.study_item.study_id != study.pk:
             message = f"assignment {item_id} is not {annotator.username}'s in study {study.pk}"
-            problem(row, "item id", message)
+            problem(line, "item id", message)
     return found
 
 

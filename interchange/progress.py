@@ -1,13 +1,18 @@
 """A plain text progress bar for the import commands (no dependency)."""
 
-from typing import TextIO
+from typing import Protocol
+
+
+class TextStream(Protocol):
+    def write(self, text: str, /) -> object: ...
+    def flush(self) -> object: ...
 
 
 class TextProgressBar:
     """Call with (done, total, stage); redraws one line on `stream` (stderr), only when the
     shown percentage or stage changes, and ends the line on close()."""
 
-    def __init__(self, stream: TextIO, width: int = 30) -> None:
+    def __init__(self, stream: TextStream, width: int = 30) -> None:
         self.stream = stream
         self.width = width
         self.last: tuple[int, str] | None = None

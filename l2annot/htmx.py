@@ -17,7 +17,9 @@ from django.utils.cache import patch_vary_headers
 
 def wants_fragment(request: HttpRequest) -> bool:
     htmx = getattr(request, "htmx", None)
-    return bool(htmx) and not htmx.history_restore_request
+    if not htmx:
+        return False
+    return not htmx.history_restore_request
 
 
 def _varies(response: HttpResponse) -> HttpResponse:

@@ -7,6 +7,7 @@ import os
 import sys
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.utils.csp import CSP
@@ -178,6 +179,7 @@ LOGOUT_REDIRECT_URL = "login"
 # Email, for password reset links: kept in memory in the tests (django.core.mail.outbox), printed
 # to the console in development (DEBUG), sent over SMTP in production, configured from the
 # environment (docs/deploy.md).
+_MAILER: dict[str, Any]
 if TESTING:
     _MAILER = {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"}
 elif DEBUG:

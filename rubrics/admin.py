@@ -36,7 +36,7 @@ class ReadOnlyInline(admin.TabularInline):
 
 class CriterionVersionInline(ReadOnlyInline):
     model = CriterionVersion
-    fields = ["number", "wording", "weight", "scoring_type", "frozen", "created_at"]
+    fields = ("number", "wording", "weight", "scoring_type", "frozen", "created_at")
     readonly_fields = fields
 
 
@@ -65,7 +65,7 @@ class UniversalExclusionInline(admin.TabularInline):
 
 class RubricItemInline(ReadOnlyInline):
     model = RubricItem
-    fields = ["order", "criterion_version", "layer", "applicable", "na_reason"]
+    fields = ("order", "criterion_version", "layer", "applicable", "na_reason")
     readonly_fields = fields
 
 

@@ -1,16 +1,22 @@
 """Forms of the authoring screens. They parse what a person typed; the rules live in services."""
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
+from django.http import QueryDict
 from django.template.defaultfilters import filesizeformat
 
 from rubrics.models import CriterionVersion, Task, TaskContextValue, TaskResource
 from taxonomy.models import Competency, ContextVariable, Framework, SubCompetency
+
+
+def _choice_field(form: forms.BaseForm, name: str) -> forms.ModelChoiceField:
+    return cast(forms.ModelChoiceField, form.fields[name])
+
 
 # Uploaded resources are handed to models with the task: keep them small. Override in settings.
 RESOURCE_MAX_BYTES: int = getattr(settings, "RUBRICS_RESOURCE_MAX_BYTES", 5 * 1024 * 1024)
@@ -22,7 +28,7 @@ RESOURCE_EXTENSIONS = (
 )
 
 
-def add_errors(form: forms.Form, exc: ValidationError) -> None:
+def add_errors(form: forms.BaseForm, exc: ValidationError) -> None:
     """Put a model or service ValidationError on the form: on a field when the form has it,
     otherwise at the top of the form."""
     if not hasattr(exc, "error_dict"):
@@ -62,7 +68,7 @@ class TaskForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         # Moving a task to another framework would strand its criteria and context values.
         framework = self.instance.framework if self.instance.pk else None
-        self.fields["sub_competency"].queryset = sub_competency_choices(framework)
+        _choice_field(self, "sub_competency").queryset = sub_competency_choices(framework)
         if self.instance.pk and not self.is_bound:
             self.initial["revision"] = self.instance.revision
 
@@ -126,7 +132,7 @@ class ContextValuesForm(forms.Form):
         *args: Any,
         **kwargs: Any,
     ) -> None:
-        super().__init__(*args, prefix="context", **kwargs)
+        super().__init__(*args, prefix="context", **kwargs)  # type: ignore[misc]
         self.variables = {variable.key: variable for variable in variables}
         self._current = current
         saved = {item.variable_id: item for item in current}
@@ -137,7 +143,7 @@ class ContextValuesForm(forms.Form):
             if item is None:
                 continue
             if item.value_id is not None:
-                self.initial[variable.key] = item.value.code
+                self.initial[variable.key] = item.value.code  # type: ignore[union-attr]  # value_id is set
             else:
                 self.initial[variable.key] = item.number if item.number is not None else item.text
 
@@ -181,7 +187,7 @@ class ContextValuesForm(forms.Form):
     def taking_theirs_as_seen(self, keys: list[str]) -> "ContextValuesForm":
         """The same submission, re-offered on top of what is saved now: saving it again is a
         deliberate overwrite, made with both values in view."""
-        data = self.data.copy()
+        data = cast(QueryDict, self.data).copy()
         for key in keys:
             current = self.initial.get(key)
             data[self[key].html_initial_name] = "" if current is None else str(current)
@@ -216,7 +222,8 @@ class ResourceForm(forms.Form):
         return upload
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if bool(data.get("text", "").strip()) == bool(data.get("file")):
             raise ValidationError("Give either a text or a file.")
         return data
@@ -307,7 +314,8 @@ class CriterionForm(forms.Form):
         return labels
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("scoring_type") == CriterionVersion.ScoringType.BINARY:
             data["scale_min"] = data["scale_max"] = None
             data["scale_labels"] = {}
@@ -347,12 +355,13 @@ class TaskFilterForm(forms.Form):
 
     def __init__(self, *args: Any, languages: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["competency"].queryset = Competency.objects.select_related("framework")
-        self.fields["sub_competency"].queryset = SubCompetency.objects.select_related(
+        _choice_field(self, "competency").queryset = Competency.objects.select_related("framework")
+        _choice_field(self, "sub_competency").queryset = SubCompetency.objects.select_related(
             "competency"
         ).order_by("competency__framework_id", "competency__order", "order", "code")
-        self.fields["variable"].queryset = ContextVariable.objects.all()
-        self.fields["language"].choices = [("", "Any language")] + [(x, x) for x in languages]
+        _choice_field(self, "variable").queryset = ContextVariable.objects.all()
+        language = cast(forms.ChoiceField, self.fields["language"])
+        language.choices = [("", "Any language")] + [(x, x) for x in languages]
 
     def filter(self, tasks: QuerySet[Task]) -> QuerySet[Task]:
         """`tasks` narrowed by the valid filters."""
@@ -386,7 +395,8 @@ class TaskFilterForm(forms.Form):
         return tasks
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         variable, value = data.get("variable"), (data.get("value") or "").strip()
         data["value"] = value
         if value and variable is None:

@@ -15,11 +15,11 @@ following the same rules; moving those writes into bulk variants here is still t
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files import File
-from django.db import models, transaction
+from django.db import transaction
 
 from accounts.permissions import user_can
 from accounts.roles import ACTION_LABELS, Action
@@ -134,7 +134,8 @@ def _save_labels(version: CriterionVersion, labels: Mapping[str, str]) -> None:
     version.scale_points.all().delete()
     points = [ScalePoint(version=version, value=int(v), label=label) for v, label in labels.items()]
     for point in points:
-        if version.scale_min is None or not version.scale_min <= point.value <= version.scale_max:
+        low, high = version.scale_min, version.scale_max
+        if low is None or not low <= point.value <= high:  # type: ignore[operator]  # a scale with a minimum has a maximum
             raise ValidationError(
                 {"scale_labels": f"Point {point.value} lies outside the criterion's scale."}
             )
@@ -142,7 +143,8 @@ def _save_labels(version: CriterionVersion, labels: Mapping[str, str]) -> None:
 
 
 def latest_version(criterion: Criterion) -> CriterionVersion:
-    return criterion.versions.order_by("-number").first()
+    # Every criterion is created with its first version.
+    return cast(CriterionVersion, criterion.versions.order_by("-number").first())
 
 
 # ----- tasks -------------------------------------------------------------------------------
@@ -190,7 +192,7 @@ def edit_task(task: Task, changes: Mapping[str, Any], expected_revision: int, by
 
 @transaction.atomic
 def add_resource(
-    task: Task, title: str, by: Any, text: str = "", file: File | None = None
+    task: Task, title: str, by: Any, text: str = "", file: "File[Any] | None" = None
 ) -> TaskResource:
     """Attach a markdown text, or a file when `file` is given, after the existing resources."""
     locked = _editable_task(task)
@@ -370,13 +372,13 @@ def add_criterion(
     return criterion
 
 
-def _siblings(criterion: Criterion) -> models.QuerySet[Criterion]:
-    owner = {
+def _siblings(criterion: Criterion) -> editing.OrderedQuerySet[Criterion]:
+    owners: dict[Layer, dict[str, Any]] = {
         Layer.UNIVERSAL: {"framework_id": criterion.framework_id, "layer": Layer.UNIVERSAL},
         Layer.CONSENSUS: {"sub_competency_id": criterion.sub_competency_id},
         Layer.TASK: {"task_id": criterion.task_id},
-    }[Layer(criterion.layer)]
-    return Criterion.objects.filter(**owner)
+    }
+    return Criterion.objects.filter(**owners[Layer(criterion.layer)])
 
 
 @transaction.atomic
@@ -400,7 +402,7 @@ def edit_criterion(
         raise EditConflict(current, theirs)
     task = None
     if current.layer == Layer.TASK:
-        task = _editable_task(current.task)
+        task = _editable_task(cast(Task, current.task))  # a task criterion has a task
 
     delta = _apply_criterion_fields(current, changes, latest)
     version_delta, latest = _apply_version_fields(current, latest, changes, by)
@@ -480,7 +482,9 @@ def _overwrite_draft(
 def move_criterion(criterion: Criterion, offset: int, by: Any) -> Criterion:
     """Move a criterion up (-1) or down (+1) among its layer's current criteria."""
     current = Criterion.objects.get(pk=criterion.pk)
-    task = _editable_task(current.task) if current.layer == Layer.TASK else None
+    task = _editable_task(
+        cast(Task, current.task)
+    )  # a task criterion has a task if current.layer == Layer.TASK else None
     before = current.order
     moved = editing.move(current, _siblings(current).filter(retired=False), offset, by)
     if task is not None and moved.order != before:
@@ -494,7 +498,9 @@ def remove_criterion(criterion: Criterion, by: Any) -> bool:
     one that was published is retired instead, so published versions keep it. Returns True
     when deleted. Raises editing.DeleteRefused when other data still refers to it."""
     current = Criterion.objects.select_for_update().get(pk=criterion.pk)
-    task = _editable_task(current.task) if current.layer == Layer.TASK else None
+    task = _editable_task(
+        cast(Task, current.task)
+    )  # a task criterion has a task if current.layer == Layer.TASK else None
     deleted = not current.versions.filter(frozen=True).exists()
     if deleted:
         editing.delete(current, by, ("code", "layer", "order"))
@@ -616,10 +622,10 @@ def record_response(
         "kind": Response.Kind.CONVERSATION if turns else Response.Kind.TEXT,
         "text": text,
     }
-    response = None
+    response: Response | None = None
     if external_id:
-        response = Response.objects.select_for_update().filter(task=task, external_id=external_id)
-        response = response.first()
+        existing = Response.objects.select_for_update().filter(task=task, external_id=external_id)
+        response = existing.first()
     created = response is None
     if response is None:
         response = Response(task=task, external_id=external_id)
@@ -663,7 +669,7 @@ def load_universal_criteria(
         c.code: c for c in Criterion.objects.filter(framework=framework, layer=Layer.UNIVERSAL)
     }
     for spec in specs:
-        content = {
+        content: dict[str, Any] = {
             "wording": spec.wording,
             "weight": spec.weight,
             "passes": spec.passes,

@@ -21,7 +21,7 @@ class RevisionForm(forms.ModelForm):
         try:
             self.instance.validate_constraints(exclude=exclude)
         except ValidationError as exc:
-            self._update_errors(exc)
+            self._update_errors(exc)  # type: ignore[attr-defined]  # private to BaseForm
 
 
 class CompetencyForm(RevisionForm):

@@ -2,6 +2,7 @@
 parameterise tasks. Several frameworks can live side by side (another target language, another
 proficiency scale); each is data, loaded and edited without code changes."""
 
+from collections.abc import Collection
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -93,7 +94,7 @@ class SubCompetency(models.Model):
     def __str__(self) -> str:
         return f"{self.code} {self.name}"
 
-    def validate_unique(self, exclude: set[str] | None = None) -> None:
+    def validate_unique(self, exclude: Collection[str] | None = None) -> None:
         super().validate_unique(exclude)
         if exclude and "code" in exclude:
             return
@@ -220,7 +221,7 @@ class ContextVariable(models.Model):
         has_range = self.minimum is not None or self.maximum is not None
         if has_range and self.kind != self.Kind.NUMBER:
             raise ValidationError("Only a number variable has a minimum and maximum.")
-        if has_range and None not in (self.minimum, self.maximum) and self.minimum > self.maximum:
+        if self.minimum is not None and self.maximum is not None and self.minimum > self.maximum:
             raise ValidationError("The minimum must not be above the maximum.")
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db import models, transaction
 
+from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
@@ -35,7 +36,7 @@ def _upsert[M: models.Model](
     lookup: dict[str, Any],
     values: dict[str, Any],
     report: LoadReport,
-    actor: Any,
+    actor: User | None,
 ) -> M:
     obj = model._default_manager.filter(**lookup).first()
     if obj is None:
@@ -60,7 +61,7 @@ def _upsert[M: models.Model](
 
 
 @transaction.atomic
-def load_framework(spec: FrameworkSpec, actor: Any = None) -> tuple[Framework, LoadReport]:
+def load_framework(spec: FrameworkSpec, actor: User | None = None) -> tuple[Framework, LoadReport]:
     report = LoadReport()
     framework = _upsert(
         Framework,
@@ -117,7 +118,7 @@ def load_framework(spec: FrameworkSpec, actor: Any = None) -> tuple[Framework, L
 
 @transaction.atomic
 def load_context_variables(
-    framework: Framework, specs: tuple[VariableSpec, ...], actor: Any = None
+    framework: Framework, specs: tuple[VariableSpec, ...], actor: User | None = None
 ) -> LoadReport:
     report = LoadReport()
     seen: set[int] = set()

@@ -2,17 +2,18 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.forms import ApiTokenForm
 from accounts.models import ApiToken
+from accounts.permissions import AuthenticatedHttpRequest
 from accounts.roles import ACTION_LABELS, ROLE_ACTIONS
 from accounts.services import role_of
 
 
-def _profile(request: HttpRequest, status: int = 200, **extra: object) -> HttpResponse:
+def _profile(request: AuthenticatedHttpRequest, status: int = 200, **extra: object) -> HttpResponse:
     role = role_of(request.user)
     allowed = sorted(ACTION_LABELS[a] for a in ROLE_ACTIONS.get(role, ())) if role else []
     context = {
@@ -25,13 +26,13 @@ def _profile(request: HttpRequest, status: int = 200, **extra: object) -> HttpRe
 
 
 @login_required
-def profile(request: HttpRequest) -> HttpResponse:
+def profile(request: AuthenticatedHttpRequest) -> HttpResponse:
     return _profile(request)
 
 
 @login_required
 @require_POST
-def token_create(request: HttpRequest) -> HttpResponse:
+def token_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = ApiTokenForm(request.POST)
     if not form.is_valid():
         return _profile(request, 422, token_form=form)
@@ -44,7 +45,7 @@ def token_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
+def token_revoke(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     token = get_object_or_404(ApiToken, pk=pk, user=request.user)
     token.revoke()
     messages.success(request, f"Token “{token.name}” revoked: scripts using it now get 401.")

@@ -10,6 +10,7 @@ expert majority, which flatters a judge (a majority is itself less noisy than an
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -174,6 +175,12 @@ def experts_matrix(ratings: StudyRatings, units: IntArray) -> npt.NDArray[np.flo
     return dense[~np.isnan(dense).all(axis=1)]
 
 
+class _GroupOptions(TypedDict):
+    epsilon: float
+    n_resamples: int
+    seed: int
+
+
 def judge_group(
     data: JudgeData,
     mask: npt.NDArray[np.bool_],
@@ -287,7 +294,7 @@ def calibration_report(
     seed: int = 0,
 ) -> CalibrationReport:
     ratings = data.ratings
-    options = {"epsilon": epsilon, "n_resamples": n_resamples, "seed": seed}
+    options: _GroupOptions = {"epsilon": epsilon, "n_resamples": n_resamples, "seed": seed}
     everything = np.ones(ratings.n_units, dtype=bool)
     layers = np.array([ratings.criteria[c].layer for c in ratings.unit_criterion.tolist()])
     by_layer = tuple(

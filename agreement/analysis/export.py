@@ -191,7 +191,8 @@ def write_report_xlsx(
     study_name: str, report: StudyAgreement, out: IO[bytes], judges: JudgeScales = ()
 ) -> None:
     workbook = Workbook()
-    workbook.remove(workbook.active)
+    if workbook.active is not None:  # a new workbook has one empty sheet
+        workbook.remove(workbook.active)
     for title, header, rows in _sheet_rows(report_to_dict(study_name, report, judges)):
         sheet = workbook.create_sheet(title)
         sheet.append(header)

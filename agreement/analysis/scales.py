@@ -119,8 +119,8 @@ def criteria_consistency(ratings: StudyRatings) -> tuple[Consistency, ...]:
     groups.append(("universal criteria, all tasks", universal, np.arange(len(gradings))))
     task_of_item = np.array([item.task_key for item in ratings.items], dtype=object)
     for task in sorted(set(task_of_item.tolist())):
-        rows = np.flatnonzero(task_of_item[grading_items] == task) if gradings else np.empty(0)
-        used = ~np.isnan(matrix[rows]).all(axis=0) if rows.size else np.zeros(0, bool)
+        rows = np.flatnonzero(task_of_item[grading_items] == task) if gradings else np.empty(0, int)
+        used = ~np.isnan(matrix[rows]).all(axis=0) if rows.size else np.zeros(0, np.bool_)
         groups.append((f"task {task}", used, rows))
     out = []
     for label, columns, rows in groups:

@@ -181,7 +181,7 @@ def coincidence_matrix(counts: npt.ArrayLike) -> FloatArray:
         weight = np.where(m >= 2, 1.0 / np.maximum(m - 1, 1), 0.0)
         cf = c.astype(np.float64)
         weighted = cf * weight[..., None]
-        out = np.einsum("suc,suk->sck", weighted, cf)
+        out: FloatArray = np.einsum("suc,suk->sck", weighted, cf)
         diag = np.arange(c.shape[-1])
         out[:, diag, diag] -= weighted.sum(axis=1)
         return out

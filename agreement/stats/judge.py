@@ -382,10 +382,12 @@ def _alignment(source: FloatArray, others: FloatArray, scoring: Scoring) -> Floa
     """Per-item alignment of ``source`` (items,) with ``others`` (k, items), NaN-aware."""
     n_other = (~np.isnan(others)).sum(axis=0)
     if scoring == "accuracy":
-        return np.nansum(others == source[None, :], axis=0) / n_other
+        share_equal: FloatArray = np.nansum(others == source[None, :], axis=0) / n_other
+        return share_equal
     if scoring == "neg_rmse":
         sq = np.nansum((others - source[None, :]) ** 2, axis=0)
-        return -np.sqrt(sq / n_other)
+        neg_rmse: FloatArray = -np.sqrt(sq / n_other)
+        return neg_rmse
     raise ValueError(f"scoring must be 'accuracy' or 'neg_rmse', got {scoring!r}")
 
 

@@ -220,10 +220,17 @@ def ordinal_agreement(
     judge_index = j[kappa_items] - origin
     expert_index = e[:, kappa_items] - origin
     judge_tables, expert_tables = pooled_tables(judge_index, expert_index, n_values)
-    options = {"n_values": n_values, "n_resamples": n_resamples, "confidence": confidence}
     comparisons = [
         _comparison(
-            judge_index, expert_index, judge_tables, expert_tables, weights, seed=seed, **options
+            judge_index,
+            expert_index,
+            judge_tables,
+            expert_tables,
+            weights,
+            n_values=n_values,
+            n_resamples=n_resamples,
+            seed=seed,
+            confidence=confidence,
         )
         for weights in ("linear", "quadratic")
     ]

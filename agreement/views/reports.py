@@ -1,14 +1,14 @@
 from dataclasses import replace
 from io import BytesIO
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
-from accounts.permissions import require
+from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from agreement import jobs
 from agreement.analysis import charts
@@ -78,7 +78,7 @@ def _charts(report: StudyAgreement) -> dict[str, str]:
 
 @require(Action.VIEW_BENCHMARK)
 @vary_on_headers("HX-Request")
-def study_agreement(request: HttpRequest, study_id: int) -> HttpResponse:
+def study_agreement(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     settings = AnalysisSettings.for_study(study)
     report = cached_study_report(study)
@@ -110,7 +110,9 @@ def study_agreement(request: HttpRequest, study_id: int) -> HttpResponse:
 
 
 @require(Action.EXPORT_DATA)
-def study_report_download(request: HttpRequest, study_id: int, fmt: str) -> HttpResponse:
+def study_report_download(
+    request: AuthenticatedHttpRequest, study_id: int, fmt: str
+) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     report = study_report(study)
     filename = f"agreement-{slugify(study.name) or study.pk}"
@@ -127,7 +129,9 @@ def study_report_download(request: HttpRequest, study_id: int, fmt: str) -> Http
 
 
 @require(Action.VIEW_BENCHMARK)
-def judge_calibration(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
+def judge_calibration(
+    request: AuthenticatedHttpRequest, study_id: int, run_id: int
+) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     run = get_object_or_404(JudgeRun, pk=run_id)
     report = replace(judge_report(study, run), scales=judge_scale_report(study, run))
@@ -163,7 +167,7 @@ def _bland_altman_chart(scale: JudgeScale) -> str:
 
 
 @require(Action.VIEW_BENCHMARK)
-def index(request: HttpRequest) -> HttpResponse:
+def index(request: AuthenticatedHttpRequest) -> HttpResponse:
     studies = Study.objects.with_progress().order_by("-created_at", "pk")
     return render(request, "agreement/index.html", {"studies": studies})
 
@@ -186,7 +190,7 @@ def _score_rows(board: Leaderboard) -> list[charts.ForestRow]:
 
 
 @require(Action.VIEW_BENCHMARK)
-def leaderboard(request: HttpRequest, study_id: int) -> HttpResponse:
+def leaderboard(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     runs = judge_runs_for(study)
     run = next((r for r in runs if str(r.pk) == request.GET.get("judge")), None)
@@ -209,7 +213,7 @@ def leaderboard(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @require(Action.MANAGE_STUDIES)
 @require_http_methods(["GET", "POST"])
-def analysis_settings(request: HttpRequest, study_id: int) -> HttpResponse:
+def analysis_settings(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     instance = AnalysisSettings.for_study(study)
     form = AnalysisSettingsForm(request.POST or None, instance=instance)

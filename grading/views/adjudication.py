@@ -8,12 +8,12 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from accounts.permissions import require
+from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading import adjudication
 from grading.adjudication import Filters
@@ -48,7 +48,7 @@ def list_url(study_id: int, filters: Filters) -> str:
 
 
 @require(Action.MANAGE_STUDIES)
-def adjudication_list(request: HttpRequest, study_id: int) -> HttpResponse:
+def adjudication_list(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     """The disagreeing pairs, unresolved first, filterable by criterion and layer. Six queries."""
     study = get_object_or_404(Study, pk=study_id)
     filters = Filters.from_query(request.GET)
@@ -125,7 +125,7 @@ def _pair_context(
 @require(Action.MANAGE_STUDIES)
 @require_http_methods(["GET", "POST"])
 def adjudicate(
-    request: HttpRequest, study_id: int, study_item_id: int, criterion_version_id: int
+    request: AuthenticatedHttpRequest, study_id: int, study_item_id: int, criterion_version_id: int
 ) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     filters = Filters.from_query(request.GET)
@@ -160,7 +160,7 @@ def adjudicate(
 
 
 def _next(
-    request: HttpRequest, study: Study, filters: Filters, done: dict[str, Any]
+    request: AuthenticatedHttpRequest, study: Study, filters: Filters, done: dict[str, Any]
 ) -> HttpResponse:
     code = done["version"].criterion.code
     recorded = f"Gold verdict recorded for {code} on response {done['item'].pk}."

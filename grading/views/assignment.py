@@ -4,18 +4,19 @@ Every lookup is filtered by `annotator=request.user`, so another person's assign
 and nothing on these pages can show another grader's work or a model's identity.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
 from django.db import transaction
 from django.db.models import Count, OuterRef, Q, Subquery
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from accounts.permissions import require
+from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading import services
 from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, Verdict
@@ -24,7 +25,7 @@ from l2annot.htmx import redirect_to, render_page, wants_fragment
 from rubrics.models import EffectiveCriterion, RubricItem
 
 PAGE = "grading/assignment.html"
-VERDICT_KEYS = {Verdict.PASS: "p", Verdict.FAIL: "f", Verdict.NA: "n"}
+VERDICT_KEYS: dict[str, str] = {Verdict.PASS: "p", Verdict.FAIL: "f", Verdict.NA: "n"}
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class Line:
         return self.rationale_required and self.verdict == Verdict.FAIL and not self.rationale
 
 
-def _own(request: HttpRequest, assignment_id: int) -> Assignment:
+def _own(request: AuthenticatedHttpRequest, assignment_id: int) -> Assignment:
     return get_object_or_404(
         Assignment.objects.select_related(
             "study_item__study", "study_item__rubric_version", "study_item__response__task"
@@ -62,7 +63,7 @@ def _own(request: HttpRequest, assignment_id: int) -> Assignment:
     )
 
 
-def _own_locked(request: HttpRequest, assignment_id: int) -> Assignment:
+def _own_locked(request: AuthenticatedHttpRequest, assignment_id: int) -> Assignment:
     """_own for a save, inside its transaction: the ownership check and the row lock the
     service needs in one query (only the assignment's row is locked, as in the service)."""
     return get_object_or_404(
@@ -102,7 +103,9 @@ def _likert(assignment: Assignment) -> list[tuple[LikertItem, int | None]]:
     return [(item, item.answer) for item in items]
 
 
-def _page_context(request: HttpRequest, assignment: Assignment, **state: Any) -> dict[str, Any]:
+def _page_context(
+    request: AuthenticatedHttpRequest, assignment: Assignment, **state: Any
+) -> dict[str, Any]:
     item = assignment.study_item
     response, task = item.response, item.response.task
     counts = Assignment.objects.filter(
@@ -125,10 +128,10 @@ def _page_context(request: HttpRequest, assignment: Assignment, **state: Any) ->
 
 
 @require(Action.GRADE)
-def index(request: HttpRequest) -> HttpResponse:
+def index(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The studies this person grades in, with their own progress."""
     mine = Assignment.objects.filter(annotator=request.user)
-    counts = {
+    counts: dict[int, Mapping[str, Any]] = {
         row["study_item__study"]: row
         for row in mine.values("study_item__study").annotate(
             total=Count("pk"), done=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED))
@@ -138,7 +141,7 @@ def index(request: HttpRequest) -> HttpResponse:
         Study.objects.filter(Q(pool__annotator=request.user) | Q(pk__in=counts.keys())).distinct()
     )
     submitted = mine.filter(status=Assignment.Status.SUBMITTED).order_by("position")
-    by_study: dict[int, list[Assignment]] = {}
+    by_study: dict[int, list[Mapping[str, Any]]] = {}
     for assignment in submitted.values("pk", "position", "study_item__study"):
         by_study.setdefault(assignment["study_item__study"], []).append(assignment)
     rows = [
@@ -156,7 +159,7 @@ def index(request: HttpRequest) -> HttpResponse:
 
 @require(Action.GRADE)
 @require_POST
-def next_item(request: HttpRequest, study_id: int) -> HttpResponse:
+def next_item(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     # Only a study this person grades in (its pool, or one holding their work): any other is a
     # 404, as in the API, so its name never reaches someone outside it.
     mine = Q(pool__annotator=request.user) | Q(items__assignments__annotator=request.user)
@@ -169,7 +172,7 @@ def next_item(request: HttpRequest, study_id: int) -> HttpResponse:
 
 
 @require(Action.GRADE)
-def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
+def assignment_page(request: AuthenticatedHttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _own(request, assignment_id)
     if (
         assignment.status == Assignment.Status.ASSIGNED
@@ -180,7 +183,11 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
 
 
 def _fragment(
-    request: HttpRequest, assignment: Assignment, name: str, status: int = 200, **state: Any
+    request: AuthenticatedHttpRequest,
+    assignment: Assignment,
+    name: str,
+    status: int = 200,
+    **state: Any,
 ) -> HttpResponse:
     study = assignment.study_item.study
     context = {
@@ -193,7 +200,7 @@ def _fragment(
 
 
 def _saved(
-    request: HttpRequest, assignment: Assignment, name: str, anchor: str, **state: Any
+    request: AuthenticatedHttpRequest, assignment: Assignment, name: str, anchor: str, **state: Any
 ) -> HttpResponse:
     """A save went through: htmx gets the saved part back, a plain form goes back to it."""
     if wants_fragment(request):
@@ -202,7 +209,11 @@ def _saved(
 
 
 def _refused(
-    request: HttpRequest, assignment: Assignment, error: Exception, name: str, **state: Any
+    request: AuthenticatedHttpRequest,
+    assignment: Assignment,
+    error: Exception,
+    name: str,
+    **state: Any,
 ) -> HttpResponse:
     """A save refused: htmx gets the part with the message (or the message alone when the part
     is not on the page), a plain form the whole page with the message on top."""
@@ -217,7 +228,9 @@ def _refused(
 
 @require(Action.GRADE)
 @require_POST
-def save_grade(request: HttpRequest, assignment_id: int, criterion_version_id: int) -> HttpResponse:
+def save_grade(
+    request: AuthenticatedHttpRequest, assignment_id: int, criterion_version_id: int
+) -> HttpResponse:
     verdict = request.POST.get("verdict")
     rationale = request.POST.get("rationale")
     assignment = None
@@ -243,7 +256,9 @@ def save_grade(request: HttpRequest, assignment_id: int, criterion_version_id: i
 
 @require(Action.GRADE)
 @require_POST
-def save_likert(request: HttpRequest, assignment_id: int, likert_item_id: int) -> HttpResponse:
+def save_likert(
+    request: AuthenticatedHttpRequest, assignment_id: int, likert_item_id: int
+) -> HttpResponse:
     assignment = _own(request, assignment_id)
     try:
         value = int(request.POST.get("value", ""))
@@ -260,7 +275,7 @@ def save_likert(request: HttpRequest, assignment_id: int, likert_item_id: int) -
 
 @require(Action.GRADE)
 @require_POST
-def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
+def submit(request: AuthenticatedHttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _own(request, assignment_id)
     try:
         services.submit(assignment, by=request.user)

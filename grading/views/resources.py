@@ -1,4 +1,5 @@
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
 
 from accounts.permissions import require
@@ -9,7 +10,9 @@ from rubrics.views.resources import file_response
 
 
 @require(Action.GRADE)
-def assignment_resource(request: HttpRequest, assignment_id: int, resource_id: int) -> HttpResponse:
+def assignment_resource(
+    request: HttpRequest, assignment_id: int, resource_id: int
+) -> HttpResponseBase:
     """A resource of the task an annotator is grading: their own assignment only."""
     assignment = get_object_or_404(
         Assignment.objects.select_related("study_item__response"),

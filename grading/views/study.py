@@ -1,12 +1,12 @@
 """Maintainers' pages: studies with their progress, a form to start one, assignment, closing."""
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from accounts.permissions import require
+from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading import adjudication, services
 from grading.forms import StudyForm
@@ -15,13 +15,13 @@ from rubrics.models import Response
 
 
 @require(Action.MANAGE_STUDIES)
-def study_list(request: HttpRequest) -> HttpResponse:
+def study_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     studies = services.studies_with_progress(Study.objects.select_related("framework"))
     return render(request, "grading/study_list.html", {"studies": studies})
 
 
 @require(Action.MANAGE_STUDIES)
-def study_create(request: HttpRequest) -> HttpResponse:
+def study_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = StudyForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -46,7 +46,7 @@ def study_create(request: HttpRequest) -> HttpResponse:
 OVERDUE_SHOWN = 50
 
 
-def _idle_days(request: HttpRequest) -> int:
+def _idle_days(request: AuthenticatedHttpRequest) -> int:
     try:
         days = int(request.GET.get("idle_days", services.OVERDUE_IDLE_DAYS))
     except ValueError:
@@ -55,7 +55,7 @@ def _idle_days(request: HttpRequest) -> int:
 
 
 @require(Action.MANAGE_STUDIES)
-def study_detail(request: HttpRequest, study_id: int) -> HttpResponse:
+def study_detail(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     """The study's dashboard: overall progress, per annotator, task and criterion, overdue
     work and disagreements to adjudicate. A fixed number of queries, whatever the size."""
     study = get_object_or_404(Study.objects.select_related("framework"), pk=study_id)
@@ -81,7 +81,7 @@ def study_detail(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @require(Action.MANAGE_STUDIES)
 @require_POST
-def study_assign(request: HttpRequest, study_id: int) -> HttpResponse:
+def study_assign(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     created = services.assign_study(study)
     messages.success(request, f"{created} assignments made.")
@@ -90,7 +90,7 @@ def study_assign(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @require(Action.MANAGE_STUDIES)
 @require_POST
-def study_status(request: HttpRequest, study_id: int) -> HttpResponse:
+def study_status(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     status = request.POST.get("status", Study.Status.CLOSED)
     if status not in Study.Status.values:

@@ -140,19 +140,24 @@ def _spec(log: _Log, member: str, header: Any) -> dict[str, Any]:
     status = header.get("status")
     if status is not None and status != "success":
         log.report(member, "status", f"the run's status is {shown(status)}, not 'success'")
-    return header["eval"]
+    spec: dict[str, Any] = header["eval"]
+    return spec
 
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _header_values(
     log: _Log, member: str, header: Any, spec: dict[str, Any], judge_model: str | None
 ) -> dict[str, Any]:
-    task_args = spec.get("task_args") if isinstance(spec.get("task_args"), dict) else {}
-    roles = spec.get("model_roles") if isinstance(spec.get("model_roles"), dict) else {}
-    metadata = spec.get("metadata") if isinstance(spec.get("metadata"), dict) else {}
+    task_args = _object(spec.get("task_args"))
+    roles = _object(spec.get("model_roles"))
+    metadata = _object(spec.get("metadata"))
     judge = judge_model
     for role in _JUDGE_ROLES:
         config = roles.get(role)
@@ -200,7 +205,7 @@ def _read_sample(
         message = error.get("message") if isinstance(error, dict) else error
         log.report(member, "error", f"the sample ended in an error: {shown(message)}")
     results = _scoring_results(log, member, sample.get("scores"), scorer)
-    if len(log.problems) > before or results is None:
+    if len(log.problems) > before or results is None or not isinstance(epoch, int):
         return
     task_key = str(raw_id)
     if (task_key, epoch) in seen:
@@ -278,6 +283,8 @@ def _verdicts(
             log.report(member, f"{field}.explanation", f"expected text, got {describe(rationale)}")
         if len(log.problems) > bad or found["model"] is None or found["judge"] is None:
             continue
+        if not isinstance(cid, str):  # reported above
+            continue
         ids.add(cid)
         verdicts.append(
             VerdictRecord(
@@ -299,8 +306,9 @@ def _verdicts(
 def _completion(output: Any) -> str | None:
     if not isinstance(output, dict):
         return None
-    if isinstance(output.get("completion"), str) and output["completion"]:
-        return output["completion"]
+    completion = output.get("completion")
+    if isinstance(completion, str) and completion:
+        return completion
     choices = output.get("choices")
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
         message = choices[0].get("message")

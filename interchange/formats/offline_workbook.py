@@ -54,7 +54,7 @@ __all__ = [
 # Version 2 added rating questions: a version 1 reader would take their rows for criteria.
 FORMAT = "l2annot-grading-2"
 SHEET, META = "Grading", "_meta"
-HEADER = ("item id", "criterion version id", "Item / code", "Task / criterion")
+HEADER: tuple[str, ...] = ("item id", "criterion version id", "Item / code", "Task / criterion")
 HEADER += ("Response / guidance", "Verdict", "Rationale")
 WIDTHS = (12, 12, 14, 60, 60, 12, 50)
 VERDICT_COLUMN, RATIONALE_COLUMN = 6, 7

@@ -128,7 +128,9 @@ class Planner:
             "criterion_id", "number"
         ):
             self.latest[version.criterion_id] = version
-        self.task_keys_by_id = {task.pk: key for key, task in self.tasks.items()}
+        self.task_keys_by_id: dict[int | None, str] = {
+            task.pk: key for key, task in self.tasks.items()
+        }
 
     def problem(self, row: int | None, column: str | None, message: str) -> None:
         self.report.problems.append(Problem(TASKS_FILE, row, column, message, unit="row"))
@@ -230,7 +232,7 @@ class Planner:
         return settings
 
     def read_resources(self, record: TaskRecord) -> list[ResourceSpec]:
-        specs = []
+        specs: list[ResourceSpec] = []
         for name in record.resource_files:
             path = self.folder / RESOURCES_DIR / name
             column = f"task_resource_file_link_{len(specs) + 1}"

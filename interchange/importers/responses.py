@@ -26,8 +26,9 @@ from interchange.importers.writing import BATCH, COMMENT
 from rubrics.models import Response, Task, Turn
 from taxonomy.models import Framework
 
-MAX_ID = Response._meta.get_field("external_id").max_length
-MAX_NAME = Response._meta.get_field("model_name").max_length
+# Both are CharFields: their max_length is set.
+MAX_ID: int = Response._meta.get_field("external_id").max_length  # type: ignore[assignment]
+MAX_NAME: int = Response._meta.get_field("model_name").max_length  # type: ignore[assignment]
 _SYNTHETIC_EPOCH = re.compile(r":e([0-9]+)$")
 
 
@@ -104,16 +105,17 @@ class ResponsesPlanner:
 
     def find_changes(self, plans: list[ResponsePlan]) -> None:
         turns: dict[int, list[tuple[str, str]]] = defaultdict(list)
-        conversations = [p.existing.pk for p in plans if p.existing.kind == "conversation"]
+        existing = [p.existing for p in plans if p.existing is not None]  # all of them
+        conversations = [r.pk for r in existing if r.kind == "conversation"]
         for response_id, role, content in (
             Turn.objects.filter(response__in=conversations)
             .order_by("response_id", "index")
             .values_list("response_id", "role", "content")
         ):
             turns[response_id].append((role, content))
-        for plan in plans:
-            plan.changed = fields_of(plan.record) != current_fields(plan.existing) or (
-                turns_of(plan.record) != turns[plan.existing.pk]
+        for plan, response in zip(plans, existing, strict=True):
+            plan.changed = fields_of(plan.record) != current_fields(response) or (
+                turns_of(plan.record) != turns[response.pk]
             )
 
 

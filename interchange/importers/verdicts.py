@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from django.db import transaction
 
@@ -132,7 +132,8 @@ class VerdictsPlanner:
         published = self.published_versions(task_ids)
         latest = self.latest_versions()
         tasks_by_id = {task.pk: task for task in self.tasks.values()}
-        plans, seen = [], {}
+        plans: list[VerdictPlan] = []
+        seen: dict[tuple[RunKey, ResponseKey, int, int], str] = {}
         for record, response in found:
             criterion = self.criteria.get(record.criterion_id)
             if criterion is None:
@@ -152,7 +153,10 @@ class VerdictsPlanner:
                     f"criterion '{criterion.code}' is not in the rubric of task '{task.key}'",
                 )
                 continue
-            version = published.get((task.pk, criterion.pk)) or latest.get(criterion.pk)
+            version = published.get((task.pk, criterion.pk)) or cast(
+                CriterionVersion,
+                latest.get(criterion.pk),  # every criterion has a version
+            )
             if record.weight is not None and record.weight != version.weight:
                 self.problem(
                     record,
@@ -179,7 +183,8 @@ class VerdictsPlanner:
         questions = set(
             LikertItem.objects.filter(study__framework=self.framework).values_list("key", flat=True)
         )
-        plans, seen = [], {}
+        plans: list[RatingPlan] = []
+        seen: dict[tuple[Any, ...], int] = {}
         for record in records:
             response = self.resolve_response(record)
             if record.question not in questions:
@@ -307,7 +312,11 @@ def write_verdicts(
             task__in={key[0] for key in named}, external_id__in={key[1] for key in named}
         )
     }
-    response_pk |= {(p.task.pk, p.external_id): p.response.pk for p in responses}
+    response_pk |= {
+        (p.task.pk, p.external_id): p.response.pk
+        for p in responses
+        if p.response is not None  # every one, once written
+    }
     current = {
         (v.run_id, v.response_id, v.criterion_version_id, v.epoch): v
         for v in JudgeVerdict.objects.filter(run__in=[r.pk for r in run_by_key.values()])

@@ -3,7 +3,7 @@
 import tempfile
 from pathlib import Path
 
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, Http404, HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
@@ -16,7 +16,7 @@ from taxonomy.models import Framework
 
 
 @require(Action.EXPORT_DATA)
-def export_rubrics(request: HttpRequest) -> HttpResponse:
+def export_rubrics(request: HttpRequest) -> FileResponse:
     framework = _framework(request)
     handle = tempfile.TemporaryFile()  # noqa: SIM115 (FileResponse closes it)
     export_rubrics_xlsx(framework, handle)
@@ -36,7 +36,7 @@ def _framework(request: HttpRequest) -> Framework:
 
 
 @require(Action.EXPORT_DATA)
-def export_benchmark(request: HttpRequest) -> HttpResponse:
+def export_benchmark(request: HttpRequest) -> FileResponse:
     framework = _framework(request)
     handle = tempfile.TemporaryFile()  # noqa: SIM115 (FileResponse closes it)
     with tempfile.TemporaryDirectory(prefix="l2annot-export-") as workdir:
@@ -47,12 +47,12 @@ def export_benchmark(request: HttpRequest) -> HttpResponse:
 
 
 @require(Action.EXPORT_DATA)
-def export_grades_csv(request: HttpRequest, study_id: int) -> HttpResponse:
+def export_grades_csv(request: HttpRequest, study_id: int) -> StreamingHttpResponse:
     return _csv(get_object_or_404(Study, pk=study_id), scores=False)
 
 
 @require(Action.EXPORT_DATA)
-def export_scores_csv(request: HttpRequest, study_id: int) -> HttpResponse:
+def export_scores_csv(request: HttpRequest, study_id: int) -> StreamingHttpResponse:
     return _csv(get_object_or_404(Study, pk=study_id), scores=True)
 
 
@@ -66,7 +66,7 @@ def _csv(study: Study, *, scores: bool) -> StreamingHttpResponse:
 
 
 @require(Action.EXPORT_DATA)
-def export_grades_xlsx(request: HttpRequest, study_id: int) -> HttpResponse:
+def export_grades_xlsx(request: HttpRequest, study_id: int) -> FileResponse:
     study = get_object_or_404(Study, pk=study_id)
     handle = tempfile.TemporaryFile()  # noqa: SIM115 (FileResponse closes it)
     grades_export.write_xlsx(study, handle)

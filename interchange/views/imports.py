@@ -4,11 +4,11 @@ import secrets
 from pathlib import Path
 
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from accounts.permissions import require
+from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading.models import Study
 from interchange import jobs
@@ -20,7 +20,7 @@ from taxonomy.models import Framework
 
 @require(Action.IMPORT_DATA)
 @require_http_methods(["GET", "POST"])
-def index(request: HttpRequest) -> HttpResponse:
+def index(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = ImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
@@ -47,6 +47,6 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 @require(Action.IMPORT_DATA)
-def job(request: HttpRequest, pk: int) -> HttpResponse:
+def job(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     found = get_object_or_404(ImportJob, pk=pk)
     return render_page(request, "interchange/job.html", {"job": found}, fragment="job-status")

@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib import messages
 from django.db.models import Count, Q
 from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
@@ -62,7 +63,7 @@ def offline_grading(request: HttpRequest, study_id: int) -> HttpResponse:
 
 
 @require(Action.EXPORT_DATA)
-def offline_workbook(request: HttpRequest, study_id: int) -> HttpResponse:
+def offline_workbook(request: HttpRequest, study_id: int) -> HttpResponseBase:
     study = get_object_or_404(Study, pk=study_id)
     username = request.GET.get("annotator")
     if not username:  # choose the annotator on the study's page

@@ -83,7 +83,7 @@ class Criterion(models.Model):
         return self.code
 
     @property
-    def owner(self) -> models.Model:
+    def owner(self) -> models.Model | None:
         return {
             Layer.UNIVERSAL: self.framework,
             Layer.CONSENSUS: self.sub_competency,
@@ -93,7 +93,12 @@ class Criterion(models.Model):
     def code_pattern(self) -> re.Pattern[str]:
         if self.layer == Layer.UNIVERSAL:
             return UNIVERSAL_CODE
-        prefix = self.sub_competency.code if self.layer == Layer.CONSENSUS else self.task.key
+        # A consensus criterion has a sub-competency and a task criterion a task (clean() says so).
+        prefix = (
+            self.sub_competency.code  # type: ignore[union-attr]
+            if self.layer == Layer.CONSENSUS
+            else self.task.key  # type: ignore[union-attr]
+        )
         return re.compile(rf"^{re.escape(prefix)}-\d{{2,}}$")
 
     def clean(self) -> None:
@@ -113,10 +118,11 @@ class Criterion(models.Model):
                 }[Layer(self.layer)]
             )
         if self.sub_competency_id and (
-            self.sub_competency.competency.framework_id != self.framework_id
+            self.sub_competency.competency.framework_id  # type: ignore[union-attr]
+            != self.framework_id
         ):
             raise ValidationError({"sub_competency": OTHER_FRAMEWORK})
-        if self.task_id and self.task.framework_id != self.framework_id:
+        if self.task_id and self.task.framework_id != self.framework_id:  # type: ignore[union-attr]
             raise ValidationError({"task": "This task is in another framework."})
         if self.layer in owners and not self.code_pattern().match(self.code or ""):
             example = {

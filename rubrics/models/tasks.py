@@ -143,9 +143,9 @@ class Task(models.Model):
             if criterion.layer == Layer.UNIVERSAL:
                 universal[criterion.framework_id].append(version)
             elif criterion.layer == Layer.CONSENSUS:
-                consensus[criterion.sub_competency_id].append(version)
+                consensus[criterion.sub_competency_id].append(version)  # type: ignore[index]  # a consensus criterion has its sub-competency
             else:
-                own[criterion.task_id].append(version)
+                own[criterion.task_id].append(version)  # type: ignore[index]  # a task criterion has its task
         excluded: dict[int, dict[int, str]] = defaultdict(dict)
         exclusions = UniversalExclusion.objects.filter(task__in=[task.pk for task in tasks])
         for task_id, criterion_id, reason in exclusions.values_list(

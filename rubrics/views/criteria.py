@@ -61,10 +61,10 @@ def _lines(owner: Owner) -> list[tuple[Criterion, CriterionVersion]]:
 
 def _owner_of(criterion: Criterion) -> Owner:
     if criterion.layer == Layer.TASK:
-        return Task.objects.select_related("framework", "sub_competency").get(pk=criterion.task_id)
+        return Task.objects.select_related("framework", "sub_competency").get(pk=criterion.task_id)  # type: ignore[misc]  # a task criterion has a task
     if criterion.layer == Layer.CONSENSUS:
         return SubCompetency.objects.select_related("competency__framework").get(
-            pk=criterion.sub_competency_id
+            pk=criterion.sub_competency_id  # type: ignore[misc]  # and a consensus one its own
         )
     return criterion.framework
 

@@ -181,7 +181,9 @@ def resource_edit(request: HttpRequest, pk: int) -> HttpResponse:
     state: dict[str, Any] = {"editing": pk}
     if not form.is_valid():
         return _editor_response(request, task, "resources", 422, resource_edit_form=form, **state)
-    changes = {name: form.cleaned_data[name] for name in form._meta.fields if name in form.fields}
+    changes = {
+        name: form.cleaned_data[name] for name in form._meta.fields or () if name in form.fields
+    }
     try:
         services.edit_resource(resource, changes, form.cleaned_data["revision"] or 0, request.user)
     except EditConflict as conflict:

@@ -6,7 +6,7 @@ from typing import Any
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -34,7 +34,7 @@ def task_list(request: HttpRequest) -> HttpResponse:
         Task.objects.order_by("language").values_list("language", flat=True).distinct()
     )
     form = TaskFilterForm(request.GET or None, languages=languages)
-    tasks = Task.objects.select_related("sub_competency__competency").annotate(
+    tasks: QuerySet[Task] = Task.objects.select_related("sub_competency__competency").annotate(
         criteria_count=Count("criteria", distinct=True),
         responses_count=Count("responses", distinct=True),
     )
@@ -77,7 +77,9 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
 # ----- review workflow ------------------------------------------------------------------------
 
 
-def _refused(request: HttpRequest, task: Task, error: Exception) -> HttpResponse:
+def _refused(
+    request: HttpRequest, task: Task, error: ValidationError | services.WorkflowRefused
+) -> HttpResponse:
     problems = error.messages if isinstance(error, ValidationError) else error.problems
     context = _detail_context(task) | {"problems": problems}
     return render(request, "rubrics/task_detail.html", context, status=status_for(error))

@@ -12,16 +12,16 @@ work without JavaScript too (l2annot.htmx.respond).
 """
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.db import models
 from django.forms import ModelForm
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.permissions import require
+from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from audit import editing
 from l2annot.errors import status_for
@@ -52,8 +52,10 @@ class Outline:
     def takes_children(self, item: Any) -> bool:
         return not self.listed_kinds_only or item.has_listed_values
 
-    def items_of(self, framework: Framework) -> models.QuerySet:
-        return self.item.model._default_manager.filter(framework=framework)
+    def items_of(self, framework: Framework) -> editing.OrderedQuerySet[Any]:
+        # Both item models (Competency, ContextVariable) are managed by an OrderedQuerySet.
+        items = self.item.model._default_manager.filter(framework=framework)
+        return cast(editing.OrderedQuerySet[Any], items)
 
 
 COMPETENCIES = Outline(
@@ -125,7 +127,11 @@ def _page_url(outline: Outline, framework: Framework) -> str:
 
 
 def _card(
-    request: HttpRequest, outline: Outline, item: models.Model, status: int = 200, **state: Any
+    request: AuthenticatedHttpRequest,
+    outline: Outline,
+    item: models.Model,
+    status: int = 200,
+    **state: Any,
 ) -> HttpResponse:
     """The item's card: the fragment for htmx, else a redirect after a success or the page."""
     framework = getattr(item, outline.item.parent_field)
@@ -143,7 +149,11 @@ def _card(
 
 
 def _list(
-    request: HttpRequest, outline: Outline, framework: Framework, status: int = 200, **state: Any
+    request: AuthenticatedHttpRequest,
+    outline: Outline,
+    framework: Framework,
+    status: int = 200,
+    **state: Any,
 ) -> HttpResponse:
     """The whole outline: the fragment for htmx, else a redirect after a success or the page."""
     context = _page_context(outline, framework) | state
@@ -154,7 +164,7 @@ def _list(
 
 
 def _save(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     outline: Outline,
     level: Level,
     obj: models.Model,
@@ -168,7 +178,7 @@ def _save(
     form = level.form(request.POST, instance=obj)
     if not form.is_valid():
         return _card(request, outline, item, 422, **{form_name: form}, **state)
-    changes = {name: form.cleaned_data[name] for name in form._meta.fields}
+    changes = {name: form.cleaned_data[name] for name in form._meta.fields or ()}
     try:
         editing.update(obj, changes, form.cleaned_data.get("revision") or 0, request.user)
     except editing.EditConflict as conflict:
@@ -192,7 +202,7 @@ def _offset(direction: str) -> int:
 
 # ----- views ------------------------------------------------------------------------------------
 @require(Action.VIEW_TAXONOMY)
-def index(request: HttpRequest) -> HttpResponse:
+def index(request: AuthenticatedHttpRequest) -> HttpResponse:
     framework = Framework.objects.order_by("pk").first()
     if framework is None:
         return redirect("home")
@@ -200,22 +210,24 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 @require(Action.VIEW_TAXONOMY)
-def page(request: HttpRequest, framework_code: str, outline: Outline) -> HttpResponse:
+def page(request: AuthenticatedHttpRequest, framework_code: str, outline: Outline) -> HttpResponse:
     framework = get_object_or_404(Framework, code=framework_code)
     return render(request, outline.template, _page_context(outline, framework))
 
 
 @require(Action.VIEW_TAXONOMY)
-def item_card(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
+def item_card(request: AuthenticatedHttpRequest, pk: int, outline: Outline) -> HttpResponse:
     """The card as it stands (Cancel of an edit)."""
     return _card(request, outline, get_object_or_404(outline.item.model, pk=pk))
 
 
 @require(Action.EDIT_TAXONOMY)
 @require_POST
-def item_create(request: HttpRequest, framework_code: str, outline: Outline) -> HttpResponse:
+def item_create(
+    request: AuthenticatedHttpRequest, framework_code: str, outline: Outline
+) -> HttpResponse:
     framework = get_object_or_404(Framework, code=framework_code)
-    instance = outline.item.model(**{outline.item.parent_field: framework})
+    instance: Any = outline.item.model(**{outline.item.parent_field: framework})
     instance.order = outline.items_of(framework).next_order()
     form = outline.item.form(request.POST, instance=instance, prefix="new")
     if not form.is_valid():
@@ -226,7 +238,7 @@ def item_create(request: HttpRequest, framework_code: str, outline: Outline) -> 
 
 @require(Action.EDIT_TAXONOMY)
 @require_http_methods(["GET", "POST"])
-def item_edit(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
+def item_edit(request: AuthenticatedHttpRequest, pk: int, outline: Outline) -> HttpResponse:
     item = get_object_or_404(outline.item.model, pk=pk)
     if request.method == "GET":
         return _card(request, outline, item, item_form=outline.item.form(instance=item))
@@ -235,7 +247,7 @@ def item_edit(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
 
 @require(Action.EDIT_TAXONOMY)
 @require_POST
-def item_delete(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
+def item_delete(request: AuthenticatedHttpRequest, pk: int, outline: Outline) -> HttpResponse:
     item = get_object_or_404(outline.item.model, pk=pk)
     framework = getattr(item, outline.item.parent_field)
     try:
@@ -248,7 +260,9 @@ def item_delete(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse
 
 @require(Action.EDIT_TAXONOMY)
 @require_POST
-def item_move(request: HttpRequest, pk: int, direction: str, outline: Outline) -> HttpResponse:
+def item_move(
+    request: AuthenticatedHttpRequest, pk: int, direction: str, outline: Outline
+) -> HttpResponse:
     item = get_object_or_404(outline.item.model, pk=pk)
     framework = getattr(item, outline.item.parent_field)
     editing.move(item, outline.items_of(framework), _offset(direction), request.user)
@@ -257,13 +271,13 @@ def item_move(request: HttpRequest, pk: int, direction: str, outline: Outline) -
 
 @require(Action.EDIT_TAXONOMY)
 @require_POST
-def sub_create(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
+def sub_create(request: AuthenticatedHttpRequest, pk: int, outline: Outline) -> HttpResponse:
     item = get_object_or_404(outline.item.model, pk=pk)
     if not outline.takes_children(item):
         error = f"{item} takes no {outline.sub.label}s."
         return _card(request, outline, item, 422, error=error)
     siblings = getattr(item, outline.children)
-    instance = outline.sub.model(**{outline.sub.parent_field: item})
+    instance: Any = outline.sub.model(**{outline.sub.parent_field: item})
     instance.order = siblings.next_order()
     form = outline.sub.form(request.POST, instance=instance, prefix=f"new-{item.pk}")
     if not form.is_valid():
@@ -274,7 +288,7 @@ def sub_create(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
 
 @require(Action.EDIT_TAXONOMY)
 @require_http_methods(["GET", "POST"])
-def sub_edit(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
+def sub_edit(request: AuthenticatedHttpRequest, pk: int, outline: Outline) -> HttpResponse:
     sub = get_object_or_404(outline.sub.model, pk=pk)
     item = getattr(sub, outline.sub.parent_field)
     if request.method == "GET":
@@ -285,7 +299,7 @@ def sub_edit(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
 
 @require(Action.EDIT_TAXONOMY)
 @require_POST
-def sub_delete(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
+def sub_delete(request: AuthenticatedHttpRequest, pk: int, outline: Outline) -> HttpResponse:
     sub = get_object_or_404(outline.sub.model, pk=pk)
     item = getattr(sub, outline.sub.parent_field)
     try:
@@ -297,7 +311,9 @@ def sub_delete(request: HttpRequest, pk: int, outline: Outline) -> HttpResponse:
 
 @require(Action.EDIT_TAXONOMY)
 @require_POST
-def sub_move(request: HttpRequest, pk: int, direction: str, outline: Outline) -> HttpResponse:
+def sub_move(
+    request: AuthenticatedHttpRequest, pk: int, direction: str, outline: Outline
+) -> HttpResponse:
     sub = get_object_or_404(outline.sub.model, pk=pk)
     item = getattr(sub, outline.sub.parent_field)
     siblings = getattr(item, outline.children).all()

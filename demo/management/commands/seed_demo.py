@@ -27,6 +27,6 @@ class Command(BaseCommand):
         for account in accounts:
             self.stdout.write(f"  {account.username:<12} {account.password:<22} {account.role}")
         users = User.objects.in_bulk(["author", "maintainer"], field_name="username")
-        report = seed_demo_benchmark(framework, users["author"], users["maintainer"])
-        self.stdout.write(f"\nDemo benchmark: {report.summary()}")
+        benchmark = seed_demo_benchmark(framework, users["author"], users["maintainer"])
+        self.stdout.write(f"\nDemo benchmark: {benchmark.summary()}")
         self.stdout.write(f"Demo grading study: {seed_demo_study() or 'no responses to grade'}")
