@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "agreement",
     "judging",
     "interchange",
+    "workbench",  # runs the LLM judge, compares runs, triages disagreements
     "django_tasks_db",
     "api",
     "demo",  # `manage.py seed_demo` and the demo data it loads

@@ -12,6 +12,7 @@ urlpatterns = [
     path("agreement/", include("agreement.urls")),
     path("history/", include("audit.urls")),
     path("interchange/", include("interchange.urls")),
+    path("workbench/", include("workbench.urls")),
     path("api/", include("api.urls")),
     path("admin/", admin.site.urls),
 ]
