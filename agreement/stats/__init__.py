@@ -56,6 +56,7 @@ from .judge import (
 from .kappa import agreement_weights, cohen_kappa, cohen_kappa_from_table, fleiss_kappa
 from .limits import FEWER_THAN_TWO_PAIRS
 from .ordinal import KappaComparison, OrdinalAgreement, ordinal_agreement, pooled_tables
+from .paired import McNemar, mcnemar
 from .results import FEWER_THAN_TWO_PAIRABLE, NO_VARIATION, Coefficient, Ratio
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "Interval",
     "KappaComparison",
     "Leniency",
+    "McNemar",
     "OrdinalAgreement",
     "OrdinalCalibration",
     "Ratio",
@@ -101,6 +103,7 @@ __all__ = [
     "leave_one_expert_out",
     "leniency",
     "majority_reference",
+    "mcnemar",
     "mcnemar_exact",
     "median_reference",
     "ordinal_agreement",

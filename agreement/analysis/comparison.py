@@ -1,0 +1,349 @@
+"""Two to four judge runs side by side against the experts of one study.
+
+Pure: numpy arrays and dataclasses in, frozen dataclasses out; no Django. `agreement.data`
+builds the RunVerdicts from the database.
+
+The runs are compared on the units they share: the expert-graded (response, criterion) units
+every run judged. A judge's answer that could not be read as pass or fail (UNPARSEABLE) is a
+unit the run judged but a verdict it did not give: it counts in the run's unparseable rate
+and is left out of every other figure, never guessed as pass or fail. Each run's figures
+reuse the calibration code (`agreement.analysis.calibration`); two runs are compared with
+McNemar's paired test on the units both answered and the experts' majority decided.
+"""
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import TypedDict
+
+import numpy as np
+import numpy.typing as npt
+
+from agreement.analysis.calibration import (
+    MISSING,
+    JudgeData,
+    JudgeGroup,
+    experts_matrix,
+    judge_group,
+)
+from agreement.analysis.ratings import CriterionInfo, IntArray, StudyRatings
+from agreement.stats import (
+    Interval,
+    McNemar,
+    Ratio,
+    bootstrap_ac,
+    bootstrap_alpha,
+    majority_reference,
+    mcnemar,
+)
+
+UNPARSEABLE = -2  # the run asked the judge about the unit; its answer was neither pass nor fail
+LEVEL = 0.05  # significance level of each criterion's paired test
+
+
+@dataclass(frozen=True)
+class RunVerdicts:
+    """One judge run's first-epoch answers on the units of a study's ratings."""
+
+    name: str
+    verdicts: IntArray  # per unit: FAIL, PASS, UNPARSEABLE, or MISSING where not judged
+    family: str = ""  # the judge's model family, for self-preference ("" when unknown)
+    tokens: int | None = None  # total tokens of the run; None when not recorded
+    seconds: float | None = None  # wall time of the run; None when not recorded
+
+
+@dataclass(frozen=True)
+class RunGroup:
+    """One run on one set of shared units (a criterion, or every shared unit)."""
+
+    label: str
+    n_shared: int  # shared units in the group
+    unparseable: Ratio  # unparseable answers among them
+    calibration: JudgeGroup  # on the answered units: majority, gold, alt-test, leniency
+    alpha: Interval  # Krippendorff's alpha with the judge as one more rater
+    ac1: Interval  # Gwet's AC1 likewise
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    name: str
+    family: str
+    overall: RunGroup
+    criteria: tuple[RunGroup, ...]  # in the order of RunComparison.criteria
+    self_preference_gap: float | None  # leniency on own family minus on the others
+    tokens: int | None
+    seconds: float | None
+
+
+@dataclass(frozen=True)
+class PairTest:
+    label: str
+    test: McNemar
+    direction: int  # +1: the second run agrees with the experts more; -1: less; 0: no difference
+
+
+@dataclass(frozen=True)
+class PairComparison:
+    """The second run against the first: who agrees with the expert majority more often."""
+
+    first: str
+    second: str
+    overall: PairTest
+    criteria: tuple[PairTest, ...]
+    level: float
+
+    @property
+    def more(self) -> int:
+        return sum(1 for c in self.criteria if c.direction > 0)
+
+    @property
+    def less(self) -> int:
+        return sum(1 for c in self.criteria if c.direction < 0)
+
+    @property
+    def untestable(self) -> int:
+        """Criteria with no unit both runs answered and the experts' majority decided."""
+        return sum(1 for c in self.criteria if c.test.n_pairs == 0)
+
+    @property
+    def no_difference(self) -> int:
+        return len(self.criteria) - self.more - self.less - self.untestable
+
+    @property
+    def sentence(self) -> str:
+        """E.g. "v2 agrees with the experts more than v1 on 14 criteria, less on 2, no
+        detectable difference on 12"."""
+        text = (
+            f"{self.second} agrees with the experts more than {self.first} on "
+            f"{_criteria(self.more)}, less on {self.less}, "
+            f"no detectable difference on {self.no_difference}"
+        )
+        if self.untestable:
+            text += f"; {self.untestable} without a shared unit to compare"
+        return text
+
+
+def _criteria(n: int) -> str:
+    return f"{n} criterion" if n == 1 else f"{n} criteria"
+
+
+@dataclass(frozen=True)
+class RunComparison:
+    criteria: tuple[CriterionInfo, ...]  # criteria with at least one shared unit
+    n_shared: int
+    runs: tuple[RunSummary, ...]
+    pairs: tuple[PairComparison, ...]  # every two runs, the later one second
+    level: float
+
+
+def shared_units(ratings: StudyRatings, runs: list[RunVerdicts]) -> npt.NDArray[np.bool_]:
+    """Units every run judged (an unparseable answer counts as judged)."""
+    shared = np.ones(ratings.n_units, dtype=bool)
+    for run in runs:
+        shared &= run.verdicts != MISSING
+    return shared
+
+
+class _Options(TypedDict):
+    epsilon: float
+    n_resamples: int
+    seed: int
+
+
+def _judge_data(
+    ratings: StudyRatings,
+    run: RunVerdicts,
+    shared: npt.NDArray[np.bool_],
+    gold: IntArray,
+    item_family: tuple[str, ...],
+) -> JudgeData:
+    answered = np.where(shared & (run.verdicts >= 0), run.verdicts, MISSING).astype(np.int64)
+    return JudgeData(
+        ratings=ratings,
+        judge_name=run.name,
+        judge=answered,
+        judge_epochs=answered[None, :],
+        gold=gold,
+        item_family=item_family,
+    )
+
+
+def _with_judge(ratings: StudyRatings, data: JudgeData, units: IntArray) -> IntArray:
+    """(units x 2) pass/fail counts of the experts plus the judge on `units`."""
+    counts = ratings.counts()[units]
+    counts[np.arange(units.size), data.judge[units]] += 1
+    return counts
+
+
+def _run_group(
+    ratings: StudyRatings,
+    run: RunVerdicts,
+    data: JudgeData,
+    mask: npt.NDArray[np.bool_],
+    label: str,
+    *,
+    epsilon: float,
+    n_resamples: int,
+    seed: int,
+) -> RunGroup:
+    n_shared = int(mask.sum())
+    unparseable = int((mask & (run.verdicts == UNPARSEABLE)).sum())
+    units = np.flatnonzero(mask & (data.judge != MISSING))
+    counts = _with_judge(ratings, data, units)
+    clusters = ratings.unit_item[units]  # the criteria of one response travel together
+    return RunGroup(
+        label=label,
+        n_shared=n_shared,
+        unparseable=Ratio(unparseable, n_shared),
+        calibration=judge_group(
+            data, mask, label, epsilon=epsilon, n_resamples=n_resamples, seed=seed
+        ),
+        alpha=bootstrap_alpha(
+            counts, "nominal", n_resamples=n_resamples, seed=seed, clusters=clusters
+        ),
+        ac1=bootstrap_ac(counts, n_resamples=n_resamples, seed=seed, clusters=clusters),
+    )
+
+
+def _self_preference_gap(
+    data: JudgeData,
+    family: str,
+    shared: npt.NDArray[np.bool_],
+    *,
+    epsilon: float,
+    n_resamples: int,
+    seed: int,
+) -> float | None:
+    if not family:
+        return None
+    ratings = data.ratings
+    families = np.array([data.item_family[i] for i in ratings.unit_item.tolist()], dtype=object)
+    own = shared & (families == family)
+    others = shared & (families != family)
+    if not (own.any() and others.any()):
+        return None
+    options: _Options = {"epsilon": epsilon, "n_resamples": n_resamples, "seed": seed}
+    mine = judge_group(data, own, "own family", **options)
+    theirs = judge_group(data, others, "other families", **options)
+    if mine.leniency is None or theirs.leniency is None:
+        return None
+    return mine.leniency.difference - theirs.leniency.difference
+
+
+def correct_against_majority(
+    ratings: StudyRatings, data: JudgeData, units: IntArray
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """For `units`: whether the experts' majority decided the unit, and whether the judge's
+    verdict equals it (a unit without a strict majority or a judge verdict is undecided)."""
+    majority = majority_reference(experts_matrix(ratings, units))
+    decided = (majority != MISSING) & (data.judge[units] != MISSING)
+    return decided, decided & (data.judge[units] == majority)
+
+
+def pair_test(
+    ratings: StudyRatings,
+    first: JudgeData,
+    second: JudgeData,
+    units: IntArray,
+    label: str,
+    level: float = LEVEL,
+) -> PairTest:
+    """McNemar's test of two runs against the expert majority on `units` (both answered)."""
+    decided_a, right_a = correct_against_majority(ratings, first, units)
+    decided_b, right_b = correct_against_majority(ratings, second, units)
+    both = decided_a & decided_b
+    test = mcnemar(
+        int((both & right_a & ~right_b).sum()),
+        int((both & right_b & ~right_a).sum()),
+        n_pairs=int(both.sum()),
+    )
+    return PairTest(label, test, test.winner(level))
+
+
+def compare_runs(
+    ratings: StudyRatings,
+    runs: list[RunVerdicts],
+    gold: IntArray,
+    item_family: tuple[str, ...],
+    *,
+    epsilon: float = 0.2,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = LEVEL,
+) -> RunComparison:
+    """Every run's calibration on the shared units, and every pair of runs tested.
+
+    `gold` is the adjudicated verdict per unit (MISSING where none); `item_family` the family
+    of the model that wrote each study item's response."""
+    shared = shared_units(ratings, runs)
+    with_units = [
+        (index, info)
+        for index, info in enumerate(ratings.criteria)
+        if (shared & (ratings.unit_criterion == index)).any()
+    ]
+    options: _Options = {"epsilon": epsilon, "n_resamples": n_resamples, "seed": seed}
+    datas = [_judge_data(ratings, run, shared, gold, item_family) for run in runs]
+    summaries = []
+    for run, data in zip(runs, datas, strict=True):
+        summaries.append(
+            RunSummary(
+                name=run.name,
+                family=run.family,
+                overall=_run_group(ratings, run, data, shared, "overall", **options),
+                criteria=tuple(
+                    _run_group(
+                        ratings,
+                        run,
+                        data,
+                        shared & (ratings.unit_criterion == index),
+                        info.code,
+                        **options,
+                    )
+                    for index, info in with_units
+                ),
+                self_preference_gap=_self_preference_gap(data, run.family, shared, **options),
+                tokens=run.tokens,
+                seconds=run.seconds,
+            )
+        )
+    pairs = []
+    for a, b in combinations(range(len(runs)), 2):
+        everything = np.flatnonzero(shared)
+        pairs.append(
+            PairComparison(
+                first=runs[a].name,
+                second=runs[b].name,
+                overall=pair_test(ratings, datas[a], datas[b], everything, "overall", level),
+                criteria=tuple(
+                    pair_test(
+                        ratings,
+                        datas[a],
+                        datas[b],
+                        np.flatnonzero(shared & (ratings.unit_criterion == index)),
+                        info.code,
+                        level,
+                    )
+                    for index, info in with_units
+                ),
+                level=level,
+            )
+        )
+    return RunComparison(
+        criteria=tuple(info for _, info in with_units),
+        n_shared=int(shared.sum()),
+        runs=tuple(summaries),
+        pairs=tuple(pairs),
+        level=level,
+    )
+
+
+__all__ = [
+    "UNPARSEABLE",
+    "PairComparison",
+    "PairTest",
+    "RunComparison",
+    "RunGroup",
+    "RunSummary",
+    "RunVerdicts",
+    "compare_runs",
+    "shared_units",
+]

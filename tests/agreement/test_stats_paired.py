@@ -1,0 +1,82 @@
+"""McNemar's paired test (pure): exact binomial for few discordant units, continuity-corrected
+chi-square from 25 on, checked against hand-computed textbook values."""
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agreement.stats import mcnemar
+from agreement.stats.paired import CHI_SQUARE, EXACT, EXACT_BELOW, chi_square_1df_p
+
+
+def test_no_discordant_unit_gives_p_of_one_and_no_winner():
+    result = mcnemar(0, 0, n_pairs=40)
+    assert (result.p_value, result.method, result.winner()) == (1.0, EXACT, 0)
+    assert result.n_pairs == 40
+
+
+def test_one_against_nine_is_the_exact_binomial_tail():
+    # P(X <= 1 | n = 10, p = 1/2) = (1 + 10) / 1024; two-sided doubles it: 0.021484375.
+    result = mcnemar(1, 9)
+    assert result.p_value == pytest.approx(22 / 1024, abs=1e-15)
+    assert result.statistic is None
+    assert result.winner() == 1  # the second rater is right more often
+    assert mcnemar(9, 1).winner() == -1
+
+
+def test_zero_against_five_is_not_significant_at_five_percent():
+    # 2 / 2^5 = 0.0625: five discordant units all one way are too few.
+    result = mcnemar(0, 5)
+    assert result.p_value == pytest.approx(0.0625)
+    assert result.winner() == 0
+
+
+def test_chi_square_p_value_of_the_95th_percentile_is_five_percent():
+    # The 95th percentile of chi-square with 1 df is 1.959964^2 = 3.841459 (statistical tables).
+    assert chi_square_1df_p(3.841459) == pytest.approx(0.05, abs=1e-6)
+    assert chi_square_1df_p(6.634897) == pytest.approx(0.01, abs=1e-6)
+    assert chi_square_1df_p(0.0) == 1.0
+
+
+def test_large_counts_use_the_continuity_corrected_chi_square():
+    # Agresti (2013, table 11.1): approval of the prime minister in two surveys, 150 changed
+    # one way and 86 the other. Corrected statistic (|150 - 86| - 1)^2 / 236 = 16.818.
+    result = mcnemar(150, 86, n_pairs=1600)
+    assert result.method == CHI_SQUARE
+    assert result.statistic == pytest.approx(3969 / 236)
+    assert result.p_value == pytest.approx(math.erfc(math.sqrt(3969 / 236 / 2)))
+    assert result.p_value < 1e-4
+    assert result.winner() == -1
+
+
+def test_the_switch_to_chi_square_happens_at_25_discordant_units():
+    assert mcnemar(5, EXACT_BELOW - 6).method == EXACT
+    assert mcnemar(5, EXACT_BELOW - 5).method == CHI_SQUARE
+
+
+@given(st.integers(0, 60), st.integers(0, 60))
+def test_the_test_is_symmetric_and_a_probability(b, c):
+    forward, backward = mcnemar(b, c), mcnemar(c, b)
+    assert forward.p_value == pytest.approx(backward.p_value)
+    assert 0.0 <= forward.p_value <= 1.0
+    assert forward.winner() == -backward.winner()
+
+
+@given(st.integers(EXACT_BELOW, 200), st.floats(0.0, 1.0))
+def test_chi_square_is_close_to_the_exact_test_where_it_is_used(n, share):
+    b = round(n * share)
+    exact = min(1.0, 2 * sum(math.comb(n, k) for k in range(min(b, n - b) + 1)) / 2**n)
+    assert mcnemar(b, n - b).p_value == pytest.approx(exact, abs=0.02)
+
+
+def test_impossible_counts_are_refused():
+    with pytest.raises(ValueError):
+        mcnemar(-1, 3)
+    with pytest.raises(ValueError):
+        mcnemar(3, 3, n_pairs=5)
+
+
+def test_equal_large_counts_are_no_evidence_at_all():
+    assert mcnemar(13, 13).p_value == 1.0
