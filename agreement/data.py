@@ -238,13 +238,19 @@ def judge_runs_for(study: Study) -> list[JudgeRun]:
 
 def verdicts_state(run: JudgeRun) -> str:
     """Changes whenever a verdict of `run` is added or flipped: a cache key part. Verdicts are
-    updated in place on re-import, so a flipped verdict must change the pass count."""
+    updated in place on re-import, so a flipped verdict must change the pass or fail count (an
+    unparseable answer, no verdict, counts in neither)."""
     state = (
         JudgeVerdict.objects.using(reports_alias())
         .filter(run=run.pk)
-        .aggregate(n=Count("pk"), passes=Count("pk", filter=Q(verdict=True)), last=Max("pk"))
+        .aggregate(
+            n=Count("pk"),
+            passes=Count("pk", filter=Q(verdict=True)),
+            fails=Count("pk", filter=Q(verdict=False)),
+            last=Max("pk"),
+        )
     )
-    return f"{state['n']}:{state['passes']}:{state['last']}"
+    return f"{state['n']}:{state['passes']}:{state['fails']}:{state['last']}"
 
 
 def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> JudgeData:
@@ -273,7 +279,7 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
     epochs = np.full((n_epochs, ratings.n_units), MISSING, dtype=np.int64)
     for response, version, epoch, verdict in verdicts:
         unit = unit_of.get((response, version))
-        if unit is not None:
+        if unit is not None and verdict is not None:  # an unparseable answer is no verdict
             epochs[epoch - 1, unit] = PASS if verdict else FAIL
     gold = np.full(ratings.n_units, MISSING, dtype=np.int64)
     golds = GoldVerdict.objects.using(db).filter(study_item__in=items)

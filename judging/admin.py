@@ -1,11 +1,35 @@
 from django.contrib import admin
 
-from judging.models import JudgeRating, JudgeRun, JudgeVerdict
+from judging.models import (
+    JudgeConfig,
+    JudgeRating,
+    JudgeRun,
+    JudgeVerdict,
+    PromptTemplate,
+    PromptVersion,
+)
 
 
 @admin.register(JudgeRun)
 class JudgeRunAdmin(admin.ModelAdmin):
-    list_display = ["judge_model", "prompt_version", "run_id", "created_at"]
+    list_display = ["judge_model", "prompt_version", "run_id", "status", "created_at"]
+    list_filter = ["status"]
+
+
+@admin.register(PromptTemplate)
+class PromptTemplateAdmin(admin.ModelAdmin):
+    list_display = ["name", "description"]
+
+
+@admin.register(PromptVersion)
+class PromptVersionAdmin(admin.ModelAdmin):
+    list_display = ["template", "number", "style", "created_at"]
+    readonly_fields = ["text"]  # a version's text is never edited: save a new version
+
+
+@admin.register(JudgeConfig)
+class JudgeConfigAdmin(admin.ModelAdmin):
+    list_display = ["name", "model", "prompt", "model_family", "temperature", "epochs"]
 
 
 @admin.register(JudgeVerdict)

@@ -1,22 +1,150 @@
 """What an LLM judge said about model responses, kept apart from the experts' grades so the two
 can be compared (judge calibration) without one ever overwriting the other."""
 
+from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from judging.prompting import AnswerStyle
 from rubrics.models import CriterionVersion, Response
+
+
+class PromptTemplate(models.Model):
+    """A judge prompt, by name. Its text lives in versions: editing it makes a new version, so
+    a run always points at the exact text it sent."""
+
+    name = models.SlugField(max_length=60, unique=True)
+    description = models.TextField(blank=True)
+    revision = models.PositiveIntegerField(default=1, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PromptVersion(models.Model):
+    """One text of a prompt template, never edited once saved (see `judging.prompting` for the
+    slots it may use and how the judge's answer is read)."""
+
+    class Style(models.TextChoices):
+        BINARY = AnswerStyle.BINARY.value, "Binary: true or false"
+        CRITIQUE = AnswerStyle.CRITIQUE.value, "Critique, then the verdict"
+
+    template = models.ForeignKey(PromptTemplate, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    text = models.TextField()
+    style = models.CharField(
+        max_length=16,
+        choices=Style.choices,
+        default=Style.BINARY,
+        help_text="Binary: the answer is true or false. Critique: a critique, then the verdict "
+        "alone on its last line.",
+    )
+    note = models.TextField(blank=True, help_text="What changed, and why.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["template", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["template", "number"], name="prompt_version_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.template.name}@{self.number}"
+
+
+class JudgeConfig(models.Model):
+    """A judge as L2 Annot runs it: an Inspect AI model with a prompt version and parameters.
+
+    `model` is Inspect's model string (`anthropic/claude-sonnet-4-6`, `openai/gpt-4.1`,
+    `openai-api/<service>/<model>` for any OpenAI-compatible server); its API key comes from the
+    environment by Inspect's own variable names and is never stored here. An answer that is not
+    `true`/`false` is asked again with a corrective message up to `parse_retries` times at
+    `retry_temperature` (as L2-Bench's scorer does: 3 times at 0.2)."""
+
+    name = models.SlugField(max_length=60, unique=True)
+    model = models.CharField(max_length=200, help_text="Inspect AI model string.")
+    prompt = models.ForeignKey(PromptVersion, on_delete=models.PROTECT, related_name="configs")
+    model_family = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The judge's vendor or family, compared with the responses' families to "
+        "measure self-preference.",
+    )
+    temperature = models.FloatField(default=0.0)
+    epochs = models.PositiveSmallIntegerField(default=1)
+    max_connections = models.PositiveSmallIntegerField(default=10)
+    parse_retries = models.PositiveSmallIntegerField(default=3)
+    retry_temperature = models.FloatField(default=0.2)
+    revision = models.PositiveIntegerField(default=1, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def parameters(self) -> dict[str, float | int]:
+        return {
+            "temperature": self.temperature,
+            "epochs": self.epochs,
+            "max_connections": self.max_connections,
+            "parse_retries": self.parse_retries,
+            "retry_temperature": self.retry_temperature,
+        }
 
 
 class JudgeRun(models.Model):
     """One judging run: a judge model with a prompt version. Verdicts of a re-imported run
-    update in place; another run (or prompt) is a separate set of verdicts."""
+    update in place; another run (or prompt) is a separate set of verdicts.
+
+    A run made by L2 Annot points at the prompt version it sent (`prompt`) and keeps its
+    parameters, progress, token usage and `.eval` log; an imported run knows its prompt only by
+    the label the file gave (`prompt_version`)."""
+
+    class Status(models.TextChoices):
+        IMPORTED = "imported", "Imported"
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Finished"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
 
     judge_model = models.CharField(max_length=200)
     prompt_version = models.CharField(max_length=100, blank=True)
     run_id = models.CharField(max_length=200, blank=True, help_text="The run's id in its source.")
     started = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    prompt = models.ForeignKey(
+        PromptVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="runs"
+    )
+    config = models.ForeignKey(
+        JudgeConfig, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
+    )
+    model_family = models.CharField(max_length=200, blank=True)
+    parameters = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.IMPORTED)
+    calls_total = models.PositiveIntegerField(default=0)
+    calls_done = models.PositiveIntegerField(default=0)
+    errors = models.PositiveIntegerField(default=0, help_text="Calls that ended in an error.")
+    unparseable = models.PositiveIntegerField(
+        default=0, help_text="Answers still not true/false after the retries."
+    )
+    input_tokens = models.PositiveBigIntegerField(default=0)
+    output_tokens = models.PositiveBigIntegerField(default=0)
+    total_tokens = models.PositiveBigIntegerField(default=0)
+    finished = models.DateTimeField(null=True, blank=True)
+    duration = models.FloatField(null=True, blank=True, help_text="Seconds.")
+    log_path = models.CharField(max_length=500, blank=True, help_text="The kept .eval log.")
+    problems = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["-created_at", "pk"]
@@ -30,6 +158,10 @@ class JudgeRun(models.Model):
         parts = [self.judge_model, self.prompt_version, self.run_id]
         return " / ".join(part for part in parts if part)
 
+    @property
+    def is_active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
 
 class JudgeVerdict(models.Model):
     """The judge's binary verdict on one criterion (at the version it judged) for one response."""
@@ -40,8 +172,10 @@ class JudgeVerdict(models.Model):
         CriterionVersion, on_delete=models.PROTECT, related_name="+"
     )
     epoch = models.PositiveIntegerField(default=1)
-    verdict = models.BooleanField()
-    rationale = models.TextField(blank=True)
+    verdict = models.BooleanField(
+        null=True, help_text="Empty when the judge's answer was still unparseable after retries."
+    )
+    rationale = models.TextField(blank=True, help_text="The judge's full output.")
 
     class Meta:
         ordering = ["run", "response", "criterion_version", "epoch"]
@@ -53,7 +187,8 @@ class JudgeVerdict(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.criterion_version}: {'pass' if self.verdict else 'fail'}"
+        verdict = {True: "pass", False: "fail", None: "unparseable"}[self.verdict]
+        return f"{self.criterion_version}: {verdict}"
 
 
 class JudgeRating(models.Model):

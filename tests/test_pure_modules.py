@@ -41,6 +41,7 @@ def test_the_pure_modules_include_every_module_of_each_pure_package():
         "agreement.analysis.reports",
         "agreement.analysis.scales",
         "interchange.formats.criteria",
+        "judging.prompting",
         "rubrics.scoring",
     } <= modules
     on_disk = {p.stem for p in (ROOT / "agreement" / "analysis").glob("[!_]*.py")}

@@ -1,0 +1,129 @@
+"""Judge prompts as text with slots, and the judge's answer read back as a verdict. Pure: no
+Django, so a notebook (or the Inspect task a run builds) can fill and parse exactly as the app.
+
+A template is plain text with slots written ``{{name}}``: ``{{task}}`` (the task's instruction),
+``{{reference_answer}}``, ``{{response}}`` (the model's answer; a dialogue as its turns),
+``{{criterion}}`` (the criterion's wording, with what passes and fails when given),
+``{{context}}`` (every context value, one ``name: value`` line each), ``{{context.<name>}}``
+(one context value, blank when the task has none) and ``{{dialogue}}`` (the turns, blank for a
+text answer). Anything else between double braces is an unknown slot, refused when the
+template is saved, so a typo never reaches the judge as literal text.
+
+A judge answers ``true`` (the criterion is met) or ``false``, and nothing else: a *binary*
+template's whole answer must be that word; a *critique* template's answer is a critique whose
+last non-blank line is that word. Anything else is unparseable: never guessed as pass or fail.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+__all__ = [
+    "CORRECTIVE_MESSAGE",
+    "SLOTS",
+    "AnswerStyle",
+    "Unit",
+    "parse_answer",
+    "render",
+    "template_problems",
+]
+
+SLOTS = ("task", "reference_answer", "response", "criterion", "context", "dialogue")
+_SLOT = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+_CONTEXT_SLOT = re.compile(r"context\.[A-Za-z0-9_-]+")
+_REQUIRED = ("response", "criterion")
+
+
+class AnswerStyle(StrEnum):
+    """How the judge's answer carries its verdict."""
+
+    BINARY = "binary"  # the whole answer is `true` or `false`
+    CRITIQUE = "critique"  # a critique, then `true` or `false` alone on the last line
+
+
+CORRECTIVE_MESSAGE = {
+    AnswerStyle.BINARY: (
+        "Your answer could not be read. Answer with exactly one word: true if the response "
+        "meets the criterion, false if it does not. Nothing else."
+    ),
+    AnswerStyle.CRITIQUE: (
+        "Your answer could not be read. Keep your critique, and end with a line holding exactly "
+        "one word: true if the response meets the criterion, false if it does not."
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """What one judge call is about: a response to a task, judged on one criterion."""
+
+    task: str
+    response: str
+    criterion: str
+    reference_answer: str = ""
+    context: Mapping[str, str] = field(default_factory=dict)
+    turns: Sequence[tuple[str, str]] = ()  # (role, content) of a dialogue, in order
+
+
+def _written(slot: str) -> str:
+    return "{{" + slot + "}}"
+
+
+def template_problems(text: str) -> list[str]:
+    """What is wrong with a template's text (empty when it can be used): unknown slots, and
+    the two slots a judge cannot do without (the response and the criterion)."""
+    problems = []
+    used = {match.group(1) for match in _SLOT.finditer(text)}
+    unknown = sorted(s for s in used if s not in SLOTS and not _CONTEXT_SLOT.fullmatch(s))
+    if unknown:
+        problems.append(
+            f"unknown slot {', '.join(map(_written, unknown))}: "
+            f"the slots are {', '.join(map(_written, SLOTS))} and {_written('context.<name>')}"
+        )
+    for slot in _REQUIRED:
+        if slot not in used:
+            problems.append(f"the template never shows the judge the {_written(slot)}")
+    return problems
+
+
+def _dialogue(turns: Sequence[tuple[str, str]]) -> str:
+    return "\n\n".join(f"[{role}]\n{content}" for role, content in turns)
+
+
+def render(text: str, unit: Unit) -> str:
+    """`text` with every slot filled from `unit`. An unknown slot is left as written (check
+    templates with `template_problems` before use)."""
+    context = "\n".join(f"{name}: {value}" for name, value in unit.context.items())
+    values = {
+        "task": unit.task,
+        "reference_answer": unit.reference_answer,
+        "response": _dialogue(unit.turns) if unit.turns else unit.response,
+        "criterion": unit.criterion,
+        "context": context,
+        "dialogue": _dialogue(unit.turns),
+    }
+
+    def fill(match: re.Match[str]) -> str:
+        slot = match.group(1)
+        if slot in values:
+            return values[slot]
+        if _CONTEXT_SLOT.fullmatch(slot):
+            return unit.context.get(slot.removeprefix("context."), "")
+        return match.group(0)
+
+    return _SLOT.sub(fill, text)
+
+
+_WORDS = {"true": True, "false": False}
+
+
+def parse_answer(answer: str, style: AnswerStyle | str) -> bool | None:
+    """The verdict in a judge's answer: True (met), False (not met), or None when the answer
+    is not `true`/`false` as the style asks (case and surrounding blanks aside)."""
+    if AnswerStyle(style) is AnswerStyle.BINARY:
+        return _WORDS.get(answer.strip().lower())
+    lines = [line for line in answer.splitlines() if line.strip()]
+    return _WORDS.get(lines[-1].strip().lower()) if lines else None

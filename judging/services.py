@@ -1,0 +1,102 @@
+"""Writing judge prompts and configurations. A prompt's text is never edited in place: saving
+a changed text makes the template's next version, so every run keeps the text it sent."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from accounts.models import User
+from audit.services import record_creation
+from judging.models import JudgeConfig, PromptTemplate, PromptVersion
+from judging.prompting import AnswerStyle, template_problems
+
+_VERSION_FIELDS = ("template", "number", "style", "text", "note")
+
+
+def check_prompt_text(text: str) -> None:
+    """Refuse a text a judge could not be run with (unknown slots, no response or criterion)."""
+    problems = template_problems(text)
+    if problems:
+        raise ValidationError({"text": problems})
+
+
+@transaction.atomic
+def create_template(
+    name: str, text: str, *, style: str = AnswerStyle.BINARY, description: str = "", by: User | None
+) -> PromptVersion:
+    """A new prompt template with its first version."""
+    check_prompt_text(text)
+    if PromptTemplate.objects.filter(name=name).exists():
+        raise ValidationError({"name": f"There is already a prompt named '{name}'."})
+    template = PromptTemplate.objects.create(name=name, description=description)
+    record_creation(template, ("name", "description"), by)
+    return save_version(template, text, style=style, note="First version.", by=by)
+
+
+@transaction.atomic
+def save_version(
+    template: PromptTemplate, text: str, *, style: str, note: str = "", by: User | None
+) -> PromptVersion:
+    """The template's version with this text and style: the latest one when nothing changed,
+    else a new version numbered after the last."""
+    check_prompt_text(text)
+    AnswerStyle(style)
+    locked = PromptTemplate.objects.select_for_update().get(pk=template.pk)
+    latest = locked.versions.order_by("-number").first()
+    if latest is not None and (latest.text, latest.style) == (text, style):
+        return latest
+    number = (locked.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+    version = PromptVersion.objects.create(
+        template=locked, number=number, text=text, style=style, note=note, created_by=by
+    )
+    record_creation(version, _VERSION_FIELDS, by)
+    return version
+
+
+def find_prompt(reference: str) -> PromptVersion:
+    """The prompt version named `name` (its latest version) or `name@number`."""
+    name, _, number = reference.partition("@")
+    versions = PromptVersion.objects.select_related("template").filter(template__name=name)
+    if number:
+        if not number.isdigit():
+            raise ValidationError(f"'{reference}': the version after @ is a number.")
+        versions = versions.filter(number=int(number))
+    version = versions.order_by("-number").first()
+    if version is None:
+        known = ", ".join(PromptTemplate.objects.values_list("name", flat=True)) or "none"
+        raise ValidationError(f"No prompt version '{reference}' (prompts: {known}).")
+    return version
+
+
+def default_prompt() -> PromptVersion:
+    """The latest version of the shipped reference-guided prompt (else of any prompt)."""
+    try:
+        return find_prompt("reference-guided")
+    except ValidationError:
+        version = PromptVersion.objects.select_related("template").order_by("-pk").first()
+        if version is None:
+            raise ValidationError("There is no prompt: write one first.") from None
+        return version
+
+
+def config_for(
+    model: str, prompt: PromptVersion, *, model_family: str = "", **parameters: float | int
+) -> JudgeConfig:
+    """The configuration naming this model, prompt and parameters, made when first asked for."""
+    name = f"{model}--{prompt.template.name}-{prompt.number}"
+    slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in name)[:60]
+    values = {"model_family": model_family} | parameters
+    config, _ = JudgeConfig.objects.get_or_create(
+        model=model, prompt=prompt, **values, defaults={"name": _free_name(slug)}
+    )
+    return config
+
+
+def _free_name(slug: str) -> str:
+    name, n = slug, 1
+    while JudgeConfig.objects.filter(name=name).exists():
+        n += 1
+        name = f"{slug[:55]}-{n}"
+    return name

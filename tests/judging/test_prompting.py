@@ -1,0 +1,88 @@
+"""Filling judge prompts and reading the judge's answers (pure: no database)."""
+
+import pytest
+
+from judging.prompting import AnswerStyle, Unit, parse_answer, render, template_problems
+
+UNIT = Unit(
+    task="Explain the present perfect to a 12-year-old.",
+    response="We use it for things that started in the past and still matter now.",
+    criterion="Uses an example from a child's life.",
+    reference_answer="'I have lost my key' means the key is still lost.",
+    context={"cefr_level": "A2", "learner_age": "12"},
+)
+
+
+def test_every_slot_is_filled_from_the_unit():
+    text = (
+        "T={{task}} R={{ reference_answer }} A={{response}} C={{criterion}}\n"
+        "{{context}}\nlevel={{context.cefr_level}}"
+    )
+    assert render(text, UNIT) == (
+        f"T={UNIT.task} R={UNIT.reference_answer} A={UNIT.response} C={UNIT.criterion}\n"
+        "cefr_level: A2\nlearner_age: 12\nlevel=A2"
+    )
+
+
+def test_a_context_value_the_task_lacks_is_blank():
+    assert render("[{{context.native_language}}]", UNIT) == "[]"
+
+
+def test_a_dialogue_is_shown_turn_by_turn_as_the_response_and_the_dialogue():
+    unit = Unit(task="t", response="", criterion="c", turns=(("user", "Hi"), ("assistant", "Yo")))
+    assert render("{{response}}|{{dialogue}}", unit) == (
+        "[user]\nHi\n\n[assistant]\nYo|[user]\nHi\n\n[assistant]\nYo"
+    )
+    assert render("[{{dialogue}}]", UNIT) == "[]"
+
+
+def test_braces_in_the_filled_text_are_left_alone():
+    unit = Unit(task="{{criterion}}", response="{x}", criterion="c")
+    assert render("{{task}} {{response}}", unit) == "{{criterion}} {x}"
+
+
+def test_a_usable_template_has_no_problems():
+    assert template_problems("{{task}} {{response}} {{criterion}} {{context.cefr_level}}") == []
+
+
+def test_an_unknown_slot_is_a_problem_naming_it():
+    (problem,) = template_problems("{{response}} {{criterion}} {{refrence_answer}}")
+    assert "unknown slot {{refrence_answer}}" in problem
+
+
+def test_a_template_without_the_response_or_the_criterion_is_refused():
+    assert template_problems("{{task}}") == [
+        "the template never shows the judge the {{response}}",
+        "the template never shows the judge the {{criterion}}",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        ("true", True),
+        ("FALSE", False),
+        ("  True\n", True),
+        ("true.", None),
+        ("yes", None),
+        ("The response is true", None),
+        ("", None),
+        ("true\nfalse", None),
+    ],
+)
+def test_a_binary_answer_is_true_or_false_and_nothing_else(answer, verdict):
+    assert parse_answer(answer, AnswerStyle.BINARY) is verdict
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        ("It quotes a school day.\nfalse", False),
+        ("Good.\n\nTrue\n\n", True),
+        ("true\nbut then it fails", None),
+        ("", None),
+        ("Verdict: pass", None),
+    ],
+)
+def test_a_critique_ends_with_the_verdict_alone_on_its_last_line(answer, verdict):
+    assert parse_answer(answer, "critique") is verdict
