@@ -7,7 +7,7 @@ key, so nothing is ever invalidated by hand and an old entry simply expires. The
 Django's default cache, a database table shared by the web processes and the worker.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from django.core.cache import cache
 
@@ -44,6 +44,11 @@ def leaderboard_key(study: Study, run: JudgeRun | None, settings: AnalysisSettin
 
 def judge_scales_key(study: Study, run: JudgeRun, settings: AnalysisSettings) -> str:
     return f"judge-scales:{run.pk}:{ratings_state(run)}:{_study_part(study, settings)}"
+
+
+def comparison_key(study: Study, runs: Sequence[JudgeRun], settings: AnalysisSettings) -> str:
+    states = ",".join(f"{run.pk}={verdicts_state(run)}" for run in runs)
+    return f"comparison:{states}:{_study_part(study, settings)}"
 
 
 def cached[T](key: str) -> T | None:

@@ -11,16 +11,20 @@ Every query here reads from `reports_alias()`: the read replica when one is conf
 report that is a few seconds old, never one cached under a newer state than its data.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from django.db.models import Count, Max, Q, Sum
 
 from agreement.analysis.calibration import MISSING, JudgeData, ScaleScores
+from agreement.analysis.comparison import UNPARSEABLE, RunVerdicts
 from agreement.analysis.ratings import (
     FAIL,
     PASS,
     CriterionInfo,
+    IntArray,
     ItemInfo,
     StudyRatings,
     ratings_from_rows,
@@ -253,11 +257,16 @@ def verdicts_state(run: JudgeRun) -> str:
     return f"{state['n']}:{state['passes']}:{state['fails']}:{state['last']}"
 
 
-def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> JudgeData:
-    """The judge's verdicts (every epoch) and the gold verdicts on the units of `ratings`.
+@dataclass(frozen=True)
+class _Units:
+    """Where each (response, criterion version) of a study's ratings sits among its units."""
 
-    A verdict counts only when the judge saw the same criterion version the experts graded."""
-    db = reports_alias()
+    items: Any  # the study items of the ratings (a queryset)
+    response_of: dict[int, int]  # study item -> response
+    unit_of: dict[tuple[int, int], int]  # (response, criterion version) -> unit
+
+
+def _units(ratings: StudyRatings, db: str) -> _Units:
     items = StudyItem.objects.using(db).filter(pk__in=[item.key for item in ratings.items])
     response_of = dict(items.values_list("pk", "response_id"))
     unit_of = {
@@ -266,11 +275,38 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
             zip(ratings.unit_item.tolist(), ratings.unit_criterion.tolist(), strict=True)
         )
     }
+    return _Units(items, response_of, unit_of)
+
+
+def _gold(ratings: StudyRatings, units: _Units, db: str) -> IntArray:
+    gold = np.full(ratings.n_units, MISSING, dtype=np.int64)
+    golds = GoldVerdict.objects.using(db).filter(study_item__in=units.items)
+    for item, version, gold_verdict in golds.values_list(
+        "study_item_id", "criterion_version_id", "verdict"
+    ):
+        unit = units.unit_of.get((units.response_of[item], version))
+        if unit is not None and gold_verdict in VALUE_INDEX:
+            gold[unit] = VALUE_INDEX[gold_verdict]
+    return gold
+
+
+def _families(ratings: StudyRatings, units: _Units) -> tuple[str, ...]:
+    families = dict(units.items.values_list("pk", "response__model_family"))
+    return tuple(families[item.key] for item in ratings.items)
+
+
+def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> JudgeData:
+    """The judge's verdicts (every epoch) and the gold verdicts on the units of `ratings`.
+
+    A verdict counts only when the judge saw the same criterion version the experts graded.
+    An unparseable answer (no verdict) is left out, as a unit the judge did not rate."""
+    db = reports_alias()
+    units = _units(ratings, db)
     verdicts = list(
         JudgeVerdict.objects.using(db)
         .filter(
             run=run.pk,
-            response_id__in=response_of.values(),
+            response_id__in=units.response_of.values(),
             criterion_version_id__in=[c.key for c in ratings.criteria],
         )
         .values_list("response_id", "criterion_version_id", "epoch", "verdict")
@@ -278,25 +314,66 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
     n_epochs = max((epoch for _, _, epoch, _ in verdicts), default=1)
     epochs = np.full((n_epochs, ratings.n_units), MISSING, dtype=np.int64)
     for response, version, epoch, verdict in verdicts:
-        unit = unit_of.get((response, version))
+        unit = units.unit_of.get((response, version))
         if unit is not None and verdict is not None:  # an unparseable answer is no verdict
             epochs[epoch - 1, unit] = PASS if verdict else FAIL
-    gold = np.full(ratings.n_units, MISSING, dtype=np.int64)
-    golds = GoldVerdict.objects.using(db).filter(study_item__in=items)
-    for item, version, gold_verdict in golds.values_list(
-        "study_item_id", "criterion_version_id", "verdict"
-    ):
-        unit = unit_of.get((response_of[item], version))
-        if unit is not None and gold_verdict in VALUE_INDEX:
-            gold[unit] = VALUE_INDEX[gold_verdict]
-    families = dict(items.values_list("pk", "response__model_family"))
     return JudgeData(
         ratings=ratings,
         judge_name=str(run),
         judge=epochs[0],
         judge_epochs=epochs,
-        gold=gold,
-        item_family=tuple(families[item.key] for item in ratings.items),
+        gold=_gold(ratings, units, db),
+        item_family=_families(ratings, units),
+    )
+
+
+@dataclass(frozen=True)
+class RunsData:
+    """Several judge runs' first-epoch answers on the units of one study's ratings."""
+
+    runs: list[RunVerdicts]
+    gold: IntArray
+    item_family: tuple[str, ...]
+
+
+def load_runs_data(runs: Sequence[JudgeRun], ratings: StudyRatings, family: str) -> RunsData:
+    """Every run's first-epoch answer on the units of `ratings` (UNPARSEABLE where the judge
+    answered neither pass nor fail), the gold verdicts and each item's model family. One query
+    for the verdicts of all runs. A run without a model family of its own takes `family`, the
+    judge family of the study's analysis settings."""
+    db = reports_alias()
+    units = _units(ratings, db)
+    index = {run.pk: n for n, run in enumerate(runs)}
+    answers = np.full((len(runs), ratings.n_units), MISSING, dtype=np.int64)
+    rows = (
+        JudgeVerdict.objects.using(db)
+        .filter(
+            run__in=list(index),
+            epoch=1,
+            response_id__in=units.response_of.values(),
+            criterion_version_id__in=[c.key for c in ratings.criteria],
+        )
+        .values_list("run_id", "response_id", "criterion_version_id", "verdict")
+    )
+    for run, response, version, verdict in rows:
+        unit = units.unit_of.get((response, version))
+        if unit is not None:
+            answers[index[run], unit] = (
+                UNPARSEABLE if verdict is None else PASS if verdict else FAIL
+            )
+    return RunsData(
+        runs=[
+            RunVerdicts(
+                name=str(run),
+                verdicts=answers[n],
+                family=run.model_family or family,
+                tokens=run.total_tokens or None,  # an imported run records no usage: 0
+                seconds=run.duration,
+            )
+            for n, run in enumerate(runs)
+        ],
+        gold=_gold(ratings, units, db),
+        item_family=_families(ratings, units),
     )
 
 

@@ -8,11 +8,13 @@ from django.conf import settings as django_settings
 from agreement import cache
 from agreement.analysis.calibration import CalibrationReport, JudgeScale, calibration_report
 from agreement.analysis.calibration import judge_scales as compare_judge_scales
+from agreement.analysis.comparison import RunComparison, compare_runs
 from agreement.analysis.leaderboard import Leaderboard, leaderboard
 from agreement.analysis.reports import StudyAgreement, study_agreement
 from agreement.analysis.scales import criteria_consistency, scale_agreement, scale_consistency
 from agreement.data import (
     load_judge_data,
+    load_runs_data,
     load_scale_ratings,
     load_scale_scores,
     load_study_ratings,
@@ -71,6 +73,27 @@ def judge_report(study: Study, run: JudgeRun) -> CalibrationReport:
         )
 
     return cache.get_or_compute(cache.calibration_key(study, run, settings), compute)
+
+
+def run_comparison(study: Study, runs: list[JudgeRun]) -> RunComparison:
+    """Two to four judge runs side by side on the units of `study` they share, cached like
+    the judge report (a new verdict in any of them makes a new key)."""
+    settings = AnalysisSettings.for_study(study)
+
+    def compute() -> RunComparison:
+        ratings = load_study_ratings(study, blind=not settings.show_annotator_names)
+        data = load_runs_data(runs, ratings, settings.judge_family)
+        return compare_runs(
+            ratings,
+            data.runs,
+            data.gold,
+            data.item_family,
+            epsilon=settings.epsilon,
+            n_resamples=settings.resamples,
+            seed=settings.seed,
+        )
+
+    return cache.get_or_compute(cache.comparison_key(study, runs, settings), compute)
 
 
 def study_leaderboard(study: Study, run: JudgeRun | None) -> Leaderboard:

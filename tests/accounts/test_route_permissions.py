@@ -126,6 +126,7 @@ ROUTES: dict[str, Route] = {
     "interchange:export_grades_csv": Route("GET", MANAGERS),
     "interchange:export_grades_xlsx": Route("GET", MANAGERS),
     "interchange:export_scores_csv": Route("GET", MANAGERS),
+    "workbench:compare": Route("GET", MANAGERS),
 }
 
 

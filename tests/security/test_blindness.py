@@ -110,6 +110,7 @@ PAGES = [
     ("get", "rubrics:task_detail", ("pk",)),
     ("get", "rubrics:task_list", ()),
     ("get", "agreement:index", ()),
+    ("get", "workbench:compare", ("study_id",)),
 ]
 
 
