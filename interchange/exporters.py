@@ -3,6 +3,10 @@
 Both show the benchmark as it stands: each task's criteria at their latest version (published
 or draft), retired criteria and retired tasks left out. A task is written as published when
 its status is published.
+
+The L2-Bench layout cannot carry everything the database can hold (a fourth resource file, a
+criterion written before '|' was refused): the export then writes nothing and raises
+`BenchmarkNotExportable`, naming each task and criterion.
 """
 
 from __future__ import annotations
@@ -15,9 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from audit.errors import Conflict
 from interchange.formats.criteria import Criterion as FileCriterion
 from interchange.formats.criteria import Layer as FileLayer
-from interchange.formats.l2bench_csv import RESOURCES_DIR, TASKS_FILE, TaskRecord, write_tasks_csv
+from interchange.formats.l2bench_csv import (
+    RESOURCES_DIR,
+    TASKS_FILE,
+    TaskRecord,
+    unwritable,
+    write_tasks_csv,
+)
 from interchange.formats.sheets_xlsx import Column, Table, write_tables_xlsx
 from interchange.models import TaskSource
 from rubrics.models import (
@@ -31,6 +42,17 @@ from rubrics.models import (
 from taxonomy.models import Framework
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
+
+
+class BenchmarkNotExportable(Conflict):
+    """The benchmark holds what the L2-Bench layout cannot carry; `problems` says what, task by
+    task (and criterion by criterion)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__(
+            "The benchmark cannot be written in the L2-Bench layout: " + "; ".join(problems)
+        )
+        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -153,8 +175,12 @@ def _resource_file(resource: TaskResource) -> tuple[str, bytes]:
 
 
 def export_l2bench(framework: Framework, folder: Path) -> Benchmark:
-    """Write `<folder>/l2-bench_tasks.csv` and `<folder>/resources_for_tasks/`."""
+    """Write `<folder>/l2-bench_tasks.csv` and `<folder>/resources_for_tasks/`; raises
+    `BenchmarkNotExportable` (writing nothing) for what the layout cannot carry."""
     benchmark = benchmark_records(framework)
+    problems = unwritable(benchmark.tasks)
+    if problems:
+        raise BenchmarkNotExportable(problems)
     folder.mkdir(parents=True, exist_ok=True)
     resources = folder / RESOURCES_DIR
     resources.mkdir(exist_ok=True)

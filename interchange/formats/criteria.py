@@ -1,18 +1,21 @@
 """The L2-Bench criteria cell: ``ID. description ==WEIGHT`` items joined by `` | ``.
 
-Rules (from the dataset card, made exact here):
+The reference pipeline (``elt_bench_eval``) defines the format; this module reads a cell exactly
+as it does, or refuses it:
 
-- criteria are separated by space, vertical bar, space (`` | ``); a ``|`` without a space on
-  both sides belongs to the text;
+- the pipeline splits a cell at **every** ``|`` and trims each piece, so no criterion can
+  contain a ``|``. The writer joins criteria with space, bar, space (`` | ``); a ``|`` inside a
+  criterion's text is refused (reading it, the pipeline would cut the criterion in two);
 - the id is everything before the first ``.`` that is followed by white space, and contains no
   white space itself;
 - the weight is the integer after the last ``==``, at the end of the criterion; it may be
   negative (``==-3``, a penalty). Everything between the id and that ``==`` is the description,
-  so a description may itself contain ``.``, ``==`` and ``|``;
-- task criteria are made unique across the benchmark by the prefix ``<task_key>-``. A task
-  criterion id that already starts with ``<task_key>-`` is kept; any other is prefixed. So a cell
-  may hold ``06. ...`` or ``137-06. ...`` for task ``137``: both become ``137-06``, and the writer
-  always writes the prefixed form (reading it again changes nothing).
+  so a description may itself contain ``.`` and ``==``;
+- task criteria ids are **task-local** in the file (``06``); the pipeline makes them unique
+  across the benchmark by prefixing the task key when it reads: ``<task_key>-06``. A record
+  (``Criterion``) always holds that benchmark-wide id, and the writer writes the task-local
+  part back. An id in the file that already starts with ``<task_key>-`` is refused: the
+  pipeline would read ``137-06`` of task ``137`` as ``137-137-06``.
 """
 
 from __future__ import annotations
@@ -31,9 +34,11 @@ __all__ = [
     "format_criterion",
     "parse_criteria",
     "task_criterion_id",
+    "task_local_id",
 ]
 
 SEPARATOR = " | "
+BAR = "|"
 _ID_END = re.compile(r"\.\s")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?[0-9]*[.,][0-9]+")
@@ -66,19 +71,30 @@ class ParsedCriteria:
     errors: tuple[str, ...]
 
 
-def task_criterion_id(task_key: str, raw_id: str) -> str:
-    """``raw_id`` made unique across the benchmark: ``<task_key>-<raw_id>`` unless already so."""
+def task_criterion_id(task_key: str, local_id: str) -> str:
+    """The benchmark-wide id of task criterion ``local_id`` of task ``task_key``, as the
+    reference pipeline forms it: ``<task_key>-<local_id>``."""
+    return f"{task_key}-{local_id}"
+
+
+def task_local_id(task_key: str, criterion_id: str) -> str:
+    """The id a tasks file carries for task criterion ``criterion_id`` (the inverse of
+    ``task_criterion_id``); ``ValueError`` if ``criterion_id`` is not ``<task_key>-<id>``."""
     prefix = f"{task_key}-"
-    return raw_id if raw_id.startswith(prefix) else prefix + raw_id
+    if not criterion_id.startswith(prefix) or len(criterion_id) == len(prefix):
+        raise ValueError(
+            f"task criterion {criterion_id!r} of task {task_key!r} does not start with {prefix!r}"
+        )
+    return criterion_id[len(prefix) :]
 
 
 def parse_criteria(cell: str, layer: Layer, task_key: str | None = None) -> ParsedCriteria:
     """Parse one criteria cell. An empty (or blank) cell holds no criteria.
 
-    ``task_key`` is used only for the task layer, to prefix bare ids (see the module docstring).
-    Criteria with errors are left out of ``criteria``; every error is in ``errors``, each message
-    ending with the criterion's position, e.g. ``criterion weight 'high' is not a number
-    (criterion 2: '01a-02')``.
+    ``task_key`` is used only for the task layer, to prefix the file's task-local ids (see the
+    module docstring). Criteria with errors are left out of ``criteria``; every error is in
+    ``errors``, each message ending with the criterion's position, e.g. ``criterion weight
+    'high' is not a number (criterion 2: '01a-02')``.
     """
     text = cell.strip()
     if not text:
@@ -86,8 +102,7 @@ def parse_criteria(cell: str, layer: Layer, task_key: str | None = None) -> Pars
     criteria: list[Criterion] = []
     errors: list[str] = []
     first_position: dict[str, int] = {}
-    for position, piece in enumerate(text.split(SEPARATOR), start=1):
-        criterion, piece_errors = _parse_one(piece.strip(), position, layer, task_key)
+    for position, (criterion, piece_errors) in enumerate(_pieces(text, layer, task_key), 1):
         errors.extend(piece_errors)
         if criterion is None:
             continue
@@ -100,6 +115,37 @@ def parse_criteria(cell: str, layer: Layer, task_key: str | None = None) -> Pars
         first_position[criterion.id] = position
         criteria.append(criterion)
     return ParsedCriteria(tuple(criteria), tuple(errors))
+
+
+def _pieces(
+    text: str, layer: Layer, task_key: str | None
+) -> list[tuple[Criterion | None, list[str]]]:
+    """The cell's criteria as the pipeline cuts them, each read or with its errors.
+
+    A piece between spaced separators that holds a bare ``|`` is read as the pipeline reads
+    it, as several criteria, when every part is a whole criterion (``a. x ==1 |b. y ==2``);
+    otherwise the ``|`` is inside a criterion's text, and that is the one error reported."""
+    results: list[tuple[Criterion | None, list[str]]] = []
+    for piece in (piece.strip() for piece in text.split(SEPARATOR)):
+        if BAR not in piece:
+            results.append(_parse_one(piece, len(results) + 1, layer, task_key))
+            continue
+        parts = [
+            _parse_one(part.strip(), len(results) + n, layer, task_key)
+            for n, part in enumerate(piece.split(BAR), start=1)
+        ]
+        if all(criterion is not None for criterion, _ in parts):
+            results.extend(parts)
+            continue
+        id_end = _ID_END.search(piece)
+        raw_id = piece[: id_end.start()] if id_end else ""
+        where = f"criterion {len(results) + 1}: '{_clip(raw_id or piece)}'"
+        message = (
+            "the text contains '|', which the L2-Bench pipeline reads as a separator between "
+            f"criteria: write it another way ({where})"
+        )
+        results.append((None, [message]))
+    return results
 
 
 def _parse_one(
@@ -130,32 +176,44 @@ def _parse_one(
     description = description.strip()
     if not description:
         errors.append(f"empty description ({where})")
+    if layer is Layer.TASK and task_key and raw_id.startswith(f"{task_key}-"):
+        errors.append(
+            f"task criterion ids are task-local ('{raw_id[len(task_key) + 1 :]}'): "
+            f"the L2-Bench pipeline reads '{raw_id}' as '{task_criterion_id(task_key, raw_id)}' "
+            f"({where})"
+        )
     if errors or weight is None:
         return None, errors
     full_id = task_criterion_id(task_key, raw_id) if layer is Layer.TASK and task_key else raw_id
     return Criterion(full_id, description, weight, layer), []
 
 
-def format_criterion(criterion: Criterion) -> str:
+def format_criterion(criterion: Criterion, task_key: str | None = None) -> str:
     """``ID. description ==WEIGHT``; raises ``ValueError`` if the criterion could not be read back.
 
-    The id must be non-empty without white space; the description non-empty, without leading or
-    trailing white space, and the criterion must not contain the separator `` | ``.
+    With ``task_key``, a task criterion's id is written task-local (``137-06`` as ``06``). The
+    id must be non-empty without white space; the description non-empty, without leading or
+    trailing white space; neither may contain ``|``.
     """
     cid, description = criterion.id, criterion.description
+    if criterion.layer is Layer.TASK and task_key is not None:
+        cid = task_local_id(task_key, cid)
     if not cid or any(ch.isspace() for ch in cid):
         raise ValueError(f"criterion id {cid!r} must be non-empty and contain no white space")
     if not description or description != description.strip():
-        raise ValueError(f"criterion {cid}: description must be non-empty and stripped")
-    text = f"{cid}. {description} =={criterion.weight}"
-    if SEPARATOR in f" {text} ":
-        raise ValueError(f"criterion {cid}: text must not contain the separator {SEPARATOR!r}")
-    return text
+        raise ValueError(f"criterion {criterion.id}: description must be non-empty and stripped")
+    if BAR in cid or BAR in description:
+        raise ValueError(
+            f"criterion {criterion.id}: contains '|', which the L2-Bench pipeline reads as a "
+            "separator between criteria"
+        )
+    return f"{cid}. {description} =={criterion.weight}"
 
 
-def format_criteria(criteria: Iterable[Criterion]) -> str:
-    """The cell for ``criteria``: ``parse_criteria(format_criteria(xs), layer) == xs``."""
-    return SEPARATOR.join(format_criterion(c) for c in criteria)
+def format_criteria(criteria: Iterable[Criterion], task_key: str | None = None) -> str:
+    """The cell for ``criteria``:
+    ``parse_criteria(format_criteria(xs, key), layer, key) == xs``."""
+    return SEPARATOR.join(format_criterion(c, task_key) for c in criteria)
 
 
 def _clip(text: str, limit: int = 40) -> str:

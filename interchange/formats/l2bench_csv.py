@@ -21,7 +21,7 @@ from pathlib import Path
 
 from l2annot.formulas import spreadsheet_safe, spreadsheet_unsafe
 
-from .criteria import Criterion, Layer, format_criteria, parse_criteria
+from .criteria import Criterion, Layer, format_criteria, format_criterion, parse_criteria
 from .problems import Problem
 
 __all__ = [
@@ -31,11 +31,13 @@ __all__ = [
     "RESOURCES_DIR",
     "RESOURCE_COLUMNS",
     "TASKS_FILE",
+    "NotWritable",
     "TaskRecord",
     "TasksFile",
     "parse_published",
     "read_l2bench_folder",
     "read_tasks_csv",
+    "unwritable",
     "write_tasks_csv",
 ]
 
@@ -281,13 +283,51 @@ class _Reader:
             self.report(self.row, column, f"{where} has different text here than at row {row}")
 
 
+class NotWritable(ValueError):
+    """Tasks the L2-Bench layout cannot carry; ``problems`` names each task and criterion."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def unwritable(tasks: Iterable[TaskRecord]) -> list[str]:
+    """Why ``tasks`` cannot be written in the L2-Bench layout, one message per task or
+    criterion (a shared criterion once, naming its tasks); empty when they can be."""
+    problems: list[str] = []
+    tasks_of: dict[str, list[str]] = {}
+    reasons: dict[str, str] = {}
+    for task in tasks:
+        if len(task.resource_files) > len(RESOURCE_COLUMNS):
+            problems.append(
+                f"task '{task.task_key}' has {len(task.resource_files)} resource files: the "
+                f"L2-Bench layout carries at most {len(RESOURCE_COLUMNS)} "
+                f"({RESOURCE_COLUMNS[0]} to _{len(RESOURCE_COLUMNS)})"
+            )
+        for criterion in task.criteria:
+            try:
+                format_criterion(criterion, task.task_key)
+            except ValueError as error:
+                reasons.setdefault(criterion.id, str(error))
+                tasks_of.setdefault(criterion.id, []).append(task.task_key)
+    for criterion_id, keys in tasks_of.items():
+        shown = ", ".join(f"'{key}'" for key in keys[:5]) + (" ..." if len(keys) > 5 else "")
+        task_word = "task" if len(keys) == 1 else f"{len(keys)} tasks"
+        problems.append(f"{task_word} {shown}: {reasons[criterion_id]}")
+    return problems
+
+
 def write_tasks_csv(path: Path, tasks: Iterable[TaskRecord]) -> None:
     """Write ``tasks`` in the L2-Bench layout (UTF-8 with BOM), context columns last, by key.
 
-    ``read_tasks_csv(path) == tasks`` for tasks that read cleanly. Raises ``ValueError`` for a
-    task with more than three resource files or a criterion that cannot be encoded.
+    ``read_tasks_csv(path) == tasks`` for tasks that read cleanly. Raises ``NotWritable`` (and
+    writes nothing) for tasks with more than three resource files or a criterion that cannot be
+    encoded (see ``unwritable``).
     """
     tasks = list(tasks)
+    problems = unwritable(tasks)
+    if problems:
+        raise NotWritable(problems)
     keys = sorted({key for task in tasks for key, _ in task.context})
     header = [*REQUIRED_COLUMNS, *(CONTEXT_PREFIX + key for key in keys)]
     with path.open("w", encoding="utf-8-sig", newline="") as handle:
@@ -298,8 +338,6 @@ def write_tasks_csv(path: Path, tasks: Iterable[TaskRecord]) -> None:
 
 
 def _row(task: TaskRecord, context_keys: list[str]) -> list[str]:
-    if len(task.resource_files) > len(RESOURCE_COLUMNS):
-        raise ValueError(f"task {task.task_key}: at most {len(RESOURCE_COLUMNS)} resource files")
     resources = [*task.resource_files, "", "", ""][: len(RESOURCE_COLUMNS)]
     context = dict(task.context)
     return [
@@ -311,7 +349,7 @@ def _row(task: TaskRecord, context_keys: list[str]) -> list[str]:
         task.version_at_time_of_draft,
         "True" if task.is_published else "False",
         *resources,
-        format_criteria(task.task_criteria),
+        format_criteria(task.task_criteria, task.task_key),
         format_criteria(task.consensus_criteria),
         format_criteria(task.universal_criteria),
         *(context.get(key, "") for key in context_keys),

@@ -4,14 +4,16 @@ import tempfile
 from pathlib import Path
 
 from django.http import FileResponse, Http404, HttpRequest, StreamingHttpResponse
-from django.shortcuts import get_object_or_404
+from django.http.response import HttpResponseBase
+from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
 from accounts.permissions import require
 from accounts.roles import Action
 from grading.models import Study
 from interchange import grades_export
-from interchange.exporters import export_l2bench_zip, export_rubrics_xlsx
+from interchange.exporters import BenchmarkNotExportable, export_l2bench_zip, export_rubrics_xlsx
+from l2annot.errors import status_for
 from taxonomy.models import Framework
 
 
@@ -36,11 +38,16 @@ def _framework(request: HttpRequest) -> Framework:
 
 
 @require(Action.EXPORT_DATA)
-def export_benchmark(request: HttpRequest) -> FileResponse:
+def export_benchmark(request: HttpRequest) -> HttpResponseBase:
     framework = _framework(request)
     handle = tempfile.TemporaryFile()  # noqa: SIM115 (FileResponse closes it)
-    with tempfile.TemporaryDirectory(prefix="l2annot-export-") as workdir:
-        export_l2bench_zip(framework, handle, Path(workdir))
+    try:
+        with tempfile.TemporaryDirectory(prefix="l2annot-export-") as workdir:
+            export_l2bench_zip(framework, handle, Path(workdir))
+    except BenchmarkNotExportable as error:
+        handle.close()
+        context = {"framework": framework, "problems": error.problems}
+        return render(request, "interchange/export_refused.html", context, status=status_for(error))
     handle.seek(0)
     name = f"l2-bench-{framework.code}-{timezone.now():%Y%m%d}.zip"
     return FileResponse(handle, as_attachment=True, filename=name)

@@ -27,6 +27,12 @@ class Layer(models.TextChoices):
 LAYER_RANK = {Layer.UNIVERSAL: 0, Layer.CONSENSUS: 1, Layer.TASK: 2}
 
 OTHER_FRAMEWORK = "This sub-competency is in another framework."
+# The L2-Bench reference pipeline cuts a criteria cell at every '|', so no wording may hold one.
+CRITERION_BAR = "|"
+BAR_IN_WORDING = (
+    "A criterion's wording cannot contain '|': the L2-Bench pipeline reads it as the end of "
+    "the criterion. Use '/' or a word instead."
+)
 UNIVERSAL_CODE = re.compile(r"^\d{2}u\d+$")
 
 
@@ -209,6 +215,8 @@ class CriterionVersion(models.Model):
         return self.weight < 0
 
     def clean(self) -> None:
+        if CRITERION_BAR in self.wording:
+            raise ValidationError({"wording": BAR_IN_WORDING})
         if self.scoring_type == self.ScoringType.BINARY:
             self.scale_min = self.scale_max = None
         elif self.scale_min is None or self.scale_max is None or self.scale_min >= self.scale_max:

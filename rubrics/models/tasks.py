@@ -183,6 +183,9 @@ class TaskResource(models.Model):
         MARKDOWN = "markdown", "Text (markdown)"
         FILE = "file", "File"
 
+    # The L2-Bench tasks file has three resource columns: a task with more cannot be exported.
+    L2BENCH_LIMIT = 3
+
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="resources")
     order = models.PositiveIntegerField(default=0)
     title = models.CharField(max_length=200)

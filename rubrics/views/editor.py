@@ -67,6 +67,7 @@ def _editor_context(task: Task, **state: Any) -> dict[str, Any]:
         "task_form": TaskForm(instance=task),
         "context_form": ContextValuesForm(variables, current),
         "resources": task.resources.all(),
+        "resource_limit": TaskResource.L2BENCH_LIMIT,
         "resource_form": ResourceForm(),
         "universal": universal,
         "exclusion_form": ExclusionForm(),

@@ -20,7 +20,7 @@ from rubrics.diff import TASK_TEXT_FIELDS, RubricDiff, diff_rubric_versions, dif
 from rubrics.forms import (
     TaskFilterForm,
 )
-from rubrics.models import Review, RubricVersion, Task
+from rubrics.models import Review, RubricVersion, Task, TaskResource
 
 TASKS_PER_PAGE = 25
 
@@ -54,6 +54,7 @@ def _detail_context(task: Task) -> dict[str, Any]:
         "rubric": rubric,
         "possible": sum(line.weight for line in rubric if line.applicable and line.weight > 0),
         "resources": task.resources.all(),
+        "resource_limit": TaskResource.L2BENCH_LIMIT,
         "context_values": task.context_values.select_related("variable", "value"),
         "versions": task.rubric_versions.select_related("published_by").annotate(
             items_count=Count("items")

@@ -7,6 +7,7 @@ from interchange.formats.criteria import (
     format_criteria,
     parse_criteria,
     task_criterion_id,
+    task_local_id,
 )
 from tests.interchange.builders import PROPERTY, criteria_lists, criterion
 
@@ -26,13 +27,28 @@ def test_a_cell_reads_ids_descriptions_and_weights_in_order():
     )
 
 
-def test_description_may_hold_dots_double_equals_and_bars_without_spaces():
-    (only,) = parse_criteria("x.1. Says e.g. a==b or a|b, then 2. more ==4", CONSENSUS).criteria
+def test_description_may_hold_dots_and_double_equals():
+    (only,) = parse_criteria("x.1. Says e.g. a==b or a/b, then 2. more ==4", CONSENSUS).criteria
     assert (only.id, only.description, only.weight) == (
         "x.1",
-        "Says e.g. a==b or a|b, then 2. more",
+        "Says e.g. a==b or a/b, then 2. more",
         4,
     )
+
+
+def test_a_bar_inside_a_criterion_is_refused_as_the_pipeline_would_cut_it_there():
+    parsed = parse_criteria("a. One ==1 | b. Says a|b or c ==4", CONSENSUS)
+    assert parsed.errors == (
+        "the text contains '|', which the L2-Bench pipeline reads as a separator between "
+        "criteria: write it another way (criterion 2: 'b')",
+    )
+    assert [c.id for c in parsed.criteria] == ["a"]
+
+
+def test_a_bar_without_spaces_between_whole_criteria_separates_them_as_in_the_pipeline():
+    parsed = parse_criteria("a. One ==1 |b. Two ==2|c. Three ==-3", CONSENSUS)
+    assert parsed.errors == ()
+    assert [(c.id, c.weight) for c in parsed.criteria] == [("a", 1), ("b", 2), ("c", -3)]
 
 
 def test_the_weight_is_taken_after_the_last_double_equals():
@@ -98,14 +114,22 @@ def test_a_bare_task_criterion_id_is_prefixed_with_the_task_key():
     assert only.id == "137-06"
 
 
-def test_an_already_prefixed_task_criterion_id_is_kept():
-    (only,) = parse_criteria("137-06. Names a resource ==2", TASK, task_key="137").criteria
-    assert only.id == "137-06"
+def test_a_task_criterion_id_already_carrying_the_task_key_is_refused():
+    parsed = parse_criteria("137-06. Names a resource ==2", TASK, task_key="137")
+    assert parsed.errors == (
+        "task criterion ids are task-local ('06'): the L2-Bench pipeline reads '137-06' as "
+        "'137-137-06' (criterion 1: '137-06')",
+    )
 
 
-def test_bare_and_prefixed_forms_of_one_task_id_are_duplicates():
-    parsed = parse_criteria("06. A ==1 | 137-06. B ==1", TASK, task_key="137")
-    assert parsed.errors == ("duplicate criterion id '137-06' (criteria 1 and 2)",)
+def test_the_writer_writes_task_criterion_ids_task_local():
+    cell = format_criteria([criterion("137-06", 2, TASK, "Names a resource")], "137")
+    assert cell == "06. Names a resource ==2"
+
+
+def test_a_task_criterion_of_another_task_cannot_be_written_task_local():
+    with pytest.raises(ValueError):
+        task_local_id("137", "138-06")
 
 
 def test_consensus_ids_are_never_prefixed():
@@ -113,8 +137,8 @@ def test_consensus_ids_are_never_prefixed():
     assert only.id == "02a-05"
 
 
-def test_task_criterion_id_prefixes_only_once():
-    assert task_criterion_id("9", task_criterion_id("9", "01")) == "9-01"
+def test_task_local_id_undoes_task_criterion_id():
+    assert task_local_id("9", task_criterion_id("9", "01")) == "01"
 
 
 @PROPERTY
@@ -131,10 +155,13 @@ def test_formatted_prefixed_task_criteria_read_back_unchanged(criteria):
     prefixed = [
         Criterion(task_criterion_id("k7", c.id), c.description, c.weight, TASK) for c in criteria
     ]
-    assert list(parse_criteria(format_criteria(prefixed), TASK, task_key="k7").criteria) == prefixed
+    cell = format_criteria(prefixed, "k7")
+    assert list(parse_criteria(cell, TASK, task_key="k7").criteria) == prefixed
 
 
-@pytest.mark.parametrize("text", ["ends with |", "| starts with a bar", "has | inside", " padded"])
+@pytest.mark.parametrize(
+    "text", ["ends with |", "| starts with a bar", "has | inside", "a|b", " padded"]
+)
 def test_format_refuses_a_description_that_would_not_read_back(text):
     with pytest.raises(ValueError):
         format_criteria([criterion("a", text=text)])

@@ -6,18 +6,27 @@ import zipfile
 from dataclasses import replace
 
 import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
 from openpyxl import load_workbook
 
-from interchange.exporters import export_l2bench, export_l2bench_zip, export_rubrics_xlsx
-from interchange.formats.l2bench_csv import read_l2bench_folder
+from accounts.roles import Role
+from interchange.exporters import (
+    BenchmarkNotExportable,
+    export_l2bench,
+    export_l2bench_zip,
+    export_rubrics_xlsx,
+)
+from interchange.formats.l2bench_csv import RESOURCE_COLUMNS, TASKS_FILE, read_l2bench_folder
 from interchange.importers import import_l2bench
-from rubrics.models import Criterion
+from rubrics.models import Criterion, CriterionVersion, Task, TaskResource
 from tests.interchange.db_helpers import (
     benchmark_folder,
     benchmark_state,
     generated,
     wipe_benchmark,
 )
+from tests.interchange.l2bench_pipeline import pipeline_criteria
 
 pytestmark = pytest.mark.django_db
 
@@ -39,6 +48,90 @@ def test_export_then_import_into_an_empty_benchmark_gives_the_same_benchmark(
         t.task_key: replace(t, context=()) for t in read_l2bench_folder(tmp_path / "out").tasks
     }
     assert exported == {t.task_key: replace(t, context=()) for t in records}
+
+
+def test_the_pipeline_reads_an_export_exactly_as_it_read_the_original(tmp_path, starter_framework):
+    original = benchmark_folder(tmp_path / "in", generated(6))
+    assert import_l2bench(original, starter_framework).ok
+    export_l2bench(starter_framework, tmp_path / "out")
+    before = pipeline_criteria(original / TASKS_FILE)
+    after = pipeline_criteria(tmp_path / "out" / TASKS_FILE)
+    assert after == before
+    # ... and those are the ids the database holds, so judge verdicts on them join.
+    task_ids = {
+        cid
+        for criteria in after.values()
+        for column, cid, *_ in criteria
+        if column == "task_criteria"
+    }
+    assert task_ids == set(Criterion.objects.filter(layer="task").values_list("code", flat=True))
+
+
+def test_task_criterion_ids_are_written_task_local(tmp_path, starter_framework):
+    records = generated(1)
+    assert import_l2bench(benchmark_folder(tmp_path / "in", records), starter_framework).ok
+    export_l2bench(starter_framework, tmp_path / "out")
+    with (tmp_path / "out" / TASKS_FILE).open(encoding="utf-8-sig", newline="") as handle:
+        (row,) = csv.DictReader(handle)
+    first = records[0].task_criteria[0]
+    assert row["task_criteria"].startswith(f"{first.id.removeprefix(row['task_key'] + '-')}. ")
+    assert not row["task_criteria"].startswith(f"{row['task_key']}-")
+
+
+def four_resources(task: Task) -> None:
+    TaskResource.objects.filter(task=task).delete()
+    for n in range(1, 5):
+        TaskResource.objects.create(task=task, order=n, title=f"sheet-{n}.md", text=f"Sheet {n}")
+
+
+def test_a_task_with_four_resources_is_named_and_nothing_is_written(tmp_path, starter_framework):
+    assert import_l2bench(benchmark_folder(tmp_path / "in", generated(3)), starter_framework).ok
+    task = Task.objects.order_by("key")[1]
+    four_resources(task)
+    with pytest.raises(BenchmarkNotExportable) as refused:
+        export_l2bench(starter_framework, tmp_path / "out")
+    assert refused.value.problems == [
+        f"task '{task.key}' has 4 resource files: the L2-Bench layout carries at most 3 "
+        "(task_resource_file_link_1 to _3)"
+    ]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_criterion_holding_a_bar_is_named_with_its_tasks(tmp_path, starter_framework):
+    assert import_l2bench(benchmark_folder(tmp_path / "in", generated(3)), starter_framework).ok
+    # Written before the wording rule refused '|' (the rule is checked on save, not in SQL).
+    consensus = Criterion.objects.filter(layer="consensus").order_by("code").first()
+    CriterionVersion.objects.filter(criterion=consensus).update(wording="Either A | B")
+    with pytest.raises(BenchmarkNotExportable) as refused:
+        export_l2bench(starter_framework, tmp_path / "out")
+    (problem,) = refused.value.problems
+    keys = Task.objects.filter(sub_competency=consensus.sub_competency).values_list(
+        "key", flat=True
+    )
+    assert f"criterion {consensus.code}: contains '|'" in problem
+    assert all(f"'{key}'" in problem for key in keys)
+
+
+def test_the_export_page_answers_409_naming_the_task_not_500(
+    tmp_path, starter_framework, client_as
+):
+    assert import_l2bench(benchmark_folder(tmp_path / "in", generated(2)), starter_framework).ok
+    task = Task.objects.order_by("key").first()
+    four_resources(task)
+    url = reverse("interchange:export_benchmark")
+    response = client_as(Role.MAINTAINER).get(url, {"framework": starter_framework.code})
+    assert response.status_code == 409
+    page = response.content.decode()
+    assert "cannot be exported" in page and f"task &#x27;{task.key}&#x27; has 4 resource" in page
+
+
+def test_the_export_command_names_the_task_and_writes_nothing(tmp_path, starter_framework):
+    assert import_l2bench(benchmark_folder(tmp_path / "in", generated(2)), starter_framework).ok
+    task = Task.objects.order_by("key").first()
+    four_resources(task)
+    with pytest.raises(CommandError, match=f"task '{task.key}' has 4 resource files"):
+        call_command("export_l2bench", str(tmp_path / "out"), framework=starter_framework.code)
+    assert not (tmp_path / "out").exists()
 
 
 def test_universal_criteria_not_applicable_to_a_task_stay_off_its_row(tmp_path, starter_framework):
@@ -94,3 +187,7 @@ def test_the_benchmark_zip_writes_a_formula_looking_text_inert(tmp_path, starter
     with zipfile.ZipFile(target) as archive:
         archive.extractall(tmp_path / "out")
     assert read_l2bench_folder(tmp_path / "out").tasks[0].task == records[0].task
+
+
+def test_the_task_page_and_the_export_agree_on_three_resources():
+    assert len(RESOURCE_COLUMNS) == TaskResource.L2BENCH_LIMIT

@@ -9,9 +9,11 @@ from interchange.formats.criteria import Layer
 from interchange.formats.l2bench_csv import (
     REQUIRED_COLUMNS,
     TASKS_FILE,
+    NotWritable,
     parse_published,
     read_l2bench_folder,
     read_tasks_csv,
+    unwritable,
     write_tasks_csv,
 )
 from tests.interchange.builders import PROPERTY, criterion, task, task_records
@@ -276,3 +278,45 @@ def test_text_that_looks_like_a_formula_is_written_inert_and_reads_back(tmp_path
     assert cells["version_at_time_of_draft"] == "-1"  # a number stays a number
     assert cells["context:class_size"] == "+12"
     assert read_tasks_csv(path).tasks == (hostile,)
+
+
+def test_a_bar_inside_a_criterion_is_reported_with_file_row_and_field(tmp_path):
+    rows = [{}, {"consensus_criteria": "02a-01. Shared criterion ==2 | 02a-02. A|B choice ==1"}]
+    result = read_tasks_csv(write_rows(tmp_path, rows))
+    assert messages(result) == [
+        "l2-bench_tasks.csv: row 3: field 'consensus_criteria': the text contains '|', which the "
+        "L2-Bench pipeline reads as a separator between criteria: write it another way "
+        "(criterion 2: '02a-02')"
+    ]
+
+
+def test_a_task_criterion_id_carrying_the_task_key_is_reported(tmp_path):
+    result = read_tasks_csv(
+        write_rows(tmp_path, [{"task_key": "137", "task_criteria": "137-01. Own ==3"}])
+    )
+    assert messages(result) == [
+        "l2-bench_tasks.csv: row 2: field 'task_criteria': task criterion ids are task-local "
+        "('01'): the L2-Bench pipeline reads '137-01' as '137-137-01' (criterion 1: '137-01')"
+    ]
+
+
+def test_unwritable_names_each_task_and_each_shared_criterion_once():
+    bar = criterion("02a-01", text="a | b")
+    tasks = [
+        task("1", consensus_criteria=(bar,)),
+        task("2", consensus_criteria=(bar,), resource_files=("a", "b", "c", "d")),
+        task("3"),
+    ]
+    assert unwritable(tasks) == [
+        "task '2' has 4 resource files: the L2-Bench layout carries at most 3 "
+        "(task_resource_file_link_1 to _3)",
+        "2 tasks '1', '2': criterion 02a-01: contains '|', which the L2-Bench pipeline reads as a "
+        "separator between criteria",
+    ]
+    assert unwritable([task("3")]) == []
+
+
+def test_the_writer_writes_nothing_for_tasks_it_cannot_carry(tmp_path):
+    with pytest.raises(NotWritable):
+        write_tasks_csv(tmp_path / TASKS_FILE, [task("1", resource_files=("a", "b", "c", "d"))])
+    assert not (tmp_path / TASKS_FILE).exists()

@@ -61,6 +61,7 @@ def test_an_ordinal_criterion_keeps_its_scale_and_labels(client_as, task):
         ({"weight": 0}, "A weight of 0 would make the criterion count for nothing."),
         ({"scoring_type": "ordinal", "scale_min": 3, "scale_max": 1}, "minimum below its maximum"),
         ({"wording": ""}, "This field is required."),
+        ({"wording": "Uses A | B notation."}, "cannot contain &#x27;|&#x27;"),
     ],
 )
 def test_invalid_criteria_are_refused_with_a_message(client_as, task, values, message):
@@ -69,6 +70,15 @@ def test_invalid_criteria_are_refused_with_a_message(client_as, task, values, me
     assert response.status_code == 422
     assert message in response.content.decode()
     assert task.criteria.count() == 2
+
+
+def test_an_edit_putting_a_bar_in_the_wording_is_refused_and_changes_nothing(client_as, task):
+    criterion = task.criteria.get(code="t101-01")
+    before = services.latest_version(criterion).wording
+    response = edit(htmx(client_as(Role.AUTHOR)), criterion, wording="Either A|B.")
+    assert response.status_code == 422
+    assert "the L2-Bench pipeline reads it as the end of the criterion" in response.content.decode()
+    assert services.latest_version(criterion).wording == before
 
 
 def test_editing_a_draft_criterion_changes_it_in_place(client_as, task):

@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from accounts.roles import Role
 from rubrics import services
+from rubrics.models import TaskResource
 from rubrics.services import TurnSpec
 
 pytestmark = pytest.mark.django_db
@@ -73,3 +74,14 @@ def test_task_list_links_each_task_for_viewers_and_is_closed_to_annotators(clien
     url = reverse("rubrics:task_list")
     assert detail_url(task) in client_as(Role.VIEWER).get(url).content.decode()
     assert client_as(Role.ANNOTATOR).get(url).status_code == 403
+
+
+def test_a_task_with_more_resources_than_the_l2bench_layout_carries_says_so(client_as, task):
+    for n in range(1, 4):
+        TaskResource.objects.create(task=task, order=n, title=f"r{n}.md", text="A sheet.")
+    notice = "the L2-Bench layout carries 3 per task"
+    assert notice not in client_as(Role.VIEWER).get(detail_url(task)).content.decode()
+    TaskResource.objects.create(task=task, order=4, title="r4.md", text="A fourth sheet.")
+    assert notice in client_as(Role.VIEWER).get(detail_url(task)).content.decode()
+    editor = client_as(Role.AUTHOR).get(reverse("rubrics:task_edit", args=[task.pk]))
+    assert "This task has 4 resources" in editor.content.decode()
