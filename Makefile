@@ -84,8 +84,9 @@ chromium:
 test-sqlite: install chromium
 	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS)
 
+# The tests that touch no database already ran in test-sqlite; only the others run again here.
 test-postgres: install postgres chromium
-	DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS)
+	DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --database-tests-only
 
 test: lint test-sqlite test-postgres
 

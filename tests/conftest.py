@@ -18,6 +18,34 @@ from tests.taxonomy.factories import load_starter_framework
 
 FIXTURES = settings.BASE_DIR / "fixtures"
 
+# What a test needs to reach the database: pytest-django's markers and fixtures.
+DATABASE_FIXTURES = frozenset(
+    {"db", "transactional_db", "django_db_setup", "live_server", "django_db_reset_sequences"}
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--database-tests-only",
+        action="store_true",
+        help="Run only the tests that reach the database (`make test-postgres`: the others "
+        "already ran on SQLite and cannot behave differently on another database).",
+    )
+
+
+def uses_database(item: pytest.Item) -> bool:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return item.get_closest_marker("django_db") is not None or bool(fixtures & DATABASE_FIXTURES)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--database-tests-only"):
+        return
+    without_database = [item for item in items if not uses_database(item)]
+    if without_database:
+        config.hook.pytest_deselected(items=without_database)
+        items[:] = [item for item in items if uses_database(item)]
+
 
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings() -> None:
