@@ -8,6 +8,9 @@ Extension of this project: any column named ``context:<variable_key>`` carries t
 context variable for the task (blank = not set). The values are kept as text; resolving keys,
 competencies and values is the database layer's job.
 
+Limits, so a hostile file costs little to refuse: at most ``MAX_COLUMNS`` columns (the header is
+refused before any row is read) and ``MAX_CELL_CHARACTERS`` characters in one cell.
+
 A text cell a spreadsheet would run as a formula (``=HYPERLINK(...)``) is written with a leading
 apostrophe and read back without it (``formulas.spreadsheet_safe``); numbers stay as they are.
 """
@@ -15,6 +18,7 @@ apostrophe and read back without it (``formulas.spreadsheet_safe``); numbers sta
 from __future__ import annotations
 
 import csv
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +31,8 @@ from .problems import Problem
 __all__ = [
     "CONTEXT_PREFIX",
     "CRITERIA_COLUMNS",
+    "MAX_CELL_CHARACTERS",
+    "MAX_COLUMNS",
     "REQUIRED_COLUMNS",
     "RESOURCES_DIR",
     "RESOURCE_COLUMNS",
@@ -62,6 +68,10 @@ REQUIRED_COLUMNS = (
     *RESOURCE_COLUMNS,
     *CRITERIA_COLUMNS.values(),
 )
+# The layout has 15 columns; the rest are context variables (tens) or columns a spreadsheet kept.
+MAX_COLUMNS = 1_000
+# csv's own field limit, named here so the message can say it; longer than any text a task holds.
+MAX_CELL_CHARACTERS = 131_072
 _NOT_EMPTY = ("task_key", "task", "reference_answer", "competency")
 _TRUE = frozenset({"true", "yes", "1"})
 _FALSE = frozenset({"false", "no", "0"})
@@ -134,10 +144,16 @@ def read_tasks_csv(path: Path, resources_dir: Path | None = None) -> TasksFile:
     except UnicodeDecodeError as error:
         reader.report(None, None, f"not valid UTF-8 ({error.reason} at byte {error.start})")
     except csv.Error as error:
-        reader.report(reader.row, None, f"not valid CSV ({error})")
+        reader.report(reader.reading, None, _csv_problem(error))
     return TasksFile(
         tuple(reader.tasks), tuple(reader.problems), reader.ignored, reader.context_columns
     )
+
+
+def _csv_problem(error: csv.Error) -> str:
+    if "field larger than field limit" in str(error):
+        return f"a cell is longer than {MAX_CELL_CHARACTERS:,} characters: the file is not read"
+    return f"not valid CSV ({error}): the file is read no further"
 
 
 class _Reader:
@@ -151,6 +167,7 @@ class _Reader:
         self.ignored: tuple[str, ...] = ()
         self.context_columns: tuple[str, ...] = ()
         self.row = 1
+        self.reading = 1  # the row csv is reading: a problem it raises is there
         self.key_rows: dict[str, int] = {}
         # criterion id -> (criterion, first row): shared layers must read the same everywhere.
         self.shared: dict[str, tuple[Criterion, int]] = {}
@@ -159,13 +176,16 @@ class _Reader:
         self.problems.append(Problem(self.file, row, column, message, unit="row"))
 
     def read(self, rows: Iterator[list[str]]) -> None:
+        csv.field_size_limit(MAX_CELL_CHARACTERS)
         header = next(rows, None)
         if header is None:
             self.report(None, None, "the file is empty (no header row)")
             return
         if not self.check_header(header):
             return
+        self.reading = 2
         for self.row, values in enumerate(rows, start=2):
+            self.reading = self.row + 1
             if not any(value.strip() for value in values):
                 continue
             if len(values) != len(header):
@@ -177,12 +197,22 @@ class _Reader:
                 self.tasks.append(task)
 
     def check_header(self, header: list[str]) -> bool:
+        """Every check is linear in the number of columns (a hostile header may have 100,000)."""
+        if len(header) > MAX_COLUMNS:
+            self.report(
+                1,
+                None,
+                f"the header has {len(header):,} columns; a tasks file has at most "
+                f"{MAX_COLUMNS:,} (the {len(REQUIRED_COLUMNS)} of the layout and context columns)",
+            )
+            return False
         ok = True
-        missing = [name for name in REQUIRED_COLUMNS if name not in header]
+        present = Counter(header)
+        missing = [name for name in REQUIRED_COLUMNS if name not in present]
         if missing:
             self.report(1, None, f"missing columns: {', '.join(missing)}")
             ok = False
-        duplicated = sorted({name for name in header if header.count(name) > 1})
+        duplicated = sorted(name for name, count in present.items() if count > 1)
         if duplicated:
             self.report(1, None, f"columns appear more than once: {', '.join(duplicated)}")
             ok = False

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from interchange.formats.problems import Problem
+
+# A person fixes a file from the first problems; thousands more only hide them (and bloat the job).
+SHOWN_PROBLEMS = 200
 
 # progress(done, total, stage): called as work advances; the command draws a bar with it,
 # the upload page stores it on the ImportJob.
@@ -55,4 +59,21 @@ class ImportReport:
         return f"{text} (dry run: nothing was written)" if self.dry_run else text
 
     def problem_lines(self) -> list[str]:
-        return [str(problem) for problem in self.problems]
+        """The first SHOWN_PROBLEMS problems, then one line counting the rest by field."""
+        return problem_lines(self.problems)
+
+
+def problem_lines(problems: Sequence[Problem], shown: int = SHOWN_PROBLEMS) -> list[str]:
+    """``str()`` of the first `shown` problems; if there are more, a last line says how many
+    more there are, by the field they are in ("and 1,204 more problems: 1,200 in field
+    'task_criteria', 4 with no field")."""
+    lines = [str(problem) for problem in problems[:shown]]
+    rest = problems[shown:]
+    if rest:
+        kinds = Counter(
+            f"in field '{p.field}'" if p.field is not None else "with no field" for p in rest
+        )
+        counted = ", ".join(f"{count:,} {kind}" for kind, count in kinds.most_common())
+        more = f"{len(rest):,} more problem{'s' if len(rest) != 1 else ''}"
+        lines.append(f"… and {more} not listed: {counted}")
+    return lines
