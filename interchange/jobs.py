@@ -1,9 +1,18 @@
 """Background imports: the upload page stores the file and an ImportJob, then enqueues
 `run_import_job` through Django's tasks API (django-tasks-db's database backend in production:
-`manage.py db_worker` runs the jobs). The job runs the same makers as the commands."""
+`manage.py db_worker` runs the jobs). The job runs the same makers as the commands.
+
+A running job holds a lease: it names its worker process (`interchange.lease`) and, on
+PostgreSQL, a thread renews its heartbeat every third of settings.IMPORT_JOB_LEASE_SECONDS. A job
+whose worker is gone (killed, its machine restarted) is marked failed, saying so, by
+`fail_abandoned_jobs()`, which the import pages and every new job call. SQLite has one writer,
+which the import's transaction holds, so there the heartbeat is not written: the database and
+the worker are on one machine, where the worker's process itself is the sign of life.
+"""
 
 from __future__ import annotations
 
+import logging
 import tempfile
 import threading
 import time
@@ -11,7 +20,16 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from django.db import InterfaceError, OperationalError, connection, connections, transaction
+from django.conf import settings
+from django.db import (
+    DatabaseError,
+    DataError,
+    InterfaceError,
+    OperationalError,
+    connection,
+    connections,
+    transaction,
+)
 from django.tasks import task
 from django.utils import timezone
 
@@ -23,7 +41,10 @@ from interchange.importers import (
     import_responses,
     import_verdicts,
 )
+from interchange.lease import this_worker, worker_is_gone
 from interchange.models import ImportJob
+
+logger = logging.getLogger(__name__)
 
 MAX_UNPACKED_BYTES = 2 * 1024**3
 MAX_MEMBERS = 20_000
@@ -40,18 +61,22 @@ def enqueue(job: ImportJob) -> None:
 
 @task()
 def run_import_job(job_id: int) -> None:
+    fail_abandoned_jobs()
     job = ImportJob.objects.get(pk=job_id)
     if job.status != ImportJob.Status.QUEUED:
         return  # already run (a worker retried it)
     job.status, job.started_at, job.stage = ImportJob.Status.RUNNING, timezone.now(), "starting"
-    job.save(update_fields=["status", "started_at", "stage"])
+    job.worker, job.heartbeat_at = this_worker(), job.started_at
+    job.save(update_fields=["status", "started_at", "stage", "worker", "heartbeat_at"])
     try:
-        report = _run(job, job_progress(job.pk))
+        with Heartbeat(job.pk):
+            report = _run(job, job_progress(job.pk))
     except UnsafeArchive as error:
         _finish(job, ImportJob.Status.FAILED, [f"{job.original_name}: {error}"], {}, "")
         return
     except Exception as error:  # the job must end failed, never stay "running"
-        _finish_failed(job, [f"the import stopped: {error!r}"])
+        logger.exception("import job %s stopped", job.pk)
+        _finish_failed(job, [f"{job.original_name}: {stopped_by(error, job.pk)}"])
         raise
     status = ImportJob.Status.SUCCEEDED if report.ok else ImportJob.Status.FAILED
     counts = {name: counts.as_dict() for name, counts in report.counts.items()}
@@ -64,7 +89,97 @@ def run_import_job(job_id: int) -> None:
     _finish(job, status, problems, counts, report.summary())
 
 
+def stopped_by(error: BaseException, job_id: int) -> str:
+    """What stopped an import, in words a person can act on (never the exception's text: the
+    details are in the worker's log, under the job's number)."""
+    nothing = "the import is all or nothing and nothing was written"
+    if isinstance(error, (InterfaceError, OperationalError)):
+        return f"the connection to the database was lost during the import; {nothing}: upload again"
+    if isinstance(error, DataError):
+        return (
+            "the database refused a value of the file (too long, too large, or a character it "
+            f"cannot store such as NUL); {nothing}. The worker's log names it under job {job_id}"
+        )
+    if isinstance(error, RecursionError):
+        return f"the file nests values too deeply to read; {nothing}"
+    if isinstance(error, MemoryError):
+        return f"the file is too large to read in the worker's memory; {nothing}"
+    if isinstance(error, DatabaseError):
+        return f"the database refused the import; {nothing}. See the worker's log, job {job_id}"
+    return (
+        f"the import stopped on an error in L2 Annot itself; {nothing}. Tell the administrator: "
+        f"the worker's log has the details under job {job_id}"
+    )
+
+
+ABANDONED = (
+    "the worker running this import stopped before it finished (its process was killed or its "
+    "machine restarted) while {stage}; the import is all or nothing and did not commit: "
+    "upload the file again"
+)
+
+
+def fail_abandoned_jobs() -> int:
+    """Mark failed every running job whose worker is gone (see `interchange.lease`); returns
+    how many. Reads one small query when there is nothing to do, and writes nothing then."""
+    now, lease = timezone.now(), settings.IMPORT_JOB_LEASE_SECONDS
+    running = ImportJob.objects.filter(status=ImportJob.Status.RUNNING).only(
+        "pk", "original_name", "stage", "worker", "heartbeat_at"
+    )
+    failed = 0
+    for job in running:
+        if not worker_is_gone(job.worker, job.heartbeat_at, now, lease):
+            continue
+        message = ABANDONED.format(stage=job.stage or "starting")
+        failed += ImportJob.objects.filter(
+            pk=job.pk, status=ImportJob.Status.RUNNING, worker=job.worker
+        ).update(
+            status=ImportJob.Status.FAILED,
+            problems=[f"{job.original_name}: {message}"],
+            summary="",
+            finished_at=now,
+            progress=100,
+            stage="finished",
+        )
+    return failed
+
+
+class Heartbeat:
+    """Renew a running job's heartbeat from a thread with its own connection, every third of
+    the lease, until the block ends. Not on SQLite (see the module's docstring)."""
+
+    def __init__(self, job_id: int) -> None:
+        self.job_id = job_id
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> Heartbeat:
+        if connection.vendor != "sqlite":
+            self.thread = threading.Thread(target=self.beat, daemon=True)
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join()
+
+    def beat(self) -> None:
+        interval = max(settings.IMPORT_JOB_LEASE_SECONDS / 3, 0.2)
+        try:
+            while not self.stop.wait(interval):
+                try:
+                    ImportJob.objects.filter(
+                        pk=self.job_id, status=ImportJob.Status.RUNNING
+                    ).update(heartbeat_at=timezone.now())
+                except DatabaseError:  # the database is restarting: the next beat tries again
+                    connection.close()
+        finally:
+            connections.close_all()  # this thread's own connections
+
+
 def _finish(job: ImportJob, status: str, problems: list[str], counts: dict, summary: str) -> None:
+    job.heartbeat_at = timezone.now()
     job.status, job.problems, job.counts, job.summary = status, problems, counts, summary
     job.finished_at, job.progress, job.stage = timezone.now(), 100, "finished"
     job.save(
@@ -76,6 +191,7 @@ def _finish(job: ImportJob, status: str, problems: list[str], counts: dict, summ
             "finished_at",
             "progress",
             "stage",
+            "heartbeat_at",
         ]
     )
 

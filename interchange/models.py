@@ -72,6 +72,10 @@ class ImportJob(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The lease of a running job (interchange.jobs): which process runs it, and when it last
+    # said it was alive. A job whose worker is gone is marked failed, never left "running".
+    worker = models.CharField(max_length=200, blank=True, help_text="host:pid:start of the worker")
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

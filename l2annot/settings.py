@@ -231,6 +231,9 @@ IMPORTS_ROOT = Path(os.environ.get("IMPORTS_ROOT", BASE_DIR / "var" / "imports")
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 32 * 1024 * 1024))
 # Files on the import page are streamed to disk; this caps one upload.
 IMPORT_MAX_UPLOAD_BYTES = int(os.environ.get("IMPORT_MAX_UPLOAD_BYTES", 200 * 1024 * 1024))
+# A background import whose worker has sent no heartbeat for this long (or, on the worker's own
+# machine, whose worker process has ended) is marked failed: docs/deploy.md, "Background jobs".
+IMPORT_JOB_LEASE_SECONDS = float(os.environ.get("IMPORT_JOB_LEASE_SECONDS", "60"))
 
 # Strict policy: every script is a same-origin file or carries the per-request nonce; htmx's
 # injected indicator styles are turned off by the htmx-config meta tag in base.html.

@@ -36,6 +36,7 @@ def index(request: AuthenticatedHttpRequest) -> HttpResponse:
             job.save()
             jobs.enqueue(job)
         return redirect("interchange:job", pk=job.pk)
+    jobs.fail_abandoned_jobs()
     recent = ImportJob.objects.select_related("created_by")[:20]
     frameworks = Framework.objects.all()
     studies = Study.objects.all()
@@ -48,5 +49,6 @@ def index(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 @require(Action.IMPORT_DATA)
 def job(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    jobs.fail_abandoned_jobs()  # a job whose worker died ends failed, not "running" for ever
     found = get_object_or_404(ImportJob, pk=pk)
     return render_page(request, "interchange/job.html", {"job": found}, fragment="job-status")

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from django.utils import timezone
+
 from audit.models import AuditEvent
 from interchange.formats.l2bench_csv import TaskRecord
+from interchange.lease import this_worker
 from interchange.models import ImportJob, TaskSource
 from interchange.synthetic import synthetic_tasks, write_benchmark
 from judging.models import JudgeRun, JudgeVerdict
@@ -111,7 +114,9 @@ def wipe_benchmark() -> None:
 
 
 def make_job(framework, **fields):  # type: ignore[no-untyped-def]
-    """A finished ImportJob row (no file needed to show it)."""
+    """A finished ImportJob row (no file needed to show it); a running one is this process's."""
+    if fields.get("status") == ImportJob.Status.RUNNING:
+        fields = {"worker": this_worker(), "heartbeat_at": timezone.now()} | fields
     defaults = {
         "kind": ImportJob.Kind.RESPONSES,
         "framework": framework,

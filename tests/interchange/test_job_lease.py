@@ -1,0 +1,277 @@
+"""A background import whose worker dies ends failed, saying so, never "running" for ever.
+
+The last test does it for real: the upload page and `manage.py db_worker` as separate processes
+on the suite's database (a file copy on SQLite, the test database itself on PostgreSQL), the
+worker killed with SIGKILL in the middle of an import.
+"""
+
+import io
+import os
+import re
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import zipfile
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import requests
+from django.db import connection
+from django.utils import timezone
+
+from accounts.roles import Role
+from interchange import jobs
+from interchange.lease import this_worker, worker_is_gone
+from interchange.models import ImportJob
+from tests.interchange.db_helpers import benchmark_folder, generated, make_job
+
+LEASE = 2.0  # seconds, for the worker started by the last test
+
+
+def a_dead_pid() -> int:
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def running_job(framework, worker: str, heartbeat_age: float):  # type: ignore[no-untyped-def]
+    return make_job(
+        framework,
+        status=ImportJob.Status.RUNNING,
+        original_name="bench.zip",
+        stage="writing",
+        worker=worker,
+        heartbeat_at=timezone.now() - timedelta(seconds=heartbeat_age),
+    )
+
+
+def test_a_worker_on_another_machine_is_gone_once_its_heartbeat_is_older_than_the_lease():
+    now = timezone.now()
+    assert not worker_is_gone("elsewhere:12:34", now - timedelta(seconds=59), now, 60)
+    assert worker_is_gone("elsewhere:12:34", now - timedelta(seconds=61), now, 60)
+    assert worker_is_gone("", None, now, 60)  # a job from before leases: no worker named
+
+
+def test_a_worker_on_this_machine_is_gone_as_soon_as_its_process_ended():
+    now = timezone.now()
+    host = socket.gethostname()
+    assert worker_is_gone(f"{host}:{a_dead_pid()}:", now, now, 60)
+    assert not worker_is_gone(this_worker(), now - timedelta(days=1), now, 60)
+    # The pid reused by another process (another start time) is not the worker.
+    assert worker_is_gone(f"{host}:{os.getpid()}:1", now, now, 60)
+
+
+@pytest.mark.django_db
+def test_a_job_whose_worker_is_gone_ends_failed_with_a_message_that_says_so(
+    starter_framework, settings
+):
+    settings.IMPORT_JOB_LEASE_SECONDS = 60
+    stale = running_job(starter_framework, "elsewhere:12:34", heartbeat_age=61)
+    fresh = running_job(starter_framework, "elsewhere:12:34", heartbeat_age=5)
+    killed = running_job(starter_framework, f"{socket.gethostname()}:{a_dead_pid()}:", 0)
+    mine = running_job(starter_framework, this_worker(), heartbeat_age=3600)
+    assert jobs.fail_abandoned_jobs() == 2
+    for job in (stale, fresh, killed, mine):
+        job.refresh_from_db()
+    assert (stale.status, killed.status) == ("failed", "failed")
+    assert (fresh.status, mine.status) == ("running", "running")
+    assert killed.problems == [
+        "bench.zip: the worker running this import stopped before it finished (its process was "
+        "killed or its machine restarted) while writing; the import is all or nothing and did "
+        "not commit: upload the file again"
+    ]
+    assert killed.finished_at is not None and killed.finished
+
+
+@pytest.mark.django_db
+def test_the_job_page_shows_a_job_whose_worker_died_as_failed(starter_framework, client_as):
+    job = running_job(starter_framework, f"{socket.gethostname()}:{a_dead_pid()}:", 0)
+    page = client_as(Role.MAINTAINER).get(f"/interchange/jobs/{job.pk}/").content.decode()
+    assert "Failed" in page and "the worker running this import stopped" in page
+    assert "every 1s" not in page  # no longer polling
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(
+    not os.environ.get("DATABASE_URL", "").startswith("postgres"),
+    reason="SQLite has one writer, held by the import: the heartbeat is PostgreSQL's",
+)
+def test_a_running_job_renews_its_heartbeat_from_its_own_thread(starter_framework, settings):
+    settings.IMPORT_JOB_LEASE_SECONDS = 0.6
+    job = running_job(starter_framework, this_worker(), heartbeat_age=10)
+    before = job.heartbeat_at
+    with jobs.Heartbeat(job.pk):
+        time.sleep(0.7)
+    job.refresh_from_db()
+    assert job.heartbeat_at > before + timedelta(seconds=9)
+
+
+# ----- for real: a worker process killed in the middle of an import ----------------------------
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _database_url(tmp_path: Path) -> str:
+    """The suite's database as the other processes reach it."""
+    if connection.vendor == "sqlite":  # the suite's is in memory: copy it to a file
+        database = tmp_path / "db.sqlite3"
+        connection.ensure_connection()
+        with sqlite3.connect(database) as copy:
+            connection.connection.backup(copy)
+        return f"sqlite:///{database}"
+    s = connection.settings_dict
+    return f"postgres://{s['USER']}@{s['HOST']}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+@pytest.fixture
+def processes(transactional_db, make_user, starter_framework, settings, tmp_path):  # type: ignore[no-untyped-def]
+    """The development server and a db_worker (lease LEASE seconds) on the suite's database,
+    and a maintainer's session with the server."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    make_user(Role.MAINTAINER, "maintainer")
+    env = {
+        **os.environ,
+        "DEBUG": "1",
+        "DATABASE_URL": _database_url(tmp_path),
+        "MEDIA_ROOT": str(tmp_path / "media"),
+        "IMPORTS_ROOT": str(tmp_path / "imports"),
+        "IMPORT_JOB_LEASE_SECONDS": str(LEASE),
+        "TASKS_BACKEND": "django_tasks_db.DatabaseBackend",
+        "PYTHONUNBUFFERED": "1",
+    }
+    port = _free_port()
+    started: list[subprocess.Popen] = []
+
+    def start(*command: str) -> subprocess.Popen:
+        log = (tmp_path / f"{command[0]}-{len(started)}.log").open("w")
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", *command],
+            cwd=settings.BASE_DIR,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        started.append(process)
+        return process
+
+    server = start("runserver", f"127.0.0.1:{port}", "--noreload")
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                requests.get(f"{base}/accounts/login/", timeout=5)
+                break
+            except requests.ConnectionError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield base, start
+    finally:
+        for process in started:
+            if process.poll() is None:
+                process.terminate()
+        for process in started:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _csrf(html: str) -> str:
+    match = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
+    assert match, "no CSRF token on the page"
+    return match.group(1)
+
+
+def _session(base: str) -> requests.Session:
+    session = requests.Session()
+    page = session.get(f"{base}/accounts/login/", timeout=30)
+    session.post(
+        f"{base}/accounts/login/",
+        data={
+            "username": "maintainer",
+            "password": "pw-maintainer",
+            "csrfmiddlewaretoken": _csrf(page.text),
+        },
+        headers={"Referer": f"{base}/accounts/login/"},
+        timeout=30,
+    )
+    assert "sessionid" in session.cookies
+    return session
+
+
+def _upload_benchmark(session: requests.Session, base: str, folder: Path, framework_id: int) -> str:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in folder.rglob("*"):
+            archive.write(path, path.relative_to(folder).as_posix())
+    page = session.get(f"{base}/interchange/", timeout=30)
+    answer = session.post(
+        f"{base}/interchange/",
+        data={
+            "kind": "benchmark",
+            "framework": framework_id,
+            "csrfmiddlewaretoken": _csrf(page.text),
+        },
+        files={"file": ("bench.zip", buffer.getvalue())},
+        headers={"Referer": f"{base}/interchange/"},
+        timeout=60,
+    )
+    assert answer.ok and "/interchange/jobs/" in answer.url, answer.text[:300]
+    return answer.url
+
+
+def _status(session: requests.Session, job_url: str) -> str:
+    page = session.get(job_url, timeout=30).text
+    match = re.search(r'<div id="job-status".*?<strong>(\w+)</strong>', page, re.S)
+    assert match, page[:500]
+    return match.group(1)
+
+
+def _wait_for(session: requests.Session, job_url: str, wanted: set[str], timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    status = _status(session, job_url)
+    while status not in wanted and time.monotonic() < deadline:
+        time.sleep(0.05)
+        status = _status(session, job_url)
+    return status
+
+
+def test_a_worker_killed_in_the_middle_of_an_import_leaves_its_job_failed_within_the_lease(
+    processes, starter_framework, tmp_path
+):
+    base, start = processes
+    session = _session(base)
+    worker = start("db_worker", "--no-reload", "--interval", "0.05")
+    folder = benchmark_folder(tmp_path / "bench", generated(400, resources_every=0))
+    job_url = _upload_benchmark(session, base, folder, starter_framework.pk)
+    assert _wait_for(session, job_url, {"Running", "Succeeded", "Failed"}, 60) == "Running"
+    worker.send_signal(signal.SIGKILL)
+    killed_at = time.monotonic()
+    worker.wait()
+    assert _wait_for(session, job_url, {"Failed", "Succeeded"}, LEASE + 5) == "Failed"
+    assert time.monotonic() - killed_at <= LEASE + 1
+    page = session.get(job_url, timeout=30).text
+    assert "bench.zip: the worker running this import stopped before it finished" in page
+    assert "Traceback" not in page
+
+    # A worker started again takes the next upload as usual.
+    start("db_worker", "--no-reload", "--interval", "0.05")
+    small = benchmark_folder(tmp_path / "small", generated(2))
+    assert (
+        _wait_for(
+            session,
+            _upload_benchmark(session, base, small, starter_framework.pk),
+            {"Succeeded", "Failed"},
+            60,
+        )
+        == "Succeeded"
+    )
