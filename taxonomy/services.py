@@ -3,6 +3,7 @@
 Nothing is deleted by a load: an item missing from the file may still be used by tasks, so it is
 reported and left for a person to retire."""
 
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,80 +32,122 @@ class LoadReport:
         return text
 
 
-def _upsert[M: models.Model](
+type Row = tuple[Hashable, dict[str, Any], dict[str, Any]]
+
+
+def _upsert_all[M: models.Model](
     model: type[M],
-    lookup: dict[str, Any],
-    values: dict[str, Any],
+    existing: dict[Hashable, M],
+    rows: Iterable[Row],
     report: LoadReport,
     actor: User | None,
-) -> M:
-    obj = model._default_manager.filter(**lookup).first()
-    if obj is None:
-        obj = model._default_manager.create(**lookup, **values)
+) -> dict[Hashable, M]:
+    """Create or update one object per row, in bulk: a row is (key, the fields that identify a
+    new object, the values the file gives); `existing` holds the saved objects by key. A changed
+    object gets its revision bumped (so an open edit form sees the change) and an history entry."""
+    loaded: dict[Hashable, M] = {}
+    new: list[tuple[M, dict[str, Any]]] = []
+    changed: list[tuple[M, dict[str, list[Any]]]] = []
+    fields: set[str] = set()
+    for key, identity, values in rows:
+        fields.update(values)
+        obj = existing.get(key)
+        if obj is None:
+            obj = model(**identity, **values)
+            new.append((obj, values))
+        else:
+            before = audit.snapshot(obj, values)
+            for name, value in values.items():
+                setattr(obj, name, value)
+            delta = audit.diff(before, audit.snapshot(obj, values))
+            if delta:
+                if hasattr(obj, "revision"):
+                    obj.revision += 1
+                changed.append((obj, delta))
+            else:
+                report.unchanged += 1
+        loaded[key] = obj
+    model._default_manager.bulk_create([obj for obj, _ in new])
+    if changed:
+        if hasattr(model, "revision"):
+            fields.add("revision")
+        model._default_manager.bulk_update([obj for obj, _ in changed], sorted(fields))
+    events = []
+    for obj, values in new:
         after = audit.snapshot(obj, values)
-        audit.record(obj, AuditEvent.Kind.IMPORTED, actor, {k: [None, v] for k, v in after.items()})
+        events.append(
+            audit.event(
+                obj, AuditEvent.Kind.IMPORTED, actor, {k: [None, v] for k, v in after.items()}
+            )
+        )
         report.created.append(str(obj))
-        return obj
-    before = audit.snapshot(obj, values)
-    for name, value in values.items():
-        setattr(obj, name, value)
-    delta = audit.diff(before, audit.snapshot(obj, values))
-    if delta:
-        if hasattr(obj, "revision"):
-            obj.revision += 1
-        obj.save()
-        audit.record(obj, AuditEvent.Kind.IMPORTED, actor, delta)
+    for obj, delta in changed:
+        events.append(audit.event(obj, AuditEvent.Kind.IMPORTED, actor, delta))
         report.updated.append(str(obj))
-    else:
-        report.unchanged += 1
-    return obj
+    audit.record_many(events)
+    return loaded
 
 
 @transaction.atomic
 def load_framework(spec: FrameworkSpec, actor: User | None = None) -> tuple[Framework, LoadReport]:
     report = LoadReport()
-    framework = _upsert(
+    saved = Framework.objects.filter(code=spec.code).first()
+    framework = _upsert_all(
         Framework,
-        {"code": spec.code},
-        {"name": spec.name, "note": spec.note, "description": spec.description},
+        {spec.code: saved} if saved else {},
+        [
+            (
+                spec.code,
+                {"code": spec.code},
+                {"name": spec.name, "note": spec.note, "description": spec.description},
+            )
+        ],
+        report,
+        actor,
+    )[spec.code]
+    competencies = _upsert_all(
+        Competency,
+        {c.code: c for c in framework.competencies.all()},
+        [
+            (
+                comp.code,
+                {"framework": framework, "code": comp.code},
+                {"name": comp.name, "order": comp.order, "description": comp.description},
+            )
+            for comp in spec.competencies
+        ],
         report,
         actor,
     )
-    seen_subs: set[int] = set()
-    seen_competencies: set[int] = set()
-    for comp_spec in spec.competencies:
-        competency = _upsert(
-            Competency,
-            {"framework": framework, "code": comp_spec.code},
-            {
-                "name": comp_spec.name,
-                "order": comp_spec.order,
-                "description": comp_spec.description,
-            },
-            report,
-            actor,
-        )
-        seen_competencies.add(competency.pk)
-        for sub_spec in comp_spec.sub_competencies:
-            # Matched by code across the framework, so a sub-competency moved to another
-            # competency in the file is moved, not duplicated.
-            existing = SubCompetency.objects.filter(
-                competency__framework=framework, code=sub_spec.code
-            ).first()
-            lookup = {"pk": existing.pk} if existing else {"code": sub_spec.code}
-            sub = _upsert(
-                SubCompetency,
-                lookup,
-                {
-                    "competency": competency,
-                    "name": sub_spec.name,
-                    "order": sub_spec.order,
-                    "description": sub_spec.description,
-                },
-                report,
-                actor,
+    # Matched by code across the framework, so a sub-competency moved to another competency in
+    # the file is moved, not duplicated.
+    subs = _upsert_all(
+        SubCompetency,
+        {
+            s.code: s
+            for s in SubCompetency.objects.filter(competency__framework=framework).select_related(
+                "competency"
             )
-            seen_subs.add(sub.pk)
+        },
+        [
+            (
+                sub.code,
+                {"code": sub.code},
+                {
+                    "competency": competencies[comp.code],
+                    "name": sub.name,
+                    "order": sub.order,
+                    "description": sub.description,
+                },
+            )
+            for comp in spec.competencies
+            for sub in comp.sub_competencies
+        ],
+        report,
+        actor,
+    )
+    seen_competencies = {c.pk for c in competencies.values()}
+    seen_subs = {s.pk for s in subs.values()}
     report.not_in_file += [
         str(c) for c in framework.competencies.exclude(pk__in=seen_competencies)
     ] + [
@@ -121,32 +164,47 @@ def load_context_variables(
     framework: Framework, specs: tuple[VariableSpec, ...], actor: User | None = None
 ) -> LoadReport:
     report = LoadReport()
-    seen: set[int] = set()
-    for spec in specs:
-        variable = _upsert(
-            ContextVariable,
-            {"framework": framework, "key": spec.key},
-            {
-                "label": spec.label,
-                "kind": spec.kind,
-                "order": spec.order,
-                "group": spec.group,
-                "description": spec.description,
-                "source": spec.source,
-                "minimum": spec.minimum,
-                "maximum": spec.maximum,
-            },
-            report,
-            actor,
-        )
-        seen.add(variable.pk)
-        for value in spec.values:
-            _upsert(
-                ContextValue,
-                {"variable": variable, "code": value.code},
-                {"label": value.label, "order": value.order},
-                report,
-                actor,
+    variables = _upsert_all(
+        ContextVariable,
+        {v.key: v for v in framework.context_variables.all()},
+        [
+            (
+                spec.key,
+                {"framework": framework, "key": spec.key},
+                {
+                    "label": spec.label,
+                    "kind": spec.kind,
+                    "order": spec.order,
+                    "group": spec.group,
+                    "description": spec.description,
+                    "source": spec.source,
+                    "minimum": spec.minimum,
+                    "maximum": spec.maximum,
+                },
             )
+            for spec in specs
+        ],
+        report,
+        actor,
+    )
+    _upsert_all(
+        ContextValue,
+        {
+            (value.variable_id, value.code): value
+            for value in ContextValue.objects.filter(variable__framework=framework)
+        },
+        [
+            (
+                (variables[spec.key].pk, value.code),
+                {"variable": variables[spec.key], "code": value.code},
+                {"label": value.label, "order": value.order},
+            )
+            for spec in specs
+            for value in spec.values
+        ],
+        report,
+        actor,
+    )
+    seen = {v.pk for v in variables.values()}
     report.not_in_file += [str(v) for v in framework.context_variables.exclude(pk__in=seen)]
     return report

@@ -100,6 +100,29 @@ def test_reloading_a_changed_file_updates_in_place_by_code(tmp_path):
 
 
 @pytest.mark.django_db
+def test_a_sub_competency_moved_in_the_file_is_moved_and_its_revision_bumped(tmp_path):
+    call_command("load_taxonomy", write(tmp_path, "tax.json", small_taxonomy()))
+    sub = SubCompetency.objects.get(code="01a")
+    moved = small_taxonomy()
+    moved["competencies"][0]["sub_competencies"] = []
+    moved["competencies"].append(
+        {
+            "code": "02",
+            "name": "Learners",
+            "order": 2,
+            "sub_competencies": [{"code": "01a", "name": "Objectives", "order": 1}],
+        }
+    )
+    call_command("load_taxonomy", write(tmp_path, "tax.json", moved))
+    after = SubCompetency.objects.get(code="01a")
+    assert after.pk == sub.pk
+    assert after.competency.code == "02"
+    assert after.revision == sub.revision + 1
+    created = AuditEvent.objects.for_object(after.competency).get(kind="imported")
+    assert created.changes["name"] == [None, "Learners"]
+
+
+@pytest.mark.django_db
 def test_loading_the_same_files_twice_changes_nothing(starter_framework):
     events = AuditEvent.objects.count()
     call_command(
