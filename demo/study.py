@@ -14,7 +14,7 @@ from django.db.models import Exists, OuterRef
 from accounts.models import User
 from grading import services
 from grading.models import Assignment, Study, Verdict
-from judging.models import JudgeRating, JudgeRun
+from judging.models import JudgeConfig, JudgeRating, JudgeRun, PromptVersion
 from rubrics.models import Response, RubricVersion
 
 NAME = "Demo study: pilot grading"
@@ -22,6 +22,22 @@ ANNOTATORS = {"annotator": 0.10, "annotator2": 0.20, "annotator3": 0.30}  # chan
 GRADED_PER_ANNOTATOR = 7  # of 9: each demo annotator still has work to do
 SEED = 2026
 JUDGE = "demo-judge"
+# A judge on a local OpenAI-compatible server (Ollama, vLLM ...): Inspect reaches it through
+# LOCAL_BASE_URL (say http://localhost:11434/v1) and LOCAL_API_KEY, both from the environment.
+LOCAL_JUDGE = "openai-api/local/llama3.1"
+
+
+def seed_demo_judge() -> JudgeConfig | None:
+    """A judge configuration to start from: the shipped reference-guided prompt on a local
+    model (idempotent); None when the shipped prompt is gone."""
+    prompt = PromptVersion.objects.filter(template__name="reference-guided").order_by("number")
+    if not prompt.exists():
+        return None
+    config, _ = JudgeConfig.objects.get_or_create(
+        name="demo-local-judge",
+        defaults={"model": LOCAL_JUDGE, "prompt": prompt[0], "model_family": "llama"},
+    )
+    return config
 
 
 @transaction.atomic

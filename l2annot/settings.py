@@ -226,6 +226,13 @@ MEDIA_URL = "media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
 # Uploaded import files: never served; written by the web, read by the worker (docs/deploy.md).
 IMPORTS_ROOT = Path(os.environ.get("IMPORTS_ROOT", BASE_DIR / "var" / "imports"))
+# LLM judge runs (workbench): the kept Inspect `.eval` logs, Inspect's answer cache (a re-run
+# of an interrupted run reads the calls already made from it), and how often Inspect retries a
+# failed call (a 429, a timeout) before the call counts as an error. API keys are never set
+# here: Inspect reads them from the environment (ANTHROPIC_API_KEY, <SERVICE>_API_KEY, ...).
+JUDGE_LOG_DIR = Path(os.environ.get("JUDGE_LOG_DIR", BASE_DIR / "var" / "judge-logs"))
+JUDGE_CACHE_DIR = Path(os.environ.get("JUDGE_CACHE_DIR", BASE_DIR / "var" / "inspect-cache"))
+JUDGE_MAX_RETRIES = int(os.environ.get("JUDGE_MAX_RETRIES", 6))
 # A request body other than uploaded files (an API bulk POST of responses or verdicts) is read
 # into memory; Django's 2.5 MB default refuses a batch of a few hundred long responses.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 32 * 1024 * 1024))

@@ -13,12 +13,19 @@ What is read (Inspect's log schema, version 2):
   task key and ``epoch`` its epoch (read from the JSON, not the member name). The score whose
   ``metadata`` holds ``scoring_results`` gives one verdict per criterion:
   ``{"criterion_id", "weight", "judgement"}`` plus an optional ``explanation``/``rationale``.
+  A ``judgement`` of JSON ``null`` is an answer the judge gave that could not be read as a
+  verdict (after any retries): it is kept as no verdict, with its explanation, never guessed.
   ``output.completion`` (else the first choice's text) gives the evaluated response.
+- A sample whose ``metadata.response_id`` names a response already stored (its id, as in a
+  responses file) judges that response: its output is the judge's answer, not a response, so
+  no response is read from it, and its verdicts name the response by that id (a log written
+  by L2 Annot's own judge runs, one sample per response and criterion, is of this kind).
 
 The judge model is looked for, in order: the caller's ``judge_model``; ``eval.model_roles``
 ``grader`` then ``judge`` (Inspect's model roles, ``{"model": ...}``); ``eval.task_args``
-``judge_model``, ``grader_model``, ``judge``, ``grader``. The prompt version, when known, is
-``eval.task_args.prompt_version`` or ``eval.metadata.prompt_version``.
+``judge_model``, ``grader_model``, ``judge``, ``grader``; ``eval.metadata.judge_model``. The
+prompt version, when known, is ``eval.task_args.prompt_version`` or
+``eval.metadata.prompt_version``.
 """
 
 from __future__ import annotations
@@ -164,6 +171,7 @@ def _header_values(
         judge = judge or _text(config.get("model") if isinstance(config, dict) else None)
     for arg in _JUDGE_ARGS:
         judge = judge or _text(task_args.get(arg))
+    judge = judge or _text(metadata.get("judge_model"))
     model = _text(spec.get("model"))
     if header is not None and spec and model is None:
         log.report(member, "eval.model", "the evaluated model is missing")
@@ -205,19 +213,20 @@ def _read_sample(
         message = error.get("message") if isinstance(error, dict) else error
         log.report(member, "error", f"the sample ended in an error: {shown(message)}")
     results = _scoring_results(log, member, sample.get("scores"), scorer)
+    judged = _text(_object(sample.get("metadata")).get("response_id"))
     if len(log.problems) > before or results is None or not isinstance(epoch, int):
         return
     task_key = str(raw_id)
-    if (task_key, epoch) in seen:
-        log.report(
-            member, "id", f"task {task_key} epoch {epoch} is also in {seen[task_key, epoch]}"
-        )
+    # A sample judging a stored response is one of several on that response (one per criterion).
+    key = (f"{judged}\x00{task_key}" if judged else task_key, epoch)
+    if key in seen:
+        log.report(member, "id", f"task {task_key} epoch {epoch} is also in {seen[key]}")
         return
-    seen[task_key, epoch] = member
-    parsed = _verdicts(log, member, results, task_key, epoch, found)
+    seen[key] = member
+    parsed = _verdicts(log, member, results, task_key, epoch, found, judged)
     model = found["model"]
     text = _completion(sample.get("output"))
-    if model is not None and text is not None:
+    if judged is None and model is not None and text is not None:
         responses.append(ResponseRecord(task_key, model, response=text, epoch=epoch))
     verdicts.extend(parsed)
 
@@ -257,6 +266,7 @@ def _verdicts(
     task_key: str,
     epoch: int,
     found: dict[str, Any],
+    judged: str | None = None,
 ) -> list[VerdictRecord]:
     name, results = named_results
     verdicts: list[VerdictRecord] = []
@@ -276,23 +286,30 @@ def _verdicts(
             log.report(member, f"{field}.criterion_id", f"criterion '{cid}' is judged twice")
         if isinstance(weight, bool) or not isinstance(weight, int):
             log.report(member, f"{field}.weight", f"expected an integer, got {shown(weight)}")
-        if judgement is None:
+        # An explicit null is an answer that could not be read; a missing judgement is a fault.
+        if judgement is None and ("judgement" not in result or result["judgement"] is not None):
             shown_judgement = shown(result.get("judgement"))
             log.report(member, f"{field}.judgement", f"{shown_judgement} is not {ACCEPTED}")
         if not isinstance(rationale, str):
             log.report(member, f"{field}.explanation", f"expected text, got {describe(rationale)}")
-        if len(log.problems) > bad or found["model"] is None or found["judge"] is None:
+        if len(log.problems) > bad or found["judge"] is None:
+            continue
+        if judged is None and found["model"] is None:
             continue
         if not isinstance(cid, str):  # reported above
             continue
         ids.add(cid)
+        named: dict[str, Any] = (
+            {"response_id": judged}
+            if judged is not None
+            else {"task_key": task_key, "model": found["model"]}
+        )
         verdicts.append(
             VerdictRecord(
                 criterion_id=cid,
-                verdict=bool(judgement),
+                verdict=judgement,
                 judge_model=found["judge"],
-                task_key=task_key,
-                model=found["model"],
+                **named,
                 epoch=epoch,
                 rationale=rationale,
                 prompt_version=found["prompt_version"],

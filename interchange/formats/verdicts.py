@@ -92,10 +92,12 @@ class VerdictRecord(_JudgeRecord):
     """One judge verdict on one criterion for one response.
 
     The response is ``response_id`` when set, else (``task_key``, ``model``, ``epoch``).
+    ``verdict`` is None for an answer the judge gave that could not be read as one (an
+    Inspect log can say so; a verdicts file cannot).
     """
 
     criterion_id: str
-    verdict: bool
+    verdict: bool | None
     judge_model: str
     response_id: str | None = None
     task_key: str | None = None

@@ -7,7 +7,7 @@ from django.core.management import call_command
 
 from demo.study import JUDGE, NAME, seed_demo_study
 from grading.models import Assignment, Grade, Study
-from judging.models import JudgeRating
+from judging.models import JudgeConfig, JudgeRating
 
 pytestmark = pytest.mark.django_db
 
@@ -40,3 +40,9 @@ def test_the_demo_judge_scores_every_response_on_every_rating_question(seeded):
     assert set(ratings.values_list("question", flat=True)) == set(
         study.likert_items.values_list("key", flat=True)
     )
+
+
+def test_the_demo_seeds_a_judge_configuration_on_the_shipped_prompt(seeded):
+    config = JudgeConfig.objects.get(name="demo-local-judge")
+    assert config.model.startswith("openai-api/") and config.temperature == 0
+    assert str(config.prompt) == "reference-guided@1"

@@ -175,3 +175,21 @@ def test_every_sample_is_read_and_every_problem_kept(tmp_path):
     result = read_inspect_eval(eval_file(tmp_path, samples=samples))
     assert {(v.task_key, v.epoch) for v in result.verdicts} == {("1", 1), ("3", 2)}
     assert len(result.problems) == 2  # sample 2: weight and judgement
+
+
+def test_a_null_judgement_is_an_unreadable_answer_kept_as_no_verdict(tmp_path):
+    unreadable = [{"criterion_id": "c", "weight": 1, "judgement": None, "explanation": "hmm"}]
+    result = read_inspect_eval(eval_file(tmp_path, samples=[sample(results=unreadable)]))
+    assert result.problems == ()
+    (verdict,) = result.verdicts
+    assert (verdict.verdict, verdict.rationale) == (None, "hmm")
+
+
+def test_a_sample_naming_a_stored_response_gives_verdicts_on_it_and_no_response(tmp_path):
+    judging = [sample(f"{n}-7", metadata={"response_id": f"resp-{n}"}) for n in range(2)]
+    result = read_inspect_eval(eval_file(tmp_path, samples=judging))
+    assert result.problems == () and result.responses == ()
+    assert {(v.response_id, v.task_key) for v in result.verdicts} == {
+        ("resp-0", None),
+        ("resp-1", None),
+    }

@@ -1,0 +1,125 @@
+"""Running the LLM judge on a study, end to end against the loopback OpenAI server: Inspect AI
+makes the calls, the `.eval` log is kept and read back through the Inspect importer."""
+
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from grading import services as grading
+from grading.models import Study
+from judging.models import JudgeRun, JudgeVerdict
+from judging.prompting import CORRECTIVE_MESSAGE, AnswerStyle
+from rubrics.models import Response
+from tests.factories import demo_benchmark_and_graders
+from tests.llm_server import Reply, model_name
+from workbench.running import execute_run
+from workbench.services import cancel_run, resume_run, start_run
+from workbench.units import study_units
+
+JUDGE = model_name("judge-run")
+
+
+@pytest.fixture
+def study(db, settings, tmp_path) -> Study:
+    settings.JUDGE_LOG_DIR = tmp_path / "logs"
+    settings.JUDGE_CACHE_DIR = tmp_path / "cache"
+    framework, graders = demo_benchmark_and_graders(1)
+    study = grading.create_study(
+        name="Pilot",
+        framework=framework,
+        responses=list(Response.objects.order_by("pk")[:2]),
+        annotators=graders,
+        overlap=1,
+        seed=1,
+    )
+    grading.assign_study(study)
+    return study
+
+
+def judged(study: Study, limit: int):
+    return study_units(study, limit=limit)
+
+
+def test_each_unit_is_judged_once_and_its_answer_is_stored_as_verdict_and_rationale(
+    study, llm_server
+):
+    units = judged(study, 4)
+    failing = units[1].unit.criterion
+    llm_server.default = lambda request: "false" if failing in request.prompt else "true"
+    run = execute_run(start_run(study, model=JUDGE, limit=4, by=None, enqueue=False).pk)
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    assert (run.calls_total, run.calls_done, run.errors, run.unparseable) == (4, 4, 0, 0)
+    assert len(llm_server.completions) == 4
+    prompt = llm_server.completions[0].prompt
+    assert units[0].unit.task in prompt and units[0].unit.criterion in prompt
+    assert llm_server.completions[0].body.get("temperature") == 0
+    verdicts = {(v.response_id, v.criterion_version_id): v for v in run.verdicts.all()}
+    assert {key: v.verdict for key, v in verdicts.items()} == {
+        (u.response_pk, u.version_pk): u.unit.criterion != failing for u in units
+    }
+    assert {v.rationale for v in verdicts.values()} == {"true", "false"}
+    assert run.total_tokens > 0 and run.input_tokens > 0 and run.duration > 0
+    assert Path(run.log_path).is_file() and run.prompt.template.name == "reference-guided"
+    assert Response.objects.count() == Response.objects.filter(task__isnull=False).count()
+
+
+def test_an_unparseable_answer_is_asked_again_then_kept_as_no_verdict(study, llm_server):
+    llm_server.default = lambda request: "I think it mostly does."
+    run = execute_run(start_run(study, model=JUDGE, limit=1, by=None, enqueue=False).pk)
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    (verdict,) = run.verdicts.all()
+    assert verdict.verdict is None and run.unparseable == 1
+    assert "[attempt 4]\nI think it mostly does." in verdict.rationale
+    retries = llm_server.completions[1:]
+    assert len(retries) == 3
+    assert all(r.body["temperature"] == 0.2 for r in retries)
+    assert CORRECTIVE_MESSAGE[AnswerStyle.BINARY] in retries[-1].prompt
+
+
+def test_an_answer_read_on_a_retry_is_the_verdict(study, llm_server):
+    llm_server.queue("Yes, clearly.", "true")
+    run = execute_run(start_run(study, model=JUDGE, limit=1, by=None, enqueue=False).pk)
+    (verdict,) = run.verdicts.all()
+    assert verdict.verdict is True and run.unparseable == 0
+
+
+def test_a_rate_limited_and_a_slow_call_are_waited_for(study, llm_server):
+    llm_server.queue(Reply.rate_limited(retry_after=0.1), Reply(text="false", delay=0.5))
+    run = execute_run(start_run(study, model=JUDGE, limit=3, by=None, enqueue=False).pk)
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    assert run.verdicts.count() == 3 and run.verdicts.filter(verdict=False).count() == 1
+    assert len(llm_server.completions) == 4
+
+
+def test_a_cancelled_run_stops_and_running_it_again_pays_only_for_the_calls_not_made(
+    study, llm_server
+):
+    llm_server.default = lambda request: Reply(text="true", delay=0.2)
+    run = start_run(study, model=JUDGE, limit=12, max_connections=1, by=None, enqueue=False)
+
+    def cancel_once(done, total):
+        if done >= 2 and JudgeRun.objects.get(pk=run.pk).status == JudgeRun.Status.RUNNING:
+            cancel_run(run, by=None)
+
+    run = execute_run(run.pk, on_progress=cancel_once)
+    assert run.status == JudgeRun.Status.CANCELLED
+    made = len(llm_server.completions)
+    assert 2 <= made < 12 and not run.verdicts.exists()
+    run = execute_run(resume_run(run, by=None, enqueue=False).pk)
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    assert run.verdicts.count() == 12
+    assert len(llm_server.completions) == 12  # the calls made before came from the cache
+
+
+def test_the_command_runs_a_named_prompt_version_and_reports(study, llm_server, capsys):
+    call_command(
+        "run_judge", str(study.pk), "--model", JUDGE, "--prompt", "critique-then-verdict@1",
+        "--limit", "2", "--epochs", "2",
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert "4 calls with critique-then-verdict@1" in out and "Finished: 4 verdicts" in out
+    run = JudgeRun.objects.get()
+    assert run.prompt.template.name == "critique-then-verdict"
+    assert set(run.verdicts.values_list("epoch", flat=True)) == {1, 2}
+    assert JudgeVerdict.objects.filter(verdict=True).count() == 4  # "true" alone is the last line

@@ -1,0 +1,133 @@
+"""The Inspect AI task a judge run evaluates: one sample per (response, criterion), repeated for
+each epoch, as L2-Bench's scorer makes one call per criterion. Imports no Django: the job feeds
+it plain calls and reads its `.eval` log back through the Inspect importer.
+
+The judge is the task's model. A sample's input is the filled prompt; its answer is read as
+`true`/`false` (`judging.prompting.parse_answer`), and an unreadable answer is asked again with a
+corrective message up to `parse_retries` times at `retry_temperature`. The score carries
+`metadata.scoring_results` with one result, `judgement` null when no answer could be read, and
+the sample's metadata names the stored response it judged (`response_id`), so the importer
+stores verdicts without creating responses.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspect_ai import Task
+from inspect_ai.dataset import Sample
+from inspect_ai.model import CachePolicy, ChatMessageUser
+from inspect_ai.scorer import Score, Target, scorer
+from inspect_ai.solver import Generate, TaskState, solver
+
+from judging.prompting import CORRECTIVE_MESSAGE, AnswerStyle, parse_answer
+
+# A judged answer never expires from the cache: a re-run of an interrupted run pays only for
+# the calls it has not made (Inspect keys the cache on model, messages and parameters).
+CACHE = CachePolicy(expiry=None)
+
+
+class RunCancelled(Exception):
+    """A maintainer cancelled the run: the samples not yet judged stop here."""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeCall:
+    """One judge call to make: the filled prompt and what the verdict is about."""
+
+    sample_id: str
+    prompt: str
+    task_key: str
+    response_id: str
+    criterion_id: str
+    weight: int
+
+
+@dataclass
+class Watch:
+    """Shared with the job's thread: how many calls are done, and whether to stop."""
+
+    done: int = 0
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def count(self) -> None:
+        with self._lock:
+            self.done += 1
+
+
+@solver
+def judge_answer(
+    style: AnswerStyle, parse_retries: int, retry_temperature: float, watch: Watch
+) -> Any:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if watch.cancelled.is_set():
+            raise RunCancelled("the run was cancelled")
+        state = await generate(state, cache=CACHE)
+        answers = [state.output.completion]
+        while parse_answer(answers[-1], style) is None and len(answers) <= parse_retries:
+            state.messages.append(ChatMessageUser(content=CORRECTIVE_MESSAGE[style]))
+            state = await generate(state, cache=CACHE, temperature=retry_temperature)
+            answers.append(state.output.completion)
+        state.metadata["answers"] = answers
+        watch.count()
+        return state
+
+    return solve
+
+
+def rationale(answers: Sequence[str]) -> str:
+    """The judge's full output: its answer, or every attempt when it was asked again."""
+    if len(answers) == 1:
+        return answers[0]
+    return "\n\n".join(f"[attempt {n}]\n{answer}" for n, answer in enumerate(answers, 1))
+
+
+@scorer(metrics=[])
+def verdict_scorer(style: AnswerStyle) -> Any:
+    async def score(state: TaskState, target: Target) -> Score:
+        answers = state.metadata.get("answers") or [state.output.completion]
+        verdict = parse_answer(answers[-1], style)
+        result = {
+            "criterion_id": state.metadata["criterion_id"],
+            "weight": state.metadata["weight"],
+            "judgement": verdict,
+            "explanation": rationale(answers),
+            "attempts": len(answers),
+        }
+        value = "unparseable" if verdict is None else ("true" if verdict else "false")
+        return Score(value=value, answer=answers[-1], metadata={"scoring_results": [result]})
+
+    return score
+
+
+def judge_task(
+    calls: Sequence[JudgeCall],
+    *,
+    style: AnswerStyle,
+    parse_retries: int,
+    retry_temperature: float,
+    watch: Watch,
+) -> Task:
+    dataset = [
+        Sample(
+            id=call.sample_id,
+            input=call.prompt,
+            metadata={
+                "task_key": call.task_key,
+                "response_id": call.response_id,
+                "criterion_id": call.criterion_id,
+                "weight": call.weight,
+            },
+        )
+        for call in calls
+    ]
+    return Task(
+        dataset=dataset,
+        solver=judge_answer(style, parse_retries, retry_temperature, watch),
+        scorer=verdict_scorer(style),
+        name="l2annot_judge",
+    )

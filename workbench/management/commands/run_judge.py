@@ -1,0 +1,74 @@
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from audit.errors import Conflict
+from grading.models import Study
+from interchange.progress import TextProgressBar
+from judging.services import find_prompt
+from workbench.services import MAX_CONNECTIONS, start_run
+
+
+class Command(BaseCommand):
+    help = (
+        "Run the LLM judge on a study's responses, one call per (response, criterion, epoch), "
+        "and store its verdicts. The model is an Inspect AI model string; its API key comes "
+        "from the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, <SERVICE>_API_KEY ...)."
+    )
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("study", help="The study's id or name.")
+        parser.add_argument("--model", required=True, help="e.g. anthropic/claude-sonnet-4-6")
+        parser.add_argument(
+            "--prompt", help="NAME or NAME@VERSION (default: reference-guided, latest version)."
+        )
+        parser.add_argument("--epochs", type=int, default=1)
+        parser.add_argument("--max-connections", type=int, default=MAX_CONNECTIONS)
+        parser.add_argument("--limit", type=int, help="Judge only the first N units.")
+        parser.add_argument("--model-family", default="", help="The judge's vendor or family.")
+        parser.add_argument(
+            "--queue", action="store_true", help="Leave the run to the worker instead."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        study = self.find_study(options["study"])
+        try:
+            prompt = find_prompt(options["prompt"]) if options["prompt"] else None
+            run = start_run(
+                study,
+                model=options["model"],
+                prompt=prompt,
+                epochs=options["epochs"],
+                max_connections=options["max_connections"],
+                model_family=options["model_family"],
+                limit=options["limit"],
+                by=None,
+                enqueue=options["queue"],
+            )
+        except (ValidationError, Conflict) as error:
+            raise CommandError("; ".join(getattr(error, "messages", [str(error)]))) from None
+        self.stdout.write(f"Judge run {run.pk}: {run.calls_total} calls with {run.prompt_version}")
+        if options["queue"]:
+            return
+        from workbench.running import execute_run  # loads Inspect AI (seconds)
+
+        bar = TextProgressBar(self.stderr)
+        run = execute_run(run.pk, on_progress=lambda done, total: bar(done, total, "judging"))
+        bar.close()
+        for problem in run.problems:
+            self.stderr.write(problem)
+        self.stdout.write(
+            f"{run.get_status_display()}: {run.verdicts.count()} verdicts "
+            f"({run.unparseable} unparseable), {run.errors} errors, "
+            f"{run.total_tokens} tokens, {run.duration or 0:.1f} s. Log: {run.log_path}"
+        )
+        if run.status != run.Status.SUCCEEDED:
+            raise CommandError(f"The run ended {run.get_status_display().lower()}.")
+
+    def find_study(self, name: str) -> Study:
+        found = Study.objects.filter(pk=int(name)) if name.isdigit() else Study.objects.none()
+        study = found.first() or Study.objects.filter(name=name).first()
+        if study is None:
+            raise CommandError(f"No study '{name}'.")
+        return study

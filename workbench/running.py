@@ -1,0 +1,137 @@
+"""Running a queued judge run to its end: the job's body (`workbench.jobs`), which the
+`run_judge` command also calls in process. Only the job and the command import this module (it
+loads Inspect AI, which takes seconds)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+from inspect_ai import eval as inspect_eval
+
+from grading.models import Study
+from interchange.importers import import_verdicts
+from judging.models import JudgeRun
+from judging.prompting import AnswerStyle, render
+from workbench.judge_task import JudgeCall, Watch, judge_task
+from workbench.units import study_units
+
+
+def execute_run(run_pk: int, *, on_progress: Any = None) -> JudgeRun:
+    """Run a queued judge run to its end (the job's body; the command calls it in process)."""
+    started = timezone.now()
+    claimed = JudgeRun.objects.filter(pk=run_pk, status=JudgeRun.Status.QUEUED).update(
+        status=JudgeRun.Status.RUNNING, started=started
+    )
+    run = JudgeRun.objects.select_related("prompt__template", "config").get(pk=run_pk)
+    if not claimed:
+        return run  # cancelled while queued, or already run by another worker
+    study = Study.objects.get(pk=run.parameters["study"])
+    assert run.prompt is not None and run.config is not None  # a run made here has both
+    planned = study_units(study, limit=run.parameters.get("limit"))
+    calls = [
+        JudgeCall(
+            sample_id=f"{p.response_pk}-{p.version_pk}",
+            prompt=render(run.prompt.text, p.unit),
+            task_key=p.task_key,
+            response_id=p.response_id,
+            criterion_id=p.criterion_id,
+            weight=p.weight,
+        )
+        for p in planned
+    ]
+    watch = Watch()
+    clock = time.monotonic()
+    outcome: dict[str, Any] = {}
+    worker = threading.Thread(
+        target=_evaluate, args=(run, calls, watch, outcome), name=f"judge-run-{run.pk}"
+    )
+    worker.start()
+    while worker.is_alive():
+        worker.join(timeout=0.5)
+        status = JudgeRun.objects.filter(pk=run.pk).values_list("status", flat=True).first()
+        if status == JudgeRun.Status.CANCELLED:
+            watch.cancelled.set()
+        JudgeRun.objects.filter(pk=run.pk).update(calls_done=watch.done)
+        if on_progress is not None:
+            on_progress(watch.done, run.calls_total)
+    return _finish(run, study, watch, outcome, time.monotonic() - clock)
+
+
+def _evaluate(run: JudgeRun, calls: list[JudgeCall], watch: Watch, outcome: dict[str, Any]) -> None:
+    """Inspect's evaluation, in its own thread (the job's thread keeps the database)."""
+    assert run.prompt is not None and run.config is not None
+    log_dir = Path(settings.JUDGE_LOG_DIR) / str(run.pk)
+    os.environ["INSPECT_CACHE_DIR"] = str(settings.JUDGE_CACHE_DIR)
+    try:
+        task = judge_task(
+            calls,
+            style=AnswerStyle(run.prompt.style),
+            parse_retries=run.config.parse_retries,
+            retry_temperature=run.config.retry_temperature,
+            watch=watch,
+        )
+        (log,) = inspect_eval(
+            task,
+            model=run.judge_model,
+            epochs=run.config.epochs,
+            temperature=run.config.temperature,
+            max_connections=run.config.max_connections,
+            max_retries=settings.JUDGE_MAX_RETRIES,
+            fail_on_error=False,
+            log_dir=str(log_dir),
+            metadata={"judge_model": run.judge_model, "prompt_version": run.prompt_version},
+            display="none",
+            score_display=False,
+        )
+        outcome["log"] = log
+    except BaseException as error:  # reported on the run, whatever it was
+        outcome["error"] = error
+
+
+def _finish(
+    run: JudgeRun, study: Study, watch: Watch, outcome: dict[str, Any], seconds: float
+) -> JudgeRun:
+    run.refresh_from_db(fields=["status"])
+    cancelled = run.status == JudgeRun.Status.CANCELLED
+    log = outcome.get("log")
+    problems: list[str] = []
+    if log is not None:
+        run.log_path = log.location
+        usage = log.stats.model_usage.values() if log.stats else []
+        run.input_tokens = sum(u.input_tokens for u in usage)
+        run.output_tokens = sum(u.output_tokens for u in usage)
+        run.total_tokens = sum(u.total_tokens for u in usage)
+        results = log.results
+        run.errors = (results.total_samples - results.completed_samples) if results else 0
+    else:
+        problems.append(f"The evaluation stopped: {outcome.get('error')!r}")
+    run.calls_done, run.duration, run.finished = watch.done, seconds, timezone.now()
+    if log is not None and not cancelled and log.status == "success" and not run.errors:
+        # The importer finds this run by (judge, prompt version, run id): Inspect's run id.
+        run.run_id = log.eval.run_id
+        run.save(update_fields=["run_id"])
+        report = import_verdicts(Path(log.location), study.framework, judge_model=run.judge_model)
+        problems.extend(report.problem_lines())
+        if report.ok:
+            run.unparseable = run.verdicts.filter(verdict__isnull=True).count()
+    elif log is not None and run.errors:
+        problems.append(
+            f"{run.errors} of {run.calls_total} calls ended in an error: run it again to retry "
+            "them (the answered calls come from the cache)."
+        )
+    status = (
+        JudgeRun.Status.CANCELLED
+        if cancelled
+        else JudgeRun.Status.FAILED
+        if problems
+        else JudgeRun.Status.SUCCEEDED
+    )
+    run.status, run.problems = status, problems
+    run.save()
+    return run

@@ -1,0 +1,90 @@
+"""A study's (response, criterion) units as the LLM judge sees them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Prefetch
+
+from grading.models import Study, StudyItem
+from judging.prompting import Unit
+from rubrics.models import CriterionVersion, RubricItem, TaskContextValue, Turn
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    response_id: str
+    task_key: str
+    criterion_id: str
+    weight: int
+    version_pk: int
+    response_pk: int
+    unit: Unit
+
+
+def study_units(study: Study, *, limit: int | None = None) -> list[PlannedCall]:
+    """The study's (response, criterion) units as the judge sees them: every applicable binary
+    criterion of the frozen rubric version each response was graded against. Responses are
+    named by their id (a response without one cannot receive verdicts and is left out)."""
+    items = (
+        StudyItem.objects.filter(study=study)
+        .exclude(response__external_id="")
+        .select_related("response__task")
+        .prefetch_related(
+            Prefetch("response__turns", queryset=Turn.objects.order_by("index")),
+            Prefetch(
+                "response__task__context_values",
+                queryset=TaskContextValue.objects.select_related("variable", "value").order_by(
+                    "variable__order", "variable__key"
+                ),
+            ),
+            Prefetch(
+                "rubric_version__items",
+                queryset=RubricItem.objects.filter(
+                    applicable=True,
+                    criterion_version__scoring_type=CriterionVersion.ScoringType.BINARY,
+                )
+                .select_related("criterion_version__criterion")
+                .order_by("order"),
+            ),
+        )
+        .order_by("pk")
+    )
+    calls: list[PlannedCall] = []
+    for item in items:
+        response, task = item.response, item.response.task
+        context = {value.variable.key: value.display_value for value in task.context_values.all()}
+        turns = tuple((turn.role, turn.content) for turn in response.turns.all())
+        for rubric_item in item.rubric_version.items.all():
+            version = rubric_item.criterion_version
+            calls.append(
+                PlannedCall(
+                    response_id=response.external_id,
+                    task_key=task.key,
+                    criterion_id=version.criterion.code,
+                    weight=version.weight,
+                    version_pk=version.pk,
+                    response_pk=response.pk,
+                    unit=Unit(
+                        task=task.instruction,
+                        response=response.text,
+                        criterion=criterion_text(version),
+                        reference_answer=task.reference_answer,
+                        context=context,
+                        turns=turns,
+                    ),
+                )
+            )
+            if limit is not None and len(calls) >= limit:
+                return calls
+    return calls
+
+
+def criterion_text(version: CriterionVersion) -> str:
+    """What the judge is told about a criterion: its wording, then what passes and fails."""
+    parts = [version.wording]
+    if version.passes:
+        parts.append(f"Passes when: {version.passes}")
+    if version.fails:
+        parts.append(f"Fails when: {version.fails}")
+    return "\n".join(parts)
