@@ -3,6 +3,7 @@ and its task resource files come back byte for byte, never outside MEDIA_ROOT.""
 
 import hashlib
 import json
+import shutil
 import zipfile
 from io import StringIO
 
@@ -14,10 +15,11 @@ from django.core.files.base import ContentFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db.models import Q
+from django.test import override_settings
 
 from accounts.models import ApiToken, User
 from accounts.roles import Role
-from accounts.services import role_of
+from accounts.services import create_user_with_role, role_of, sync_roles
 from agreement.models import AnalysisSettings
 from agreement.services import study_report
 from demo.benchmark import seed_demo_benchmark
@@ -28,6 +30,7 @@ from interchange.backup import backed_up_models
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from rubrics.models import Response, TaskResource
 from taxonomy.models import Framework
+from tests.taxonomy.factories import load_starter_framework
 
 # The restore runs in its own transactions and the test flushes the database between them.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -43,13 +46,23 @@ def media(settings, tmp_path):
     return settings.MEDIA_ROOT
 
 
-@pytest.fixture
-def study(starter_framework, make_user, media):
-    seed_demo_benchmark(starter_framework, make_user(Role.AUTHOR), make_user(Role.MAINTAINER))
-    graders = [make_user(Role.ANNOTATOR) for _ in range(3)]
+def build_pilot_study():
+    """A study graded by three experts, with gold, judge verdicts and ratings, analysis
+    settings and two task resource files (written to MEDIA_ROOT)."""
+    framework = load_starter_framework()
+    sync_roles()
+    seed_demo_benchmark(
+        framework,
+        create_user_with_role("author", "pw-author", Role.AUTHOR),
+        create_user_with_role("maintainer", "pw-maintainer", Role.MAINTAINER),
+    )
+    graders = [
+        create_user_with_role(f"annotator{n}", f"pw-annotator{n}", Role.ANNOTATOR)
+        for n in range(1, 4)
+    ]
     study = grading.create_study(
         name="Pilot",
-        framework=starter_framework,
+        framework=framework,
         responses=list(Response.objects.order_by("pk")[:3]),
         annotators=graders,
         overlap=3,
@@ -92,6 +105,24 @@ def study(starter_framework, make_user, media):
     return study
 
 
+@pytest.fixture
+def study(db, media):
+    return build_pilot_study()
+
+
+@pytest.fixture(scope="module")
+def pilot_backup(django_db_setup, django_db_blocker, tmp_path_factory):
+    """The pilot study backed up once for the module's restore tests: (the archive, the
+    MEDIA_ROOT its files were written to). The database is flushed again afterwards."""
+    folder = tmp_path_factory.mktemp("pilot")
+    with override_settings(MEDIA_ROOT=folder / "media"), django_db_blocker.unblock():
+        study = build_pilot_study()
+        call_command("backup_study", str(study.pk), output=folder / "pilot.zip")
+        call_command("flush", interactive=False)
+        cache.clear()
+    return folder / "pilot.zip", folder / "media"
+
+
 def resource_files():
     """{file name: bytes} of every file resource, read through the storage."""
     out = {}
@@ -119,12 +150,13 @@ def rewrite_archive(path, document=None, members=None):
 
 
 @pytest.fixture
-def backup(study, tmp_path):
-    """The study backed up to a zip, and the database flushed (files stay in MEDIA_ROOT)."""
+def backup(pilot_backup, media, tmp_path):
+    """A copy of the pilot study's backup, with an empty database and the study's files still in
+    this test's MEDIA_ROOT (as on the server it was backed up from)."""
+    archive, files = pilot_backup
+    shutil.copytree(files, media, dirs_exist_ok=True)
     path = tmp_path / "pilot.zip"
-    call_command("backup_study", str(study.pk), output=path)
-    call_command("flush", interactive=False)
-    cache.clear()
+    shutil.copy(archive, path)
     return path
 
 
