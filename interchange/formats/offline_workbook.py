@@ -11,6 +11,9 @@ Sheet ``_meta`` (very hidden): the format, annotator, study id and an HMAC-SHA25
 keyed by the caller, over those and the ordered list of row ids. Sheet protection is easily
 removed, so the signature is what detects tampering: a changed id, a moved row or another
 annotator make it fail on reading. Ids travel as text.
+
+Reading streams the sheet (openpyxl's read-only mode: one row in memory at a time) and refuses a
+workbook past ``MAX_ROWS`` rows or ``MAX_COLUMNS`` columns, naming the limit, before reading on.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import hashlib
 import hmac
 import json
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -38,6 +41,8 @@ from .problems import Problem, shown
 
 __all__ = [
     "FORMAT",
+    "MAX_COLUMNS",
+    "MAX_ROWS",
     "CriterionRow",
     "GradeVerdict",
     "GradedRow",
@@ -61,6 +66,10 @@ VERDICT_COLUMN, RATIONALE_COLUMN = 6, 7
 EXCEL_CELL_LIMIT = 32_767
 LIKERT_PREFIX = "likert:"
 LIKERT_SCALE = range(1, 6)
+# An item takes 1 + criteria + questions rows: 100,000 rows is 3,000 responses of 30 criteria.
+MAX_ROWS = 100_000
+MAX_COLUMNS = 50  # the sheet has 7; a few notes columns added by hand are read past
+META_ROWS = 20
 _TRUNCATED = "\n[… cut: the full text is in the web app]"
 _ITEM_FILL = PatternFill("solid", fgColor="DDEBF7")
 _HEADER_FILL = PatternFill("solid", fgColor="BDD7EE")
@@ -271,10 +280,31 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
 
     empty = GradingResult("", "", (), False)
     try:
-        workbook = load_workbook(path)
+        workbook = load_workbook(path, read_only=True, data_only=True)
     except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError, ValueError):
         report(None, None, "is not an Excel workbook (.xlsx) written by L2 Annot")
         return empty, tuple(problems)
+    try:
+        return _read(workbook, key, problems, report)
+    except _TooLarge as error:
+        problems.clear()  # the rows read so far are beside the point: the file is refused
+        report(None, None, str(error))
+        return empty, tuple(problems)
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError):  # a part broken inside the zip
+        report(None, None, "is not an Excel workbook (.xlsx) written by L2 Annot")
+        return empty, tuple(problems)
+    finally:
+        workbook.close()
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _read(
+    workbook: Any, key: bytes, problems: list[Problem], report: Any
+) -> tuple[GradingResult, tuple[Problem, ...]]:
+    empty = GradingResult("", "", (), False)
     missing = [name for name in (SHEET, META) if name not in workbook.sheetnames]
     if missing:
         report(None, None, f"has no sheet {', '.join(map(repr, missing))}: not a grading workbook")
@@ -286,14 +316,14 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
     row_ids: list[tuple[str, str]] = []
     graded: list[GradedRow] = []
     rated: list[RatedRow] = []
-    for number, cells in enumerate(workbook[SHEET].iter_rows(min_row=2, max_col=7), start=2):
-        item_id, criterion_id = (_cell_text(c.value) for c in cells[:2])
+    for number, cells in enumerate(_rows(workbook[SHEET]), start=2):
+        item_id, criterion_id = (_cell_text(c) for c in cells[:2])
         if not item_id and not criterion_id:
             continue
         row_ids.append((item_id, criterion_id))
         if not criterion_id:
             continue  # an item row: nothing to grade on it
-        value = cells[VERDICT_COLUMN - 1].value
+        value = cells[VERDICT_COLUMN - 1]
         if criterion_id.startswith(LIKERT_PREFIX):
             rating = _rating(value)
             if rating is False:
@@ -306,7 +336,7 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
         verdict = _verdict(value)
         if verdict is False:
             report(number, "verdict", f"{shown(value)} is not Pass, Fail or N/A")
-        rationale = _cell_text(cells[RATIONALE_COLUMN - 1].value)
+        rationale = _cell_text(cells[RATIONALE_COLUMN - 1])
         verdict = verdict if isinstance(verdict, GradeVerdict) else None
         graded.append(GradedRow(item_id, criterion_id, verdict, rationale, number))
     expected = signature(key, annotator, study_id, row_ids)
@@ -318,9 +348,28 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
     return result, tuple(problems)
 
 
-def _meta(ws: Worksheet) -> dict[str, str]:
-    rows = ws.iter_rows(max_col=2, values_only=True)
-    return {str(name): _cell_text(value) for name, value in rows if name is not None}
+def _rows(ws: Any) -> Iterator[tuple[object, ...]]:
+    """The values of the sheet's rows after the header, seven per row, streamed; raises
+    _TooLarge past MAX_ROWS rows or MAX_COLUMNS columns: at once when the sheet's stated size
+    says so, else when the streamed rows reach the limit (a sheet may state no size, or a
+    false one)."""
+    limits = f"a grading workbook has at most {MAX_ROWS:,} rows and {MAX_COLUMNS} columns"
+    stated_rows, stated_columns = ws.max_row or 0, ws.max_column or 0
+    if stated_rows > MAX_ROWS:
+        raise _TooLarge(f"has {stated_rows:,} rows: {limits}")
+    if stated_columns > MAX_COLUMNS:
+        raise _TooLarge(f"has {stated_columns:,} columns: {limits}")
+    for number, values in enumerate(ws.iter_rows(min_row=2, values_only=True), start=2):
+        if number > MAX_ROWS:
+            raise _TooLarge(f"has more than {MAX_ROWS:,} rows: {limits}")
+        if len(values) > MAX_COLUMNS:
+            raise _TooLarge(f"has more than {MAX_COLUMNS} columns (row {number}): {limits}")
+        yield (*values[:RATIONALE_COLUMN], *(None,) * (RATIONALE_COLUMN - len(values)))
+
+
+def _meta(ws: Any) -> dict[str, str]:
+    rows = ws.iter_rows(max_row=META_ROWS, max_col=2, values_only=True)
+    return {str(row[0]): _cell_text(row[1]) for row in rows if len(row) == 2 and row[0] is not None}
 
 
 def _cell_text(value: object) -> str:

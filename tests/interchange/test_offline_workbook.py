@@ -1,9 +1,14 @@
+import re
 import secrets
+import zipfile
 
 import pytest
-from openpyxl import load_workbook
+from openpyxl import Workbook, load_workbook
 
+from interchange.formats import offline_workbook
 from interchange.formats.offline_workbook import (
+    HEADER,
+    MAX_ROWS,
     CriterionRow,
     GradeVerdict,
     GradingItem,
@@ -235,3 +240,83 @@ def test_a_criterion_id_that_reads_as_a_question_is_refused(tmp_path):
     item = GradingItem("i", "t", "r", (CriterionRow("likert:1", "01", "w"),))
     with pytest.raises(ValueError):
         write_grading_workbook(tmp_path / "g.xlsx", GradingSheet("a", "s", (item,)), KEY)
+
+
+def workbook_of_rows(path, rows):
+    """A workbook shaped like a grading one (both sheets), with `rows` on the grading sheet."""
+    workbook = Workbook()
+    grading = workbook.active
+    grading.title = "Grading"
+    for row in [HEADER, *rows]:
+        grading.append(row)
+    workbook.create_sheet("_meta").append(["format", "l2annot-grading-2"])
+    workbook.save(path)
+    return path
+
+
+@pytest.fixture
+def small_limits(monkeypatch):
+    monkeypatch.setattr(offline_workbook, "MAX_ROWS", 1_000)
+    monkeypatch.setattr(offline_workbook, "MAX_COLUMNS", 20)
+    return "a grading workbook has at most 1,000 rows and 20 columns"
+
+
+def test_a_workbook_of_more_rows_than_the_limit_is_refused_naming_the_file_and_limit(
+    tmp_path, small_limits
+):
+    rows = (["1", f"cv{n}", "", "", "", "Pass", ""] for n in range(1_200))
+    path = workbook_of_rows(tmp_path / "huge.xlsx", rows)
+    result, problems = read_grading_workbook(path, KEY)
+    assert messages(problems) == [f"huge.xlsx: has 1,201 rows: {small_limits}"]
+    assert result.rows == ()
+
+
+def test_a_row_wider_than_the_limit_is_refused(tmp_path, small_limits):
+    path = workbook_of_rows(tmp_path / "wide.xlsx", [["x"] * 7, ["x"] * 25])
+    _, problems = read_grading_workbook(path, KEY)
+    assert messages(problems) == [f"wide.xlsx: has 25 columns: {small_limits}"]
+
+
+def without_stated_size(path):
+    """The workbook with its sheets' <dimension> removed: only streaming can count the rows."""
+    with zipfile.ZipFile(path) as source:
+        parts = {name: source.read(name) for name in source.namelist()}
+    with zipfile.ZipFile(path, "w") as target:
+        for name, data in parts.items():
+            if name.startswith("xl/worksheets/"):
+                data = re.sub(rb"<dimension [^>]*/>", b"", data)
+            target.writestr(name, data)
+    return path
+
+
+def test_rows_past_the_limit_are_refused_when_the_sheet_states_no_size(tmp_path, small_limits):
+    rows = (["1", f"cv{n}", "", "", "", "Pass", ""] for n in range(1_200))
+    path = without_stated_size(workbook_of_rows(tmp_path / "huge.xlsx", rows))
+    _, problems = read_grading_workbook(path, KEY)
+    assert messages(problems) == [f"huge.xlsx: has more than 1,000 rows: {small_limits}"]
+
+
+def test_a_wide_row_is_refused_when_the_sheet_states_no_size(tmp_path, small_limits):
+    path = without_stated_size(workbook_of_rows(tmp_path / "wide.xlsx", [["x"] * 7, ["x"] * 25]))
+    _, problems = read_grading_workbook(path, KEY)
+    assert messages(problems) == [f"wide.xlsx: has more than 20 columns (row 3): {small_limits}"]
+
+
+def test_a_grading_workbook_written_here_reads_under_the_real_limits(tmp_path):
+    path = tmp_path / "grading.xlsx"
+    write_grading_workbook(path, sheet(items=30, criteria=10), KEY)
+    result, problems = read_grading_workbook(path, KEY)
+    assert problems == () and len(result.rows) == 300 < MAX_ROWS
+
+
+def test_the_workbook_is_read_in_streaming_mode(workbook_path, monkeypatch):
+    modes = []
+    real = offline_workbook.load_workbook
+
+    def spy(*args, **kwargs):
+        modes.append(kwargs.get("read_only"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(offline_workbook, "load_workbook", spy)
+    result, problems = read_grading_workbook(workbook_path, KEY)
+    assert modes == [True] and problems == () and result.signature_valid
