@@ -1,8 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from accounts.password_reset import PasswordResetView
-from accounts.views import home, profile
+from accounts.views import home, password_reset, profile
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -21,7 +20,11 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
-    path("accounts/password/reset/", PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "accounts/password/reset/",
+        password_reset.PasswordResetView.as_view(),
+        name="password_reset",
+    ),
     path(
         "accounts/password/reset/sent/",
         auth_views.PasswordResetDoneView.as_view(),

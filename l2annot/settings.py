@@ -199,7 +199,7 @@ else:
     }
 MAILERS = {"default": _MAILER}
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "webmaster@localhost")
-# Password reset requests an hour per email address and per client (accounts.password_reset).
+# Password reset requests an hour per email address and per client (accounts.views.password_reset).
 PASSWORD_RESET_LIMIT_PER_EMAIL = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_EMAIL", "3"))
 PASSWORD_RESET_LIMIT_PER_CLIENT = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_CLIENT", "10"))
 
