@@ -92,6 +92,7 @@ def baseline(framework, records, responses) -> float:  # type: ignore[no-untyped
                     task=by_key[r.task_key],
                     external_id=f"{r.model}::e{r.epoch}",
                     model_name=r.model,
+                    epoch=r.epoch,
                     text=r.response,
                 )
                 for r in responses

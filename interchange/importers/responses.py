@@ -1,14 +1,13 @@
 """Import model responses (JSONL) into a framework's tasks. All or nothing, like every import.
 
 A response is matched to an existing one by its id in the file (`id`), kept as the Response's
-`external_id`. Response has no epoch or version column of its own, so a response given without
-an `id` gets the id `<model>:<version>:e<epoch>` (see `synthetic_response_id`): importing it again
-updates the same row, and judge verdicts can name it by task, model and epoch.
+`external_id`; a response given without an `id` gets the id `<model>:<version>:e<epoch>` (see
+`synthetic_response_id`), so importing it again updates the same row. Either way its epoch is
+stored, and judge verdicts can name it by its id or by task, model and epoch.
 """
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,22 +28,11 @@ from taxonomy.models import Framework
 # Both are CharFields: their max_length is set.
 MAX_ID: int = Response._meta.get_field("external_id").max_length  # type: ignore[assignment]
 MAX_NAME: int = Response._meta.get_field("model_name").max_length  # type: ignore[assignment]
-_SYNTHETIC_EPOCH = re.compile(r":e([0-9]+)$")
 
 
 def synthetic_response_id(model: str, version: str | None, epoch: int) -> str:
     """The external id of a response imported without one."""
     return f"{model}:{version or ''}:e{epoch}"
-
-
-def synthetic_epoch(response: Response) -> int | None:
-    """The epoch a response's synthetic id names, or None if its id was given in a file."""
-    found = _SYNTHETIC_EPOCH.search(response.external_id)
-    if not found:
-        return None
-    epoch = int(found.group(1))
-    expected = synthetic_response_id(response.model_name, response.model_version, epoch)
-    return epoch if response.external_id == expected else None
 
 
 @dataclass
@@ -119,22 +107,23 @@ class ResponsesPlanner:
             )
 
 
-def fields_of(record: ResponseRecord) -> dict[str, str]:
+def fields_of(record: ResponseRecord) -> dict[str, str | int]:
     return {
         "model_name": record.model,
         "model_family": record.family or "",
         "model_version": record.version or "",
+        "epoch": record.epoch,
         "kind": Response.Kind.CONVERSATION if record.turns is not None else Response.Kind.TEXT,
         "text": record.response or "",
     }
 
 
-def current_fields(response: Response) -> dict[str, str]:
+def current_fields(response: Response) -> dict[str, str | int]:
     return {name: getattr(response, name) for name in fields_of_names()}
 
 
 def fields_of_names() -> tuple[str, ...]:
-    return ("model_name", "model_family", "model_version", "kind", "text")
+    return ("model_name", "model_family", "model_version", "epoch", "kind", "text")
 
 
 def turns_of(record: ResponseRecord) -> list[tuple[str, str]]:

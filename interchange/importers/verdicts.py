@@ -28,12 +28,7 @@ from interchange.formats.problems import Problem
 from interchange.formats.responses import ResponseRecord
 from interchange.formats.verdicts import RatingRecord, VerdictRecord, read_verdicts_jsonl
 from interchange.importers.report import ImportReport, Progress, no_progress
-from interchange.importers.responses import (
-    ResponsePlan,
-    ResponsesPlanner,
-    synthetic_epoch,
-    write_responses,
-)
+from interchange.importers.responses import ResponsePlan, ResponsesPlanner, write_responses
 from interchange.importers.writing import BATCH
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from rubrics.models import (
@@ -101,25 +96,23 @@ class VerdictsPlanner:
         self.report = report
         self.tasks = {task.key: task for task in Task.objects.filter(framework=framework)}
         self.criteria = {c.code: c for c in Criterion.objects.filter(framework=framework)}
-        # Every response the verdicts may name: those in the database and those being imported.
+        # Every response the verdicts may name: those in the database and those being imported
+        # (which replace the database's row of the same id), by id and by task, model and epoch.
         self.by_id: dict[str, set[ResponseKey]] = defaultdict(set)
         self.by_epoch: dict[tuple[int, str, int], set[ResponseKey]] = defaultdict(set)
+        importing = {(plan.task.pk, plan.external_id) for plan in responses}
         existing = Response.objects.filter(task__framework=framework).exclude(external_id="")
-        for response in existing.only("task_id", "external_id", "model_name", "model_version"):
-            self.index(
-                response.task_id,
-                response.external_id,
-                response.model_name,
-                synthetic_epoch(response),
-            )
+        for response in existing.only("task_id", "external_id", "model_name", "epoch"):
+            if (response.task_id, response.external_id) not in importing:
+                self.index(
+                    response.task_id, response.external_id, response.model_name, response.epoch
+                )
         for plan in responses:
-            epoch = None if plan.record.external_id else plan.record.epoch
-            self.index(plan.task.pk, plan.external_id, plan.record.model, epoch)
+            self.index(plan.task.pk, plan.external_id, plan.record.model, plan.record.epoch)
 
-    def index(self, task_id: int, external_id: str, model: str, epoch: int | None) -> None:
+    def index(self, task_id: int, external_id: str, model: str, epoch: int) -> None:
         self.by_id[external_id].add((task_id, external_id))
-        if epoch is not None:
-            self.by_epoch[(task_id, model, epoch)].add((task_id, external_id))
+        self.by_epoch[(task_id, model, epoch)].add((task_id, external_id))
 
     def problem(
         self, record: VerdictRecord | RatingRecord, field: str | None, message: str
@@ -233,20 +226,21 @@ class VerdictsPlanner:
             )
             return None
         matches = self.by_epoch.get((task.pk, str(record.model), record.epoch), set())
-        if len(matches) != 1:
-            what = "no response" if not matches else "several responses (model versions)"
+        which = f"model '{record.model}' to task '{task.key}' in epoch {record.epoch}"
+        if not matches:
             self.problem(
                 record,
                 "model",
-                f"{what} of model '{record.model}' to task '{task.key}' in epoch {record.epoch}"
-                + (
-                    ": import the responses first, or name them by response_id"
-                    if not matches
-                    else ""
-                ),
+                f"no response of {which}: import the responses first, or name them by response_id",
             )
-            return None
-        return next(iter(matches))
+        elif len(matches) > 1:
+            ids = ", ".join(f"'{external_id}'" for _, external_id in sorted(matches))
+            self.problem(
+                record,
+                "model",
+                f"several responses of {which} (ids {ids}): name one by response_id",
+            )
+        return next(iter(matches)) if len(matches) == 1 else None
 
     def published_versions(self, task_ids: set[int]) -> dict[tuple[int, int], CriterionVersion]:
         latest: dict[int, int] = {}

@@ -19,6 +19,11 @@ class Response(models.Model):
     model_name = models.CharField(max_length=200)
     model_family = models.CharField(max_length=200, blank=True, help_text="Vendor or family.")
     model_version = models.CharField(max_length=200, blank=True)
+    epoch = models.PositiveIntegerField(
+        default=1,
+        help_text="Which repeat of the run gave this response (1 unless its file said otherwise); "
+        "judge verdicts may name a response by task, model and epoch.",
+    )
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.TEXT)
     text = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
