@@ -19,10 +19,9 @@ from django.test import override_settings
 
 from accounts.models import ApiToken, User
 from accounts.roles import Role
-from accounts.services import create_user_with_role, role_of, sync_roles
+from accounts.services import role_of
 from agreement.models import AnalysisSettings
 from agreement.services import study_report
-from demo.benchmark import seed_demo_benchmark
 from grading import services as grading
 from grading.models import GoldVerdict, Grade, Study, Verdict
 from interchange import backup_files
@@ -30,7 +29,7 @@ from interchange.backup import backed_up_models
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from rubrics.models import Response, TaskResource
 from taxonomy.models import Framework
-from tests.taxonomy.factories import load_starter_framework
+from tests.factories import demo_benchmark_and_graders
 
 # The restore runs in its own transactions and the test flushes the database between them.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -49,17 +48,7 @@ def media(settings, tmp_path):
 def build_pilot_study():
     """A study graded by three experts, with gold, judge verdicts and ratings, analysis
     settings and two task resource files (written to MEDIA_ROOT)."""
-    framework = load_starter_framework()
-    sync_roles()
-    seed_demo_benchmark(
-        framework,
-        create_user_with_role("author", "pw-author", Role.AUTHOR),
-        create_user_with_role("maintainer", "pw-maintainer", Role.MAINTAINER),
-    )
-    graders = [
-        create_user_with_role(f"annotator{n}", f"pw-annotator{n}", Role.ANNOTATOR)
-        for n in range(1, 4)
-    ]
+    framework, graders = demo_benchmark_and_graders(3)
     study = grading.create_study(
         name="Pilot",
         framework=framework,
