@@ -400,9 +400,7 @@ def edit_criterion(
         theirs = audit.snapshot(current, [n for n in changes if n in CRITERION_FIELDS])
         theirs |= {k: v for k, v in _version_snapshot(latest).items() if k in changes}
         raise EditConflict(current, theirs)
-    task = None
-    if current.layer == Layer.TASK:
-        task = _editable_task(cast(Task, current.task))  # a task criterion has a task
+    task = _criterion_task(current)
 
     delta = _apply_criterion_fields(current, changes, latest)
     version_delta, latest = _apply_version_fields(current, latest, changes, by)
@@ -478,13 +476,18 @@ def _overwrite_draft(
     _save_labels(version, labels)
 
 
+def _criterion_task(criterion: Criterion) -> Task | None:
+    """The task of a task criterion, locked and checked editable; None for the other layers."""
+    if criterion.layer != Layer.TASK:
+        return None
+    return _editable_task(cast(Task, criterion.task))  # a task criterion has a task
+
+
 @transaction.atomic
 def move_criterion(criterion: Criterion, offset: int, by: Any) -> Criterion:
     """Move a criterion up (-1) or down (+1) among its layer's current criteria."""
     current = Criterion.objects.get(pk=criterion.pk)
-    task = _editable_task(
-        cast(Task, current.task)
-    )  # a task criterion has a task if current.layer == Layer.TASK else None
+    task = _criterion_task(current)
     before = current.order
     moved = editing.move(current, _siblings(current).filter(retired=False), offset, by)
     if task is not None and moved.order != before:
@@ -498,9 +501,7 @@ def remove_criterion(criterion: Criterion, by: Any) -> bool:
     one that was published is retired instead, so published versions keep it. Returns True
     when deleted. Raises editing.DeleteRefused when other data still refers to it."""
     current = Criterion.objects.select_for_update().get(pk=criterion.pk)
-    task = _editable_task(
-        cast(Task, current.task)
-    )  # a task criterion has a task if current.layer == Layer.TASK else None
+    task = _criterion_task(current)
     deleted = not current.versions.filter(frozen=True).exists()
     if deleted:
         editing.delete(current, by, ("code", "layer", "order"))

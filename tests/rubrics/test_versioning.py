@@ -2,7 +2,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from rubrics import services
-from rubrics.models import CriterionVersion, Task
+from rubrics.models import Criterion, CriterionVersion, Task
 
 pytestmark = pytest.mark.django_db
 
@@ -131,3 +131,20 @@ def test_ordinal_criterion_without_a_scale_is_refused(task, author):
 def test_a_weight_of_zero_is_refused(task, author):
     with pytest.raises(ValidationError, match="count for nothing"):
         services.add_criterion(task, "Counts for nothing.", 0, author)
+
+
+def test_a_consensus_criterion_moves_among_its_siblings(consensus, author):
+    moved = services.move_criterion(consensus[1], -1, author)
+    assert (moved.pk, moved.order) == (consensus[1].pk, 1)
+
+
+def test_a_task_criterion_moved_reopens_its_published_task(task, published, author):
+    _, second = task.criteria.order_by("order")
+    services.move_criterion(second, -1, author)
+    task.refresh_from_db()
+    assert task.status == Task.Status.DRAFT
+
+
+def test_an_unpublished_universal_criterion_is_deleted_when_removed(universal, author):
+    assert services.remove_criterion(universal[0], author) is True
+    assert not Criterion.objects.filter(pk=universal[0].pk).exists()
