@@ -7,6 +7,9 @@ effective rubric (Task.effective_rubrics) as the task's next RubricVersion, a Ru
 in rubric order, every criterion version it uses frozen, the task marked published with its
 history, and the approval kept as a Review. Writes are bulk, so a thousand tasks cost about what
 one does. Callers check permissions and workflow state first.
+
+The way back is here too: `reopen` makes an edited published task the draft of its next rubric
+version, for the single-edit services and their bulk variants alike.
 """
 
 from collections.abc import Sequence
@@ -142,6 +145,26 @@ def publish(
         batch_size=BATCH,
     )
     return published
+
+
+REOPENED = "Edited after publication."
+
+
+def reopen(tasks: Sequence[Task], by: Any, comment: str = REOPENED) -> list[Task]:
+    """A published task that is edited becomes the draft of its next rubric version (published
+    again by the next approval or import). Tasks in another state are left alone; returns the
+    tasks reopened. A status change is not a content change: it keeps the task's `revision`."""
+    reopened = [task for task in tasks if task.status == Task.Status.PUBLISHED]
+    now = timezone.now()
+    change = {"status": [Task.Status.PUBLISHED, Task.Status.DRAFT]}
+    events = []
+    for task in reopened:
+        task.status = Task.Status.DRAFT
+        task.updated_at = now
+        events.append(audit.event(task, AuditEvent.Kind.STATUS, by, change, comment))
+    Task.objects.bulk_update(reopened, ["status", "updated_at"], batch_size=BATCH)
+    audit.record_many(events)
+    return reopened
 
 
 def _mark_published(published: list[RubricVersion], by: Any, comment: str) -> None:

@@ -1,10 +1,11 @@
 """Every change people make to tasks and criteria, each in one transaction, with its history.
 
-The authoring screens and the API call these functions, never `save()` directly, so the rules
-below hold everywhere. Publishing goes through rubrics.publishing (approve here, the importers
-there) and context values through ContextVariable.parse_value. The benchmark importer still
-writes tasks, criteria and their versions itself, in bulk (interchange.importers.writing),
-following the same rules; moving those writes into bulk variants here is still to do.
+The authoring screens, the API and the importers call these functions, never `save()`
+directly, so the rules below hold everywhere. Imports write thousands of rows at once through
+the bulk variants in rubrics.bulk (tasks, criteria and their versions, universal exclusions,
+context values, resources), which follow the same rules and record the same history; publishing
+goes through rubrics.publishing (approve here, the importers there, and `reopen` for an edited
+published task, here and in bulk) and context values through ContextVariable.parse_value.
 
 - a criterion version used by a published rubric is frozen; editing its criterion makes a new
   draft version, while an unfrozen latest version is edited in place;
@@ -84,7 +85,7 @@ def _lock_task(pk: int) -> Task:
     return Task.objects.select_for_update().get(pk=pk)
 
 
-def _ensure_editable(task: Task) -> None:
+def ensure_editable(task: Task) -> None:
     if task.status == Task.Status.IN_REVIEW:
         raise TaskLocked(
             f"{task} is in review: a reviewer must return it for changes before it is edited."
@@ -104,13 +105,12 @@ def _set_status(task: Task, status: Task.Status, by: Any, comment: str = "") -> 
 
 def _reopen(task: Task, by: Any) -> None:
     """A published task that is edited becomes the draft of its next rubric version."""
-    if task.status == Task.Status.PUBLISHED:
-        _set_status(task, Task.Status.DRAFT, by, "Edited after publication.")
+    publishing.reopen([task], by)
 
 
 def _editable_task(task: Task) -> Task:
     locked = _lock_task(task.pk)
-    _ensure_editable(locked)
+    ensure_editable(locked)
     return locked
 
 
@@ -177,7 +177,7 @@ def edit_task(task: Task, changes: Mapping[str, Any], expected_revision: int, by
     current = _lock_task(task.pk)
     if current.revision != expected_revision:
         raise EditConflict(current, audit.snapshot(current, list(changes)))
-    _ensure_editable(current)
+    ensure_editable(current)
     renamed = "key" in changes and changes["key"] != current.key
     if renamed and (current.criteria.exists() or current.rubric_versions.exists()):
         raise RubricError(

@@ -39,7 +39,6 @@ from interchange.formats.l2bench_csv import (
 from interchange.formats.problems import Problem
 from interchange.importers.plan import (
     BenchmarkPlan,
-    ContextSetting,
     CriterionPlan,
     ResourceSpec,
     TaskPlan,
@@ -47,6 +46,7 @@ from interchange.importers.plan import (
 from interchange.importers.report import ImportReport, Progress, no_progress
 from interchange.importers.writing import BenchmarkWriter, publish_imported
 from interchange.models import TaskSource
+from rubrics.bulk import ContextSetting
 from rubrics.models import Criterion, CriterionVersion, Layer, Task, TaskContextValue
 from rubrics.models.criteria import UNIVERSAL_CODE
 from rubrics.models.tasks import TaskResource, UniversalExclusion

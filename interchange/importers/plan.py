@@ -5,22 +5,13 @@ carries it out."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 from interchange.formats.l2bench_csv import TaskRecord
 from interchange.models import TaskSource
+from rubrics.bulk import ContextSetting
 from rubrics.models import Criterion, CriterionVersion, Task, TaskContextValue
 from rubrics.models.tasks import TaskResource, UniversalExclusion
 from taxonomy.models import Framework, SubCompetency
-
-
-@dataclass(frozen=True)
-class ContextSetting:
-    """One task's value of one variable, in TaskContextValue's three columns."""
-
-    value_id: int | None = None
-    text: str = ""
-    number: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -43,6 +34,12 @@ class TaskPlan:
     """Names of what differs from the database: fields, 'context', 'resources', ..."""
     task: Task | None = None
     """The saved task, once written."""
+
+    def saved(self) -> Task:
+        """The task as written: the writer sets `task` before any later step reads it."""
+        if self.task is None:
+            raise RuntimeError(f"Task {self.record.task_key} is read before it is written.")
+        return self.task
 
 
 @dataclass
