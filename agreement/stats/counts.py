@@ -36,19 +36,19 @@ def counts_from_pairs(
     unit_index: npt.ArrayLike,
     value_index: npt.ArrayLike,
     *,
+    n_values: int,
     n_units: int | None = None,
-    n_values: int | None = None,
 ) -> IntArray:
     """Build the units x values count matrix from one ``(unit, value)`` pair per rating.
 
     Args:
         unit_index: Integer unit index of each rating, shape ``(n_ratings,)``, >= 0.
         value_index: Integer value index of each rating, same shape, >= 0.
+        n_values: Number of columns: the size of the scale, which only the caller knows. It is
+            never guessed from the data: a binary criterion everyone failed still has a pass
+            column, which AC1/AC2, the chance terms and ordinal distances all read.
         n_units: Number of rows; defaults to ``max(unit_index) + 1``. Units without any
             rating get an all-zero row (they contribute nothing to any coefficient).
-        n_values: Number of columns (size of the value domain); defaults to
-            ``max(value_index) + 1``. Pass it explicitly so that a value nobody used still
-            has a column (it matters for AC1/AC2 and ordinal distances).
 
     Returns:
         ``int64`` array of shape ``(n_units, n_values)``.
@@ -69,7 +69,9 @@ def counts_from_pairs(
     units = units.astype(np.int64, copy=False)
     values = values.astype(np.int64, copy=False)
     n_u = n_units if n_units is not None else (int(units.max()) + 1 if units.size else 0)
-    n_v = n_values if n_values is not None else (int(values.max()) + 1 if values.size else 0)
+    n_v = n_values
+    if n_v < 1:
+        raise ValueError("n_values must be at least 1 (the size of the scale)")
     if units.size:
         if units.min() < 0 or values.min() < 0:
             raise ValueError("indices must be non-negative")

@@ -14,6 +14,7 @@ from agreement.stats import (
     binary_summary,
     bootstrap_alpha,
     cohen_kappa_from_table,
+    counts_from_pairs,
     cronbach_alpha,
     fleiss_kappa,
     gwet_ac,
@@ -52,6 +53,19 @@ def test_ac1_stays_defined_when_everyone_agrees_on_one_value() -> None:
     assert alpha_from_counts(counts).undefined_reason == NO_VARIATION
     assert gwet_ac(np.array([[1, 0], [0, 1]])).undefined_reason == FEWER_THAN_TWO_PAIRABLE
     assert percent_agreement(np.zeros((3, 2), dtype=int)).value is None
+
+
+def test_a_criterion_everyone_failed_keeps_its_pass_column() -> None:
+    """The scale comes from the caller, never from the data: with a guessed scale the all-fail
+    criterion would be one category and AC1's chance term would be computed on one value."""
+    units = np.repeat(np.arange(20), 3)
+    counts = counts_from_pairs(units, np.zeros(60, dtype=np.int64), n_values=2)
+    assert counts.shape == (20, 2) and counts[:, 1].sum() == 0
+    assert gwet_ac(counts).value == pytest.approx(1.0)
+    with pytest.raises(TypeError):
+        counts_from_pairs(units, np.zeros(60, dtype=np.int64))  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="size of the scale"):
+        counts_from_pairs(units, np.zeros(60, dtype=np.int64), n_values=0)
 
 
 def test_cronbach_undefined() -> None:
