@@ -428,6 +428,9 @@ def alternative_annotator_test(
     the mean over experts of ``mean(W^f)`` and is the paper's measure for comparing
     judges.
 
+    ``judge`` and ``experts`` mark an unrated item with ``NaN`` and nothing else: any number,
+    negative ones included, is a rating (signed scores keep every item).
+
     Data requirements (paper FAQ and reference code): experts with fewer than
     ``min_items`` (30) eligible items are skipped; fewer than ``min_experts`` (3) tested
     experts gives "not enough data". ``epsilon``: 0.2 for experts, 0.15 for skilled
@@ -436,7 +439,6 @@ def alternative_annotator_test(
     j = np.asarray(judge, dtype=np.float64)
     if j.ndim != 1:
         raise ValueError("judge must be 1-D")
-    j = np.where(j < 0, np.nan, j)
     e = _experts(experts, j.size)
     present = ~np.isnan(e)
     rows: list[AltTestExpert] = []

@@ -238,6 +238,20 @@ def test_alt_test_neg_rmse_for_scores() -> None:
     assert result.judge_can_replace is True
 
 
+def test_alt_test_takes_negative_scores_as_ratings_and_only_nan_as_missing() -> None:
+    rng = np.random.default_rng(6)
+    truth = rng.integers(-2, 3, 120).astype(np.float64)  # a signed scale, -2 to 2
+    experts = np.clip(truth + rng.integers(-1, 2, (4, 120)), -2, 2)
+    signed = alternative_annotator_test(truth, experts, scoring="neg_rmse")
+    shifted = alternative_annotator_test(truth + 3, experts + 3, scoring="neg_rmse")
+    assert [row.n_items for row in signed.experts] == [120] * 4
+    assert signed.advantage_probability == pytest.approx(shifted.advantage_probability)
+    assert signed.winning_rate == pytest.approx(shifted.winning_rate)
+    judge = truth.copy()
+    judge[:10] = np.nan
+    assert alternative_annotator_test(judge, experts, scoring="neg_rmse").experts[0].n_items == 110
+
+
 # ----------------------------------------------------------------------------- ordinal
 
 
