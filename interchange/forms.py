@@ -24,11 +24,19 @@ class ImportForm(forms.Form):
     framework = forms.ModelChoiceField(Framework.objects.all(), empty_label=None)
     file = forms.FileField()
     dry_run = forms.BooleanField(required=False, label="Dry run: check and count, write nothing")
+    create_missing = forms.BooleanField(
+        required=False,
+        label="Create missing sub-competencies (benchmark only)",
+        help_text="A sub-competency code the file names and the framework lacks (like 02x) is "
+        "created under its competency, as a placeholder to be named.",
+    )
 
     def clean(self) -> dict:
         super().clean()
         data = self.cleaned_data
         upload, kind = data.get("file"), data.get("kind")
+        if data.get("create_missing") and kind != ImportJob.Kind.BENCHMARK:
+            self.add_error("create_missing", "Only a benchmark import creates sub-competencies.")
         if upload is None or kind is None:
             return data
         if upload.size > max_upload_bytes():

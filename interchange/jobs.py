@@ -86,7 +86,7 @@ def run_import_job(job_id: int) -> None:
         job.original_name + line[len(stored) :] if line.startswith(stored) else line
         for line in report.problem_lines()
     ]
-    _finish(job, status, problems, counts, report.summary())
+    _finish(job, status, problems, counts, " ".join([report.summary(), *report.notes]))
 
 
 def stopped_by(error: BaseException, job_id: int) -> str:
@@ -218,7 +218,14 @@ def _run(job: ImportJob, progress: Progress) -> ImportReport:
     if job.kind == ImportJob.Kind.BENCHMARK:
         with tempfile.TemporaryDirectory(prefix="l2annot-import-") as workdir:
             folder = unpack_benchmark(path, Path(workdir))
-            return import_l2bench(folder, job.framework, dry_run=dry_run, by=by, progress=progress)
+            return import_l2bench(
+                folder,
+                job.framework,
+                dry_run=dry_run,
+                create_missing=job.create_missing,
+                by=by,
+                progress=progress,
+            )
     if job.kind == ImportJob.Kind.RESPONSES:
         return import_responses(path, job.framework, dry_run=dry_run, by=by, progress=progress)
     return import_verdicts(path, job.framework, dry_run=dry_run, by=by, progress=progress)

@@ -60,6 +60,9 @@ class ImportJob(models.Model):
     original_name = models.CharField(max_length=255, blank=True)
     framework = models.ForeignKey("taxonomy.Framework", on_delete=models.CASCADE, related_name="+")
     dry_run = models.BooleanField(default=False)
+    create_missing = models.BooleanField(
+        default=False, help_text="A benchmark import creates the sub-competencies it lacks."
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     stage = models.CharField(max_length=100, blank=True)
     progress = models.PositiveIntegerField(default=0, help_text="Percent done.")

@@ -13,6 +13,12 @@ criteria it lists (by code), the context variables it has a column for, and each
 resources. A universal criterion of the framework that a task does not list is marked not
 applicable to it. Criterion wording or weight changes follow the rubric rule: a frozen version
 (used by a published rubric) gets a new version, a draft is changed in place.
+
+A `competency` the framework has no sub-competency for is a problem, unless the import is asked
+to `create_missing`: then a value that is a sub-competency code under an existing competency
+(`02x`: the competency's code and letters) becomes a new sub-competency there, named as a
+placeholder to be named, recorded in the history and listed in the report; in the same
+transaction as the rest, so a refused import creates none.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from audit import services as audit
+from audit.models import AuditEvent
 from interchange.formats.criteria import Criterion as FileCriterion
 from interchange.formats.l2bench_csv import (
     CONTEXT_PREFIX,
@@ -50,10 +58,17 @@ from rubrics.bulk import ContextSetting
 from rubrics.models import Criterion, CriterionVersion, Layer, Task, TaskContextValue
 from rubrics.models.criteria import UNIVERSAL_CODE
 from rubrics.models.tasks import TaskResource, UniversalExclusion
-from taxonomy.models import ContextValue, ContextVariable, Framework, SubCompetency
+from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
 
 TEXT_EXTENSIONS = (".md", ".markdown", ".txt")
 TASK_KEY = re.compile(r"^[\w.-]{1,64}$")
+# What follows the competency's code in a sub-competency code it may create (02 -> 02a).
+SUB_CODE_SUFFIX = re.compile(r"^[a-z]{1,3}$")
+PLACEHOLDER_NAME = "{code} (placeholder: to be named)"
+PLACEHOLDER_NOTE = (
+    "Created by a benchmark import because the file names it and the framework lacked it: "
+    "give it its name and description."
+)
 
 
 def import_l2bench(
@@ -61,13 +76,16 @@ def import_l2bench(
     framework: Framework,
     *,
     dry_run: bool = False,
+    create_missing: bool = False,
     by: Any = None,
     progress: Progress = no_progress,
 ) -> ImportReport:
     """Import `<folder>/l2-bench_tasks.csv` (and `resources_for_tasks/`) into `framework`.
 
     Returns the report: counts of tasks, criteria, criterion versions and published rubrics
-    created, updated and unchanged, or every problem (then nothing was written)."""
+    created, updated and unchanged, or every problem (then nothing was written).
+    `create_missing` creates the sub-competencies the file names that the framework lacks (see
+    the module docstring)."""
     folder = Path(folder)
     report = ImportReport("benchmark", dry_run=dry_run)
     progress(0, 1, "reading the tasks file")
@@ -78,8 +96,13 @@ def import_l2bench(
         with transaction.atomic():
             # One import per framework at a time: the plan below stays true until commit.
             Framework.objects.select_for_update().get(pk=framework.pk)
-            plan = Planner(folder, framework, tasks_file, report, progress).plan()
+            if create_missing:
+                create_missing_sub_competencies(framework, tasks_file, report, by)
+            planner = Planner(folder, framework, tasks_file, report, progress)
+            planner.create_missing = create_missing
+            plan = planner.plan()
             if report.problems:
+                transaction.set_rollback(True)  # the sub-competencies created above go too
                 return report
             writer = BenchmarkWriter(plan, report, by, progress, dry_run)
             writer.write()
@@ -96,8 +119,65 @@ def import_l2bench(
     return report
 
 
+def create_missing_sub_competencies(
+    framework: Framework, tasks_file: TasksFile, report: ImportReport, by: Any
+) -> list[SubCompetency]:
+    """Create, as placeholders, the sub-competencies `tasks_file` names by a code the framework
+    lacks, each under the competency its code begins with; a value that is not such a code is
+    left for the planner to report."""
+    subs = list(SubCompetency.objects.filter(competency__framework=framework))
+    known = {sub.code for sub in subs} | {sub.name.strip().lower() for sub in subs}
+    competencies = sorted(
+        Competency.objects.filter(framework=framework), key=lambda c: -len(c.code)
+    )
+    wanted = dict.fromkeys(
+        record.competency.strip()
+        for record in tasks_file.tasks
+        if record.competency.strip() not in known and record.competency.strip().lower() not in known
+    )
+    created: list[SubCompetency] = []
+    for code in wanted:
+        competency = next(
+            (
+                c
+                for c in competencies
+                if code.startswith(c.code) and SUB_CODE_SUFFIX.match(code[len(c.code) :])
+            ),
+            None,
+        )
+        if competency is None:
+            continue
+        sub = SubCompetency(
+            competency=competency,
+            code=code,
+            name=PLACEHOLDER_NAME.format(code=code),
+            description=PLACEHOLDER_NOTE,
+            order=SubCompetency.objects.filter(competency=competency).next_order(),
+        )
+        sub.full_clean()
+        sub.save()
+        after = audit.snapshot(sub, ("code", "name", "description"))
+        audit.record(
+            sub,
+            AuditEvent.Kind.CREATED,
+            by,
+            {name: [None, value] for name, value in after.items()},
+            "Created by a benchmark import (create missing sub-competencies).",
+        )
+        created.append(sub)
+    report.count("sub-competencies").created += len(created)
+    if created:
+        listed = ", ".join(f"{sub.code} under {sub.competency.code}" for sub in created)
+        report.notes.append(
+            f"Created as placeholders to be named: {listed}. Name them in the taxonomy."
+        )
+    return created
+
+
 class Planner:
     """Reads the database once and works out, without writing, what the import changes."""
+
+    create_missing = False
 
     def __init__(
         self,
@@ -207,6 +287,13 @@ class Planner:
             message = (
                 f"unknown sub-competency '{wanted}': no sub-competency of framework "
                 f"'{self.framework.code}' has this code or name"
+            )
+            message += (
+                " (creating missing sub-competencies takes a code: a competency's code and "
+                "letters, like 02a, under a competency of the framework)"
+                if self.create_missing
+                else " (an import creating missing sub-competencies adds a code like 02a under "
+                "its competency: --create-missing, or the upload page's checkbox)"
             )
         self.problem(record.row, "competency", message)
         return None

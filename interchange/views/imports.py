@@ -28,6 +28,7 @@ def index(request: AuthenticatedHttpRequest) -> HttpResponse:
                 kind=form.cleaned_data["kind"],
                 framework=form.cleaned_data["framework"],
                 dry_run=form.cleaned_data["dry_run"],
+                create_missing=form.cleaned_data["create_missing"],
                 original_name=Path(form.cleaned_data["file"].name).name[:255],
                 token=secrets.token_hex(16),
                 created_by=request.user,

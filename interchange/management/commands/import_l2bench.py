@@ -21,6 +21,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--dry-run", action="store_true", help="Check and count; write nothing."
         )
+        parser.add_argument(
+            "--create-missing",
+            action="store_true",
+            help="Create the sub-competencies the file names by a code the framework lacks "
+            "(like 02x, under competency 02), as placeholders to be named.",
+        )
         add_framework_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -31,7 +37,11 @@ class Command(BaseCommand):
         run_import(
             self,
             lambda progress: import_l2bench(
-                folder, framework, dry_run=options["dry_run"], progress=progress
+                folder,
+                framework,
+                dry_run=options["dry_run"],
+                create_missing=options["create_missing"],
+                progress=progress,
             ),
             options,
         )

@@ -1,0 +1,154 @@
+"""Creating the sub-competencies a benchmark names that the framework lacks: under the
+competency their code names, as placeholders, in the history, listed in the report, and only
+when the whole import goes through."""
+
+import io
+from dataclasses import replace
+
+import pytest
+from django.contrib.contenttypes.models import ContentType
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from accounts.roles import Role
+from audit.models import AuditEvent
+from interchange.importers import import_l2bench
+from interchange.models import ImportJob
+from interchange.synthetic import synthetic_tasks
+from rubrics.models import Task
+from taxonomy.models import SubCompetency
+from tests.interchange.db_helpers import benchmark_folder, row_counts
+from tests.interchange.test_import_page import immediate_jobs, upload, zipped  # noqa: F401
+
+pytestmark = pytest.mark.django_db
+
+
+def records(*subs: str):  # type: ignore[no-untyped-def]
+    return synthetic_tasks(4, list(subs))
+
+
+def placeholders() -> dict[str, tuple[str, str]]:
+    return {
+        sub.code: (sub.competency.code, sub.name)
+        for sub in SubCompetency.objects.filter(name__contains="placeholder").select_related(
+            "competency"
+        )
+    }
+
+
+def test_without_the_option_an_unknown_sub_competency_is_refused_with_the_way_forward(
+    tmp_path, starter_framework
+):
+    report = import_l2bench(benchmark_folder(tmp_path, records("02a", "02x")), starter_framework)
+    assert not report.ok
+    assert any(
+        "unknown sub-competency '02x'" in line and "--create-missing" in line
+        for line in report.problem_lines()
+    )
+    assert placeholders() == {}
+
+
+def test_missing_sub_competencies_are_created_under_their_competency_as_placeholders(
+    tmp_path, starter_framework, make_user
+):
+    maintainer = make_user(Role.MAINTAINER)
+    folder = benchmark_folder(tmp_path, records("02a", "02x", "11q"))
+    report = import_l2bench(folder, starter_framework, create_missing=True, by=maintainer)
+    assert report.ok, report.problem_lines()
+    assert placeholders() == {
+        "02x": ("02", "02x (placeholder: to be named)"),
+        "11q": ("11", "11q (placeholder: to be named)"),
+    }
+    assert str(report.counts["sub-competencies"]) == "2 created, 0 updated, 0 unchanged"
+    assert report.notes == [
+        "Created as placeholders to be named: 02x under 02, 11q under 11. "
+        "Name them in the taxonomy."
+    ]
+    assert Task.objects.filter(sub_competency__code="02x").exists()
+    events = AuditEvent.objects.filter(
+        content_type=ContentType.objects.get_for_model(SubCompetency), kind="created"
+    )
+    assert {(e.object_repr.split()[0], e.actor) for e in events} == {
+        ("02x", maintainer),
+        ("11q", maintainer),
+    }
+    again = import_l2bench(folder, starter_framework, create_missing=True)
+    assert str(again.counts["sub-competencies"]) == "0 created, 0 updated, 0 unchanged"
+
+
+def test_a_refused_import_creates_no_sub_competency(tmp_path, starter_framework):
+    tasks = records("02a", "02x")
+    tasks[0] = replace(tasks[0], reference_answer=" ")  # a problem elsewhere in the file
+    before = row_counts(), SubCompetency.objects.count()
+    report = import_l2bench(
+        benchmark_folder(tmp_path, tasks), starter_framework, create_missing=True
+    )
+    assert not report.ok
+    assert (row_counts(), SubCompetency.objects.count()) == before
+
+
+def test_a_dry_run_counts_the_sub_competencies_it_would_create_and_creates_none(
+    tmp_path, starter_framework
+):
+    folder = benchmark_folder(tmp_path, records("02x"))
+    report = import_l2bench(folder, starter_framework, create_missing=True, dry_run=True)
+    assert report.ok, report.problem_lines()
+    assert report.counts["sub-competencies"].created == 1
+    assert placeholders() == {}
+
+
+@pytest.mark.parametrize("value", ["99x", "A brand new skill", "02-x"])
+def test_only_a_code_under_an_existing_competency_is_created(tmp_path, starter_framework, value):
+    tasks = [replace(t, competency=value, consensus_criteria=()) for t in records("02a")]
+    report = import_l2bench(
+        benchmark_folder(tmp_path, tasks), starter_framework, create_missing=True
+    )
+    assert any(
+        f"unknown sub-competency '{value}'" in line and "takes a code" in line
+        for line in report.problem_lines()
+    )
+    assert placeholders() == {}
+
+
+def test_the_command_creates_them_with_create_missing_and_says_so(tmp_path, starter_framework):
+    folder = benchmark_folder(tmp_path, records("02x"))
+    with pytest.raises(CommandError):
+        call_command("import_l2bench", str(folder), stdout=io.StringIO(), stderr=io.StringIO())
+    out, err = io.StringIO(), io.StringIO()
+    call_command("import_l2bench", str(folder), "--create-missing", stdout=out, stderr=err)
+    assert "sub-competencies: 1 created" in out.getvalue()
+    assert "Created as placeholders to be named: 02x under 02" in err.getvalue()
+
+
+def test_the_upload_page_checkbox_creates_them_and_the_job_lists_them(
+    client_as, starter_framework, tmp_path, django_capture_on_commit_callbacks
+):
+    client = client_as(Role.MAINTAINER)
+    content = zipped(benchmark_folder(tmp_path / "b", records("02x")))
+    response = upload(
+        client,
+        "benchmark",
+        "bench.zip",
+        content,
+        starter_framework,
+        django_capture_on_commit_callbacks,
+        create_missing="on",
+    )
+    job = ImportJob.objects.get()
+    assert job.status == "succeeded", job.problems
+    page = client.get(response.url).content.decode()
+    assert "Created as placeholders to be named: 02x under 02" in page
+    assert placeholders() == {"02x": ("02", "02x (placeholder: to be named)")}
+
+
+def test_the_checkbox_is_refused_for_an_import_that_is_not_a_benchmark(
+    client_as, starter_framework
+):
+    page = client_as(Role.MAINTAINER).get(reverse("interchange:index")).content.decode()
+    assert 'name="create_missing"' in page
+    response = client_as(Role.MAINTAINER).post(
+        reverse("interchange:index"),
+        {"kind": "responses", "framework": starter_framework.pk, "create_missing": "on"},
+    )
+    assert "Only a benchmark import creates sub-competencies." in response.content.decode()
+    assert not ImportJob.objects.exists()
