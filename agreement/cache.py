@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 from django.core.cache import cache
 
-from agreement.data import ratings_state, study_state, verdicts_state
+from agreement.data import gold_state, ratings_state, study_state, verdicts_state
 from agreement.models import AnalysisSettings
 from grading.models import Study
 from judging.models import JudgeRun
@@ -48,7 +48,12 @@ def judge_scales_key(study: Study, run: JudgeRun, settings: AnalysisSettings) ->
 
 def comparison_key(study: Study, runs: Sequence[JudgeRun], settings: AnalysisSettings) -> str:
     states = ",".join(f"{run.pk}={verdicts_state(run)}" for run in runs)
-    return f"comparison:{states}:{_study_part(study, settings)}"
+    return f"comparison:{states}:{gold_state(study)}:{_study_part(study, settings)}"
+
+
+def triage_key(study: Study, run: JudgeRun, settings: AnalysisSettings) -> str:
+    judge = f"{run.pk}:{verdicts_state(run)}:{gold_state(study)}"
+    return f"triage:{judge}:{_study_part(study, settings)}"
 
 
 def cached[T](key: str) -> T | None:

@@ -494,3 +494,101 @@ def calibration_runs(study: Study) -> list[JudgeRun]:
     """Judge runs with a verdict or a 1-5 rating on a response of the study."""
     runs = {run.pk: run for run in [*judge_runs_for(study), *rating_runs_for(study)]}
     return [runs[pk] for pk in sorted(runs)]
+
+
+def gold_state(study: Study) -> str:
+    """Changes whenever a gold verdict of the study is recorded or changed: a cache key part."""
+    state = (
+        GoldVerdict.objects.using(reports_alias())
+        .filter(study_item__study=study)
+        .aggregate(n=Count("pk"), latest=Max("at"))
+    )
+    latest = state["latest"].isoformat() if state["latest"] else "-"
+    return f"{state['n']}:{latest}"
+
+
+@dataclass(frozen=True)
+class ExpertGrade:
+    expert: str  # "Expert A", "Expert B", ... in a stable order for the study
+    verdict: str
+    rationale: str
+
+
+@dataclass(frozen=True)
+class UnitDetail:
+    """What a maintainer reads to resolve one triage unit."""
+
+    study_item: StudyItem  # with its response (and turns) and task
+    criterion_version: CriterionVersion  # with its criterion
+    experts: tuple[ExpertGrade, ...]
+    judge_rationale: str
+
+
+def expert_label(n: int) -> str:
+    """ "Expert A" for 0, ... "Expert Z", then "Expert 27" and on."""
+    return f"Expert {chr(ord('A') + n)}" if n < 26 else f"Expert {n + 1}"
+
+
+def load_unit_details(
+    study: Study, run: JudgeRun, pairs: Sequence[tuple[int, int]]
+) -> list[UnitDetail]:
+    """For each (study item, criterion version) pair: the response, the criterion, every
+    submitted grade with its rationale under an anonymous name, and the judge's output.
+    Five queries, whatever the number of pairs."""
+    db = reports_alias()
+    item_ids = {item for item, _ in pairs}
+    version_ids = {version for _, version in pairs}
+    items = (
+        StudyItem.objects.using(db)
+        .filter(pk__in=item_ids, study=study)
+        .select_related("response__task")
+        .prefetch_related("response__turns")
+    )
+    by_item = {item.pk: item for item in items}
+    versions = CriterionVersion.objects.using(db).filter(pk__in=version_ids)
+    by_version = {v.pk: v for v in versions.select_related("criterion")}
+    graders = list(
+        submitted_grades(study, db)
+        .order_by("assignment__annotator_id")
+        .values_list("assignment__annotator_id", flat=True)
+        .distinct()
+    )
+    label = {pk: expert_label(n) for n, pk in enumerate(graders)}
+    grades: dict[tuple[int, int], list[ExpertGrade]] = {}
+    rows = (
+        submitted_grades(study, db)
+        .filter(assignment__study_item_id__in=item_ids, criterion_version_id__in=version_ids)
+        .values_list(
+            "assignment__study_item_id",
+            "criterion_version_id",
+            "assignment__annotator_id",
+            "verdict",
+            "rationale",
+        )
+    )
+    for item, version, annotator, verdict, rationale in rows:
+        grades.setdefault((item, version), []).append(
+            ExpertGrade(label[annotator], verdict, rationale)
+        )
+    verdicts = JudgeVerdict.objects.using(db).filter(
+        run=run.pk,
+        epoch=1,
+        response_id__in=[item.response_id for item in by_item.values()],
+        criterion_version_id__in=version_ids,
+    )
+    rationales = {
+        (response, version): rationale
+        for response, version, rationale in verdicts.values_list(
+            "response_id", "criterion_version_id", "rationale"
+        )
+    }
+    return [
+        UnitDetail(
+            study_item=by_item[item],
+            criterion_version=by_version[version],
+            experts=tuple(sorted(grades.get((item, version), []), key=lambda g: g.expert)),
+            judge_rationale=rationales.get((by_item[item].response_id, version), ""),
+        )
+        for item, version in pairs
+        if item in by_item and version in by_version
+    ]

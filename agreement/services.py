@@ -1,7 +1,7 @@
 """The agreement results of a study: read by `agreement.data`, computed by the pure
 `agreement.analysis`, kept in `agreement.cache` once per state of the data and the settings."""
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from django.conf import settings as django_settings
 
@@ -10,8 +10,10 @@ from agreement.analysis.calibration import CalibrationReport, JudgeScale, calibr
 from agreement.analysis.calibration import judge_scales as compare_judge_scales
 from agreement.analysis.comparison import RunComparison, compare_runs
 from agreement.analysis.leaderboard import Leaderboard, leaderboard
+from agreement.analysis.ratings import CriterionInfo, ItemInfo
 from agreement.analysis.reports import StudyAgreement, study_agreement
 from agreement.analysis.scales import criteria_consistency, scale_agreement, scale_consistency
+from agreement.analysis.triage import TriageUnit, triage_queue
 from agreement.data import (
     load_judge_data,
     load_runs_data,
@@ -94,6 +96,36 @@ def run_comparison(study: Study, runs: list[JudgeRun]) -> RunComparison:
         )
 
     return cache.get_or_compute(cache.comparison_key(study, runs, settings), compute)
+
+
+@dataclass(frozen=True)
+class Triage:
+    """One run's disagreements with the experts of a study, in triage order."""
+
+    units: tuple[TriageUnit, ...]
+    criteria: tuple[CriterionInfo, ...]
+    items: tuple[ItemInfo, ...]
+    threshold: float
+
+    def pair(self, unit: TriageUnit) -> tuple[int, int]:
+        """The (study item, criterion version) of a unit."""
+        return self.items[unit.item].key, self.criteria[unit.criterion].key
+
+
+def triage(study: Study, run: JudgeRun) -> Triage:
+    """The units of `study` where `run` disagrees with the expert majority or gold, cached
+    until a verdict, grade, gold verdict or setting changes."""
+    settings = AnalysisSettings.for_study(study)
+
+    def compute() -> Triage:
+        ratings = load_study_ratings(study)
+        data = load_runs_data([run], ratings, settings.judge_family)
+        units = triage_queue(
+            ratings, data.runs[0].verdicts, data.gold, threshold=settings.validation_threshold
+        )
+        return Triage(units, ratings.criteria, ratings.items, settings.validation_threshold)
+
+    return cache.get_or_compute(cache.triage_key(study, run, settings), compute)
 
 
 def study_leaderboard(study: Study, run: JudgeRun | None) -> Leaderboard:

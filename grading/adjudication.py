@@ -11,13 +11,25 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Case, Count, F, IntegerField, OuterRef, Q, QuerySet, Subquery, When
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    When,
+)
 
 from accounts.models import User
 from audit import services as audit
 from audit.errors import Conflict
 from audit.models import AuditEvent
 from grading.models import (
+    AdjudicationRequest,
     Assignment,
     GoldVerdict,
     GoldVerdictRevision,
@@ -64,10 +76,15 @@ class Filters:
 
 
 def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
-    """One dict per disagreeing pair, unresolved pairs first, then in item and rubric order:
-    item, criterion_version, code, layer, task, graders, passes, fails, nas, gold (the gold
-    verdict or None). One query to evaluate (two through a paginator)."""
+    """One dict per disagreeing pair (or pair sent to adjudication: `requested`), unresolved
+    pairs first, then in item and rubric order: item, criterion_version, code, layer, task,
+    graders, passes, fails, nas, gold (the gold verdict or None), requested. One query to
+    evaluate (two through a paginator)."""
     gold = GoldVerdict.objects.filter(
+        study_item=OuterRef("assignment__study_item"),
+        criterion_version=OuterRef("criterion_version"),
+    )
+    requested = AdjudicationRequest.objects.filter(
         study_item=OuterRef("assignment__study_item"),
         criterion_version=OuterRef("criterion_version"),
     )
@@ -99,8 +116,9 @@ def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
             fails=Count("pk", filter=Q(verdict=Verdict.FAIL)),
             nas=Count("pk", filter=Q(verdict=Verdict.NA)),
             gold=Subquery(gold.values("verdict")[:1]),
+            requested=Exists(requested),
         )
-        .filter(kinds__gt=1)
+        .filter(Q(kinds__gt=1) | Q(requested=True))
         .order_by(F("gold").asc(nulls_first=True), "item", "rank", "order", "code")
     )
 
@@ -126,6 +144,24 @@ def rubric_item(study_item: StudyItem, criterion_version_id: int) -> RubricItem 
         .select_related("criterion_version__criterion")
         .first()
     )
+
+
+@transaction.atomic
+def request_adjudication(
+    study_item: StudyItem, criterion_version_id: int, *, reason: str, by: User | None
+) -> AdjudicationRequest:
+    """Send a pair to adjudication whatever its grades say (the queue shows it until its gold
+    verdict is recorded). Asking again keeps the first request."""
+    if rubric_item(study_item, criterion_version_id) is None:
+        raise AdjudicationError("This criterion is not in the rubric this response is graded on.")
+    found, created = AdjudicationRequest.objects.get_or_create(
+        study_item=study_item,
+        criterion_version_id=criterion_version_id,
+        defaults={"reason": reason.strip(), "by": by},
+    )
+    if created:
+        audit.record_creation(found, ["reason"], actor=by)
+    return found
 
 
 @transaction.atomic

@@ -400,3 +400,32 @@ class GoldVerdictRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.gold} was {self.verdict} (revision {self.revision})"
+
+
+class AdjudicationRequest(models.Model):
+    """A pair sent to adjudication although its graders agreed (e.g. a maintainer, reading
+    why a judge disagreed with them, believes the experts were wrong): it joins the
+    adjudication queue beside the pairs whose grades differ."""
+
+    study_item = models.ForeignKey(
+        StudyItem, on_delete=models.CASCADE, related_name="adjudication_requests"
+    )
+    criterion_version = models.ForeignKey(
+        CriterionVersion, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.TextField()
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["study_item", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study_item", "criterion_version"], name="adjudication_requested_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study_item} {self.criterion_version}: adjudication requested"

@@ -222,3 +222,50 @@ class JudgeRating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.question}: {self.value}"
+
+
+class TriageResolution(models.Model):
+    """A maintainer's reading of one unit where a judge run disagreed with the experts.
+
+    "Judge error" is a note on the prompt version the run sent (`prompt`; on the run alone when
+    it was imported without one); "criterion ambiguous" links the draft of the criterion's next
+    version it opened (`draft`); "experts were wrong" sent the unit to adjudication."""
+
+    class Kind(models.TextChoices):
+        AMBIGUOUS = "ambiguous", "The criterion is ambiguous"
+        JUDGE_ERROR = "judge_error", "Judge error"
+        EXPERTS_WRONG = "experts_wrong", "The experts were wrong"
+
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="resolutions")
+    prompt = models.ForeignKey(
+        PromptVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="notes"
+    )
+    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="+")
+    criterion_version = models.ForeignKey(
+        CriterionVersion, on_delete=models.PROTECT, related_name="+"
+    )
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    note = models.TextField(blank=True)
+    draft = models.ForeignKey(
+        CriterionVersion,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The draft of the criterion's next version this resolution opened.",
+    )
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "response", "criterion_version"], name="triage_resolved_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.criterion_version} in {self.run}: {self.get_kind_display()}"

@@ -415,6 +415,36 @@ def edit_criterion(
     return latest
 
 
+@transaction.atomic
+def open_draft_version(criterion: Criterion, by: Any, reason: str = "") -> CriterionVersion:
+    """The draft of the criterion's next version, prefilled with the latest version's wording,
+    guidance, weight and scale, for an author to rewrite (e.g. a criterion found ambiguous).
+    The latest version is returned when it is still a draft. A task criterion's task must be
+    editable (TaskLocked otherwise) and becomes a draft again, as for any edit."""
+    current = Criterion.objects.select_for_update().get(pk=criterion.pk)
+    latest = CriterionVersion.objects.select_for_update().filter(criterion=current).latest()
+    if not latest.frozen:
+        return latest
+    task = _editable_task(cast(Task, current.task)) if current.layer == Layer.TASK else None
+    draft = CriterionVersion(
+        criterion=current,
+        number=latest.number + 1,
+        created_by=by if getattr(by, "is_authenticated", False) else None,
+        **{name: getattr(latest, name) for name in CriterionVersion.CONTENT_FIELDS},
+    )
+    draft.save()
+    _save_labels(draft, _labels_of(latest))
+    current.revision += 1
+    current.save()
+    comment = f"version {draft.number} created" + (f": {reason}" if reason else "")
+    audit.record(
+        current, AuditEvent.Kind.UPDATED, by, {"version": [latest.number, draft.number]}, comment
+    )
+    if task is not None:
+        _reopen(task, by)
+    return draft
+
+
 def _apply_criterion_fields(
     current: Criterion, changes: Mapping[str, Any], latest: CriterionVersion
 ) -> dict[str, list[Any]]:

@@ -2,7 +2,7 @@ from typing import Any
 
 from django import forms
 
-from judging.models import JudgeRun
+from judging.models import JudgeRun, TriageResolution
 
 MIN_RUNS, MAX_RUNS = 2, 4
 
@@ -26,3 +26,14 @@ class CompareForm(forms.Form):
         if not MIN_RUNS <= len(chosen) <= MAX_RUNS:
             raise forms.ValidationError(f"Choose {MIN_RUNS} to {MAX_RUNS} runs.")
         return [self.runs[pk] for pk in chosen]
+
+
+class ResolveForm(forms.Form):
+    kind = forms.ChoiceField(
+        choices=TriageResolution.Kind.choices, widget=forms.RadioSelect, label="Resolution"
+    )
+    note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        required=False,
+        help_text="Why. Required for a judge error: it is kept on the run's prompt version.",
+    )

@@ -7,22 +7,34 @@ process) fills the prompt for every (response, criterion) unit of the study, eva
 with Inspect AI, keeps the `.eval` log and reads it back through the Inspect importer, so a run
 made here and a log made elsewhere land the same way.
 
-API keys are never handled here: Inspect reads them from the environment by its own names."""
+API keys are never handled here: Inspect reads them from the environment by its own names.
+
+`resolve` is what a maintainer does with one of a run's disagreements with the experts, in one
+transaction, through the services of the app that owns what it changes (rubrics for a
+criterion's next version, grading for adjudication)."""
 
 from __future__ import annotations
 
 import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import Count
 
 from accounts.models import User
-from audit.errors import Conflict
+from audit import services as audit
+from audit.errors import Conflict, NotFound
 from audit.services import record
-from grading.models import Study
-from judging.models import JudgeRun, PromptVersion
+from grading import adjudication
+from grading.models import Study, StudyItem
+from judging.models import JudgeRun, JudgeVerdict, PromptVersion, TriageResolution
 from judging.prompting import render
 from judging.services import config_for, default_prompt
+from rubrics import services as rubrics
+from rubrics.models import CriterionVersion
 from workbench.jobs import run_judge_job
 from workbench.units import study_units
 
@@ -123,3 +135,129 @@ def resume_run(run: JudgeRun, *, by: User | None, enqueue: bool = True) -> Judge
     if enqueue:
         _enqueue(run)
     return run
+
+
+Kind = TriageResolution.Kind
+
+
+class AlreadyResolved(Conflict):
+    def __init__(self, found: TriageResolution) -> None:
+        super().__init__(f"This disagreement was resolved meanwhile: {found.get_kind_display()}.")
+        self.found = found
+
+
+class NotJudged(NotFound):
+    def __init__(self) -> None:
+        super().__init__("This run gave no verdict on this response and criterion.")
+
+
+@transaction.atomic
+def resolve(
+    run: JudgeRun,
+    study_item: StudyItem,
+    criterion_version: CriterionVersion,
+    *,
+    kind: str,
+    note: str,
+    by: User,
+) -> TriageResolution:
+    """Resolve one disagreement of `run` on a (study item, criterion version) unit.
+
+    "ambiguous" opens the draft of the criterion's next version (prefilled with the version
+    the experts graded) and links it; "judge_error" keeps the note on the run's prompt version
+    (on the run when it has none) and needs a note; "experts_wrong" sends the unit to
+    adjudication. A unit is resolved once per run (AlreadyResolved)."""
+    note = note.strip()
+    if kind not in Kind.values:
+        raise ValidationError({"kind": "Choose how this disagreement is resolved."})
+    if kind == Kind.JUDGE_ERROR and not note:
+        raise ValidationError({"note": "Say what the judge got wrong: the note is for the prompt."})
+    judged = JudgeVerdict.objects.filter(
+        run=run, response_id=study_item.response_id, criterion_version=criterion_version
+    )
+    if not judged.exists():
+        raise NotJudged()
+    existing = TriageResolution.objects.filter(
+        run=run, response_id=study_item.response_id, criterion_version=criterion_version
+    ).first()
+    if existing is not None:
+        raise AlreadyResolved(existing)
+    resolution = TriageResolution(
+        run=run,
+        prompt_id=run.prompt_id,
+        response_id=study_item.response_id,
+        criterion_version=criterion_version,
+        kind=kind,
+        note=note,
+        by=by,
+    )
+    reason = note or f"Judge run {run} disagreed with the experts."
+    if kind == Kind.AMBIGUOUS:
+        resolution.draft = rubrics.open_draft_version(
+            criterion_version.criterion, by, reason=f"found ambiguous: {reason}"
+        )
+    elif kind == Kind.EXPERTS_WRONG:
+        adjudication.request_adjudication(
+            study_item, criterion_version.pk, reason=f"The experts may be wrong: {reason}", by=by
+        )
+    try:
+        with transaction.atomic():
+            resolution.save()
+    except IntegrityError:  # resolved by someone else between our read and write
+        raise AlreadyResolved(
+            TriageResolution.objects.get(
+                run=run, response_id=study_item.response_id, criterion_version=criterion_version
+            )
+        ) from None
+    audit.record_creation(resolution, ["kind", "note"], actor=by)
+    return resolution
+
+
+@dataclass(frozen=True)
+class ResolutionCounts:
+    """Resolutions of the chosen runs on a study's units: (label, counts in the order of
+    `kinds`) rows."""
+
+    by_criterion: list[tuple[str, list[int]]]
+    by_prompt: list[tuple[str, list[int]]]
+
+    @property
+    def kinds(self) -> list[str]:
+        return [label for _, label in Kind.choices]
+
+
+def _rows(counts: dict[str, Counter[str]]) -> list[tuple[str, list[int]]]:
+    return [
+        (label, [found[kind] for kind in Kind.values]) for label, found in sorted(counts.items())
+    ]
+
+
+def resolution_counts(study: Study, runs: Sequence[JudgeRun]) -> ResolutionCounts:
+    """How the chosen runs' disagreements on `study` were resolved, per criterion and per
+    prompt version (the run's label when it has no prompt version). One query."""
+    rows = (
+        TriageResolution.objects.filter(
+            run__in=[run.pk for run in runs],
+            response__in=StudyItem.objects.filter(study=study).values("response"),
+        )
+        .values(
+            "criterion_version__criterion__code",
+            "prompt__template__name",
+            "prompt__number",
+            "run__prompt_version",
+            "kind",
+        )
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    criteria: dict[str, Counter[str]] = {}
+    prompts: dict[str, Counter[str]] = {}
+    for row in rows:
+        if row["prompt__template__name"]:
+            prompt = f"{row['prompt__template__name']}@{row['prompt__number']}"
+        else:
+            prompt = row["run__prompt_version"] or "no prompt version"
+        code = row["criterion_version__criterion__code"]
+        criteria.setdefault(code, Counter())[row["kind"]] += row["n"]
+        prompts.setdefault(prompt, Counter())[row["kind"]] += row["n"]
+    return ResolutionCounts(_rows(criteria), _rows(prompts))

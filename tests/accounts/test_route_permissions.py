@@ -14,12 +14,12 @@ from accounts.models import ApiToken, User
 from accounts.roles import Role
 from audit import services as audit
 from audit.models import AuditEvent
-from judging.models import JudgeRun
 from taxonomy.models import Competency, ContextValue, ContextVariable, SubCompetency
 from tests.grading import factories as grading_factories
 from tests.interchange import db_helpers as import_job_factories
 from tests.rubrics import factories as rubric_factories
 from tests.taxonomy.factories import make_framework
+from tests.workbench.builders import disagreeing_run
 
 ALL = frozenset(Role)
 EDITORS = frozenset({Role.ADMIN, Role.MAINTAINER, Role.AUTHOR})
@@ -127,6 +127,8 @@ ROUTES: dict[str, Route] = {
     "interchange:export_grades_xlsx": Route("GET", MANAGERS),
     "interchange:export_scores_csv": Route("GET", MANAGERS),
     "workbench:compare": Route("GET", MANAGERS),
+    "workbench:triage": Route("GET", MANAGERS),
+    "workbench:triage_resolve": Route("POST", MANAGERS),
 }
 
 
@@ -162,8 +164,8 @@ def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
     grading = GRADING_PARAMS & set(pattern.pattern.converters)
     if grading:  # the user's own assignment: another's would rightly be a 404
         kwargs = grading_factories.route_kwargs(grading, user, make_user)
-        if "run_id" in pattern.pattern.converters:
-            kwargs["run_id"] = JudgeRun.objects.create(judge_model="a judge").pk
+        if "run_id" in pattern.pattern.converters:  # a run that disagrees with the grades
+            kwargs["run_id"] = disagreeing_run(kwargs["study_id"]).pk
         return reverse(name, kwargs=kwargs)
     framework = make_framework()
     sub = SubCompetency.objects.get(code="01b")

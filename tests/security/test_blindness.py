@@ -111,6 +111,12 @@ PAGES = [
     ("get", "rubrics:task_list", ()),
     ("get", "agreement:index", ()),
     ("get", "workbench:compare", ("study_id",)),
+    ("get", "workbench:triage", ("study_id", "run_id")),
+    (
+        "post",
+        "workbench:triage_resolve",
+        ("study_id", "run_id", "study_item_id", "criterion_version_id"),
+    ),
 ]
 
 

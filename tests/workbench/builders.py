@@ -1,10 +1,11 @@
 """A graded demo study and two judge runs on it, for the workbench's pages."""
 
 from grading import services as grading
-from grading.models import Study, Verdict
+from grading.models import Assignment, Study, Verdict
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Response
 from tests.factories import demo_benchmark_and_graders
+from tests.grading.factories import complete, rubric_of
 
 DISSENTER = 2  # the third expert fails every universal criterion; the majority passes all
 
@@ -33,7 +34,7 @@ def graded_demo_study(responses: int = 8) -> Study:
                     assignment,
                     line.version.pk,
                     verdict=Verdict.FAIL if fails else Verdict.PASS,
-                    rationale=f"expert {grader.username} explains",
+                    rationale=f"reason number {index}",
                     by=grader,
                 )
             for item in study.likert_items.all():
@@ -42,19 +43,45 @@ def graded_demo_study(responses: int = 8) -> Study:
     return study
 
 
-def judge_run(study: Study, prompt: str, *, fails_universal: bool) -> JudgeRun:
-    """A run that passes every unit, or fails the universal ones (against the majority)."""
+def judge_run(
+    study: Study, prompt: str, *, fails_universal: bool, fails_code: str = ""
+) -> JudgeRun:
+    """A run that passes every unit, or fails the universal ones (against the majority), or
+    fails the criterion `fails_code` (which every expert passed)."""
     run = JudgeRun.objects.create(judge_model="judge-m", prompt_version=prompt)
     JudgeVerdict.objects.bulk_create(
         JudgeVerdict(
             run=run,
             response=item.response,
             criterion_version=line.version,
-            verdict=not (fails_universal and line.layer == "universal"),
+            verdict=not (
+                (fails_universal and line.layer == "universal")
+                or line.version.criterion.code == fails_code
+            ),
             rationale=f"judge {prompt} reasons about {line.version.criterion.code}",
         )
         for item in study.items.select_related("response", "rubric_version")
         for line in item.rubric_version.effective_rubric()
         if line.applicable
+    )
+    return run
+
+
+def disagreeing_run(study_id: int) -> JudgeRun:
+    """For the route walk: the study's first assignment submitted with every criterion passed,
+    and a run that fails every one of them, so each is in the run's triage queue."""
+    assignment = Assignment.objects.filter(study_item__study_id=study_id).order_by("pk").first()
+    assert assignment is not None
+    complete(assignment, assignment.annotator)
+    grading.submit(assignment, by=assignment.annotator)
+    run = JudgeRun.objects.create(judge_model="a judge")
+    JudgeVerdict.objects.bulk_create(
+        JudgeVerdict(
+            run=run,
+            response=assignment.study_item.response,
+            criterion_version=version,
+            verdict=False,
+        )
+        for version in rubric_of(assignment)
     )
     return run

@@ -52,7 +52,7 @@ def test_the_page_shows_the_sentence_and_every_figure(
     client = client_as(Role.MAINTAINER)
     url = reverse("workbench:compare", args=[study.pk])
     run_comparison(study, runs)  # computed once; the page reads the cache
-    with django_assert_max_num_queries(14):
+    with django_assert_max_num_queries(16):
         response = client.get(url, {"run": [r.pk for r in runs]})
     body = response.content.decode()
     assert response.status_code == 200
@@ -67,9 +67,10 @@ def test_the_page_computes_a_comparison_it_has_not_seen_in_bounded_queries(
 ):
     client = client_as(Role.MAINTAINER)
     url = reverse("workbench:compare", args=[study.pk])
-    # session, user, two permissions, study, runs, settings twice, two verdict states, two
-    # study states, cache read and write (3), ratings (4), items and verdicts, gold, families
-    with django_assert_max_num_queries(26):
+    # session, user, two permissions, study, runs, settings twice, two verdict states, gold
+    # state, two study states, cache read and write (3), ratings (4), items and verdicts,
+    # gold, families, resolutions
+    with django_assert_max_num_queries(28):
         response = client.get(url, {"run": [r.pk for r in runs]})
     assert response.status_code == 200
 

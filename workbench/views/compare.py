@@ -16,6 +16,7 @@ from agreement.services import run_comparison
 from grading.models import Study
 from l2annot.htmx import render_page
 from workbench.forms import CompareForm
+from workbench.services import resolution_counts
 
 PAGE = "workbench/compare.html"
 
@@ -37,13 +38,18 @@ def criterion_rows(comparison: RunComparison) -> list[CriterionRows]:
 def compare(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     form = CompareForm(request.GET or None, runs=judge_runs_for(study))
-    comparison = run_comparison(study, form.cleaned_data["run"]) if form.is_valid() else None
+    comparison = resolutions = None
+    if form.is_valid():
+        comparison = run_comparison(study, form.cleaned_data["run"])
+        resolutions = resolution_counts(study, form.cleaned_data["run"])
     context = {
         "study": study,
         "form": form,
         "settings": AnalysisSettings.for_study(study),
         "comparison": comparison,
         "criteria": criterion_rows(comparison) if comparison else [],
+        "resolutions": resolutions,
+        "runs": form.cleaned_data["run"] if comparison else [],
     }
     status = 422 if form.is_bound and not form.is_valid() else 200
     return render_page(request, PAGE, context, fragment="results", status=status)

@@ -1,0 +1,151 @@
+"""The triage queue: the units where one judge run disagrees with the experts of a study, most
+important first, each with what a maintainer needs to resolve it. Maintainers only."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.paginator import Page, Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from accounts.permissions import AuthenticatedHttpRequest, require
+from accounts.roles import Action
+from agreement.analysis.triage import TriageUnit
+from agreement.data import UnitDetail, judge_runs_for, load_unit_details
+from agreement.services import Triage, triage
+from audit.errors import Conflict
+from grading.models import Study, StudyItem
+from judging.models import JudgeRun, TriageResolution
+from l2annot.errors import message_of, status_for
+from l2annot.htmx import render_page, respond
+from rubrics.models import CriterionVersion
+from workbench import services
+from workbench.forms import ResolveForm
+
+PAGE = "workbench/triage.html"
+PER_PAGE = 20
+
+
+@dataclass
+class Card:
+    """One unit of the queue as the page shows it."""
+
+    unit: TriageUnit
+    detail: UnitDetail
+    context: tuple[tuple[str, str], ...]
+    resolution: TriageResolution | None
+    form: ResolveForm
+    error: str = ""
+
+    @property
+    def anchor(self) -> str:
+        return f"unit-{self.detail.study_item.pk}-{self.detail.criterion_version.pk}"
+
+
+def _study_and_run(study_id: int, run_id: int) -> tuple[Study, JudgeRun]:
+    study = get_object_or_404(Study, pk=study_id)
+    run = next((run for run in judge_runs_for(study) if run.pk == run_id), None)
+    if run is None:
+        raise Http404("This run judged none of this study's responses.")
+    return study, run
+
+
+def _cards(study: Study, run: JudgeRun, found: Triage, units: list[TriageUnit]) -> list[Card]:
+    details = load_unit_details(study, run, [found.pair(unit) for unit in units])
+    resolutions = {
+        (r.response_id, r.criterion_version_id): r
+        for r in TriageResolution.objects.filter(
+            run=run,
+            response_id__in=[d.study_item.response_id for d in details],
+            criterion_version_id__in=[d.criterion_version.pk for d in details],
+        ).select_related("draft")
+    }
+    return [
+        Card(
+            unit=unit,
+            detail=detail,
+            context=found.items[unit.item].context,
+            resolution=resolutions.get(
+                (detail.study_item.response_id, detail.criterion_version.pk)
+            ),
+            form=ResolveForm(),
+        )
+        for unit, detail in zip(units, details, strict=True)
+    ]
+
+
+def _page(request: AuthenticatedHttpRequest, found: Triage) -> Page[TriageUnit]:
+    return Paginator(found.units, PER_PAGE).get_page(request.GET.get("page"))
+
+
+@require(Action.MANAGE_STUDIES)
+def queue(request: AuthenticatedHttpRequest, study_id: int, run_id: int) -> HttpResponse:
+    study, run = _study_and_run(study_id, run_id)
+    found = triage(study, run)
+    page = _page(request, found)
+    context = {
+        "study": study,
+        "run": run,
+        "triage": found,
+        "page": page,
+        "cards": _cards(study, run, found, list(page.object_list)),
+        "resolved": TriageResolution.objects.filter(run=run).count(),
+    }
+    return render_page(request, PAGE, context, fragment="queue")
+
+
+@require(Action.MANAGE_STUDIES)
+@require_POST
+def resolve(
+    request: AuthenticatedHttpRequest,
+    study_id: int,
+    run_id: int,
+    study_item_id: int,
+    criterion_version_id: int,
+) -> HttpResponse:
+    study, run = _study_and_run(study_id, run_id)
+    item = get_object_or_404(StudyItem, pk=study_item_id, study=study)
+    version = get_object_or_404(CriterionVersion, pk=criterion_version_id)
+    found = triage(study, run)
+    unit = next((u for u in found.units if found.pair(u) == (item.pk, version.pk)), None)
+    if unit is None:
+        raise Http404("This run does not disagree with the experts on this unit.")
+    form = ResolveForm(request.POST)
+    status, error = 422, ""
+    if form.is_valid():
+        try:
+            services.resolve(
+                run,
+                item,
+                version,
+                kind=form.cleaned_data["kind"],
+                note=form.cleaned_data["note"],
+                by=request.user,
+            )
+            status = 200
+        except Conflict as refused:  # resolved meanwhile, or the criterion's task is locked
+            status, error = status_for(refused), message_of(refused)
+        except ValidationError as refused:
+            form.add_error(None, refused)
+    card = _cards(study, run, found, [unit])[0]
+    if status != 200:
+        card.form, card.error = form, error
+    queue_url = reverse("workbench:triage", args=[study.pk, run.pk])
+    context: dict[str, Any] = {"study": study, "run": run, "card": card}
+    return respond(
+        request,
+        PAGE,
+        context,
+        fragment="card",
+        done_url=f"{queue_url}#{card.anchor}",
+        status=status,
+        page_context=lambda: {
+            "triage": found,
+            "page": _page(request, found),
+            "cards": [card],
+            "resolved": TriageResolution.objects.filter(run=run).count(),
+        },
+    )
