@@ -44,6 +44,7 @@ from grading.models import (
     StudyQuerySet,
     Verdict,
 )
+from rubrics.models import PublishedResource, TaskResource
 from rubrics.models import Response as ModelResponse
 from taxonomy.models import Framework
 
@@ -53,17 +54,39 @@ def manages_studies(user: Any) -> bool:
 
 
 # ----- assignments ---------------------------------------------------------------------------
-class BlindResponseSerializer(serializers.ModelSerializer):
-    """A response as its grader sees it: the task and the answer, never the model."""
+class BlindResponseSerializer(serializers.Serializer):
+    """A response as its grader sees it, from its study item: the task as published in the
+    rubric version it is graded against (an author's later draft is not shown) and the answer,
+    never the model."""
 
-    task_key = serializers.CharField(source="task.key")
-    instruction = serializers.CharField(source="task.instruction")
-    turns = TurnSerializer(many=True)
+    task_key = serializers.CharField(source="response.task.key", read_only=True)
+    instruction = serializers.CharField(source="rubric_version.instruction", read_only=True)
+    kind = serializers.ChoiceField(
+        source="response.kind", choices=ModelResponse.Kind.choices, read_only=True
+    )
+    text = serializers.CharField(source="response.text", read_only=True)
+    turns = TurnSerializer(source="response.turns", many=True, read_only=True)
 
-    class Meta:
-        model = ModelResponse
-        fields = ["task_key", "instruction", "kind", "text", "turns"]
-        read_only_fields = fields
+
+class PublishedContextSerializer(serializers.Serializer):
+    """One context value of the task as published."""
+
+    variable = serializers.CharField(source="variable.key", read_only=True)
+    variable_label = serializers.CharField(source="variable.label", read_only=True)
+    value = serializers.CharField(source="display_value", read_only=True)
+
+
+class PublishedResourceSerializer(serializers.Serializer):
+    """One resource of the task as published: a markdown text, or a file (its name; the grading
+    page offers it for download)."""
+
+    title = serializers.CharField(read_only=True)
+    kind = serializers.ChoiceField(choices=TaskResource.Kind.choices, read_only=True)
+    text = serializers.CharField(read_only=True)
+    file_name = serializers.SerializerMethodField()
+
+    def get_file_name(self, resource: PublishedResource) -> str:
+        return (resource.file.name or "").rsplit("/", 1)[-1]
 
 
 class GradedLineSerializer(serializers.Serializer):
@@ -84,7 +107,7 @@ class GradedLineSerializer(serializers.Serializer):
 class AssignmentSerializer(serializers.ModelSerializer):
     study = serializers.IntegerField(source="study_item.study_id")
     annotator = serializers.CharField(source="annotator.username")
-    response = BlindResponseSerializer(source="study_item.response")
+    response = BlindResponseSerializer(source="study_item")
 
     class Meta:
         model = Assignment
@@ -123,11 +146,17 @@ def ratings_of(assignment: Assignment) -> list[dict[str, Any]]:
 
 
 class AssignmentDetailSerializer(AssignmentSerializer):
+    context_values = PublishedContextSerializer(
+        source="study_item.rubric_version.context_values", many=True, read_only=True
+    )
+    resources = PublishedResourceSerializer(
+        source="study_item.rubric_version.resources", many=True, read_only=True
+    )
     rubric = serializers.SerializerMethodField()
     ratings = serializers.SerializerMethodField()
 
     class Meta(AssignmentSerializer.Meta):
-        fields = [*AssignmentSerializer.Meta.fields, "rubric", "ratings"]
+        fields = [*AssignmentSerializer.Meta.fields, "context_values", "resources", "rubric", "ratings"]
         read_only_fields = fields
 
     @extend_schema_field(GradedLineSerializer(many=True))
@@ -160,7 +189,14 @@ class AssignmentViewSet(ReadOnlyViewSet):
 
     def visible(self, queryset: QuerySet) -> QuerySet:
         user = self.request.user
-        return queryset if manages_studies(user) else queryset.filter(annotator=user)
+        mine = queryset if manages_studies(user) else queryset.filter(annotator=user)
+        if self.action == "list":
+            return mine
+        return mine.prefetch_related(  # what AssignmentDetailSerializer adds
+            "study_item__rubric_version__context_values__variable",
+            "study_item__rubric_version__context_values__value",
+            "study_item__rubric_version__resources",
+        )
 
     def get_serializer_class(self) -> type[serializers.Serializer]:
         return AssignmentSerializer if self.action == "list" else AssignmentDetailSerializer

@@ -66,6 +66,8 @@ from judging.models import JudgeRating, JudgeVerdict
 from rubrics.models import (
     Criterion,
     CriterionVersion,
+    PublishedContextValue,
+    PublishedResource,
     Response,
     RubricItem,
     RubricVersion,
@@ -128,6 +130,8 @@ def study_querysets(study: Study) -> list[models.QuerySet[Any]]:
         ScalePoint.objects.filter(version__criterion__in=criteria),
         RubricVersion.objects.filter(study_items__study=study).distinct(),
         RubricItem.objects.filter(rubric_version__study_items__study=study).distinct(),
+        PublishedResource.objects.filter(rubric_version__study_items__study=study).distinct(),
+        PublishedContextValue.objects.filter(rubric_version__study_items__study=study).distinct(),
         responses,
         Turn.objects.filter(response__in=responses),
         JudgeVerdict.objects.filter(response__in=responses),
@@ -225,7 +229,8 @@ def _resource_files(records: list[dict[str, Any]]) -> list[str]:
         {
             record["fields"]["file"]
             for record in records
-            if record["model"] == "rubrics.taskresource" and record["fields"].get("file")
+            if record["model"] in ("rubrics.taskresource", "rubrics.publishedresource")
+            and record["fields"].get("file")
         }
     )
 

@@ -36,7 +36,13 @@ from interchange.formats.offline_workbook import (
     write_grading_workbook,
 )
 from interchange.formats.problems import Problem
-from rubrics.models import CriterionVersion, Response, RubricItem, TaskResource
+from rubrics.models import (
+    CriterionVersion,
+    PublishedResource,
+    Response,
+    RubricItem,
+    TaskResource,
+)
 
 # The signing key is derived from SECRET_KEY for this one purpose, so a workbook signature can
 # never be replayed as another signed value of the app; rotating SECRET_KEY voids old workbooks.
@@ -70,11 +76,11 @@ def annotator_assignments(
         .prefetch_related(
             Prefetch("study_item__rubric_version__items", queryset=items),
             "study_item__response__turns",
-            "study_item__response__task__context_values__variable",
-            "study_item__response__task__context_values__value",
+            "study_item__rubric_version__context_values__variable",
+            "study_item__rubric_version__context_values__value",
             Prefetch(
-                "study_item__response__task__resources",
-                queryset=TaskResource.objects.order_by("order", "pk"),
+                "study_item__rubric_version__resources",
+                queryset=PublishedResource.objects.order_by("order", "pk"),
             ),
             "grades",
             "likert_ratings",
@@ -157,14 +163,13 @@ def _guidance(version: CriterionVersion) -> str:
 
 def _task_text(assignment: Assignment) -> str:
     rubric = assignment.study_item.rubric_version  # the task as published for this study
-    task = assignment.study_item.response.task
     parts = [rubric.instruction.strip()]
     if rubric.system_prompt.strip():
         parts.append(f"System prompt:\n{rubric.system_prompt.strip()}")
-    context = [f"{v.variable}: {v.display_value}" for v in task.context_values.all()]
+    context = [f"{v.variable}: {v.display_value}" for v in rubric.context_values.all()]
     if context:
         parts.append("Context:\n" + "\n".join(context))
-    for resource in task.resources.all():
+    for resource in rubric.resources.all():
         if resource.kind == TaskResource.Kind.MARKDOWN:
             parts.append(f"Resource “{resource.title}”:\n{resource.text.strip()}")
         else:

@@ -4,19 +4,21 @@ A reviewer's approval (rubrics.services.approve) publishes one task; an import p
 task its file marks as published; test builders publish the tasks they make. All of them call
 `publish`, so a published rubric is the same rows whichever way it came: the task's text and its
 effective rubric (Task.effective_rubrics) as the task's next RubricVersion, a RubricItem per line
-in rubric order, every criterion version it uses frozen, the task marked published with its
-history, and the approval kept as a Review. Writes are bulk, so a thousand tasks cost about what
+in rubric order, a copy of each context value and resource (what graders are shown, whatever the
+author edits afterwards), every criterion version it uses frozen, the task marked published with
+its history, and the approval kept as a Review. Writes are bulk, so a thousand tasks cost about what
 one does. Callers check permissions and workflow state first.
 
 The way back is here too: `reopen` makes an edited published task the draft of its next rubric
 version, for the single-edit services and their bulk variants alike.
 """
 
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from audit import services as audit
@@ -24,16 +26,66 @@ from audit.models import AuditEvent
 from rubrics.models import (
     CriterionVersion,
     EffectiveCriterion,
+    PublishedContextValue,
+    PublishedResource,
     Review,
     RubricItem,
     RubricVersion,
     Task,
+    TaskContextValue,
+    TaskResource,
 )
 
 BATCH = 500
 
 # (criterion version id, layer, applicable, reason): one line of a rubric, comparable.
 Line = tuple[int, str, bool, str]
+# What a task shows beside its text, comparable: its resources (title, kind, text, stored file
+# name) in order, and its context values (variable, listed value, text, number) by variable.
+Resource = tuple[str, str, str, str]
+Context = tuple[int, int | None, str, str]
+Material = tuple[list[Resource], list[Context]]
+
+
+def _resource(item: TaskResource | PublishedResource) -> Resource:
+    return (item.title, item.kind, item.text, item.file.name or "")
+
+
+def _context(item: TaskContextValue | PublishedContextValue) -> Context:
+    number = "" if item.number is None else format(item.number.normalize(), "f")
+    return (item.variable_id, item.value_id, item.text, number)
+
+
+def _materials(
+    resources: "QuerySet[TaskResource] | QuerySet[PublishedResource]",
+    values: "QuerySet[TaskContextValue] | QuerySet[PublishedContextValue]",
+    owner: str,
+) -> dict[int, Material]:
+    """Resources and context values by owner id (`task_id` or `rubric_version_id`). Two queries."""
+    found: dict[int, Material] = defaultdict(lambda: ([], []))
+    for resource in resources.order_by(owner, "order", "pk"):
+        found[getattr(resource, owner)][0].append(_resource(resource))
+    for value in values.order_by(owner, "variable_id"):
+        found[getattr(value, owner)][1].append(_context(value))
+    return found
+
+
+def task_materials(tasks: Sequence[Task]) -> dict[int, Material]:
+    ids = [task.pk for task in tasks]
+    return _materials(
+        TaskResource.objects.filter(task__in=ids),
+        TaskContextValue.objects.filter(task__in=ids),
+        "task_id",
+    )
+
+
+def published_materials(versions: Sequence[RubricVersion]) -> dict[int, Material]:
+    ids = [version.pk for version in versions]
+    return _materials(
+        PublishedResource.objects.filter(rubric_version__in=ids),
+        PublishedContextValue.objects.filter(rubric_version__in=ids),
+        "rubric_version_id",
+    )
 
 
 def line_of(criterion: EffectiveCriterion) -> Line:
@@ -61,11 +113,23 @@ def _latest_versions(tasks: Sequence[Task]) -> dict[int, RubricVersion]:
     return latest
 
 
-def _is_current(task: Task, rubric: list[Line], version: RubricVersion, lines: list[Line]) -> bool:
+def _is_current(
+    task: Task,
+    rubric: list[Line],
+    material: Material,
+    version: RubricVersion,
+    lines: list[Line],
+    published_material: Material,
+) -> bool:
     """True when `task` is published and `version` already says what publishing it would."""
     texts = (task.instruction, task.system_prompt, task.reference_answer)
     published = (version.instruction, version.system_prompt, version.reference_answer)
-    return task.status == Task.Status.PUBLISHED and texts == published and lines == rubric
+    return (
+        task.status == Task.Status.PUBLISHED
+        and texts == published
+        and lines == rubric
+        and material == published_material
+    )
 
 
 @transaction.atomic
@@ -84,15 +148,24 @@ def publish(
     # Lock the versions being frozen, so an in-place edit of a draft cannot slip in between.
     used = {line[0] for rubric in rubrics.values() for line in rubric}
     list(CriterionVersion.objects.select_for_update().filter(pk__in=used).values_list("pk"))
+    materials = task_materials(tasks)
     if skip_current:
         latest = _latest_versions(tasks)
         lines = published_lines(list(latest.values()))
+        frozen_materials = published_materials(list(latest.values()))
         numbers = {task_id: version.number for task_id, version in latest.items()}
         tasks = [
             task
             for task in tasks
             if task.pk not in latest
-            or not _is_current(task, rubrics[task.pk], latest[task.pk], lines[latest[task.pk].pk])
+            or not _is_current(
+                task,
+                rubrics[task.pk],
+                materials[task.pk],
+                latest[task.pk],
+                lines[latest[task.pk].pk],
+                frozen_materials[latest[task.pk].pk],
+            )
         ]
     else:
         found = RubricVersion.objects.filter(task__in=[task.pk for task in tasks])
@@ -128,6 +201,7 @@ def publish(
         ),
         batch_size=BATCH,
     )
+    _copy_materials(published)
     frozen = {line[0] for version in published for line in rubrics[version.task_id]}
     CriterionVersion.objects.filter(pk__in=frozen, frozen=False).update(frozen=True)
     _mark_published(published, by, comment)
@@ -165,6 +239,49 @@ def reopen(tasks: Sequence[Task], by: Any, comment: str = REOPENED) -> list[Task
     Task.objects.bulk_update(reopened, ["status", "updated_at"], batch_size=BATCH)
     audit.record_many(events)
     return reopened
+
+
+def _copy_materials(published: list[RubricVersion]) -> None:
+    """Copy each task's resources and context values onto the version that publishes it."""
+    by_task = {version.task_id: version for version in published}
+    resources = TaskResource.objects.filter(task__in=list(by_task)).order_by("task", "order", "pk")
+    PublishedResource.objects.bulk_create(
+        (
+            PublishedResource(
+                rubric_version=by_task[resource.task_id],
+                order=position,
+                title=resource.title,
+                kind=resource.kind,
+                text=resource.text,
+                file=resource.file.name or "",
+            )
+            for position, resource in _numbered(resources)
+        ),
+        batch_size=BATCH,
+    )
+    values = TaskContextValue.objects.filter(task__in=list(by_task))
+    PublishedContextValue.objects.bulk_create(
+        (
+            PublishedContextValue(
+                rubric_version=by_task[value.task_id],
+                variable_id=value.variable_id,
+                value_id=value.value_id,
+                text=value.text,
+                number=value.number,
+            )
+            for value in values
+        ),
+        batch_size=BATCH,
+    )
+
+
+def _numbered(resources: Iterable[TaskResource]) -> Iterator[tuple[int, TaskResource]]:
+    """Each resource with its position (1, 2, ...) among its task's, in the order given."""
+    task_id, position = None, 0
+    for resource in resources:
+        position = position + 1 if resource.task_id == task_id else 1
+        task_id = resource.task_id
+        yield position, resource
 
 
 def _mark_published(published: list[RubricVersion], by: Any, comment: str) -> None:

@@ -116,8 +116,9 @@ def _page_context(
         "study": item.study,
         "rubric_version": item.rubric_version,
         "task": task,
-        "resources": task.resources.all(),
-        "context_values": task.context_values.select_related("variable", "value"),
+        # As published: an author's later edits reach graders once published again.
+        "resources": item.rubric_version.resources.all(),
+        "context_values": item.rubric_version.context_values.select_related("variable", "value"),
         "response": response,
         "lines": _lines(assignment),
         "likert": _likert(assignment),

@@ -5,7 +5,7 @@ from django.shortcuts import get_object_or_404
 from accounts.permissions import require
 from accounts.roles import Action
 from grading.models import Assignment
-from rubrics.models import TaskResource
+from rubrics.models import PublishedResource
 from rubrics.views.resources import file_response
 
 
@@ -13,14 +13,13 @@ from rubrics.views.resources import file_response
 def assignment_resource(
     request: HttpRequest, assignment_id: int, resource_id: int
 ) -> HttpResponseBase:
-    """A resource of the task an annotator is grading: their own assignment only."""
+    """A resource of the task an annotator is grading, as published in the rubric version they
+    grade against: their own assignment only."""
     assignment = get_object_or_404(
-        Assignment.objects.select_related("study_item__response"),
-        pk=assignment_id,
-        annotator=request.user,
+        Assignment.objects.select_related("study_item"), pk=assignment_id, annotator=request.user
     )
-    resource = TaskResource.objects.filter(
-        pk=resource_id, task_id=assignment.study_item.response.task_id
+    resource = PublishedResource.objects.filter(
+        pk=resource_id, rubric_version_id=assignment.study_item.rubric_version_id
     ).first()
     if resource is None:
         raise Http404("No such resource for this task.")

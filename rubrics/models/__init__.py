@@ -7,7 +7,12 @@ from rubrics.models.criteria import (
     ScalePoint,
 )
 from rubrics.models.responses import Response, Turn
-from rubrics.models.rubric import RubricItem, RubricVersion
+from rubrics.models.rubric import (
+    PublishedContextValue,
+    PublishedResource,
+    RubricItem,
+    RubricVersion,
+)
 from rubrics.models.tasks import (
     Review,
     Task,
@@ -22,6 +27,8 @@ __all__ = [
     "CriterionVersion",
     "EffectiveCriterion",
     "Layer",
+    "PublishedContextValue",
+    "PublishedResource",
     "Response",
     "Review",
     "RubricItem",

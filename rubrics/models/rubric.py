@@ -5,13 +5,16 @@ from django.db import models
 from django.db.models import Q
 
 from rubrics.models.criteria import CriterionVersion, EffectiveCriterion, Layer
-from rubrics.models.tasks import Task
+from rubrics.models.tasks import Task, TaskResource, context_display
+from taxonomy.models import ContextValue, ContextVariable
 
 
 class RubricVersion(models.Model):
-    """One task's rubric as approved: the task's text and the exact criterion versions.
+    """One task's rubric as approved: the task's text, context values and resources
+    (PublishedContextValue, PublishedResource) and the exact criterion versions (RubricItem).
 
-    Nothing here changes after publication; later edits make the next version."""
+    Nothing here changes after publication; later edits make the next version. Graders see only
+    this: a draft edit of the task reaches them once it is published again."""
 
     task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="rubric_versions")
     number = models.PositiveIntegerField()
@@ -79,3 +82,54 @@ class RubricItem(models.Model):
             applicable=self.applicable,
             na_reason=self.na_reason,
         )
+
+
+class PublishedResource(models.Model):
+    """A resource of the task as it was published with `rubric_version`. A file resource names
+    the same stored file as the task's resource did: uploads are never overwritten in place
+    (each gets its own name) and deleting a resource leaves its file, so the published copy
+    keeps its bytes whatever the author does to the draft."""
+
+    rubric_version = models.ForeignKey(
+        RubricVersion, on_delete=models.CASCADE, related_name="resources"
+    )
+    order = models.PositiveIntegerField()
+    title = models.CharField(max_length=200)
+    kind = models.CharField(max_length=16, choices=TaskResource.Kind.choices)
+    text = models.TextField(blank=True)
+    file = models.FileField(upload_to="task_resources/%Y/", blank=True)
+
+    class Meta:
+        ordering = ["rubric_version", "order", "pk"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class PublishedContextValue(models.Model):
+    """A context value of the task as it was published with `rubric_version`."""
+
+    rubric_version = models.ForeignKey(
+        RubricVersion, on_delete=models.CASCADE, related_name="context_values"
+    )
+    variable = models.ForeignKey(ContextVariable, on_delete=models.PROTECT, related_name="+")
+    value = models.ForeignKey(
+        ContextValue, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    text = models.TextField(blank=True)
+    number = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
+
+    class Meta:
+        ordering = ["rubric_version", "variable__order", "variable__key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rubric_version", "variable"], name="published_context_value_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.variable}: {self.display_value}"
+
+    @property
+    def display_value(self) -> str:
+        return context_display(self)

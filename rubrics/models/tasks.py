@@ -3,6 +3,7 @@
 from collections import defaultdict
 from collections.abc import Sequence
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -20,6 +21,9 @@ from rubrics.models.criteria import (
     Layer,
 )
 from taxonomy.models import ContextValue, ContextVariable, Framework, SubCompetency
+
+if TYPE_CHECKING:
+    from rubrics.models.rubric import PublishedContextValue
 
 
 class Task(models.Model):
@@ -219,6 +223,15 @@ class TaskResource(models.Model):
             raise ValidationError({"file": "A file resource needs a file."})
 
 
+def context_display(item: "TaskContextValue | PublishedContextValue") -> str:
+    """A context value as people read it: the listed value's label, the number, or the text."""
+    if item.value_id is not None:
+        return str(item.value)
+    if item.number is not None:
+        return format(item.number.normalize(), "f")
+    return item.text
+
+
 class TaskContextValue(models.Model):
     """The value of one context variable for one task: a listed value, a text or a number,
     according to the variable's kind."""
@@ -254,11 +267,7 @@ class TaskContextValue(models.Model):
 
     @property
     def display_value(self) -> str:
-        if self.value_id is not None:
-            return str(self.value)
-        if self.number is not None:
-            return format(self.number.normalize(), "f")
-        return self.text
+        return context_display(self)
 
     def set_value(self, value: ContextValue | Decimal | str) -> None:
         """Store a value parsed by ContextVariable.parse_value in the column its type takes."""

@@ -8,10 +8,10 @@ from django.utils.text import slugify
 
 from accounts.permissions import require
 from accounts.roles import Action
-from rubrics.models import TaskResource
+from rubrics.models import PublishedResource, TaskResource
 
 
-def file_response(resource: TaskResource) -> HttpResponseBase:
+def file_response(resource: TaskResource | PublishedResource) -> HttpResponseBase:
     """The resource as a download: its uploaded file, or its markdown text as a .md file."""
     if resource.kind != TaskResource.Kind.FILE:
         response = HttpResponse(resource.text, content_type="text/markdown; charset=utf-8")

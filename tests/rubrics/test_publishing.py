@@ -5,7 +5,8 @@ import pytest
 
 from audit.models import AuditEvent
 from rubrics import publishing, services
-from rubrics.models import Review, RubricVersion, Task
+from rubrics.models import Review, RubricVersion, Task, TaskContextValue, TaskResource
+from taxonomy.models import ContextVariable
 
 pytestmark = pytest.mark.django_db
 
@@ -68,6 +69,26 @@ def test_a_current_rubric_is_not_published_again_unless_asked(published, maintai
     assert publishing.publish([task], maintainer, skip_current=True) == []
     (again,) = publishing.publish([task], maintainer)
     assert again.number == published.number + 1
+
+
+def test_a_version_keeps_the_resources_and_context_values_it_was_published_with(
+    published, maintainer
+):
+    task = Task.objects.get(pk=published.task_id)
+    level = ContextVariable.objects.get(framework=task.framework, key="cefr_level")
+    # As an import rewrites them: the rows change, the task stays published.
+    TaskResource.objects.create(task=task, title="Reading", text="A short text.", order=1)
+    TaskContextValue.objects.create(task=task, variable=level, value=level.values.first())
+    (again,) = publishing.publish([task], maintainer, skip_current=True)
+    assert [(r.title, r.text) for r in again.resources.all()] == [("Reading", "A short text.")]
+    assert [v.value_id for v in again.context_values.all()] == [level.values.first().pk]
+    assert not published.resources.exists() and not published.context_values.exists()
+    assert publishing.publish([task], maintainer, skip_current=True) == []
+
+    TaskResource.objects.filter(task=task).update(text="Another text.")
+    (third,) = publishing.publish([task], maintainer, skip_current=True)
+    assert [r.text for r in third.resources.all()] == ["Another text."]
+    assert [r.text for r in again.resources.all()] == ["A short text."]
 
 
 def test_publishing_many_tasks_costs_the_queries_of_one(
