@@ -1,5 +1,6 @@
 """Small published tasks, responses and studies for grading tests (generated, not L2-Bench data)."""
 
+from collections.abc import Sequence
 from itertools import count
 
 from accounts.models import User
@@ -26,9 +27,13 @@ def framework() -> Framework:
 
 
 def published_task(
-    fw: Framework | None = None, criteria: int = 3, language: str = "English"
+    fw: Framework | None = None,
+    criteria: int = 3,
+    language: str = "English",
+    resources: Sequence[str] = (),
 ) -> Task:
-    """A task with `criteria` task criteria (the last one a penalty) and rubric version 1."""
+    """A task with `criteria` task criteria (the last one a penalty), a markdown resource of
+    each title in `resources`, and rubric version 1."""
     fw = fw or framework()
     sub = SubCompetency.objects.filter(competency__framework=fw).first()
     key = f"t{next(_serial)}"
@@ -50,6 +55,8 @@ def published_task(
             passes=f"Guidance: what passes {key}-{n:02d}.",
             weight=-2 if n == criteria else 3,
         )
+    for title in resources:
+        rubric_services.add_resource(task, title, None, text=f"Read this ({title}).")
     publishing.publish([task], None)
     return task
 
@@ -66,8 +73,14 @@ def response(task: Task, model: str = "secret-model-x", turns: int = 0) -> Respo
     )
 
 
-def study(annotators: list[User], responses: int = 2, overlap: int = 2, **options: object) -> Study:
-    answers = [response(published_task()) for _ in range(responses)]
+def study(
+    annotators: list[User],
+    responses: int = 2,
+    overlap: int = 2,
+    resources: Sequence[str] = (),
+    **options: object,
+) -> Study:
+    answers = [response(published_task(resources=resources)) for _ in range(responses)]
     return services.create_study(
         name=f"Study {next(_serial)}",
         framework=framework(),
@@ -93,7 +106,7 @@ def complete(assignment, by: User, verdict: str = "pass") -> None:  # type: igno
 def route_kwargs(params: set[str], user: User | None, make_user) -> dict[str, int]:  # type: ignore[no-untyped-def]
     """URL arguments for the route-by-role walk: `user`'s own assignment in a new study."""
     grader = user or make_user(Role.ANNOTATOR)
-    new = study([grader], responses=1, overlap=1)
+    new = study([grader], responses=1, overlap=1, resources=["Handout"])
     services.assign_study(new)
     assignment = new.items.get().assignments.get()
     values = {
@@ -102,9 +115,7 @@ def route_kwargs(params: set[str], user: User | None, make_user) -> dict[str, in
         "assignment_id": assignment.pk,
         "criterion_version_id": rubric_of(assignment)[0].pk,
         "likert_item_id": new.likert_items.first().pk,
-        "resource_id": rubric_services.add_resource(
-            assignment.study_item.response.task, "Handout", None, text="Read this."
-        ).pk,
+        "resource_id": assignment.study_item.rubric_version.resources.get().pk,
     }
     return {name: values[name] for name in params}
 

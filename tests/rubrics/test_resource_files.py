@@ -6,7 +6,8 @@ from django.urls import reverse
 
 from accounts.roles import Role
 from grading import services as grading
-from rubrics import services
+from rubrics import publishing, services
+from rubrics.models import Task
 from tests.grading import factories
 
 pytestmark = pytest.mark.django_db
@@ -39,18 +40,29 @@ def test_a_markdown_resource_downloads_as_a_markdown_file(client_as, task):
 
 def test_annotators_get_resources_only_through_their_own_assignment(client_as, make_user):
     grader, other = make_user(Role.ANNOTATOR), make_user(Role.ANNOTATOR)
-    study = factories.study([grader, other], responses=1, overlap=2)
+    task = factories.published_task()
+    draft = handout(task)
+    publishing.publish([Task.objects.get(pk=task.pk)], None)
+    study = grading.create_study(
+        name="Handouts",
+        framework=task.framework,
+        responses=[factories.response(task)],
+        annotators=[grader, other],
+        overlap=2,
+    )
     grading.assign_study(study)
     mine = study.items.get().assignments.get(annotator=grader)
     theirs = study.items.get().assignments.get(annotator=other)
-    resource = handout(mine.study_item.response.task)
+    resource = mine.study_item.rubric_version.resources.get()  # the copy published
     client = client_as(Role.ANNOTATOR)
     client.force_login(grader)
     own = reverse("grading:assignment_resource", args=[mine.pk, resource.pk])
-    assert client.get(own).status_code == 200
+    answer = client.get(own)
+    assert answer.status_code == 200
+    assert b"".join(answer.streaming_content) == b"<script>alert(1)</script>"
     not_mine = reverse("grading:assignment_resource", args=[theirs.pk, resource.pk])
     assert client.get(not_mine).status_code == 404
-    assert client.get(reverse("rubrics:resource_file", args=[resource.pk])).status_code == 403
+    assert client.get(reverse("rubrics:resource_file", args=[draft.pk])).status_code == 403
 
 
 def test_a_resource_of_another_task_is_not_served_through_an_assignment(client_as, make_user, task):
