@@ -156,7 +156,10 @@ class AssignmentDetailSerializer(AssignmentSerializer):
     ratings = serializers.SerializerMethodField()
 
     class Meta(AssignmentSerializer.Meta):
-        fields = [*AssignmentSerializer.Meta.fields, "context_values", "resources", "rubric", "ratings"]
+        fields = [
+            *AssignmentSerializer.Meta.fields,
+            *("context_values", "resources", "rubric", "ratings"),
+        ]
         read_only_fields = fields
 
     @extend_schema_field(GradedLineSerializer(many=True))
