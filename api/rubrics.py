@@ -250,7 +250,7 @@ class ResponseSerializer(serializers.ModelSerializer):
         model = Response
         fields = [
             *("id", "task", "task_key", "external_id", "model_name", "model_family"),
-            *("model_version", "kind", "text", "turns", "created_at"),
+            *("model_version", "epoch", "kind", "text", "turns", "created_at"),
         ]
         read_only_fields = fields
 
@@ -275,7 +275,7 @@ class ResponseFilter(django_filters.FilterSet):
 
     class Meta:
         model = Response
-        fields = ["framework", "task", "task_key", "external_id", "model_name", "kind"]
+        fields = ["framework", "task", "task_key", "external_id", "model_name", "epoch", "kind"]
 
 
 class ResponseViewSet(ReadOnlyViewSet):

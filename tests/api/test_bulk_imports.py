@@ -132,6 +132,21 @@ def verdict_items(task) -> list[dict]:  # type: ignore[no-untyped-def]
     ]  # fmt: skip
 
 
+def test_a_verdict_naming_task_model_and_epoch_finds_a_response_posted_with_its_id(
+    task, importer, viewer_api
+):
+    body = [item | {"epoch": 2} for item in items(task, 1)]
+    assert post(importer, RESPONSES, body).status_code == 201
+    listed = viewer_api.get(RESPONSES, {"framework": "test-fw", "epoch": 2}).json()["results"]
+    assert [(r["external_id"], r["epoch"]) for r in listed] == [("r0", 2)]
+    code = task.criteria.order_by("code").first().code
+    verdict = {"task_key": task.key, "model": "model-0", "epoch": 2, "criterion_id": code,
+               "verdict": True, "judge_model": "judge-1"}  # fmt: skip
+    response = post(importer, VERDICTS, [verdict])
+    assert response.status_code == 201, response.json()
+    assert JudgeVerdict.objects.get().response.external_id == "r0"
+
+
 def test_verdicts_are_created_for_imported_responses(task, importer):
     post(importer, RESPONSES, items(task))
     response = post(importer, VERDICTS, verdict_items(task))
