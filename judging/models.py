@@ -1,6 +1,8 @@
 """What an LLM judge said about model responses, kept apart from the experts' grades so the two
 can be compared (judge calibration) without one ever overwriting the other."""
 
+from datetime import datetime
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -161,6 +163,19 @@ class JudgeRun(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    def elapsed(self, now: datetime) -> float | None:
+        """Seconds the run took, or has taken so far; None before it starts."""
+        if self.duration is not None:
+            return self.duration
+        return (now - self.started).total_seconds() if self.started else None
+
+    def remaining(self, now: datetime) -> float | None:
+        """Seconds left at the pace so far, while it runs and once a call is done."""
+        elapsed = self.elapsed(now)
+        if self.status != self.Status.RUNNING or not self.calls_done or elapsed is None:
+            return None
+        return elapsed / self.calls_done * max(self.calls_total - self.calls_done, 0)
 
 
 class JudgeVerdict(models.Model):

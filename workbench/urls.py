@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from workbench.views import compare, triage
+from workbench.views import compare, prompts, runs, triage
 
 app_name = "workbench"
 
@@ -15,4 +15,11 @@ urlpatterns = [
         triage.resolve,
         name="triage_resolve",
     ),
+    path("studies/<int:study_id>/judge/", runs.judge, name="judge"),
+    path("studies/<int:study_id>/judge/runs/<int:run_id>/", runs.run, name="run"),
+    path("studies/<int:study_id>/judge/runs/<int:run_id>/cancel/", runs.cancel, name="run_cancel"),
+    path("studies/<int:study_id>/judge/runs/<int:run_id>/resume/", runs.resume, name="run_resume"),
+    path("prompts/", prompts.prompt_list, name="prompts"),
+    path("prompts/preview/", prompts.prompt_preview, name="prompt_preview"),
+    path("prompts/<int:prompt_id>/", prompts.prompt, name="prompt"),
 ]

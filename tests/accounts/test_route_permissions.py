@@ -14,6 +14,7 @@ from accounts.models import ApiToken, User
 from accounts.roles import Role
 from audit import services as audit
 from audit.models import AuditEvent
+from judging.models import JudgeRun, PromptTemplate
 from taxonomy.models import Competency, ContextValue, ContextVariable, SubCompetency
 from tests.grading import factories as grading_factories
 from tests.interchange import db_helpers as import_job_factories
@@ -129,6 +130,13 @@ ROUTES: dict[str, Route] = {
     "workbench:compare": Route("GET", MANAGERS),
     "workbench:triage": Route("GET", MANAGERS),
     "workbench:triage_resolve": Route("POST", MANAGERS),
+    "workbench:judge": Route("GET", MANAGERS),
+    "workbench:run": Route("GET", MANAGERS),
+    "workbench:run_cancel": Route("POST", MANAGERS),
+    "workbench:run_resume": Route("POST", MANAGERS),
+    "workbench:prompts": Route("GET", MANAGERS),
+    "workbench:prompt_preview": Route("POST", MANAGERS),
+    "workbench:prompt": Route("GET", MANAGERS),
 }
 
 
@@ -164,8 +172,10 @@ def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
     grading = GRADING_PARAMS & set(pattern.pattern.converters)
     if grading:  # the user's own assignment: another's would rightly be a 404
         kwargs = grading_factories.route_kwargs(grading, user, make_user)
-        if "run_id" in pattern.pattern.converters:  # a run that disagrees with the grades
-            kwargs["run_id"] = disagreeing_run(kwargs["study_id"]).pk
+        if "run_id" in pattern.pattern.converters:  # a run that disagrees with the grades,
+            run = disagreeing_run(kwargs["study_id"])  # made from the study's judge page
+            JudgeRun.objects.filter(pk=run.pk).update(parameters={"study": kwargs["study_id"]})
+            kwargs["run_id"] = run.pk
         return reverse(name, kwargs=kwargs)
     framework = make_framework()
     sub = SubCompetency.objects.get(code="01b")
@@ -179,6 +189,8 @@ def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
         # A person can revoke only their own tokens; anonymous visitors are sent to log in.
         "token": ApiToken.issue(user or User.objects.create(username="someone"), "script")[0],
     }
+    if "prompt_id" in pattern.pattern.converters:
+        return reverse(name, kwargs={"prompt_id": PromptTemplate.objects.first().pk})
     if name == "interchange:job":
         return reverse(name, kwargs={"pk": import_job_factories.make_job(framework).pk})
     kwargs = {}

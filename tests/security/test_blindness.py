@@ -12,7 +12,7 @@ from accounts.roles import Role
 from grading import services
 from grading.adjudication import record_gold_verdict
 from grading.models import Assignment, Grade
-from judging.models import JudgeRun, JudgeVerdict
+from judging.models import JudgeRun, JudgeVerdict, PromptTemplate
 from rubrics import services as rubric_services
 from tests.grading import factories
 
@@ -47,7 +47,7 @@ def world(make_user):  # type: ignore[no-untyped-def]
     for item in study.likert_items.all():
         services.save_likert(theirs, item.pk, 2, by=ben)
     services.submit(theirs, by=theirs.annotator)
-    run = JudgeRun.objects.create(judge_model=JUDGE)
+    run = JudgeRun.objects.create(judge_model=JUDGE, parameters={"study": study.pk})
     verdict = JudgeVerdict.objects.create(
         run=run, response=response, criterion_version=versions[0], verdict=False, rationale=JUDGE
     )
@@ -80,6 +80,7 @@ def _url(name: str, w: dict, **kwargs: str) -> str:  # type: ignore[type-arg]
         "study_item_id": w["theirs"].study_item_id,
         "run_id": w["run"].pk,
         "pk": w["response"].task.pk,
+        "prompt_id": PromptTemplate.objects.first().pk,
     }
     return reverse(name, kwargs={k: values[k] for k in kwargs.values()})
 
@@ -117,6 +118,14 @@ PAGES = [
         "workbench:triage_resolve",
         ("study_id", "run_id", "study_item_id", "criterion_version_id"),
     ),
+    ("get", "workbench:judge", ("study_id",)),
+    ("post", "workbench:judge", ("study_id",)),
+    ("get", "workbench:run", ("study_id", "run_id")),
+    ("post", "workbench:run_cancel", ("study_id", "run_id")),
+    ("post", "workbench:run_resume", ("study_id", "run_id")),
+    ("get", "workbench:prompts", ()),
+    ("get", "workbench:prompt", ("prompt_id",)),
+    ("post", "workbench:prompt_preview", ()),
 ]
 
 

@@ -1,0 +1,134 @@
+"""The study's judge page, a run's progress page and the prompt editor (maintainers only)."""
+
+import pytest
+from django.urls import reverse
+
+from accounts.roles import Role
+from grading import services as grading
+from grading.models import Study
+from judging.models import JudgeRun, PromptTemplate, PromptVersion
+from rubrics.models import Response
+from tests.conftest import htmx
+from tests.factories import demo_benchmark_and_graders
+from tests.llm_server import model_name
+from workbench.services import start_run
+
+pytestmark = pytest.mark.django_db
+TEXT = "Task: {{task}}\nLevel: {{context.cefr_level}}\n{{response}}\n{{criterion}}\ntrue or false?"
+
+
+@pytest.fixture
+def study(db) -> Study:
+    framework, graders = demo_benchmark_and_graders(1)
+    study = grading.create_study(
+        name="Pilot",
+        framework=framework,
+        responses=list(Response.objects.order_by("pk")[:2]),
+        annotators=graders,
+        overlap=1,
+        seed=1,
+    )
+    grading.assign_study(study)
+    return study
+
+
+@pytest.fixture
+def maintainer(client_as):
+    return client_as(Role.MAINTAINER)
+
+
+def test_the_judge_page_lists_the_study_runs_in_bounded_queries(
+    study, maintainer, django_assert_max_num_queries
+):
+    for n in range(3):
+        start_run(study, model=model_name(f"judge-{n}"), limit=2, by=None, enqueue=False)
+    with django_assert_max_num_queries(12):
+        page = maintainer.get(reverse("workbench:judge", args=[study.pk]))
+    body = page.content.decode()
+    assert page.status_code == 200
+    assert body.count("reference-guided@1") >= 3 and "Run the judge" in body
+    assert "API_KEY" in body and 'type="password"' not in body  # keys are never asked for
+
+
+def test_running_the_judge_from_the_form_queues_a_run_and_opens_its_page(study, maintainer):
+    prompt = PromptVersion.objects.get(template__name="critique-then-verdict")
+    answer = maintainer.post(
+        reverse("workbench:judge", args=[study.pk]),
+        {"model": model_name("judge-x"), "prompt": prompt.pk, "epochs": 2, "max_connections": 4,
+         "limit": 3},
+    )  # fmt: skip
+    run = JudgeRun.objects.get()
+    assert answer.status_code == 302
+    assert answer.url == reverse("workbench:run", args=[study.pk, run.pk])
+    assert (run.status, run.calls_total, run.prompt, run.config.epochs) == ("queued", 6, prompt, 2)
+    page = maintainer.get(answer.url)
+    assert 'hx-trigger="every 1s"' in page.content.decode() and b"0 of 6" in page.content
+
+
+def test_a_model_that_is_not_an_inspect_model_string_is_refused_on_the_form(study, maintainer):
+    answer = maintainer.post(
+        reverse("workbench:judge", args=[study.pk]),
+        {"model": "gpt4", "prompt": PromptVersion.objects.first().pk, "epochs": 1,
+         "max_connections": 1},
+    )  # fmt: skip
+    assert answer.status_code == 422 and b"not an Inspect model" in answer.content
+    assert not JudgeRun.objects.exists()
+
+
+def test_a_queued_run_can_be_cancelled_and_run_again(study, maintainer):
+    run = start_run(study, model=model_name(), limit=1, by=None, enqueue=False)
+    htmx_client = htmx(maintainer)
+    cancelled = htmx_client.post(reverse("workbench:run_cancel", args=[study.pk, run.pk]))
+    assert cancelled.status_code == 200 and b"Cancelled" in cancelled.content
+    assert b"Run it again" in cancelled.content
+    again = htmx_client.post(reverse("workbench:run_cancel", args=[study.pk, run.pk]))
+    assert again.status_code == 409 and b"nothing to cancel" in again.content
+    resumed = htmx_client.post(reverse("workbench:run_resume", args=[study.pk, run.pk]))
+    assert resumed.status_code == 200 and JudgeRun.objects.get().status == "queued"
+
+
+def test_a_run_of_another_study_is_not_found_under_this_one(study, maintainer):
+    run = JudgeRun.objects.create(judge_model="elsewhere/judge", parameters={"study": 0})
+    assert maintainer.get(reverse("workbench:run", args=[study.pk, run.pk])).status_code == 404
+
+
+def test_the_prompt_list_shows_every_prompt_in_bounded_queries(
+    maintainer, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(8):
+        page = maintainer.get(reverse("workbench:prompts"))
+    assert b"reference-guided" in page.content and b"critique-then-verdict" in page.content
+
+
+def test_a_new_prompt_is_created_with_its_first_version(maintainer):
+    answer = maintainer.post(
+        reverse("workbench:prompts"),
+        {"name": "short", "description": "", "style": "binary", "text": TEXT},
+    )
+    template = PromptTemplate.objects.get(name="short")
+    assert answer.status_code == 302 and template.versions.get().number == 1
+
+
+def test_saving_the_editor_makes_a_new_version(maintainer):
+    template = PromptTemplate.objects.get(name="reference-guided")
+    url = reverse("workbench:prompt", args=[template.pk])
+    answer = maintainer.post(url, {"text": TEXT, "style": "binary", "note": "Shorter."})
+    assert answer.status_code == 302
+    assert list(template.versions.values_list("number", "note")) == [
+        (1, "Shipped with L2 Annot."),
+        (2, "Shorter."),
+    ]
+    refused = maintainer.post(url, {"text": "{{task}} {{oops}}", "style": "binary"})
+    assert refused.status_code == 422 and b"unknown slot {{oops}}" in refused.content
+
+
+def test_the_preview_fills_the_text_being_written_with_a_real_unit(study, maintainer):
+    answer = htmx(maintainer).post(
+        reverse("workbench:prompt_preview"), {"text": TEXT, "study": study.pk}
+    )
+    body = answer.content.decode()
+    assert answer.status_code == 200 and "{{" not in body
+    item = study.items.select_related("response__task").order_by("pk").first()
+    assert item.response.task.instruction[:40] in body
+    bad = htmx(maintainer).post(reverse("workbench:prompt_preview"), {"text": "{{task}}"})
+    assert b"never shows the judge the {{response}}" in bad.content

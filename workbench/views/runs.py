@@ -1,0 +1,116 @@
+"""The study's judge page (its runs, and the "Run the judge" form) and a run's page, which
+follows the run's progress until it ends. Maintainers only."""
+
+from collections.abc import Callable
+
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.permissions import AuthenticatedHttpRequest, require
+from accounts.roles import Action
+from grading.models import Study
+from judging.models import JudgeRun
+from judging.services import default_prompt
+from l2annot.errors import status_for
+from l2annot.htmx import redirect_to, render_page, respond
+from workbench import services
+from workbench.forms import RunForm
+
+PAGE = "workbench/judge.html"
+RUN_PAGE = "workbench/run.html"
+
+
+def study_runs(study: Study) -> list[JudgeRun]:
+    return list(
+        JudgeRun.objects.filter(parameters__study=study.pk)
+        .select_related("prompt__template")
+        .order_by("-created_at", "-pk")
+    )
+
+
+@require(Action.MANAGE_STUDIES)
+def judge(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    if request.method == "POST":
+        form = RunForm(request.POST)
+        if form.is_valid():
+            try:
+                run = services.start_run(study, **form.cleaned_data, by=request.user)
+            except services.RunNotPossible as error:
+                form.add_error(None, str(error))
+            except ValidationError as error:
+                form.add_error(None, error)
+            else:
+                return redirect_to(request, reverse("workbench:run", args=[study.pk, run.pk]))
+        context = {"study": study, "form": form, "runs": study_runs(study)}
+        return render_page(request, PAGE, context, fragment="run-form", status=422)
+    form = RunForm(initial={"prompt": _default_prompt_pk()})
+    return render_page(request, PAGE, {"study": study, "form": form, "runs": study_runs(study)})
+
+
+def _default_prompt_pk() -> int | None:
+    try:
+        return default_prompt().pk
+    except ValidationError:
+        return None
+
+
+def _run(study_id: int, run_id: int) -> tuple[Study, JudgeRun]:
+    study = get_object_or_404(Study, pk=study_id)
+    run = get_object_or_404(
+        JudgeRun.objects.select_related("prompt__template", "config"),
+        pk=run_id,
+        parameters__study=study.pk,
+    )
+    return study, run
+
+
+@require(Action.MANAGE_STUDIES)
+def run(request: AuthenticatedHttpRequest, study_id: int, run_id: int) -> HttpResponse:
+    study, found = _run(study_id, run_id)
+    return render_page(request, RUN_PAGE, run_context(study, found), fragment="progress")
+
+
+def run_context(study: Study, run: JudgeRun) -> dict[str, object]:
+    now = timezone.now()
+    return {
+        "study": study,
+        "run": run,
+        "elapsed": run.elapsed(now),
+        "remaining": run.remaining(now),
+    }
+
+
+@require(Action.MANAGE_STUDIES)
+def cancel(request: AuthenticatedHttpRequest, study_id: int, run_id: int) -> HttpResponse:
+    return _act(request, study_id, run_id, services.cancel_run)
+
+
+@require(Action.MANAGE_STUDIES)
+def resume(request: AuthenticatedHttpRequest, study_id: int, run_id: int) -> HttpResponse:
+    return _act(request, study_id, run_id, services.resume_run)
+
+
+def _act(
+    request: AuthenticatedHttpRequest,
+    study_id: int,
+    run_id: int,
+    action: Callable[..., JudgeRun],
+) -> HttpResponse:
+    study, found = _run(study_id, run_id)
+    error, status = None, 200
+    try:
+        found = action(found, by=request.user)
+    except services.RunNotPossible as refusal:
+        error, status = str(refusal), status_for(refusal)
+    return respond(
+        request,
+        RUN_PAGE,
+        run_context(study, found) | {"error": error},
+        fragment="progress",
+        done_url=reverse("workbench:run", args=[study.pk, found.pk]),
+        status=status,
+    )
