@@ -21,8 +21,8 @@ type JudgeScales = Sequence[tuple[object, Sequence[JudgeScale]]]
 
 GROUP_COLUMNS = [
     "group", "items", "ratings", "pairable units", "percent agreement", "alpha", "alpha CI low",
-    "alpha CI high", "alpha undefined because", "AC1", "pass rate", "positive agreement",
-    "negative agreement", "alpha unstable (prevalence)",
+    "alpha CI high", "alpha undefined because", "AC1", "Brennan-Prediger", "Scott's pi",
+    "pass rate", "positive agreement", "negative agreement", "alpha unstable (prevalence)",
 ]  # fmt: skip
 
 
@@ -47,6 +47,8 @@ def group_row(group: GroupAgreement) -> list[Any]:
         group.alpha.high,
         group.alpha.estimate.undefined_reason or group.alpha.undefined_reason or "",
         _coefficient(s.ac1),
+        _coefficient(s.brennan_prediger),
+        _coefficient(s.scott_pi),
         _ratio(s.prevalence),
         _ratio(s.positive_agreement),
         _ratio(s.negative_agreement),
@@ -146,6 +148,7 @@ def report_to_dict(
                 "alpha ordinal CI low": scale.alpha_ordinal.low,
                 "alpha ordinal CI high": scale.alpha_ordinal.high,
                 "alpha interval": scale.alpha_interval.value,
+                "alpha ratio": scale.alpha_ratio.value,
             }
             for scale in report.scales
         ],

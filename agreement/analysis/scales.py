@@ -52,6 +52,7 @@ class ScaleAgreement:
     distribution: tuple[int, ...]  # how many ratings of 1, 2, 3, 4, 5
     alpha_ordinal: Interval
     alpha_interval: Coefficient
+    alpha_ratio: Coefficient  # the 1-5 values read as ratios (for studies that report it)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ def scale_agreement(
                     counts, "ordinal", n_resamples=n_resamples, seed=seed
                 ),
                 alpha_interval=alpha_from_counts(counts, "interval", value_domain=SCALE),
+                alpha_ratio=alpha_from_counts(counts, "ratio", value_domain=SCALE),
             )
         )
     return tuple(out)

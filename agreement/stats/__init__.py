@@ -36,7 +36,7 @@ from .distributions import (
     student_t_cdf,
     student_t_quantile,
 )
-from .gwet import gwet_ac, gwet_weights, percent_agreement
+from .gwet import brennan_prediger, gwet_ac, gwet_weights, percent_agreement, scott_pi
 from .judge import (
     AltTestResult,
     BlandAltman,
@@ -88,6 +88,7 @@ __all__ = [
     "bland_altman",
     "bootstrap_ac",
     "bootstrap_alpha",
+    "brennan_prediger",
     "calibrate",
     "cohen_kappa",
     "cohen_kappa_from_table",
@@ -114,6 +115,7 @@ __all__ = [
     "ratings_per_unit",
     "regularized_incomplete_beta",
     "resample_index_blocks",
+    "scott_pi",
     "specific_agreement",
     "student_t_cdf",
     "student_t_quantile",

@@ -12,7 +12,8 @@ Formulas (Krippendorff 2011, "Computing Krippendorff's Alpha-Reliability", secti
   ``m_u >= 2``; marginals ``n_c = sum_k o_ck``; ``n = sum_c n_c`` pairable values;
 * ``alpha = 1 - D_o / D_e = 1 - (n - 1) * sum_ck o_ck d_ck / sum_ck n_c n_k d_ck``;
 * difference functions ``d_ck``: nominal ``[c != k]``; interval ``(v_c - v_k)^2`` on the
-  numeric value domain; ordinal ``(sum_{g=c..k} n_g - (n_c + n_k) / 2)^2`` (ranks from
+  numeric value domain; ratio ``((v_c - v_k) / (v_c + v_k))^2`` (values >= 0, 0 when both are
+  0: Krippendorff 2011, section E); ordinal ``(sum_{g=c..k} n_g - (n_c + n_k) / 2)^2`` (ranks from
   the coincidence marginals, so it depends on the data).
 
 Alpha is undefined (never 0 or NaN in a :class:`Coefficient`) when no unit has two
@@ -38,8 +39,8 @@ __all__ = [
     "difference_matrix",
 ]
 
-type Level = Literal["nominal", "ordinal", "interval"]
-_LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval")
+type Level = Literal["nominal", "ordinal", "interval", "ratio"]
+_LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
 
 
 def _domain(value_domain: npt.ArrayLike | None, n_values: int, level: str) -> FloatArray:
@@ -51,7 +52,9 @@ def _domain(value_domain: npt.ArrayLike | None, n_values: int, level: str) -> Fl
     if domain.shape != (n_values,):
         raise ValueError(f"value_domain must have {n_values} entries, got shape {domain.shape}")
     if level != "nominal" and np.any(np.diff(domain) <= 0):
-        raise ValueError("value_domain must be strictly increasing for ordinal/interval")
+        raise ValueError("value_domain must be strictly increasing for ordinal/interval/ratio")
+    if level == "ratio" and np.any(domain < 0):
+        raise ValueError("a ratio scale has no negative values (its zero is absolute)")
     return domain
 
 
@@ -61,13 +64,13 @@ def difference_matrix(
     """Squared difference function ``d_ck`` for a level of measurement.
 
     Args:
-        level: ``"nominal"``, ``"ordinal"`` or ``"interval"``.
-        value_domain: Ordered values ``(n_values,)``; used by ``"interval"`` only.
+        level: ``"nominal"``, ``"ordinal"``, ``"interval"`` or ``"ratio"``.
+        value_domain: Ordered values ``(n_values,)``; used by ``"interval"`` and ``"ratio"``.
         marginals: Coincidence marginals ``n_c`` of shape ``(..., n_values)``; required for
             ``"ordinal"`` (Krippendorff 2011, section E, ordinal metric).
 
     Returns:
-        ``(n_values, n_values)`` for nominal/interval, ``(..., n_values, n_values)`` for
+        ``(n_values, n_values)`` for nominal/interval/ratio, ``(..., n_values, n_values)`` for
         ordinal (one matrix per stacked marginal vector).
     """
     domain = np.asarray(value_domain, dtype=np.float64)
@@ -76,6 +79,11 @@ def difference_matrix(
         return 1.0 - np.eye(n_values)
     if level == "interval":
         return (domain[:, None] - domain[None, :]) ** 2
+    if level == "ratio":
+        total = domain[:, None] + domain[None, :]
+        gap = domain[:, None] - domain[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(total > 0, (gap / np.where(total > 0, total, 1.0)) ** 2, 0.0)
     if level == "ordinal":
         if marginals is None:
             raise ValueError("ordinal differences need the coincidence marginals")
@@ -146,9 +154,9 @@ def alpha_from_counts(
 
     Args:
         counts: ``(n_units, n_values)`` value counts (see :mod:`agreement.stats.counts`).
-        level: ``"nominal"``, ``"ordinal"`` or ``"interval"``.
+        level: ``"nominal"``, ``"ordinal"``, ``"interval"`` or ``"ratio"``.
         value_domain: Ordered numeric values of the columns; defaults to
-            ``0..n_values-1``. Only interval distances use the actual numbers.
+            ``0..n_values-1``. Only interval and ratio distances use the actual numbers.
 
     Returns:
         :class:`Coefficient` with ``observed`` = D_o and ``expected`` = D_e (disagreements,

@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from .alpha import alpha_from_counts
 from .counts import ratings_per_unit
-from .gwet import gwet_ac, percent_agreement
+from .gwet import brennan_prediger, gwet_ac, percent_agreement, scott_pi
 from .results import Coefficient, Ratio
 
 __all__ = [
@@ -82,6 +82,8 @@ class BinarySummary:
         percent_agreement: Pairwise percent agreement (fraction).
         alpha: Krippendorff's alpha, nominal.
         ac1: Gwet's AC1.
+        brennan_prediger: Brennan & Prediger's coefficient (chance = one half).
+        scott_pi: Scott's pi (chance from the pooled pass rate).
         prevalence: Pass rate over all ratings (:class:`Ratio`).
         positive_agreement: Positive specific agreement (PSA).
         negative_agreement: Negative specific agreement (NSA).
@@ -94,6 +96,8 @@ class BinarySummary:
     percent_agreement: Coefficient
     alpha: Coefficient
     ac1: Coefficient
+    brennan_prediger: Coefficient
+    scott_pi: Coefficient
     prevalence: Ratio
     positive_agreement: Ratio
     negative_agreement: Ratio
@@ -114,6 +118,8 @@ def binary_summary(counts: npt.ArrayLike) -> BinarySummary:
         percent_agreement=percent_agreement(c),
         alpha=alpha_from_counts(c, "nominal"),
         ac1=gwet_ac(c),
+        brennan_prediger=brennan_prediger(c),
+        scott_pi=scott_pi(c),
         prevalence=prevalence,
         positive_agreement=positive,
         negative_agreement=negative,

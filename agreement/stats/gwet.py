@@ -1,4 +1,5 @@
-"""Gwet's AC1 / AC2 and pairwise percent agreement from value counts.
+"""Gwet's AC1 / AC2, Brennan-Prediger, Scott's pi and pairwise percent agreement from value
+counts: one weighted observed agreement ``p_a``, three chance terms.
 
 Both allow a varying number of raters per unit (missing ratings). Notation follows
 Gwet 2014, *Handbook of Inter-Rater Reliability*, 4th ed., ch. 2 and 3 (the formulas
@@ -11,7 +12,12 @@ implemented by Gwet's own R package ``irrCAC``, function ``gwet.ac1.raw``):
 * ``pi_k = (1/n) sum_{i: r_i >= 1} r_ik / r_i`` over the ``n`` units rated at least once;
 * ``p_e = T_w / (q (q - 1)) * sum_k pi_k (1 - pi_k)``, ``T_w = sum_kl w_kl``
   (``= sum_k pi_k (1 - pi_k) / (q - 1)`` for AC1, Gwet 2008, eq. 5 and 14);
-* ``AC = (p_a - p_e) / (1 - p_e)``.
+* ``AC = (p_a - p_e) / (1 - p_e)``;
+* Brennan & Prediger 1981 (``irrCAC`` ``bp.coeff.raw``): ``p_e = T_w / q^2``, chance as if
+  every value were equally likely;
+* Scott 1955, for many raters and missing ratings as Gwet generalises Fleiss' kappa
+  (``irrCAC`` ``fleiss.kappa.raw``): ``p_e = sum_kl w_kl pi_k pi_l``, chance from the pooled
+  shares; with two raters who rated every unit this is Scott's pi itself.
 
 ``q`` is the number of columns of the count matrix (the full scale, whether or not a value
 was used), so always pass counts over the whole value domain.
@@ -23,21 +29,24 @@ the bootstrap multiplies resample weights into those rows instead of looping.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from .counts import FloatArray, ratings_per_unit
-from .results import FEWER_THAN_TWO_PAIRABLE, Coefficient, defined, undefined
+from .results import FEWER_THAN_TWO_PAIRABLE, NO_VARIATION, Coefficient, defined, undefined
 
 __all__ = [
     "GwetWeights",
     "ac_from_sums",
     "ac_unit_features",
+    "brennan_prediger",
     "gwet_ac",
     "gwet_weights",
     "percent_agreement",
+    "scott_pi",
 ]
 
 type GwetWeights = Literal["identity", "linear", "quadratic", "ordinal"]
@@ -138,11 +147,72 @@ def gwet_ac(
 
     Source: Gwet 2014, Handbook, 4th ed., section 2.5 / 3.4; Gwet 2008, BJMSP 61, eq. 14.
     """
+    name = "gwet_ac1" if weights == "identity" else f"gwet_ac2_{weights}"
+    return _chance_corrected(name, counts, weights, value_domain, _gwet_chance)
+
+
+def brennan_prediger(
+    counts: npt.ArrayLike,
+    *,
+    weights: GwetWeights = "identity",
+    value_domain: npt.ArrayLike | None = None,
+) -> Coefficient:
+    """Brennan & Prediger's coefficient (free-marginal kappa): chance agreement as if every
+    value of the scale were equally likely, ``p_e = T_w / q^2`` (1/q unweighted).
+
+    Same arguments and undefined cases as :func:`gwet_ac`. Source: Brennan & Prediger 1981,
+    Educational and Psychological Measurement 41; Gwet 2014, section 2.4 (``irrCAC``
+    ``bp.coeff.raw``).
+    """
+    name = "brennan_prediger" if weights == "identity" else f"brennan_prediger_{weights}"
+    return _chance_corrected(name, counts, weights, value_domain, _uniform_chance)
+
+
+def scott_pi(
+    counts: npt.ArrayLike,
+    *,
+    weights: GwetWeights = "identity",
+    value_domain: npt.ArrayLike | None = None,
+) -> Coefficient:
+    """Scott's pi: chance agreement from the raters' pooled shares, ``p_e = sum_kl w_kl pi_k
+    pi_l``; for many raters and missing ratings, as Gwet 2014 generalises Fleiss' kappa.
+
+    Undefined as :func:`gwet_ac`, and when every rating has one value (``p_e = 1``). Source:
+    Scott 1955, Public Opinion Quarterly 19; Gwet 2014, section 2.3 (``irrCAC``
+    ``fleiss.kappa.raw``).
+    """
+    name = "scott_pi" if weights == "identity" else f"scott_pi_{weights}"
+    return _chance_corrected(name, counts, weights, value_domain, _pooled_chance)
+
+
+type ChanceTerm = Callable[[FloatArray, FloatArray], float]
+
+
+def _gwet_chance(w: FloatArray, pi: FloatArray) -> float:
+    q = w.shape[0]
+    return float(w.sum() / (q * (q - 1.0)) * (pi * (1.0 - pi)).sum())
+
+
+def _uniform_chance(w: FloatArray, pi: FloatArray) -> float:
+    return float(w.sum() / w.shape[0] ** 2)
+
+
+def _pooled_chance(w: FloatArray, pi: FloatArray) -> float:
+    return float(pi @ w @ pi)
+
+
+def _chance_corrected(
+    name: str,
+    counts: npt.ArrayLike,
+    weights: GwetWeights,
+    value_domain: npt.ArrayLike | None,
+    chance: ChanceTerm,
+) -> Coefficient:
+    """``(p_a - p_e) / (1 - p_e)`` with Gwet's weighted ``p_a`` and the given chance term."""
     c = np.asarray(counts)
     if c.ndim != 2:
         raise ValueError("counts must be 2-D (units x values)")
     q = c.shape[1]
-    name = "gwet_ac1" if weights == "identity" else f"gwet_ac2_{weights}"
     m = ratings_per_unit(c)
     n_units = int((m >= 2).sum())
     n_ratings = int(m[m >= 2].sum())
@@ -154,8 +224,11 @@ def gwet_ac(
     sums = ac_unit_features(c, w).sum(axis=0)
     n2, agree, n1, shares = sums[0], sums[1], sums[2], sums[3:]
     p_a = agree / n2
-    pi = shares / n1
-    p_e = float(w.sum() / (q * (q - 1.0)) * (pi * (1.0 - pi)).sum())
+    p_e = chance(w, shares / n1)
+    if p_e > 1.0 - 1e-12:  # every rating one value (up to the rounding of the shares)
+        return undefined(
+            name, NO_VARIATION, n_units=n_units, n_ratings=n_ratings, observed=p_a, expected=p_e
+        )
     return defined(
         name,
         (p_a - p_e) / (1.0 - p_e),

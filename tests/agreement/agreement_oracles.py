@@ -39,6 +39,9 @@ def alpha(units: list[list[int]], level: str, domain: list[float]) -> float | No
             return 0.0 if c == k else 1.0
         if level == "interval":
             return (domain[c] - domain[k]) ** 2
+        if level == "ratio":
+            total = domain[c] + domain[k]
+            return ((domain[c] - domain[k]) / total) ** 2 if total else 0.0
         lo, hi = min(c, k), max(c, k)
         s = 0.0
         for g in range(lo, hi + 1):
@@ -73,8 +76,11 @@ def weight(kind: str, c: int, k: int, domain: list[float]) -> float:
     raise ValueError(kind)
 
 
-def gwet_ac(units: list[list[int]], kind: str, domain: list[float]) -> float | None:
-    """Gwet 2014: p_a from weighted agreement of ordered pairs of distinct raters."""
+def _weighted_agreement(
+    units: list[list[int]], kind: str, domain: list[float]
+) -> tuple[float, list[float]] | None:
+    """Gwet 2014: p_a from weighted agreement of ordered pairs of distinct raters, and the
+    classification shares pi_k (mean over rated units of each unit's share of k)."""
     q = len(domain)
     total = 0.0
     n2 = 0
@@ -91,7 +97,6 @@ def gwet_ac(units: list[list[int]], kind: str, domain: list[float]) -> float | N
         total += s / (m * (m - 1))
     if n2 == 0:
         return None
-    p_a = total / n2
     pi = [0.0] * q
     n1 = 0
     for ratings in units:
@@ -100,9 +105,42 @@ def gwet_ac(units: list[list[int]], kind: str, domain: list[float]) -> float | N
         n1 += 1
         for v in ratings:
             pi[v] += 1.0 / len(ratings)
-    pi = [x / n1 for x in pi]
+    return total / n2, [x / n1 for x in pi]
+
+
+def gwet_ac(units: list[list[int]], kind: str, domain: list[float]) -> float | None:
+    """Gwet 2014: p_e = T_w / (q (q - 1)) sum_k pi_k (1 - pi_k)."""
+    found = _weighted_agreement(units, kind, domain)
+    if found is None:
+        return None
+    p_a, pi = found
+    q = len(domain)
     t_w = sum(weight(kind, c, k, domain) for c in range(q) for k in range(q))
     p_e = t_w / (q * (q - 1)) * sum(x * (1 - x) for x in pi)
+    return (p_a - p_e) / (1 - p_e)
+
+
+def brennan_prediger(units: list[list[int]], kind: str, domain: list[float]) -> float | None:
+    """Brennan & Prediger 1981, weighted as in Gwet 2014: p_e = T_w / q^2."""
+    found = _weighted_agreement(units, kind, domain)
+    if found is None:
+        return None
+    q = len(domain)
+    p_e = sum(weight(kind, c, k, domain) for c in range(q) for k in range(q)) / (q * q)
+    return (found[0] - p_e) / (1 - p_e)
+
+
+def scott_pi(units: list[list[int]], kind: str, domain: list[float]) -> float | None:
+    """Scott 1955, for many raters and missing ratings as Gwet 2014 generalises Fleiss:
+    p_e = sum_kl w_kl pi_k pi_l."""
+    found = _weighted_agreement(units, kind, domain)
+    if found is None:
+        return None
+    p_a, pi = found
+    q = len(domain)
+    p_e = sum(weight(kind, c, k, domain) * pi[c] * pi[k] for c in range(q) for k in range(q))
+    if p_e > 1 - 1e-12:  # every rating one value (up to rounding of the shares)
+        return None
     return (p_a - p_e) / (1 - p_e)
 
 

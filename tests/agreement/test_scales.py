@@ -18,6 +18,7 @@ def test_identical_scale_ratings_agree_perfectly():
     [result] = scale_agreement(ScaleRatings.from_rows(["Authentic?"], rows), n_resamples=100)
     assert result.alpha_ordinal.estimate.value == pytest.approx(1.0)
     assert result.alpha_interval.value == pytest.approx(1.0)
+    assert result.alpha_ratio.value == pytest.approx(1.0)
     assert result.distribution == (6, 6, 6, 6, 6)
     assert result.mean == pytest.approx(3.0)
     assert (result.n_items, result.n_ratings) == (10, 30)

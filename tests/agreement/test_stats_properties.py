@@ -16,6 +16,7 @@ from krippendorff_reference import krippendorff_alpha
 from agreement.stats import (
     alpha_from_counts,
     alpha_stack,
+    brennan_prediger,
     cohen_kappa,
     counts_from_dense,
     counts_from_pairs,
@@ -23,6 +24,7 @@ from agreement.stats import (
     fleiss_kappa,
     gwet_ac,
     percent_agreement,
+    scott_pi,
     specific_agreement,
 )
 
@@ -75,7 +77,7 @@ def test_counts_from_dense_matches_pairs(data: tuple[int, list[list[int]]], rnd)
 
 
 @SETTINGS
-@given(reliability_data(), st.sampled_from(["nominal", "ordinal", "interval"]))
+@given(reliability_data(), st.sampled_from(["nominal", "ordinal", "interval", "ratio"]))
 def test_alpha_matches_brute_force_and_reference(
     data: tuple[int, list[list[int]]], level: str
 ) -> None:
@@ -106,6 +108,25 @@ def test_gwet_ac_matches_brute_force(data: tuple[int, list[list[int]]], weights:
         assert result.value is None
     else:
         assert result.value == pytest.approx(expected, abs=1e-9)
+
+
+@SETTINGS
+@given(reliability_data(), st.sampled_from(["identity", "linear", "quadratic", "ordinal"]))
+def test_brennan_prediger_and_scott_pi_match_brute_force(
+    data: tuple[int, list[list[int]]], weights: str
+) -> None:
+    q, units = data
+    domain = [float(2 * v + 1) for v in range(q)]
+    counts = build_counts(q, units)
+    for ours, expected in [
+        (brennan_prediger, oracle.brennan_prediger(units, weights, domain)),
+        (scott_pi, oracle.scott_pi(units, weights, domain)),
+    ]:
+        result = ours(counts, weights=weights, value_domain=domain)  # type: ignore[arg-type]
+        if expected is None:
+            assert result.value is None and result.undefined_reason
+        else:
+            assert result.value == pytest.approx(expected, abs=1e-9)
 
 
 @SETTINGS
@@ -142,6 +163,8 @@ def test_fleiss_matches_brute_force(data: tuple[int, list[list[int]]]) -> None:
         assert result.value is None
     else:
         assert result.value == pytest.approx(expected, abs=1e-9)
+        # Fleiss 1971 generalises Scott's pi: with every unit fully rated they coincide.
+        assert scott_pi(build_counts(q, units)).value == pytest.approx(expected, abs=1e-9)
 
 
 @SETTINGS

@@ -40,10 +40,11 @@ def k2011() -> np.ndarray:
 
 @pytest.mark.parametrize(
     ("level", "published"),
-    [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849)],
+    [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849), ("ratio", 0.797)],
 )
 def test_krippendorff_2011_worked_example(k2011: np.ndarray, level: str, published: float) -> None:
-    """Krippendorff 2011, sections C (nominal alpha = 0.743), E (ordinal 0.815, interval 0.849)."""
+    """Krippendorff 2011, sections C (nominal alpha = 0.743), E (ordinal 0.815, interval 0.849,
+    ratio 0.797)."""
     ours = alpha_from_counts(k2011, level, SCALE_1_5)  # type: ignore[arg-type]
     ref = krippendorff_alpha(k2011, level, SCALE_1_5)  # type: ignore[arg-type]
     assert ours.value is not None and ref.value is not None

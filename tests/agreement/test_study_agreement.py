@@ -114,6 +114,7 @@ def test_the_agreement_page_shows_the_plots_to_readers(study, client_as):
     assert body.count("<svg") == 3
     assert "Krippendorff&#x27;s alpha per criterion" in body or "alpha per criterion" in body
     assert "Annotator 3" in body and "NaN" not in body
+    assert "Brennan-Prediger" in body and "Scott's pi" in body and "Alpha ratio" in body
 
 
 def test_annotators_may_not_see_agreement(study, client_as):
@@ -127,6 +128,7 @@ def test_the_json_report_carries_every_figure_with_its_interval(study, client_as
     assert data["study"] == "Pilot"
     first = data["criteria"][0]
     assert {"alpha", "alpha CI low", "alpha CI high", "AC1", "validated"} <= set(first)
+    assert {"Brennan-Prediger", "Scott's pi"} <= set(first)
     assert len(data["pairwise agreement"]) == 3
 
 
