@@ -11,6 +11,7 @@ from django.http import QueryDict
 from django.template.defaultfilters import filesizeformat
 
 from rubrics.models import CriterionVersion, Task, TaskContextValue, TaskResource
+from rubrics.models.criteria import GUIDANCE_MAX, WEIGHT_LIMIT, WORDING_MAX
 from taxonomy.models import Competency, ContextVariable, Framework, SubCompetency
 
 
@@ -256,21 +257,39 @@ class CriterionForm(forms.Form):
     """The content of a criterion version, with its ordinal scale labels as 'value: label'
     lines."""
 
-    wording = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}))
+    # Bounds: CriterionVersion's fields (rubrics.models.criteria), shown and checked here too.
+    wording = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=WORDING_MAX)
     passes = forms.CharField(
-        label="What passes", widget=forms.Textarea(attrs={"rows": 2}), required=False
+        label="What passes",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        required=False,
+        max_length=GUIDANCE_MAX,
     )
     fails = forms.CharField(
-        label="What fails", widget=forms.Textarea(attrs={"rows": 2}), required=False
+        label="What fails",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        required=False,
+        max_length=GUIDANCE_MAX,
     )
     pass_example = forms.CharField(
-        label="Example that passes", widget=forms.Textarea(attrs={"rows": 2}), required=False
+        label="Example that passes",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        required=False,
+        max_length=GUIDANCE_MAX,
     )
     fail_example = forms.CharField(
-        label="Example that fails", widget=forms.Textarea(attrs={"rows": 2}), required=False
+        label="Example that fails",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        required=False,
+        max_length=GUIDANCE_MAX,
     )
     weight = forms.IntegerField(
-        help_text="Negative for a penalty: the criterion then names a behaviour to avoid."
+        min_value=-WEIGHT_LIMIT,
+        max_value=WEIGHT_LIMIT,
+        help_text=(
+            f"A whole number from -{WEIGHT_LIMIT} to {WEIGHT_LIMIT}, not 0. Negative for a "
+            "penalty: the criterion then names a behaviour to avoid."
+        ),
     )
     scoring_type = forms.ChoiceField(
         label="Scoring", choices=CriterionVersion.ScoringType.choices, initial="binary"

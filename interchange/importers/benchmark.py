@@ -31,6 +31,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Model
 
 from audit import services as audit
 from audit.models import AuditEvent
@@ -260,6 +261,13 @@ class Planner:
                 "task_key",
                 f"'{record.task_key}' is not a task key: up to 64 letters, digits, '.', '_' or '-'",
             )
+        for column, field, value in (
+            ("task", "instruction", record.task),
+            ("task_system_prompt", "system_prompt", record.task_system_prompt),
+            ("reference_answer", "reference_answer", record.reference_answer),
+        ):
+            for message in bound_problems(Task, field, value):
+                self.problem(row, column, message)
         sub = self.resolve_sub_competency(record)
         context = self.resolve_context(record, skip_context)
         resources = self.read_resources(record)
@@ -361,6 +369,9 @@ class Planner:
         where = f"{layer} criterion '{code}'"
         if criterion.weight == 0:
             self.problem(row, column, f"{where} has weight 0: it would count for nothing")
+        for field, value in (("weight", criterion.weight), ("wording", criterion.description)):
+            for message in bound_problems(CriterionVersion, field, value):
+                self.problem(row, column, f"{where}: {field}: {message}")
         if len(code) > 80:
             self.problem(row, column, f"{where}: a code has at most 80 characters")
         sub_id, task_key = None, None
@@ -544,6 +555,16 @@ class Planner:
                     f"task '{record.task_key}' is {state} in the database and cannot be changed "
                     f"by an import ({', '.join(sorted(changes))} differ)",
                 )
+
+
+def bound_problems(model: type[Model], field: str, value: object) -> list[str]:
+    """What the model field's validators (its bounds: length, range) say of `value`: the rule
+    the forms, the API and the services apply, run here on a file's cell."""
+    try:
+        model._meta.get_field(field).run_validators(value)  # type: ignore[union-attr]
+    except ValidationError as error:
+        return [message.rstrip(".") for message in error.messages]
+    return []
 
 
 def context_setting(variable: ContextVariable, raw: str) -> tuple[ContextSetting | None, str]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
@@ -33,6 +34,12 @@ BAR_IN_WORDING = (
     "A criterion's wording cannot contain '|': the L2-Bench pipeline reads it as the end of "
     "the criterion. Use '/' or a word instead."
 )
+# Bounds on what authors write (docs/rubrics.md, "Bounds"). The fields' validators are the one
+# rule: services run them (full_clean), forms and the API take them from the fields, and the
+# benchmark importer runs them on each cell. A weight is a whole number from -100 to 100, not 0.
+WEIGHT_LIMIT = 100
+WORDING_MAX = 1_000  # a criterion is one statement a grader reads at a glance
+GUIDANCE_MAX = 5_000  # what passes, what fails and the two examples, each
 UNIVERSAL_CODE = re.compile(r"^\d{2}u\d+$")
 
 
@@ -150,13 +157,31 @@ class CriterionVersion(models.Model):
 
     criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
-    wording = models.TextField()
-    passes = models.TextField("what passes", blank=True)
-    fails = models.TextField("what fails", blank=True)
-    pass_example = models.TextField(blank=True)
-    fail_example = models.TextField(blank=True)
+    wording = models.TextField(max_length=WORDING_MAX, validators=[MaxLengthValidator(WORDING_MAX)])
+    passes = models.TextField(
+        "what passes",
+        blank=True,
+        max_length=GUIDANCE_MAX,
+        validators=[MaxLengthValidator(GUIDANCE_MAX)],
+    )
+    fails = models.TextField(
+        "what fails",
+        blank=True,
+        max_length=GUIDANCE_MAX,
+        validators=[MaxLengthValidator(GUIDANCE_MAX)],
+    )
+    pass_example = models.TextField(
+        blank=True, max_length=GUIDANCE_MAX, validators=[MaxLengthValidator(GUIDANCE_MAX)]
+    )
+    fail_example = models.TextField(
+        blank=True, max_length=GUIDANCE_MAX, validators=[MaxLengthValidator(GUIDANCE_MAX)]
+    )
     weight = models.IntegerField(
-        help_text="Negative for a penalty: the criterion then names an undesirable behaviour."
+        help_text=(
+            f"A whole number from -{WEIGHT_LIMIT} to {WEIGHT_LIMIT}, not 0. Negative for a "
+            "penalty: the criterion then names an undesirable behaviour."
+        ),
+        validators=[MinValueValidator(-WEIGHT_LIMIT), MaxValueValidator(WEIGHT_LIMIT)],
     )
     scoring_type = models.CharField(
         max_length=16, choices=ScoringType.choices, default=ScoringType.BINARY

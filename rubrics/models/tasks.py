@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import RegexValidator
+from django.core.validators import MaxLengthValidator, RegexValidator
 from django.db import models
 from django.db.models import OuterRef, Q, Subquery
 
@@ -24,6 +24,10 @@ from taxonomy.models import ContextValue, ContextVariable, Framework, SubCompete
 
 if TYPE_CHECKING:
     from rubrics.models.rubric import PublishedContextValue
+
+# Each of a task's texts (instruction, system prompt, reference answer): a long reading passage
+# fits, a 3 MB paste does not. docs/rubrics.md, "Bounds"; one rule, the field's validator.
+TASK_TEXT_MAX = 50_000
 
 
 class Task(models.Model):
@@ -51,9 +55,20 @@ class Task(models.Model):
     sub_competency = models.ForeignKey(
         SubCompetency, on_delete=models.PROTECT, related_name="tasks"
     )
-    instruction = models.TextField(help_text="What the model is asked to do.")
-    system_prompt = models.TextField(blank=True)
-    reference_answer = models.TextField(blank=True, help_text="The experts' reference answer.")
+    instruction = models.TextField(
+        help_text="What the model is asked to do.",
+        max_length=TASK_TEXT_MAX,
+        validators=[MaxLengthValidator(TASK_TEXT_MAX)],
+    )
+    system_prompt = models.TextField(
+        blank=True, max_length=TASK_TEXT_MAX, validators=[MaxLengthValidator(TASK_TEXT_MAX)]
+    )
+    reference_answer = models.TextField(
+        blank=True,
+        help_text="The experts' reference answer.",
+        max_length=TASK_TEXT_MAX,
+        validators=[MaxLengthValidator(TASK_TEXT_MAX)],
+    )
     difficulty = models.CharField(max_length=8, choices=Difficulty.choices, blank=True)
     language = models.CharField(max_length=64, default="English", help_text="Target language.")
     task_type = models.CharField(
