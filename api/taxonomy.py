@@ -106,7 +106,7 @@ class ContextVariableSerializer(RevisionedSerializer):
         model = ContextVariable
         fields = [
             *("id", "framework", "key", "label", "description", "kind", "group"),
-            *("minimum", "maximum", "source", "order", "values", "revision"),
+            *("minimum", "maximum", "whole_numbers", "source", "order", "values", "revision"),
         ]
         extra_kwargs = {"order": ORDER}
 

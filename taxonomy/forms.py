@@ -41,7 +41,10 @@ class SubCompetencyForm(RevisionForm):
 class ContextVariableForm(RevisionForm):
     class Meta:
         model = ContextVariable
-        fields = ["key", "label", "kind", "group", "minimum", "maximum", "description"]
+        fields = [
+            *("key", "label", "kind", "group", "minimum", "maximum", "whole_numbers"),
+            "description",
+        ]
         widgets = {"description": forms.Textarea(attrs={"rows": 2})}
 
 

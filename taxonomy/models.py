@@ -128,6 +128,11 @@ class ContextVariable(models.Model):
     group = models.SlugField(max_length=32, blank=True, help_text="e.g. learner, context, culture")
     minimum = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
     maximum = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
+    whole_numbers = models.BooleanField(
+        "whole numbers only",
+        default=False,
+        help_text="A number variable that counts (a class size): 12.5 is refused.",
+    )
     source = models.CharField(max_length=300, blank=True)
     order = models.PositiveIntegerField(default=0)
     revision = models.PositiveIntegerField(default=1, editable=False)
@@ -174,7 +179,8 @@ class ContextVariable(models.Model):
         context values (forms, services, importers and the model's own check call it).
 
         A listed kind takes one of its ContextValues, or the code or label of one in any case;
-        a number kind a number with at most 3 decimals within its range; a text kind a non-empty
+        a number kind a number with at most 3 decimals within its range (a whole number if the
+        variable takes whole numbers only); a text kind a non-empty
         text, stripped. Raises ValidationError with one message naming the variable."""
         if isinstance(raw, ContextValue) and not self.has_listed_values:
             self.check_takes_listed_values()
@@ -205,6 +211,8 @@ class ContextVariable(models.Model):
             number = Decimal(str(raw).strip())
         except ArithmeticError:
             raise ValidationError(f"{self.name} takes a number, not '{raw}'.") from None
+        if self.whole_numbers and number.is_finite() and number != number.to_integral_value():
+            raise ValidationError(f"{self.name} takes a whole number, not '{raw}'.")
         if not number.is_finite() or number != number.quantize(NUMBER_STEP):
             raise ValidationError(
                 f"{self.name} takes a number with at most 3 decimals, not '{raw}'."

@@ -65,6 +65,7 @@ class VariableSpec:
     source: str = ""
     minimum: Decimal | None = None
     maximum: Decimal | None = None
+    whole_numbers: bool = False
     values: tuple[ValueSpec, ...] = field(default=())
 
 
@@ -205,12 +206,17 @@ def read_context_variables(path: Path) -> tuple[VariableSpec, ...]:
         raw_values = raw.get("values")
         values: list[ValueSpec] = []
         minimum = maximum = None
+        whole = False
         if kind == "number":
             bounds = raw_values if isinstance(raw_values, dict) else {}
             minimum = _decimal(bounds.get("min"), f"{where}: min", problems)
             maximum = _decimal(bounds.get("max"), f"{where}: max", problems)
             if minimum is not None and maximum is not None and minimum > maximum:
                 problems.append(f"{where}: min {minimum} is above max {maximum}")
+            whole = bounds.get("whole", False)
+            if not isinstance(whole, bool):
+                problems.append(f"{where}: 'whole' must be true or false, not {whole!r}")
+                whole = False
         elif kind in ("categorical", "ordinal", "boolean"):
             if not isinstance(raw_values, list) or not raw_values:
                 problems.append(f"{where}: a {kind} variable needs a non-empty list of values")
@@ -236,6 +242,7 @@ def read_context_variables(path: Path) -> tuple[VariableSpec, ...]:
                 source=_text(raw, "source", where, problems, required=False),
                 minimum=minimum,
                 maximum=maximum,
+                whole_numbers=whole,
                 values=tuple(values),
             )
         )

@@ -180,6 +180,7 @@ def load_context_variables(
                     "source": spec.source,
                     "minimum": spec.minimum,
                     "maximum": spec.maximum,
+                    "whole_numbers": spec.whole_numbers,
                 },
             )
             for spec in specs
