@@ -5,55 +5,93 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('rubrics', '0003_published_resources_and_context'),
+        ("rubrics", "0003_published_resources_and_context"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='criterionversion',
-            name='fail_example',
-            field=models.TextField(blank=True, max_length=5000, validators=[django.core.validators.MaxLengthValidator(5000)]),
+            model_name="criterionversion",
+            name="fail_example",
+            field=models.TextField(
+                blank=True,
+                max_length=5000,
+                validators=[django.core.validators.MaxLengthValidator(5000)],
+            ),
         ),
         migrations.AlterField(
-            model_name='criterionversion',
-            name='fails',
-            field=models.TextField(blank=True, max_length=5000, validators=[django.core.validators.MaxLengthValidator(5000)], verbose_name='what fails'),
+            model_name="criterionversion",
+            name="fails",
+            field=models.TextField(
+                blank=True,
+                max_length=5000,
+                validators=[django.core.validators.MaxLengthValidator(5000)],
+                verbose_name="what fails",
+            ),
         ),
         migrations.AlterField(
-            model_name='criterionversion',
-            name='pass_example',
-            field=models.TextField(blank=True, max_length=5000, validators=[django.core.validators.MaxLengthValidator(5000)]),
+            model_name="criterionversion",
+            name="pass_example",
+            field=models.TextField(
+                blank=True,
+                max_length=5000,
+                validators=[django.core.validators.MaxLengthValidator(5000)],
+            ),
         ),
         migrations.AlterField(
-            model_name='criterionversion',
-            name='passes',
-            field=models.TextField(blank=True, max_length=5000, validators=[django.core.validators.MaxLengthValidator(5000)], verbose_name='what passes'),
+            model_name="criterionversion",
+            name="passes",
+            field=models.TextField(
+                blank=True,
+                max_length=5000,
+                validators=[django.core.validators.MaxLengthValidator(5000)],
+                verbose_name="what passes",
+            ),
         ),
         migrations.AlterField(
-            model_name='criterionversion',
-            name='weight',
-            field=models.IntegerField(help_text='A whole number from -100 to 100, not 0. Negative for a penalty: the criterion then names an undesirable behaviour.', validators=[django.core.validators.MinValueValidator(-100), django.core.validators.MaxValueValidator(100)]),
+            model_name="criterionversion",
+            name="weight",
+            field=models.IntegerField(
+                help_text="A whole number from -100 to 100, not 0. Negative for a penalty: the criterion then names an undesirable behaviour.",
+                validators=[
+                    django.core.validators.MinValueValidator(-100),
+                    django.core.validators.MaxValueValidator(100),
+                ],
+            ),
         ),
         migrations.AlterField(
-            model_name='criterionversion',
-            name='wording',
-            field=models.TextField(max_length=1000, validators=[django.core.validators.MaxLengthValidator(1000)]),
+            model_name="criterionversion",
+            name="wording",
+            field=models.TextField(
+                max_length=1000, validators=[django.core.validators.MaxLengthValidator(1000)]
+            ),
         ),
         migrations.AlterField(
-            model_name='task',
-            name='instruction',
-            field=models.TextField(help_text='What the model is asked to do.', max_length=50000, validators=[django.core.validators.MaxLengthValidator(50000)]),
+            model_name="task",
+            name="instruction",
+            field=models.TextField(
+                help_text="What the model is asked to do.",
+                max_length=50000,
+                validators=[django.core.validators.MaxLengthValidator(50000)],
+            ),
         ),
         migrations.AlterField(
-            model_name='task',
-            name='reference_answer',
-            field=models.TextField(blank=True, help_text="The experts' reference answer.", max_length=50000, validators=[django.core.validators.MaxLengthValidator(50000)]),
+            model_name="task",
+            name="reference_answer",
+            field=models.TextField(
+                blank=True,
+                help_text="The experts' reference answer.",
+                max_length=50000,
+                validators=[django.core.validators.MaxLengthValidator(50000)],
+            ),
         ),
         migrations.AlterField(
-            model_name='task',
-            name='system_prompt',
-            field=models.TextField(blank=True, max_length=50000, validators=[django.core.validators.MaxLengthValidator(50000)]),
+            model_name="task",
+            name="system_prompt",
+            field=models.TextField(
+                blank=True,
+                max_length=50000,
+                validators=[django.core.validators.MaxLengthValidator(50000)],
+            ),
         ),
     ]
