@@ -1,6 +1,8 @@
-"""Judge runs and their verdicts: read with Action.VIEW_BENCHMARK (never by annotators, whose
-grading must not be swayed by the judge), created in bulk with Action.IMPORT_DATA through the
-verdicts importer, so a POST and an uploaded file obey the same rules."""
+"""Judge runs and their verdicts (a verdict is null when the judge's answer could not be read
+as true or false, its output kept as the rationale): read with Action.VIEW_BENCHMARK (never by
+annotators, whose grading must not be swayed by the judge), created in bulk with
+Action.IMPORT_DATA through the verdicts importer, so a POST and an uploaded file obey the same
+rules."""
 
 import django_filters
 from django.db.models import Count
@@ -16,12 +18,34 @@ from interchange.importers import import_verdicts
 from judging.models import JudgeRun, JudgeVerdict
 
 
+class UsageSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = JudgeRun
+        fields = ["input_tokens", "output_tokens", "total_tokens"]
+        read_only_fields = fields
+
+
 class JudgeRunSerializer(serializers.ModelSerializer):
     verdicts = serializers.IntegerField(source="verdict_count", help_text="How many verdicts.")
+    prompt_template = serializers.CharField(
+        source="prompt.text",
+        allow_null=True,
+        default=None,
+        help_text="The prompt's text as the run sent it (slots unfilled); null for an imported "
+        "run, whose prompt is known only by its `prompt_version` label.",
+    )
+    usage = UsageSerializer(source="*", read_only=True, help_text="Tokens the judge used.")
+    parameters = serializers.DictField(
+        read_only=True,
+        help_text="What the run was made with: temperature, epochs, max_connections, "
+        "parse_retries, retry_temperature, the study and the limit; empty for an imported run.",
+    )
 
     class Meta:
         model = JudgeRun
-        fields = ["id", "judge_model", "prompt_version", "run_id", "started", "created_at"]
+        fields = ["id", "judge_model", "prompt_version", "prompt_template", "model_family"]
+        fields += ["run_id", "status", "parameters", "calls_total", "calls_done", "errors"]
+        fields += ["unparseable", "usage", "duration", "started", "finished", "created_at"]
         fields += ["verdicts"]
         read_only_fields = fields
 
@@ -75,9 +99,9 @@ class JudgeVerdictFilter(django_filters.FilterSet):
 
 class JudgeRunViewSet(ReadOnlyViewSet):
     read_action = Action.VIEW_BENCHMARK
-    queryset = JudgeRun.objects.annotate(verdict_count=Count("verdicts"))
+    queryset = JudgeRun.objects.select_related("prompt").annotate(verdict_count=Count("verdicts"))
     serializer_class = JudgeRunSerializer
-    filterset_fields = ["judge_model", "prompt_version", "run_id"]
+    filterset_fields = ["judge_model", "prompt_version", "run_id", "status"]
     ordering_fields = ["id", "created_at", "judge_model"]
     ordering = ["-created_at", "id"]
 

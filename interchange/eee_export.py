@@ -207,7 +207,8 @@ def export(
             f"No model of study '{study.name}' has a score by the {options.source}."
         )
     if options.source == "judge" and run is not None:
-        judge = eee.Judge(run.judge_model, run.prompt_version, run.run_id)
+        prompt = run.prompt.text if run.prompt is not None else ""
+        judge = eee.Judge(run.judge_model, run.prompt_version, run.run_id, prompt)
         evaluated = run.started.isoformat() if run.started else None
     else:
         judge = None

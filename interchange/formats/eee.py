@@ -78,6 +78,7 @@ class Judge:
     model: str
     prompt_version: str = ""
     run_id: str = ""
+    prompt: str = ""  # the prompt template's text, when the run knows it
 
 
 @dataclass(frozen=True)
@@ -176,8 +177,9 @@ def _llm_scoring(judge: Judge, expert_baseline: float | None) -> dict[str, Any]:
     judge_info["additional_details"] = _model_details(UNKNOWN, UNKNOWN, {})
     scoring: dict[str, Any] = {
         "judges": [{"model_info": judge_info}],
-        # The judge's prompt template is not stored with its verdicts; the schema requires one.
-        "input_prompt": UNKNOWN,
+        # A run made by L2 Annot knows the prompt it sent; an imported one may not, and the
+        # schema requires one.
+        "input_prompt": judge.prompt or UNKNOWN,
     }
     if expert_baseline is not None:
         scoring["expert_baseline"] = expert_baseline

@@ -65,6 +65,18 @@ def test_a_judge_record_is_valid_and_names_the_judge_and_the_expert_baseline():
     assert scoring["judges"][0]["model_info"]["id"] == "judge-x"
     assert scoring["expert_baseline"] == 0.7
     assert scoring["additional_details"] == {"prompt_version": "v4", "run_id": "r1"}
+    assert scoring["input_prompt"] == "unknown"  # an imported run's prompt is only a label
+
+
+def test_a_judge_record_carries_the_prompt_the_run_sent():
+    judged = model(
+        results=(eee.Result("overall", "L2-Bench", "all", eee.Score(0.8, 0.7, 0.9, 9), 0.7),)
+    )
+    judge = eee.Judge("judge-x", "short@2", "r1", prompt="Is {{response}} {{criterion}}?")
+    data = eee.record(judged, export(scored_by="judge", judge=judge))
+    validate(data)
+    scoring = data["evaluation_results"][0]["metric_config"]["llm_scoring"]
+    assert scoring["input_prompt"] == "Is {{response}} {{criterion}}?"
 
 
 def test_the_score_and_its_interval_map_to_score_details():

@@ -11,7 +11,7 @@ from agreement.services import study_leaderboard
 from grading import services as grading
 from grading.models import Study, Verdict
 from interchange import eee_export
-from judging.models import JudgeRun, JudgeVerdict
+from judging.models import JudgeRun, JudgeVerdict, PromptVersion
 from rubrics.models import Response
 from tests.factories import demo_benchmark_and_graders
 
@@ -125,6 +125,15 @@ def test_competencies_and_layers_are_results_of_their_own(study, tmp_path):
     assert results[competencies[0]]["evaluation_name"].startswith("L2-Bench competency ")
 
 
+def test_a_judge_run_made_here_exports_the_prompt_it_sent(study, judge_run, tmp_path):
+    prompt = PromptVersion.objects.get(template__name="reference-guided")
+    JudgeRun.objects.filter(pk=judge_run.pk).update(prompt=prompt)
+    call_command("export_eee", str(study.pk), str(tmp_path), source="judge")
+    for data in records(tmp_path).values():
+        scoring = by_id(data)["overall"]["metric_config"]["llm_scoring"]
+        assert scoring["input_prompt"] == prompt.text
+
+
 def test_a_judge_export_carries_the_judge_and_the_expert_baseline(study, judge_run, tmp_path):
     call_command("export_eee", str(study.pk), str(tmp_path), source="judge")
     board = study_leaderboard(study, judge_run)
@@ -135,6 +144,7 @@ def test_a_judge_export_carries_the_judge_and_the_expert_baseline(study, judge_r
         scoring = overall["metric_config"]["llm_scoring"]
         assert scoring["judges"][0]["model_info"]["name"] == "judge-x"
         assert scoring["expert_baseline"] == row.experts.mean
+        assert scoring["input_prompt"] == "unknown"
     found["kestrel-large"].pop("_path")
     jsonschema.Draft7Validator(SCHEMA).validate(found["kestrel-large"])
 
