@@ -8,7 +8,7 @@ from django.conf import settings as django_settings
 from agreement import cache
 from agreement.analysis.calibration import CalibrationReport, JudgeScale, calibration_report
 from agreement.analysis.calibration import judge_scales as compare_judge_scales
-from agreement.analysis.comparison import RunComparison, compare_runs
+from agreement.analysis.comparison import RunComparison, RunSummary, compare_runs
 from agreement.analysis.leaderboard import Leaderboard, leaderboard
 from agreement.analysis.ratings import CriterionInfo, ItemInfo
 from agreement.analysis.reports import StudyAgreement, study_agreement
@@ -96,6 +96,12 @@ def run_comparison(study: Study, runs: list[JudgeRun]) -> RunComparison:
         )
 
     return cache.get_or_compute(cache.comparison_key(study, runs, settings), compute)
+
+
+def judge_calibration_summary(study: Study, run: JudgeRun) -> RunSummary:
+    """`run` against the experts of `study` on every unit it judged, every figure with its
+    interval and n (the exports' judge calibration): a comparison of one run."""
+    return run_comparison(study, [run]).runs[0]
 
 
 @dataclass(frozen=True)

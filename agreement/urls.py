@@ -14,6 +14,18 @@ urlpatterns = [
         name="judge",
     ),
     path(
+        "studies/<int:study_id>/judges/<int:run_id>/calibration.json",
+        reports.judge_calibration_download,
+        {"fmt": "json"},
+        name="judge_calibration_json",
+    ),
+    path(
+        "studies/<int:study_id>/judges/<int:run_id>/calibration.xlsx",
+        reports.judge_calibration_download,
+        {"fmt": "xlsx"},
+        name="judge_calibration_xlsx",
+    ),
+    path(
         "studies/<int:study_id>/report.json",
         reports.study_report_download,
         {"fmt": "json"},

@@ -20,8 +20,14 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agreement.analysis.export import report_to_dict
-from agreement.services import judge_report, judge_scale_report, study_leaderboard, study_report
+from agreement.analysis.export import judge_calibration_rows, report_to_dict
+from agreement.services import (
+    judge_calibration_summary,
+    judge_report,
+    judge_scale_report,
+    study_leaderboard,
+    study_report,
+)
 from api import schema
 from judging.models import JudgeRun
 
@@ -105,11 +111,14 @@ class AgreementActions:
     @extend_schema(responses=REPORT_RESPONSES)
     @action(detail=True, methods=["get"], url_path=r"judges/(?P<run>[^/]+)/calibration")
     def calibration(self, request: Request, pk: str, run: str) -> Response:
-        """The judge of a run against the study's experts (agreement.services.judge_report)."""
+        """The judge of a run against the study's experts (agreement.services.judge_report),
+        and under `figures` its calibration overall and per criterion as flat rows, every
+        figure with its interval and n (the same rows as the downloads)."""
         study = self.get_object()  # type: ignore[attr-defined]
         if not run.isdecimal():  # any segment reaches the view: a malformed id is a JSON 404
             raise exceptions.NotFound("No such judge run.")
         judge = judge_run(run)
         assert judge is not None  # judge_run raises NotFound for an unknown run
         report = replace(judge_report(study, judge), scales=judge_scale_report(study, judge))
-        return Response(as_json(report))
+        figures = judge_calibration_rows(judge_calibration_summary(study, judge))
+        return Response(as_json(report) | {"figures": as_json(figures)})

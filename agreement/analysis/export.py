@@ -11,8 +11,9 @@ from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
 from agreement.analysis.calibration import JudgeScale
+from agreement.analysis.comparison import RunGroup, RunSummary
 from agreement.analysis.reports import GroupAgreement, StudyAgreement
-from agreement.stats import Coefficient, Interval, Ratio
+from agreement.stats import Calibration, Coefficient, Interval, Ratio, wilson_interval
 from l2annot.formulas import as_text_cell
 
 # Each judge run that scored the study's 1-5 questions (a `judging.JudgeRun` in the app), with
@@ -111,8 +112,78 @@ def judge_scale_row(run: object, scale: JudgeScale) -> dict[str, Any]:
     }
 
 
+def _accuracy(prefix: str, found: Calibration | None) -> dict[str, Any]:
+    accuracy = found.accuracy if found else Ratio(0, 0)
+    low, high = wilson_interval(accuracy)
+    return {
+        f"accuracy vs {prefix}": accuracy.value,
+        f"accuracy vs {prefix} CI low": low,
+        f"accuracy vs {prefix} CI high": high,
+        f"accuracy vs {prefix} n": accuracy.denominator,
+        f"kappa vs {prefix}": found.kappa.value if found else None,
+    }
+
+
+def judge_group_row(judge: str, group: RunGroup) -> dict[str, Any]:
+    """One judge run on one group of units (a criterion, or all of them): every figure with its
+    95% interval and its n. Accuracy intervals are Wilson score intervals; alpha, AC1 and
+    leniency intervals percentile bootstraps over responses."""
+    found = group.calibration
+    alt = found.alt_test
+    lenient = found.leniency
+    return (
+        {
+            "judge": judge,
+            "group": group.label,
+            "units": group.n_shared,
+            "units with a verdict": found.n_units,
+            "unparseable": group.unparseable.numerator,
+            "unparseable rate": group.unparseable.value,
+        }
+        | _interval("alpha with judge", group.alpha)
+        | _interval("AC1 with judge", group.ac1)
+        | _accuracy("majority", found.vs_majority)
+        | _accuracy("gold", found.vs_gold)
+        | {
+            "leniency": lenient.difference if lenient else None,
+            "leniency CI low": lenient.low if lenient else None,
+            "leniency CI high": lenient.high if lenient else None,
+            "leniency n": lenient.n_items if lenient else 0,
+            "alt-test winning rate": alt.winning_rate,
+            "alt-test advantage probability": alt.advantage_probability,
+            "alt-test experts tested": sum(1 for e in alt.experts if e.skipped_reason is None),
+            "alt-test verdict": alt.verdict,
+            "confidence": group.alpha.confidence,
+            "resamples": group.alpha.n_resamples,
+        }
+    )
+
+
+def judge_calibration_rows(summary: RunSummary) -> list[dict[str, Any]]:
+    """A judge run's calibration, overall (with self-preference, tokens and time) and per
+    criterion, as flat rows for a sheet or a JSON list."""
+    overall = judge_group_row(summary.name, summary.overall) | {
+        "self-preference gap": summary.self_preference_gap,
+        "tokens": summary.tokens,
+        "seconds": summary.seconds,
+    }
+    run_only = dict.fromkeys(("self-preference gap", "tokens", "seconds"))
+    criteria = [judge_group_row(summary.name, group) | run_only for group in summary.criteria]
+    return [overall, *criteria]
+
+
+def write_judge_calibration_xlsx(summary: RunSummary, out: IO[bytes]) -> None:
+    rows = judge_calibration_rows(summary)
+    write_sheets_xlsx(
+        iter([("Judge calibration", list(rows[0]), [list(row.values()) for row in rows])]), out
+    )
+
+
 def report_to_dict(
-    study_name: str, report: StudyAgreement, judges: JudgeScales = ()
+    study_name: str,
+    report: StudyAgreement,
+    judges: JudgeScales = (),
+    calibrations: Sequence[RunSummary] = (),
 ) -> dict[str, Any]:
     return {
         "study": study_name,
@@ -177,6 +248,9 @@ def report_to_dict(
         "judge ratings": [
             judge_scale_row(run, scale) for run, scales in judges for scale in scales
         ],
+        "judge calibration": [
+            row for found in calibrations for row in judge_calibration_rows(found)
+        ],
     }
 
 
@@ -184,19 +258,31 @@ def _sheet_rows(data: dict[str, Any]) -> Iterator[tuple[str, list[str], list[lis
     yield "Overall", list(data["overall"]), [list(data["overall"].values())]
     for name in ["criteria", "by layer", "by competency", "by sub-competency", "by context value",
                  "annotators", "pairwise agreement", "task-level ratings",
-                 "internal consistency", "judge ratings"]:  # fmt: skip
+                 "internal consistency", "judge ratings", "judge calibration"]:  # fmt: skip
         rows = data[name]
         header = list(rows[0]) if rows else ["(no data)"]
         yield name.capitalize()[:31], header, [list(row.values()) for row in rows]
 
 
 def write_report_xlsx(
-    study_name: str, report: StudyAgreement, out: IO[bytes], judges: JudgeScales = ()
+    study_name: str,
+    report: StudyAgreement,
+    out: IO[bytes],
+    judges: JudgeScales = (),
+    calibrations: Sequence[RunSummary] = (),
 ) -> None:
+    data = report_to_dict(study_name, report, judges, calibrations)
+    write_sheets_xlsx(_sheet_rows(data), out)
+
+
+def write_sheets_xlsx(
+    sheets: Iterator[tuple[str, list[str], list[list[Any]]]], out: IO[bytes]
+) -> None:
+    """One sheet per (title, header, rows), headers bold and frozen, every cell as text-safe."""
     workbook = Workbook()
     if workbook.active is not None:  # a new workbook has one empty sheet
         workbook.remove(workbook.active)
-    for title, header, rows in _sheet_rows(report_to_dict(study_name, report, judges)):
+    for title, header, rows in sheets:
         sheet = workbook.create_sheet(title)
         sheet.append(header)
         for cell in sheet[1]:

@@ -56,7 +56,7 @@ from .judge import (
 from .kappa import agreement_weights, cohen_kappa, cohen_kappa_from_table, fleiss_kappa
 from .limits import FEWER_THAN_TWO_PAIRS
 from .ordinal import KappaComparison, OrdinalAgreement, ordinal_agreement, pooled_tables
-from .paired import McNemar, mcnemar
+from .paired import McNemar, mcnemar, wilson_interval
 from .results import FEWER_THAN_TWO_PAIRABLE, NO_VARIATION, Coefficient, Ratio
 
 __all__ = [
@@ -121,4 +121,5 @@ __all__ = [
     "student_t_quantile",
     "unit_pair_products",
     "weights_from_indices",
+    "wilson_interval",
 ]

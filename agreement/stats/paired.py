@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 from .distributions import mcnemar_exact
+from .results import Ratio
 
-__all__ = ["EXACT_BELOW", "McNemar", "chi_square_1df_p", "mcnemar"]
+__all__ = ["EXACT_BELOW", "McNemar", "chi_square_1df_p", "mcnemar", "wilson_interval"]
 
 #: Discordant counts below this use the exact binomial test (a common rule of thumb:
 #: the chi-square approximation is poor for b + c < 25).
@@ -87,3 +89,19 @@ def mcnemar(first_only: int, second_only: int, *, n_pairs: int | None = None) ->
         return McNemar(pairs, b, c, None, mcnemar_exact(b, c), EXACT)
     statistic = max(abs(b - c) - 1, 0) ** 2 / (b + c)  # b = c is no evidence at all
     return McNemar(pairs, b, c, statistic, chi_square_1df_p(statistic), CHI_SQUARE)
+
+
+def wilson_interval(ratio: Ratio, confidence: float = 0.95) -> tuple[float | None, float | None]:
+    """Wilson score interval of a proportion such as a judge's accuracy (Wilson 1927;
+    Newcombe 1998, method 3): good coverage for small n and near 0 or 1, where the normal
+    (Wald) interval fails. ``(None, None)`` with an empty denominator."""
+    n, k = ratio.denominator, ratio.numerator
+    if n == 0:
+        return None, None
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    low = 0.0 if k == 0 else max(0.0, centre - half)  # exact at the ends, not 1e-17 off
+    high = 1.0 if k == n else min(1.0, centre + half)
+    return low, high

@@ -13,7 +13,12 @@ from accounts.roles import Action
 from agreement import jobs
 from agreement.analysis import charts
 from agreement.analysis.calibration import JudgeScale
-from agreement.analysis.export import report_to_dict, write_report_xlsx
+from agreement.analysis.export import (
+    judge_calibration_rows,
+    report_to_dict,
+    write_judge_calibration_xlsx,
+    write_report_xlsx,
+)
 from agreement.analysis.leaderboard import Leaderboard
 from agreement.analysis.reports import GroupAgreement, StudyAgreement
 from agreement.data import calibration_runs, disagreements, judge_runs_for, unmatched_questions
@@ -22,6 +27,7 @@ from agreement.models import AnalysisSettings
 from agreement.services import (
     cached_study_report,
     is_large,
+    judge_calibration_summary,
     judge_report,
     judge_scale_report,
     judge_scales_by_run,
@@ -117,12 +123,36 @@ def study_report_download(
     report = study_report(study)
     filename = f"agreement-{slugify(study.name) or study.pk}"
     judges = judge_scales_by_run(study)
+    calibrations = [judge_calibration_summary(study, run) for run in judge_runs_for(study)]
     if fmt == "json":
-        response: HttpResponse = JsonResponse(report_to_dict(study.name, report, judges))
+        data = report_to_dict(study.name, report, judges, calibrations)
+        response: HttpResponse = JsonResponse(data)
         response["Content-Disposition"] = f'attachment; filename="{filename}.json"'
         return response
     buffer = BytesIO()
-    write_report_xlsx(study.name, report, buffer, judges)
+    write_report_xlsx(study.name, report, buffer, judges, calibrations)
+    response = HttpResponse(buffer.getvalue(), content_type=XLSX)
+    response["Content-Disposition"] = f'attachment; filename="{filename}.xlsx"'
+    return response
+
+
+@require(Action.EXPORT_DATA)
+def judge_calibration_download(
+    request: AuthenticatedHttpRequest, study_id: int, run_id: int, fmt: str
+) -> HttpResponse:
+    """The judge's calibration overall and per criterion, every figure with its interval and
+    n, as JSON or XLSX."""
+    study = get_object_or_404(Study, pk=study_id)
+    run = get_object_or_404(JudgeRun, pk=run_id)
+    summary = judge_calibration_summary(study, run)
+    filename = f"judge-{run.pk}-{slugify(study.name) or study.pk}"
+    if fmt == "json":
+        data = {"study": study.name, "judge": str(run), "rows": judge_calibration_rows(summary)}
+        response: HttpResponse = JsonResponse(data)
+        response["Content-Disposition"] = f'attachment; filename="{filename}.json"'
+        return response
+    buffer = BytesIO()
+    write_judge_calibration_xlsx(summary, buffer)
     response = HttpResponse(buffer.getvalue(), content_type=XLSX)
     response["Content-Disposition"] = f'attachment; filename="{filename}.xlsx"'
     return response

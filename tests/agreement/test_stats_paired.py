@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agreement.stats import mcnemar
-from agreement.stats.paired import CHI_SQUARE, EXACT, EXACT_BELOW, chi_square_1df_p
+from agreement.stats import Ratio, mcnemar
+from agreement.stats.paired import CHI_SQUARE, EXACT, EXACT_BELOW, chi_square_1df_p, wilson_interval
 
 
 def test_no_discordant_unit_gives_p_of_one_and_no_winner():
@@ -80,3 +80,14 @@ def test_impossible_counts_are_refused():
 
 def test_equal_large_counts_are_no_evidence_at_all():
     assert mcnemar(13, 13).p_value == 1.0
+
+
+def test_wilson_interval_of_textbook_proportions():
+    # Newcombe (1998), table I: 81/263 gives 0.2553 to 0.3662; 15/148 gives 0.0624 to 0.1605.
+    low, high = wilson_interval(Ratio(81, 263))
+    assert (low, high) == (pytest.approx(0.2553, abs=1e-4), pytest.approx(0.3662, abs=1e-4))
+    low, high = wilson_interval(Ratio(15, 148))
+    assert (low, high) == (pytest.approx(0.0624, abs=1e-4), pytest.approx(0.1605, abs=1e-4))
+    # 0 of 20: the upper bound is z^2 / (n + z^2) = 3.8415 / 23.8415.
+    assert wilson_interval(Ratio(0, 20)) == (0.0, pytest.approx(1.959964**2 / (20 + 1.959964**2)))
+    assert wilson_interval(Ratio(0, 0)) == (None, None)

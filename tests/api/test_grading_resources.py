@@ -253,6 +253,9 @@ def test_calibration_and_leaderboard_of_a_judge(framework, graders, api_as):
     assert report.status_code == 200
     assert report.json()["judge_name"] == str(run)
     assert report.json()["overall"]["n_units"] == 6
+    overall = report.json()["figures"][0]  # flat rows: every figure with its interval and n
+    assert (overall["group"], overall["units with a verdict"]) == ("overall", 6)
+    assert {"accuracy vs majority CI low", "alpha with judge CI high"} <= set(overall)
     board = viewer.get(reverse("api:study-leaderboard", args=[graded.pk]), {"judge": run.pk})
     [row] = board.json()["rows"]
     assert row["model"] == "secret-model-x"

@@ -97,6 +97,8 @@ PAGES = [
     ("get", "grading:adjudicate", ("study_id", "study_item_id", "criterion_version_id")),
     ("get", "agreement:study", ("study_id",)),
     ("get", "agreement:judge", ("study_id", "run_id")),
+    ("get", "agreement:judge_calibration_json", ("study_id", "run_id")),
+    ("get", "agreement:judge_calibration_xlsx", ("study_id", "run_id")),
     ("get", "agreement:leaderboard", ("study_id",)),
     ("get", "agreement:settings", ("study_id",)),
     ("get", "agreement:study_report_json", ("study_id",)),

@@ -1,7 +1,11 @@
 """The comparison page: two runs of a study side by side, and each pair tested per criterion."""
 
+import json
+from io import BytesIO
+
 import pytest
 from django.urls import reverse
+from openpyxl import load_workbook
 
 from accounts.roles import Role
 from agreement.services import run_comparison
@@ -97,3 +101,35 @@ def test_the_judge_page_links_to_the_comparison_for_maintainers_only(study, runs
     compare_url = reverse("workbench:compare", args=[study.pk])
     assert compare_url in client_as(Role.MAINTAINER).get(judge_url).content.decode()
     assert compare_url not in client_as(Role.VIEWER).get(judge_url).content.decode()
+
+
+def test_the_judge_page_offers_its_calibration_with_intervals_and_n(study, runs, client_as):
+    client = client_as(Role.MAINTAINER)
+    run = runs[1]
+    page = client.get(reverse("agreement:judge", args=[study.pk, run.pk])).content.decode()
+    json_url = reverse("agreement:judge_calibration_json", args=[study.pk, run.pk])
+    xlsx_url = reverse("agreement:judge_calibration_xlsx", args=[study.pk, run.pk])
+    assert json_url in page and xlsx_url in page
+    data = json.loads(client.get(json_url).content)
+    overall, *criteria = data["rows"]
+    assert overall["group"] == "overall" and len(criteria) >= 2
+    for name in ("alpha with judge", "AC1 with judge", "accuracy vs majority", "leniency"):
+        assert {name, f"{name} CI low", f"{name} CI high"} <= set(overall)
+    assert overall["accuracy vs majority n"] == overall["units with a verdict"]
+    assert overall["accuracy vs majority"] == 1.0  # v2 passes what the majority passes
+    assert overall["accuracy vs majority CI low"] < 1.0
+    assert overall["tokens"] is None and "self-preference gap" in overall
+    workbook = load_workbook(BytesIO(client.get(xlsx_url).content))
+    sheet = workbook["Judge calibration"]
+    assert sheet["A1"].value == "judge" and sheet.max_row == len(data["rows"]) + 1
+
+
+def test_the_agreement_report_carries_every_judges_calibration(study, runs, client_as):
+    client = client_as(Role.MAINTAINER)
+    report = json.loads(client.get(reverse("agreement:study_report_json", args=[study.pk])).content)
+    judges = {row["judge"] for row in report["judge calibration"]}
+    assert judges == {str(run) for run in runs}
+    workbook = load_workbook(
+        BytesIO(client.get(reverse("agreement:study_report_xlsx", args=[study.pk])).content)
+    )
+    assert "Judge calibration" in workbook.sheetnames
