@@ -7,6 +7,7 @@ from judging.models import (
     JudgeVerdict,
     PromptTemplate,
     PromptVersion,
+    TriageResolution,
 )
 
 
@@ -45,3 +46,11 @@ class JudgeRatingAdmin(admin.ModelAdmin):
     list_filter = ["question"]
     list_select_related = ["run", "response"]
     raw_id_fields = ["response"]
+
+
+@admin.register(TriageResolution)
+class TriageResolutionAdmin(admin.ModelAdmin):
+    list_display = ["run", "criterion_version", "kind", "prompt", "by", "created_at"]
+    list_filter = ["kind"]
+    list_select_related = ["run", "criterion_version__criterion", "prompt__template", "by"]
+    raw_id_fields = ["response", "criterion_version", "draft"]

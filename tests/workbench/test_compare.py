@@ -10,7 +10,7 @@ from openpyxl import load_workbook
 from accounts.roles import Role
 from agreement.services import run_comparison
 from grading.models import Study
-from judging.models import JudgeRun
+from judging.models import JudgeRun, JudgeVerdict
 from tests.workbench.builders import graded_demo_study, judge_run
 
 pytestmark = pytest.mark.django_db
@@ -133,3 +133,12 @@ def test_the_agreement_report_carries_every_judges_calibration(study, runs, clie
         BytesIO(client.get(reverse("agreement:study_report_xlsx", args=[study.pk])).content)
     )
     assert "Judge calibration" in workbook.sheetnames
+
+
+def test_an_unparseable_answer_is_counted_apart_not_as_a_pass_or_a_fail(study, runs):
+    before = run_comparison(study, runs).runs[1].overall
+    first = JudgeVerdict.objects.filter(run=runs[1]).order_by("pk").first()
+    JudgeVerdict.objects.filter(pk=first.pk).update(verdict=None)
+    after = run_comparison(study, runs).runs[1].overall
+    assert (after.n_shared, after.unparseable.numerator) == (before.n_shared, 1)
+    assert after.calibration.n_units == before.calibration.n_units - 1

@@ -7,7 +7,7 @@ from accounts.roles import Role
 from agreement.services import triage
 from grading import adjudication
 from grading.models import AdjudicationRequest, Study
-from judging.models import JudgeRun, TriageResolution
+from judging.models import JudgeRun, JudgeVerdict, TriageResolution
 from judging.services import create_template
 from rubrics.models import CriterionVersion
 from tests.workbench.builders import graded_demo_study, judge_run
@@ -154,3 +154,15 @@ def test_the_comparison_page_counts_resolutions_per_criterion_and_prompt(
     assert '<th scope="row">strict@1</th><td>0</td><td>1</td><td>0</td>' in body
     assert '<th scope="row">v1</th><td>1</td><td>0</td><td>0</td>' in body
     assert f'<th scope="row">{world["code"]}</th>' in body
+
+
+def test_an_unparseable_answer_is_not_a_disagreement(study, v1):
+    found = triage(study, v1)
+    item, version = found.pair(found.units[0])
+    response = Study.objects.get(pk=study.pk).items.get(pk=item).response_id
+    JudgeVerdict.objects.filter(run=v1, response_id=response, criterion_version_id=version).update(
+        verdict=None
+    )
+    again = triage(study, v1)
+    assert len(again.units) == len(found.units) - 1
+    assert (item, version) not in {again.pair(u) for u in again.units}
