@@ -62,7 +62,8 @@ from interchange.backup_files import (
     write_archive,
 )
 from interchange.models import TaskSource
-from judging.models import JudgeRating, JudgeVerdict
+from judging.apps import shipped_prompt_names
+from judging.models import JudgeRating, JudgeVerdict, PromptTemplate, PromptVersion
 from rubrics.models import (
     Criterion,
     CriterionVersion,
@@ -272,12 +273,20 @@ def backup_study(
 
 
 def occupied_models() -> list[str]:
-    """The labels of guarded models that already hold rows."""
+    """The labels of guarded models that already hold rows other than those `migrate` writes
+    into every new database (the shipped prompt templates, at their first version)."""
+    shipped = shipped_prompt_names()
+    made_by_migrate = {
+        PromptTemplate: Q(name__in=shipped),
+        PromptVersion: Q(template__name__in=shipped, number=1),
+    }
     return [
         model._meta.label
         for app in GUARDED_APPS
         for model in apps.get_app_config(app).get_models()
-        if model._meta.managed and not model._meta.proxy and model._default_manager.exists()
+        if model._meta.managed
+        and not model._meta.proxy
+        and model._default_manager.exclude(made_by_migrate.get(model, Q(pk__in=[]))).exists()
     ]
 
 

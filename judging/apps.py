@@ -8,6 +8,11 @@ from django.db.models.signals import post_migrate
 SHIPPED_PROMPTS = "judging.migrations.0004_shipped_prompts"
 
 
+def shipped_prompt_names() -> list[str]:
+    """The names of the prompt templates every database gets from `migrate`."""
+    return [name for name, *_ in importlib.import_module(SHIPPED_PROMPTS).SHIPPED]
+
+
 def _ship_prompts_after_migrate(
     sender: AppConfig, using: str = "default", **kwargs: object
 ) -> None:

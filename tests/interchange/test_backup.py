@@ -26,7 +26,7 @@ from grading import services as grading
 from grading.models import GoldVerdict, Grade, Study, Verdict
 from interchange import backup_files
 from interchange.backup import backed_up_models
-from judging.models import JudgeRating, JudgeRun, JudgeVerdict
+from judging.models import JudgeRating, JudgeRun, JudgeVerdict, PromptTemplate
 from rubrics.models import Response, TaskResource
 from taxonomy.models import Framework
 from tests.factories import demo_benchmark_and_graders
@@ -283,6 +283,15 @@ def test_restore_refuses_a_database_that_is_not_empty(study, tmp_path):
     with pytest.raises(CommandError, match="not empty"):
         call_command("restore_study", str(path))
     assert Study.objects.count() == 1
+
+
+def test_the_shipped_prompts_do_not_make_a_new_database_occupied_but_a_prompt_of_ones_own_does(
+    backup,
+):
+    assert PromptTemplate.objects.exists()  # migrate ships them
+    PromptTemplate.objects.create(name="my-own-prompt")
+    with pytest.raises(CommandError, match=r"not empty \(judging.PromptTemplate\)"):
+        call_command("restore_study", str(backup))
 
 
 def test_restore_is_all_or_nothing(backup, settings, tmp_path):
