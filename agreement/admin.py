@@ -6,5 +6,12 @@ from audit.admin import AuditedAdmin
 
 @admin.register(AnalysisSettings)
 class AnalysisSettingsAdmin(AuditedAdmin):
-    list_display = ["study", "validation_threshold", "epsilon", "resamples", "judge_family"]
+    list_display = [
+        "study",
+        "validation_threshold",
+        "minimum_units",
+        "epsilon",
+        "resamples",
+        "judge_family",
+    ]
     search_fields = ["study__name"]

@@ -23,7 +23,8 @@ PENDING_SECONDS = 600  # a report asked of the worker but not delivered by then 
 def _study_part(study: Study, settings: AnalysisSettings) -> str:
     count, latest = study_state(study)
     return (
-        f"{study.pk}:{count}:{latest}:{settings.validation_threshold}:{settings.resamples}:"
+        f"{study.pk}:{count}:{latest}:{settings.validation_threshold}:{settings.minimum_units}:"
+        f"{settings.resamples}:"
         f"{settings.seed}:{settings.show_annotator_names}:{settings.epsilon}:"
         f"{settings.judge_family}"
     )

@@ -8,6 +8,7 @@ class AnalysisSettingsForm(forms.ModelForm):
         model = AnalysisSettings
         fields = [
             "validation_threshold",
+            "minimum_units",
             "epsilon",
             "judge_family",
             "resamples",

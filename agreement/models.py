@@ -1,7 +1,7 @@
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from agreement.analysis.reports import DEFAULT_THRESHOLD
+from agreement.analysis.reports import DEFAULT_MINIMUM_UNITS, DEFAULT_THRESHOLD
 from grading.models import Study
 
 
@@ -14,6 +14,13 @@ class AnalysisSettings(models.Model):
         validators=[MinValueValidator(-1.0), MaxValueValidator(1.0)],
         help_text="A criterion is validated when the lower bound of its alpha's 95% interval "
         "reaches this value (0.667 after Krippendorff 2004).",
+    )
+    minimum_units = models.PositiveIntegerField(
+        default=DEFAULT_MINIMUM_UNITS,
+        validators=[MinValueValidator(2), MaxValueValidator(100_000)],
+        help_text="No criterion is called validated on fewer responses graded by two experts "
+        "or more: a bootstrap interval from a handful of responses claims far more certainty "
+        "than it has (30 by default).",
     )
     resamples = models.PositiveIntegerField(
         default=1000, validators=[MinValueValidator(100), MaxValueValidator(20000)]

@@ -48,6 +48,7 @@ def study_report(study: Study) -> StudyAgreement:
             study_agreement(
                 ratings,
                 threshold=settings.validation_threshold,
+                minimum_units=settings.minimum_units,
                 n_resamples=settings.resamples,
                 seed=settings.seed,
             ),

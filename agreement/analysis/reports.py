@@ -30,6 +30,11 @@ from agreement.stats import (
 )
 
 DEFAULT_THRESHOLD = 0.667  # Krippendorff 2004: lowest alpha for tentative conclusions.
+# Below this many units graded by two experts or more, no criterion is called validated: a
+# bootstrap interval from a handful of units is far narrower than the uncertainty it stands for
+# (two units that agree give the interval [1, 1]). 30 is the smallest sample at which the
+# interval's coverage is checked (docs/statistics.md, "Small samples"); a study may set more.
+DEFAULT_MINIMUM_UNITS = 30
 
 
 @dataclass(frozen=True)
@@ -117,9 +122,16 @@ def group_agreement(
 
 
 def criterion_verdict(
-    interval: Interval, unstable: bool, threshold: float
+    interval: Interval,
+    unstable: bool,
+    threshold: float,
+    minimum_units: int = DEFAULT_MINIMUM_UNITS,
 ) -> tuple[bool | None, str]:
-    """Whether a criterion is validated: the lower bound of alpha's CI reaches the threshold."""
+    """Whether a criterion is validated: on at least `minimum_units` units graded twice or more,
+    the lower bound of alpha's CI reaches the threshold."""
+    n_units = interval.estimate.n_units
+    if n_units < minimum_units:
+        return None, f"too few units (n = {n_units}; {minimum_units} needed to validate)"
     if interval.low is None:
         reason = interval.undefined_reason or interval.estimate.undefined_reason or "no interval"
         if unstable:
@@ -211,6 +223,7 @@ def study_agreement(
     ratings: StudyRatings,
     *,
     threshold: float = DEFAULT_THRESHOLD,
+    minimum_units: int = DEFAULT_MINIMUM_UNITS,
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> StudyAgreement:
@@ -225,7 +238,7 @@ def study_agreement(
             continue
         group = group_agreement(ratings, counts, mask, info.code, **options)
         validated, verdict = criterion_verdict(
-            group.alpha, group.summary.alpha_unstable_prevalence, threshold
+            group.alpha, group.summary.alpha_unstable_prevalence, threshold, minimum_units
         )
         criteria.append(CriterionAgreement(info, group, validated, verdict))
     unit_context = [

@@ -104,8 +104,8 @@ def test_least_reliable_puts_the_lowest_alpha_first():
     assert report.least_reliable()[0].criterion.code == "06u1"
 
 
-def interval(low, value=0.8):
-    estimate = defined("alpha", value, n_units=10, n_ratings=30)
+def interval(low, value=0.8, n_units=40):
+    estimate = defined("alpha", value, n_units=n_units, n_ratings=3 * n_units)
     return Interval(estimate, low, None if low is None else 0.9, 0.95, "test", 100, 0)
 
 
@@ -125,8 +125,18 @@ def test_a_criterion_without_an_interval_says_why():
         "alpha", "no variation: every rating is the same value", n_units=3, n_ratings=9
     )
     empty = Interval(estimate, None, None, 0.95, "test", 100, 100, "no variation")
-    validated, verdict = criterion_verdict(empty, False, 0.667)
+    validated, verdict = criterion_verdict(empty, False, 0.667, minimum_units=3)
     assert validated is None and verdict == "not enough data: no variation"
+
+
+def test_no_criterion_is_validated_on_fewer_units_than_the_minimum():
+    perfect_on_two = interval(1.0, value=1.0, n_units=2)
+    validated, verdict = criterion_verdict(perfect_on_two, False, 0.667)
+    assert validated is None
+    assert verdict == "too few units (n = 2; 30 needed to validate)"
+    assert criterion_verdict(perfect_on_two, False, 0.667, minimum_units=2)[0] is True
+    report = study_agreement(ratings(), n_resamples=100, seed=1)  # 4 responses
+    assert {c.verdict for c in report.criteria} == {"too few units (n = 4; 30 needed to validate)"}
 
 
 def test_a_study_without_grades_has_an_undefined_report_not_an_error():

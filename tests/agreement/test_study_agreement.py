@@ -242,14 +242,18 @@ def test_a_maintainer_sets_the_threshold_and_the_report_follows(study, client_as
     url = reverse("agreement:settings", args=[study.pk])
     data = {
         "validation_threshold": "0.8",
+        "minimum_units": 2,
         "epsilon": "0.1",
         "judge_family": "",
         "resamples": 200,
         "seed": 3,
     }
     assert client.post(url, data).status_code == 302
-    assert study_report(study).threshold == 0.8
+    report = study_report(study)
+    assert report.threshold == 0.8
+    assert not any(c.verdict.startswith("too few units") for c in report.criteria)
     assert client.post(url, data | {"validation_threshold": "2"}).status_code == 422
+    assert client.post(url, data | {"minimum_units": 1}).status_code == 422
     history = AuditEvent.objects.for_object(AnalysisSettings.objects.get(study=study))
     assert history.count() == 1
 
