@@ -126,6 +126,9 @@ def test_a_judge_error_needs_a_note_and_is_kept_on_the_prompt_version(study, v3,
     assert done.status_code == 302
     resolution = TriageResolution.objects.get()
     assert resolution.prompt == v3.prompt and resolution.note == "ignores the reference"
+    prompt_page = maintainer.get(reverse("workbench:prompt", args=[v3.prompt.template_id]))
+    assert "Judge errors noted in triage" in prompt_page.content.decode()
+    assert "ignores the reference" in prompt_page.content.decode()
 
 
 def test_experts_were_wrong_sends_an_agreed_unit_to_adjudication(study, v3, maintainer):

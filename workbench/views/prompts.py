@@ -3,7 +3,7 @@ a live preview of the prompt filled on one real unit. Saving a changed text make
 version; runs keep pointing at the version they sent. Maintainers only."""
 
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Prefetch
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -12,7 +12,7 @@ from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading.models import Study
 from judging import services as prompts
-from judging.models import PromptTemplate
+from judging.models import PromptTemplate, TriageResolution
 from judging.prompting import SLOTS, template_problems
 from l2annot.htmx import redirect_to, render_page
 from workbench.forms import NewPromptForm, PromptForm
@@ -50,7 +50,14 @@ def prompt_list(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require(Action.MANAGE_STUDIES)
 def prompt(request: AuthenticatedHttpRequest, prompt_id: int) -> HttpResponse:
     template = get_object_or_404(PromptTemplate, pk=prompt_id)
-    versions = list(template.versions.select_related("created_by").order_by("-number"))
+    judge_errors = TriageResolution.objects.filter(
+        kind=TriageResolution.Kind.JUDGE_ERROR
+    ).select_related("criterion_version__criterion", "run")
+    versions = list(
+        template.versions.select_related("created_by")
+        .prefetch_related(Prefetch("notes", queryset=judge_errors, to_attr="judge_errors"))
+        .order_by("-number")
+    )
     latest = versions[0] if versions else None
     initial = {"text": latest.text, "style": latest.style} if latest else {}
     form = PromptForm(request.POST or None, initial=initial)
