@@ -88,6 +88,7 @@ def _evaluate(run: JudgeRun, calls: list[JudgeCall], watch: Watch, outcome: dict
             metadata={"judge_model": run.judge_model, "prompt_version": run.prompt_version},
             display="none",
             score_display=False,
+            log_realtime=False,  # the page follows the job, not the log: write it once
         )
         outcome["log"] = log
     except BaseException as error:  # reported on the run, whatever it was

@@ -17,7 +17,8 @@ What is read (Inspect's log schema, version 2):
   verdict (after any retries): it is kept as no verdict, with its explanation, never guessed.
   ``output.completion`` (else the first choice's text) gives the evaluated response.
 - A sample whose ``metadata.response_id`` names a response already stored (its id, as in a
-  responses file) judges that response: its output is the judge's answer, not a response, so
+  responses file, within the task ``metadata.task_key`` when given) judges that response: its
+  output is the judge's answer, not a response, so
   no response is read from it, and its verdicts name the response by that id (a log written
   by L2 Annot's own judge runs, one sample per response and criterion, is of this kind).
 
@@ -213,17 +214,20 @@ def _read_sample(
         message = error.get("message") if isinstance(error, dict) else error
         log.report(member, "error", f"the sample ended in an error: {shown(message)}")
     results = _scoring_results(log, member, sample.get("scores"), scorer)
-    judged = _text(_object(sample.get("metadata")).get("response_id"))
+    metadata = _object(sample.get("metadata"))
+    judged = _text(metadata.get("response_id"))
     if len(log.problems) > before or results is None or not isinstance(epoch, int):
         return
     task_key = str(raw_id)
-    # A sample judging a stored response is one of several on that response (one per criterion).
-    key = (f"{judged}\x00{task_key}" if judged else task_key, epoch)
+    # A sample judging a stored response names its task in its metadata (its id is its own),
+    # and is one of several on that response (one per criterion).
+    judged_task = _text(metadata.get("task_key")) if judged else None
+    key = (f"{judged}\x00{raw_id}" if judged else task_key, epoch)
     if key in seen:
         log.report(member, "id", f"task {task_key} epoch {epoch} is also in {seen[key]}")
         return
     seen[key] = member
-    parsed = _verdicts(log, member, results, task_key, epoch, found, judged)
+    parsed = _verdicts(log, member, results, task_key, epoch, found, judged, judged_task)
     model = found["model"]
     text = _completion(sample.get("output"))
     if judged is None and model is not None and text is not None:
@@ -267,6 +271,7 @@ def _verdicts(
     epoch: int,
     found: dict[str, Any],
     judged: str | None = None,
+    judged_task: str | None = None,
 ) -> list[VerdictRecord]:
     name, results = named_results
     verdicts: list[VerdictRecord] = []
@@ -300,7 +305,7 @@ def _verdicts(
             continue
         ids.add(cid)
         named: dict[str, Any] = (
-            {"response_id": judged}
+            {"response_id": judged, "task_key": judged_task}
             if judged is not None
             else {"task_key": task_key, "model": found["model"]}
         )

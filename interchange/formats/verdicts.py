@@ -69,16 +69,20 @@ class _JudgeRecord:
     run_id: str | None
 
     def _check_response_reference(self) -> None:
+        # A response's id may be given with its task (ids made from the model and epoch repeat
+        # across tasks): an Inspect log written by L2 Annot's judge runs names both.
         by_id = self.response_id is not None
         by_key = self.task_key is not None and self.model is not None
-        if by_id == by_key or (by_id and (self.task_key or self.model)):
-            raise ValueError("give either response_id, or task_key and model")
+        if by_id == by_key or (by_id and self.model):
+            raise ValueError("give either response_id (with its task_key), or task_key and model")
 
     @property
     def response_key(self) -> tuple[str, ...]:
         """What identifies the response: ``(id,)`` or ``(task_key, model, epoch)``."""
         if self.response_id is not None:
-            return (self.response_id,)
+            return (
+                (self.response_id,) if self.task_key is None else (self.task_key, self.response_id)
+            )
         return (str(self.task_key), str(self.model), str(self.epoch))
 
     @property

@@ -207,6 +207,9 @@ class VerdictsPlanner:
     def resolve_response(self, record: VerdictRecord | RatingRecord) -> ResponseKey | None:
         if record.response_id is not None:
             matches = self.by_id.get(record.response_id, set())
+            if record.task_key is not None:  # the id within that task (ids repeat across tasks)
+                task = self.tasks.get(str(record.task_key))
+                matches = {m for m in matches if task is not None and m[0] == task.pk}
             if not matches:
                 self.problem(record, "response_id", f"no response with id '{record.response_id}'")
             elif len(matches) > 1:

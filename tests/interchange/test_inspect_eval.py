@@ -187,9 +187,10 @@ def test_a_null_judgement_is_an_unreadable_answer_kept_as_no_verdict(tmp_path):
 
 def test_a_sample_naming_a_stored_response_gives_verdicts_on_it_and_no_response(tmp_path):
     judging = [sample(f"{n}-7", metadata={"response_id": f"resp-{n}"}) for n in range(2)]
+    judging[1]["metadata"]["task_key"] = "12"
     result = read_inspect_eval(eval_file(tmp_path, samples=judging))
     assert result.problems == () and result.responses == ()
     assert {(v.response_id, v.task_key) for v in result.verdicts} == {
         ("resp-0", None),
-        ("resp-1", None),
+        ("resp-1", "12"),
     }

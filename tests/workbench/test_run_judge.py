@@ -124,3 +124,23 @@ def test_the_command_runs_a_named_prompt_version_and_reports(study, llm_server, 
     assert run.prompt.template.name == "critique-then-verdict"
     assert set(run.verdicts.values_list("epoch", flat=True)) == {1, 2}
     assert JudgeVerdict.objects.filter(verdict=True).count() == 4  # "true" alone is the last line
+
+
+def test_responses_whose_ids_repeat_across_tasks_are_each_judged(
+    db, settings, tmp_path, llm_server
+):
+    settings.JUDGE_LOG_DIR = tmp_path / "logs"
+    settings.JUDGE_CACHE_DIR = tmp_path / "cache"
+    framework, graders = demo_benchmark_and_graders(1)
+    by_task = {}
+    for response in Response.objects.order_by("pk"):
+        by_task.setdefault(response.task_id, response)
+    first, second = list(by_task.values())[:2]
+    Response.objects.filter(pk__in=[first.pk, second.pk]).update(external_id="tutor::e1")
+    study = grading.create_study(
+        name="Ids", framework=framework, responses=[first, second], annotators=graders,
+        overlap=1, seed=1,
+    )  # fmt: skip
+    run = execute_run(start_run(study, model=JUDGE, by=None, enqueue=False).pk)
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    assert set(run.verdicts.values_list("response_id", flat=True)) == {first.pk, second.pk}
