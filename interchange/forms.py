@@ -20,7 +20,7 @@ def max_upload_bytes() -> int:
 
 
 class ImportForm(forms.Form):
-    kind = forms.ChoiceField(choices=ImportJob.Kind.choices)
+    kind = forms.ChoiceField(choices=[c for c in ImportJob.Kind.choices if c[0] in ALLOWED])
     framework = forms.ModelChoiceField(Framework.objects.all(), empty_label=None)
     file = forms.FileField()
     dry_run = forms.BooleanField(required=False, label="Dry run: check and count, write nothing")

@@ -33,6 +33,7 @@ from django.db import (
 from django.tasks import task
 from django.utils import timezone
 
+from interchange import offline
 from interchange.formats.l2bench_csv import TASKS_FILE
 from interchange.importers import (
     ImportReport,
@@ -71,6 +72,15 @@ def run_import_job(job_id: int) -> None:
     try:
         with Heartbeat(job.pk):
             report = _run(job, job_progress(job.pk))
+        status = ImportJob.Status.SUCCEEDED if report.ok else ImportJob.Status.FAILED
+        counts = {name: counts.as_dict() for name, counts in report.counts.items()}
+        # Problems name the stored file; the person knows it by the name they uploaded.
+        stored = Path(job.file.name or "").name
+        problems = [
+            job.original_name + line[len(stored) :] if line.startswith(stored) else line
+            for line in report.problem_lines()
+        ]
+        summary = " ".join([report.summary(), *report.notes])
     except UnsafeArchive as error:
         _finish(job, ImportJob.Status.FAILED, [f"{job.original_name}: {error}"], {}, "")
         return
@@ -78,15 +88,7 @@ def run_import_job(job_id: int) -> None:
         logger.exception("import job %s stopped", job.pk)
         _finish_failed(job, [f"{job.original_name}: {stopped_by(error, job.pk)}"])
         raise
-    status = ImportJob.Status.SUCCEEDED if report.ok else ImportJob.Status.FAILED
-    counts = {name: counts.as_dict() for name, counts in report.counts.items()}
-    # Problems name the stored file; the person knows it by the name they uploaded.
-    stored = Path(job.file.name or "").name
-    problems = [
-        job.original_name + line[len(stored) :] if line.startswith(stored) else line
-        for line in report.problem_lines()
-    ]
-    _finish(job, status, problems, counts, " ".join([report.summary(), *report.notes]))
+    _finish(job, status, problems, counts, summary)
 
 
 def stopped_by(error: BaseException, job_id: int) -> str:
@@ -212,7 +214,7 @@ def _finish_failed(job: ImportJob, problems: list[str], attempts: int = 60) -> N
             time.sleep(1)
 
 
-def _run(job: ImportJob, progress: Progress) -> ImportReport:
+def _run(job: ImportJob, progress: Progress) -> ImportReport | offline.OfflineImport:
     path = Path(job.file.path)
     dry_run, by = job.dry_run, job.created_by
     if job.kind == ImportJob.Kind.BENCHMARK:
@@ -226,6 +228,11 @@ def _run(job: ImportJob, progress: Progress) -> ImportReport:
                 by=by,
                 progress=progress,
             )
+    if job.kind == ImportJob.Kind.OFFLINE:
+        assert job.study is not None and job.annotator is not None
+        return offline.import_workbook(
+            path, job.study, job.annotator, submit=job.submit, filename=job.original_name
+        )
     if job.kind == ImportJob.Kind.RESPONSES:
         return import_responses(path, job.framework, dry_run=dry_run, by=by, progress=progress)
     return import_verdicts(path, job.framework, dry_run=dry_run, by=by, progress=progress)

@@ -40,6 +40,7 @@ class ImportJob(models.Model):
         RESPONSES = "responses", "Model responses (.jsonl)"
         VERDICTS = "verdicts", "Judge verdicts (.jsonl)"
         EVAL_LOG = "eval_log", "Judge verdicts (Inspect AI .eval log)"
+        OFFLINE = "offline", "Offline grading workbook (.xlsx)"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -52,6 +53,7 @@ class ImportJob(models.Model):
         Kind.RESPONSES: ".jsonl",
         Kind.VERDICTS: ".jsonl",
         Kind.EVAL_LOG: ".eval",
+        Kind.OFFLINE: ".xlsx",
     }
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -60,6 +62,14 @@ class ImportJob(models.Model):
     original_name = models.CharField(max_length=255, blank=True)
     framework = models.ForeignKey("taxonomy.Framework", on_delete=models.CASCADE, related_name="+")
     dry_run = models.BooleanField(default=False)
+    # An offline grading workbook: recorded as `annotator` in `study`, submitting what it completes.
+    study = models.ForeignKey(
+        "grading.Study", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    submit = models.BooleanField(default=False)
     create_missing = models.BooleanField(
         default=False, help_text="A benchmark import creates the sub-competencies it lacks."
     )

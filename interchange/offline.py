@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, ClassVar
 
 from django.db import transaction
 from django.db.models import Prefetch
@@ -36,6 +36,7 @@ from interchange.formats.offline_workbook import (
     write_grading_workbook,
 )
 from interchange.formats.problems import Problem
+from interchange.importers.report import Counts, problem_lines
 from rubrics.models import (
     CriterionVersion,
     PublishedResource,
@@ -195,6 +196,17 @@ class OfflineImport:
     ratings_unchanged: int = 0
     submitted: int = 0
     incomplete: list[str] = field(default_factory=list)
+
+    # What a background job (interchange.jobs) reads of any import's report.
+    counts: ClassVar[dict[str, Counts]] = {}
+    notes: ClassVar[list[str]] = []
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def problem_lines(self) -> list[str]:
+        return problem_lines(self.problems)
 
     def summary(self) -> str:
         if self.problems:

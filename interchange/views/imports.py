@@ -51,5 +51,7 @@ def index(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require(Action.IMPORT_DATA)
 def job(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     jobs.fail_abandoned_jobs()  # a job whose worker died ends failed, not "running" for ever
-    found = get_object_or_404(ImportJob, pk=pk)
+    found = get_object_or_404(
+        ImportJob.objects.select_related("framework", "study", "annotator", "created_by"), pk=pk
+    )
     return render_page(request, "interchange/job.html", {"job": found}, fragment="job-status")

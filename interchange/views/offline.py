@@ -1,10 +1,11 @@
 """A study's offline grading: each annotator's workbook to download, and its upload back."""
 
+import secrets
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from django.contrib import messages
+from django.db import transaction
 from django.db.models import Count, Q
 from django.http import FileResponse, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
@@ -12,11 +13,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from accounts.models import User
-from accounts.permissions import require
+from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading.models import Assignment, Study
-from interchange import offline
+from interchange import jobs, offline
 from interchange.forms import OfflineUploadForm
+from interchange.models import ImportJob
 
 
 def _graders(study: Study) -> Any:
@@ -25,30 +27,30 @@ def _graders(study: Study) -> Any:
 
 @require(Action.IMPORT_DATA)
 @require_http_methods(["GET", "POST"])
-def offline_grading(request: HttpRequest, study_id: int) -> HttpResponse:
-    """Download an annotator's workbook; upload it filled, recorded as them (all or nothing)."""
+def offline_grading(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
+    """Download an annotator's workbook; upload it filled, recorded as them (all or nothing).
+
+    The upload is stored and read by the background worker (an ImportJob), never in the request:
+    a large or hostile workbook costs the web process nothing but the upload."""
     study = get_object_or_404(Study, pk=study_id)
     form = OfflineUploadForm(_graders(study), request.POST or None, request.FILES or None)
-    report = None
     if request.method == "POST" and form.is_valid():
-        annotator, upload = form.cleaned_data["annotator"], form.cleaned_data["file"]
-        with tempfile.TemporaryDirectory(prefix="l2annot-offline-") as folder:
-            path = Path(folder) / "upload.xlsx"
-            with path.open("wb") as out:
-                for chunk in upload.chunks():
-                    out.write(chunk)
-            report = offline.import_workbook(
-                path,
-                study,
-                annotator,
+        upload = form.cleaned_data["file"]
+        with transaction.atomic():
+            job = ImportJob(
+                kind=ImportJob.Kind.OFFLINE,
+                framework_id=study.framework_id,
+                study=study,
+                annotator=form.cleaned_data["annotator"],
                 submit=form.cleaned_data["submit"],
-                filename=Path(upload.name).name,
+                original_name=Path(upload.name).name[:255],
+                token=secrets.token_hex(16),
+                created_by=request.user,
             )
-        if not report.problems:
-            messages.success(request, f"{annotator.username}: {report.summary()}.")
-            for note in report.incomplete:
-                messages.info(request, f"Not submitted, {note}")
-            return redirect("interchange:offline", study_id=study.pk)
+            job.file.save("upload", upload, save=False)
+            job.save()
+            jobs.enqueue(job)
+        return redirect("interchange:job", pk=job.pk)
     progress = (
         Assignment.objects.filter(study_item__study=study)
         .values("annotator__username")
@@ -58,7 +60,8 @@ def offline_grading(request: HttpRequest, study_id: int) -> HttpResponse:
         )
         .order_by("annotator__username")
     )
-    context = {"study": study, "form": form, "report": report, "progress": progress}
+    uploads = ImportJob.objects.filter(study=study).select_related("annotator")[:10]
+    context = {"study": study, "form": form, "progress": progress, "uploads": uploads}
     return render(request, "interchange/offline.html", context)
 
 

@@ -1,4 +1,5 @@
-"""The offline grading page of a study: download a workbook, upload it filled."""
+"""The offline grading page of a study: download a workbook, upload it filled (read and recorded
+by the background worker, never in the request)."""
 
 import io
 
@@ -10,6 +11,8 @@ from openpyxl import load_workbook
 from accounts.roles import Role
 from grading import services
 from grading.models import Assignment, Grade
+from interchange.formats import offline_workbook
+from interchange.models import ImportJob
 from tests.grading import factories
 from tests.interchange.test_offline_import import fill
 
@@ -34,9 +37,25 @@ def download(client, study, **params):
     return b"".join(response.streaming_content)
 
 
-def upload(client, study, content, annotator="ann", name="filled.xlsx", **fields):
+@pytest.fixture(autouse=True)
+def imports_root(settings, tmp_path):
+    settings.IMPORTS_ROOT = tmp_path / "imports"
+
+
+@pytest.fixture
+def worker(settings, django_capture_on_commit_callbacks):
+    """Jobs run as soon as the upload commits (the background worker, in this process)."""
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+    return django_capture_on_commit_callbacks
+
+
+def upload(client, study, content, annotator="ann", name="filled.xlsx", worker=None, **fields):
     data = {"annotator": annotator, "file": SimpleUploadedFile(name, content)} | fields
-    return client.post(reverse("interchange:offline", args=[study.pk]), data)
+    url = reverse("interchange:offline", args=[study.pk])
+    if worker is None:
+        return client.post(url, data)
+    with worker(execute=True):
+        return client.post(url, data)
 
 
 def filled(tmp_path, content, **options):
@@ -54,20 +73,44 @@ def test_the_page_lists_each_annotators_workbooks(study, client_as):
 
 
 def test_a_downloaded_workbook_filled_and_uploaded_is_recorded_as_the_annotator(
-    study, annotator, client_as, tmp_path
+    study, annotator, client_as, tmp_path, worker
 ):
     client = client_as(Role.MAINTAINER)
     content = download(client, study, annotator="ann")
     assert load_workbook(io.BytesIO(content))["_meta"]["B2"].value == "ann"
-    response = upload(client, study, filled(tmp_path, content), submit="on")
-    assert response.status_code == 302
+    response = upload(client, study, filled(tmp_path, content), submit="on", worker=worker)
+    job = ImportJob.objects.get()
+    assert response.status_code == 302 and response.url == reverse("interchange:job", args=[job.pk])
+    assert (job.kind, job.status, job.study, job.annotator) == (
+        "offline",
+        "succeeded",
+        study,
+        annotator,
+    )
     assert Grade.objects.filter(assignment__annotator=annotator, verdict="pass").count() == 6
     assert set(Assignment.objects.values_list("status", flat=True)) == {"submitted"}
     page = client.get(response.url).content.decode()
-    assert "ann: answers: 6 changed, 0 unchanged; ratings: 4 changed" in page
+    assert "answers: 6 changed, 0 unchanged; ratings: 4 changed" in page
+    assert "filled.xlsx for “" in page and "recorded as ann" in page
 
 
-def test_a_tampered_upload_lists_its_problems_and_records_nothing(study, client_as, tmp_path):
+def test_the_upload_is_not_read_in_the_request(study, client_as, tmp_path, monkeypatch):
+    """With the database backend the job waits for the worker: the request only stores it."""
+
+    def read_in_request(*args, **kwargs):
+        raise AssertionError("the workbook was read in the web request")
+
+    monkeypatch.setattr(offline_workbook, "load_workbook", read_in_request)
+    client = client_as(Role.MAINTAINER)
+    response = upload(client, study, filled(tmp_path, download(client, study, annotator="ann")))
+    job = ImportJob.objects.get()
+    assert response.status_code == 302 and job.status == ImportJob.Status.QUEUED
+    assert not Grade.objects.exists()
+
+
+def test_a_tampered_upload_lists_its_problems_and_records_nothing(
+    study, client_as, tmp_path, worker
+):
     client = client_as(Role.MAINTAINER)
     content = filled(tmp_path, download(client, study, annotator="ann"))
     workbook = load_workbook(io.BytesIO(content))
@@ -75,10 +118,10 @@ def test_a_tampered_upload_lists_its_problems_and_records_nothing(study, client_
     workbook["Grading"]["F4"] = "maybe"
     out = io.BytesIO()
     workbook.save(out)
-    response = upload(client, study, out.getvalue())
-    assert response.status_code == 200
-    page = response.content.decode()
-    assert "Nothing was recorded" in page
+    response = upload(client, study, out.getvalue(), worker=worker)
+    assert ImportJob.objects.get().status == ImportJob.Status.FAILED
+    page = client.get(response.url).content.decode()
+    assert "Nothing was imported" in page
     assert "filled.xlsx: row 4: field &#x27;verdict&#x27;: &#x27;maybe&#x27; is not Pass" in page
     assert "the signature does not match" in page
     assert not Grade.objects.exists()
