@@ -70,7 +70,8 @@ def judge_report(study: Study, run: JudgeRun) -> CalibrationReport:
         return calibration_report(
             load_judge_data(study, run, ratings),
             epsilon=settings.epsilon,
-            judge_family=settings.judge_family,
+            # A run made here names its judge's family; an imported run takes the study's.
+            judge_family=run.model_family or settings.judge_family,
             n_resamples=settings.resamples,
             seed=settings.seed,
         )

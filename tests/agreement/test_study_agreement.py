@@ -299,3 +299,10 @@ def test_user_text_in_the_xlsx_report_stays_text_never_a_formula(study, tmp_path
     assert len(hostile) > 1 and {c.data_type for c in hostile} == {"s"}
     assert not [c for sheet in workbook for row in sheet.iter_rows() for c in row
                 if c.data_type == "f"]  # fmt: skip
+
+
+def test_self_preference_compares_with_the_family_the_run_names(study, always_pass_judge):
+    JudgeRun.objects.filter(pk=always_pass_judge.pk).update(model_family="Orion Labs")
+    report = judge_report(study, JudgeRun.objects.get(pk=always_pass_judge.pk))
+    assert report.self_preference is not None
+    assert report.self_preference.family == "Orion Labs"
