@@ -135,7 +135,7 @@ def _save_labels(version: CriterionVersion, labels: Mapping[str, str]) -> None:
     points = [ScalePoint(version=version, value=int(v), label=label) for v, label in labels.items()]
     for point in points:
         low, high = version.scale_min, version.scale_max
-        if low is None or not low <= point.value <= high:  # type: ignore[operator]  # a scale with a minimum has a maximum
+        if low is None or high is None or not low <= point.value <= high:
             raise ValidationError(
                 {"scale_labels": f"Point {point.value} lies outside the criterion's scale."}
             )
@@ -347,10 +347,12 @@ def add_criterion(
         criterion = Criterion(
             framework_id=framework_id, sub_competency=owner, layer=Layer.CONSENSUS
         )
+        code = code or next_code(owner)
     else:
         owner = _editable_task(owner)
         criterion = Criterion(framework_id=owner.framework_id, task=owner, layer=Layer.TASK)
-    criterion.code = code or next_code(owner)  # type: ignore[arg-type]
+        code = code or next_code(owner)
+    criterion.code = code
     criterion.order = _siblings(criterion).next_order() if order is None else order
     criterion.full_clean()
     criterion.save()
