@@ -202,7 +202,7 @@ def seed_study(
     from accounts.roles import Role
     from accounts.services import create_user_with_role, sync_roles
     from grading import services
-    from tests.grading import factories
+    from tests import factories
 
     sync_roles()
     logins = [(f"grader{n:02d}", secrets.token_urlsafe(12)) for n in range(1, graders + 1)]

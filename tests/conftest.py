@@ -13,8 +13,8 @@ from accounts.models import User
 from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
 from taxonomy.models import Framework
+from tests.factories import load_starter_framework
 from tests.llm_server import LlmServer, running_llm_server
-from tests.taxonomy.factories import load_starter_framework
 
 FIXTURES = settings.BASE_DIR / "fixtures"
 

@@ -1,11 +1,190 @@
-"""Plain builders shared by test modules."""
+"""Plain builders for every test module: frameworks, tasks, criteria, responses, studies,
+grades, judge runs, import files and jobs, and one object of each kind for the tests that walk
+every route with every role. Generated data only, never L2-Bench items. Rubrics are published
+through rubrics.publishing and studies are made, assigned and graded through the grading
+services, so those rows are what the application would have made. (The builders of
+tests/interchange/builders.py are hypothesis strategies for the pure file formats.)"""
+
+from collections.abc import Sequence
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Model
+from django.utils import timezone
 
 from accounts.models import User
 from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
 from demo.benchmark import seed_demo_benchmark
-from taxonomy.models import Framework
-from tests.taxonomy.factories import load_starter_framework
+from grading import services as grading_services
+from grading.adjudication import record_gold_verdict
+from grading.models import Assignment, Study, Verdict
+from interchange.formats.l2bench_csv import TaskRecord
+from interchange.lease import this_worker
+from interchange.models import ImportJob
+from interchange.synthetic import synthetic_tasks, write_benchmark
+from judging.models import JudgeRun, JudgeVerdict
+from rubrics import publishing
+from rubrics import services as rubric_services
+from rubrics.models import Criterion, CriterionVersion, Response, Task, Turn
+from taxonomy import services as taxonomy_services
+from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
+from taxonomy.seedfile import read_context_variables, read_taxonomy
+
+# ----- taxonomy ----------------------------------------------------------------------------
+
+
+def load_starter_framework() -> Framework:
+    """The starter taxonomy and context variables, loaded the way `make run` loads them."""
+    fixtures = settings.BASE_DIR / "fixtures"
+    framework, _ = taxonomy_services.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
+    taxonomy_services.load_context_variables(
+        framework, read_context_variables(fixtures / "context_variables.json")
+    )
+    return framework
+
+
+def make_framework(code: str = "test-fw") -> Framework:
+    framework = Framework.objects.create(code=code, name=f"Framework {code}")
+    competency = Competency.objects.create(framework=framework, code="01", name="Planning", order=1)
+    SubCompetency.objects.create(competency=competency, code="01a", name="Objectives", order=1)
+    SubCompetency.objects.create(competency=competency, code="01b", name="Sequencing", order=2)
+    Competency.objects.create(framework=framework, code="02", name="Learners", order=2)
+    level = ContextVariable.objects.create(
+        framework=framework, key="cefr_level", label="CEFR level", kind="ordinal", order=1
+    )
+    for order, label in enumerate(["A1", "A2", "B1"], start=1):
+        ContextValue.objects.create(variable=level, code=label.lower(), label=label, order=order)
+    ContextVariable.objects.create(
+        framework=framework,
+        key="class_size",
+        label="Class size",
+        kind="number",
+        order=2,
+        minimum=1,
+        maximum=200,
+    )
+    return framework
+
+
+# ----- tasks, responses, studies -----------------------------------------------------------
+
+_serial = count(1)
+
+
+def framework() -> Framework:
+    return Framework.objects.first() or make_framework()
+
+
+def published_task(
+    fw: Framework | None = None,
+    criteria: int = 3,
+    language: str = "English",
+    resources: Sequence[str] = (),
+) -> Task:
+    """A task with `criteria` task criteria (the last one a penalty), a markdown resource of
+    each title in `resources`, and rubric version 1."""
+    fw = fw or framework()
+    sub = SubCompetency.objects.filter(competency__framework=fw).first()
+    key = f"t{next(_serial)}"
+    task = Task.objects.create(
+        framework=fw,
+        key=key,
+        sub_competency=sub,
+        instruction=f"Write a warm-up activity for task {key}.",
+        language=language,
+    )
+    for n in range(1, criteria + 1):
+        criterion = Criterion.objects.create(
+            framework=fw, code=f"{key}-{n:02d}", layer="task", task=task, order=n
+        )
+        CriterionVersion.objects.create(
+            criterion=criterion,
+            number=1,
+            wording=f"The activity meets expectation {n} of {key}.",
+            passes=f"Guidance: what passes {key}-{n:02d}.",
+            weight=-2 if n == criteria else 3,
+        )
+    for title in resources:
+        rubric_services.add_resource(task, title, None, text=f"Read this ({title}).")
+    publishing.publish([task], None)
+    return task
+
+
+def response(task: Task, model: str = "secret-model-x", turns: int = 0) -> Response:
+    if turns:
+        answer = Response.objects.create(task=task, model_name=model, kind="conversation")
+        for index in range(turns):
+            role = "user" if index % 2 == 0 else "assistant"
+            Turn.objects.create(response=answer, index=index, role=role, content=f"Turn {index}")
+        return answer
+    return Response.objects.create(
+        task=task, model_name=model, text=f"**Warm-up** for {task.key}: say hello."
+    )
+
+
+def study(
+    annotators: list[User],
+    responses: int = 2,
+    overlap: int = 2,
+    resources: Sequence[str] = (),
+    **options: object,
+) -> Study:
+    answers = [response(published_task(resources=resources)) for _ in range(responses)]
+    return grading_services.create_study(
+        name=f"Study {next(_serial)}",
+        framework=framework(),
+        responses=answers,
+        annotators=annotators,
+        overlap=overlap,
+        **options,
+    )
+
+
+def rubric_of(assignment) -> list[CriterionVersion]:  # type: ignore[no-untyped-def]
+    return [line.version for line in assignment.study_item.rubric_version.effective_rubric()]
+
+
+def complete(assignment, by: User, verdict: str = "pass") -> None:  # type: ignore[no-untyped-def]
+    """Answer every criterion and Likert item of `assignment` (not submitted)."""
+    for version in rubric_of(assignment):
+        grading_services.save_grade(assignment, version.pk, verdict=verdict, rationale="ok", by=by)
+    for item in assignment.study_item.study.likert_items.all():
+        grading_services.save_likert(assignment, item.pk, 4, by=by)
+
+
+def grading_route_kwargs(params: set[str], user: User | None, make_user) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """URL arguments for the route-by-role walk: `user`'s own assignment in a new study."""
+    grader = user or make_user(Role.ANNOTATOR)
+    new = study([grader], responses=1, overlap=1, resources=["Handout"])
+    grading_services.assign_study(new)
+    assignment = new.items.get().assignments.get()
+    values = {
+        "study_id": new.pk,
+        "study_item_id": assignment.study_item_id,
+        "assignment_id": assignment.pk,
+        "criterion_version_id": rubric_of(assignment)[0].pk,
+        "likert_item_id": new.likert_items.first().pk,
+        "resource_id": assignment.study_item.rubric_version.resources.get().pk,
+    }
+    return {name: values[name] for name in params}
+
+
+def graded_study(graders: list[User], verdicts: list[str], responses: int = 2, **options: object):  # type: ignore[no-untyped-def]
+    """A study where each grader submits every response, grader i giving verdicts[i] on every
+    criterion: with verdicts that differ, every (response, criterion) pair disagrees."""
+    new = study(graders, responses=responses, overlap=len(graders), **options)
+    grading_services.assign_study(new)
+    for grader, verdict in zip(graders, verdicts, strict=True):
+        for assignment in Assignment.objects.filter(study_item__study=new, annotator=grader):
+            complete(assignment, grader, verdict)
+            grading_services.submit(assignment, by=assignment.annotator)
+    return new
+
+
+# ----- the demo benchmark and judge runs ---------------------------------------------------
 
 
 def demo_benchmark_and_graders(graders: int) -> tuple[Framework, list[User]]:
@@ -22,3 +201,181 @@ def demo_benchmark_and_graders(graders: int) -> tuple[Framework, list[User]]:
         create_user_with_role(f"grader{n}", f"pw-grader{n}", Role.ANNOTATOR) for n in range(graders)
     ]
     return framework, annotators
+
+
+DISSENTER = 2  # the third expert fails every universal criterion; the majority passes all
+
+
+def graded_demo_study(responses: int = 8) -> Study:
+    """Three experts grade `responses` demo responses: all pass, but the third fails every
+    universal criterion (with a rationale), so the majority passes every unit."""
+    framework, graders = demo_benchmark_and_graders(3)
+    study = grading_services.create_study(
+        name="Pilot",
+        framework=framework,
+        responses=list(Response.objects.order_by("pk")[:responses]),
+        annotators=graders,
+        overlap=3,
+        seed=1,
+        require_rationale_on_fail=False,
+    )
+    grading_services.assign_study(study)
+    for index, grader in enumerate(graders):
+        while (assignment := grading_services.claim_next(study, grader)) is not None:
+            for line in assignment.study_item.rubric_version.effective_rubric():
+                if not line.applicable:
+                    continue
+                fails = index == DISSENTER and line.layer == "universal"
+                grading_services.save_grade(
+                    assignment,
+                    line.version.pk,
+                    verdict=Verdict.FAIL if fails else Verdict.PASS,
+                    rationale=f"reason number {index}",
+                    by=grader,
+                )
+            for item in study.likert_items.all():
+                grading_services.save_likert(assignment, item.pk, 4, by=grader)
+            grading_services.submit(assignment, by=assignment.annotator)
+    return study
+
+
+def judge_run(
+    study: Study, prompt: str, *, fails_universal: bool, fails_code: str = ""
+) -> JudgeRun:
+    """A run that passes every unit, or fails the universal ones (against the majority), or
+    fails the criterion `fails_code` (which every expert passed)."""
+    run = JudgeRun.objects.create(judge_model="judge-m", prompt_version=prompt)
+    JudgeVerdict.objects.bulk_create(
+        JudgeVerdict(
+            run=run,
+            response=item.response,
+            criterion_version=line.version,
+            verdict=not (
+                (fails_universal and line.layer == "universal")
+                or line.version.criterion.code == fails_code
+            ),
+            rationale=f"judge {prompt} reasons about {line.version.criterion.code}",
+        )
+        for item in study.items.select_related("response", "rubric_version")
+        for line in item.rubric_version.effective_rubric()
+        if line.applicable
+    )
+    return run
+
+
+def disagreeing_run(study_id: int) -> JudgeRun:
+    """For the route walk: the study's first assignment submitted with every criterion passed,
+    and a run that fails every one of them, so each is in the run's triage queue."""
+    assignment = Assignment.objects.filter(study_item__study_id=study_id).order_by("pk").first()
+    assert assignment is not None
+    complete(assignment, assignment.annotator)
+    grading_services.submit(assignment, by=assignment.annotator)
+    run = JudgeRun.objects.create(judge_model="a judge")
+    JudgeVerdict.objects.bulk_create(
+        JudgeVerdict(
+            run=run,
+            response=assignment.study_item.response,
+            criterion_version=version,
+            verdict=False,
+        )
+        for version in rubric_of(assignment)
+    )
+    return run
+
+
+# ----- one object of each kind, for the route-by-role walks --------------------------------
+
+ROUTE_TASK_KEY = "route-1"
+
+
+def rubric_route_objects(sub: SubCompetency) -> dict[str, Any]:
+    """A draft task under `sub` with a resource and a criterion of its own, keyed by the names
+    the rubric routes use (`rubrics:<name>_<action>`)."""
+    task = rubric_services.create_task(sub, ROUTE_TASK_KEY, "Plan a lesson.", None)
+    return {
+        "task": task,
+        "resource": rubric_services.add_resource(task, "Handout", None, text="Read this."),
+        "criterion": rubric_services.add_criterion(task, "Gives a time plan.", 2, None),
+        "consensus": sub,
+    }
+
+
+def route_task() -> Task:
+    return Task.objects.get(key=ROUTE_TASK_KEY)
+
+
+# What a rubric `<name>_create` route with a pk creates its object under.
+RUBRIC_CREATE_UNDER = {
+    "resource": route_task,
+    "criterion": route_task,
+    "consensus": lambda: SubCompetency.objects.get(code="01b"),
+}
+
+
+def benchmark_objects() -> dict[str, object]:
+    """A published task with criteria, a response to it and a judge verdict on the response,
+    in the test framework (make_framework)."""
+    task = published_task(framework())
+    answer = response(task, model="secret-model-x")
+    version = task.criteria.first().versions.get()
+    run = JudgeRun.objects.create(judge_model="judge-1")
+    verdict = JudgeVerdict.objects.create(
+        run=run, response=answer, criterion_version=version, verdict=True
+    )
+    return {"task": task, "response": answer, "run": run, "verdict": verdict}
+
+
+def grading_objects(grader: User) -> dict[str, object]:
+    """A study of one response (from benchmark_objects) graded by `grader` alone: their
+    assignment, one grade of theirs, and a gold verdict on the same criterion."""
+    answer = first(Response)
+    study = grading_services.create_study(
+        name="Permissions study",
+        framework=answer.task.framework,
+        responses=[answer],
+        annotators=[grader],
+        overlap=1,
+    )
+    grading_services.assign_study(study)
+    assignment = Assignment.objects.get(study_item__study=study)
+    version = rubric_of(assignment)[0]
+    grade = grading_services.save_grade(
+        assignment, version.pk, verdict="pass", rationale="", by=grader
+    )
+    gold = record_gold_verdict(
+        assignment.study_item, version.pk, verdict="pass", note="", by=grader, base_revision=0
+    )
+    return {"study": study, "assignment": assignment, "grade": grade, "gold": gold}
+
+
+def first(model: type[Model]) -> Model:
+    return model._default_manager.order_by("pk").first()
+
+
+# ----- imports ----------------------------------------------------------------------------
+
+CONTEXT = {"cefr_level": ["A1", "b2"], "learner_age": ["teenagers (12-17)"]}
+
+
+def generated(n: int = 6, **options: object) -> list[TaskRecord]:
+    defaults: dict[str, object] = {"context": CONTEXT, "resources_every": 2}
+    return synthetic_tasks(n, ["01a", "02a", "03a"], **(defaults | options))  # type: ignore[arg-type]
+
+
+def benchmark_folder(folder: Path, tasks: list[TaskRecord] | None = None) -> Path:
+    return write_benchmark(folder, tasks if tasks is not None else generated())
+
+
+def make_job(framework, **fields):  # type: ignore[no-untyped-def]
+    """A finished ImportJob row (no file needed to show it); a running one is this process's."""
+    if fields.get("status") == ImportJob.Status.RUNNING:
+        fields = {"worker": this_worker(), "heartbeat_at": timezone.now()} | fields
+    defaults = {
+        "kind": ImportJob.Kind.RESPONSES,
+        "framework": framework,
+        "token": f"t{ImportJob.objects.count() + 1}",
+        "file": "2026/01/none.jsonl",
+        "status": ImportJob.Status.SUCCEEDED,
+        "summary": "responses: 1 created, 0 updated, 0 unchanged",
+    }
+    return ImportJob.objects.create(**(defaults | fields))

@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import connection
 
 from accounts.roles import Role
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.skipif(
     not settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),

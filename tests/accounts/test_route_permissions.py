@@ -16,11 +16,8 @@ from audit import services as audit
 from audit.models import AuditEvent
 from judging.models import JudgeRun, PromptTemplate
 from taxonomy.models import Competency, ContextValue, ContextVariable, SubCompetency
-from tests.grading import factories as grading_factories
-from tests.interchange import db_helpers as import_job_factories
-from tests.rubrics import factories as rubric_factories
-from tests.taxonomy.factories import make_framework
-from tests.workbench.builders import disagreeing_run
+from tests import factories
+from tests.factories import disagreeing_run, make_framework
 
 ALL = frozenset(Role)
 EDITORS = frozenset({Role.ADMIN, Role.MAINTAINER, Role.AUTHOR})
@@ -156,7 +153,7 @@ def named_routes(patterns=None, namespace=""):
 CREATE_UNDER = {
     "subcompetency": lambda: Competency.objects.get(code="01"),
     "contextvalue": lambda: ContextVariable.objects.get(key="cefr_level"),
-    **rubric_factories.CREATE_UNDER,
+    **factories.RUBRIC_CREATE_UNDER,
 }
 
 
@@ -173,7 +170,7 @@ GRADING_PARAMS = {
 def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
     grading = GRADING_PARAMS & set(pattern.pattern.converters)
     if grading:  # the user's own assignment: another's would rightly be a 404
-        kwargs = grading_factories.route_kwargs(grading, user, make_user)
+        kwargs = factories.grading_route_kwargs(grading, user, make_user)
         if "run_id" in pattern.pattern.converters:  # a run that disagrees with the grades,
             run = disagreeing_run(kwargs["study_id"])  # made from the study's judge page
             JudgeRun.objects.filter(pk=run.pk).update(parameters={"study": kwargs["study_id"]})
@@ -187,14 +184,14 @@ def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
         "subcompetency": sub,
         "contextvariable": ContextVariable.objects.get(key="class_size"),
         "contextvalue": ContextValue.objects.get(code="b1"),
-        **rubric_factories.route_objects(sub),
+        **factories.rubric_route_objects(sub),
         # A person can revoke only their own tokens; anonymous visitors are sent to log in.
         "token": ApiToken.issue(user or User.objects.create(username="someone"), "script")[0],
     }
     if "prompt_id" in pattern.pattern.converters:
         return reverse(name, kwargs={"prompt_id": PromptTemplate.objects.first().pk})
     if name == "interchange:job":
-        return reverse(name, kwargs={"pk": import_job_factories.make_job(framework).pk})
+        return reverse(name, kwargs={"pk": factories.make_job(framework).pk})
     kwargs = {}
     for param in pattern.pattern.converters:
         if param == "framework_code":

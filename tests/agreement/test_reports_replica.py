@@ -24,7 +24,7 @@ from agreement.services import judge_report, judge_scale_report, study_leaderboa
 from grading.models import Grade
 from judging.models import JudgeRun, JudgeVerdict
 from l2annot.db_routers import ReportsReplicaRouter, reports_alias, reports_from_primary
-from tests.grading.factories import graded_study, rubric_of
+from tests.factories import graded_study, rubric_of
 
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "reports"])
 

@@ -4,7 +4,7 @@ from rest_framework.test import APIClient
 from accounts.models import ApiToken
 from accounts.roles import Role
 from taxonomy.models import Framework
-from tests.taxonomy.factories import make_framework
+from tests.factories import make_framework
 
 
 @pytest.fixture

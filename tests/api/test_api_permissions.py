@@ -11,15 +11,9 @@ from accounts.permissions import user_can
 from accounts.roles import Action, Role, roles_allowed
 from grading.models import Assignment, GoldVerdict, Grade, Study
 from judging.models import JudgeRun, JudgeVerdict
+from rubrics.models import Criterion, Response, Task
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
-from tests.api.objects import (
-    benchmark_objects,
-    first,
-    first_criterion,
-    first_response,
-    first_task,
-    grading_objects,
-)
+from tests.factories import benchmark_objects, first, grading_objects
 
 pytestmark = pytest.mark.django_db
 
@@ -54,9 +48,9 @@ RESOURCES = {
         Action.EDIT_TAXONOMY,
         lambda: ContextValue.objects.get(code="b1"),
     ),
-    "task": (Action.VIEW_BENCHMARK, Action.EDIT_RUBRICS, first_task, NO_DELETE),
-    "criterion": (Action.VIEW_BENCHMARK, None, first_criterion, NO_CHANGES),
-    "response": (Action.VIEW_BENCHMARK, Action.IMPORT_DATA, first_response, BULK_POST),
+    "task": (Action.VIEW_BENCHMARK, Action.EDIT_RUBRICS, lambda: first(Task), NO_DELETE),
+    "criterion": (Action.VIEW_BENCHMARK, None, lambda: first(Criterion), NO_CHANGES),
+    "response": (Action.VIEW_BENCHMARK, Action.IMPORT_DATA, lambda: first(Response), BULK_POST),
     "judgerun": (Action.VIEW_BENCHMARK, None, lambda: JudgeRun.objects.get(), NO_CHANGES),
     "judgeverdict": (
         Action.VIEW_BENCHMARK,
@@ -78,9 +72,9 @@ RESOURCES = {
 }
 # Actions on one object: route name -> (method, action needed, the URL's arguments).
 ACTIONS = {
-    "api:task-submit": ("post", Action.EDIT_RUBRICS, lambda: [first_task().pk]),
-    "api:task-approve": ("post", Action.REVIEW_RUBRICS, lambda: [first_task().pk]),
-    "api:task-return": ("post", Action.REVIEW_RUBRICS, lambda: [first_task().pk]),
+    "api:task-submit": ("post", Action.EDIT_RUBRICS, lambda: [first(Task).pk]),
+    "api:task-approve": ("post", Action.REVIEW_RUBRICS, lambda: [first(Task).pk]),
+    "api:task-return": ("post", Action.REVIEW_RUBRICS, lambda: [first(Task).pk]),
     "api:study-claim": ("post", Action.GRADE, lambda: [first(Study).pk]),
     "api:study-agreement": ("get", Action.VIEW_BENCHMARK, lambda: [first(Study).pk]),
     "api:study-leaderboard": ("get", Action.VIEW_BENCHMARK, lambda: [first(Study).pk]),

@@ -9,7 +9,7 @@ from django.urls import reverse
 from accounts.roles import Role
 from judging.models import JudgeVerdict
 from rubrics.models import Response
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,8 @@ from accounts.roles import Role
 from grading import services
 from grading.models import Study
 from rubrics.models import Response
-from tests.grading import factories
-from tests.taxonomy.factories import make_framework
+from tests import factories
+from tests.factories import make_framework
 
 DOC = settings.BASE_DIR / "docs" / "api.md"
 

@@ -14,7 +14,7 @@ from audit.models import AuditEvent
 from grading import services
 from grading.models import Assignment, Grade, GradeRevision, Study
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from grading.models import Grade
 from judging.models import JudgeVerdict
 from rubrics.models import Response
 from taxonomy.models import Competency
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 

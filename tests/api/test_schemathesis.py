@@ -22,7 +22,7 @@ from schemathesis.specs.openapi.checks import (
 
 from accounts.models import ApiToken
 from accounts.roles import Role
-from tests.taxonomy.factories import make_framework
+from tests.factories import make_framework
 
 CHECKS = [
     not_a_server_error,

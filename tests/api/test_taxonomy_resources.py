@@ -4,7 +4,7 @@ from django.urls import reverse
 from accounts.roles import Role
 from audit.models import AuditEvent
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
-from tests.taxonomy.factories import make_framework
+from tests.factories import make_framework
 
 pytestmark = pytest.mark.django_db
 

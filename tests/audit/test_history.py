@@ -4,7 +4,7 @@ from django.urls import reverse
 from accounts.roles import Role
 from taxonomy.models import SubCompetency
 from tests.conftest import htmx
-from tests.taxonomy.factories import make_framework
+from tests.factories import make_framework
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from django.urls import reverse
 from accounts.roles import Role
 from grading import adjudication
 from grading.models import GoldVerdict
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

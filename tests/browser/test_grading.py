@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from accounts.roles import Role
 from grading.models import Assignment, Grade
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

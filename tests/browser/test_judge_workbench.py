@@ -7,7 +7,7 @@ from django.urls import reverse
 from accounts.roles import Role
 from judging.models import JudgeRun, JudgeVerdict, TriageResolution
 from rubrics.models import CriterionVersion
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

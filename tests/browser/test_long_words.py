@@ -10,7 +10,7 @@ from rubrics import services
 from rubrics.models import Response
 from rubrics.models.criteria import WORDING_MAX
 from taxonomy.models import SubCompetency
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from accounts.roles import Role
 from taxonomy.models import Competency, SubCompetency
-from tests.taxonomy.factories import make_framework
+from tests.factories import make_framework
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

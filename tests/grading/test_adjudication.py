@@ -8,7 +8,7 @@ from grading import adjudication, services
 from grading.adjudication import Filters
 from grading.models import Assignment, GoldVerdict, GoldVerdictRevision, Grade
 from rubrics.models.criteria import Layer
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 

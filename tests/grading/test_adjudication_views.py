@@ -8,8 +8,8 @@ from django.urls import reverse
 from accounts.roles import Role
 from grading import adjudication
 from grading.models import GoldVerdict, Grade
+from tests import factories
 from tests.conftest import htmx
-from tests.grading import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.db import connection
 from accounts.roles import Role
 from grading import services
 from grading.models import Assignment
-from tests.grading import factories
+from tests import factories
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

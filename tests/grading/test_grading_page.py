@@ -9,8 +9,8 @@ from grading import services
 from grading.models import Assignment, Grade, GradeRevision
 from rubrics import services as rubric_services
 from rubrics.templatetags import rubrics_markdown
+from tests import factories
 from tests.conftest import htmx
-from tests.grading import factories
 
 pytestmark = pytest.mark.django_db
 

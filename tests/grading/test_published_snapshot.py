@@ -18,7 +18,7 @@ from rubrics import publishing
 from rubrics import services as rubric_services
 from rubrics.models import Task, TaskResource
 from taxonomy.models import ContextVariable
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 

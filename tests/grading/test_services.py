@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 from accounts.roles import Role
 from grading import services
 from grading.models import Assignment, Expertise, Grade, GradeRevision, StudyItem
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 

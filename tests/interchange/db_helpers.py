@@ -1,16 +1,10 @@
-"""Helpers for the database tests of imports and exports: generated benchmarks, row counts."""
+"""What the database holds after an import or export: row counts and a benchmark's state
+without ids (the builders are in tests/factories.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from django.utils import timezone
-
 from audit.models import AuditEvent
-from interchange.formats.l2bench_csv import TaskRecord
-from interchange.lease import this_worker
-from interchange.models import ImportJob, TaskSource
-from interchange.synthetic import synthetic_tasks, write_benchmark
+from interchange.models import TaskSource
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import (
     Criterion,
@@ -43,20 +37,10 @@ MODELS = [
     JudgeVerdict,
     AuditEvent,
 ]
-CONTEXT = {"cefr_level": ["A1", "b2"], "learner_age": ["teenagers (12-17)"]}
 
 
 def row_counts() -> dict[str, int]:
     return {model.__name__: model.objects.count() for model in MODELS}
-
-
-def generated(n: int = 6, **options: object) -> list[TaskRecord]:
-    defaults: dict[str, object] = {"context": CONTEXT, "resources_every": 2}
-    return synthetic_tasks(n, ["01a", "02a", "03a"], **(defaults | options))  # type: ignore[arg-type]
-
-
-def benchmark_folder(folder: Path, tasks: list[TaskRecord] | None = None) -> Path:
-    return write_benchmark(folder, tasks if tasks is not None else generated())
 
 
 def benchmark_state() -> dict[str, object]:
@@ -111,18 +95,3 @@ def wipe_benchmark() -> None:
         Task,
     ):
         model.objects.all().delete()
-
-
-def make_job(framework, **fields):  # type: ignore[no-untyped-def]
-    """A finished ImportJob row (no file needed to show it); a running one is this process's."""
-    if fields.get("status") == ImportJob.Status.RUNNING:
-        fields = {"worker": this_worker(), "heartbeat_at": timezone.now()} | fields
-    defaults = {
-        "kind": ImportJob.Kind.RESPONSES,
-        "framework": framework,
-        "token": f"t{ImportJob.objects.count() + 1}",
-        "file": "2026/01/none.jsonl",
-        "status": ImportJob.Status.SUCCEEDED,
-        "summary": "responses: 1 created, 0 updated, 0 unchanged",
-    }
-    return ImportJob.objects.create(**(defaults | fields))

@@ -7,7 +7,8 @@ from django.core.management import CommandError, call_command, execute_from_comm
 
 from interchange.formats.l2bench_csv import TASKS_FILE
 from rubrics.models import Task
-from tests.interchange.db_helpers import benchmark_folder, generated, row_counts
+from tests.factories import benchmark_folder, generated
+from tests.interchange.db_helpers import row_counts
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,8 @@ from interchange.models import ImportJob
 from interchange.synthetic import synthetic_tasks
 from rubrics.models import Task
 from taxonomy.models import SubCompetency
-from tests.interchange.db_helpers import benchmark_folder, row_counts
+from tests.factories import benchmark_folder
+from tests.interchange.db_helpers import row_counts
 from tests.interchange.test_import_page import immediate_jobs, upload, zipped  # noqa: F401
 
 pytestmark = pytest.mark.django_db

@@ -20,12 +20,8 @@ from interchange.exporters import (
 from interchange.formats.l2bench_csv import RESOURCE_COLUMNS, TASKS_FILE, read_l2bench_folder
 from interchange.importers import import_l2bench
 from rubrics.models import Criterion, CriterionVersion, Task, TaskResource
-from tests.interchange.db_helpers import (
-    benchmark_folder,
-    benchmark_state,
-    generated,
-    wipe_benchmark,
-)
+from tests.factories import benchmark_folder, generated
+from tests.interchange.db_helpers import benchmark_state, wipe_benchmark
 from tests.interchange.l2bench_pipeline import pipeline_criteria
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from accounts.roles import Role
 from grading import services
 from grading.models import Assignment, Study
 from interchange import grades_export
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,8 @@ from interchange.formats.l2bench_csv import TASKS_FILE
 from interchange.importers import import_l2bench
 from interchange.synthetic import write_benchmark
 from rubrics.models import Criterion, CriterionVersion, RubricVersion, Task, TaskContextValue
-from tests.interchange.db_helpers import benchmark_folder, generated, row_counts
+from tests.factories import benchmark_folder, generated
+from tests.interchange.db_helpers import row_counts
 
 pytestmark = pytest.mark.django_db
 

@@ -16,8 +16,9 @@ from interchange.importers import import_l2bench, import_verdicts
 from interchange.models import ImportJob
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Response
+from tests.factories import benchmark_folder, generated
 from tests.inspect_logs import JUDGE, TUTOR, LogTask, judging, write_judge_log
-from tests.interchange.db_helpers import benchmark_folder, generated, row_counts
+from tests.interchange.db_helpers import row_counts
 from tests.llm_server import model_name
 
 pytestmark = pytest.mark.django_db

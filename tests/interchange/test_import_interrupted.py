@@ -11,7 +11,7 @@ from interchange import jobs
 from interchange.importers import benchmark, import_l2bench
 from interchange.models import ImportJob
 from rubrics.models import Task
-from tests.interchange.db_helpers import benchmark_folder, generated, make_job
+from tests.factories import benchmark_folder, generated, make_job
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from grading.models import LikertItem
 from interchange.importers import import_l2bench, import_responses, import_verdicts
 from interchange.synthetic import synthetic_responses, write_jsonl
 from judging.models import JudgeRating, JudgeVerdict
-from tests.interchange.db_helpers import benchmark_folder, generated
+from tests.factories import benchmark_folder, generated
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from interchange.formats.l2bench_csv import MAX_COLUMNS, REQUIRED_COLUMNS, read_
 from interchange.formats.problems import Problem
 from interchange.importers.report import SHOWN_PROBLEMS, ImportReport
 from interchange.models import ImportJob
-from tests.interchange.db_helpers import make_job
+from tests.factories import make_job
 from tests.interchange.test_l2bench_csv import valid_cells, write_rows
 
 

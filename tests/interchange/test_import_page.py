@@ -14,7 +14,8 @@ from interchange.jobs import UnsafeArchive, unpack_benchmark
 from interchange.models import ImportJob
 from rubrics.models import Task
 from tests.conftest import htmx
-from tests.interchange.db_helpers import benchmark_folder, generated, make_job, row_counts
+from tests.factories import benchmark_folder, generated, make_job
+from tests.interchange.db_helpers import row_counts
 
 pytestmark = pytest.mark.django_db
 URL = reverse("interchange:index")

@@ -11,7 +11,8 @@ from interchange.importers import import_l2bench, import_responses, import_verdi
 from interchange.synthetic import synthetic_responses, synthetic_verdicts, write_jsonl
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Response, RubricItem
-from tests.interchange.db_helpers import benchmark_folder, generated, row_counts
+from tests.factories import benchmark_folder, generated
+from tests.interchange.db_helpers import row_counts
 
 pytestmark = pytest.mark.django_db
 

@@ -27,7 +27,7 @@ from accounts.roles import Role
 from interchange import jobs
 from interchange.lease import this_worker, worker_is_gone
 from interchange.models import ImportJob
-from tests.interchange.db_helpers import benchmark_folder, generated, make_job
+from tests.factories import benchmark_folder, generated, make_job
 
 LEASE = 2.0  # seconds, for the worker started by the last test
 

@@ -19,7 +19,7 @@ from interchange.formats.offline_workbook import (
     write_grading_workbook,
 )
 from rubrics.models import RubricItem
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from grading import services
 from grading.models import Assignment, Grade
 from interchange.formats import offline_workbook
 from interchange.models import ImportJob
-from tests.grading import factories
+from tests import factories
 from tests.interchange.test_offline_import import fill
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,8 @@ from django.apps import apps as django_apps
 from interchange.importers import import_l2bench, import_responses, import_verdicts
 from judging.models import JudgeVerdict
 from rubrics.models import Response
-from tests.interchange.db_helpers import benchmark_folder, generated, row_counts
+from tests.factories import benchmark_folder, generated
+from tests.interchange.db_helpers import row_counts
 
 pytestmark = pytest.mark.django_db
 

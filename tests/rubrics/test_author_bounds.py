@@ -14,7 +14,7 @@ from rubrics.models.criteria import GUIDANCE_MAX, WEIGHT_LIMIT, WORDING_MAX
 from rubrics.models.tasks import TASK_TEXT_MAX
 from taxonomy.models import ContextVariable
 from tests.conftest import htmx
-from tests.interchange.db_helpers import benchmark_folder, generated
+from tests.factories import benchmark_folder, generated
 from tests.interchange.test_l2bench_csv import valid_cells, write_rows
 
 pytestmark = pytest.mark.django_db

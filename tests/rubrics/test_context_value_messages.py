@@ -13,7 +13,7 @@ from interchange.importers import import_l2bench
 from rubrics import services
 from taxonomy.models import ContextVariable
 from tests.conftest import htmx
-from tests.interchange.db_helpers import benchmark_folder, generated
+from tests.factories import benchmark_folder, generated
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from accounts.roles import Role
 from grading import services as grading
 from rubrics import publishing, services
 from rubrics.models import Task
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from grading.adjudication import record_gold_verdict
 from grading.models import Assignment, Grade
 from judging.models import JudgeRun, JudgeVerdict, PromptTemplate
 from rubrics import services as rubric_services
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ from accounts.roles import Role
 from interchange.models import ImportJob
 from rubrics.models import TaskResource
 from taxonomy.models import Framework
+from tests import factories
 from tests.conftest import htmx
-from tests.grading import factories
 
 pytestmark = pytest.mark.django_db
 

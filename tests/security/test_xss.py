@@ -16,7 +16,7 @@ from grading.models import Assignment
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import CriterionVersion, Response, RubricVersion, TaskContextValue, Turn
 from taxonomy.models import ContextValue
-from tests.grading import factories
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 

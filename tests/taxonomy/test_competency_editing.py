@@ -7,7 +7,7 @@ from accounts.roles import Role
 from audit.models import AuditEvent
 from taxonomy.models import Competency, SubCompetency
 from tests.conftest import htmx
-from tests.taxonomy.factories import make_framework
+from tests.factories import make_framework
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from django.urls import reverse
 from accounts.roles import Role
 from taxonomy.models import ContextValue, ContextVariable
 from tests.conftest import htmx
-from tests.taxonomy.factories import make_framework
+from tests.factories import make_framework
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from django.core.management.base import CommandError
 
 from interchange.management.commands._common import framework_from
 from taxonomy.models import Framework
-from tests.taxonomy.factories import make_framework
+from tests.factories import make_framework
 
 pytestmark = pytest.mark.django_db
 

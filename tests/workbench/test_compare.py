@@ -11,7 +11,7 @@ from accounts.roles import Role
 from agreement.services import run_comparison
 from grading.models import Study
 from judging.models import JudgeRun, JudgeVerdict
-from tests.workbench.builders import graded_demo_study, judge_run
+from tests.factories import graded_demo_study, judge_run
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from grading.models import AdjudicationRequest, Study
 from judging.models import JudgeRun, JudgeVerdict, TriageResolution
 from judging.services import create_template
 from rubrics.models import CriterionVersion
-from tests.workbench.builders import graded_demo_study, judge_run
+from tests.factories import graded_demo_study, judge_run
 
 pytestmark = pytest.mark.django_db
 
