@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.faults                          # both scenarios
     .venv/bin/python -m bench.faults --scenario worker-kill   # safe beside other test runs
     .venv/bin/python -m bench.faults --scenario db-restart    # restarts the local cluster
+    .venv/bin/python -m bench.faults --scenario job-kill      # safe beside other test runs
 
 Creates a fresh database (l2annot_faults_<pid>) on the local PostgreSQL, seeds a study (the
 same generated study as bench.grading_load) and starts gunicorn on a free loopback port.
@@ -23,6 +24,12 @@ database and MEDIA_ROOT hold none of the import, the running gunicorn serves log
 again at once (no 500, no restart), the background job ends "failed" (never stuck "running")
 and the worker keeps taking jobs, and a re-run of the import gives the whole benchmark.
 
+job-kill: queues a benchmark import as the upload page does, SIGKILLs `manage.py db_worker` in
+the middle of it, and follows the job's page as a maintainer. Checks: the job ends "failed"
+within the lease (IMPORT_JOB_LEASE_SECONDS) with a message saying its worker stopped, never
+"running" for ever; the database holds none of the import; a worker started again runs the next
+job.
+
 **db-restart restarts the whole local cluster: never run it beside the test suite.** With
 --wait-idle (the default) it waits, before each restart, until no other client is connected to
 any other database, and gives up (a failed check) after --idle-timeout seconds. Whatever
@@ -34,6 +41,7 @@ import argparse
 import dataclasses
 import os
 import random
+import re
 import secrets
 import shutil
 import signal
@@ -74,7 +82,9 @@ FRAMEWORK = "l2bench-starter"  # the taxonomy in fixtures/, into which the bench
 
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--scenario", choices=["worker-kill", "db-restart", "all"], default="all")
+    parser.add_argument(
+        "--scenario", choices=["worker-kill", "db-restart", "job-kill", "all"], default="all"
+    )
     parser.add_argument("--seconds", type=float, default=30, help="worker-kill: grading time")
     parser.add_argument("--graders", type=int, default=10)
     parser.add_argument("--responses", type=int, default=10, help="responses in the study")
@@ -92,6 +102,7 @@ def arguments() -> argparse.Namespace:
         help="before each restart wait until no other client is connected (default on)",
     )
     parser.add_argument("--idle-timeout", type=float, default=300)
+    parser.add_argument("--lease", type=float, default=10, help="job-kill: job lease, seconds")
     parser.add_argument("--keep-db", action="store_true", help="do not drop the database")
     return parser.parse_args()
 
@@ -881,6 +892,129 @@ def restart_under_job(
     )
 
 
+def job_kill(
+    args: argparse.Namespace, checks: Checks, port: int, env: dict[str, str], work: Path
+) -> None:
+    """A background import whose worker is killed with SIGKILL mid-import: followed on the job's
+    page, it must end failed within the lease, saying why, and the next job must run."""
+    from django.core.files import File
+    from django.db import close_old_connections
+
+    from accounts.roles import Role
+    from accounts.services import create_user_with_role
+    from interchange import jobs
+    from interchange.models import ImportJob
+    from interchange.synthetic import synthetic_tasks, write_benchmark
+    from taxonomy import services as taxonomy_services
+    from taxonomy.models import Framework, SubCompetency
+    from taxonomy.seedfile import read_context_variables, read_taxonomy
+
+    scenario = "job-kill"
+    print(f"\n== job-kill: db_worker killed (SIGKILL) in an import of {args.tasks} tasks")
+    fixtures = ROOT / "fixtures"
+    framework, _ = taxonomy_services.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
+    taxonomy_services.load_context_variables(
+        framework, read_context_variables(fixtures / "context_variables.json")
+    )
+    subs = list(
+        SubCompetency.objects.filter(competency__framework=framework).values_list("code", flat=True)
+    )
+    records = synthetic_tasks(args.tasks, subs, task_criteria=10, consensus_per_sub=12, universal=8)
+    folder = write_benchmark(work / "job-kill", records)
+    archive = work / "job-kill.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in folder.rglob("*"):
+            zipped.write(path, path.relative_to(folder))
+    password = secrets.token_urlsafe(16)
+    create_user_with_role("faults-maintainer", password, Role.MAINTAINER)
+    client = fault_client(port)
+    # harness.log_in ends on the graders' page, which a maintainer may not open.
+    _, _, login_page = client.request("GET", "/accounts/login/")
+    form = {"username": "faults-maintainer", "password": password}
+    form["csrfmiddlewaretoken"] = csrf_token(login_page)
+    status, _, _ = client.request("POST", "/accounts/login/", form)
+    if status != 302:
+        checks.check(scenario, f"the maintainer logs in ({status})", False)
+        return
+    before = import_counts()
+
+    def enqueue(dry_run: bool) -> ImportJob:
+        close_old_connections()
+        job = ImportJob(
+            kind=ImportJob.Kind.BENCHMARK,
+            framework=Framework.objects.get(code=FRAMEWORK),
+            dry_run=dry_run,
+            original_name="job-kill.zip",
+            token=secrets.token_hex(16),
+        )
+        with archive.open("rb") as handle:
+            job.file.save("upload", File(handle), save=False)
+        job.save()
+        jobs.run_import_job.enqueue(job.pk)
+        return job
+
+    def shown_status(job: ImportJob) -> tuple[str, str]:
+        status, _, page = client.request("GET", f"/interchange/jobs/{job.pk}/")
+        text = page if isinstance(page, str) else page.decode(errors="replace")
+        found = re.search(r'<div id="job-status".*?<strong>(\w+)</strong>', text, re.S)
+        return (found.group(1) if found else f"HTTP {status}"), text
+
+    worker = Supervisor(env, work)
+    try:
+        job = enqueue(False)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            close_old_connections()
+            job.refresh_from_db()
+            if job.status != ImportJob.Status.QUEUED:
+                break
+            time.sleep(0.02)
+        running = job.status == ImportJob.Status.RUNNING
+        checks.check(
+            scenario, f"the import is running when the worker is killed ({job.status})", running
+        )
+        if not running:
+            return
+        time.sleep(0.5)  # into the import
+        os.kill(worker.process.pid, signal.SIGKILL)
+        killed = time.monotonic()
+        worker.process.wait()
+        status, page = shown_status(job)
+        while status not in ("Failed", "Succeeded") and time.monotonic() - killed < args.lease + 30:
+            time.sleep(0.2)
+            status, page = shown_status(job)
+        seconds = time.monotonic() - killed
+        print(f"    job page after the kill: {status} in {seconds:.1f} s")
+        checks.check(
+            scenario,
+            f"the job ends failed within the lease of {args.lease:g} s ({status}, {seconds:.1f} s)",
+            status == "Failed" and seconds <= args.lease + 2,
+        )
+        checks.check(
+            scenario,
+            "its page says the worker stopped, with no traceback",
+            "the worker running this import stopped" in page and "Traceback" not in page,
+        )
+        changed = {k: v for k, v in import_counts().items() if before[k] != v}
+        checks.check(
+            scenario, f"the database holds none of the import {changed or ''}", not changed
+        )
+        worker.ensure()  # started again, as a supervisor does
+        follow = enqueue(True)
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and follow.status not in ("succeeded", "failed"):
+            time.sleep(0.2)
+            close_old_connections()
+            follow.refresh_from_db()
+        checks.check(
+            scenario,
+            f"a worker started again runs the next job (dry run: {follow.status})",
+            follow.status == "succeeded",
+        )
+    finally:
+        worker.stop()
+
+
 # ----- main -------------------------------------------------------------------------------------
 def main() -> int:
     args = arguments()
@@ -891,6 +1025,7 @@ def main() -> int:
         MEDIA_ROOT=str(work / "media"),
         IMPORTS_ROOT=str(work / "imports"),
         TASKS_BACKEND="django_tasks_db.DatabaseBackend",
+        IMPORT_JOB_LEASE_SECONDS=str(args.lease),
     )
     checks = Checks()
     try:
@@ -905,6 +1040,8 @@ def main() -> int:
                 with gunicorn(env, workers=args.workers, threads=args.threads) as server:
                     if args.scenario in ("worker-kill", "all"):
                         worker_kill(args, checks, server, study_id, logins)
+                    if args.scenario in ("job-kill", "all"):
+                        job_kill(args, checks, server.port, env, work)
                     if args.scenario in ("db-restart", "all"):
                         try:
                             db_restart(args, checks, server.port, env, name, logins[-1], work)
