@@ -20,6 +20,7 @@ from django.db.models import Count, Max, Q, Sum
 
 from agreement.analysis.calibration import MISSING, JudgeData, ScaleScores
 from agreement.analysis.comparison import UNPARSEABLE, RunVerdicts
+from agreement.analysis.labels import ExpertVerdict, Gold, LabelUnit
 from agreement.analysis.ratings import (
     FAIL,
     PASS,
@@ -592,3 +593,64 @@ def load_unit_details(
         for item, version in pairs
         if item in by_item and version in by_version
     ]
+
+
+def load_label_units(study: Study, *, blind: bool = True) -> list[LabelUnit]:
+    """Every (response, criterion) of `study` that has a submitted grade (N/A included) or a
+    gold verdict, with its experts' verdicts (named as `load_study_ratings` names raters) and
+    its gold verdict, in task, response and criterion order."""
+    db = reports_alias()
+    grades = list(
+        Grade.objects.using(db)
+        .filter(
+            assignment__study_item__study=study,
+            assignment__status=Assignment.Status.SUBMITTED,
+            verdict__in=[Verdict.PASS, Verdict.FAIL, Verdict.NA],
+        )
+        .order_by("assignment__annotator_id", "pk")
+        .values_list(
+            "assignment__study_item_id",
+            "criterion_version_id",
+            "assignment__annotator_id",
+            "assignment__annotator__username",
+            "verdict",
+            "rationale",
+            "assignment__submitted_at",
+        )
+    )
+    golds = {
+        (item, version): Gold(verdict, by or "", at.isoformat(), note)
+        for item, version, verdict, by, at, note in GoldVerdict.objects.using(db)
+        .filter(study_item__study=study)
+        .values_list(
+            "study_item_id", "criterion_version_id", "verdict", "by__username", "at", "note"
+        )
+    }
+    names = _rater_names(sorted({(row[2], row[3]) for row in grades}), blind)
+    experts: dict[tuple[int, int], list[ExpertVerdict]] = {}
+    for item, version, rater, _, verdict, rationale, submitted_at in grades:
+        experts.setdefault((item, version), []).append(
+            ExpertVerdict(
+                names[rater], verdict, rationale, submitted_at.isoformat() if submitted_at else ""
+            )
+        )
+    keys = set(experts) | set(golds)
+    items = {info.key: info for info in _items(sorted({item for item, _ in keys}), db)}
+    criteria = {info.key: info for info in _criteria(sorted({v for _, v in keys}), db)}
+    responses = dict(
+        StudyItem.objects.using(db).filter(pk__in=items).values_list("pk", "response_id")
+    )
+    units = [
+        LabelUnit(
+            item=items[item],
+            response_id=responses[item],
+            criterion=criteria[version],
+            experts=tuple(experts.get((item, version), ())),
+            gold=golds.get((item, version)),
+        )
+        for item, version in keys
+    ]
+    return sorted(
+        units,
+        key=lambda u: (u.item.task_key, u.response_id, u.criterion.layer, u.criterion.code),
+    )

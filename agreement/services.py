@@ -9,6 +9,8 @@ from agreement import cache
 from agreement.analysis.calibration import CalibrationReport, JudgeScale, calibration_report
 from agreement.analysis.calibration import judge_scales as compare_judge_scales
 from agreement.analysis.comparison import RunComparison, RunSummary, compare_runs
+from agreement.analysis.labels import FinalLabel
+from agreement.analysis.labels import final_labels as decide_labels
 from agreement.analysis.leaderboard import Leaderboard, leaderboard
 from agreement.analysis.ratings import CriterionInfo, ItemInfo
 from agreement.analysis.reports import StudyAgreement, study_agreement
@@ -16,6 +18,7 @@ from agreement.analysis.scales import criteria_consistency, scale_agreement, sca
 from agreement.analysis.triage import TriageUnit, triage_queue
 from agreement.data import (
     load_judge_data,
+    load_label_units,
     load_runs_data,
     load_scale_ratings,
     load_scale_scores,
@@ -162,3 +165,10 @@ def judge_scale_report(study: Study, run: JudgeRun) -> tuple[JudgeScale, ...]:
 def judge_scales_by_run(study: Study) -> list[tuple[JudgeRun, tuple[JudgeScale, ...]]]:
     """Every judge run that rated the study's responses, with its comparison (for downloads)."""
     return [(run, judge_scale_report(study, run)) for run in rating_runs_for(study)]
+
+
+def final_labels(study: Study) -> list[FinalLabel]:
+    """The final label of every graded (response, criterion) of `study` (agreement.analysis.
+    labels); graders are named as the study's reports name them."""
+    settings = AnalysisSettings.for_study(study)
+    return decide_labels(load_label_units(study, blind=not settings.show_annotator_names))

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from agreement.views import reports
+from agreement.views import labels, reports
 
 app_name = "agreement"
 urlpatterns = [
@@ -36,5 +36,12 @@ urlpatterns = [
         reports.study_report_download,
         {"fmt": "xlsx"},
         name="study_report_xlsx",
+    ),
+    path("studies/<int:study_id>/labels.csv", labels.download, {"fmt": "csv"}, name="labels_csv"),
+    path(
+        "studies/<int:study_id>/labels.xlsx", labels.download, {"fmt": "xlsx"}, name="labels_xlsx"
+    ),
+    path(
+        "studies/<int:study_id>/labels.json", labels.download, {"fmt": "json"}, name="labels_json"
     ),
 ]

@@ -20,8 +20,9 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agreement.analysis.export import judge_calibration_rows, report_to_dict
+from agreement.analysis.export import judge_calibration_rows, labels_to_dict, report_to_dict
 from agreement.services import (
+    final_labels,
     judge_calibration_summary,
     judge_report,
     judge_scale_report,
@@ -99,6 +100,15 @@ class AgreementActions:
         """Inter-annotator agreement of the study's submitted grades (report_to_dict)."""
         study = self.get_object()  # type: ignore[attr-defined]
         return Response(report_to_dict(study.name, study_report(study)))
+
+    @extend_schema(responses=REPORT_RESPONSES)
+    @action(detail=True, methods=["get"], url_path="final-labels")
+    def final_labels(self, request: Request, pk: str) -> Response:
+        """Each graded (response, criterion) with the experts' verdicts and rationales, the gold
+        verdict, how the label was reached (adjudicated, unanimous, majority, tied, not
+        applicable), who decided and when (agreement.analysis.labels)."""
+        study = self.get_object()  # type: ignore[attr-defined]
+        return Response(labels_to_dict(study.name, final_labels(study)))
 
     @extend_schema(parameters=[JUDGE], responses=REPORT_RESPONSES | {400: schema.INVALID})
     @action(detail=True, methods=["get"])

@@ -3,6 +3,7 @@
 Pure: no Django. A judge run is named by `str(run)`, so any object that names itself will do.
 """
 
+import csv
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
@@ -12,9 +13,11 @@ from openpyxl.utils import get_column_letter
 
 from agreement.analysis.calibration import JudgeScale
 from agreement.analysis.comparison import RunGroup, RunSummary
+from agreement.analysis.labels import COLUMNS as LABEL_COLUMNS
+from agreement.analysis.labels import FinalLabel, label_document, label_row
 from agreement.analysis.reports import GroupAgreement, StudyAgreement
 from agreement.stats import Calibration, Coefficient, Interval, Ratio, wilson_interval
-from l2annot.formulas import as_text_cell
+from l2annot.formulas import as_text_cell, spreadsheet_safe
 
 # Each judge run that scored the study's 1-5 questions (a `judging.JudgeRun` in the app), with
 # its comparison per question.
@@ -297,3 +300,21 @@ def write_sheets_xlsx(
             width = max(12, min(40, len(name) + 4))
             sheet.column_dimensions[get_column_letter(index)].width = width
     workbook.save(out)
+
+
+def write_labels_csv(labels: Sequence[FinalLabel], out: IO[str]) -> None:
+    """The final labels as CSV (UTF-8, one row per response and criterion, text-safe cells)."""
+    writer = csv.writer(out)
+    writer.writerow(LABEL_COLUMNS)
+    for found in labels:
+        writer.writerow([spreadsheet_safe(value) for value in label_row(found)])
+
+
+def write_labels_xlsx(labels: Sequence[FinalLabel], out: IO[bytes]) -> None:
+    write_sheets_xlsx(
+        iter([("Final labels", LABEL_COLUMNS, [label_row(found) for found in labels])]), out
+    )
+
+
+def labels_to_dict(study_name: str, labels: Sequence[FinalLabel]) -> dict[str, Any]:
+    return {"study": study_name, "labels": [label_document(found) for found in labels]}

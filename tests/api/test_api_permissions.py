@@ -78,6 +78,7 @@ ACTIONS = {
     "api:study-claim": ("post", Action.GRADE, lambda: [first(Study).pk]),
     "api:study-agreement": ("get", Action.VIEW_BENCHMARK, lambda: [first(Study).pk]),
     "api:study-leaderboard": ("get", Action.VIEW_BENCHMARK, lambda: [first(Study).pk]),
+    "api:study-final-labels": ("get", Action.EXPORT_DATA, lambda: [first(Study).pk]),
     "api:study-calibration": (
         "get",
         Action.VIEW_BENCHMARK,

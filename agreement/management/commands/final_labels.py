@@ -1,0 +1,40 @@
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from agreement.analysis.export import labels_to_dict, write_labels_csv, write_labels_xlsx
+from agreement.services import final_labels
+from grading.models import Study
+
+
+class Command(BaseCommand):
+    help = (
+        "Write a study's final labels: each graded response and criterion with the experts' "
+        "verdicts, how its label was reached (adjudicated, unanimous, majority, tied) and the "
+        "label, as CSV, XLSX or JSON."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("study", help="study id or exact name")
+        parser.add_argument("--format", choices=["csv", "xlsx", "json"], default="csv")
+        parser.add_argument("--output", type=Path, required=True)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        key = options["study"]
+        study = Study.objects.find(key)
+        if study is None:
+            raise CommandError(f"No study with id or name {key!r}.")
+        labels = final_labels(study)
+        output: Path = options["output"]
+        if options["format"] == "json":
+            text = json.dumps(labels_to_dict(study.name, labels), indent=2)
+            output.write_text(text, encoding="utf-8")
+        elif options["format"] == "csv":
+            with output.open("w", encoding="utf-8", newline="") as stream:
+                write_labels_csv(labels, stream)
+        else:
+            with output.open("wb") as stream:
+                write_labels_xlsx(labels, stream)
+        self.stdout.write(f"Wrote {len(labels)} final labels of {study.name} to {output}")

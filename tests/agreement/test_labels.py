@@ -1,0 +1,87 @@
+"""Final labels (pure: no database): which verdict stands for each response and criterion."""
+
+import csv
+import io
+
+import pytest
+
+from agreement.analysis.export import labels_to_dict, write_labels_csv
+from agreement.analysis.labels import (
+    COLUMNS,
+    Basis,
+    ExpertVerdict,
+    Gold,
+    LabelUnit,
+    final_label,
+    label_row,
+)
+from agreement.analysis.ratings import CriterionInfo, ItemInfo
+
+ITEM = ItemInfo(1, "137", "01a", "01", model="model-x")
+CRITERION = CriterionInfo(10, "06u1", "Fits the learners' age", "universal", "", "")
+
+
+def unit(*verdicts: str, gold: Gold | None = None) -> LabelUnit:
+    experts = tuple(
+        ExpertVerdict(f"Annotator {n}", verdict, f"because {n}", f"2026-12-0{n}T10:00:00+00:00")
+        for n, verdict in enumerate(verdicts, start=1)
+    )
+    return LabelUnit(ITEM, 7, CRITERION, experts, gold)
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "label", "basis"),
+    [
+        (("pass", "pass", "pass"), "pass", Basis.UNANIMOUS),
+        (("fail", "fail"), "fail", Basis.UNANIMOUS),
+        (("pass", "fail", "pass"), "pass", Basis.MAJORITY),
+        (("fail", "na", "fail", "pass"), "fail", Basis.MAJORITY),
+        (("pass", "fail"), None, Basis.TIED),
+        (("pass", "na", "fail"), None, Basis.TIED),
+        (("na", "na"), None, Basis.NOT_APPLICABLE),
+        (("pass", "na"), "pass", Basis.UNANIMOUS),  # N/A is not a vote
+    ],
+)
+def test_the_experts_decide_when_nobody_adjudicated(verdicts, label, basis):
+    found = final_label(unit(*verdicts))
+    assert (found.label, found.basis) == (label, basis)
+    assert (found.n_pass, found.n_fail, found.n_not_applicable) == (
+        verdicts.count("pass"),
+        verdicts.count("fail"),
+        verdicts.count("na"),
+    )
+    if label is None:
+        assert found.decided_by == "" and found.decided_at == ""
+    else:
+        assert found.decided_by == "experts"
+        assert found.decided_at == f"2026-12-0{len(verdicts)}T10:00:00+00:00"  # the last one
+
+
+def test_a_gold_verdict_decides_even_against_a_unanimous_panel():
+    gold = Gold("fail", "maintainer", "2026-12-09T08:00:00+00:00", "Too hard for A1")
+    found = final_label(unit("pass", "pass", "pass", gold=gold))
+    assert (found.label, found.basis) == ("fail", Basis.ADJUDICATED)
+    assert (found.decided_by, found.decided_at) == ("maintainer", gold.at)
+    assert found.n_pass == 3
+
+
+def test_rows_follow_the_columns_and_the_json_keeps_each_rationale():
+    found = final_label(unit("pass", "fail", "pass"))
+    row = dict(zip(COLUMNS, label_row(found), strict=True))
+    assert row["task"] == "137" and row["response"] == 7 and row["criterion"] == "06u1"
+    assert row["label"] == "pass" and row["basis"] == "majority"
+    assert row["experts"] == "Annotator 1: pass; Annotator 2: fail; Annotator 3: pass"
+    document = labels_to_dict("Pilot", [found])
+    [label] = document["labels"]
+    assert [e["rationale"] for e in label["experts"]] == ["because 1", "because 2", "because 3"]
+    assert label["gold"] is None and label["label"] == "pass"
+
+
+def test_the_csv_never_writes_a_live_formula():
+    evil = CriterionInfo(11, "t1", '=HYPERLINK("http://evil.example","x")', "task", "", "")
+    found = final_label(LabelUnit(ITEM, 7, evil, unit("pass").experts, None))
+    text = io.StringIO()
+    write_labels_csv([found], text)
+    header, row = list(csv.reader(io.StringIO(text.getvalue())))
+    assert header == COLUMNS
+    assert row[COLUMNS.index("wording")] == "'" + evil.wording
