@@ -8,6 +8,7 @@ from krippendorff_reference import krippendorff_alpha
 
 from agreement.stats import (
     alpha_from_counts,
+    brennan_prediger,
     cohen_kappa,
     cohen_kappa_from_table,
     coincidence_matrix,
@@ -15,6 +16,7 @@ from agreement.stats import (
     fleiss_kappa,
     gwet_ac,
     percent_agreement,
+    scott_pi,
 )
 
 NAN = np.nan
@@ -174,6 +176,18 @@ def test_gwet_ac1_handbook_example(k2011: np.ndarray) -> None:
     assert round(result.observed or 0.0, 3) == 0.818
     assert round(result.expected or 0.0, 3) == 0.190
     assert round(percent_agreement(k2011).value or 0.0, 3) == 0.818
+
+
+def test_brennan_prediger_and_scott_pi_on_the_handbook_example(k2011: np.ndarray) -> None:
+    """Gwet 2014 p. 120 data: p_a = 0.818 with q = 5 values, so Brennan-Prediger's chance term
+    is 1/5 and the coefficient (0.818 - 0.2) / 0.8 = 0.773 (irrCAC bp.coeff.raw: 0.7727)."""
+    bp = brennan_prediger(k2011)
+    assert bp.expected == pytest.approx(0.2) and bp.observed == pytest.approx(9 / 11)
+    assert bp.value == pytest.approx((9 / 11 - 0.2) / 0.8)
+    assert round(bp.value or 0.0, 4) == 0.7727
+    pi = scott_pi(k2011)
+    assert pi.observed == pytest.approx(9 / 11)
+    assert pi.value is not None and pi.value < (gwet_ac(k2011).value or 0.0)
 
 
 @pytest.mark.parametrize(
