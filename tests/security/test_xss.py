@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 from accounts.roles import Role
 from grading import services
 from grading.models import Assignment
-from judging.models import JudgeRun, JudgeVerdict
+from judging.models import JudgeRun, JudgeVerdict, PromptTemplate, PromptVersion
 from rubrics.models import CriterionVersion, Response, RubricVersion, TaskContextValue, Turn
 from taxonomy.models import ContextValue
 from tests import factories
@@ -96,7 +96,16 @@ def world(make_user):  # type: ignore[no-untyped-def]
         services.submit(assignment, by=assignment.annotator)
     version = factories.rubric_of(first)[0]
     services.save_grade(first, version.pk, verdict="fail", rationale=FORMULA, by=admin)
-    run = JudgeRun.objects.create(judge_model="judge")
+    run = JudgeRun.objects.create(
+        judge_model="judge",
+        prompt_version=PAYLOAD[:100],
+        parameters={"study": study.pk},
+        problems=[PAYLOAD],
+    )
+    prompt = PromptTemplate.objects.create(name="hostile", description=PAYLOAD)
+    PromptVersion.objects.create(
+        template=prompt, number=1, text=f"{PAYLOAD} {{{{task}}}} {{{{response}}}}", note=PAYLOAD
+    )
     for response in (text, talk):
         JudgeVerdict.objects.create(
             run=run, response=response, criterion_version=version, verdict=True, rationale=PAYLOAD
@@ -110,6 +119,7 @@ def world(make_user):  # type: ignore[no-untyped-def]
         "mine": first,
         "version": version,
         "run": run,
+        "prompt": prompt,
         "ben": ben,
     }
 
@@ -127,6 +137,10 @@ def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "leaderboard": reverse("agreement:leaderboard", args=[study]),
         "judge": reverse("agreement:judge", args=[study, w["run"].pk]),
         "offline": reverse("interchange:offline", args=[study]),
+        "judge runs": reverse("workbench:judge", args=[study]),
+        "judge run": reverse("workbench:run", args=[study, w["run"].pk]),
+        "prompts": reverse("workbench:prompts"),
+        "prompt editor": reverse("workbench:prompt", args=[w["prompt"].pk]),
     }
 
 
@@ -144,6 +158,10 @@ def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "leaderboard",
         "judge",
         "offline",
+        "judge runs",
+        "judge run",
+        "prompts",
+        "prompt editor",
     ],
 )
 def test_hostile_text_is_inert_on_every_page(world, page, as_htmx) -> None:  # type: ignore[no-untyped-def]
@@ -160,6 +178,8 @@ def test_the_pages_do_show_the_text(world) -> None:  # type: ignore[no-untyped-d
     response = world["client"].get(_pages(world)["task detail"])
 
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in response.text
+    editor = world["client"].get(_pages(world)["prompt editor"])
+    assert editor.text.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3  # text, preview, note
     agreement = world["client"].get(_pages(world)["agreement"])
     assert "raw block" in agreement.text  # a disagreement, with its criterion wording
 
