@@ -66,6 +66,20 @@ class JudgeGroup:
     alt_test: AltTestResult
 
     @property
+    def n_with_majority(self) -> int:
+        """Units compared with the expert majority: those where the experts did not split evenly."""
+        return self.vs_majority.n_items if self.vs_majority else 0
+
+    @property
+    def n_tied(self) -> int:
+        """Units left out of the comparison with the majority: the experts split evenly."""
+        return self.n_units - self.n_with_majority
+
+    @property
+    def n_with_gold(self) -> int:
+        return self.vs_gold.n_items if self.vs_gold else 0
+
+    @property
     def mean_accuracy_gap(self) -> float | None:
         """Mean over held-out experts of (judge accuracy - other experts' accuracy)."""
         gaps = [c.accuracy_gap for c in self.leave_one_out if c.accuracy_gap is not None]

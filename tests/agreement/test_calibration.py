@@ -200,3 +200,16 @@ def test_the_same_score_everywhere_is_stable_but_alpha_is_undefined():
     found = scale_stability(np.full((2, 10), 4.0))
     assert found.identical == 1.0
     assert found.alpha.value is None and found.alpha.undefined_reason == NO_VARIATION
+
+
+def test_the_counts_add_up_units_on_which_the_experts_split_evenly_are_named():
+    data = synthetic(honest)
+    overall = calibration_report(data, n_resamples=50).overall
+    experts = experts_matrix(data.ratings, np.arange(data.ratings.n_units))
+    passes = np.nansum(experts, axis=0)
+    tied = int((passes * 2 == (~np.isnan(experts)).sum(axis=0)).sum())
+    assert tied > 0  # four experts split 2-2 on some units
+    assert overall.n_tied == tied
+    assert overall.n_with_majority + overall.n_tied == overall.n_units
+    assert overall.vs_majority.confusion.sum() == overall.n_with_majority
+    assert overall.n_with_gold == overall.vs_gold.confusion.sum() == overall.n_units

@@ -183,6 +183,7 @@ def test_the_study_page_links_to_each_judge_and_the_judge_page_says_its_verdict(
     assert "always-pass / v1" in body
     assert "not enough" in body or "can replace" in body or "cannot replace" in body
     assert "Confusion matrix" in body
+    assert "Accuracy vs expert majority" in body and "(n = " in body
 
 
 def test_the_agreement_index_lists_studies_with_their_progress(
