@@ -31,6 +31,18 @@ def execute_run(run_pk: int, *, on_progress: Any = None) -> JudgeRun:
     run = JudgeRun.objects.select_related("prompt__template", "config").get(pk=run_pk)
     if not claimed:
         return run  # cancelled while queued, or already run by another worker
+    try:
+        return _judge(run, on_progress)
+    except BaseException as error:  # the run must end failed, never stay "running"
+        JudgeRun.objects.filter(pk=run.pk).update(
+            status=JudgeRun.Status.FAILED,
+            finished=timezone.now(),
+            problems=[f"The run stopped: {error!r}"],
+        )
+        raise
+
+
+def _judge(run: JudgeRun, on_progress: Any) -> JudgeRun:
     study = Study.objects.get(pk=run.parameters["study"])
     assert run.prompt is not None and run.config is not None  # a run made here has both
     planned = study_units(study, limit=run.parameters.get("limit"))
@@ -52,14 +64,19 @@ def execute_run(run_pk: int, *, on_progress: Any = None) -> JudgeRun:
         target=_evaluate, args=(run, calls, watch, outcome), name=f"judge-run-{run.pk}"
     )
     worker.start()
-    while worker.is_alive():
-        worker.join(timeout=0.5)
-        status = JudgeRun.objects.filter(pk=run.pk).values_list("status", flat=True).first()
-        if status == JudgeRun.Status.CANCELLED:
+    try:
+        while worker.is_alive():
+            worker.join(timeout=0.5)
+            status = JudgeRun.objects.filter(pk=run.pk).values_list("status", flat=True).first()
+            if status == JudgeRun.Status.CANCELLED:
+                watch.cancelled.set()
+            JudgeRun.objects.filter(pk=run.pk).update(calls_done=watch.done)
+            if on_progress is not None:
+                on_progress(watch.done, run.calls_total)
+    finally:
+        if worker.is_alive():  # this thread failed: stop the calls not yet made
             watch.cancelled.set()
-        JudgeRun.objects.filter(pk=run.pk).update(calls_done=watch.done)
-        if on_progress is not None:
-            on_progress(watch.done, run.calls_total)
+            worker.join()
     return _finish(run, study, watch, outcome, time.monotonic() - clock)
 
 

@@ -144,3 +144,15 @@ def test_responses_whose_ids_repeat_across_tasks_are_each_judged(
     run = execute_run(start_run(study, model=JUDGE, by=None, enqueue=False).pk)
     assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
     assert set(run.verdicts.values_list("response_id", flat=True)) == {first.pk, second.pk}
+
+
+def test_a_run_that_stops_on_an_error_ends_failed_saying_why(study, llm_server):
+    run = start_run(study, model=JUDGE, limit=2, by=None, enqueue=False)
+
+    def fail(done, total):
+        raise RuntimeError("the database went away")
+
+    with pytest.raises(RuntimeError):
+        execute_run(run.pk, on_progress=fail)
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.FAILED and "the database went away" in run.problems[0]
