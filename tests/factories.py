@@ -5,7 +5,7 @@ through rubrics.publishing and studies are made, assigned and graded through the
 services, so those rows are what the application would have made. (The builders of
 tests/interchange/builders.py are hypothesis strategies for the pure file formats.)"""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from accounts.services import create_user_with_role, sync_roles
 from demo.benchmark import seed_demo_benchmark
 from grading import services as grading_services
 from grading.adjudication import record_gold_verdict
-from grading.models import Assignment, Study, Verdict
+from grading.models import Assignment, LikertItem, Study, Verdict
 from interchange.formats.l2bench_csv import TaskRecord
 from interchange.lease import this_worker
 from interchange.models import ImportJob
@@ -28,7 +28,14 @@ from interchange.synthetic import synthetic_tasks, write_benchmark
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics import publishing
 from rubrics import services as rubric_services
-from rubrics.models import Criterion, CriterionVersion, Response, Task, Turn
+from rubrics.models import (
+    Criterion,
+    CriterionVersion,
+    EffectiveCriterion,
+    Response,
+    Task,
+    Turn,
+)
 from taxonomy import services as taxonomy_services
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
 from taxonomy.seedfile import read_context_variables, read_taxonomy
@@ -184,6 +191,42 @@ def graded_study(graders: list[User], verdicts: list[str], responses: int = 2, *
     return new
 
 
+# (grader's index, assignment, line's position in the rubric, line) -> the grader's verdict
+VerdictRule = Callable[[int, Assignment, int, EffectiveCriterion], str]
+# (grader's index, assignment, Likert item) -> the grader's answer
+LikertRule = Callable[[int, Assignment, LikertItem], int]
+
+
+def grade_study(
+    study: Study,
+    graders: list[User],
+    verdict: VerdictRule,
+    likert: LikertRule | None = None,
+    rationale: str = "",
+) -> None:
+    """Each grader in turn claims every assignment of theirs (grading.services.claim_next),
+    gives each applicable line of its rubric the verdict `verdict` says, answers each Likert
+    item as `likert` says, and submits. `rationale` may name `{grader}`, the grader's index."""
+    for index, grader in enumerate(graders):
+        while (assignment := grading_services.claim_next(study, grader)) is not None:
+            for position, line in enumerate(
+                assignment.study_item.rubric_version.effective_rubric()
+            ):
+                if line.applicable:
+                    grading_services.save_grade(
+                        assignment,
+                        line.version.pk,
+                        verdict=verdict(index, assignment, position, line),
+                        rationale=rationale.format(grader=index),
+                        by=grader,
+                    )
+            if likert is not None:
+                for item in study.likert_items.all():
+                    value = likert(index, assignment, item)
+                    grading_services.save_likert(assignment, item.pk, value, by=grader)
+            grading_services.submit(assignment, by=assignment.annotator)
+
+
 # ----- the demo benchmark and judge runs ---------------------------------------------------
 
 
@@ -220,22 +263,15 @@ def graded_demo_study(responses: int = 8) -> Study:
         require_rationale_on_fail=False,
     )
     grading_services.assign_study(study)
-    for index, grader in enumerate(graders):
-        while (assignment := grading_services.claim_next(study, grader)) is not None:
-            for line in assignment.study_item.rubric_version.effective_rubric():
-                if not line.applicable:
-                    continue
-                fails = index == DISSENTER and line.layer == "universal"
-                grading_services.save_grade(
-                    assignment,
-                    line.version.pk,
-                    verdict=Verdict.FAIL if fails else Verdict.PASS,
-                    rationale=f"reason number {index}",
-                    by=grader,
-                )
-            for item in study.likert_items.all():
-                grading_services.save_likert(assignment, item.pk, 4, by=grader)
-            grading_services.submit(assignment, by=assignment.annotator)
+    grade_study(
+        study,
+        graders,
+        lambda index, _, __, line: (
+            Verdict.FAIL if index == DISSENTER and line.layer == "universal" else Verdict.PASS
+        ),
+        likert=lambda *_: 4,
+        rationale="reason number {grader}",
+    )
     return study
 
 

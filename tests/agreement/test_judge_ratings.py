@@ -14,7 +14,7 @@ from grading import services as grading
 from grading.models import Study, Verdict
 from judging.models import JudgeRating, JudgeRun
 from rubrics.models import Response
-from tests.factories import demo_benchmark_and_graders
+from tests.factories import demo_benchmark_and_graders, grade_study
 
 pytestmark = pytest.mark.django_db
 
@@ -54,18 +54,12 @@ def rated_study(module_db: None) -> Study:
     assert len(responses) >= 8
     position = {r.pk: n for n, r in enumerate(responses)}
     authentic = study.likert_items.get(order=0)
-    for index, grader in enumerate(graders):
-        while (assignment := grading.claim_next(study, grader)) is not None:
-            for line in assignment.study_item.rubric_version.effective_rubric():
-                if line.applicable:
-                    grading.save_grade(
-                        assignment, line.version.pk, verdict=Verdict.PASS, rationale="", by=grader
-                    )
-            n = position[assignment.study_item.response_id]
-            for item in study.likert_items.all():
-                value = expert_score(n, index) if item == authentic else 3
-                grading.save_likert(assignment, item.pk, value, by=grader)
-            grading.submit(assignment, by=assignment.annotator)
+
+    def likert(index, assignment, item):  # type: ignore[no-untyped-def]
+        n = position[assignment.study_item.response_id]
+        return expert_score(n, index) if item == authentic else 3
+
+    grade_study(study, graders, lambda *_: Verdict.PASS, likert)
     return study
 
 

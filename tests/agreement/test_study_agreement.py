@@ -18,7 +18,7 @@ from grading.models import Study, Verdict
 from interchange.exporters import rubric_tables
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import CriterionVersion, Response
-from tests.factories import demo_benchmark_and_graders
+from tests.factories import demo_benchmark_and_graders, grade_study
 
 pytestmark = pytest.mark.django_db
 
@@ -42,21 +42,15 @@ def graded_study(module_db: None) -> Study:
         likert_prompts=PROMPTS,
     )
     grading.assign_study(study)
-    for index, grader in enumerate(graders):
-        while (assignment := grading.claim_next(study, grader)) is not None:
-            for line in assignment.study_item.rubric_version.effective_rubric():
-                if not line.applicable:
-                    continue
-                verdict = Verdict.PASS
-                if index == DISSENTER and line.layer == "universal":
-                    verdict = Verdict.FAIL
-                grading.save_grade(
-                    assignment, line.version.pk, verdict=verdict, rationale="why", by=grader
-                )
-            for item in study.likert_items.all():
-                value = 2 if index == DISSENTER else 4 + item.order % 2
-                grading.save_likert(assignment, item.pk, value, by=grader)
-            grading.submit(assignment, by=assignment.annotator)
+    grade_study(
+        study,
+        graders,
+        lambda index, _, __, line: (
+            Verdict.FAIL if index == DISSENTER and line.layer == "universal" else Verdict.PASS
+        ),
+        likert=lambda index, _, item: 2 if index == DISSENTER else 4 + item.order % 2,
+        rationale="why",
+    )
     return study
 
 

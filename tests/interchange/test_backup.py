@@ -29,7 +29,7 @@ from interchange.backup import backed_up_models
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict, PromptTemplate
 from rubrics.models import Response, TaskResource
 from taxonomy.models import Framework
-from tests.factories import demo_benchmark_and_graders
+from tests.factories import demo_benchmark_and_graders, grade_study
 
 # The restore runs in its own transactions and the test flushes the database between them.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -60,17 +60,12 @@ def build_pilot_study():
         likert_prompts=["Is this task authentic?"],
     )
     grading.assign_study(study)
-    for index, grader in enumerate(graders):
-        while (assignment := grading.claim_next(study, grader)) is not None:
-            for n, line in enumerate(assignment.study_item.rubric_version.effective_rubric()):
-                if line.applicable:
-                    verdict = Verdict.FAIL if (n + index) % 3 == 0 else Verdict.PASS
-                    grading.save_grade(
-                        assignment, line.version.pk, verdict=verdict, rationale="", by=grader
-                    )
-            for item in study.likert_items.all():
-                grading.save_likert(assignment, item.pk, 2 + index, by=grader)
-            grading.submit(assignment, by=assignment.annotator)
+    grade_study(
+        study,
+        graders,
+        lambda index, _, n, __: Verdict.FAIL if (n + index) % 3 == 0 else Verdict.PASS,
+        likert=lambda index, *_: 2 + index,
+    )
     item = study.items.order_by("pk").first()
     line = item.rubric_version.effective_rubric()[0]
     GoldVerdict.objects.create(study_item=item, criterion_version=line.version, verdict="pass")

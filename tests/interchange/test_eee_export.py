@@ -13,7 +13,7 @@ from grading.models import Study, Verdict
 from interchange import eee_export
 from judging.models import JudgeRun, JudgeVerdict, PromptVersion
 from rubrics.models import Response
-from tests.factories import demo_benchmark_and_graders
+from tests.factories import demo_benchmark_and_graders, grade_study
 
 pytestmark = pytest.mark.django_db
 
@@ -41,18 +41,13 @@ def graded_study(module_db: None) -> Study:
         likert_prompts=[],
     )
     grading.assign_study(study)
-    for index, grader in enumerate(graders):
-        while (assignment := grading.claim_next(study, grader)) is not None:
-            kestrel = assignment.study_item.response.model_name == "kestrel-large"
-            for line in assignment.study_item.rubric_version.effective_rubric():
-                if not line.applicable:
-                    continue
-                harsh = index == 1 and kestrel and line.layer == "universal"
-                verdict = Verdict.FAIL if harsh else Verdict.PASS
-                grading.save_grade(
-                    assignment, line.version.pk, verdict=verdict, rationale="why", by=grader
-                )
-            grading.submit(assignment, by=assignment.annotator)
+
+    def verdict(index, assignment, _, line):  # type: ignore[no-untyped-def]
+        kestrel = assignment.study_item.response.model_name == "kestrel-large"
+        harsh = index == 1 and kestrel and line.layer == "universal"
+        return Verdict.FAIL if harsh else Verdict.PASS
+
+    grade_study(study, graders, verdict, rationale="why")
     return study
 
 
