@@ -1,7 +1,7 @@
 """What an LLM judge said about model responses, kept apart from the experts' grades so the two
 can be compared (judge calibration) without one ever overwriting the other."""
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -144,6 +144,9 @@ class JudgeRun(models.Model):
     output_tokens = models.PositiveBigIntegerField(default=0)
     total_tokens = models.PositiveBigIntegerField(default=0)
     finished = models.DateTimeField(null=True, blank=True)
+    heartbeat = models.DateTimeField(
+        null=True, blank=True, help_text="Last sign of life of the job running it."
+    )
     duration = models.FloatField(null=True, blank=True, help_text="Seconds.")
     log_path = models.CharField(max_length=500, blank=True, help_text="The kept .eval log.")
     problems = models.JSONField(default=list, blank=True)
@@ -163,6 +166,14 @@ class JudgeRun(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    STALE_AFTER = timedelta(seconds=60)
+
+    def is_stale(self, now: datetime) -> bool:
+        """Running, but its job has given no sign of life for a minute: the worker died."""
+        last = self.heartbeat or self.started
+        silent = last is None or now - last > self.STALE_AFTER
+        return self.status == self.Status.RUNNING and silent
 
     def elapsed(self, now: datetime) -> float | None:
         """Seconds the run took, or has taken so far; None before it starts."""

@@ -70,7 +70,9 @@ def _judge(run: JudgeRun, on_progress: Any) -> JudgeRun:
             status = JudgeRun.objects.filter(pk=run.pk).values_list("status", flat=True).first()
             if status == JudgeRun.Status.CANCELLED:
                 watch.cancelled.set()
-            JudgeRun.objects.filter(pk=run.pk).update(calls_done=watch.done)
+            JudgeRun.objects.filter(pk=run.pk).update(
+                calls_done=watch.done, heartbeat=timezone.now()
+            )
             if on_progress is not None:
                 on_progress(watch.done, run.calls_total)
     finally:

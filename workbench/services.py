@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Count
+from django.utils import timezone
 
 from accounts.models import User
 from audit import services as audit
@@ -125,10 +126,11 @@ def cancel_run(run: JudgeRun, *, by: User | None) -> JudgeRun:
 
 @transaction.atomic
 def resume_run(run: JudgeRun, *, by: User | None, enqueue: bool = True) -> JudgeRun:
-    """Queue a cancelled or failed run again. Calls already answered come from Inspect's
-    cache, so only the calls the first attempt did not make are paid for."""
-    if run.status not in (JudgeRun.Status.CANCELLED, JudgeRun.Status.FAILED):
-        raise RunNotPossible("Only a cancelled or failed run can be run again.")
+    """Queue a cancelled or failed run again, or one whose worker died (`is_stale`). Calls
+    already answered come from Inspect's cache, so only the calls not yet made are paid for."""
+    stopped = (JudgeRun.Status.CANCELLED, JudgeRun.Status.FAILED)
+    if run.status not in stopped and not run.is_stale(timezone.now()):
+        raise RunNotPossible("Only a cancelled, failed or stopped run can be run again.")
     run.status, run.calls_done, run.errors, run.problems = JudgeRun.Status.QUEUED, 0, 0, []
     run.save(update_fields=["status", "calls_done", "errors", "problems"])
     record(run, "updated", by, comment="Judge run queued again.")

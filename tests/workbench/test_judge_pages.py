@@ -1,7 +1,10 @@
 """The study's judge page, a run's progress page and the prompt editor (maintainers only)."""
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts.roles import Role
 from grading import services as grading
@@ -132,3 +135,24 @@ def test_the_preview_fills_the_text_being_written_with_a_real_unit(study, mainta
     assert item.response.task.instruction[:40] in body
     bad = htmx(maintainer).post(reverse("workbench:prompt_preview"), {"text": "{{task}}"})
     assert b"never shows the judge the {{response}}" in bad.content
+
+
+def test_a_run_whose_worker_died_says_so_and_can_be_run_again(study, maintainer):
+    run = start_run(study, model=model_name(), limit=1, by=None, enqueue=False)
+    long_ago = timezone.now() - timedelta(minutes=5)
+    JudgeRun.objects.filter(pk=run.pk).update(
+        status="running", started=long_ago, heartbeat=long_ago
+    )
+    page = maintainer.get(reverse("workbench:run", args=[study.pk, run.pk]))
+    assert b"no sign of life" in page.content and b"Run it again" in page.content
+    resumed = maintainer.post(reverse("workbench:run_resume", args=[study.pk, run.pk]))
+    assert resumed.status_code == 302 and JudgeRun.objects.get().status == "queued"
+
+
+def test_a_running_run_with_a_live_worker_cannot_be_started_twice(study, maintainer):
+    run = start_run(study, model=model_name(), limit=1, by=None, enqueue=False)
+    JudgeRun.objects.filter(pk=run.pk).update(
+        status="running", started=timezone.now(), heartbeat=timezone.now()
+    )
+    refused = maintainer.post(reverse("workbench:run_resume", args=[study.pk, run.pk]))
+    assert refused.status_code == 409

@@ -81,6 +81,7 @@ def run_context(study: Study, run: JudgeRun) -> dict[str, object]:
         "run": run,
         "elapsed": run.elapsed(now),
         "remaining": run.remaining(now),
+        "stale": run.is_stale(now),
     }
 
 
