@@ -462,13 +462,13 @@ def progress_per_annotator(study: Study) -> list[dict[str, Any]]:
         )
         .order_by("annotator__username")
     )
-    by_user: dict[int, Mapping[str, Any]] = {row["annotator_id"]: row for row in rows}
+    by_user: dict[int, dict[str, Any]] = {row["annotator_id"]: dict(row) for row in rows}
     empty = {"assigned": 0, "submitted": 0, "in_progress": 0, "seconds": 0}
     for user_id, username in study.pool.values_list("annotator_id", "annotator__username"):
         by_user.setdefault(
             user_id, {"annotator_id": user_id, "annotator__username": username} | empty
         )
-    return sorted(by_user.values(), key=lambda r: r["annotator__username"])  # type: ignore[arg-type]  # rows read as dicts
+    return sorted(by_user.values(), key=lambda r: str(r["annotator__username"]))
 
 
 def progress_per_task(study: Study) -> list[dict[str, Any]]:
