@@ -12,7 +12,7 @@ PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 $$HOME/.pyenv/versio
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { command -v $$p; break; }; \
 	done)
 
-.PHONY: run serve worker-forever install migrate demo test test-sqlite test-postgres test-browser lint format migrations-check bench postgres chromium clean
+.PHONY: run serve worker-forever install migrate demo test test-sqlite test-postgres test-browser schemathesis lint format migrations-check bench postgres chromium clean
 
 $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.12+ is required (none found)."; exit 1; }
@@ -89,6 +89,12 @@ test-postgres: install postgres chromium
 	DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --database-tests-only
 
 test: lint test-sqlite test-postgres
+
+# The API against its OpenAPI schema with every Schemathesis check (`--checks all`): 50 examples
+# per operation and longer stateful scenarios, as an admin and as an annotator (the suite runs a
+# few examples). Several minutes; `DATABASE_URL=$(PG_URL) make schemathesis` for PostgreSQL.
+schemathesis: install
+	SCHEMATHESIS_EXAMPLES=50 $(PY) -m pytest -q -p no:cacheprovider -n 0 tests/api/test_schemathesis.py
 
 # mypy keeps its cache in .mypy_cache/: the first run takes a minute or two, later ones seconds.
 lint: install

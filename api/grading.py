@@ -19,7 +19,12 @@ from typing import Any, cast
 import django_filters
 from django.db.models import Count, Q, QuerySet
 from django.http.response import HttpResponseBase
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
 from rest_framework import exceptions, serializers, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -30,9 +35,10 @@ from accounts.permissions import user_can
 from accounts.roles import Action
 from api import exports, schema
 from api.agreement import AgreementActions
+from api.filters import FilterSet, IntegerFilter
 from api.permissions import acting_user
 from api.rubrics import TurnSerializer
-from api.serializers import RevisionedSerializer
+from api.serializers import ApiModelSerializer, ApiSerializer, RevisionedSerializer
 from api.viewsets import ReadOnlyViewSet, RevisionedModelViewSet
 from grading import adjudication, services
 from grading.models import (
@@ -54,7 +60,7 @@ def manages_studies(user: Any) -> bool:
 
 
 # ----- assignments ---------------------------------------------------------------------------
-class BlindResponseSerializer(serializers.Serializer):
+class BlindResponseSerializer(ApiSerializer):
     """A response as its grader sees it, from its study item: the task as published in the
     rubric version it is graded against (an author's later draft is not shown) and the answer,
     never the model."""
@@ -68,7 +74,7 @@ class BlindResponseSerializer(serializers.Serializer):
     turns = TurnSerializer(source="response.turns", many=True, read_only=True)
 
 
-class PublishedContextSerializer(serializers.Serializer):
+class PublishedContextSerializer(ApiSerializer):
     """One context value of the task as published."""
 
     variable = serializers.CharField(source="variable.key", read_only=True)
@@ -76,7 +82,7 @@ class PublishedContextSerializer(serializers.Serializer):
     value = serializers.CharField(source="display_value", read_only=True)
 
 
-class PublishedResourceSerializer(serializers.Serializer):
+class PublishedResourceSerializer(ApiSerializer):
     """One resource of the task as published: a markdown text, or a file (its name; the grading
     page offers it for download)."""
 
@@ -89,7 +95,7 @@ class PublishedResourceSerializer(serializers.Serializer):
         return (resource.file.name or "").rsplit("/", 1)[-1]
 
 
-class GradedLineSerializer(serializers.Serializer):
+class GradedLineSerializer(ApiSerializer):
     """One line of the frozen rubric the response is graded against."""
 
     criterion_version = serializers.IntegerField(source="version.pk")
@@ -104,7 +110,7 @@ class GradedLineSerializer(serializers.Serializer):
     na_reason = serializers.CharField()
 
 
-class AssignmentSerializer(serializers.ModelSerializer):
+class AssignmentSerializer(ApiModelSerializer):
     study = serializers.IntegerField(source="study_item.study_id")
     annotator = serializers.CharField(source="annotator.username")
     response = BlindResponseSerializer(source="study_item")
@@ -118,7 +124,7 @@ class AssignmentSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class RatingSerializer(serializers.Serializer):
+class RatingSerializer(ApiSerializer):
     """One 1-5 question of the study with the grader's rating (null until rated)."""
 
     item = serializers.IntegerField(help_text="The question's id: send it to `.../rate/`.")
@@ -127,7 +133,7 @@ class RatingSerializer(serializers.Serializer):
     value = serializers.IntegerField(allow_null=True, min_value=1, max_value=5)
 
 
-class RateSerializer(serializers.Serializer):
+class RateSerializer(ApiSerializer):
     item = serializers.IntegerField(help_text="A question of the study (`ratings[].item`).")
     value = serializers.IntegerField(min_value=1, max_value=5)
 
@@ -172,8 +178,8 @@ class AssignmentDetailSerializer(AssignmentSerializer):
         return list(RatingSerializer(ratings_of(assignment), many=True).data)
 
 
-class AssignmentFilter(django_filters.FilterSet):
-    study = django_filters.NumberFilter("study_item__study", label="Study id")
+class AssignmentFilter(FilterSet):
+    study = IntegerFilter("study_item__study", label="Study id")
 
     class Meta:
         model = Assignment
@@ -246,7 +252,7 @@ class AssignmentViewSet(ReadOnlyViewSet):
 
 
 # ----- grades --------------------------------------------------------------------------------
-class GradeSerializer(serializers.ModelSerializer):
+class GradeSerializer(ApiModelSerializer):
     code = serializers.CharField(source="criterion_version.criterion.code", read_only=True)
     verdict = serializers.ChoiceField(
         choices=Verdict.choices, required=False, help_text="Leave out to keep the verdict."
@@ -274,8 +280,9 @@ class GradeSerializer(serializers.ModelSerializer):
             )
 
 
-class GradeFilter(django_filters.FilterSet):
-    study = django_filters.NumberFilter("assignment__study_item__study", label="Study id")
+class GradeFilter(FilterSet):
+    study = IntegerFilter("assignment__study_item__study", label="Study id")
+    assignment = IntegerFilter(label="Assignment id")
     criterion = django_filters.CharFilter(
         "criterion_version__criterion__code", label="Criterion code"
     )
@@ -365,8 +372,9 @@ class GoldVerdictSerializer(RevisionedSerializer):
         return attrs
 
 
-class GoldVerdictFilter(django_filters.FilterSet):
-    study = django_filters.NumberFilter("study_item__study", label="Study id")
+class GoldVerdictFilter(FilterSet):
+    study = IntegerFilter("study_item__study", label="Study id")
+    study_item = IntegerFilter(label="Study item id")
     criterion = django_filters.CharFilter(
         "criterion_version__criterion__code", label="Criterion code"
     )
@@ -418,7 +426,7 @@ class GoldVerdictViewSet(RevisionedModelViewSet):
 # ----- studies -------------------------------------------------------------------------------
 
 
-class StudySerializer(serializers.ModelSerializer):
+class StudySerializer(ApiModelSerializer):
     framework = serializers.SlugRelatedField(slug_field="code", queryset=Framework.objects.all())
     annotators = serializers.SlugRelatedField(
         slug_field="username",
@@ -452,7 +460,7 @@ class StudySerializer(serializers.ModelSerializer):
         read_only_fields = ["status", "created_at"]
 
 
-class AnnotatorStudySerializer(serializers.ModelSerializer):
+class AnnotatorStudySerializer(ApiModelSerializer):
     """A study as a member of its pool sees it: their own progress, nobody else's."""
 
     framework = serializers.CharField(source="framework.code")
@@ -468,6 +476,21 @@ class AnnotatorStudySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+# What a study reads as depends on who asks (StudyViewSet.blind): the schema says both.
+STUDY_FOR_ROLE = PolymorphicProxySerializer(
+    component_name="StudyForRole",
+    serializers=[StudySerializer, AnnotatorStudySerializer],
+    resource_type_field_name=None,
+)
+STUDIES_FOR_ROLE = PolymorphicProxySerializer(
+    component_name="StudyForRole",
+    serializers=[StudySerializer, AnnotatorStudySerializer],
+    resource_type_field_name=None,
+    many=True,
+)
+
+READ_ERRORS = {401: schema.UNAUTHENTICATED, 403: schema.FORBIDDEN, 404: schema.NOT_FOUND}
+
 STATUS_RESPONSES = {
     200: StudySerializer,
     400: schema.INVALID,
@@ -478,6 +501,10 @@ STATUS_RESPONSES = {
 }
 
 
+@extend_schema_view(
+    list=extend_schema(responses={200: STUDIES_FOR_ROLE, 400: schema.INVALID, **READ_ERRORS}),
+    retrieve=extend_schema(responses={200: STUDY_FOR_ROLE, **READ_ERRORS}),
+)
 class StudyViewSet(AgreementActions, ReadOnlyViewSet):
     read_action = (Action.VIEW_BENCHMARK, Action.GRADE, Action.MANAGE_STUDIES)
     write_action = Action.MANAGE_STUDIES

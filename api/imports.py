@@ -23,6 +23,7 @@ from rest_framework.settings import api_settings
 
 from api.parsers import JSONParser
 from api.schema import FORBIDDEN, UNAUTHENTICATED, ErrorSerializer, ValidationErrorSerializer
+from api.serializers import ApiSerializer
 from interchange.importers.report import ImportReport
 from taxonomy.models import Framework
 
@@ -30,7 +31,7 @@ Importer = Callable[..., ImportReport]
 
 FRAMEWORK = OpenApiParameter(
     "framework",
-    OpenApiTypes.STR,
+    {"type": "string", "minLength": 1},
     OpenApiParameter.QUERY,
     required=True,
     description="Code of the framework whose tasks and criteria the items name.",
@@ -59,13 +60,13 @@ class JsonlParser(JsonLinesParser):
 PARSERS = [JSONParser, JsonLinesParser, JsonlParser]
 
 
-class CountsSerializer(serializers.Serializer):
+class CountsSerializer(ApiSerializer):
     created = serializers.IntegerField()
     updated = serializers.IntegerField()
     unchanged = serializers.IntegerField()
 
 
-class ImportResultSerializer(serializers.Serializer):
+class ImportResultSerializer(ApiSerializer):
     dry_run = serializers.BooleanField(help_text="True: nothing was written.")
     counts = serializers.DictField(
         child=CountsSerializer(), help_text='By kind, e.g. {"responses": {"created": 3, ...}}.'

@@ -13,19 +13,21 @@ from rest_framework.response import Response
 
 from accounts.roles import Action
 from api import imports
+from api.filters import FilterSet, IntegerFilter
+from api.serializers import ApiModelSerializer, ApiSerializer
 from api.viewsets import ReadOnlyViewSet
 from interchange.importers import import_verdicts
 from judging.models import JudgeRun, JudgeVerdict
 
 
-class UsageSerializer(serializers.ModelSerializer):
+class UsageSerializer(ApiModelSerializer):
     class Meta:
         model = JudgeRun
         fields = ["input_tokens", "output_tokens", "total_tokens"]
         read_only_fields = fields
 
 
-class JudgeRunSerializer(serializers.ModelSerializer):
+class JudgeRunSerializer(ApiModelSerializer):
     verdicts = serializers.IntegerField(source="verdict_count", help_text="How many verdicts.")
     prompt_template = serializers.CharField(
         source="prompt.text",
@@ -50,7 +52,7 @@ class JudgeRunSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class JudgeVerdictSerializer(serializers.ModelSerializer):
+class JudgeVerdictSerializer(ApiModelSerializer):
     judge_model = serializers.CharField(source="run.judge_model")
     task_key = serializers.CharField(source="response.task.key")
     criterion = serializers.CharField(source="criterion_version.criterion.code")
@@ -67,7 +69,7 @@ class JudgeVerdictSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class VerdictItemSerializer(serializers.Serializer):
+class VerdictItemSerializer(ApiSerializer):
     """One item of a bulk upload: the fields of a line of a verdicts JSONL file."""
 
     response_id = serializers.CharField(
@@ -85,7 +87,9 @@ class VerdictItemSerializer(serializers.Serializer):
     weight = serializers.IntegerField(required=False, help_text="The weight the judge saw.")
 
 
-class JudgeVerdictFilter(django_filters.FilterSet):
+class JudgeVerdictFilter(FilterSet):
+    run = IntegerFilter(label="Judge run id")
+    response = IntegerFilter(label="Response id")
     criterion = django_filters.CharFilter(
         "criterion_version__criterion__code", label="Criterion code"
     )

@@ -34,3 +34,15 @@ class PageNumberPagination(pagination.PageNumberPagination):
                 {self.page_size_query_param: [f"Must be {self.max_page_size} or less."]}
             )
         return super().paginate_queryset(queryset, request, view)
+
+    def get_schema_operation_parameters(self, view: APIView) -> list[dict[str, Any]]:
+        """The parameters as DRF describes them, with the bounds this class enforces, so a
+        client (or a schema-driven test) knows page 0 and a page size of 501 are refused."""
+        parameters = super().get_schema_operation_parameters(view)
+        bounds = {
+            self.page_query_param: {"minimum": 1},
+            self.page_size_query_param: {"minimum": 1, "maximum": self.max_page_size},
+        }
+        for parameter in parameters:
+            parameter["schema"] = {**parameter["schema"], **bounds.get(parameter["name"], {})}
+        return parameters

@@ -19,8 +19,9 @@ from rest_framework.response import Response as ApiResponse
 
 from accounts.roles import Action
 from api import imports, schema
+from api.filters import FilterSet, IntegerFilter
 from api.permissions import acting_user
-from api.serializers import RevisionedSerializer
+from api.serializers import ApiModelSerializer, ApiSerializer, RevisionedSerializer
 from api.viewsets import ReadOnlyViewSet, RevisionedModelViewSet, etag
 from interchange.importers import import_responses
 from rubrics import services
@@ -29,7 +30,7 @@ from taxonomy.models import SubCompetency
 
 
 # ----- tasks ---------------------------------------------------------------------------------
-class RubricLineSerializer(serializers.Serializer):
+class RubricLineSerializer(ApiSerializer):
     """One line of Task.effective_rubric(): a criterion at its latest version."""
 
     criterion = serializers.IntegerField(source="criterion.pk", help_text="Criterion id.")
@@ -81,16 +82,17 @@ class TaskDetailSerializer(TaskSerializer):
         return list(RubricLineSerializer(task.effective_rubric(), many=True).data)
 
 
-class CommentSerializer(serializers.Serializer):
+class CommentSerializer(ApiSerializer):
     comment = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class ReturnSerializer(serializers.Serializer):
+class ReturnSerializer(ApiSerializer):
     comment = serializers.CharField(help_text="What needs changing.")
 
 
-class TaskFilter(django_filters.FilterSet):
+class TaskFilter(FilterSet):
     framework = django_filters.CharFilter("framework__code", label="Framework code")
+    sub_competency = IntegerFilter(label="Sub-competency id")
     competency_code = django_filters.CharFilter(
         "sub_competency__competency__code", label="Competency code"
     )
@@ -180,10 +182,12 @@ class TaskViewSet(RevisionedModelViewSet):
 
 
 # ----- criteria ------------------------------------------------------------------------------
-class CriterionSerializer(serializers.ModelSerializer):
+class CriterionSerializer(ApiModelSerializer):
     framework = serializers.CharField(source="framework.code")
-    sub_competency_code = serializers.CharField(source="sub_competency.code", default=None)
-    task_key = serializers.CharField(source="task.key", default=None)
+    sub_competency_code = serializers.CharField(
+        source="sub_competency.code", default=None, allow_null=True
+    )
+    task_key = serializers.CharField(source="task.key", default=None, allow_null=True)
     version = serializers.IntegerField(help_text="Latest version number.")
     weight = serializers.IntegerField(help_text="Weight of the latest version.")
     wording = serializers.CharField(help_text="Wording of the latest version.")
@@ -197,8 +201,10 @@ class CriterionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class CriterionFilter(django_filters.FilterSet):
+class CriterionFilter(FilterSet):
     framework = django_filters.CharFilter("framework__code", label="Framework code")
+    sub_competency = IntegerFilter(label="Sub-competency id")
+    task = IntegerFilter(label="Task id")
     sub_competency_code = django_filters.CharFilter(
         "sub_competency__code", label="Sub-competency code"
     )
@@ -236,13 +242,13 @@ class CriterionViewSet(ReadOnlyViewSet):
 
 
 # ----- responses -----------------------------------------------------------------------------
-class TurnSerializer(serializers.ModelSerializer):
+class TurnSerializer(ApiModelSerializer):
     class Meta:
         model = Turn
         fields = ["index", "role", "content"]
 
 
-class ResponseSerializer(serializers.ModelSerializer):
+class ResponseSerializer(ApiModelSerializer):
     task_key = serializers.CharField(source="task.key")
     turns = TurnSerializer(many=True)
 
@@ -255,7 +261,7 @@ class ResponseSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class ResponseItemSerializer(serializers.Serializer):
+class ResponseItemSerializer(ApiSerializer):
     """One item of a bulk upload: the fields of a line of a responses JSONL file
     (docs/formats.md)."""
 
@@ -269,8 +275,9 @@ class ResponseItemSerializer(serializers.Serializer):
     turns = TurnSerializer(many=True, required=False)
 
 
-class ResponseFilter(django_filters.FilterSet):
+class ResponseFilter(FilterSet):
     framework = django_filters.CharFilter("task__framework__code", label="Framework code")
+    task = IntegerFilter(label="Task id")
     task_key = django_filters.CharFilter("task__key", label="Task key")
 
     class Meta:

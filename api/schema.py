@@ -9,14 +9,16 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
+from api.serializers import ApiSerializer, StrictJsonTypes
 from api.viewsets import RevisionedModelViewSet
+from interchange.formats.jsonl import MAX_INTEGER_DIGITS
 
 
-class ErrorSerializer(serializers.Serializer):
+class ErrorSerializer(ApiSerializer):
     detail = serializers.CharField()
 
 
-class ValidationErrorSerializer(serializers.Serializer):
+class ValidationErrorSerializer(ApiSerializer):
     detail = serializers.CharField()
     errors = serializers.DictField(  # type: ignore[assignment]  # a field, not Serializer.errors
         child=serializers.ListField(child=serializers.CharField()),
@@ -59,6 +61,12 @@ ETAG = OpenApiParameter(
 
 
 class AutoSchema(openapi.AutoSchema):
+    def _map_basic_serializer(self, serializer: Any, direction: str) -> dict[str, Any]:
+        mapped: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
+        if direction == "request" and isinstance(serializer, StrictJsonTypes):
+            mapped["additionalProperties"] = False  # StrictJsonTypes refuses unknown fields
+        return mapped
+
     def _revisioned(self) -> bool:
         return isinstance(self.view, RevisionedModelViewSet)
 
@@ -67,7 +75,14 @@ class AutoSchema(openapi.AutoSchema):
         if self._revisioned():
             if self.method in ("PUT", "PATCH", "DELETE"):
                 parameters.append(IF_MATCH)
-            if not self._is_list_view() and self.method != "DELETE":
+            # The object's own reads and writes answer its ETag; a download (a GET action
+            # such as a framework's rubrics workbook) is not the object and has none.
+            read = self.method == "GET"
+            if (
+                not self._is_list_view()
+                and self.method != "DELETE"
+                and (not read or getattr(self.view, "action", None) == "retrieve")
+            ):
                 parameters.append(ETAG)
         return parameters
 
@@ -120,3 +135,33 @@ def conflict_serializer(serializer_class: type[serializers.Serializer], name: st
         name=f"{name}Conflict",
         fields={"detail": serializers.CharField(), "current": serializer_class(required=False)},
     )
+
+
+def bound_integers(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """Postprocessing hook: every integer of a body is bounded by what the JSON reader takes
+    (interchange.formats.jsonl.MAX_INTEGER_DIGITS), so the schema does not promise numbers a
+    request may not carry. An enum query parameter may also be empty: django-filter reads
+    `?status=` as no filter."""
+    largest = 10**MAX_INTEGER_DIGITS - 1
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "integer":
+                node["minimum"] = max(node.get("minimum", -largest), -largest)
+                node["maximum"] = min(node.get("maximum", largest), largest)
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(result.get("components"))
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():  # bodies only: a query's numbers are not JSON
+            visit(operation.get("requestBody"))
+            visit(operation.get("responses"))
+            for parameter in operation.get("parameters", []):
+                enum = parameter["schema"].get("enum")
+                if parameter["in"] == "query" and enum and "" not in enum:
+                    parameter["schema"]["enum"] = [*enum, ""]
+    return result

@@ -1,9 +1,65 @@
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from django.http import QueryDict
 from rest_framework import serializers
+from rest_framework.fields import empty
+
+TEXT_FIELDS = (
+    *(serializers.CharField, serializers.ChoiceField, serializers.SlugRelatedField),
+    *(serializers.DateTimeField, serializers.DateField),
+)
 
 
-class RevisionedSerializer(serializers.ModelSerializer):
+def json_type_error(field: serializers.Field, value: Any) -> str | None:
+    """Why `value`, read from a JSON body, is not of the type the schema gives `field`; None
+    when it is (or when the field's own validation decides, as for null and lists)."""
+    if value is None or value is empty or field.read_only:
+        return None
+    if isinstance(field, serializers.BooleanField):
+        return None if isinstance(value, bool) else "Must be true or false."
+    if isinstance(field, (serializers.IntegerField, serializers.PrimaryKeyRelatedField)):
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        return None if whole else "Must be a whole number."
+    if isinstance(field, serializers.ChoiceField) and not all(
+        isinstance(choice, str) for choice in field.choices
+    ):
+        return None
+    if isinstance(field, TEXT_FIELDS):
+        return None if isinstance(value, str) else "Must be a string."
+    return None
+
+
+class StrictJsonTypes(serializers.Serializer):
+    """JSON objects are taken as the schema describes them: values of the types it gives and
+    no field it does not name (the schema says `additionalProperties: false`). DRF would read
+    0 as "0" for a text field and "3" or 3.0 as 3 for a number, and would drop a misspelt
+    field without a word. A form post (a QueryDict: every value a string) is left to the
+    fields."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping) and not isinstance(data, QueryDict):
+            errors = {
+                name: [message]
+                for name, field in self.fields.items()
+                if (message := json_type_error(field, data.get(field.field_name, empty)))
+            }
+            named = {field.field_name for field in self.fields.values()}
+            errors |= {str(key): ["Unknown field."] for key in data if key not in named}
+            if errors:
+                raise serializers.ValidationError(errors)
+        return super().to_internal_value(data)
+
+
+class ApiSerializer(StrictJsonTypes, serializers.Serializer):
+    """The base of the API's plain serializers."""
+
+
+class ApiModelSerializer(StrictJsonTypes, serializers.ModelSerializer):
+    """The base of the API's model serializers."""
+
+
+class RevisionedSerializer(ApiModelSerializer):
     """A model with a `revision`: readers get it, writers send it back to prove they saw the
     latest version (or use If-Match). `parent_field` can be set on creation only."""
 

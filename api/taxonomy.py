@@ -16,7 +16,8 @@ from rest_framework.request import Request
 
 from accounts.roles import Action
 from api import exports
-from api.serializers import RevisionedSerializer
+from api.filters import FilterSet, IntegerFilter
+from api.serializers import ApiModelSerializer, RevisionedSerializer
 from api.viewsets import RevisionedModelViewSet
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
 
@@ -88,7 +89,7 @@ class ContextValueSerializer(RevisionedSerializer):
         return variable
 
 
-class ListedValueSerializer(serializers.ModelSerializer):
+class ListedValueSerializer(ApiModelSerializer):
     class Meta:
         model = ContextValue
         fields = ["id", "code", "label", "description", "order", "revision"]
@@ -117,7 +118,7 @@ class FrameworkCode(django_filters.CharFilter):
         super().__init__(field_name=field_name, label="Framework code")
 
 
-class CompetencyFilter(django_filters.FilterSet):
+class CompetencyFilter(FilterSet):
     framework = FrameworkCode("framework__code")
 
     class Meta:
@@ -125,9 +126,9 @@ class CompetencyFilter(django_filters.FilterSet):
         fields = ["framework", "code"]
 
 
-class SubCompetencyFilter(django_filters.FilterSet):
+class SubCompetencyFilter(FilterSet):
     framework = FrameworkCode("competency__framework__code")
-    competency = django_filters.NumberFilter(label="Competency id")
+    competency = IntegerFilter(label="Competency id")
     competency_code = django_filters.CharFilter("competency__code", label="Competency code")
 
     class Meta:
@@ -135,7 +136,7 @@ class SubCompetencyFilter(django_filters.FilterSet):
         fields = ["framework", "competency", "competency_code", "code"]
 
 
-class ContextVariableFilter(django_filters.FilterSet):
+class ContextVariableFilter(FilterSet):
     framework = FrameworkCode("framework__code")
 
     class Meta:
@@ -143,9 +144,9 @@ class ContextVariableFilter(django_filters.FilterSet):
         fields = ["framework", "key", "kind", "group"]
 
 
-class ContextValueFilter(django_filters.FilterSet):
+class ContextValueFilter(FilterSet):
     framework = FrameworkCode("variable__framework__code")
-    variable = django_filters.NumberFilter(label="Variable id")
+    variable = IntegerFilter(label="Variable id")
     variable_key = django_filters.CharFilter("variable__key", label="Variable key")
 
     class Meta:

@@ -304,6 +304,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "api.schema.bound_integers",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "ContextVariableKind": "taxonomy.models.ContextVariable.Kind",
         "ResponseKind": "rubrics.models.Response.Kind",

@@ -1,0 +1,104 @@
+"""The API does what its schema says, in the cases Schemathesis found it did not: JSON values of
+the declared types and no undeclared fields, id filters that find nothing rather than refuse,
+booleans that are true or false, page bounds in the schema, an annotator's study in the schema,
+nullable fields declared nullable, no ETag promised on a download."""
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from accounts.roles import Role
+from grading import services
+from tests import factories
+from tests.api.test_schemathesis import openapi_document
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin(api_as):  # type: ignore[no-untyped-def]
+    return api_as(Role.ADMIN)
+
+
+def errors(response) -> dict:  # type: ignore[no-untyped-def]
+    assert response.status_code == 400, response.content
+    return response.json()["errors"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "message"),
+    [
+        ({"code": "x1", "name": 12}, "name", "Must be a string."),
+        ({"code": "x1", "name": "X", "note": 0}, "note", "Must be a string."),
+        ({"code": "x1", "name": "X", "revision": "1"}, "revision", "Must be a whole number."),
+        ({"code": "x1", "name": "X", "revision": True}, "revision", "Must be a whole number."),
+        ({"code": "x1", "name": "X", "colour": "red"}, "colour", "Unknown field."),
+    ],
+)
+def test_a_json_value_of_another_type_or_an_unknown_field_is_refused(admin, body, field, message):
+    answer = admin.post(reverse("api:framework-list"), body, format="json")
+    assert errors(answer) == {field: [message]}
+
+
+def test_a_form_post_is_still_read_by_the_fields(admin):
+    answer = admin.post(reverse("api:framework-list"), {"code": "x1", "name": "X", "note": "0"})
+    assert answer.status_code == 201, answer.content
+
+
+def test_an_id_filter_naming_no_object_finds_nothing(framework, admin):
+    answer = admin.get(reverse("api:subcompetency-list"), {"competency": 999999})
+    assert answer.status_code == 200 and answer.json()["results"] == []
+    assert admin.get(reverse("api:criterion-list"), {"task": 999999}).json()["count"] == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "field"),
+    [
+        ("subcompetency", {"competency": "0.5"}, "competency"),
+        ("criterion", {"task": "1.5"}, "task"),
+        ("criterion", {"retired": "null"}, "retired"),
+        ("judgeverdict", {"verdict": "maybe"}, "verdict"),
+    ],
+)
+def test_a_filter_value_of_another_type_is_refused(framework, admin, name, params, field):
+    assert field in errors(admin.get(reverse(f"api:{name}-list"), params))
+
+
+def test_the_schema_states_page_bounds_and_integer_bounds():
+    parameters = openapi_document()["paths"]["/api/v1/frameworks/"]["get"]["parameters"]
+    by_name = {p["name"]: p["schema"] for p in parameters}
+    assert by_name["page"]["minimum"] == 1
+    assert (by_name["page_size"]["minimum"], by_name["page_size"]["maximum"]) == (1, 500)
+    framework = openapi_document()["components"]["schemas"]["FrameworkRequest"]
+    assert framework["additionalProperties"] is False
+    assert framework["properties"]["revision"]["maximum"] == 2**31 - 1
+
+
+def test_null_texts_of_criteria_are_declared_nullable():
+    criterion = openapi_document()["components"]["schemas"]["Criterion"]["properties"]
+    assert criterion["sub_competency_code"]["nullable"] is True
+    assert criterion["task_key"]["nullable"] is True
+
+
+def test_a_download_promises_no_etag_and_a_read_does():
+    paths = openapi_document()["paths"]
+    download = paths["/api/v1/frameworks/{code}/rubrics-xlsx/"]["get"]["responses"]["200"]
+    assert "ETag" not in download.get("headers", {})
+    read = paths["/api/v1/frameworks/{code}/"]["get"]["responses"]["200"]
+    assert "ETag" in read["headers"]
+
+
+def test_an_annotators_study_is_one_of_the_shapes_the_schema_gives(make_user, api_as):
+    grader = make_user(Role.ANNOTATOR)
+    study = factories.study([grader], responses=1, overlap=1)
+    services.assign_study(study)
+    shapes = openapi_document()["components"]["schemas"]
+    assert shapes["StudyForRole"]["oneOf"] == [
+        {"$ref": "#/components/schemas/Study"},
+        {"$ref": "#/components/schemas/AnnotatorStudy"},
+    ]
+    client = APIClient()
+    client.force_authenticate(grader)
+    mine = client.get(reverse("api:study-detail", args=[study.pk])).json()
+    assert set(mine) == set(shapes["AnnotatorStudy"]["properties"])
+    assert set(shapes["AnnotatorStudy"]["required"]) <= set(mine)
