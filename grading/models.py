@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -89,7 +90,14 @@ class Study(models.Model):
         ordering = ["-created_at", "pk"]
         verbose_name_plural = "studies"
         constraints = [
-            models.CheckConstraint(condition=Q(overlap__gte=1), name="study_overlap_gte_1")
+            models.CheckConstraint(condition=Q(overlap__gte=1), name="study_overlap_gte_1"),
+            # Two studies named alike confuse the people who pick one from a list.
+            models.UniqueConstraint(
+                Lower("name"),
+                name="study_name_unique_ignoring_case",
+                violation_error_message="A study of this name already exists (names are "
+                "compared without regard to case): choose another name.",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -38,6 +38,11 @@ from taxonomy.models import Framework
 # spent measures work, not a tab left open overnight.
 IDLE_CAP = timedelta(minutes=5)
 
+STUDY_NAME_TAKEN = (
+    "A study named {name!r} already exists (names are compared without regard to case): "
+    "choose another name."
+)
+
 DEFAULT_LIKERT_PROMPTS = (
     "This task is authentic: a teacher could meet it in their work.",
     "The criteria are adequate for judging a response to this task.",
@@ -77,6 +82,8 @@ def create_study(
     likert_prompts: Sequence[str] = DEFAULT_LIKERT_PROMPTS,
     **options: Any,
 ) -> Study:
+    if Study.objects.filter(name__iexact=name).exists():
+        raise ValidationError({"name": [STUDY_NAME_TAKEN.format(name=name)]})
     study = Study.objects.create(name=name, framework=framework, created_by=by, **options)
     PoolMember.objects.bulk_create(PoolMember(study=study, annotator=a) for a in annotators)
     keys = DEFAULT_LIKERT_KEYS if tuple(likert_prompts) == DEFAULT_LIKERT_PROMPTS else None

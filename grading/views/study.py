@@ -1,6 +1,7 @@
 """Maintainers' pages: studies with their progress, a form to start one, assignment, closing."""
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -26,21 +27,26 @@ def study_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         options = {f: data[f] for f in StudyForm.Meta.fields if f not in ("name", "framework")}
-        study = services.create_study(
-            name=data["name"],
-            framework=data["framework"],
-            responses=Response.objects.filter(task__in=data["tasks"]),
-            annotators=data["annotators"],
-            by=request.user,
-            **options,
-        )
-        if data["assign_now"]:
-            created = services.assign_study(study)
-            messages.success(request, f"Study created; {created} assignments made.")
+        try:
+            study = services.create_study(
+                name=data["name"],
+                framework=data["framework"],
+                responses=Response.objects.filter(task__in=data["tasks"]),
+                annotators=data["annotators"],
+                by=request.user,
+                **options,
+            )
+        except ValidationError as error:  # a study of that name was created meanwhile
+            form.add_error(None, error)
         else:
-            messages.success(request, "Study created. Assign graders when the pool is ready.")
-        return redirect("grading:study", study.pk)
-    return render(request, "grading/study_form.html", {"form": form})
+            if data["assign_now"]:
+                created = services.assign_study(study)
+                messages.success(request, f"Study created; {created} assignments made.")
+            else:
+                messages.success(request, "Study created. Assign graders when the pool is ready.")
+            return redirect("grading:study", study.pk)
+    status = 422 if form.is_bound and form.errors else 200
+    return render(request, "grading/study_form.html", {"form": form}, status=status)
 
 
 OVERDUE_SHOWN = 50

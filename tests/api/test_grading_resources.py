@@ -206,6 +206,23 @@ def test_a_study_is_created_and_assigned(framework, graders, api_as):
     assert (response.json()["items"], response.json()["assignments"]) == (2, 4)
 
 
+def test_a_second_study_of_the_same_name_in_any_case_is_refused(framework, graders, api_as):
+    answer = factories.response(factories.published_task())
+    api = api_as(Role.MAINTAINER)
+    body = {
+        "name": "Pilot",
+        "framework": framework.code,
+        "overlap": 1,
+        "annotators": [graders[0].username],
+        "responses": [answer.pk],
+    }
+    assert api.post(reverse("api:study-list"), body, format="json").status_code == 201
+    again = api.post(reverse("api:study-list"), body | {"name": "PILOT"}, format="json")
+    assert again.status_code == 400
+    assert "already exists" in again.json()["errors"]["name"][0]
+    assert Study.objects.count() == 1
+
+
 # ----- gold verdicts ---------------------------------------------------------------------------
 def test_a_stale_gold_verdict_is_409_with_the_current_one(study, graders, api_as):
     item = study.items.first()

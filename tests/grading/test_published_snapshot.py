@@ -50,7 +50,7 @@ def grader(make_user):  # type: ignore[no-untyped-def]
 
 def study_of(task: Task, grader) -> Study:  # type: ignore[no-untyped-def]
     study = services.create_study(
-        name=f"Study of {task.key}",
+        name=f"Study {Study.objects.count() + 1} of {task.key}",
         framework=task.framework,
         responses=[factories.response(task)],
         annotators=[grader],

@@ -53,6 +53,27 @@ def test_a_maintainer_creates_a_study_from_published_tasks_and_assigns_it(client
     assert study.likert_items.count() == len(services.DEFAULT_LIKERT_PROMPTS)
 
 
+def test_a_study_name_already_taken_in_another_case_is_refused_on_the_page(client_as, make_user):
+    grader = make_user(Role.ANNOTATOR)
+    task = factories.published_task()
+    factories.response(task)
+    taken = factories.study([grader], responses=1, overlap=1)
+    Study.objects.filter(pk=taken.pk).update(name="Pilot")
+    reply = client_as(Role.MAINTAINER).post(
+        reverse("grading:study_create"),
+        {
+            "name": "pilot",
+            "framework": task.framework_id,
+            "overlap": 1,
+            "tasks": [task.pk],
+            "annotators": [grader.pk],
+        },
+    )
+    assert reply.status_code == 422
+    assert "already exists" in reply.content.decode()
+    assert Study.objects.count() == 1
+
+
 def test_the_study_page_shows_each_annotators_completion(client_as, make_user):
     graders = [make_user(Role.ANNOTATOR) for _ in range(2)]
     study = factories.study(graders, responses=2, overlap=1)
