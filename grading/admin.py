@@ -6,6 +6,7 @@ from django.http import HttpRequest
 
 from audit.admin import AuditedAdmin
 from grading.models import (
+    AdjudicationRequest,
     Assignment,
     Expertise,
     GoldVerdict,
@@ -94,6 +95,11 @@ class GoldVerdictAdmin(ReadOnlyAdmin):
 @admin.register(GoldVerdictRevision)
 class GoldVerdictRevisionAdmin(ReadOnlyAdmin):
     list_display = ["gold", "revision", "verdict", "written_at", "replaced_by"]
+
+
+@admin.register(AdjudicationRequest)
+class AdjudicationRequestAdmin(ReadOnlyAdmin):
+    list_display = ["study_item", "criterion_version", "by", "at"]
 
 
 @admin.register(PoolMember)

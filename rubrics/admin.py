@@ -10,6 +10,8 @@ from audit.admin import AuditedAdmin
 from rubrics.models import (
     Criterion,
     CriterionVersion,
+    PublishedContextValue,
+    PublishedResource,
     Response,
     Review,
     RubricItem,
@@ -151,6 +153,32 @@ class RubricVersionAdmin(AuditedAdmin):
 @admin.register(RubricItem)
 class RubricItemAdmin(AuditedAdmin):
     list_display = ["rubric_version", "order", "criterion_version", "layer", "applicable"]
+
+    def has_add_permission(self, request: Any) -> bool:
+        return False
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(PublishedResource)
+class PublishedResourceAdmin(AuditedAdmin):
+    """A resource as its task was published: written by publishing only."""
+
+    list_display = ["rubric_version", "order", "title", "kind"]
+
+    def has_add_permission(self, request: Any) -> bool:
+        return False
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(PublishedContextValue)
+class PublishedContextValueAdmin(AuditedAdmin):
+    """A context value as its task was published: written by publishing only."""
+
+    list_display = ["rubric_version", "variable", "value", "text", "number"]
 
     def has_add_permission(self, request: Any) -> bool:
         return False
