@@ -18,6 +18,7 @@ from agreement.services import final_labels
 from grading import services as grading
 from grading.models import GoldVerdict, Study, Verdict
 from rubrics.models import Response
+from tests import factories
 from tests.factories import demo_benchmark_and_graders
 
 pytestmark = pytest.mark.django_db
@@ -40,19 +41,14 @@ def graded_study(module_db: None) -> Study:
         likert_prompts=[],
     )
     grading.assign_study(study)
-    for index, grader in enumerate(graders):
-        while (assignment := grading.claim_next(study, grader)) is not None:
-            for line in assignment.study_item.rubric_version.effective_rubric():
-                if line.applicable:
-                    fails = index == DISSENTER and line.layer == "universal"
-                    grading.save_grade(
-                        assignment,
-                        line.version.pk,
-                        verdict=Verdict.FAIL if fails else Verdict.PASS,
-                        rationale=f"grader {index}",
-                        by=grader,
-                    )
-            grading.submit(assignment, by=assignment.annotator)
+    factories.grade_study(
+        study,
+        graders,
+        lambda index, assignment, position, line: (
+            Verdict.FAIL if index == DISSENTER and line.layer == "universal" else Verdict.PASS
+        ),
+        rationale="grader {grader}",
+    )
     item = study.items.order_by("pk").first()
     rubric = item.rubric_version.effective_rubric()
     line = next(line for line in rubric if line.layer == "universal")
