@@ -6,14 +6,9 @@ This runs the real processes on a SQLite file, as `make run` does: the test data
 suite is in memory, where SQLite's file locking does not happen.
 """
 
-import os
 import re
-import socket
 import sqlite3
-import subprocess
-import sys
 import threading
-import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,10 +16,10 @@ from pathlib import Path
 import pytest
 import requests
 from django.conf import settings
-from django.db import connection
 
 from accounts.roles import Role
 from tests import factories
+from tests.app_processes import csrf_token, running_server
 
 pytestmark = pytest.mark.skipif(
     not settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
@@ -34,12 +29,6 @@ pytestmark = pytest.mark.skipif(
 GRADERS = ["annotator", "annotator2", "annotator3"]
 ROUNDS = 3  # each grader saves every criterion of their response this many times, then submits
 NEW_USERS = 6
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -52,62 +41,9 @@ def running_app(
     graders = [make_user(Role.ANNOTATOR, name) for name in GRADERS]
     make_user(Role.ADMIN, "admin")
     factories.study(graders, responses=len(GRADERS), overlap=1)
-    database = tmp_path / "db.sqlite3"
-    connection.ensure_connection()
-    with sqlite3.connect(database) as copy:
-        connection.connection.backup(copy)
-    env = {
-        **os.environ,
-        "DEBUG": "1",
-        "DATABASE_URL": f"sqlite:///{database}",
-        "MEDIA_ROOT": str(tmp_path / "media"),
-        "IMPORTS_ROOT": str(tmp_path / "imports"),
-        "PYTHONUNBUFFERED": "1",
-    }
-    port = _free_port()
-    logs = (tmp_path / "worker.log").open("w"), (tmp_path / "server.log").open("w")
-    worker = subprocess.Popen(
-        [sys.executable, "manage.py", "db_worker", "--interval", "0.05"],
-        cwd=settings.BASE_DIR,
-        env=env,
-        stdout=logs[0],
-        stderr=subprocess.STDOUT,
-    )
-    server = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
-        cwd=settings.BASE_DIR,
-        env=env,
-        stdout=logs[1],
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                requests.get(f"{base}/accounts/login/", timeout=5)
-                break
-            except requests.ConnectionError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise
-                time.sleep(0.2)
-        yield base, database
-    finally:
-        for process in (server, worker):
-            process.terminate()
-        for process in (server, worker):
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        for log in logs:
-            log.close()
-
-
-def _csrf(html: str) -> str:
-    match = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
-    assert match, "no CSRF token on the page"
-    return match.group(1)
+    with running_server(tmp_path) as (base, start):
+        start("db_worker", "--interval", "0.05")
+        yield base, tmp_path / "db.sqlite3"
 
 
 def _summary(answer: requests.Response) -> str:
@@ -124,7 +60,7 @@ def _login(base: str, username: str) -> requests.Session:
         data={
             "username": username,
             "password": f"pw-{username}",
-            "csrfmiddlewaretoken": _csrf(page.text),
+            "csrfmiddlewaretoken": csrf_token(page.text),
         },
         headers={"Referer": f"{base}/accounts/login/"},
         timeout=30,
@@ -148,7 +84,7 @@ def _grade(base: str, username: str, statuses: Counter, errors: list[str]) -> No
     page = record(
         session.post(
             f"{base}/grading/studies/{study.group(1)}/next/",
-            data={"csrfmiddlewaretoken": _csrf(index.text)},
+            data={"csrfmiddlewaretoken": csrf_token(index.text)},
             headers={"Referer": index.url},
             timeout=60,
         ),
@@ -156,7 +92,7 @@ def _grade(base: str, username: str, statuses: Counter, errors: list[str]) -> No
     )
     if not page.ok:
         return
-    token = _csrf(page.text)
+    token = csrf_token(page.text)
     save_urls = sorted(set(re.findall(r"/grading/assignments/\d+/criteria/\d+/", page.text)))
     assert save_urls, f"{username}'s grading page has no criterion to save"
     for round_ in range(ROUNDS):
@@ -209,7 +145,7 @@ def _add_users(base: str, statuses: Counter, errors: list[str]) -> None:
                 "password1": "a-long-enough-pass-1",
                 "password2": "a-long-enough-pass-1",
                 "usable_password": "true",
-                "csrfmiddlewaretoken": _csrf(form.text),
+                "csrfmiddlewaretoken": csrf_token(form.text),
             },
             headers={"Referer": form.url},
             timeout=60,

@@ -10,7 +10,6 @@ import os
 import re
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -20,13 +19,13 @@ from pathlib import Path
 
 import pytest
 import requests
-from django.db import connection
 from django.utils import timezone
 
 from accounts.roles import Role
 from interchange import jobs
 from interchange.lease import this_worker, worker_is_gone
 from interchange.models import ImportJob
+from tests.app_processes import csrf_token, running_server
 from tests.factories import benchmark_folder, generated, make_job
 
 LEASE = 2.0  # seconds, for the worker started by the last test
@@ -111,84 +110,18 @@ def test_a_running_job_renews_its_heartbeat_from_its_own_thread(starter_framewor
 
 
 # ----- for real: a worker process killed in the middle of an import ----------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _database_url(tmp_path: Path) -> str:
-    """The suite's database as the other processes reach it."""
-    if connection.vendor == "sqlite":  # the suite's is in memory: copy it to a file
-        database = tmp_path / "db.sqlite3"
-        connection.ensure_connection()
-        with sqlite3.connect(database) as copy:
-            connection.connection.backup(copy)
-        return f"sqlite:///{database}"
-    s = connection.settings_dict
-    return f"postgres://{s['USER']}@{s['HOST']}:{s['PORT'] or 5432}/{s['NAME']}"
-
-
 @pytest.fixture
 def processes(transactional_db, make_user, starter_framework, settings, tmp_path):  # type: ignore[no-untyped-def]
-    """The development server and a db_worker (lease LEASE seconds) on the suite's database,
-    and a maintainer's session with the server."""
+    """The development server on the suite's database, a `start` for the workers a test runs
+    (their lease: LEASE seconds) and a maintainer to sign in as."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
     make_user(Role.MAINTAINER, "maintainer")
-    env = {
-        **os.environ,
-        "DEBUG": "1",
-        "DATABASE_URL": _database_url(tmp_path),
-        "MEDIA_ROOT": str(tmp_path / "media"),
-        "IMPORTS_ROOT": str(tmp_path / "imports"),
-        "IMPORT_JOB_LEASE_SECONDS": str(LEASE),
-        "TASKS_BACKEND": "django_tasks_db.DatabaseBackend",
-        "PYTHONUNBUFFERED": "1",
-    }
-    port = _free_port()
-    started: list[subprocess.Popen] = []
-
-    def start(*command: str) -> subprocess.Popen:
-        log = (tmp_path / f"{command[0]}-{len(started)}.log").open("w")
-        process = subprocess.Popen(
-            [sys.executable, "manage.py", *command],
-            cwd=settings.BASE_DIR,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        started.append(process)
-        return process
-
-    server = start("runserver", f"127.0.0.1:{port}", "--noreload")
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                requests.get(f"{base}/accounts/login/", timeout=5)
-                break
-            except requests.ConnectionError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise
-                time.sleep(0.2)
+    with running_server(
+        tmp_path,
+        IMPORT_JOB_LEASE_SECONDS=str(LEASE),
+        TASKS_BACKEND="django_tasks_db.DatabaseBackend",
+    ) as (base, start):
         yield base, start
-    finally:
-        for process in started:
-            if process.poll() is None:
-                process.terminate()
-        for process in started:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-def _csrf(html: str) -> str:
-    match = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
-    assert match, "no CSRF token on the page"
-    return match.group(1)
 
 
 def _session(base: str) -> requests.Session:
@@ -199,7 +132,7 @@ def _session(base: str) -> requests.Session:
         data={
             "username": "maintainer",
             "password": "pw-maintainer",
-            "csrfmiddlewaretoken": _csrf(page.text),
+            "csrfmiddlewaretoken": csrf_token(page.text),
         },
         headers={"Referer": f"{base}/accounts/login/"},
         timeout=30,
@@ -219,7 +152,7 @@ def _upload_benchmark(session: requests.Session, base: str, folder: Path, framew
         data={
             "kind": "benchmark",
             "framework": framework_id,
-            "csrfmiddlewaretoken": _csrf(page.text),
+            "csrfmiddlewaretoken": csrf_token(page.text),
         },
         files={"file": ("bench.zip", buffer.getvalue())},
         headers={"Referer": f"{base}/interchange/"},
