@@ -246,6 +246,23 @@ def demo_benchmark_and_graders(graders: int) -> tuple[Framework, list[User]]:
     return framework, annotators
 
 
+def demo_study(responses: int, *, assign: bool = True) -> Study:
+    """A study of the first `responses` demo responses for one grader (grader0), assigned
+    unless `assign` is false, nothing graded yet."""
+    framework, graders = demo_benchmark_and_graders(1)
+    study = grading_services.create_study(
+        name="Pilot",
+        framework=framework,
+        responses=list(Response.objects.order_by("pk")[:responses]),
+        annotators=graders,
+        overlap=1,
+        seed=1,
+    )
+    if assign:
+        grading_services.assign_study(study)
+    return study
+
+
 DISSENTER = 2  # the third expert fails every universal criterion; the majority passes all
 
 

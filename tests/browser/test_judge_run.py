@@ -8,10 +8,8 @@ import pytest
 from django.db import connections
 
 from accounts.roles import Role
-from grading import services as grading
 from judging.models import JudgeRun
-from rubrics.models import Response
-from tests.factories import demo_benchmark_and_graders
+from tests.factories import demo_study
 from tests.llm_server import Reply, model_name
 from workbench.running import execute_run
 
@@ -35,15 +33,7 @@ def test_a_maintainer_runs_the_judge_from_the_page_and_watches_it_finish(
 ):
     settings.JUDGE_LOG_DIR = tmp_path / "logs"
     settings.JUDGE_CACHE_DIR = tmp_path / "cache"
-    framework, graders = demo_benchmark_and_graders(1)
-    study = grading.create_study(
-        name="Pilot",
-        framework=framework,
-        responses=list(Response.objects.order_by("pk")[:1]),
-        annotators=graders,
-        overlap=1,
-        seed=1,
-    )
+    study = demo_study(1, assign=False)
     llm_server.default = lambda request: Reply(text="true", delay=0.4)
     stop = threading.Event()
     worker = threading.Thread(target=work_off_the_queue, args=(stop,))

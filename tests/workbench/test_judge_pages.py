@@ -7,12 +7,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.roles import Role
-from grading import services as grading
 from grading.models import Study
 from judging.models import JudgeRun, PromptTemplate, PromptVersion
-from rubrics.models import Response
 from tests.conftest import htmx
-from tests.factories import demo_benchmark_and_graders
+from tests.factories import demo_study
 from tests.llm_server import model_name
 from workbench.services import start_run
 
@@ -22,17 +20,7 @@ TEXT = "Task: {{task}}\nLevel: {{context.cefr_level}}\n{{response}}\n{{criterion
 
 @pytest.fixture
 def study(db) -> Study:
-    framework, graders = demo_benchmark_and_graders(1)
-    study = grading.create_study(
-        name="Pilot",
-        framework=framework,
-        responses=list(Response.objects.order_by("pk")[:2]),
-        annotators=graders,
-        overlap=1,
-        seed=1,
-    )
-    grading.assign_study(study)
-    return study
+    return demo_study(2)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from grading.models import Study
 from judging.models import JudgeRun, JudgeVerdict
 from judging.prompting import CORRECTIVE_MESSAGE, AnswerStyle
 from rubrics.models import Response
-from tests.factories import demo_benchmark_and_graders
+from tests.factories import demo_benchmark_and_graders, demo_study
 from tests.llm_server import Reply, model_name
 from workbench.running import execute_run
 from workbench.services import cancel_run, resume_run, start_run
@@ -24,17 +24,7 @@ JUDGE = model_name("judge-run")
 def study(db, settings, tmp_path) -> Study:
     settings.JUDGE_LOG_DIR = tmp_path / "logs"
     settings.JUDGE_CACHE_DIR = tmp_path / "cache"
-    framework, graders = demo_benchmark_and_graders(1)
-    study = grading.create_study(
-        name="Pilot",
-        framework=framework,
-        responses=list(Response.objects.order_by("pk")[:2]),
-        annotators=graders,
-        overlap=1,
-        seed=1,
-    )
-    grading.assign_study(study)
-    return study
+    return demo_study(2)
 
 
 def judged(study: Study, limit: int):
