@@ -1,6 +1,7 @@
 """OpenAPI additions every resource gets without writing them: the error responses (their
 bodies are shaped by api.exceptions), If-Match on changes and the ETag header on reads."""
 
+import re
 from functools import cache
 from typing import Any
 
@@ -137,11 +138,20 @@ def conflict_serializer(serializer_class: type[serializers.Serializer], name: st
     )
 
 
+# drf-spectacular's pattern for a decimal string, which also matches "-", "." and "".
+SPECTACULAR_DECIMAL = re.compile(r"\^-\?\\d\{0,(\d+)\}\(\?:\\\.\\d\{0,(\d+)\}\)\?\$")
+
+
+def decimal_pattern(digits: int, places: int) -> str:
+    """A decimal string DRF's DecimalField reads: at least one digit ("-", "." are not)."""
+    return rf"^-?(?:\d{{1,{digits}}}(?:\.\d{{0,{places}}})?|\.\d{{1,{places}}})$"
+
+
 def bound_integers(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """Postprocessing hook: every integer of a body is bounded by what the JSON reader takes
     (interchange.formats.jsonl.MAX_INTEGER_DIGITS), so the schema does not promise numbers a
-    request may not carry. An enum query parameter may also be empty: django-filter reads
-    `?status=` as no filter."""
+    request may not carry; a decimal string needs a digit. An enum query parameter may also be
+    empty: django-filter reads `?status=` as no filter."""
     largest = 10**MAX_INTEGER_DIGITS - 1
 
     def visit(node: Any) -> None:
@@ -149,6 +159,9 @@ def bound_integers(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             if node.get("type") == "integer":
                 node["minimum"] = max(node.get("minimum", -largest), -largest)
                 node["maximum"] = min(node.get("maximum", largest), largest)
+            found = SPECTACULAR_DECIMAL.fullmatch(str(node.get("pattern", "")))
+            if node.get("format") == "decimal" and found:
+                node["pattern"] = decimal_pattern(int(found[1]), int(found[2]))
             for value in node.values():
                 visit(value)
         elif isinstance(node, list):

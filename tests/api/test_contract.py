@@ -3,6 +3,8 @@ the declared types and no undeclared fields, id filters that find nothing rather
 booleans that are true or false, page bounds in the schema, an annotator's study in the schema,
 nullable fields declared nullable, no ETag promised on a download."""
 
+import re
+
 import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -72,6 +74,16 @@ def test_the_schema_states_page_bounds_and_integer_bounds():
     framework = openapi_document()["components"]["schemas"]["FrameworkRequest"]
     assert framework["additionalProperties"] is False
     assert framework["properties"]["revision"]["maximum"] == 2**31 - 1
+
+
+def test_a_decimal_in_the_schema_needs_a_digit_as_the_api_does():
+    pattern = openapi_document()["components"]["schemas"]["ContextVariableRequest"]["properties"][
+        "minimum"
+    ]["pattern"]
+    for text in ["1", "-12.5", ".5", "12."]:
+        assert re.fullmatch(pattern, text), text
+    for text in ["-", ".", "", "-."]:
+        assert not re.fullmatch(pattern, text), text
 
 
 def test_null_texts_of_criteria_are_declared_nullable():
