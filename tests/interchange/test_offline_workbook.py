@@ -1,6 +1,5 @@
 import re
 import secrets
-import time
 import zipfile
 
 import pytest
@@ -323,11 +322,11 @@ def test_the_workbook_is_read_in_streaming_mode(workbook_path, monkeypatch):
     assert modes == [True] and problems == () and result.signature_valid
 
 
-def test_a_workbook_of_300_responses_of_30_criteria_is_written_in_seconds(tmp_path):
-    """Its drop-downs were added cell by cell, each checked against all before: 3 minutes."""
+def test_the_verdict_drop_down_is_one_validation_over_every_verdict_cell(tmp_path):
+    """Its drop-downs were added cell by cell, each checked against all before: quadratic in
+    the cells (3 minutes for 300 responses of 30 criteria; bench.bench_offline_workbook
+    measures the cost's growth). One validation lists every verdict cell."""
     path = tmp_path / "big.xlsx"
-    start = time.perf_counter()
-    write_grading_workbook(path, sheet(items=300, criteria=30), KEY)
-    assert time.perf_counter() - start < 30
+    write_grading_workbook(path, sheet(items=40, criteria=10), KEY)
     [validation] = load_workbook(path)["Grading"].data_validations.dataValidation
-    assert len(validation.sqref.ranges) == 9_000
+    assert len(validation.sqref.ranges) == 400
