@@ -46,6 +46,17 @@ def running_app(
         yield base, tmp_path / "db.sqlite3"
 
 
+def _server_errors(folder: Path) -> str:
+    """The exception lines of the development server's log (`running_server` writes it)."""
+    lines = [
+        line
+        for log in sorted(folder.glob("runserver-*.log"))
+        for line in log.read_text(errors="replace").splitlines()
+        if "Error" in line or "locked" in line
+    ]
+    return "\n".join(lines[-20:])
+
+
 def _summary(answer: requests.Response) -> str:
     """A server error in one line: the exception the development server's error page names."""
     title = re.search(r"<title>(.*?)</title>", answer.text, re.S)
@@ -180,7 +191,10 @@ def test_concurrent_writes_on_the_default_sqlite_setup_never_answer_a_server_err
         thread.join(timeout=240)
 
     assert not failures, failures
-    assert errors == [], f"{len(errors)} server errors, first: {errors[:3]}"
+    assert errors == [], (
+        f"{len(errors)} server errors, first: {errors[:3]}; the server said:\n"
+        + _server_errors(database.parent)
+    )
     assert sum(statuses.values()) > len(GRADERS) * ROUNDS
     with sqlite3.connect(database) as db:
         (added,) = db.execute(
