@@ -123,20 +123,11 @@ def label_row(found: FinalLabel) -> list[Any]:
 
 
 def label_document(found: FinalLabel) -> dict[str, Any]:
-    """One label as JSON: the flat fields, with each expert's verdict and rationale nested."""
+    """One label as JSON: the row's fields, with the label and the gold verdict null where
+    there is none, and each expert's verdict and rationale nested."""
     unit = found.unit
-    return {
-        "task": unit.item.task_key,
-        "response": unit.response_id,
-        "model": unit.item.model,
-        "criterion": unit.criterion.code,
-        "layer": unit.criterion.layer,
-        "wording": unit.criterion.wording,
+    return dict(zip(COLUMNS, label_row(found), strict=True)) | {
         "label": found.label,
-        "basis": str(found.basis),
-        "pass": found.n_pass,
-        "fail": found.n_fail,
-        "n/a": found.n_not_applicable,
         "experts": [
             {
                 "grader": expert.grader,
@@ -156,6 +147,4 @@ def label_document(found: FinalLabel) -> dict[str, Any]:
                 "note": unit.gold.note,
             }
         ),
-        "decided by": found.decided_by,
-        "decided at": found.decided_at,
     }
