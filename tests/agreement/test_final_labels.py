@@ -15,40 +15,17 @@ from accounts.roles import Role
 from agreement.analysis.labels import COLUMNS
 from agreement.models import AnalysisSettings
 from agreement.services import final_labels
-from grading import services as grading
-from grading.models import GoldVerdict, Study, Verdict
-from rubrics.models import Response
+from grading.models import GoldVerdict, Study
 from tests import factories
-from tests.factories import demo_benchmark_and_graders
 
 pytestmark = pytest.mark.django_db
-
-DISSENTER = 2  # the third grader fails every universal criterion the other two pass
 
 
 @pytest.fixture(scope="module")
 def graded_study(module_db: None) -> Study:
-    """Three graders, two responses; one universal criterion of the first response adjudicated."""
-    framework, graders = demo_benchmark_and_graders(3)
-    study = grading.create_study(
-        name="Labels",
-        framework=framework,
-        responses=list(Response.objects.order_by("pk")[:2]),
-        annotators=graders,
-        overlap=3,
-        seed=1,
-        require_rationale_on_fail=False,
-        likert_prompts=[],
-    )
-    grading.assign_study(study)
-    factories.grade_study(
-        study,
-        graders,
-        lambda index, assignment, position, line: (
-            Verdict.FAIL if index == DISSENTER and line.layer == "universal" else Verdict.PASS
-        ),
-        rationale="grader {grader}",
-    )
+    """Three graders, two responses (the third grader fails every universal criterion the
+    others pass); one universal criterion of the first response adjudicated."""
+    study = factories.graded_demo_study(responses=2)
     item = study.items.order_by("pk").first()
     rubric = item.rubric_version.effective_rubric()
     line = next(line for line in rubric if line.layer == "universal")
