@@ -280,14 +280,17 @@ def occupied_models() -> list[str]:
         PromptTemplate: Q(name__in=shipped),
         PromptVersion: Q(template__name__in=shipped, number=1),
     }
-    return [
-        model._meta.label
-        for app in GUARDED_APPS
-        for model in apps.get_app_config(app).get_models()
-        if model._meta.managed
-        and not model._meta.proxy
-        and model._default_manager.exclude(made_by_migrate.get(model, Q(pk__in=[]))).exists()
-    ]
+    occupied = []
+    for app in GUARDED_APPS:
+        for model in apps.get_app_config(app).get_models():
+            if not model._meta.managed or model._meta.proxy:
+                continue
+            rows = model._default_manager.all()
+            if model in made_by_migrate:
+                rows = rows.exclude(made_by_migrate[model])
+            if rows.exists():
+                occupied.append(model._meta.label)
+    return occupied
 
 
 def read_document(raw: bytes | str) -> dict[str, Any]:
