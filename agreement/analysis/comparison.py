@@ -8,7 +8,10 @@ every run judged. A judge's answer that could not be read as pass or fail (UNPAR
 unit the run judged but a verdict it did not give: it counts in the run's unparseable rate
 and is left out of every other figure, never guessed as pass or fail. Each run's figures
 reuse the calibration code (`agreement.analysis.calibration`); two runs are compared with
-McNemar's paired test on the units both answered and the experts' majority decided.
+McNemar's paired test on the units both answered and the experts' majority decided; the
+per-criterion tests of a pair are one family of tests, their p-values Holm-Bonferroni corrected
+(`agreement.stats.holm`) so that "agrees more on 14 criteria" is not the chance winner of many
+5% tests.
 """
 
 from dataclasses import dataclass
@@ -32,12 +35,13 @@ from agreement.stats import (
     Ratio,
     bootstrap_ac,
     bootstrap_alpha,
+    holm,
     majority_reference,
     mcnemar,
 )
 
 UNPARSEABLE = -2  # the run asked the judge about the unit; its answer was neither pass nor fail
-LEVEL = 0.05  # significance level of each criterion's paired test
+LEVEL = 0.05  # family-wise significance level of a pair's per-criterion tests
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,7 @@ class PairTest:
     label: str
     test: McNemar
     direction: int  # +1: the second run agrees with the experts more; -1: less; 0: no difference
+    p_adjusted: float  # Holm-corrected among the pair's criteria (the raw p for the overall test)
 
 
 @dataclass(frozen=True)
@@ -111,7 +116,8 @@ class PairComparison:
     @property
     def sentence(self) -> str:
         """E.g. "v2 agrees with the experts more than v1 on 14 criteria, less on 2, no
-        detectable difference on 12"."""
+        detectable difference on 12 (McNemar's test per criterion, Holm-corrected p-values,
+        5% family-wise level)"."""
         text = (
             f"{self.second} agrees with the experts more than {self.first} on "
             f"{_criteria(self.more)}, less on {self.less}, "
@@ -119,11 +125,21 @@ class PairComparison:
         )
         if self.untestable:
             text += f"; {self.untestable} without a shared unit to compare"
-        return text
+        tested = len(self.criteria) - self.untestable
+        return f"{text} (McNemar's test per criterion, {_correction(tested, self.level)})"
 
 
 def _criteria(n: int) -> str:
     return f"{n} criterion" if n == 1 else f"{n} criteria"
+
+
+def _correction(tested: int, level: float) -> str:
+    level_text = f"{level * 100:g}%"
+    if tested <= 1:
+        return f"{level_text} level"
+    return (
+        f"p-values Holm-corrected for the {tested} criteria tested, {level_text} family-wise level"
+    )
 
 
 @dataclass(frozen=True)
@@ -247,7 +263,8 @@ def pair_test(
     label: str,
     level: float = LEVEL,
 ) -> PairTest:
-    """McNemar's test of two runs against the expert majority on `units` (both answered)."""
+    """McNemar's test of two runs against the expert majority on `units` (both answered),
+    uncorrected: `holm_corrected` corrects a family of them."""
     decided_a, right_a = correct_against_majority(ratings, first, units)
     decided_b, right_b = correct_against_majority(ratings, second, units)
     both = decided_a & decided_b
@@ -256,7 +273,19 @@ def pair_test(
         int((both & right_b & ~right_a).sum()),
         n_pairs=int(both.sum()),
     )
-    return PairTest(label, test, test.winner(level))
+    return PairTest(label, test, test.winner(level), test.p_value)
+
+
+def holm_corrected(tests: list[PairTest], level: float = LEVEL) -> tuple[PairTest, ...]:
+    """The tests with Holm-corrected p-values and the directions they support at `level`,
+    family-wise. A test without a paired unit is no test and stays out of the family."""
+    tested = [n for n, t in enumerate(tests) if t.test.n_pairs]
+    adjusted = dict(zip(tested, holm([tests[n].test.p_value for n in tested]), strict=True))
+    return tuple(
+        PairTest(t.label, t.test, t.test.winner(level, p), p)
+        for n, t in enumerate(tests)
+        for p in [adjusted.get(n, t.test.p_value)]
+    )
 
 
 def compare_runs(
@@ -313,16 +342,19 @@ def compare_runs(
                 first=runs[a].name,
                 second=runs[b].name,
                 overall=pair_test(ratings, datas[a], datas[b], everything, "overall", level),
-                criteria=tuple(
-                    pair_test(
-                        ratings,
-                        datas[a],
-                        datas[b],
-                        np.flatnonzero(shared & (ratings.unit_criterion == index)),
-                        info.code,
-                        level,
-                    )
-                    for index, info in with_units
+                criteria=holm_corrected(
+                    [
+                        pair_test(
+                            ratings,
+                            datas[a],
+                            datas[b],
+                            np.flatnonzero(shared & (ratings.unit_criterion == index)),
+                            info.code,
+                            level,
+                        )
+                        for index, info in with_units
+                    ],
+                    level,
                 ),
                 level=level,
             )
@@ -345,5 +377,6 @@ __all__ = [
     "RunSummary",
     "RunVerdicts",
     "compare_runs",
+    "holm_corrected",
     "shared_units",
 ]

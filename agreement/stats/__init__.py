@@ -31,6 +31,7 @@ from .counts import (
 )
 from .distributions import (
     benjamini_yekutieli,
+    holm,
     mcnemar_exact,
     regularized_incomplete_beta,
     student_t_cdf,
@@ -100,6 +101,7 @@ __all__ = [
     "fleiss_kappa",
     "gwet_ac",
     "gwet_weights",
+    "holm",
     "jackknife_alpha",
     "leave_one_expert_out",
     "leniency",

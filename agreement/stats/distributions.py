@@ -21,6 +21,7 @@ from fractions import Fraction
 
 __all__ = [
     "benjamini_yekutieli",
+    "holm",
     "mcnemar_exact",
     "regularized_incomplete_beta",
     "student_t_cdf",
@@ -153,6 +154,29 @@ def mcnemar_exact(b: int, c: int) -> float:
         return 1.0
     tail = sum(math.comb(n, k) for k in range(min(b, c) + 1))
     return float(min(Fraction(1), Fraction(2 * tail, 2**n)))
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values (Holm 1979), in input order.
+
+    Sort ``p_(1) <= ... <= p_(m)``; the adjusted ``p~_(k) = max_{j <= k} min(1, (m - j + 1)
+    p_(j))``. Rejecting every hypothesis whose adjusted p-value is below ``alpha`` controls the
+    family-wise error rate at ``alpha`` under any dependence between the tests, and never
+    rejects less than Bonferroni. Equal to statsmodels' ``multipletests(p, method="holm")[1]``.
+
+    Raises:
+        ValueError: on a p-value outside [0, 1] (NaN included).
+    """
+    m = len(p_values)
+    if any(not 0.0 <= p <= 1.0 for p in p_values):
+        raise ValueError("p-values lie in [0, 1]")
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, idx in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[idx]))
+        adjusted[idx] = running
+    return adjusted
 
 
 def benjamini_yekutieli(p_values: Sequence[float], q: float = 0.05) -> list[bool]:

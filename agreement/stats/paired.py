@@ -57,10 +57,12 @@ class McNemar:
     def discordant(self) -> int:
         return self.first_only + self.second_only
 
-    def winner(self, level: float = 0.05) -> int:
+    def winner(self, level: float = 0.05, p_value: float | None = None) -> int:
         """+1 when the second rater is right significantly more often at ``level``, -1 when
-        the first is, 0 when the test detects no difference."""
-        if self.p_value >= level or self.first_only == self.second_only:
+        the first is, 0 when the test detects no difference. ``p_value`` decides instead of
+        the test's own when given (a p-value corrected for multiple tests)."""
+        p = self.p_value if p_value is None else p_value
+        if p >= level or self.first_only == self.second_only:
             return 0
         return 1 if self.second_only > self.first_only else -1
 

@@ -1,12 +1,13 @@
 """Judge runs side by side (pure: no database): the shared units, unparseable answers as
-exclusions, and McNemar's test per criterion said in a sentence."""
+exclusions, and McNemar's test per criterion, Holm-corrected, said in a sentence."""
 
 import numpy as np
 import pytest
 
-from agreement.analysis.calibration import MISSING
+from agreement.analysis.calibration import MISSING, experts_matrix
 from agreement.analysis.comparison import UNPARSEABLE, RunVerdicts, compare_runs
 from agreement.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
+from agreement.stats import majority_reference
 
 N_ITEMS, N_CRITERIA, N_EXPERTS = 120, 3, 3
 
@@ -44,7 +45,8 @@ def test_a_judge_that_follows_the_truth_beats_a_coin_on_every_criterion():
     assert (pair.more, pair.less, pair.no_difference) == (3, 0, 0)
     assert pair.sentence == (
         "v2 agrees with the experts more than coin on 3 criteria, less on 0, "
-        "no detectable difference on 0"
+        "no detectable difference on 0 (McNemar's test per criterion, p-values "
+        "Holm-corrected for the 3 criteria tested, 5% family-wise level)"
     )
     assert pair.overall.direction == 1
     coin_run, good_run = result.runs
@@ -122,3 +124,21 @@ def test_three_runs_make_three_pairs_later_run_second():
     runs = [RunVerdicts(name, truth) for name in ("a", "b", "c")]
     result = compare(ratings, runs, families)
     assert [(p.first, p.second) for p in result.pairs] == [("a", "b"), ("a", "c"), ("b", "c")]
+
+
+def test_a_difference_each_criterion_shows_at_five_percent_alone_does_not_survive_holm():
+    ratings, _, families, _ = study()
+    majority = majority_reference(experts_matrix(ratings, np.arange(ratings.n_units)))
+    worse = majority.copy()
+    for criterion in range(N_CRITERIA):  # wrong on six units of each criterion
+        worse[np.flatnonzero(ratings.unit_criterion == criterion)[:6]] ^= 1
+    result = compare(ratings, [RunVerdicts("v1", majority), RunVerdicts("v2", worse)], families)
+    pair = result.pairs[0]
+    for test in pair.criteria:
+        assert (test.test.first_only, test.test.second_only) == (6, 0)
+        assert test.test.p_value == pytest.approx(2 / 64)  # alone: v2 agrees less at 5%
+        assert test.test.winner() == -1
+        assert test.p_adjusted == pytest.approx(3 * 2 / 64)  # three tests: not any more
+        assert test.direction == 0
+    assert (pair.more, pair.less, pair.no_difference) == (0, 0, 3)
+    assert pair.overall.direction == -1  # eighteen units all one way, one test

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agreement.stats import Ratio, mcnemar
+from agreement.stats import Ratio, holm, mcnemar
 from agreement.stats.paired import CHI_SQUARE, EXACT, EXACT_BELOW, chi_square_1df_p, wilson_interval
 
 
@@ -91,3 +91,38 @@ def test_wilson_interval_of_textbook_proportions():
     # 0 of 20: the upper bound is z^2 / (n + z^2) = 3.8415 / 23.8415.
     assert wilson_interval(Ratio(0, 20)) == (0.0, pytest.approx(1.959964**2 / (20 + 1.959964**2)))
     assert wilson_interval(Ratio(0, 0)) == (None, None)
+
+
+# Reference values: statsmodels 0.14.4, `multipletests(p, method="holm")[1]`.
+HOLM_CASES = [
+    ([0.01, 0.04, 0.03, 0.005, 0.2, 0.04], [0.05, 0.12, 0.12, 0.03, 0.2, 0.12]),
+    (
+        [0.0001, 0.0215, 0.0625, 1.0, 0.3, 0.0123, 0.049, 0.5],
+        [0.0008, 0.129, 0.25, 1.0, 0.9, 0.0861, 0.245, 1.0],
+    ),
+    ([0.02, 0.02, 0.02], [0.06, 0.06, 0.06]),
+    ([0.5], [0.5]),
+    ([], []),
+]
+
+
+@pytest.mark.parametrize(("p_values", "expected"), HOLM_CASES)
+def test_holm_adjusted_p_values_equal_statsmodels(p_values, expected):
+    assert holm(p_values) == pytest.approx(expected, abs=1e-12)
+
+
+@given(st.lists(st.floats(0.0, 1.0), max_size=30))
+def test_holm_lies_between_the_raw_p_value_and_bonferroni(p_values):
+    adjusted = holm(p_values)
+    m = len(p_values)
+    for raw, corrected in zip(p_values, adjusted, strict=True):
+        assert raw <= corrected <= min(1.0, m * raw) + 1e-12
+    ranked = [adjusted[i] for i in sorted(range(m), key=lambda i: p_values[i])]
+    assert ranked == sorted(ranked)  # a smaller p-value never gets a larger adjusted one
+
+
+def test_holm_refuses_a_value_that_is_not_a_probability():
+    with pytest.raises(ValueError):
+        holm([0.1, 1.5])
+    with pytest.raises(ValueError):
+        holm([math.nan])

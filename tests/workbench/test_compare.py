@@ -42,9 +42,10 @@ def test_the_run_that_follows_the_majority_agrees_more_on_the_universal_criteria
         assert test.test.first_only == 0  # v1 is never right where v2 is wrong
         if test.label not in universal:
             assert (test.test.second_only, test.direction) == (0, 0)
-        else:  # every universal unit is discordant; six all one way reach p = 2 / 64 < 0.05
-            assert test.direction == (1 if test.test.second_only >= 6 else 0)
-    assert pair.more >= 1 and pair.less == 0
+        else:  # every universal unit is discordant; the Holm-corrected p decides
+            assert test.p_adjusted >= test.test.p_value
+            assert test.direction == (1 if test.p_adjusted < 0.05 else 0)
+    assert pair.overall.direction == 1 and pair.less == 0
     assert pair.sentence.startswith(
         f"judge-m / v2 agrees with the experts more than judge-m / v1 on {pair.more} criteri"
     )
@@ -61,6 +62,7 @@ def test_the_page_shows_the_sentence_and_every_figure(
     body = response.content.decode()
     assert response.status_code == 200
     assert "agrees with the experts more than judge-m / v1" in body
+    assert "Holm-corrected for the" in body
     assert "Alpha with the judge" in body and "AC1 with the judge" in body
     assert "not recorded" in body  # tokens and time of imported runs
     assert "NaN" not in body
