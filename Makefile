@@ -12,7 +12,7 @@ PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 $$HOME/.pyenv/versio
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { command -v $$p; break; }; \
 	done)
 
-.PHONY: run serve worker-forever install migrate demo test test-sqlite test-postgres test-browser schemathesis lint format migrations-check bench postgres chromium clean
+.PHONY: run serve worker-forever install migrate demo test test-sqlite test-postgres test-browser schemathesis lint format migrations-check bench postgres chromium axe clean
 
 $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.12+ is required (none found)."; exit 1; }
@@ -81,11 +81,24 @@ postgres:
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
-test-sqlite: install chromium
+# axe-core, which the browser tests run on every page they visit, from npm into the virtual
+# environment (git-ignored; `make clean` removes it with the rest).
+AXE_CORE_VERSION := 4.14.1
+AXE_CORE := $(VENV)/node_modules/axe-core/axe.min.js
+
+$(AXE_CORE):
+	@mkdir -p $(VENV)
+	npm install --prefix $(VENV) --no-save --no-package-lock --no-audit --no-fund --silent axe-core@$(AXE_CORE_VERSION)
+
+axe: $(AXE_CORE)
+	@grep -q '"version": "$(AXE_CORE_VERSION)"' $(VENV)/node_modules/axe-core/package.json || \
+	  npm install --prefix $(VENV) --no-save --no-package-lock --no-audit --no-fund --silent axe-core@$(AXE_CORE_VERSION)
+
+test-sqlite: install chromium axe
 	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS)
 
 # The tests that touch no database already ran in test-sqlite; only the others run again here.
-test-postgres: install postgres chromium
+test-postgres: install postgres chromium axe
 	DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --database-tests-only
 
 test: lint test-sqlite test-postgres

@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from accounts.roles import Role
+from tests.browser import axe
 
 # Playwright's sync API keeps an event loop in this thread; the ORM calls the tests make between
 # browser steps are ordinary synchronous code.
@@ -34,16 +35,25 @@ def browser():  # type: ignore[no-untyped-def]
         browser.close()
 
 
+@pytest.fixture(scope="session")
+def axe_script() -> str:
+    return axe.source() + axe.RUNNER
+
+
 @pytest.fixture
-def new_page(browser, live_server):  # type: ignore[no-untyped-def]
-    """new_page() -> a page in a fresh browser context (its own cookies); closed after the test."""
+def new_page(browser, live_server, axe_script):  # type: ignore[no-untyped-def]
+    """new_page() -> a page in a fresh browser context (its own cookies); closed after the test,
+    which fails if axe-core found a serious accessibility problem on any page it showed."""
     contexts = []
+    findings = axe.Findings()
 
     def make(width: int = 1024):  # type: ignore[no-untyped-def]
         context = browser.new_context(
             base_url=live_server.url, viewport={"width": width, "height": 800}
         )
         context.set_default_timeout(10_000)
+        context.expose_binding("axeReport", findings.report)
+        context.add_init_script(axe_script)
         contexts.append(context)
         page = context.new_page()
         page.csp_errors = []
@@ -57,7 +67,12 @@ def new_page(browser, live_server):  # type: ignore[no-untyped-def]
 
     yield make
     for context in contexts:
+        for page in context.pages:
+            if page.url.startswith(live_server.url):
+                page.evaluate(axe.FINAL_CHECK)  # the state the test left the page in
         context.close()
+    assert findings.checked, "axe-core checked no page"
+    assert not findings.failing, findings.message()
 
 
 @pytest.fixture
