@@ -35,7 +35,8 @@ def report_key(study: Study, settings: AnalysisSettings) -> str:
 
 
 def calibration_key(study: Study, run: JudgeRun, settings: AnalysisSettings) -> str:
-    return f"calibration:{run.pk}:{verdicts_state(run)}:{_study_part(study, settings)}"
+    judge = f"{run.pk}:{verdicts_state(run)}:{gold_state(study)}"  # accuracy against gold
+    return f"calibration:{judge}:{_study_part(study, settings)}"
 
 
 def leaderboard_key(study: Study, run: JudgeRun | None, settings: AnalysisSettings) -> str:

@@ -61,16 +61,20 @@ def submitted_grade_count(study: Study) -> int:
 
 
 def study_state(study: Study) -> tuple[int, str]:
-    """Changes whenever a submitted grade or 1-5 rating is added, changed or withdrawn: a cache
-    key part."""
+    """Changes whenever a submitted grade or 1-5 rating is added, changed or withdrawn, and
+    whenever an assignment is submitted (its grades may all be older than the newest one
+    already in): a cache key part."""
     db = reports_alias()
-    grades = submitted_grades(study, db).aggregate(n=Count("pk"), latest=Max("updated_at"))
+    grades = submitted_grades(study, db).aggregate(
+        n=Count("pk"), latest=Max("updated_at"), submitted=Max("assignment__submitted_at")
+    )
     scales = (
         LikertRating.objects.using(db)
         .filter(assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED)
         .aggregate(n=Count("pk"), latest=Max("updated_at"))
     )
-    latest = max((d["latest"] for d in (grades, scales) if d["latest"]), default=None)
+    moments = (grades["latest"], grades["submitted"], scales["latest"])
+    latest = max((moment for moment in moments if moment), default=None)
     return grades["n"] + scales["n"], latest.isoformat() if latest else "-"
 
 
