@@ -38,7 +38,12 @@ from api.agreement import AgreementActions
 from api.filters import FilterSet, IntegerFilter
 from api.permissions import acting_user
 from api.rubrics import TurnSerializer
-from api.serializers import ApiModelSerializer, ApiSerializer, RevisionedSerializer
+from api.serializers import (
+    ApiModelSerializer,
+    ApiSerializer,
+    RevisionedSerializer,
+    SlugRelatedField,
+)
 from api.viewsets import ReadOnlyViewSet, RevisionedModelViewSet
 from grading import adjudication, services
 from grading.models import (
@@ -427,8 +432,8 @@ class GoldVerdictViewSet(RevisionedModelViewSet):
 
 
 class StudySerializer(ApiModelSerializer):
-    framework = serializers.SlugRelatedField(slug_field="code", queryset=Framework.objects.all())
-    annotators = serializers.SlugRelatedField(
+    framework = SlugRelatedField(slug_field="code", queryset=Framework.objects.all())
+    annotators = SlugRelatedField(
         slug_field="username",
         queryset=User.objects.filter(is_active=True),
         many=True,

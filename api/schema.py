@@ -1,16 +1,18 @@
 """OpenAPI additions every resource gets without writing them: the error responses (their
-bodies are shaped by api.exceptions), If-Match on changes and the ETag header on reads."""
+bodies are shaped by api.exceptions), If-Match on changes, the ETag header on reads and the
+NUL character that request texts may not hold."""
 
 import re
 from functools import cache
 from typing import Any
 
+from django.core.validators import ProhibitNullCharactersValidator
 from drf_spectacular import openapi
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
-from api.serializers import ApiSerializer, StrictJsonTypes
+from api.serializers import ApiSerializer, SlugRelatedField, StrictJsonTypes
 from api.viewsets import RevisionedModelViewSet
 from interchange.formats.jsonl import MAX_INTEGER_DIGITS
 
@@ -61,12 +63,39 @@ ETAG = OpenApiParameter(
 )
 
 
+# A text field refuses the NUL character (DRF's CharField, as PostgreSQL cannot store it in
+# text): the request schema says so for every text it does not already restrict.
+NO_NUL = r"^[^\u0000]*$"
+
+
 class AutoSchema(openapi.AutoSchema):
+    _direction: str | None = None  # of the serializer being mapped (they nest)
+
     def _map_basic_serializer(self, serializer: Any, direction: str) -> dict[str, Any]:
-        mapped: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
+        outer, self._direction = self._direction, direction
+        try:
+            mapped: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
+        finally:
+            self._direction = outer
         if direction == "request" and isinstance(serializer, StrictJsonTypes):
             mapped["additionalProperties"] = False  # StrictJsonTypes refuses unknown fields
         return mapped
+
+    def _insert_field_validators(self, field: Any, schema: dict[str, Any]) -> None:
+        super()._insert_field_validators(field, schema)
+        if any(isinstance(v, ProhibitNullCharactersValidator) for v in field.validators):
+            self._refuse_nul(schema)
+
+    def _map_serializer_field(self, field: Any, direction: str, *args: Any) -> Any:
+        mapped = super()._map_serializer_field(field, direction, *args)
+        if isinstance(field, SlugRelatedField) and isinstance(mapped, dict):
+            self._refuse_nul(mapped)
+        return mapped
+
+    def _refuse_nul(self, schema: dict[str, Any]) -> None:
+        unrestricted = not {"pattern", "format", "enum"} & set(schema)
+        if self._direction == "request" and schema.get("type") == "string" and unrestricted:
+            schema["pattern"] = NO_NUL
 
     def _revisioned(self) -> bool:
         return isinstance(self.view, RevisionedModelViewSet)

@@ -1,6 +1,7 @@
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from django.core.validators import ProhibitNullCharactersValidator
 from django.http import QueryDict
 from rest_framework import serializers
 from rest_framework.fields import empty
@@ -28,6 +29,16 @@ def json_type_error(field: serializers.Field, value: Any) -> str | None:
     if isinstance(field, TEXT_FIELDS):
         return None if isinstance(value, str) else "Must be a string."
     return None
+
+
+class SlugRelatedField(serializers.SlugRelatedField):
+    """DRF's, refusing a NUL character as a text field does, before the lookup: PostgreSQL
+    cannot take one in a query and would fail with an error."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and "\x00" in data:
+            raise serializers.ValidationError(ProhibitNullCharactersValidator.message)
+        return super().to_internal_value(data)
 
 
 class StrictJsonTypes(serializers.Serializer):

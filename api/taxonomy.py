@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from accounts.roles import Action
 from api import exports
 from api.filters import FilterSet, IntegerFilter
-from api.serializers import ApiModelSerializer, RevisionedSerializer
+from api.serializers import ApiModelSerializer, RevisionedSerializer, SlugRelatedField
 from api.viewsets import RevisionedModelViewSet
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
 
@@ -32,7 +32,7 @@ class FrameworkSerializer(RevisionedSerializer):
         fields = ["id", "code", "name", "description", "note", "revision"]
 
 
-class FrameworkField(serializers.SlugRelatedField):
+class FrameworkField(SlugRelatedField):
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("queryset", Framework.objects.all())
         super().__init__(slug_field="code", help_text="The framework's code.", **kwargs)

@@ -1,15 +1,18 @@
 """The API does what its schema says, in the cases Schemathesis found it did not: JSON values of
 the declared types and no undeclared fields, id filters that find nothing rather than refuse,
 booleans that are true or false, page bounds in the schema, an annotator's study in the schema,
-nullable fields declared nullable, no ETag promised on a download."""
+nullable fields declared nullable, no ETag promised on a download, no NUL character in a
+request's text."""
 
 import re
+from collections.abc import Iterator
 
 import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.roles import Role
+from api.schema import NO_NUL
 from grading import services
 from tests import factories
 from tests.api.test_schemathesis import openapi_document
@@ -84,6 +87,42 @@ def test_a_decimal_in_the_schema_needs_a_digit_as_the_api_does():
         assert re.fullmatch(pattern, text), text
     for text in ["-", ".", "", "-."]:
         assert not re.fullmatch(pattern, text), text
+
+
+def request_texts(node: object) -> Iterator[dict]:
+    if isinstance(node, dict):
+        if node.get("type") == "string":
+            yield node
+        for value in node.values():
+            yield from request_texts(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from request_texts(value)
+
+
+def admits_a_nul(text: dict) -> bool:
+    if "enum" in text or "format" in text or text.get("maxLength") == 0:
+        return False
+    return "pattern" not in text or bool(re.search(text["pattern"], "a\x00b"))
+
+
+def test_no_request_text_in_the_schema_admits_a_nul_as_the_api_refuses_them():
+    document = openapi_document()
+    shapes = document["components"]["schemas"]
+    requests = [shape for name, shape in shapes.items() if name.endswith("Request")]
+    requests += [op.get("requestBody") for ops in document["paths"].values() for op in ops.values()]
+    texts = list(request_texts(requests))
+    assert len(texts) > 40
+    assert [text for text in texts if admits_a_nul(text)] == []
+    # The pattern Schemathesis reads, for a text with no other rule: any text but a NUL.
+    name = shapes["CompetencyRequest"]["properties"]["name"]
+    assert name["pattern"] == NO_NUL and re.search(NO_NUL, "Any text, même accentuée\n")
+
+
+def test_a_nul_in_a_text_is_refused_as_the_schema_says(admin):
+    body = {"code": "x1", "name": "A\x00"}
+    answer = admin.post(reverse("api:framework-list"), body, format="json")
+    assert errors(answer) == {"name": ["Null characters are not allowed."]}
 
 
 def test_null_texts_of_criteria_are_declared_nullable():

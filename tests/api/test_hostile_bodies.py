@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from accounts.roles import Role
-from grading.models import Grade
+from grading.models import Grade, Study
 from judging.models import JudgeVerdict
 from rubrics.models import Response
 from taxonomy.models import Competency
@@ -104,3 +104,16 @@ def test_a_nul_byte_in_a_competency_name_is_a_400_on_the_field(maintainer, frame
     assert answer.status_code == 400, answer.content[:300]
     assert "name" in answer.json()["errors"]
     assert not Competency.objects.filter(code="99").exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("framework", "test-fw\u0000"), ("annotators", ["anno\u0000tator"])]
+)
+def test_a_nul_byte_in_a_name_of_another_object_is_a_400_on_the_field(
+    field, value, framework, api_as
+):
+    body = {"name": "Pilot", "framework": framework.code, "annotators": [], "responses": []}
+    answer = _post(api_as(Role.ADMIN), reverse("api:study-list"), json.dumps(body | {field: value}))
+    assert answer.status_code == 400, answer.content[:300]
+    assert answer.json()["errors"][field] == ["Null characters are not allowed."]
+    assert not Study.objects.exists()
