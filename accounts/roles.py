@@ -28,6 +28,7 @@ class Action(StrEnum):
     MANAGE_STUDIES = "manage_studies"
     GRADE = "grade"
     VIEW_HISTORY = "view_history"
+    MANAGE_PEOPLE = "manage_people"
 
 
 ACTION_LABELS: dict[Action, str] = {
@@ -41,6 +42,7 @@ ACTION_LABELS: dict[Action, str] = {
     Action.MANAGE_STUDIES: "Run grading studies and adjudicate",
     Action.GRADE: "Grade assigned responses",
     Action.VIEW_HISTORY: "See who changed what",
+    Action.MANAGE_PEOPLE: "Invite people, set their role and expertise, deactivate them",
 }
 
 _READ = {Action.VIEW_TAXONOMY, Action.VIEW_BENCHMARK, Action.VIEW_HISTORY}

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "taxonomy",
     "rubrics",
     "grading",
+    "people",  # admins invite people and set their role, expertise and access
     "agreement",
     "judging",
     "interchange",

@@ -9,6 +9,7 @@ urlpatterns = [
     path("taxonomy/", include("taxonomy.urls")),
     path("rubrics/", include("rubrics.urls")),
     path("grading/", include("grading.urls")),
+    path("people/", include("people.urls")),
     path("agreement/", include("agreement.urls")),
     path("history/", include("audit.urls")),
     path("interchange/", include("interchange.urls")),

@@ -24,6 +24,7 @@ EDITORS = frozenset({Role.ADMIN, Role.MAINTAINER, Role.AUTHOR})
 READERS = frozenset({Role.ADMIN, Role.MAINTAINER, Role.AUTHOR, Role.VIEWER})
 GRADERS = frozenset({Role.ADMIN, Role.ANNOTATOR})
 MANAGERS = frozenset({Role.ADMIN, Role.MAINTAINER})
+ADMINS = frozenset({Role.ADMIN})
 PUBLIC = None  # reachable without logging in
 
 
@@ -139,6 +140,13 @@ ROUTES: dict[str, Route] = {
     "workbench:prompts": Route("GET", MANAGERS),
     "workbench:prompt_preview": Route("POST", MANAGERS),
     "workbench:prompt": Route("GET", MANAGERS),
+    "people:people": Route("GET", ADMINS),
+    "people:invite": Route("POST", ADMINS),
+    "people:person": Route("GET", ADMINS),
+    "people:person_role": Route("POST", ADMINS),
+    "people:person_expertise": Route("POST", ADMINS),
+    "people:person_active": Route("POST", ADMINS),
+    "people:person_invite": Route("POST", ADMINS),
 }
 
 
@@ -190,6 +198,7 @@ def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
         **factories.rubric_route_objects(sub),
         # A person can revoke only their own tokens; anonymous visitors are sent to log in.
         "token": ApiToken.issue(user or User.objects.create(username="someone"), "script")[0],
+        "person": User.objects.create(username="invitee", email="invitee@example.org"),
     }
     if "prompt_id" in pattern.pattern.converters:
         return reverse(name, kwargs={"prompt_id": PromptTemplate.objects.first().pk})

@@ -6,7 +6,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
-from accounts.models import ApiToken
+from accounts.models import ApiToken, User
 from accounts.permissions import user_can
 from accounts.roles import Action, Role, roles_allowed
 from grading.models import Assignment, GoldVerdict, Grade, Study
@@ -69,6 +69,7 @@ RESOURCES = {
         lambda: first(GoldVerdict),
         NO_DELETE,
     ),
+    "person": (Action.MANAGE_PEOPLE, Action.MANAGE_PEOPLE, lambda: first(User), NO_PUT),
 }
 # Actions on one object: route name -> (method, action needed, the URL's arguments).
 ACTIONS = {
@@ -90,6 +91,7 @@ ACTIONS = {
     "api:study-reopen": ("post", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
     "api:study-grades-csv": ("get", Action.EXPORT_DATA, lambda: [first(Study).pk]),
     "api:study-grades-xlsx": ("get", Action.EXPORT_DATA, lambda: [first(Study).pk]),
+    "api:person-invitation": ("post", Action.MANAGE_PEOPLE, lambda: [first(User).pk]),
     "api:framework-rubrics-xlsx": (
         "get",
         Action.EXPORT_DATA,

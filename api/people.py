@@ -1,0 +1,148 @@
+"""People, for admins (*Invite people, set their role and expertise, deactivate them*): the
+same operations as the People pages, through people.services, with the same history.
+
+POST invites (an email with a set-password link goes to the address given); PATCH changes the
+role, the access (`is_active`) or the expertise; `POST .../invitation/` sends a new link."""
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.models import User
+from accounts.roles import Action, Role
+from api import schema
+from api.permissions import acting_user
+from api.serializers import ApiModelSerializer
+from api.viewsets import ReadOnlyViewSet
+from grading.models import Expertise
+from people import services
+from taxonomy.models import SubCompetency
+
+FIXED = ("username", "email")
+WRITE_ERRORS = {400: schema.INVALID, 401: schema.UNAUTHENTICATED, 403: schema.FORBIDDEN}
+RACE = schema._error("The same user name was taken at the same time: retry.")
+ONE_ERRORS = {
+    404: schema.NOT_FOUND,
+    409: schema._error("Your own role or access, or a deactivated account's invitation."),
+}
+
+
+class PersonSerializer(ApiModelSerializer):
+    role = serializers.ChoiceField(choices=[r.value for r in Role], allow_null=True)
+    invited = serializers.SerializerMethodField(
+        help_text="True until the person has chosen a password."
+    )
+    sub_competencies = serializers.PrimaryKeyRelatedField(
+        queryset=SubCompetency.objects.all(),
+        many=True,
+        required=False,
+        help_text="Expertise: ids of the sub-competencies they grade (none: any).",
+    )
+    languages = serializers.ListField(
+        child=serializers.CharField(max_length=Expertise._meta.get_field("language").max_length),
+        required=False,
+        help_text="Expertise: target languages they grade (none: any).",
+    )
+
+    class Meta:
+        model = User
+        fields = [
+            *("id", "username", "email", "display_name", "role", "is_active", "invited"),
+            *("last_login", "date_joined", "sub_competencies", "languages"),
+        ]
+        read_only_fields = ["last_login", "date_joined"]
+        extra_kwargs = {"email": {"required": True, "allow_blank": False}}
+
+    def get_invited(self, person: User) -> bool:
+        return not person.has_usable_password()
+
+    def to_representation(self, person: User) -> dict[str, Any]:
+        tags = list(person.expertise.all())
+        groups = {g.name for g in person.groups.all()}
+        data: dict[str, Any] = super().to_representation(person)
+        data["role"] = next((r.value for r in Role if r.value in groups), None)
+        data["sub_competencies"] = sorted(e.sub_competency_id for e in tags if e.sub_competency_id)
+        data["languages"] = sorted(e.language for e in tags if e.language)
+        return data
+
+
+class PersonViewSet(ReadOnlyViewSet):
+    read_action = Action.MANAGE_PEOPLE
+    write_action = Action.MANAGE_PEOPLE
+    http_method_names = ["get", "post", "patch", "head", "options"]
+    queryset = User.objects.prefetch_related("groups", "expertise")
+    serializer_class = PersonSerializer
+    filterset_fields = ["is_active"]
+    search_fields = ["username", "email", "display_name"]
+    ordering_fields = ["id", "username", "date_joined"]
+    ordering = ["username"]
+
+    def _read(self, person: User) -> dict[str, Any]:
+        return dict(PersonSerializer(self.get_queryset().get(pk=person.pk)).data)
+
+    @extend_schema(responses={201: PersonSerializer, **WRITE_ERRORS, 409: RACE})
+    def create(self, request: Request) -> Response:
+        """Invite someone: the account is created with the role and no password, and an email
+        with a link to choose one goes to their address."""
+        serializer = PersonSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        if data.get("role") is None:
+            raise serializers.ValidationError({"role": ["Choose the person's role."]})
+        by = acting_user(request)
+        person = services.invite(
+            username=data["username"],
+            email=data["email"],
+            display_name=data.get("display_name", ""),
+            role=Role(data["role"]),
+            base_url=request.build_absolute_uri("/"),
+            by=by,
+        )
+        if "sub_competencies" in data or "languages" in data:
+            services.set_expertise(
+                person, data.get("sub_competencies", []), data.get("languages", []), by=by
+            )
+        return Response(self._read(person), status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=PersonSerializer, responses={200: PersonSerializer, **WRITE_ERRORS, **ONE_ERRORS}
+    )
+    def partial_update(self, request: Request, pk: str) -> Response:
+        """Change the role, the access (`is_active`: false deactivates) or the expertise (both
+        lists replace the old ones; either alone keeps the other). Your own role and access
+        are changed by another admin (409)."""
+        person: User = self.get_object()
+        serializer = PersonSerializer(person, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        fixed = [name for name in FIXED if name in data and data[name] != getattr(person, name)]
+        if fixed or ("display_name" in data and data["display_name"] != person.display_name):
+            names = fixed or ["display_name"]
+            raise serializers.ValidationError({n: ["Cannot be changed here."] for n in names})
+        by = acting_user(request)
+        if data.get("role") is not None:
+            services.set_role(person, Role(data["role"]), by=by)
+        if "is_active" in data:
+            services.set_active(person, data["is_active"], by=by)
+        if "sub_competencies" in data or "languages" in data:
+            subs, languages = services.expertise_of(person)
+            services.set_expertise(
+                person,
+                data.get("sub_competencies", subs),
+                data.get("languages", languages),
+                by=by,
+            )
+        return Response(self._read(person))
+
+    @extend_schema(request=None, responses={204: None, **WRITE_ERRORS, **ONE_ERRORS})
+    @action(detail=True, methods=["post"])
+    def invitation(self, request: Request, pk: str) -> Response:
+        """Email the person a new link to choose their password (an invitation that expired)."""
+        services.send_invitation(
+            self.get_object(), request.build_absolute_uri("/"), by=acting_user(request)
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)

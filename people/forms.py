@@ -1,0 +1,62 @@
+from typing import Any, cast
+
+from django import forms
+
+from accounts.models import User
+from accounts.roles import Role
+from grading.models import Expertise
+from taxonomy.models import SubCompetency
+
+LANGUAGE_MAX = Expertise._meta.get_field("language").max_length or 64
+ROLE_CHOICES = [(role.value, role.value) for role in Role]
+
+
+class InviteForm(forms.Form):
+    username = forms.CharField(max_length=150, label="User name")
+    email = forms.EmailField()
+    display_name = forms.CharField(max_length=150, required=False, label="Name shown")
+    role = forms.ChoiceField(choices=ROLE_CHOICES, initial=Role.ANNOTATOR.value)
+
+    def clean_username(self) -> str:
+        username = cast(str, self.cleaned_data["username"]).strip()
+        # The same rule as Django's own user form.
+        User.username_validator(username)
+        return username
+
+
+class RoleForm(forms.Form):
+    role = forms.ChoiceField(choices=ROLE_CHOICES)
+
+
+class SubCompetencyChoices(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj: Any) -> str:
+        return f"{obj.code} {obj.name}"
+
+
+class ExpertiseForm(forms.Form):
+    sub_competencies = SubCompetencyChoices(
+        SubCompetency.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Sub-competencies",
+        help_text="None ticked: any sub-competency.",
+    )
+    languages = forms.CharField(
+        required=False,
+        label="Target languages",
+        help_text="Separated by commas; empty: any language.",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = cast(forms.ModelMultipleChoiceField, self.fields["sub_competencies"])
+        field.queryset = SubCompetency.objects.select_related("competency__framework").order_by(
+            "competency__framework__code", "competency__order", "order", "code"
+        )
+
+    def clean_languages(self) -> list[str]:
+        raw = cast(str, self.cleaned_data["languages"])
+        languages = list(dict.fromkeys(x.strip() for x in raw.split(",") if x.strip()))
+        if any(len(x) > LANGUAGE_MAX for x in languages):
+            raise forms.ValidationError(f"A language name has at most {LANGUAGE_MAX} characters.")
+        return languages

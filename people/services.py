@@ -1,0 +1,175 @@
+"""Admins manage people in the app: invite them, set their role and expertise, deactivate and
+reactivate them. Every change is recorded in the history of the person's account
+(audit.AuditEvent on the user), in the same transaction.
+
+An invitation is a password-reset link: the account is created without a usable password and
+the email carries Django's reset token (`default_token_generator`), which stops working once the
+password is set or after PASSWORD_RESET_TIMEOUT, so sending it again is the way to renew it.
+"""
+
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.contrib.auth.tokens import default_token_generator
+from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
+from django.db import transaction
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+
+from accounts.models import User
+from accounts.roles import Role
+from accounts.services import role_of
+from audit import services as audit
+from audit.errors import Conflict
+from audit.models import AuditEvent
+from grading.models import Expertise
+from taxonomy.models import SubCompetency
+
+
+class NotOnYourself(Conflict):
+    """An admin changes other people's role and access, never their own: the last admin could
+    otherwise lock everyone out."""
+
+
+USERNAME_TAKEN = "This user name is taken: choose another."
+EMAIL_TAKEN = "Another account has this email address."
+
+
+def invitation_link(user: User, base_url: str) -> str:
+    """The set-password link of `user`, under `base_url` (scheme and host, e.g. the request's)."""
+    path = reverse(
+        "password_reset_confirm",
+        kwargs={
+            "uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
+            "token": default_token_generator.make_token(user),
+        },
+    )
+    return base_url.rstrip("/") + path
+
+
+def send_invitation(user: User, base_url: str, *, by: User | None = None) -> None:
+    """Email `user` a link to set their password (again, for a link that expired)."""
+    if not user.email:
+        raise ValidationError({"email": ["This account has no email address to invite."]})
+    if not user.is_active:
+        raise Conflict("This account is deactivated: reactivate it before inviting.")
+    context = {"user": user, "link": invitation_link(user, base_url), "by": by}
+    send_mail(
+        render_to_string("people/invitation_subject.txt", context).strip(),
+        render_to_string("people/invitation_email.txt", context),
+        settings.DEFAULT_FROM_EMAIL,
+        [user.email],
+    )
+
+
+@transaction.atomic
+def invite(
+    *,
+    username: str,
+    email: str,
+    role: Role,
+    base_url: str,
+    by: User | None,
+    display_name: str = "",
+) -> User:
+    """Create an account with `role` and no usable password, and email its owner a link to set
+    one. Refuses a user name or an email address already in use (case ignored)."""
+    errors: dict[str, list[str]] = {}
+    if User.objects.filter(username__iexact=username).exists():
+        errors["username"] = [USERNAME_TAKEN]
+    if User.objects.filter(email__iexact=email).exists():
+        errors["email"] = [EMAIL_TAKEN]
+    if errors:
+        raise ValidationError(errors)
+    user = User(username=username, email=email, display_name=display_name)
+    user.set_unusable_password()
+    _apply_role(user, role)
+    user.save()
+    user.groups.set([Group.objects.get(name=role.value)])
+    audit.record(
+        user,
+        AuditEvent.Kind.CREATED,
+        by,
+        {"username": [None, username], "email": [None, email], "role": [None, role.value]},
+        comment="invited",
+    )
+    # Inside the transaction: an email that cannot be sent leaves no account behind.
+    send_invitation(user, base_url, by=by)
+    return user
+
+
+def _apply_role(user: User, role: Role) -> None:
+    # Admins also reach the Django admin.
+    user.is_staff = user.is_superuser = role is Role.ADMIN
+
+
+def _check_not_self(user: User, by: User | None, what: str) -> None:
+    if by is not None and by.pk == user.pk:
+        raise NotOnYourself(f"You cannot change your own {what}: ask another admin.")
+
+
+@transaction.atomic
+def set_role(user: User, role: Role, *, by: User | None) -> None:
+    _check_not_self(user, by, "role")
+    before = role_of(user)
+    if before is role:
+        return
+    _apply_role(user, role)
+    user.save(update_fields=["is_staff", "is_superuser"])
+    user.groups.set([Group.objects.get(name=role.value)])
+    audit.record(
+        user, AuditEvent.Kind.UPDATED, by, {"role": [before.value if before else None, role.value]}
+    )
+
+
+@transaction.atomic
+def set_active(user: User, active: bool, *, by: User | None) -> None:
+    """Deactivate (no sign-in, no API token works, nothing new is assigned) or reactivate. What
+    the person did stays; their unfinished assignments stay theirs until a maintainer removes
+    them from a study's pool."""
+    _check_not_self(user, by, "access")
+    if user.is_active == active:
+        return
+    user.is_active = active
+    user.save(update_fields=["is_active"])
+    audit.record(user, AuditEvent.Kind.STATUS, by, {"is_active": [not active, active]})
+
+
+def expertise_of(user: User) -> tuple[list[SubCompetency], list[str]]:
+    """The person's sub-competency tags and target-language tags."""
+    rows = Expertise.objects.filter(annotator=user).select_related("sub_competency")
+    subs = sorted((e.sub_competency for e in rows if e.sub_competency), key=lambda s: s.code)
+    languages = sorted(e.language for e in rows if e.language)
+    return subs, languages
+
+
+def _tags(subs: Iterable[SubCompetency], languages: Iterable[str]) -> list[str]:
+    return sorted(s.code for s in subs) + sorted(languages)
+
+
+@transaction.atomic
+def set_expertise(
+    user: User,
+    sub_competencies: Iterable[SubCompetency],
+    languages: Iterable[str],
+    *,
+    by: User | None,
+) -> None:
+    """Replace the person's expertise tags (what a study matching expertise gives them: no tag
+    of a kind means every value of it)."""
+    subs = list(dict.fromkeys(sub_competencies))
+    langs = list(dict.fromkeys(x.strip() for x in languages if x.strip()))
+    old_subs, old_langs = expertise_of(user)
+    before, after = _tags(old_subs, old_langs), _tags(subs, langs)
+    if before == after:
+        return
+    Expertise.objects.filter(annotator=user).delete()
+    Expertise.objects.bulk_create(
+        [Expertise(annotator=user, sub_competency=s) for s in subs]
+        + [Expertise(annotator=user, language=x) for x in langs]
+    )
+    audit.record(user, AuditEvent.Kind.UPDATED, by, {"expertise": [before, after]})

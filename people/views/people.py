@@ -1,0 +1,156 @@
+"""People: admins invite someone, then set their role and expertise or deactivate them from
+the person's page. Every change goes through people.services."""
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db.models import Prefetch
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from accounts.models import User
+from accounts.permissions import AuthenticatedHttpRequest, require
+from accounts.roles import Action, Role
+from accounts.services import role_of
+from audit.models import AuditEvent
+from grading.models import Expertise
+from l2annot.htmx import redirect_to, render_page
+from people import services
+from people.forms import ExpertiseForm, InviteForm, RoleForm
+
+PEOPLE_PER_PAGE = 50
+
+
+def _base_url(request: AuthenticatedHttpRequest) -> str:
+    return request.build_absolute_uri("/")
+
+
+def _list_page(
+    request: AuthenticatedHttpRequest, form: InviteForm, status: int = 200
+) -> HttpResponse:
+    people = User.objects.order_by("username").prefetch_related(
+        "groups", Prefetch("expertise", Expertise.objects.select_related("sub_competency"))
+    )
+    page = Paginator(people, PEOPLE_PER_PAGE).get_page(request.GET.get("page"))
+    rows = [
+        {
+            "person": person,
+            "role": next((g.name for g in person.groups.all() if g.name in Role), ""),
+            "expertise": sorted(
+                str(e.sub_competency.code if e.sub_competency else e.language)
+                for e in person.expertise.all()
+            ),
+        }
+        for person in page.object_list
+    ]
+    context = {"page": page, "rows": rows, "form": form}
+    return render_page(request, "people/people.html", context, status=status)
+
+
+@require(Action.MANAGE_PEOPLE)
+def people(request: AuthenticatedHttpRequest) -> HttpResponse:
+    return _list_page(request, InviteForm())
+
+
+@require(Action.MANAGE_PEOPLE)
+@require_POST
+def invite(request: AuthenticatedHttpRequest) -> HttpResponse:
+    form = InviteForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            person = services.invite(
+                username=data["username"],
+                email=data["email"],
+                display_name=data["display_name"],
+                role=Role(data["role"]),
+                base_url=_base_url(request),
+                by=request.user,
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"{person.username} is invited: an email is on its way.")
+            return redirect_to(request, reverse("people:person", args=[person.pk]))
+    return _list_page(request, form, status=422)
+
+
+def _person_page(
+    request: AuthenticatedHttpRequest, person: User, status: int = 200, **forms: Any
+) -> HttpResponse:
+    subs, languages = services.expertise_of(person)
+    role = role_of(person)
+    context = {
+        "person": person,
+        "role": role,
+        "role_form": forms.get("role_form")
+        or RoleForm(initial={"role": role.value if role else None}),
+        "expertise_form": forms.get("expertise_form")
+        or ExpertiseForm(initial={"sub_competencies": subs, "languages": ", ".join(languages)}),
+        "is_self": person.pk == request.user.pk,
+        "events": AuditEvent.objects.for_object(person).select_related("actor")[:50],
+    }
+    return render_page(request, "people/person.html", context, status=status)
+
+
+def _person(pk: int) -> User:
+    return get_object_or_404(User, pk=pk)
+
+
+@require(Action.MANAGE_PEOPLE)
+def person(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    return _person_page(request, _person(pk))
+
+
+def _done(request: AuthenticatedHttpRequest, person: User, message: str) -> HttpResponse:
+    messages.success(request, message)
+    return redirect_to(request, reverse("people:person", args=[person.pk]))
+
+
+@require(Action.MANAGE_PEOPLE)
+@require_POST
+def person_role(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    person = _person(pk)
+    form = RoleForm(request.POST)
+    if not form.is_valid():
+        return _person_page(request, person, 422, role_form=form)
+    services.set_role(person, Role(form.cleaned_data["role"]), by=request.user)
+    return _done(request, person, f"{person.username} is now {form.cleaned_data['role']}.")
+
+
+@require(Action.MANAGE_PEOPLE)
+@require_POST
+def person_expertise(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    person = _person(pk)
+    form = ExpertiseForm(request.POST)
+    if not form.is_valid():
+        return _person_page(request, person, 422, expertise_form=form)
+    data = form.cleaned_data
+    services.set_expertise(person, data["sub_competencies"], data["languages"], by=request.user)
+    return _done(request, person, f"{person.username}'s expertise is saved.")
+
+
+@require(Action.MANAGE_PEOPLE)
+@require_POST
+def person_active(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    person = _person(pk)
+    active = request.POST.get("active") == "1"
+    services.set_active(person, active, by=request.user)
+    state = "reactivated" if active else "deactivated: they can no longer sign in"
+    return _done(request, person, f"{person.username} is {state}.")
+
+
+@require(Action.MANAGE_PEOPLE)
+@require_POST
+def person_invite(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    person = _person(pk)
+    try:
+        services.send_invitation(person, _base_url(request), by=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect_to(request, reverse("people:person", args=[person.pk]))
+    return _done(request, person, f"A new set-password link is on its way to {person.email}.")

@@ -1,0 +1,95 @@
+"""/api/v1/people/: admins invite people and set their role, access and expertise."""
+
+import pytest
+from django.core import mail
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from accounts.models import ApiToken, User
+from accounts.roles import Role
+from accounts.services import role_of
+from audit.models import AuditEvent
+from grading.models import Expertise
+from taxonomy.models import SubCompetency
+
+pytestmark = pytest.mark.django_db
+
+PEOPLE = reverse("api:person-list")
+
+
+def person_url(person: User) -> str:
+    return reverse("api:person-detail", args=[person.pk])
+
+
+def test_an_admin_invites_someone_with_their_expertise(api_as, framework):
+    sub = SubCompetency.objects.filter(competency__framework=framework).first()
+    body = {
+        "username": "ana",
+        "email": "ana@example.org",
+        "role": "Annotator",
+        "sub_competencies": [sub.pk],
+        "languages": ["Spanish"],
+    }
+    response = api_as(Role.ADMIN).post(PEOPLE, body, format="json")
+    assert response.status_code == 201, response.json()
+    data = response.json()
+    assert data["role"] == "Annotator" and data["invited"] is True and data["is_active"] is True
+    assert (data["sub_competencies"], data["languages"]) == ([sub.pk], ["Spanish"])
+    assert mail.outbox[0].to == ["ana@example.org"]
+    assert "/accounts/password/reset/" in mail.outbox[0].body
+
+
+def test_an_invitation_needs_a_role_and_a_free_user_name(api_as, make_user):
+    make_user(Role.VIEWER, "ana")
+    api = api_as(Role.ADMIN)
+    no_role = api.post(PEOPLE, {"username": "bo", "email": "bo@example.org"}, format="json")
+    taken = api.post(
+        PEOPLE, {"username": "Ana", "email": "x@example.org", "role": "Viewer"}, format="json"
+    )
+    assert no_role.status_code == 400 and "role" in no_role.json()["errors"]
+    assert taken.status_code == 400 and "username" in taken.json()["errors"]
+    assert mail.outbox == []
+
+
+def test_patch_changes_role_access_and_expertise_with_history(api_as, make_user):
+    ana = make_user(Role.ANNOTATOR, "ana")
+    api = api_as(Role.ADMIN)
+    response = api.patch(
+        person_url(ana),
+        {"role": "Author", "is_active": False, "languages": ["French"]},
+        format="json",
+    )
+    assert response.status_code == 200, response.json()
+    ana.refresh_from_db()
+    assert role_of(ana) is Role.AUTHOR and not ana.is_active
+    assert list(Expertise.objects.filter(annotator=ana).values_list("language", flat=True)) == [
+        "French"
+    ]
+    kinds = set(AuditEvent.objects.for_object(ana).values_list("kind", flat=True))
+    assert kinds == {"updated", "status"}
+
+
+def test_the_user_name_is_not_changed_through_patch(api_as, make_user):
+    ana = make_user(Role.ANNOTATOR, "ana")
+    response = api_as(Role.ADMIN).patch(person_url(ana), {"username": "bo"}, format="json")
+    assert response.status_code == 400
+    assert User.objects.filter(username="ana").exists()
+
+
+def test_an_admin_cannot_deactivate_themself(make_user):
+    admin = make_user(Role.ADMIN)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.issue(admin, 't')[1]}")
+    response = api.patch(person_url(admin), {"is_active": False}, format="json")
+    assert response.status_code == 409
+    admin.refresh_from_db()
+    assert admin.is_active
+
+
+@pytest.mark.parametrize("role", [Role.MAINTAINER, Role.AUTHOR, Role.ANNOTATOR, Role.VIEWER])
+def test_only_admins_reach_people(api_as, role, make_user):
+    api = api_as(role)
+    ana = make_user(Role.ANNOTATOR, "ana")
+    assert api.get(PEOPLE).status_code == 403
+    assert api.patch(person_url(ana), {"role": "Admin"}, format="json").status_code == 403
+    assert role_of(ana) is Role.ANNOTATOR
