@@ -14,15 +14,16 @@ from django.db import IntegrityError, transaction
 from django.db.models import (
     Case,
     Count,
-    Exists,
     F,
+    FilteredRelation,
     IntegerField,
-    OuterRef,
+    Max,
+    Min,
     Q,
     QuerySet,
-    Subquery,
     When,
 )
+from django.db.models.lookups import GreaterThan
 
 from accounts.models import User
 from audit import services as audit
@@ -75,19 +76,76 @@ class Filters:
         return {k: v for k, v in (("criterion", self.criterion), ("layer", self.layer)) if v}
 
 
+def _pairs(study: Study, filters: Filters) -> QuerySet:
+    """The study's submitted grades grouped by pair (item, criterion version), each pair with
+    `gold` (its gold verdict or None) and `requested` (sent to adjudication), both read through
+    a LEFT JOIN on the pair: as correlated subqueries they would be grouped by too, and so run
+    once for every grade instead of once per pair."""
+    return (
+        _submitted_grades(study, filters)
+        .annotate(
+            pair_gold=FilteredRelation(
+                "assignment__study_item__gold",
+                condition=Q(assignment__study_item__gold__criterion_version=F("criterion_version")),
+            ),
+            pair_request=FilteredRelation(
+                "assignment__study_item__adjudication_requests",
+                condition=Q(
+                    assignment__study_item__adjudication_requests__criterion_version=F(
+                        "criterion_version"
+                    )
+                ),
+            ),
+        )
+        .values(item=F("assignment__study_item"), version=F("criterion_version"))
+        .annotate(
+            low=Min("verdict"),
+            high=Max("verdict"),
+            gold=Min("pair_gold__verdict"),
+            requested=GreaterThan(Count("pair_request"), 0),
+        )
+    )
+
+
 def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
     """One dict per disagreeing pair (or pair sent to adjudication: `requested`), unresolved
-    pairs first, then in item and rubric order: item, criterion_version, code, layer, task,
-    graders, passes, fails, nas, gold (the gold verdict or None), requested. One query to
-    evaluate (two through a paginator)."""
-    gold = GoldVerdict.objects.filter(
-        study_item=OuterRef("assignment__study_item"),
-        criterion_version=OuterRef("criterion_version"),
+    pairs first, then in item and rubric order: item, version (the criterion version), code,
+    layer, task, graders, passes, fails, nas, gold (the gold verdict or None), requested. One
+    query to evaluate (two through a paginator).
+
+    Grouped by item and criterion version only; the criterion's and task's columns, which
+    follow from them, are taken with Min(): grouping by them too made the database sort
+    every grade of the study by five columns, two of them text."""
+    rank = Case(
+        *(When(criterion_version__criterion__layer=k, then=v) for k, v in LAYER_RANK.items()),
+        output_field=IntegerField(),
     )
-    requested = AdjudicationRequest.objects.filter(
-        study_item=OuterRef("assignment__study_item"),
-        criterion_version=OuterRef("criterion_version"),
+    return (
+        _pairs(study, filters)
+        .annotate(
+            code=Min("criterion_version__criterion__code"),
+            layer=Min("criterion_version__criterion__layer"),
+            order=Min("criterion_version__criterion__order"),
+            rank=Min(rank),
+            task=Min("assignment__study_item__response__task__key"),
+            graders=Count("pk"),
+            passes=Count("pk", filter=Q(verdict=Verdict.PASS)),
+            fails=Count("pk", filter=Q(verdict=Verdict.FAIL)),
+            nas=Count("pk", filter=Q(verdict=Verdict.NA)),
+        )
+        .filter(Q(low__lt=F("high")) | Q(requested=True))
+        .order_by(F("gold").asc(nulls_first=True), "item", "rank", "order", "code")
     )
+
+
+def unresolved_count(study: Study, filters: Filters = Filters()) -> int:
+    """How many pairs of `disagreements(study, filters)` have no gold verdict yet. One query,
+    without the columns that only the list shows (they join two more tables to every grade)."""
+    pairs = _pairs(study, filters).filter(Q(low__lt=F("high")) | Q(requested=True))
+    return pairs.filter(gold__isnull=True).count()
+
+
+def _submitted_grades(study: Study, filters: Filters) -> QuerySet[Grade]:
     grades = Grade.objects.filter(
         assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED
     ).exclude(verdict="")
@@ -95,32 +153,7 @@ def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
         grades = grades.filter(criterion_version__criterion__code=filters.criterion)
     if filters.layer:
         grades = grades.filter(criterion_version__criterion__layer=filters.layer)
-    rank = Case(
-        *(When(criterion_version__criterion__layer=k, then=v) for k, v in LAYER_RANK.items()),
-        output_field=IntegerField(),
-    )
-    return (
-        grades.values(
-            item=F("assignment__study_item"),
-            code=F("criterion_version__criterion__code"),
-            layer=F("criterion_version__criterion__layer"),
-            order=F("criterion_version__criterion__order"),
-            task=F("assignment__study_item__response__task__key"),
-        )
-        .annotate(
-            version=F("criterion_version"),
-            rank=rank,
-            graders=Count("pk"),
-            kinds=Count("verdict", distinct=True),
-            passes=Count("pk", filter=Q(verdict=Verdict.PASS)),
-            fails=Count("pk", filter=Q(verdict=Verdict.FAIL)),
-            nas=Count("pk", filter=Q(verdict=Verdict.NA)),
-            gold=Subquery(gold.values("verdict")[:1]),
-            requested=Exists(requested),
-        )
-        .filter(Q(kinds__gt=1) | Q(requested=True))
-        .order_by(F("gold").asc(nulls_first=True), "item", "rank", "order", "code")
-    )
+    return grades
 
 
 def disagreeing_codes(study: Study) -> list[str]:

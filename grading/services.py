@@ -500,32 +500,44 @@ def progress_per_task(study: Study) -> list[dict[str, Any]]:
 def progress_per_criterion(study: Study) -> list[dict[str, Any]]:
     """One row per criterion of the study's rubrics: code, layer, expected (graders assigned to
     a response whose rubric applies it), graded (verdicts given, drafts included) and submitted
-    (verdicts in submitted assignments). Two queries."""
-    expected = (
-        RubricItem.objects.filter(rubric_version__study_items__study=study, applicable=True)
-        .values(code=F("criterion_version__criterion__code"))
-        .annotate(
-            layer=F("criterion_version__criterion__layer"),
-            expected=Count("rubric_version__study_items__assignments"),
-        )
+    (verdicts in submitted assignments). Three queries, none joining the grades to anything
+    but their assignments: the grades are counted per criterion version, the rubric lines
+    read once per rubric version, and both added up per code here."""
+    graders = dict(
+        Assignment.objects.filter(study_item__study=study)
+        .values_list("study_item__rubric_version")
+        .annotate(n=Count("pk"))
         .order_by()
     )
-    graded: dict[str, Mapping[str, Any]] = {
-        row["code"]: row
-        for row in Grade.objects.filter(assignment__study_item__study=study)
+    lines = RubricItem.objects.filter(rubric_version__in=list(graders), applicable=True)
+    rows: dict[str, dict[str, Any]] = {}
+    code_of: dict[int, str] = {}
+    for rubric_id, version_id, code, layer in lines.values_list(
+        "rubric_version",
+        "criterion_version",
+        "criterion_version__criterion__code",
+        "criterion_version__criterion__layer",
+    ):
+        row = rows.setdefault(
+            code, {"code": code, "layer": layer, "expected": 0, "graded": 0, "submitted": 0}
+        )
+        row["expected"] += graders[rubric_id]
+        code_of[version_id] = code
+    counts = (
+        Grade.objects.filter(assignment__study_item__study=study)
         .exclude(verdict="")
-        .values(code=F("criterion_version__criterion__code"))
+        .values_list("criterion_version")
         .annotate(
             graded=Count("pk"),
             submitted=Count("pk", filter=Q(assignment__status=Assignment.Status.SUBMITTED)),
         )
         .order_by()
-    }
-    rows = [
-        row | {k: graded.get(row["code"], {}).get(k, 0) for k in ("graded", "submitted")}
-        for row in expected
-    ]
-    return sorted(rows, key=lambda r: (LAYER_RANK[Layer(r["layer"])], r["code"]))
+    )
+    for version_id, graded, submitted in counts:
+        if version_id in code_of:
+            rows[code_of[version_id]]["graded"] += graded
+            rows[code_of[version_id]]["submitted"] += submitted
+    return sorted(rows.values(), key=lambda r: (LAYER_RANK[Layer(r["layer"])], r["code"]))
 
 
 # An unsubmitted assignment untouched for this long is listed as overdue on the study page.

@@ -116,7 +116,7 @@ def _pair_context(
             }
         ),
         "filters": filters,
-        "remaining": adjudication.disagreements(study, filters).filter(gold__isnull=True).count(),
+        "remaining": adjudication.unresolved_count(study, filters),
         "action": pair_url(study.pk, item.pk, criterion_version_id, filters),
         "back": list_url(study.pk, filters),
     }

@@ -79,7 +79,7 @@ def study_detail(request: AuthenticatedHttpRequest, study_id: int) -> HttpRespon
         "overdue_count": overdue.count(),
         "idle_days": idle_days,
         "past_deadline": study.deadline is not None and timezone.now() >= study.deadline,
-        "unresolved": adjudication.disagreements(study).filter(gold__isnull=True).count(),
+        "unresolved": adjudication.unresolved_count(study),
         "likert_items": study.likert_items.all(),
     }
     return render(request, "grading/study_detail.html", context)

@@ -6,7 +6,8 @@ from typing import Any
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Count, QuerySet
+from django.db.models import Count, IntegerField, Model, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -20,9 +21,16 @@ from rubrics.diff import TASK_TEXT_FIELDS, RubricDiff, diff_rubric_versions, dif
 from rubrics.forms import (
     TaskFilterForm,
 )
-from rubrics.models import Review, RubricVersion, Task, TaskResource
+from rubrics.models import Criterion, Response, Review, RubricVersion, Task, TaskResource
 
 TASKS_PER_PAGE = 25
+
+
+def _count_of(model: type[Model], field: str) -> Coalesce:
+    """The number of `model` rows whose `field` is the outer row, as a correlated subquery."""
+    rows = model._default_manager.filter(**{field: OuterRef("pk")}).order_by()
+    counted = rows.values(field).annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
 # ----- reading ------------------------------------------------------------------------------
@@ -34,12 +42,14 @@ def task_list(request: HttpRequest) -> HttpResponse:
         Task.objects.order_by("language").values_list("language", flat=True).distinct()
     )
     form = TaskFilterForm(request.GET or None, languages=languages)
-    tasks: QuerySet[Task] = Task.objects.select_related("sub_competency__competency").annotate(
-        criteria_count=Count("criteria", distinct=True),
-        responses_count=Count("responses", distinct=True),
-    )
+    tasks: QuerySet[Task] = Task.objects.select_related("sub_competency__competency")
     if form.is_bound:
         tasks = form.filter(tasks) if form.is_valid() else tasks.none()
+    # Counted per row of the page (two joined Count(distinct) multiplied every task's criteria
+    # by its responses, over every task, before the page was cut).
+    tasks = tasks.annotate(
+        criteria_count=_count_of(Criterion, "task"), responses_count=_count_of(Response, "task")
+    )
     page = Paginator(tasks.order_by("key", "pk"), TASKS_PER_PAGE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)

@@ -53,6 +53,24 @@ def test_disagreements_filter_by_criterion_and_layer(graders):
     )
 
 
+def test_the_unresolved_count_is_the_disagreements_without_a_gold_verdict(graders, make_user):
+    study = factories.graded_study(graders, ["pass", "pass", "fail"], responses=2)
+    assert adjudication.unresolved_count(study) == 6
+    item, version = first_pair(study)
+    adjudication.record_gold_verdict(
+        item, version, verdict="fail", note="", by=make_user(Role.MAINTAINER), base_revision=0
+    )
+    unanimous = factories.graded_study(graders, ["pass", "pass", "pass"], responses=1)
+    [line, *_] = factories.rubric_of(Assignment.objects.filter(study_item__study=unanimous)[0])
+    adjudication.request_adjudication(unanimous.items.get(), line.pk, reason="unclear", by=None)
+    for one in (study, unanimous):
+        rows = list(adjudication.disagreements(one))
+        assert adjudication.unresolved_count(one) == sum(r["gold"] is None for r in rows)
+    assert adjudication.unresolved_count(study) == 5
+    assert adjudication.unresolved_count(unanimous) == 1
+    assert adjudication.unresolved_count(study, Filters(layer=Layer.UNIVERSAL)) == 0
+
+
 def test_unknown_layer_in_the_query_is_ignored():
     assert Filters.from_query({"layer": "bogus", "criterion": " t1-01 "}) == Filters("t1-01", "")
 
