@@ -88,6 +88,7 @@ AXE_CORE := $(VENV)/node_modules/axe-core/axe.min.js
 
 $(AXE_CORE):
 	@mkdir -p $(VENV)
+	@command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm; }
 	npm install --prefix $(VENV) --no-save --no-package-lock --no-audit --no-fund --silent axe-core@$(AXE_CORE_VERSION)
 
 axe: $(AXE_CORE)
