@@ -64,7 +64,8 @@ class TaskSerializer(RevisionedSerializer):
 
 class TaskDetailSerializer(TaskSerializer):
     published_version = serializers.SerializerMethodField(
-        help_text="Number of the latest published rubric version; null before the first."
+        allow_null=True,
+        help_text="Number of the latest published rubric version; null before the first.",
     )
     rubric = serializers.SerializerMethodField(
         help_text="The criteria the task is graded on now: universal, consensus, then its own."

@@ -11,6 +11,7 @@ from drf_spectacular import openapi
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
+from rest_framework.settings import api_settings
 
 from api.serializers import ApiSerializer, SlugRelatedField, StrictJsonTypes
 from api.viewsets import RevisionedModelViewSet
@@ -66,6 +67,7 @@ ETAG = OpenApiParameter(
 # A text field refuses the NUL character (DRF's CharField, as PostgreSQL cannot store it in
 # text): the request schema says so for every text it does not already restrict.
 NO_NUL = r"^[^\u0000]*$"
+ORDERING = api_settings.ORDERING_PARAM
 
 
 class AutoSchema(openapi.AutoSchema):
@@ -92,10 +94,20 @@ class AutoSchema(openapi.AutoSchema):
             self._refuse_nul(mapped)
         return mapped
 
-    def _refuse_nul(self, schema: dict[str, Any]) -> None:
+    def _refuse_nul(self, schema: dict[str, Any], *, request: bool = False) -> None:
         unrestricted = not {"pattern", "format", "enum"} & set(schema)
-        if self._direction == "request" and schema.get("type") == "string" and unrestricted:
+        request = request or self._direction == "request"
+        if request and schema.get("type") == "string" and unrestricted:
             schema["pattern"] = NO_NUL
+
+    def _get_filter_parameters(self) -> list[dict[str, Any]]:
+        # A filter's text is read by a form field or by SearchFilter, both of which refuse a
+        # NUL; `ordering` ignores what it does not know.
+        parameters: list[dict[str, Any]] = super()._get_filter_parameters()
+        for parameter in parameters:
+            if parameter["name"] != ORDERING:
+                self._refuse_nul(parameter["schema"], request=True)
+        return parameters
 
     def _revisioned(self) -> bool:
         return isinstance(self.view, RevisionedModelViewSet)

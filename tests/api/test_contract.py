@@ -125,6 +125,25 @@ def test_a_nul_in_a_text_is_refused_as_the_schema_says(admin):
     assert errors(answer) == {"name": ["Null characters are not allowed."]}
 
 
+def test_every_query_text_the_schema_closes_to_a_nul_is_refused_and_ordering_is_not(admin):
+    closed = [
+        (path, parameter["name"])
+        for path, operations in openapi_document()["paths"].items()
+        for parameter in operations.get("get", {}).get("parameters", [])
+        if parameter["in"] == "query" and parameter["schema"].get("pattern") == NO_NUL
+    ]
+    assert ("/api/v1/sub-competencies/", "search") in closed and len(closed) > 30
+    for path, name in closed:
+        answer = admin.get(path, {name: "a\x00"})
+        assert answer.status_code == 400 and name in answer.json()["errors"], (path, name)
+    assert admin.get("/api/v1/tasks/", {"ordering": "a\x00"}).status_code == 200
+
+
+def test_a_field_that_may_be_null_is_declared_nullable():
+    task = openapi_document()["components"]["schemas"]["TaskDetail"]["properties"]
+    assert task["published_version"]["nullable"] is True
+
+
 def test_null_texts_of_criteria_are_declared_nullable():
     criterion = openapi_document()["components"]["schemas"]["Criterion"]["properties"]
     assert criterion["sub_competency_code"]["nullable"] is True
