@@ -12,6 +12,5 @@ class AnalysisSettingsAdmin(AuditedAdmin):
         "minimum_units",
         "epsilon",
         "resamples",
-        "judge_family",
     ]
     search_fields = ["study__name"]

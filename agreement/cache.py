@@ -25,9 +25,13 @@ def _study_part(study: Study, settings: AnalysisSettings) -> str:
     return (
         f"{study.pk}:{count}:{latest}:{settings.validation_threshold}:{settings.minimum_units}:"
         f"{settings.resamples}:"
-        f"{settings.seed}:{settings.show_annotator_names}:{settings.epsilon}:"
-        f"{settings.judge_family}"
+        f"{settings.seed}:{settings.show_annotator_names}:{settings.epsilon}"
     )
+
+
+def _run_part(run: JudgeRun) -> str:
+    """A run's verdicts and the family self-preference compares it with."""
+    return f"{run.pk}:{verdicts_state(run)}:{run.model_family}"
 
 
 def report_key(study: Study, settings: AnalysisSettings) -> str:
@@ -35,7 +39,7 @@ def report_key(study: Study, settings: AnalysisSettings) -> str:
 
 
 def calibration_key(study: Study, run: JudgeRun, settings: AnalysisSettings) -> str:
-    judge = f"{run.pk}:{verdicts_state(run)}:{gold_state(study)}"  # accuracy against gold
+    judge = f"{_run_part(run)}:{gold_state(study)}"  # accuracy against gold
     return f"calibration:{judge}:{_study_part(study, settings)}"
 
 
@@ -49,12 +53,12 @@ def judge_scales_key(study: Study, run: JudgeRun, settings: AnalysisSettings) ->
 
 
 def comparison_key(study: Study, runs: Sequence[JudgeRun], settings: AnalysisSettings) -> str:
-    states = ",".join(f"{run.pk}={verdicts_state(run)}" for run in runs)
+    states = ",".join(_run_part(run) for run in runs)
     return f"comparison:{states}:{gold_state(study)}:{_study_part(study, settings)}"
 
 
 def triage_key(study: Study, run: JudgeRun, settings: AnalysisSettings) -> str:
-    judge = f"{run.pk}:{verdicts_state(run)}:{gold_state(study)}"
+    judge = f"{_run_part(run)}:{gold_state(study)}"
     return f"triage:{judge}:{_study_part(study, settings)}"
 
 

@@ -341,11 +341,10 @@ class RunsData:
     item_family: tuple[str, ...]
 
 
-def load_runs_data(runs: Sequence[JudgeRun], ratings: StudyRatings, family: str) -> RunsData:
+def load_runs_data(runs: Sequence[JudgeRun], ratings: StudyRatings) -> RunsData:
     """Every run's first-epoch answer on the units of `ratings` (UNPARSEABLE where the judge
     answered neither pass nor fail), the gold verdicts and each item's model family. One query
-    for the verdicts of all runs. A run without a model family of its own takes `family`, the
-    judge family of the study's analysis settings."""
+    for the verdicts of all runs."""
     db = reports_alias()
     units = _units(ratings, db)
     index = {run.pk: n for n, run in enumerate(runs)}
@@ -371,7 +370,7 @@ def load_runs_data(runs: Sequence[JudgeRun], ratings: StudyRatings, family: str)
             RunVerdicts(
                 name=str(run),
                 verdicts=answers[n],
-                family=run.model_family or family,
+                family=run.model_family,
                 tokens=run.total_tokens or None,  # an imported run records no usage: 0
                 seconds=run.duration,
             )

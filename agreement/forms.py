@@ -10,7 +10,6 @@ class AnalysisSettingsForm(forms.ModelForm):
             "validation_threshold",
             "minimum_units",
             "epsilon",
-            "judge_family",
             "resamples",
             "seed",
             "show_annotator_names",

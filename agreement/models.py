@@ -32,12 +32,6 @@ class AnalysisSettings(models.Model):
         help_text="Alternative annotator test: the cost-benefit margin granted to the judge "
         "(0.2 suits expert annotators, Calderon et al. 2025).",
     )
-    judge_family = models.CharField(
-        max_length=200,
-        blank=True,
-        help_text="The model family of the judge, as responses name it, to measure whether "
-        "the judge favours its own family.",
-    )
     show_annotator_names = models.BooleanField(
         default=False, help_text="Name annotators in reports instead of numbering them."
     )

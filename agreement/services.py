@@ -73,8 +73,7 @@ def judge_report(study: Study, run: JudgeRun) -> CalibrationReport:
         return calibration_report(
             load_judge_data(study, run, ratings),
             epsilon=settings.epsilon,
-            # A run made here names its judge's family; an imported run takes the study's.
-            judge_family=run.model_family or settings.judge_family,
+            judge_family=run.model_family,
             n_resamples=settings.resamples,
             seed=settings.seed,
         )
@@ -89,7 +88,7 @@ def run_comparison(study: Study, runs: list[JudgeRun]) -> RunComparison:
 
     def compute() -> RunComparison:
         ratings = load_study_ratings(study, blind=not settings.show_annotator_names)
-        data = load_runs_data(runs, ratings, settings.judge_family)
+        data = load_runs_data(runs, ratings)
         return compare_runs(
             ratings,
             data.runs,
@@ -130,7 +129,7 @@ def triage(study: Study, run: JudgeRun) -> Triage:
 
     def compute() -> Triage:
         ratings = load_study_ratings(study)
-        data = load_runs_data([run], ratings, settings.judge_family)
+        data = load_runs_data([run], ratings)
         units = triage_queue(
             ratings, data.runs[0].verdicts, data.gold, threshold=settings.validation_threshold
         )

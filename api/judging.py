@@ -17,7 +17,7 @@ from api.filters import FilterSet, IntegerFilter
 from api.serializers import ApiModelSerializer, ApiSerializer
 from api.viewsets import ReadOnlyViewSet
 from interchange.importers import import_verdicts
-from judging.models import JudgeRun, JudgeVerdict
+from judging.models import JudgeConfig, JudgeRun, JudgeVerdict
 
 
 class UsageSerializer(ApiModelSerializer):
@@ -37,6 +37,18 @@ class JudgeRunSerializer(ApiModelSerializer):
         "run, whose prompt is known only by its `prompt_version` label.",
     )
     usage = UsageSerializer(source="*", read_only=True, help_text="Tokens the judge used.")
+    config: serializers.SlugRelatedField[JudgeConfig] = serializers.SlugRelatedField(
+        slug_field="name",
+        read_only=True,
+        allow_null=True,
+        help_text="The name of the saved judge configuration the run was made with; null for "
+        "an imported run.",
+    )
+    model_family = serializers.CharField(
+        read_only=True,
+        help_text="The judge's model family, which self-preference compares with: its "
+        "configuration's for a run made here.",
+    )
     parameters = serializers.DictField(
         read_only=True,
         help_text="What the run was made with: temperature, epochs, max_connections, "
@@ -45,7 +57,8 @@ class JudgeRunSerializer(ApiModelSerializer):
 
     class Meta:
         model = JudgeRun
-        fields = ["id", "judge_model", "prompt_version", "prompt_template", "model_family"]
+        fields = ["id", "judge_model", "prompt_version", "prompt_template", "config"]
+        fields += ["model_family"]
         fields += ["run_id", "status", "parameters", "calls_total", "calls_done", "errors"]
         fields += ["unparseable", "usage", "duration", "started", "finished", "created_at"]
         fields += ["verdicts"]
@@ -103,7 +116,9 @@ class JudgeVerdictFilter(FilterSet):
 
 class JudgeRunViewSet(ReadOnlyViewSet):
     read_action = Action.VIEW_BENCHMARK
-    queryset = JudgeRun.objects.select_related("prompt").annotate(verdict_count=Count("verdicts"))
+    queryset = JudgeRun.objects.select_related("prompt", "config").annotate(
+        verdict_count=Count("verdicts")
+    )
     serializer_class = JudgeRunSerializer
     filterset_fields = ["judge_model", "prompt_version", "run_id", "status"]
     ordering_fields = ["id", "created_at", "judge_model"]

@@ -131,7 +131,13 @@ class JudgeRun(models.Model):
     config = models.ForeignKey(
         JudgeConfig, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
     )
-    model_family = models.CharField(max_length=200, blank=True)
+    model_family = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The judge's vendor or family, which self-preference compares with the "
+        "responses' families: its configuration's for a run made here, given on import (or "
+        "here) for an imported one.",
+    )
     parameters = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.IMPORTED)
     calls_total = models.PositiveIntegerField(default=0)

@@ -3,6 +3,8 @@ a changed text makes the template's next version, so every run keeps the text it
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
@@ -81,16 +83,80 @@ def default_prompt() -> PromptVersion:
         return version
 
 
-def config_for(
-    model: str, prompt: PromptVersion, *, model_family: str = "", **parameters: float | int
+CONFIG_FIELDS = (
+    "model",
+    "prompt",
+    "model_family",
+    "temperature",
+    "epochs",
+    "max_connections",
+    "parse_retries",
+    "retry_temperature",
+)
+
+
+def config_values(config: JudgeConfig) -> dict[str, Any]:
+    """What a configuration names, as `save_config` takes it."""
+    return {field: getattr(config, field) for field in CONFIG_FIELDS}
+
+
+def check_model(model: str) -> None:
+    if "/" not in model.strip("/") or model != model.strip():
+        raise ValidationError({"model": f"'{model}' is not an Inspect model (provider/model)."})
+
+
+@transaction.atomic
+def save_config(
+    *,
+    name: str = "",
+    model: str,
+    prompt: PromptVersion,
+    model_family: str = "",
+    temperature: float = 0.0,
+    epochs: int = 1,
+    max_connections: int = 10,
+    parse_retries: int = 3,
+    retry_temperature: float = 0.2,
+    by: User | None,
 ) -> JudgeConfig:
-    """The configuration naming this model, prompt and parameters, made when first asked for."""
-    name = f"{model}--{prompt.template.name}-{prompt.number}"
-    slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in name)[:60]
-    values = {"model_family": model_family} | parameters
-    config, _ = JudgeConfig.objects.get_or_create(
-        model=model, prompt=prompt, **values, defaults={"name": _free_name(slug)}
-    )
+    """The judge configuration with these values, saved to be reused by name.
+
+    With a `name`: the configuration of that name, made when new; a name that already holds
+    other values is refused (a configuration never changes under the runs that used it: save
+    the new values under a new name). Without one: the configuration holding exactly these
+    values, made and named after the model and prompt when first asked for."""
+    check_model(model)
+    if min(epochs, max_connections) < 1 or parse_retries < 0:
+        raise ValidationError("Epochs and connections are at least 1, retries at least 0.")
+    values: dict[str, Any] = {
+        "model": model,
+        "prompt": prompt,
+        "model_family": model_family.strip(),
+        "temperature": temperature,
+        "epochs": epochs,
+        "max_connections": max_connections,
+        "parse_retries": parse_retries,
+        "retry_temperature": retry_temperature,
+    }
+    if name:
+        found = JudgeConfig.objects.filter(name=name).first()
+        if found is not None:
+            if config_values(found) != values:
+                raise ValidationError(
+                    {
+                        "name": f"The configuration '{name}' holds other values: choose it "
+                        "unchanged, or save these under a new name."
+                    }
+                )
+            return found
+    else:
+        found = JudgeConfig.objects.filter(**values).order_by("pk").first()
+        if found is not None:
+            return found
+        default = f"{model}--{prompt.template.name}-{prompt.number}"
+        name = _free_name("".join(c if c.isalnum() or c in "-_" else "-" for c in default)[:60])
+    config = JudgeConfig.objects.create(name=name, **values)
+    record_creation(config, ("name", *CONFIG_FIELDS), by)
     return config
 
 

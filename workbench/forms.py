@@ -2,7 +2,8 @@ from typing import Any
 
 from django import forms
 
-from judging.models import JudgeRun, PromptVersion, TriageResolution
+from judging.models import JudgeConfig, JudgeRun, PromptVersion, TriageResolution
+from judging.services import CONFIG_FIELDS, config_values
 
 MIN_RUNS, MAX_RUNS = 2, 4
 
@@ -40,31 +41,97 @@ class ResolveForm(forms.Form):
 
 
 class RunForm(forms.Form):
-    """What the "Run the judge" form asks: the judge, the prompt version and the parameters."""
+    """What the "Run the judge" form asks: a saved judge configuration to reuse, or the
+    values of one (the model, the prompt version and the parameters, saved under `name` when
+    given), and a limit for this run.
 
+    Choosing a saved configuration fills the fields with its values (htmx); submitted with the
+    model left blank, the chosen configuration is used as it is; values changed from the chosen
+    configuration's make another configuration."""
+
+    config = forms.ModelChoiceField(
+        queryset=JudgeConfig.objects.none(),
+        required=False,
+        label="Saved configuration",
+        empty_label="A new configuration (below)",
+    )
+    name = forms.SlugField(
+        max_length=60,
+        required=False,
+        label="Save as",
+        help_text="A name to reuse this configuration by (on this form and with run_judge "
+        "--config NAME). Left blank, it is named after the model and prompt.",
+    )
     model = forms.CharField(
         max_length=200,
+        required=False,
         help_text="An Inspect AI model: anthropic/claude-sonnet-4-6, openai/gpt-4.1, or "
         "openai-api/<service>/<model> for an OpenAI-compatible server (its address in "
         "<SERVICE>_BASE_URL). API keys come from the server's environment.",
     )
-    prompt = forms.ModelChoiceField(queryset=PromptVersion.objects.none(), empty_label=None)
+    prompt = forms.ModelChoiceField(queryset=PromptVersion.objects.none(), required=False)
     model_family = forms.CharField(
-        max_length=200, required=False, help_text="The judge's vendor, for self-preference."
+        max_length=200,
+        required=False,
+        help_text="The judge's vendor or family, as responses name theirs: self-preference "
+        "compares the judge's leniency on its own family's responses with the others'.",
     )
+    temperature = forms.FloatField(min_value=0.0, max_value=2.0, initial=0.0, required=False)
     epochs = forms.IntegerField(min_value=1, max_value=10, initial=1)
     max_connections = forms.IntegerField(min_value=1, max_value=200, initial=10)
+    parse_retries = forms.IntegerField(
+        min_value=0,
+        max_value=10,
+        initial=3,
+        required=False,
+        label="Retries of an unreadable answer",
+        help_text="Asked again with a corrective message, at the retry temperature.",
+    )
+    retry_temperature = forms.FloatField(min_value=0.0, max_value=2.0, initial=0.2, required=False)
     limit = forms.IntegerField(
         min_value=1, required=False, help_text="Judge only the first N units (a trial run)."
     )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, refill_url: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        field = self.fields["prompt"]
-        assert isinstance(field, forms.ModelChoiceField)
-        field.queryset = PromptVersion.objects.select_related("template").order_by(
+        config = self.fields["config"]
+        prompt = self.fields["prompt"]
+        assert isinstance(config, forms.ModelChoiceField)
+        assert isinstance(prompt, forms.ModelChoiceField)
+        config.queryset = JudgeConfig.objects.select_related("prompt__template").order_by("name")
+        if refill_url:
+            config.widget.attrs |= {
+                "hx-get": refill_url,
+                "hx-trigger": "change",
+                "hx-target": "#run-form",
+                "hx-swap": "outerHTML",
+            }
+        prompt.queryset = PromptVersion.objects.select_related("template").order_by(
             "template__name", "-number"
         )
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        for name in ("temperature", "parse_retries", "retry_temperature"):
+            if name in cleaned and cleaned[name] is None:  # left blank: the usual value
+                cleaned[name] = self.fields[name].initial
+        chosen = cleaned.get("config")
+        if not cleaned.get("model"):
+            if chosen is None and "model" not in self.errors:
+                self.add_error("model", "Name the model, or choose a saved configuration.")
+            return cleaned  # the chosen configuration as it is (no JavaScript to fill it in)
+        if chosen is not None and not self.errors:
+            values = {field: cleaned.get(field) for field in CONFIG_FIELDS}
+            if values != config_values(chosen):  # changed: another configuration
+                cleaned["config"] = None
+                if cleaned.get("name") == chosen.name:
+                    cleaned["name"] = ""
+        return cleaned
+
+    @classmethod
+    def initial_for(cls, config: JudgeConfig) -> dict[str, Any]:
+        values = config_values(config)
+        return values | {"config": config.pk, "name": config.name, "prompt": config.prompt_id}
 
 
 class PromptForm(forms.Form):

@@ -31,9 +31,15 @@ from audit.errors import Conflict, NotFound
 from audit.services import record
 from grading import adjudication
 from grading.models import Study, StudyItem
-from judging.models import JudgeRun, JudgeVerdict, PromptVersion, TriageResolution
+from judging.models import (
+    JudgeConfig,
+    JudgeRun,
+    JudgeVerdict,
+    PromptVersion,
+    TriageResolution,
+)
 from judging.prompting import render
-from judging.services import config_for, default_prompt
+from judging.services import default_prompt, save_config
 from rubrics import services as rubrics
 from rubrics.models import CriterionVersion
 from workbench.jobs import run_judge_job
@@ -61,48 +67,62 @@ def preview(prompt_text: str, study: Study | None) -> str:
 def start_run(
     study: Study,
     *,
-    model: str,
+    config: JudgeConfig | None = None,
+    name: str = "",
+    model: str = "",
     prompt: PromptVersion | None = None,
+    model_family: str = "",
+    temperature: float = 0.0,
     epochs: int = 1,
     max_connections: int = MAX_CONNECTIONS,
-    temperature: float = 0.0,
-    model_family: str = "",
+    parse_retries: int = 3,
+    retry_temperature: float = 0.2,
     limit: int | None = None,
     by: User | None,
     enqueue: bool = True,
 ) -> JudgeRun:
-    """Record a judge run of `model` with `prompt` on `study` and (with `enqueue`) queue it
-    for the worker. Refuses a model string that is not Inspect's `provider/model`."""
-    if "/" not in model.strip("/"):
-        raise ValidationError({"model": f"'{model}' is not an Inspect model (provider/model)."})
-    if epochs < 1 or max_connections < 1 or (limit is not None and limit < 1):
-        raise ValidationError("Epochs, connections and the limit are at least 1.")
-    prompt = prompt or default_prompt()
+    """Record a judge run on `study` and (with `enqueue`) queue it for the worker.
+
+    The judge is a saved configuration (`config`), or the one these values make: saved under
+    `name` to be reused, or found by its values (`judging.services.save_config`). The run
+    keeps the configuration's parameters and model family (self-preference compares with it)."""
+    if limit is not None and limit < 1:
+        raise ValidationError({"limit": "The limit is at least 1."})
+    if config is None:
+        config = save_config(
+            name=name,
+            model=model,
+            prompt=prompt or default_prompt(),
+            model_family=model_family,
+            temperature=temperature,
+            epochs=epochs,
+            max_connections=max_connections,
+            parse_retries=parse_retries,
+            retry_temperature=retry_temperature,
+            by=by,
+        )
     units = len(study_units(study, limit=limit))
     if not units:
         raise RunNotPossible(
             f"Study '{study.name}' has no response with a binary criterion to judge."
         )
-    config = config_for(
-        model,
-        prompt,
-        model_family=model_family,
-        temperature=temperature,
-        epochs=epochs,
-        max_connections=max_connections,
-    )
     run = JudgeRun.objects.create(
-        judge_model=model,
-        prompt_version=str(prompt),
+        judge_model=config.model,
+        prompt_version=str(config.prompt),
         run_id=f"l2annot-{uuid.uuid4().hex[:12]}",
-        prompt=prompt,
+        prompt=config.prompt,
         config=config,
-        model_family=model_family,
+        model_family=config.model_family,
         parameters=config.parameters() | {"study": study.pk, "limit": limit},
         status=JudgeRun.Status.QUEUED,
-        calls_total=units * epochs,
+        calls_total=units * config.epochs,
     )
-    record(run, "created", by, comment=f"Judge run queued on study '{study.name}'.")
+    record(
+        run,
+        "created",
+        by,
+        comment=f"Judge run queued on study '{study.name}' with configuration '{config.name}'.",
+    )
     if enqueue:
         _enqueue(run)
     return run

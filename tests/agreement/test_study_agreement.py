@@ -239,7 +239,6 @@ def test_a_maintainer_sets_the_threshold_and_the_report_follows(study, client_as
         "validation_threshold": "0.8",
         "minimum_units": 2,
         "epsilon": "0.1",
-        "judge_family": "",
         "resamples": 200,
         "seed": 3,
     }

@@ -12,7 +12,7 @@ from django.utils import timezone
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading.models import Study
-from judging.models import JudgeRun
+from judging.models import JudgeConfig, JudgeRun
 from judging.services import default_prompt
 from l2annot.errors import status_for
 from l2annot.htmx import redirect_to, render_page, respond
@@ -34,8 +34,9 @@ def study_runs(study: Study) -> list[JudgeRun]:
 @require(Action.MANAGE_STUDIES)
 def judge(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
+    refill_url = reverse("workbench:judge", args=[study.pk])
     if request.method == "POST":
-        form = RunForm(request.POST)
+        form = RunForm(request.POST, refill_url=refill_url)
         if form.is_valid():
             try:
                 run = services.start_run(study, **form.cleaned_data, by=request.user)
@@ -47,8 +48,12 @@ def judge(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
                 return redirect_to(request, reverse("workbench:run", args=[study.pk, run.pk]))
         context = {"study": study, "form": form, "runs": study_runs(study)}
         return render_page(request, PAGE, context, fragment="run-form", status=422)
-    form = RunForm(initial={"prompt": _default_prompt_pk()})
-    return render_page(request, PAGE, {"study": study, "form": form, "runs": study_runs(study)})
+    config_id = request.GET.get("config", "")
+    chosen = JudgeConfig.objects.filter(pk=config_id).first() if config_id.isdigit() else None
+    initial = RunForm.initial_for(chosen) if chosen else {"prompt": _default_prompt_pk()}
+    form = RunForm(initial=initial, refill_url=refill_url)
+    context = {"study": study, "form": form, "runs": study_runs(study)}
+    return render_page(request, PAGE, context, fragment="run-form")
 
 
 def _default_prompt_pk() -> int | None:

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from audit.errors import Conflict
 from grading.models import Study
 from interchange.progress import TextProgressBar
+from judging.models import JudgeConfig
 from judging.services import find_prompt
 from workbench.services import MAX_CONNECTIONS, start_run
 
@@ -14,17 +15,29 @@ class Command(BaseCommand):
     help = (
         "Run the LLM judge on a study's responses, one call per (response, criterion, epoch), "
         "and store its verdicts. The model is an Inspect AI model string; its API key comes "
-        "from the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, <SERVICE>_API_KEY ...)."
+        "from the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, <SERVICE>_API_KEY ...). "
+        "--config NAME runs a saved judge configuration."
     )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("study", help="The study's id or name.")
-        parser.add_argument("--model", required=True, help="e.g. anthropic/claude-sonnet-4-6")
+        parser.add_argument(
+            "--config",
+            default="",
+            help="A saved judge configuration, by name; with --model, the name to save these "
+            "options under (refused when the name holds other values).",
+        )
+        parser.add_argument("--model", help="e.g. anthropic/claude-sonnet-4-6")
         parser.add_argument(
             "--prompt", help="NAME or NAME@VERSION (default: reference-guided, latest version)."
         )
         parser.add_argument("--epochs", type=int, default=1)
+        parser.add_argument("--temperature", type=float, default=0.0)
         parser.add_argument("--max-connections", type=int, default=MAX_CONNECTIONS)
+        parser.add_argument(
+            "--parse-retries", type=int, default=3, help="Retries of an unreadable answer."
+        )
+        parser.add_argument("--retry-temperature", type=float, default=0.2)
         parser.add_argument("--limit", type=int, help="Judge only the first N units.")
         parser.add_argument("--model-family", default="", help="The judge's vendor or family.")
         parser.add_argument(
@@ -33,22 +46,42 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         study = self.find_study(options["study"])
+        if not options["model"] and not options["config"]:
+            raise CommandError("Give --model MODEL, or --config NAME of a saved configuration.")
         try:
+            config = None
+            if not options["model"]:
+                config = JudgeConfig.objects.filter(name=options["config"]).first()
+                if config is None:
+                    known = ", ".join(JudgeConfig.objects.values_list("name", flat=True))
+                    raise CommandError(
+                        f"No judge configuration '{options['config']}' "
+                        f"(configurations: {known or 'none'})."
+                    )
             prompt = find_prompt(options["prompt"]) if options["prompt"] else None
             run = start_run(
                 study,
-                model=options["model"],
+                config=config,
+                name=options["config"],
+                model=options["model"] or "",
                 prompt=prompt,
+                model_family=options["model_family"],
+                temperature=options["temperature"],
                 epochs=options["epochs"],
                 max_connections=options["max_connections"],
-                model_family=options["model_family"],
+                parse_retries=options["parse_retries"],
+                retry_temperature=options["retry_temperature"],
                 limit=options["limit"],
                 by=None,
                 enqueue=options["queue"],
             )
         except (ValidationError, Conflict) as error:
             raise CommandError("; ".join(getattr(error, "messages", [str(error)]))) from None
-        self.stdout.write(f"Judge run {run.pk}: {run.calls_total} calls with {run.prompt_version}")
+        assert run.config is not None
+        self.stdout.write(
+            f"Judge run {run.pk}: {run.calls_total} calls with {run.prompt_version} "
+            f"(configuration '{run.config.name}')"
+        )
         if options["queue"]:
             return
         from workbench.running import execute_run  # loads Inspect AI (seconds)
