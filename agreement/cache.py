@@ -7,7 +7,10 @@ key, so nothing is ever invalidated by hand and an old entry simply expires. The
 Django's default cache, a database table shared by the web processes and the worker.
 """
 
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from threading import Lock
+from typing import Any, cast
 
 from django.core.cache import cache
 
@@ -62,17 +65,51 @@ def triage_key(study: Study, run: JudgeRun, settings: AnalysisSettings) -> str:
     return f"triage:{judge}:{_study_part(study, settings)}"
 
 
+# The last results this process read are kept in it as well: the result of a large study is
+# tens of thousands of frozen objects, and unpickling them from the shared cache took seconds
+# on every visit (a thousand-criterion judge calibration, 2.5 s). A key names the state of the
+# data, so a kept result is never stale; it is used while the shared cache still holds its
+# key (a query that reads no value), so clearing or expiring the shared entry drops it too.
+# The oldest is dropped beyond LOCAL_RESULTS.
+LOCAL_RESULTS = 8
+_local: OrderedDict[str, object] = OrderedDict()
+_local_lock = Lock()
+
+
+def _remember(key: str, result: object) -> None:
+    with _local_lock:
+        _local[key] = result
+        _local.move_to_end(key)
+        while len(_local) > LOCAL_RESULTS:
+            _local.popitem(last=False)
+
+
+def _recall(key: str) -> Any:
+    with _local_lock:
+        result = _local.get(key)
+        if result is not None:
+            _local.move_to_end(key)
+    if result is not None and not cache.has_key(key):
+        result = None
+    if result is None:
+        result = cache.get(key)
+        if result is not None:
+            _remember(key, result)
+    return result
+
+
 def cached[T](key: str) -> T | None:
     """The result stored under `key`, or None when it has not been computed yet."""
-    return cache.get(key)
+    return cast(T | None, _recall(key))
 
 
 def get_or_compute[T](key: str, compute: Callable[[], T]) -> T:
     """The result stored under `key`, computed and stored first if it is not there."""
-    result = cache.get(key)
+    result = cast(T | None, _recall(key))
     if result is None:
         result = compute()
         cache.set(key, result, CACHE_SECONDS)
+        _remember(key, result)
     return result
 
 

@@ -1,6 +1,7 @@
 from dataclasses import replace
 from io import BytesIO
 
+from django.core.paginator import Paginator
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
@@ -20,7 +21,7 @@ from agreement.analysis.export import (
     write_report_xlsx,
 )
 from agreement.analysis.leaderboard import Leaderboard
-from agreement.analysis.reports import GroupAgreement, StudyAgreement
+from agreement.analysis.reports import CriterionAgreement, GroupAgreement, StudyAgreement
 from agreement.data import calibration_runs, disagreements, judge_runs_for, unmatched_questions
 from agreement.forms import AnalysisSettingsForm
 from agreement.models import AnalysisSettings
@@ -38,7 +39,7 @@ from audit import services as audit
 from audit.models import AuditEvent
 from grading.models import Study
 from judging.models import JudgeRun
-from l2annot.htmx import wants_fragment
+from l2annot.htmx import render_page, wants_fragment
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -56,17 +57,24 @@ def _forest_rows(groups: list[GroupAgreement]) -> list[charts.ForestRow]:
     ]
 
 
+# Criteria shown per page of the report: a study of a thousand tasks has over a thousand
+# criteria, and all of them made a page of a megabyte (the downloads keep every one).
+CRITERIA_PER_PAGE = 50
+
+
+def _criteria_chart(criteria: list[CriterionAgreement], threshold: float) -> str:
+    return mark_safe(  # charts.py escapes every text it writes
+        charts.forest_plot(
+            _forest_rows([c.agreement for c in criteria]),
+            threshold=threshold,
+            title="Krippendorff's alpha per criterion with 95% interval",
+        )
+    )
+
+
 def _charts(report: StudyAgreement) -> dict[str, str]:
-    criteria = [c.agreement for c in report.criteria]
     matrix = [[cell.percent if cell else None for cell in row] for row in report.rater_matrix]
     return {
-        "criteria_chart": mark_safe(  # charts.py escapes every text it writes
-            charts.forest_plot(
-                _forest_rows(criteria),
-                threshold=report.threshold,
-                title="Krippendorff's alpha per criterion with 95% interval",
-            )
-        ),
         "layer_chart": mark_safe(
             charts.forest_plot(
                 _forest_rows(list(report.by_layer)),
@@ -93,16 +101,25 @@ def study_agreement(request: AuthenticatedHttpRequest, study_id: int) -> HttpRes
         if wants_fragment(request):  # the waiting page polls; nothing new yet
             return HttpResponse(status=204)
         return render(request, "agreement/computing.html", {"study": study}, status=202)
-    if report is not None and wants_fragment(request):
+    paging = "page" in request.GET  # htmx asking for another page of criteria, not polling
+    if report is not None and wants_fragment(request) and not paging:
         response = HttpResponse(status=204)
         response["HX-Refresh"] = "true"  # ready: the waiting page reloads as the full report
         return response
     report = report or study_report(study)
+    criteria = Paginator(report.criteria, CRITERIA_PER_PAGE).get_page(request.GET.get("page"))
+    page_context = {
+        "study": study,
+        "report": report,
+        "criteria": criteria,
+        "criteria_chart": _criteria_chart(list(criteria), report.threshold),
+    }
+    if paging and wants_fragment(request):
+        return render_page(request, "agreement/study.html", page_context, fragment="criteria")
     weakest = report.least_reliable(5)
     context = {
-        "study": study,
+        **page_context,
         "settings": settings,
-        "report": report,
         "weakest": weakest,
         "disagreements": disagreements(
             study,
@@ -112,7 +129,7 @@ def study_agreement(request: AuthenticatedHttpRequest, study_id: int) -> HttpRes
         "judge_runs": calibration_runs(study),
         **_charts(report),
     }
-    return render(request, "agreement/study.html", context)
+    return render_page(request, "agreement/study.html", context)
 
 
 @require(Action.EXPORT_DATA)
@@ -164,15 +181,23 @@ def judge_calibration(
 ) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     run = get_object_or_404(JudgeRun, pk=run_id)
-    report = replace(judge_report(study, run), scales=judge_scale_report(study, run))
+    calibration = judge_report(study, run)
+    criteria = Paginator(calibration.by_criterion, CRITERIA_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    if "page" in request.GET and wants_fragment(request):
+        context = {"study": study, "run": run, "criteria": criteria}
+        return render_page(request, "agreement/judge.html", context, fragment="criteria")
+    report = replace(calibration, scales=judge_scale_report(study, run))
     confusion = report.overall.vs_majority.confusion if report.overall.vs_majority else None
-    return render(
+    return render_page(
         request,
         "agreement/judge.html",
         {
             "study": study,
             "run": run,
             "report": report,
+            "criteria": criteria,
             "settings": AnalysisSettings.for_study(study),
             "confusion": confusion.tolist() if confusion is not None else None,
             "scales": [(scale, _bland_altman_chart(scale)) for scale in report.scales],

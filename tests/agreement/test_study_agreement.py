@@ -3,15 +3,18 @@
 import json
 
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
 from django.urls import reverse
 from openpyxl import load_workbook
 
 from accounts.roles import Role
+from agreement import cache as agreement_cache
 from agreement.data import disagreements, load_study_ratings
 from agreement.jobs import compute_study_report
 from agreement.models import AnalysisSettings
 from agreement.services import judge_report, study_report
+from agreement.views import reports
 from audit.models import AuditEvent
 from grading import services as grading
 from grading.models import Study, Verdict
@@ -111,6 +114,24 @@ def test_the_agreement_page_shows_the_plots_to_readers(study, client_as):
     assert "Brennan-Prediger" in body and "Scott's pi" in body and "Alpha ratio" in body
 
 
+def test_the_agreement_page_shows_the_criteria_a_page_at_a_time(study, client_as, monkeypatch):
+    """A study of a thousand tasks has over a thousand criteria: the page holds a bounded
+    number of them (the HTML stays small), the next ones come as an htmx fragment."""
+    monkeypatch.setattr(reports, "CRITERIA_PER_PAGE", 2)
+    client = client_as(Role.VIEWER)
+    url = reverse("agreement:study", args=[study.pk])
+    codes = [c.criterion.code for c in study_report(study).criteria]
+    assert len(codes) > 2
+    body = client.get(url).content.decode()
+    shown = [code for code in codes if f'<th scope="row"><code>{code}</code>' in body]
+    assert shown == codes[:2]
+    assert f"Criteria 1 to 2 of {len(codes)}" in body and "page=2" in body
+    fragment = client.get(url, {"page": 2}, HTTP_HX_REQUEST="true")
+    html = fragment.content.decode()
+    assert fragment.status_code == 200 and html.lstrip().startswith('<section id="criteria"')
+    assert f'<th scope="row"><code>{codes[2]}</code>' in html and "<h1>" not in html
+
+
 def test_annotators_may_not_see_agreement(study, client_as):
     response = client_as(Role.ANNOTATOR).get(reverse("agreement:study", args=[study.pk]))
     assert response.status_code == 403
@@ -164,6 +185,32 @@ def test_a_judge_that_always_passes_is_measured_as_lenient(study, always_pass_ju
     assert report.stability.epochs == 2 and report.stability.identical == 1.0
     universal = next(g for g in report.by_layer if g.label == "universal")
     assert universal.leniency.difference > report.overall.leniency.difference
+
+
+def test_the_judge_page_shows_the_criteria_a_page_at_a_time(
+    study, always_pass_judge, client_as, monkeypatch
+):
+    monkeypatch.setattr(reports, "CRITERIA_PER_PAGE", 2)
+    client = client_as(Role.VIEWER)
+    url = reverse("agreement:judge", args=[study.pk, always_pass_judge.pk])
+    labels = [g.label for g in judge_report(study, always_pass_judge).by_criterion]
+    body = client.get(url).content.decode()
+    assert [label for label in labels if f'<th scope="row">{label}</th>' in body] == labels[:2]
+    fragment = client.get(url, {"page": 2}, HTTP_HX_REQUEST="true").content.decode()
+    assert fragment.lstrip().startswith('<section id="criteria"') and "<h1>" not in fragment
+    assert f'<th scope="row">{labels[2]}</th>' in fragment
+
+
+def test_a_cached_report_is_unpickled_once_per_process(study, monkeypatch):
+    first = study_report(study)
+    reads: list[str] = []
+    read = agreement_cache.cache.get
+    monkeypatch.setattr(
+        agreement_cache.cache, "get", lambda key, *rest: reads.append(key) or read(key, *rest)
+    )
+    assert study_report(study) is first and reads == []
+    cache.clear()  # the shared entry gone: the process's copy is not used either
+    assert study_report(study) == first and study_report(study) is not first
 
 
 def test_the_study_page_links_to_each_judge_and_the_judge_page_says_its_verdict(
