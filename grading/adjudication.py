@@ -198,6 +198,26 @@ def request_adjudication(
 
 
 @transaction.atomic
+def withdraw_request(
+    study_item: StudyItem, criterion_version_id: int, *, by: User | None
+) -> bool:
+    """Take a pair's adjudication request back while it waits: True when one was withdrawn.
+    A pair already adjudicated keeps its request (its gold verdict stands), as does a pair
+    never requested; either way nothing changes and the answer is False."""
+    request = AdjudicationRequest.objects.filter(
+        study_item=study_item, criterion_version_id=criterion_version_id
+    ).first()
+    adjudicated = GoldVerdict.objects.filter(
+        study_item=study_item, criterion_version_id=criterion_version_id
+    ).exists()
+    if request is None or adjudicated:
+        return False
+    audit.record_deletion(request, ["reason"], actor=by)
+    request.delete()
+    return True
+
+
+@transaction.atomic
 def record_gold_verdict(
     study_item: StudyItem,
     criterion_version_id: int,

@@ -28,6 +28,7 @@ from django.utils import timezone
 from accounts.models import User
 from audit import services as audit
 from audit.errors import Conflict, NotFound
+from audit.models import AuditEvent
 from audit.services import record
 from grading import adjudication
 from grading.models import Study, StudyItem
@@ -233,6 +234,56 @@ def resolve(
         ) from None
     audit.record_creation(resolution, ["kind", "note"], actor=by)
     return resolution
+
+
+class NotResolved(Conflict):
+    def __init__(self) -> None:
+        super().__init__("This disagreement is not resolved: it was reopened meanwhile.")
+
+
+@transaction.atomic
+def reopen(
+    run: JudgeRun, study_item: StudyItem, criterion_version: CriterionVersion, *, by: User
+) -> list[str]:
+    """Undo the resolution of one of `run`'s disagreements, which goes back to the queue.
+
+    The resolution is deleted, its kind, note and draft kept in the history. What it did
+    elsewhere is undone only where nobody has built on it: the adjudication request of "the
+    experts were wrong" is withdrawn while the unit awaits adjudication (a gold verdict, once
+    recorded, stands); the criterion draft of "ambiguous" stays a draft, to be edited or
+    deleted on the criterion's page. Returns what happened, in words."""
+    resolution = (
+        TriageResolution.objects.select_for_update()
+        .filter(run=run, response_id=study_item.response_id, criterion_version=criterion_version)
+        .first()
+    )
+    if resolution is None:
+        raise NotResolved()
+    done = [f"Reopened: “{resolution.get_kind_display()}” is undone (kept in the history)."]
+    if resolution.kind == Kind.EXPERTS_WRONG:
+        if adjudication.withdraw_request(study_item, criterion_version.pk, by=by):
+            done.append("The adjudication request is withdrawn.")
+        else:
+            done.append("The unit was already adjudicated: its gold verdict stands.")
+    elif resolution.kind == Kind.AMBIGUOUS and resolution.draft_id is not None:
+        done.append(
+            "The draft of the criterion's next version stays a draft: edit or delete it on "
+            "the criterion's page."
+        )
+    elif resolution.kind == Kind.JUDGE_ERROR:
+        done.append("The note on the prompt version goes with it (kept in the history).")
+    audit.record(
+        resolution,
+        AuditEvent.Kind.DELETED,
+        by,
+        {
+            field: [value, None]
+            for field, value in audit.snapshot(resolution, ["kind", "note", "draft"]).items()
+        },
+        comment="Triage resolution reopened.",
+    )
+    resolution.delete()
+    return done
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,12 @@ urlpatterns = [
         triage.resolve,
         name="triage_resolve",
     ),
+    path(
+        "studies/<int:study_id>/runs/<int:run_id>/triage/<int:study_item_id>/"
+        "<int:criterion_version_id>/reopen/",
+        triage.reopen,
+        name="triage_reopen",
+    ),
     path("studies/<int:study_id>/judge/", runs.judge, name="judge"),
     path("studies/<int:study_id>/judge/runs/<int:run_id>/", runs.run, name="run"),
     path("studies/<int:study_id>/judge/runs/<int:run_id>/cancel/", runs.cancel, name="run_cancel"),

@@ -133,6 +133,7 @@ ROUTES: dict[str, Route] = {
     "workbench:compare": Route("GET", MANAGERS),
     "workbench:triage": Route("GET", MANAGERS),
     "workbench:triage_resolve": Route("POST", MANAGERS),
+    "workbench:triage_reopen": Route("POST", MANAGERS),
     "workbench:judge": Route("GET", MANAGERS),
     "workbench:run": Route("GET", MANAGERS),
     "workbench:run_cancel": Route("POST", MANAGERS),

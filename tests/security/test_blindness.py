@@ -123,6 +123,11 @@ PAGES = [
         "workbench:triage_resolve",
         ("study_id", "run_id", "study_item_id", "criterion_version_id"),
     ),
+    (
+        "post",
+        "workbench:triage_reopen",
+        ("study_id", "run_id", "study_item_id", "criterion_version_id"),
+    ),
     ("get", "workbench:judge", ("study_id",)),
     ("post", "workbench:judge", ("study_id",)),
     ("get", "workbench:run", ("study_id", "run_id")),

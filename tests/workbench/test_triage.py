@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from accounts.roles import Role
 from agreement.services import triage
+from audit.models import AuditEvent
 from grading import adjudication
 from grading.models import AdjudicationRequest, Study
 from judging.models import JudgeRun, JudgeVerdict, TriageResolution
@@ -169,3 +170,62 @@ def test_an_unparseable_answer_is_not_a_disagreement(study, v1):
     again = triage(study, v1)
     assert len(again.units) == len(found.units) - 1
     assert (item, version) not in {again.pair(u) for u in again.units}
+
+
+def _reopen_url(study, run, unit_pair):
+    item, version = unit_pair
+    return reverse("workbench:triage_reopen", args=[study.pk, run.pk, item, version])
+
+
+def test_reopening_experts_were_wrong_withdraws_the_waiting_request_with_its_history(
+    study, v3, maintainer
+):
+    found = triage(study, v3)
+    pair = found.pair(found.units[0])
+    maintainer.post(_resolve_url(study, v3, pair), {"kind": "experts_wrong", "note": "why"})
+    resolved = maintainer.get(reverse("workbench:triage", args=[study.pk, v3.pk])).content
+    assert b"The adjudication request is withdrawn if the unit has not been adjudicated" in resolved
+    response = maintainer.post(_reopen_url(study, v3, pair), headers={"HX-Request": "true"})
+    body = response.content.decode()
+    assert response.status_code == 200 and "<html" not in body
+    assert "The adjudication request is withdrawn." in body
+    assert 'name="kind"' in body  # the unit is open again: its form is back
+    assert not TriageResolution.objects.exists()
+    assert not AdjudicationRequest.objects.filter(study_item=pair[0], criterion_version=pair[1])
+    history = AuditEvent.objects.filter(kind="deleted").values_list("comment", "changes")
+    assert ("Triage resolution reopened.", {"kind": ["experts_wrong", None], "note": ["why", None],
+            "draft": [None, None]}) in list(history)  # fmt: skip
+    assert AuditEvent.objects.filter(
+        kind="deleted", content_type__model="adjudicationrequest"
+    ).exists()
+    again = maintainer.post(_reopen_url(study, v3, pair))
+    assert again.status_code == 409 and b"reopened meanwhile" in again.content
+
+
+def test_reopening_after_adjudication_keeps_the_gold_verdict_and_ambiguous_keeps_its_draft(
+    study, v1, v3, maintainer, make_user
+):
+    found = triage(study, v3)
+    pair = found.pair(found.units[0])
+    maintainer.post(_resolve_url(study, v3, pair), {"kind": "experts_wrong"})
+    item = study.items.get(pk=pair[0])
+    adjudication.record_gold_verdict(
+        item, pair[1], verdict="fail", note="", by=make_user(Role.MAINTAINER), base_revision=0
+    )
+    hx = {"HX-Request": "true"}
+    body = maintainer.post(_reopen_url(study, v3, pair), headers=hx).content.decode()
+    assert "already adjudicated: its gold verdict stands" in body
+    assert AdjudicationRequest.objects.filter(study_item=pair[0], criterion_version=pair[1])
+
+    found = triage(study, v1)
+    pair = found.pair(found.units[0])
+    maintainer.post(_resolve_url(study, v1, pair), {"kind": "ambiguous", "note": "vague"})
+    draft = TriageResolution.objects.get(run=v1).draft
+    body = maintainer.post(_reopen_url(study, v1, pair), headers=hx).content.decode()
+    assert "stays a draft" in body
+    draft.refresh_from_db()
+    assert draft.frozen is False and not TriageResolution.objects.filter(run=v1).exists()
+    resolved_again = maintainer.post(
+        _resolve_url(study, v1, pair), {"kind": "judge_error", "note": "n"}
+    )
+    assert resolved_again.status_code == 302  # the unit is open to resolve again

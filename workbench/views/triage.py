@@ -1,7 +1,7 @@
 """The triage queue: the units where one judge run disagrees with the experts of a study, most
 important first, each with what a maintainer needs to resolve it. Maintainers only."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -39,6 +39,8 @@ class Card:
     resolution: TriageResolution | None
     form: ResolveForm
     error: str = ""
+    reopened: list[str] = field(default_factory=list)  # what reopening it did, in words
+    status: int = 200
 
     @property
     def anchor(self) -> str:
@@ -97,6 +99,34 @@ def queue(request: AuthenticatedHttpRequest, study_id: int, run_id: int) -> Http
     return render_page(request, PAGE, context, fragment="queue")
 
 
+def _unit(found: Triage, item: StudyItem, version: CriterionVersion) -> TriageUnit:
+    unit = next((u for u in found.units if found.pair(u) == (item.pk, version.pk)), None)
+    if unit is None:
+        raise Http404("This run does not disagree with the experts on this unit.")
+    return unit
+
+
+def _respond_with_card(
+    request: AuthenticatedHttpRequest, study: Study, run: JudgeRun, found: Triage, card: Card
+) -> HttpResponse:
+    queue_url = reverse("workbench:triage", args=[study.pk, run.pk])
+    context: dict[str, Any] = {"study": study, "run": run, "card": card}
+    return respond(
+        request,
+        PAGE,
+        context,
+        fragment="card",
+        done_url=f"{queue_url}#{card.anchor}",
+        status=card.status,
+        page_context=lambda: {
+            "triage": found,
+            "page": _page(request, found),
+            "cards": [card],
+            "resolved": TriageResolution.objects.filter(run=run).count(),
+        },
+    )
+
+
 @require(Action.MANAGE_STUDIES)
 @require_POST
 def resolve(
@@ -110,9 +140,7 @@ def resolve(
     item = get_object_or_404(StudyItem, pk=study_item_id, study=study)
     version = get_object_or_404(CriterionVersion, pk=criterion_version_id)
     found = triage(study, run)
-    unit = next((u for u in found.units if found.pair(u) == (item.pk, version.pk)), None)
-    if unit is None:
-        raise Http404("This run does not disagree with the experts on this unit.")
+    unit = _unit(found, item, version)
     form = ResolveForm(request.POST)
     status, error = 422, ""
     if form.is_valid():
@@ -132,20 +160,32 @@ def resolve(
             form.add_error(None, refused)
     card = _cards(study, run, found, [unit])[0]
     if status != 200:
-        card.form, card.error = form, error
-    queue_url = reverse("workbench:triage", args=[study.pk, run.pk])
-    context: dict[str, Any] = {"study": study, "run": run, "card": card}
-    return respond(
-        request,
-        PAGE,
-        context,
-        fragment="card",
-        done_url=f"{queue_url}#{card.anchor}",
-        status=status,
-        page_context=lambda: {
-            "triage": found,
-            "page": _page(request, found),
-            "cards": [card],
-            "resolved": TriageResolution.objects.filter(run=run).count(),
-        },
-    )
+        card.form, card.error, card.status = form, error, status
+    return _respond_with_card(request, study, run, found, card)
+
+
+@require(Action.MANAGE_STUDIES)
+@require_POST
+def reopen(
+    request: AuthenticatedHttpRequest,
+    study_id: int,
+    run_id: int,
+    study_item_id: int,
+    criterion_version_id: int,
+) -> HttpResponse:
+    """Undo a unit's resolution: the unit is back in the queue with its form, and the card
+    says what was undone and what stays (`services.reopen`)."""
+    study, run = _study_and_run(study_id, run_id)
+    item = get_object_or_404(StudyItem, pk=study_item_id, study=study)
+    version = get_object_or_404(CriterionVersion, pk=criterion_version_id)
+    found = triage(study, run)
+    unit = _unit(found, item, version)
+    done: list[str] = []
+    status, error = 200, ""
+    try:
+        done = services.reopen(run, item, version, by=request.user)
+    except Conflict as refused:  # reopened meanwhile
+        status, error = status_for(refused), message_of(refused)
+    card = _cards(study, run, found, [unit])[0]
+    card.reopened, card.error, card.status = done, error, status
+    return _respond_with_card(request, study, run, found, card)
