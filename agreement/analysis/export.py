@@ -24,9 +24,11 @@ from l2annot.formulas import as_text_cell, spreadsheet_safe
 type JudgeScales = Sequence[tuple[object, Sequence[JudgeScale]]]
 
 GROUP_COLUMNS = [
-    "group", "items", "ratings", "pairable units", "percent agreement", "alpha", "alpha CI low",
-    "alpha CI high", "alpha undefined because", "AC1", "Brennan-Prediger", "Scott's pi",
-    "pass rate", "positive agreement", "negative agreement", "alpha unstable (prevalence)",
+    "group", "items", "ratings", "pairable units", "percent agreement",
+    "percent agreement CI low", "percent agreement CI high", "alpha", "alpha CI low",
+    "alpha CI high", "alpha undefined because", "alpha interval unreliable because", "AC1",
+    "AC1 CI low", "AC1 CI high", "Brennan-Prediger", "Scott's pi", "pass rate",
+    "positive agreement", "negative agreement", "alpha unstable (prevalence)",
 ]  # fmt: skip
 
 
@@ -46,11 +48,16 @@ def group_row(group: GroupAgreement) -> list[Any]:
         s.n_ratings,
         s.n_units,
         _coefficient(s.percent_agreement),
+        group.percent_agreement.low,
+        group.percent_agreement.high,
         _coefficient(group.alpha.estimate),
         group.alpha.low,
         group.alpha.high,
         group.alpha.estimate.undefined_reason or group.alpha.undefined_reason or "",
+        group.alpha.unreliable_reason or "",
         _coefficient(s.ac1),
+        group.ac1.low,
+        group.ac1.high,
         _coefficient(s.brennan_prediger),
         _coefficient(s.scott_pi),
         _ratio(s.prevalence),
@@ -65,6 +72,7 @@ def _group_dict(group: GroupAgreement) -> dict[str, Any]:
         "confidence": group.alpha.confidence,
         "interval method": group.alpha.method,
         "resamples": group.alpha.n_resamples,
+        "AC1 and agreement interval method": group.ac1.method,
     }
 
 
@@ -290,10 +298,12 @@ def write_sheets_xlsx(
         sheet.append(header)
         for cell in sheet[1]:
             cell.font = Font(bold=True)
-        for row in rows:
-            sheet.append(row)
-            for cell in sheet[sheet.max_row]:
-                as_text_cell(cell)  # names and prompts are user text: never a formula
+        # Cell by cell at known coordinates: `sheet.max_row` after each append scans every
+        # cell written so far, which made a large report quadratic.
+        for number, row in enumerate(rows, start=2):
+            for column, value in enumerate(row, start=1):
+                # Names and prompts are user text: never a formula.
+                as_text_cell(sheet.cell(row=number, column=column, value=value))
         sheet.freeze_panes = "A2"
         sheet.auto_filter.ref = sheet.dimensions
         for index, name in enumerate(header, start=1):

@@ -24,10 +24,10 @@ from agreement.stats import (
     Interval,
     alpha_from_counts,
     binary_summary,
-    bootstrap_alpha,
     cohen_kappa,
     counts_from_pairs,
 )
+from agreement.stats.grouped import grouped_intervals
 
 DEFAULT_THRESHOLD = 0.667  # Krippendorff 2004: lowest alpha for tentative conclusions.
 # Below this many units graded by two experts or more, no criterion is called validated: a
@@ -44,7 +44,9 @@ class GroupAgreement:
     label: str
     n_items: int
     summary: BinarySummary
-    alpha: Interval
+    alpha: Interval  # BCa bootstrap over responses; withheld when unreliable
+    ac1: Interval  # Wilson-type, Gwet's linearised variance over responses
+    percent_agreement: Interval  # Wilson at the responses' effective n
 
 
 @dataclass(frozen=True)
@@ -99,26 +101,38 @@ class StudyAgreement:
         return tuple(ranked[:limit])
 
 
-def group_agreement(
+def group_agreements(
     ratings: StudyRatings,
     counts: IntArray,
-    mask: npt.NDArray[np.bool_],
-    label: str,
+    groups: list[tuple[str, IntArray]],
     *,
     n_resamples: int,
     seed: int,
-) -> GroupAgreement:
-    sub = counts[mask]
-    clusters = ratings.unit_item[mask]
-    interval = bootstrap_alpha(
-        sub, "nominal", n_resamples=n_resamples, seed=seed, clusters=clusters
+) -> list[GroupAgreement]:
+    """Every group's agreement, its intervals from one study-wide set of resamples."""
+    members = [units for _, units in groups]
+    summaries = [binary_summary(counts[units]) for units in members]
+    found = grouped_intervals(
+        counts,
+        ratings.unit_item,
+        members,
+        n_resamples=n_resamples,
+        seed=seed,
+        estimates=[(s.alpha, s.ac1, s.percent_agreement) for s in summaries],
     )
-    return GroupAgreement(
-        label=label,
-        n_items=int(np.unique(clusters).size),
-        summary=binary_summary(sub),
-        alpha=interval,
-    )
+    return [
+        GroupAgreement(
+            label=label,
+            n_items=int(np.unique(ratings.unit_item[units]).size),
+            summary=summary,
+            alpha=intervals.alpha,
+            ac1=intervals.ac1,
+            percent_agreement=intervals.percent_agreement,
+        )
+        for (label, _), units, summary, intervals in zip(
+            groups, members, summaries, found, strict=True
+        )
+    ]
 
 
 def criterion_verdict(
@@ -132,6 +146,8 @@ def criterion_verdict(
     n_units = interval.estimate.n_units
     if n_units < minimum_units:
         return None, f"too few units (n = {n_units}; {minimum_units} needed to validate)"
+    if interval.unreliable_reason is not None:
+        return None, interval.unreliable_reason
     if interval.low is None:
         reason = interval.undefined_reason or interval.estimate.undefined_reason or "no interval"
         if unstable:
@@ -147,19 +163,9 @@ def criterion_verdict(
     return False, f"not validated: lower bound {interval.low:.3f} < {threshold:.3f}"
 
 
-def _groups(
-    ratings: StudyRatings,
-    counts: IntArray,
-    keys: npt.NDArray[np.object_],
-    *,
-    n_resamples: int,
-    seed: int,
-) -> tuple[GroupAgreement, ...]:
-    out = []
-    for key in sorted({k for k in keys.tolist() if k}):
-        mask = keys == key
-        out.append(group_agreement(ratings, counts, mask, key, n_resamples=n_resamples, seed=seed))
-    return tuple(out)
+def _groups(keys: npt.NDArray[np.object_]) -> list[tuple[str, IntArray]]:
+    """Each non-empty key with the indices of its units."""
+    return [(key, np.flatnonzero(keys == key)) for key in sorted({k for k in keys.tolist() if k})]
 
 
 def _unit_labels(
@@ -229,44 +235,54 @@ def study_agreement(
 ) -> StudyAgreement:
     """The whole agreement report of a study (see the module docstring for units)."""
     counts = ratings.counts()
-    everything = np.ones(ratings.n_units, dtype=bool)
-    options = {"n_resamples": n_resamples, "seed": seed}
-    criteria = []
-    for index, info in enumerate(ratings.criteria):
-        mask = ratings.unit_criterion == index
-        if not mask.any():
-            continue
-        group = group_agreement(ratings, counts, mask, info.code, **options)
-        validated, verdict = criterion_verdict(
-            group.alpha, group.summary.alpha_unstable_prevalence, threshold, minimum_units
-        )
-        criteria.append(CriterionAgreement(info, group, validated, verdict))
+    # Each criterion's units as indices (a boolean mask per criterion would hold n_units
+    # bytes for each of thousands of criteria).
+    order = np.argsort(ratings.unit_criterion, kind="stable")
+    bounds = np.searchsorted(ratings.unit_criterion[order], np.arange(len(ratings.criteria) + 1))
+    criteria = [
+        (info, order[bounds[index] : bounds[index + 1]])
+        for index, info in enumerate(ratings.criteria)
+        if bounds[index + 1] > bounds[index]
+    ]
     unit_context = [
         {f"{name}: {value}" for name, value in ratings.items[i].context}
         for i in ratings.unit_item.tolist()
     ]
-    by_context = tuple(
-        group_agreement(
+    families = {
+        "overall": [("overall", np.arange(ratings.n_units))],
+        "criteria": [(info.code, units) for info, units in criteria],
+        "layer": _groups(_unit_labels(ratings, lambda c, i: c.layer)),
+        "competency": _groups(_unit_labels(ratings, lambda c, i: i.competency)),
+        "sub_competency": _groups(_unit_labels(ratings, lambda c, i: i.sub_competency)),
+        "context": [
+            (label, np.flatnonzero([label in labels for labels in unit_context]))
+            for label in sorted(set().union(*unit_context))
+        ],
+    }
+    found = iter(
+        group_agreements(
             ratings,
             counts,
-            np.array([label in labels for labels in unit_context]),
-            label,
-            **options,
+            [group for family in families.values() for group in family],
+            n_resamples=n_resamples,
+            seed=seed,
         )
-        for label in sorted(set().union(*unit_context))
     )
+    by_family = {name: tuple(next(found) for _ in family) for name, family in families.items()}
+    criterion_rows = []
+    for (info, _), group in zip(criteria, by_family["criteria"], strict=True):
+        validated, verdict = criterion_verdict(
+            group.alpha, group.summary.alpha_unstable_prevalence, threshold, minimum_units
+        )
+        criterion_rows.append(CriterionAgreement(info, group, validated, verdict))
     return StudyAgreement(
         threshold=threshold,
-        overall=group_agreement(ratings, counts, everything, "overall", **options),
-        criteria=tuple(criteria),
-        by_layer=_groups(ratings, counts, _unit_labels(ratings, lambda c, i: c.layer), **options),
-        by_competency=_groups(
-            ratings, counts, _unit_labels(ratings, lambda c, i: i.competency), **options
-        ),
-        by_sub_competency=_groups(
-            ratings, counts, _unit_labels(ratings, lambda c, i: i.sub_competency), **options
-        ),
-        by_context=by_context,
+        overall=by_family["overall"][0],
+        criteria=tuple(criterion_rows),
+        by_layer=by_family["layer"],
+        by_competency=by_family["competency"],
+        by_sub_competency=by_family["sub_competency"],
+        by_context=by_family["context"],
         raters=rater_agreement(ratings, counts),
         rater_names=ratings.raters,
         rater_matrix=rater_matrix(ratings),

@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from .alpha import alpha_from_counts
 from .counts import ratings_per_unit
-from .gwet import brennan_prediger, gwet_ac, percent_agreement, scott_pi
+from .gwet import nominal_family
 from .results import Coefficient, Ratio
 
 __all__ = [
@@ -112,14 +112,15 @@ def binary_summary(counts: npt.ArrayLike) -> BinarySummary:
     positive, negative = specific_agreement(c)
     rate = prevalence.value
     unstable = rate is not None and (rate > PREVALENCE_HIGH or rate < PREVALENCE_LOW)
+    agreement, ac1, bp, pi = nominal_family(c)
     return BinarySummary(
         n_units=int((m >= 2).sum()),
         n_ratings=int(m.sum()),
-        percent_agreement=percent_agreement(c),
+        percent_agreement=agreement,
         alpha=alpha_from_counts(c, "nominal"),
-        ac1=gwet_ac(c),
-        brennan_prediger=brennan_prediger(c),
-        scott_pi=scott_pi(c),
+        ac1=ac1,
+        brennan_prediger=bp,
+        scott_pi=pi,
         prevalence=prevalence,
         positive_agreement=positive,
         negative_agreement=negative,

@@ -76,6 +76,9 @@ class Interval:
             with a single value); they are left out of the percentiles.
         undefined_reason: Why there is no interval, else ``None``.
         standard_error: Bootstrap/jackknife standard error of the coefficient.
+        unreliable_reason: Set when the interval was computed but is withheld (``low`` and
+            ``high`` are ``None``) because no method reached 90% simulated coverage for data
+            like these (docs/statistics.md, "Intervals"); says why.
     """
 
     estimate: Coefficient
@@ -87,6 +90,12 @@ class Interval:
     n_undefined: int
     undefined_reason: str | None = None
     standard_error: float | None = None
+    unreliable_reason: str | None = None
+
+    @property
+    def interval_unreliable(self) -> bool:
+        """True when the interval is withheld as unreliable (see ``unreliable_reason``)."""
+        return self.unreliable_reason is not None
 
 
 def rng_from_seed(seed: Seed) -> np.random.Generator:

@@ -45,6 +45,7 @@ __all__ = [
     "brennan_prediger",
     "gwet_ac",
     "gwet_weights",
+    "nominal_family",
     "percent_agreement",
     "scott_pi",
 ]
@@ -222,6 +223,12 @@ def _chance_corrected(
         return undefined(name, FEWER_THAN_TWO_PAIRABLE, n_units=0, n_ratings=0)
     w = gwet_weights(q, weights, value_domain)
     sums = ac_unit_features(c, w).sum(axis=0)
+    return _from_sums(name, sums, w, chance, n_units, n_ratings)
+
+
+def _from_sums(
+    name: str, sums: FloatArray, w: FloatArray, chance: ChanceTerm, n_units: int, n_ratings: int
+) -> Coefficient:
     n2, agree, n1, shares = sums[0], sums[1], sums[2], sums[3:]
     p_a = agree / n2
     p_e = chance(w, shares / n1)
@@ -236,6 +243,36 @@ def _chance_corrected(
         n_ratings=n_ratings,
         observed=p_a,
         expected=p_e,
+    )
+
+
+def nominal_family(
+    counts: npt.ArrayLike,
+) -> tuple[Coefficient, Coefficient, Coefficient, Coefficient]:
+    """(percent agreement, AC1, Brennan-Prediger, Scott's pi) of nominal counts, from one pass
+    over the units: the same values as the four functions called one by one."""
+    c = np.asarray(counts)
+    if c.ndim != 2:
+        raise ValueError("counts must be 2-D (units x values)")
+    q = c.shape[1]
+    m = ratings_per_unit(c)
+    n_units = int((m >= 2).sum())
+    if q < 2 or n_units == 0:
+        return (
+            percent_agreement(c),
+            gwet_ac(c),
+            brennan_prediger(c),
+            scott_pi(c),
+        )
+    n_ratings = int(m[m >= 2].sum())
+    w = np.eye(q)
+    sums = ac_unit_features(c, w).sum(axis=0)
+    value = sums[1] / sums[0]
+    return (
+        defined("percent_agreement", value, n_units=n_units, n_ratings=n_ratings, observed=value),
+        _from_sums("gwet_ac1", sums, w, _gwet_chance, n_units, n_ratings),
+        _from_sums("brennan_prediger", sums, w, _uniform_chance, n_units, n_ratings),
+        _from_sums("scott_pi", sums, w, _pooled_chance, n_units, n_ratings),
     )
 
 

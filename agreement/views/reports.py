@@ -51,7 +51,7 @@ def _forest_rows(groups: list[GroupAgreement]) -> list[charts.ForestRow]:
             estimate=g.alpha.estimate.value,
             low=g.alpha.low,
             high=g.alpha.high,
-            note=g.alpha.estimate.undefined_reason or "",
+            note=g.alpha.estimate.undefined_reason or g.alpha.unreliable_reason or "",
         )
         for g in groups
     ]

@@ -129,6 +129,15 @@ def test_a_criterion_without_an_interval_says_why():
     assert validated is None and verdict == "not enough data: no variation"
 
 
+def test_a_criterion_whose_interval_is_unreliable_is_not_called_validated():
+    estimate = defined("alpha", 0.9, n_units=40, n_ratings=80)
+    withheld = Interval(
+        estimate, None, None, 0.95, "test", 100, 0, unreliable_reason="interval unreliable: x"
+    )
+    assert withheld.interval_unreliable
+    assert criterion_verdict(withheld, False, 0.667) == (None, "interval unreliable: x")
+
+
 def test_no_criterion_is_validated_on_fewer_units_than_the_minimum():
     perfect_on_two = interval(1.0, value=1.0, n_units=2)
     validated, verdict = criterion_verdict(perfect_on_two, False, 0.667)

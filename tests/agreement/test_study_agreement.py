@@ -112,6 +112,9 @@ def test_the_agreement_page_shows_the_plots_to_readers(study, client_as):
     assert "Krippendorff&#x27;s alpha per criterion" in body or "alpha per criterion" in body
     assert "Annotator 3" in body and "NaN" not in body
     assert "Brennan-Prediger" in body and "Scott's pi" in body and "Alpha ratio" in body
+    # Three responses: alpha's interval is withheld, saying why, and AC1 keeps its interval.
+    assert "interval unreliable: 3 responses (coverage checked from 20)" in body
+    assert "AC1 [95% CI]" in body
 
 
 def test_the_agreement_page_shows_the_criteria_a_page_at_a_time(study, client_as, monkeypatch):
@@ -145,6 +148,10 @@ def test_the_json_report_carries_every_figure_with_its_interval(study, client_as
     assert {"alpha", "alpha CI low", "alpha CI high", "AC1", "validated"} <= set(first)
     assert {"Brennan-Prediger", "Scott's pi"} <= set(first)
     assert len(data["pairwise agreement"]) == 3
+    assert first["alpha CI low"] is None and first["alpha CI high"] is None
+    assert first["alpha interval unreliable because"].startswith("interval unreliable: 3 ")
+    assert first["AC1 CI low"] <= first["AC1"] <= first["AC1 CI high"]
+    assert first["percent agreement CI low"] <= first["percent agreement"]
 
 
 def test_the_command_writes_an_xlsx_report(study, tmp_path):

@@ -1,0 +1,127 @@
+"""Simulated coverage of the 95% intervals the reports show (docs/statistics.md, "Intervals").
+
+Binary criteria from a latent-class model: each unit's true value passes with probability
+``prevalence``; each rater reports it with probability ``THETA`` and otherwise an independent
+draw at the same prevalence. Then every rater passes at ``prevalence``, two raters disagree
+with probability ``2 p (1 - p) (1 - THETA^2)``, and the population coefficients are
+
+* alpha (nominal, as units grow) ``= THETA^2``;
+* percent agreement ``p_a = 1 - 2 p (1 - p) (1 - THETA^2)``;
+* AC1 ``= (p_a - p_e) / (1 - p_e)`` with ``p_e = 2 p (1 - p)``.
+
+Each scenario simulates a few hundred studies, seeded, and computes every study's intervals
+with the report's own code (each study is one group of :func:`grouped_intervals`, each unit
+its own response). "Honest coverage" counts a study as a failure only when an interval is
+shown and misses: an interval withheld as unreliable claims nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from agreement.stats.grouped import grouped_intervals
+from agreement.stats.intervals import wilson_bounds
+
+THETA = 0.85  # true alpha 0.7225: near the usual 0.667 threshold, where intervals matter
+STUDIES = 240
+CHUNK = 60  # studies per call; each call draws its own resamples
+RESAMPLES = 1000
+
+
+@dataclass(frozen=True)
+class Coverage:
+    alpha_shown: float  # share of studies whose alpha interval is shown
+    alpha_honest: float  # 1 - share shown and missing the true alpha
+    ac1: float
+    percent_agreement: float
+
+
+def simulate(units: int, raters: int, prevalence: float, seed: int) -> Coverage:
+    rng = np.random.default_rng(seed)
+    p_e = 2 * prevalence * (1 - prevalence)
+    p_a = 1 - p_e * (1 - THETA**2)
+    true = {"alpha": THETA**2, "ac1": (p_a - p_e) / (1 - p_e), "pa": p_a}
+    shown = missed = ac1_hits = pa_hits = 0
+    for chunk in range(STUDIES // CHUNK):
+        truth = rng.random((CHUNK, units)) < prevalence
+        keep = rng.random((CHUNK, units, raters)) < THETA
+        noise = rng.random((CHUNK, units, raters)) < prevalence
+        passes = np.where(keep, truth[..., None], noise).sum(axis=-1).reshape(-1)
+        counts = np.column_stack([raters - passes, passes])
+        groups = np.arange(CHUNK * units).reshape(CHUNK, units)
+        found = grouped_intervals(
+            counts,
+            np.arange(CHUNK * units),
+            list(groups),
+            n_resamples=RESAMPLES,
+            seed=seed * 100 + chunk,
+        )
+        for study in found:
+            a = study.alpha
+            if a.low is not None and a.high is not None:
+                shown += 1
+                missed += not (a.low <= true["alpha"] <= a.high)
+            for key, interval in (("ac1", study.ac1), ("pa", study.percent_agreement)):
+                assert interval.low is not None and interval.high is not None
+                hit = interval.low <= true[key] <= interval.high
+                if key == "ac1":
+                    ac1_hits += hit
+                else:
+                    pa_hits += hit
+    return Coverage(
+        alpha_shown=shown / STUDIES,
+        alpha_honest=1 - missed / STUDIES,
+        ac1=ac1_hits / STUDIES,
+        percent_agreement=pa_hits / STUDIES,
+    )
+
+
+SCENARIOS = [
+    # units, raters, prevalence, alpha's interval shown in at least this share of studies
+    (30, 2, 0.5, 0.95),
+    (30, 3, 0.5, 0.95),
+    (30, 2, 0.8, 0.5),
+    (30, 2, 0.9, 0.0),
+    (30, 3, 0.9, 0.0),
+    (30, 2, 0.95, 0.0),
+    (30, 3, 0.95, 0.0),
+    (20, 2, 0.5, 0.95),
+    (20, 2, 0.9, 0.0),
+]
+
+
+@pytest.mark.parametrize(("units", "raters", "prevalence", "shown"), SCENARIOS)
+def test_intervals_cover_at_least_90_percent(
+    units: int, raters: int, prevalence: float, shown: float
+) -> None:
+    seed = int(units * 1000 + raters * 100 + prevalence * 100)
+    found = simulate(units, raters, prevalence, seed)
+    assert found.alpha_honest >= 0.90, found
+    assert found.ac1 >= 0.90, found
+    assert found.percent_agreement >= 0.90, found
+    # Withholding every interval would be honest and useless: where the bootstrap works
+    # (balanced prevalence) the interval must be shown.
+    assert found.alpha_shown >= shown, found
+
+
+@pytest.mark.parametrize("accuracy", [0.6, 0.8, 0.9, 0.97])
+@pytest.mark.parametrize("n", [20, 30])
+def test_wilson_interval_of_accuracy_covers(accuracy: float, n: int) -> None:
+    """Accuracy against gold (or any proportion of n units): Wilson's score interval."""
+    rng = np.random.default_rng(n * 100 + int(accuracy * 100))
+    correct = rng.binomial(n, accuracy, size=2000)
+    low, high = wilson_bounds(correct / n, np.full(correct.shape, n))
+    assert np.mean((low <= accuracy) & (accuracy <= high)) >= 0.90
+
+
+def test_alpha_interval_is_withheld_with_its_reason_at_extreme_prevalence() -> None:
+    counts = np.array([[0, 2]] * 28 + [[1, 1], [2, 0]])  # 30 responses, 3 fail ratings of 60
+    (found,) = grouped_intervals(counts, np.arange(30), [np.arange(30)], n_resamples=200, seed=1)
+    assert found.alpha.interval_unreliable
+    assert found.alpha.low is None and found.alpha.high is None
+    assert found.alpha.estimate.value is not None  # the estimate itself is still reported
+    assert "3 of 60" in (found.alpha.unreliable_reason or "")
+    assert found.ac1.low is not None  # AC1's interval holds up there
