@@ -32,6 +32,7 @@ from bench.harness import (
 
 TASKS, TASK_CRITERIA, CONSENSUS, UNIVERSAL, MODELS, EPOCHS = 1000, 10, 12, 8, 5, 2
 TARGET_IMPORT_S, TARGET_EXPORT_S = 10.0, 5.0
+TARGET_EXPORT_RATIO = 1.5  # the rubric export against a plain openpyxl workbook of its cells
 
 
 def rss_mib() -> float:
@@ -105,7 +106,8 @@ def baseline(framework, records, responses) -> float:  # type: ignore[no-untyped
 
 def measure() -> tuple[dict[str, float], float]:
     """Seconds of each step, and the peak resident memory growth during the imports (MiB)."""
-    from interchange.exporters import export_rubrics_xlsx
+    from interchange.exporters import export_rubrics_xlsx, rubric_tables
+    from interchange.formats.sheets_xlsx import Table
     from interchange.importers import import_l2bench, import_responses
     from interchange.synthetic import (
         synthetic_responses,
@@ -164,9 +166,27 @@ def measure() -> tuple[dict[str, float], float]:
         lambda: import_l2bench(work / "bench", framework, dry_run=True), 1
     )
     results["export rubrics .xlsx"], _ = timed(
-        lambda: export_rubrics_xlsx(framework, work / "rubrics.xlsx"), 1
+        lambda: export_rubrics_xlsx(framework, work / "rubrics.xlsx"), 3
+    )
+    tables = [Table(t.title, t.columns, list(t.rows)) for t in rubric_tables(framework)]
+    results["plain openpyxl workbook, same cells"], _ = timed(
+        lambda: plain_workbook(tables, work / "plain.xlsx"), 3
     )
     return results, rss_growth
+
+
+def plain_workbook(tables, target: Path) -> None:  # type: ignore[no-untyped-def]
+    """The rubric export's cells written by openpyxl's write-only mode with nothing else: no
+    database, no styles, no checks. The export's baseline."""
+    from openpyxl import Workbook
+
+    workbook = Workbook(write_only=True)
+    for table in tables:
+        sheet = workbook.create_sheet(table.title[:31])
+        sheet.append([column.header for column in table.columns])
+        for row in table.rows:
+            sheet.append(row)
+    workbook.save(target)
 
 
 def main() -> int:
@@ -189,6 +209,11 @@ def main() -> int:
         f"export rubrics .xlsx <= {TARGET_EXPORT_S:.0f} s": results["export rubrics .xlsx"]
         <= TARGET_EXPORT_S,
     }
+    export_ratio = results["export rubrics .xlsx"] / results["plain openpyxl workbook, same cells"]
+    print(f"rubric export / plain openpyxl workbook of the same cells: {export_ratio:.2f}")
+    checks[f"rubric export <= {TARGET_EXPORT_RATIO} x the plain workbook"] = (
+        export_ratio <= TARGET_EXPORT_RATIO
+    )
     for name, ok in checks.items():
         print(f"[{'x' if ok else ' '}] {name}")
     return 0 if all(checks.values()) else 1

@@ -62,14 +62,37 @@ class Benchmark:
     """File name in resources_for_tasks/ -> content."""
 
 
-def _latest_versions(framework: Framework) -> list[CriterionVersion]:
-    """Each live criterion at its latest version, with only the columns the exports write
-    (a task criterion's task row would otherwise bring its long texts along)."""
-    latest: dict[int, CriterionVersion] = {}
-    versions = (
+@dataclass(frozen=True, slots=True)
+class LatestVersion:
+    """A live criterion at its latest version: the columns the exports write."""
+
+    pk: int  # the criterion version's
+    criterion_id: int
+    number: int
+    wording: str
+    weight: int
+    frozen: bool
+    passes: str
+    fails: str
+    code: str
+    layer: str
+    order: int
+    sub_competency_id: int | None
+    task_id: int | None
+    sub_competency_code: str
+    task_key: str
+
+
+def _latest_versions(framework: Framework) -> list[LatestVersion]:
+    """Each live criterion at its latest version, read as plain rows: ten thousand model
+    instances (and their related criterion, sub-competency and task) cost more than writing
+    the workbook."""
+    latest: dict[int, LatestVersion] = {}
+    rows = (
         CriterionVersion.objects.filter(criterion__framework=framework, criterion__retired=False)
-        .select_related("criterion", "criterion__sub_competency", "criterion__task")
-        .only(
+        .order_by("criterion_id", "number")
+        .values_list(
+            "pk",
             "criterion_id",
             "number",
             "wording",
@@ -86,15 +109,16 @@ def _latest_versions(framework: Framework) -> list[CriterionVersion]:
             "criterion__task__key",
         )
     )
-    for version in versions.order_by("criterion_id", "number"):
+    for row in rows:
+        version = LatestVersion(*row[:13], row[13] or "", row[14] or "")
         latest[version.criterion_id] = version
-    return sorted(latest.values(), key=lambda v: (v.criterion.order, v.criterion.code))
+    return sorted(latest.values(), key=lambda v: (v.order, v.code))
 
 
 def benchmark_records(
     framework: Framework,
     *,
-    versions: list[CriterionVersion] | None = None,
+    versions: list[LatestVersion] | None = None,
     with_resources: bool = True,
 ) -> Benchmark:
     """The framework's tasks as L2-Bench records, and their resource files (without
@@ -108,16 +132,15 @@ def benchmark_records(
     )
     universal, by_sub, by_task = [], defaultdict(list), defaultdict(list)
     for version in _latest_versions(framework) if versions is None else versions:
-        criterion = version.criterion
         item = FileCriterion(
-            criterion.code, version.wording.strip(), version.weight, FileLayer(criterion.layer)
+            version.code, version.wording.strip(), version.weight, FileLayer(version.layer)
         )
-        if criterion.layer == Layer.UNIVERSAL:
-            universal.append((criterion.pk, item))
-        elif criterion.layer == Layer.CONSENSUS:
-            by_sub[criterion.sub_competency_id].append(item)
+        if version.layer == Layer.UNIVERSAL:
+            universal.append((version.criterion_id, item))
+        elif version.layer == Layer.CONSENSUS:
+            by_sub[version.sub_competency_id].append(item)
         else:
-            by_task[criterion.task_id].append(item)
+            by_task[version.task_id].append(item)
     excluded = defaultdict(set)
     for task_id, criterion_id in UniversalExclusion.objects.filter(
         task__framework=framework
@@ -240,15 +263,14 @@ def rubric_tables(
         )
         if only_validated and validated is not True:
             continue
-        criterion = version.criterion
         owner = {
             Layer.UNIVERSAL: framework.code,
-            Layer.CONSENSUS: getattr(criterion.sub_competency, "code", ""),
-            Layer.TASK: getattr(criterion.task, "key", ""),
-        }[Layer(criterion.layer)]
-        rows[criterion.layer].append(
+            Layer.CONSENSUS: version.sub_competency_code,
+            Layer.TASK: version.task_key,
+        }[Layer(version.layer)]
+        rows[version.layer].append(
             [
-                criterion.code,
+                version.code,
                 owner,
                 version.number,
                 version.wording,

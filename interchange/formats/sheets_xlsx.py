@@ -6,13 +6,14 @@ formula, and cut at Excel's cell limit with a note."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from copy import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.cell.cell import ERROR_CODES, ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
@@ -42,9 +43,12 @@ def write_tables_xlsx(target: Path | IO[bytes], tables: Iterable[Table]) -> None
     """Write one sheet per table (sheet titles must be unique, at most 31 characters)."""
     workbook = Workbook(write_only=True)
     bold = Font(bold=True)
-    wrap = Alignment(wrap_text=True, vertical="top")
     for table in tables:
         sheet = workbook.create_sheet(table.title[:31])
+        # Long texts wrap: each such cell takes a copy of this one's style, which openpyxl's
+        # style setter would look up in the workbook's styles once per cell.
+        wrap = WriteOnlyCell(sheet)
+        wrap.alignment = Alignment(wrap_text=True, vertical="top")
         sheet.freeze_panes = "A2"
         for n, column in enumerate(table.columns, start=1):
             sheet.column_dimensions[get_column_letter(n)].width = column.width
@@ -64,13 +68,20 @@ def write_tables_xlsx(target: Path | IO[bytes], tables: Iterable[Table]) -> None
     workbook.save(target)
 
 
-def _cell(sheet: Any, value: Any, wrap: Alignment) -> Any:
+def _cell(sheet: Any, value: Any, wrap: Any) -> Any:
+    """The value as openpyxl takes it. A text becomes a cell of its own only when it must: to
+    wrap (long texts), or to stay text where openpyxl would read it as a formula or an error
+    value; every other text goes as the plain value (openpyxl stores it as text), since a
+    cell object per text doubled the time of writing the workbook."""
     if not isinstance(value, str):
         return value
     text = ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
     if len(text) > EXCEL_CELL_LIMIT:
         text = text[: EXCEL_CELL_LIMIT - len(_TRUNCATED)] + _TRUNCATED
-    cell = as_text_cell(WriteOnlyCell(sheet, value=text))
-    if len(text) > 60:
-        cell.alignment = wrap
+    long = len(text) > 60
+    if not long and not text.startswith("=") and text not in ERROR_CODES:
+        return text
+    cell: Any = as_text_cell(WriteOnlyCell(sheet, value=text))
+    if long:
+        cell._style = copy(wrap._style)
     return cell

@@ -3,8 +3,9 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from openpyxl import Workbook
+from openpyxl import Workbook, load_workbook
 
+from interchange.formats.sheets_xlsx import Column, Table, write_tables_xlsx
 from l2annot.formulas import as_text_cell, spreadsheet_safe, spreadsheet_unsafe
 
 
@@ -41,3 +42,19 @@ def test_an_xlsx_text_that_openpyxl_would_make_a_formula_is_stored_as_text():
     assert sheet["A1"].data_type == "f"  # what openpyxl does by itself
     assert as_text_cell(sheet["A1"]).data_type == "s"
     assert (sheet["A1"].value, as_text_cell(sheet["A2"]).data_type) == ("=1+1", "n")
+
+
+def test_a_written_sheet_keeps_formula_and_error_lookalikes_as_text_and_wraps_long_texts(
+    tmp_path,
+):
+    long = "word " * 20
+    table = Table("T", [Column("a"), Column("b")], [["=1+1", "#N/A"], ["plain", long], [3, None]])
+    write_tables_xlsx(tmp_path / "t.xlsx", [table])
+    sheet = load_workbook(tmp_path / "t.xlsx")["T"]
+    cells = [[(c.value, c.data_type) for c in row] for row in sheet.iter_rows(min_row=2)]
+    assert cells == [
+        [("=1+1", "s"), ("#N/A", "s")],
+        [("plain", "s"), (long, "s")],
+        [(3, "n"), (None, "n")],
+    ]
+    assert sheet["B3"].alignment.wrap_text and not sheet["A3"].alignment.wrap_text
