@@ -52,7 +52,10 @@ def test_criteria_graded_together_are_internally_consistent():
     assert set(found) == {"universal criteria, all tasks", "task t1", "task t2"}
     assert found["universal criteria, all tasks"].n_gradings == 20
     assert found["task t1"].n_items == 4
-    assert found["task t1"].alpha.value == pytest.approx(1.0)
+    assert found["universal criteria, all tasks"].alpha.value == pytest.approx(1.0)
+    # Ten gradings of task t1: below Cronbach's minimum of 15, undefined with the reason.
+    assert found["task t1"].alpha.value is None
+    assert found["task t1"].alpha.undefined_reason == "too few respondents (n = 10; 15 needed)"
 
 
 def test_consistency_matches_cronbach_on_the_complete_gradings():
@@ -76,6 +79,6 @@ def test_consistency_matches_cronbach_on_the_complete_gradings():
 def test_scale_consistency_needs_two_items():
     one = ScaleRatings.from_rows(["q"], [(0, 0, 0, 3)])
     assert scale_consistency(one) is None
-    rows = [(i, p, r, 1 + (i + r) % 5) for i in range(6) for r in range(2) for p in range(2)]
+    rows = [(i, p, r, 1 + (i + r) % 5) for i in range(8) for r in range(2) for p in range(2)]
     both = scale_consistency(ScaleRatings.from_rows(["q1", "q2"], rows))
-    assert both.n_gradings == 12 and both.alpha.value == pytest.approx(1.0)
+    assert both.n_gradings == 16 and both.alpha.value == pytest.approx(1.0)

@@ -72,11 +72,21 @@ def test_cronbach_undefined() -> None:
     assert cronbach_alpha(np.ones((5, 1))).undefined_reason == "fewer than two items"
     assert cronbach_alpha(np.ones((1, 4))).undefined_reason == "fewer than two respondents"
     assert (
-        cronbach_alpha(np.full((6, 3), 2.0)).undefined_reason == "zero variance of the total score"
+        cronbach_alpha(np.full((16, 3), 2.0)).undefined_reason == "zero variance of the total score"
     )
     # Totals constant while items vary: also zero total variance.
     opposite = np.array([[1.0, 4.0], [2.0, 3.0], [4.0, 1.0]])
-    assert cronbach_alpha(opposite).value is None
+    assert cronbach_alpha(opposite, minimum_respondents=2).value is None
+
+
+def test_cronbach_is_undefined_below_its_minimum_of_respondents_not_minus_eight() -> None:
+    two = np.array([[1.0, 5.0, 2.0], [2.0, 1.0, 3.0]])  # alpha would be -5.25 on these
+    assert cronbach_alpha(two, minimum_respondents=2).value == pytest.approx(-5.25)
+    found = cronbach_alpha(two)
+    assert found.value is None
+    assert found.undefined_reason == "too few respondents (n = 2; 15 needed)"
+    rng = np.random.default_rng(0)
+    assert cronbach_alpha(rng.integers(1, 6, (15, 3)).astype(float)).value is not None
 
 
 def test_coefficient_rejects_nan_and_ambiguous_states() -> None:

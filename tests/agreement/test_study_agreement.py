@@ -269,6 +269,9 @@ def test_task_level_ratings_and_consistency_are_reported(study, client_as):
     assert labels[0] == "universal criteria, all tasks" and labels[-1] == "task-level ratings"
     body = client_as(Role.VIEWER).get(reverse("agreement:study", args=[study.pk])).content.decode()
     assert "Is this task authentic?" in body and "Cronbach" in body
+    # Nine gradings: Cronbach's alpha is undefined, and the page says why.
+    assert all(c.alpha.value is None for c in report.consistency)
+    assert "too few respondents (n = 9; 15 needed)" in body
 
 
 def test_a_large_study_is_computed_by_the_worker_while_the_page_waits(study, client_as, settings):
