@@ -198,9 +198,7 @@ def request_adjudication(
 
 
 @transaction.atomic
-def withdraw_request(
-    study_item: StudyItem, criterion_version_id: int, *, by: User | None
-) -> bool:
+def withdraw_request(study_item: StudyItem, criterion_version_id: int, *, by: User | None) -> bool:
     """Take a pair's adjudication request back while it waits: True when one was withdrawn.
     A pair already adjudicated keeps its request (its gold verdict stands), as does a pair
     never requested; either way nothing changes and the answer is False."""

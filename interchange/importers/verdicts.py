@@ -399,15 +399,31 @@ def import_verdicts(
 
     `judge_model` names the judge when an .eval log does not say."""
     path = Path(path)
-    report = ImportReport("verdicts", dry_run=dry_run)
     progress(0, 4, "reading the verdicts file")
     found = read_verdict_file(path, judge_model)
+    return import_judge_file(
+        found, framework, source=path.name, dry_run=dry_run, by=by, progress=progress
+    )
+
+
+def import_judge_file(
+    found: JudgeFile,
+    framework: Framework,
+    *,
+    source: str,
+    dry_run: bool = False,
+    by: Any = None,
+    progress: Progress = no_progress,
+) -> ImportReport:
+    """Import what a verdicts file holds, read or built (`source` names it in problems): the
+    same checks and writes for a file, an .eval log and data made in code (the demo's runs)."""
+    report = ImportReport("verdicts", dry_run=dry_run)
     report.problems.extend(found.problems)
     with transaction.atomic():
         progress(1, 4, "checking responses")
-        response_plans = ResponsesPlanner(framework, path.name, report).plan(found.responses)
+        response_plans = ResponsesPlanner(framework, source, report).plan(found.responses)
         progress(2, 4, "checking verdicts")
-        planner = VerdictsPlanner(framework, path.name, report, response_plans)
+        planner = VerdictsPlanner(framework, source, report, response_plans)
         plans = planner.plan(found.verdicts)
         rating_plans = planner.plan_ratings(found.ratings)
         if report.problems:

@@ -4,10 +4,14 @@ from collections import defaultdict
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 
+from accounts.roles import Role
+from agreement.services import run_comparison, triage
+from demo.judge_runs import seed_demo_judge_runs
 from demo.study import JUDGE, NAME, seed_demo_study
 from grading.models import Assignment, Grade, Study
-from judging.models import JudgeConfig, JudgeRating
+from judging.models import JudgeConfig, JudgeRating, JudgeRun
 
 pytestmark = pytest.mark.django_db
 
@@ -46,3 +50,23 @@ def test_the_demo_seeds_a_judge_configuration_on_the_shipped_prompt(seeded):
     config = JudgeConfig.objects.get(name="demo-local-judge")
     assert config.model.startswith("openai-api/") and config.temperature == 0
     assert str(config.prompt) == "reference-guided@1"
+
+
+def test_the_demo_study_has_two_judge_runs_to_compare_and_triage(seeded, client_as):
+    study = Study.objects.get(name=NAME)
+    v1, v2 = seed_demo_judge_runs(study)  # idempotent: the two runs seed_demo made
+    assert JudgeRun.objects.filter(run_id__startswith="demo-judge-").count() == 2
+    assert (str(v1.prompt), str(v2.prompt)) == ("reference-guided@1", "critique-then-verdict@1")
+    assert v1.config.model_family == v2.model_family == "llama"
+    assert v1.verdicts.filter(verdict__isnull=True).count() == v1.unparseable == 2
+    assert v2.verdicts.count() == v1.verdicts.count() == v1.calls_total > 0
+    pair = run_comparison(study, [v1, v2]).pairs[0]
+    assert pair.overall.test.second_only > pair.overall.test.first_only  # v2 agrees more
+    assert triage(study, v1).units and triage(study, v2).units
+    maintainer = client_as(Role.MAINTAINER)
+    page = maintainer.get(reverse("workbench:judge", args=[study.pk])).content.decode()
+    assert page.count(reverse("workbench:triage", args=[study.pk, v1.pk])) == 1
+    compare = maintainer.get(
+        reverse("workbench:compare", args=[study.pk]), {"run": [v1.pk, v2.pk]}
+    ).content.decode()
+    assert "agrees with the experts more than" in compare

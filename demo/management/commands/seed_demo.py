@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand
 from accounts.models import User
 from demo.accounts import create_demo_accounts
 from demo.benchmark import seed_demo_benchmark
+from demo.judge_runs import seed_demo_judge_runs
 from demo.study import seed_demo_judge, seed_demo_study
 from taxonomy import services as taxonomy
 from taxonomy.seedfile import read_context_variables, read_taxonomy
@@ -29,7 +30,11 @@ class Command(BaseCommand):
         users = User.objects.in_bulk(["author", "maintainer"], field_name="username")
         benchmark = seed_demo_benchmark(framework, users["author"], users["maintainer"])
         self.stdout.write(f"\nDemo benchmark: {benchmark.summary()}")
-        self.stdout.write(f"Demo grading study: {seed_demo_study() or 'no responses to grade'}")
+        study = seed_demo_study()
+        self.stdout.write(f"Demo grading study: {study or 'no responses to grade'}")
         judge = seed_demo_judge()
         if judge is not None:
             self.stdout.write(f"Demo judge configuration: {judge} ({judge.model}, {judge.prompt})")
+        if study is not None:
+            for run in seed_demo_judge_runs(study):
+                self.stdout.write(f"Demo judge run: {run} ({run.verdicts.count()} verdicts)")
