@@ -39,7 +39,7 @@ from grading.models import (
     StudyItem,
     Verdict,
 )
-from rubrics.models import RubricItem
+from rubrics.models import CriterionVersion, RubricItem
 from rubrics.models.criteria import LAYER_RANK, Layer
 
 
@@ -110,11 +110,11 @@ def _pairs(study: Study, filters: Filters) -> QuerySet:
 def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
     """One dict per disagreeing pair (or pair sent to adjudication: `requested`), unresolved
     pairs first, then in item and rubric order: item, version (the criterion version), code,
-    layer, task, graders, passes, fails, nas, gold (the gold verdict or None), requested. One
-    query to evaluate (two through a paginator).
+    layer, graders, passes, fails, nas, gold (the gold verdict or None), requested. One query
+    to evaluate (two through a paginator); `with_task_keys` adds each row's task.
 
-    Grouped by item and criterion version only; the criterion's and task's columns, which
-    follow from them, are taken with Min(): grouping by them too made the database sort
+    Grouped by item and criterion version only; the criterion's columns, which follow from
+    them, are taken with Min(): grouping by them and the task too made the database sort
     every grade of the study by five columns, two of them text."""
     rank = Case(
         *(When(criterion_version__criterion__layer=k, then=v) for k, v in LAYER_RANK.items()),
@@ -127,7 +127,6 @@ def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
             layer=Min("criterion_version__criterion__layer"),
             order=Min("criterion_version__criterion__order"),
             rank=Min(rank),
-            task=Min("assignment__study_item__response__task__key"),
             graders=Count("pk"),
             passes=Count("pk", filter=Q(verdict=Verdict.PASS)),
             fails=Count("pk", filter=Q(verdict=Verdict.FAIL)),
@@ -136,6 +135,18 @@ def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
         .filter(Q(low__lt=F("high")) | Q(requested=True))
         .order_by(F("gold").asc(nulls_first=True), "item", "rank", "order", "code")
     )
+
+
+def with_task_keys(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`rows` of `disagreements` (a page of them), each with its task's key. One query."""
+    keys = dict(
+        StudyItem.objects.filter(pk__in={row["item"] for row in rows}).values_list(
+            "pk", "response__task__key"
+        )
+    )
+    for row in rows:
+        row["task"] = keys[row["item"]]
+    return rows
 
 
 def unresolved_count(study: Study, filters: Filters = Filters()) -> int:
@@ -157,9 +168,23 @@ def _submitted_grades(study: Study, filters: Filters) -> QuerySet[Grade]:
 
 
 def disagreeing_codes(study: Study) -> list[str]:
-    """The criterion codes with a disagreement in the study, for the filter. One query."""
-    codes = disagreements(study).order_by().values_list("code", flat=True)
-    return sorted(set(codes))
+    """The criterion codes with a disagreement in the study, for the filter. Two queries."""
+    return disagreement_summary(study)[1]
+
+
+def disagreement_summary(study: Study) -> tuple[int, list[str]]:
+    """How many pairs `disagreements(study)` holds, and the criterion codes among them, from
+    one reading of the grades (the list page needs both; each took a pass over every grade
+    of the study). Two queries: the pairs' criterion versions, then their codes."""
+    versions = list(
+        _pairs(study, Filters())
+        .filter(Q(low__lt=F("high")) | Q(requested=True))
+        .values_list("version", flat=True)
+    )
+    codes = CriterionVersion.objects.filter(pk__in=set(versions)).values_list(
+        "criterion__code", flat=True
+    )
+    return len(versions), sorted(set(codes))
 
 
 def next_unresolved(study: Study, filters: Filters = Filters()) -> dict[str, Any] | None:

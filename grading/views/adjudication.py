@@ -11,6 +11,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.functional import cached_property
 from django.views.decorators.http import require_http_methods
 
 from accounts.permissions import AuthenticatedHttpRequest, require
@@ -26,6 +27,18 @@ from rubrics.models.criteria import Layer
 LIST = "grading/adjudication_list.html"
 PAGE = "grading/adjudication.html"
 PER_PAGE = 25
+
+
+class CountedPaginator(Paginator):
+    """A paginator told its count, when the page has it already."""
+
+    def __init__(self, object_list: Any, per_page: int, count: int) -> None:
+        super().__init__(object_list, per_page)
+        self.known_count = count
+
+    @cached_property
+    def count(self) -> int:
+        return self.known_count
 
 
 @dataclass(frozen=True)
@@ -49,20 +62,22 @@ def list_url(study_id: int, filters: Filters) -> str:
 
 @require(Action.MANAGE_STUDIES)
 def adjudication_list(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
-    """The disagreeing pairs, unresolved first, filterable by criterion and layer. Six queries."""
+    """The disagreeing pairs, unresolved first, filterable by criterion and layer. A fixed
+    number of queries; without a filter the count of pairs comes with the codes."""
     study = get_object_or_404(Study, pk=study_id)
     filters = Filters.from_query(request.GET)
-    page = Paginator(adjudication.disagreements(study, filters), PER_PAGE).get_page(
-        request.GET.get("page")
-    )
-    for row in page.object_list:
+    pairs, codes = adjudication.disagreement_summary(study)
+    rows = adjudication.disagreements(study, filters)
+    paginator = CountedPaginator(rows, PER_PAGE, pairs) if filters == Filters() else None
+    page = (paginator or Paginator(rows, PER_PAGE)).get_page(request.GET.get("page"))
+    for row in adjudication.with_task_keys(list(page.object_list)):
         row["url"] = pair_url(study.pk, row["item"], row["version"], filters)
     context = {
         "study": study,
         "page": page,
         "filters": filters,
         "query": urlencode(filters.as_query()),
-        "codes": adjudication.disagreeing_codes(study),
+        "codes": codes,
         "layers": Layer.choices,
     }
     return render_page(request, LIST, context, fragment="table")
