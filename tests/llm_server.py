@@ -14,20 +14,29 @@ Retry-After, say), or either after a delay. Every request is recorded.
 Start one server per test process and `reset()` it between tests (the `llm_server` fixture
 does both): Inspect memoizes a model by its name, so a second server under the same name would
 never be called.
+
+Benchmarks run it in a process of its own instead (`llm_server_process()`, or
+`python -m tests.llm_server --delay 0.05`), answering every call the same text: in the judge's
+process its request threads would take the interpreter lock from Inspect's event loop, which is
+what is measured.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import itertools
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -88,6 +97,7 @@ class LlmServer:
     base_url: str = ""
     requests: list[Request] = field(default_factory=list)
     default: Callable[[Request], Reply | str] = lambda request: Reply()
+    record: bool = True  # keep every request in `requests` (a benchmark's server does not)
     _queued: deque[Reply] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _ids: Iterator[int] = field(default_factory=itertools.count)
@@ -106,7 +116,8 @@ class LlmServer:
 
     def answer(self, request: Request) -> tuple[Reply, int]:
         with self._lock:
-            self.requests.append(request)
+            if self.record:
+                self.requests.append(request)
             number = next(self._ids)
             queued = self._queued.popleft() if self._queued else None
         return queued or _reply(self.default(request)), number
@@ -198,6 +209,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _HttpServer(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default listen backlog is 5: a client opening its 32 connections at once
+    # had some reset, and waited for its retry.
+    request_queue_size = 256
 
     def __init__(self, llm: LlmServer) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
@@ -260,22 +274,75 @@ def running_llm_server(
     llm.base_url = f"http://{host}:{port}/v1"
     thread = threading.Thread(target=httpd.serve_forever, name="loopback-llm", daemon=True)
     thread.start()
-    prefix = SERVICE.upper()
     try:
-        with pytest.MonkeyPatch.context() as env, no_network(allowed_names):
-            env.setenv(f"{prefix}_BASE_URL", llm.base_url)
-            env.setenv(f"{prefix}_API_KEY", API_KEY)
-            env.setenv("NO_PROXY", "127.0.0.1,localhost")
-            for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-                env.delenv(name, raising=False)
-            # Opt-in hooks that could send data elsewhere stay off.
-            env.delenv("INSPECT_TELEMETRY", raising=False)
-            env.delenv("INSPECT_API_KEY_OVERRIDE", raising=False)
-            if home is not None:
-                env.setenv("XDG_DATA_HOME", f"{home}/data")
-                env.setenv("XDG_CACHE_HOME", f"{home}/cache")
+        with pointed_at(llm.base_url, home, allowed_names):
             yield llm
     finally:
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)
+
+
+@contextlib.contextmanager
+def llm_server_process(
+    *,
+    text: str = "true",
+    delay: float = 0.0,
+    home: str | None = None,
+    allowed_names: Collection[str] = (),
+) -> Iterator[str]:
+    """The loopback server in a process of its own, answering every call `text` after `delay`
+    seconds, with Inspect pointed at it as `running_llm_server` does; yields its base URL."""
+    command = [sys.executable, "-m", "tests.llm_server", "--text", text, "--delay", f"{delay}"]
+    root = Path(__file__).resolve().parents[1]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=root)
+    try:
+        assert process.stdout is not None
+        base_url = process.stdout.readline().strip()
+        if not base_url.startswith("http://127.0.0.1:"):
+            raise RuntimeError(f"the loopback server did not start (exit {process.poll()})")
+        with pointed_at(base_url, home, allowed_names):
+            yield base_url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def pointed_at(
+    base_url: str, home: str | None = None, allowed_names: Collection[str] = ()
+) -> Iterator[None]:
+    """Point Inspect's `openai-api/loopback/...` models at `base_url`, with no proxy and no
+    opt-in hook that could send data elsewhere, and the network out (see `no_network`)."""
+    prefix = SERVICE.upper()
+    with pytest.MonkeyPatch.context() as env, no_network(allowed_names):
+        env.setenv(f"{prefix}_BASE_URL", base_url)
+        env.setenv(f"{prefix}_API_KEY", API_KEY)
+        env.setenv("NO_PROXY", "127.0.0.1,localhost")
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+            env.delenv(name, raising=False)
+        env.delenv("INSPECT_TELEMETRY", raising=False)
+        env.delenv("INSPECT_API_KEY_OVERRIDE", raising=False)
+        if home is not None:
+            env.setenv("XDG_DATA_HOME", f"{home}/data")
+            env.setenv("XDG_CACHE_HOME", f"{home}/cache")
+        yield
+
+
+def main() -> None:
+    """Serve until stopped, answering every call the same text after a delay; the first line
+    printed is the base URL."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--text", default="true")
+    parser.add_argument("--delay", type=float, default=0.0)
+    options = parser.parse_args()
+    reply = Reply(text=options.text, delay=options.delay)
+    llm = LlmServer(default=lambda request: reply, record=False)
+    httpd = _HttpServer(llm)
+    host, port = httpd.server_address[:2]
+    print(f"http://{host}:{port}/v1", flush=True)
+    httpd.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

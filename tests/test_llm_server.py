@@ -4,13 +4,16 @@ records, and that nothing else is reachable while it runs."""
 import json
 import os
 import socket
+import threading
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 
 import pytest
 
-from tests.llm_server import API_KEY, Reply, no_network
+from tests.llm_server import API_KEY, Reply, llm_server_process, no_network
 
 
 def chat(server, text="Is it met?", model="judge-1", path="/chat/completions"):
@@ -107,3 +110,30 @@ def test_the_database_servers_name_may_still_be_looked_up(monkeypatch):
         assert socket.getaddrinfo("db.internal", 5432) == [("found", "db.internal")]
         with pytest.raises(socket.gaierror):
             socket.getaddrinfo("example.org", 80)
+
+
+def test_forty_calls_are_answered_at_once(llm_server):
+    # Every reply waits until all 40 requests are in the server together: a server that could
+    # not accept or serve that many connections at once would break the barrier.
+    together = threading.Barrier(40, timeout=30)
+
+    def reply(request):
+        together.wait()
+        return "true"
+
+    llm_server.default = reply
+    with ThreadPoolExecutor(40) as pool:
+        answers = list(pool.map(lambda n: chat(llm_server, f"call {n}"), range(40)))
+    assert [status for status, _, _ in answers] == [200] * 40
+    assert len(llm_server.completions) == 40
+
+
+def test_the_server_in_a_process_of_its_own_answers_its_text(llm_server, tmp_path):
+    with llm_server_process(text="false", home=str(tmp_path)) as base_url:
+        assert os.environ["LOOPBACK_BASE_URL"] == base_url != llm_server.base_url
+        status, _, body = chat(SimpleNamespace(base_url=base_url), "Is it met?")
+        assert status == 200 and answer_text(body) == "false"
+        with socket.socket() as sock, pytest.raises(ConnectionRefusedError, match="network"):
+            sock.connect(("192.0.2.1", 443))
+    assert os.environ["LOOPBACK_BASE_URL"] == llm_server.base_url
+    assert llm_server.requests == []
