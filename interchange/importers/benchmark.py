@@ -46,6 +46,7 @@ from interchange.formats.l2bench_csv import (
     read_l2bench_folder,
 )
 from interchange.formats.problems import Problem
+from interchange.importers.collector import collector_paused
 from interchange.importers.plan import (
     BenchmarkPlan,
     CriterionPlan,
@@ -72,6 +73,7 @@ PLACEHOLDER_NOTE = (
 )
 
 
+@collector_paused
 def import_l2bench(
     folder: Path | str,
     framework: Framework,

@@ -20,6 +20,7 @@ from audit import services as audit
 from audit.models import AuditEvent
 from interchange.formats.problems import Problem
 from interchange.formats.responses import ResponseRecord, read_responses_jsonl
+from interchange.importers.collector import collector_paused
 from interchange.importers.report import ImportReport, Progress, no_progress
 from interchange.importers.writing import BATCH, COMMENT
 from rubrics.models import Response, Task, Turn
@@ -179,6 +180,7 @@ def write_responses(plans: list[ResponsePlan], report: ImportReport, by: Any) ->
     counts.updated += len(changed)
 
 
+@collector_paused
 def import_responses(
     path: Path | str,
     framework: Framework,

@@ -3,6 +3,7 @@ idempotent re-imports, versioning of changed criteria, publication."""
 
 import csv
 import dataclasses
+import gc
 
 import pytest
 
@@ -31,6 +32,17 @@ def test_first_import_creates_everything_and_publishes_the_published_tasks(
     assert set(Task.objects.filter(status="published").values_list("key", flat=True)) == published
     assert report.counts["published rubrics"].created == len(published)
     assert TaskContextValue.objects.filter(variable__key="cefr_level").count() == 8
+
+
+def test_an_import_runs_with_the_cyclic_garbage_collector_paused(tmp_path, starter_framework):
+    seen: list[bool] = []
+    report = import_l2bench(
+        benchmark_folder(tmp_path),
+        starter_framework,
+        progress=lambda *_: seen.append(gc.isenabled()),
+    )
+    assert report.ok and seen and not any(seen)
+    assert gc.isenabled()  # as it was before
 
 
 def test_import_publish_gives_the_rubric_the_review_services_would(tmp_path, starter_framework):
