@@ -316,9 +316,12 @@ def measure(page_list: list[Page], repeats: int) -> list[Measured]:
 def warm_agreement_report() -> float:
     """Compute the study's agreement report into the cache, as the worker does for a large
     study (its page otherwise answers 'computing'). Returns the seconds it took."""
+    from django.core.cache import cache
+
     from agreement.services import study_report
     from grading.models import Study
 
+    cache.clear()  # results pickled by an earlier version of the code may not load in this one
     start = time.perf_counter()
     study_report(Study.objects.get(name=STUDY_NAME))
     return time.perf_counter() - start
