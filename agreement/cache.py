@@ -89,12 +89,15 @@ def _recall(key: str) -> Any:
         result = _local.get(key)
         if result is not None:
             _local.move_to_end(key)
-    if result is not None and not cache.has_key(key):
-        result = None
-    if result is None:
-        result = cache.get(key)
-        if result is not None:
-            _remember(key, result)
+    if result is not None:
+        if cache.has_key(key):
+            return result
+        with _local_lock:  # the shared entry expired or was cleared: so is this one
+            _local.pop(key, None)
+        return None
+    result = cache.get(key)
+    if result is not None:
+        _remember(key, result)
     return result
 
 
