@@ -5,6 +5,7 @@ import pytest
 from django.urls import reverse
 
 from judging.models import JudgeRun, JudgeVerdict, PromptVersion
+from judging.services import save_config
 from rubrics.models import CriterionVersion, Response
 from tests.factories import demo_benchmark_and_graders
 
@@ -15,7 +16,13 @@ pytestmark = pytest.mark.django_db
 def runs(db):
     demo_benchmark_and_graders(0)
     prompt = PromptVersion.objects.get(template__name="reference-guided")
+    config = save_config(
+        name="local-llama", model="openai-api/local/llama3.1", prompt=prompt,
+        model_family="llama", by=None,
+    )  # fmt: skip
     made = JudgeRun.objects.create(
+        config=config,
+        model_family=config.model_family,
         judge_model="openai-api/local/llama3.1",
         prompt_version=str(prompt),
         prompt=prompt,
@@ -50,7 +57,9 @@ def test_a_run_shows_the_prompt_it_sent_its_parameters_counts_and_usage(runs, vi
         0,
     )
     assert run["usage"] == {"input_tokens": 120, "output_tokens": 4, "total_tokens": 124}
+    assert (run["config"], run["model_family"]) == ("local-llama", "llama")
     assert found[imported.pk]["prompt_template"] is None
+    assert (found[imported.pk]["config"], found[imported.pk]["model_family"]) == (None, "")
 
 
 def test_an_unparseable_answer_is_a_null_verdict_with_the_judges_output(runs, viewer_api):
