@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from audit.errors import Conflict
 from interchange.formats.criteria import Criterion as FileCriterion
@@ -124,11 +124,21 @@ def benchmark_records(
     """The framework's tasks as L2-Bench records, and their resource files (without
     `with_resources` no file is read and the records name none). `versions` spares a caller
     that already holds `_latest_versions(framework)` a second load."""
-    tasks = list(
+    tasks: list[Any] = list(  # named rows: a thousand Task instances cost more than their texts
         Task.objects.filter(framework=framework)
         .exclude(status=Task.Status.RETIRED)
-        .select_related("sub_competency")
         .order_by("key")
+        .values_list(
+            "pk",
+            "key",
+            "instruction",
+            "system_prompt",
+            "reference_answer",
+            "status",
+            "sub_competency_id",
+            "sub_competency__code",
+            named=True,
+        )
     )
     universal, by_sub, by_task = [], defaultdict(list), defaultdict(list)
     for version in _latest_versions(framework) if versions is None else versions:
@@ -173,7 +183,7 @@ def benchmark_records(
             task=task.instruction,
             task_system_prompt=task.system_prompt,
             reference_answer=task.reference_answer,
-            competency=task.sub_competency.code,
+            competency=task.sub_competency__code,
             version_at_time_of_draft=sources.get(task.pk, ""),
             is_published=task.status == Task.Status.PUBLISHED,
             resource_files=tuple(names[task.pk]),
