@@ -80,6 +80,11 @@ class JudgeGroup:
         return self.vs_gold.n_items if self.vs_gold else 0
 
     @property
+    def n_without_gold(self) -> int:
+        """Units left out of the comparison with gold: no adjudicated verdict."""
+        return self.n_units - self.n_with_gold
+
+    @property
     def mean_accuracy_gap(self) -> float | None:
         """Mean over held-out experts of (judge accuracy - other experts' accuracy)."""
         gaps = [c.accuracy_gap for c in self.leave_one_out if c.accuracy_gap is not None]

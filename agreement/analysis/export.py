@@ -24,7 +24,8 @@ from l2annot.formulas import as_text_cell, spreadsheet_safe
 type JudgeScales = Sequence[tuple[object, Sequence[JudgeScale]]]
 
 GROUP_COLUMNS = [
-    "group", "items", "ratings", "pairable units", "percent agreement",
+    "group", "items", "ratings", "units", "pairable units", "units left out (one rating)",
+    "percent agreement",
     "percent agreement CI low", "percent agreement CI high", "alpha", "alpha CI low",
     "alpha CI high", "alpha undefined because", "alpha interval unreliable because", "AC1",
     "AC1 CI low", "AC1 CI high", "Brennan-Prediger", "Scott's pi", "pass rate",
@@ -46,7 +47,9 @@ def group_row(group: GroupAgreement) -> list[Any]:
         group.label,
         group.n_items,
         s.n_ratings,
+        group.n_units,
         s.n_units,
+        group.n_single,
         _coefficient(s.percent_agreement),
         group.percent_agreement.low,
         group.percent_agreement.high,
@@ -148,6 +151,8 @@ def judge_group_row(judge: str, group: RunGroup) -> dict[str, Any]:
             "group": group.label,
             "units": group.n_shared,
             "units with a verdict": found.n_units,
+            "units left out vs majority (experts tied)": found.n_tied,
+            "units left out vs gold (no gold verdict)": found.n_without_gold,
             "unparseable": group.unparseable.numerator,
             "unparseable rate": group.unparseable.value,
         }

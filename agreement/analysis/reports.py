@@ -42,11 +42,17 @@ class GroupAgreement:
     """Agreement over one set of units (a criterion, a layer, a competency, ...)."""
 
     label: str
-    n_items: int
-    summary: BinarySummary
+    n_items: int  # responses
+    summary: BinarySummary  # its n_units: the units compared (two ratings or more)
     alpha: Interval  # BCa bootstrap over responses; withheld when unreliable
     ac1: Interval  # Wilson-type, Gwet's linearised variance over responses
     percent_agreement: Interval  # Wilson at the responses' effective n
+    n_units: int = 0  # every unit of the group with a submitted rating
+
+    @property
+    def n_single(self) -> int:
+        """Units left out of every coefficient: a single submitted rating, nothing to pair."""
+        return self.n_units - self.summary.n_units
 
 
 @dataclass(frozen=True)
@@ -128,6 +134,7 @@ def group_agreements(
             alpha=intervals.alpha,
             ac1=intervals.ac1,
             percent_agreement=intervals.percent_agreement,
+            n_units=int((counts[units].sum(axis=1) > 0).sum()),
         )
         for (label, _), units, summary, intervals in zip(
             groups, members, summaries, found, strict=True

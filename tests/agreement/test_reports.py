@@ -153,3 +153,24 @@ def test_a_study_without_grades_has_an_undefined_report_not_an_error():
     assert report.overall.alpha.estimate.value is None
     assert report.overall.alpha.estimate.undefined_reason
     assert report.criteria == () and report.raters == () and report.rater_matrix == ()
+
+
+def test_every_group_counts_add_up_with_what_it_left_out():
+    """Units compared + units left out (a single rating) = the group's units, and the criteria's
+    units and ratings add up to the study's; every figure's n is the units compared."""
+    single = [(0, 0, 0, 1), (1, 1, 2, 0)]  # two units graded once: nothing to pair
+    full = [row for row in rows() if row[:2] not in {(0, 0), (1, 1)}]
+    report = study_agreement(
+        ratings_from_rows(full + single, CRITERIA, ITEMS, RATERS), n_resamples=50, seed=1
+    )
+    groups = [report.overall, *(c.agreement for c in report.criteria), *report.by_layer]
+    for group in groups:
+        assert group.summary.n_units + group.n_single == group.n_units
+        for interval in (group.alpha, group.ac1, group.percent_agreement):
+            assert interval.estimate.n_units == group.summary.n_units
+    assert report.overall.n_units == 8 and report.overall.n_single == 2
+    criteria = [c.agreement for c in report.criteria]
+    assert sum(g.n_units for g in criteria) == report.overall.n_units
+    assert sum(g.n_single for g in criteria) == report.overall.n_single
+    assert sum(g.summary.n_ratings for g in criteria) == report.overall.summary.n_ratings
+    assert sum(g.n_units for g in report.by_layer) == report.overall.n_units

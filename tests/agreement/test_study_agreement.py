@@ -152,6 +152,9 @@ def test_the_json_report_carries_every_figure_with_its_interval(study, client_as
     assert first["alpha interval unreliable because"].startswith("interval unreliable: 3 ")
     assert first["AC1 CI low"] <= first["AC1"] <= first["AC1 CI high"]
     assert first["percent agreement CI low"] <= first["percent agreement"]
+    for row in [data["overall"], *data["criteria"], *data["by layer"]]:
+        assert row["units"] == row["pairable units"] + row["units left out (one rating)"]
+    assert sum(row["units"] for row in data["criteria"]) == data["overall"]["units"]
 
 
 def test_the_command_writes_an_xlsx_report(study, tmp_path):
@@ -192,6 +195,21 @@ def test_a_judge_that_always_passes_is_measured_as_lenient(study, always_pass_ju
     assert report.stability.epochs == 2 and report.stability.identical == 1.0
     universal = next(g for g in report.by_layer if g.label == "universal")
     assert universal.leniency.difference > report.overall.leniency.difference
+
+
+def test_the_judge_figures_add_up_to_the_units_compared(study, always_pass_judge, client_as):
+    report = judge_report(study, always_pass_judge)
+    for group in (report.overall, *report.by_layer, *report.by_criterion):
+        assert group.n_with_majority + group.n_tied == group.n_units
+        assert group.n_with_gold + group.n_without_gold == group.n_units
+        if group.vs_majority:
+            assert int(group.vs_majority.confusion.sum()) == group.n_with_majority
+    assert sum(g.n_units for g in report.by_criterion) == report.overall.n_units
+    url = reverse("agreement:judge", args=[study.pk, always_pass_judge.pk])
+    body = client_as(Role.VIEWER).get(url).content.decode()
+    overall = report.overall
+    assert f"no gold verdict on any of the {overall.n_units} units" in body
+    assert f"(n = {overall.leniency.n_items} responses)" in body
 
 
 def test_the_judge_page_shows_the_criteria_a_page_at_a_time(
