@@ -14,6 +14,11 @@ urlpatterns = [
         name="judge",
     ),
     path(
+        "studies/<int:study_id>/judges/<int:run_id>/family/",
+        reports.judge_family,
+        name="judge_family",
+    ),
+    path(
         "studies/<int:study_id>/judges/<int:run_id>/calibration.json",
         reports.judge_calibration_download,
         {"fmt": "json"},

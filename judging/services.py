@@ -10,8 +10,9 @@ from django.db import transaction
 from django.db.models import Max
 
 from accounts.models import User
-from audit.services import record_creation
-from judging.models import JudgeConfig, PromptTemplate, PromptVersion
+from audit.models import AuditEvent
+from audit.services import record, record_creation
+from judging.models import JudgeConfig, JudgeRun, PromptTemplate, PromptVersion
 from judging.prompting import AnswerStyle, template_problems
 
 _VERSION_FIELDS = ("template", "number", "style", "text", "note")
@@ -166,3 +167,28 @@ def _free_name(slug: str) -> str:
         n += 1
         name = f"{slug[:55]}-{n}"
     return name
+
+
+FAMILY_MAX_LENGTH = 200
+
+
+@transaction.atomic
+def set_run_family(run: JudgeRun, family: str, *, by: User | None) -> JudgeRun:
+    """Name the model family of an imported run, which self-preference compares with the
+    responses' families. A run made here takes its configuration's family and keeps it."""
+    if run.config_id is not None:
+        raise ValidationError(
+            {
+                "model_family": f"This run's family comes from its judge configuration "
+                f"'{run.config}': save a configuration with another family to change it."
+            }
+        )
+    family = family.strip()
+    if len(family) > FAMILY_MAX_LENGTH:
+        raise ValidationError({"model_family": "A model family is at most 200 characters."})
+    locked = JudgeRun.objects.select_for_update().get(pk=run.pk)
+    if locked.model_family != family:
+        record(locked, AuditEvent.Kind.UPDATED, by, {"model_family": [locked.model_family, family]})
+        locked.model_family = family
+        locked.save(update_fields=["model_family"])
+    return locked

@@ -1,6 +1,8 @@
 from dataclasses import replace
 from io import BytesIO
 
+from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -39,6 +41,7 @@ from audit import services as audit
 from audit.models import AuditEvent
 from grading.models import Study
 from judging.models import JudgeRun
+from judging.services import set_run_family
 from l2annot.htmx import render_page, wants_fragment
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -289,3 +292,16 @@ def _changes(form: AnalysisSettingsForm) -> dict[str, list[object]]:
         name: [str(form.initial.get(name)), str(form.cleaned_data[name])]
         for name in form.changed_data
     }
+
+
+@require(Action.MANAGE_STUDIES)
+@require_http_methods(["POST"])
+def judge_family(request: AuthenticatedHttpRequest, study_id: int, run_id: int) -> HttpResponse:
+    """Name an imported run's model family, so that self-preference can be measured."""
+    study = get_object_or_404(Study, pk=study_id)
+    run = get_object_or_404(JudgeRun, pk=run_id)
+    try:
+        set_run_family(run, request.POST.get("model_family", ""), by=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect("agreement:judge", study.pk, run.pk)

@@ -108,6 +108,7 @@ ROUTES: dict[str, Route] = {
     "agreement:leaderboard": Route("GET", READERS),
     "agreement:settings": Route("GET", MANAGERS),
     "agreement:study_report_json": Route("GET", MANAGERS),
+    "agreement:judge_family": Route("POST", MANAGERS),
     "agreement:judge_calibration_json": Route("GET", MANAGERS),
     "agreement:judge_calibration_xlsx": Route("GET", MANAGERS),
     "agreement:study_report_xlsx": Route("GET", MANAGERS),

@@ -97,6 +97,7 @@ PAGES = [
     ("get", "grading:adjudicate", ("study_id", "study_item_id", "criterion_version_id")),
     ("get", "agreement:study", ("study_id",)),
     ("get", "agreement:judge", ("study_id", "run_id")),
+    ("post", "agreement:judge_family", ("study_id", "run_id")),
     ("get", "agreement:judge_calibration_json", ("study_id", "run_id")),
     ("get", "agreement:judge_calibration_xlsx", ("study_id", "run_id")),
     ("get", "agreement:leaderboard", ("study_id",)),
