@@ -234,6 +234,9 @@ def report_to_dict(
                 "alpha ordinal": scale.alpha_ordinal.estimate.value,
                 "alpha ordinal CI low": scale.alpha_ordinal.low,
                 "alpha ordinal CI high": scale.alpha_ordinal.high,
+                "alpha ordinal interval unreliable because": (
+                    scale.alpha_ordinal.unreliable_reason or ""
+                ),
                 "alpha interval": scale.alpha_interval.value,
                 "alpha ratio": scale.alpha_ratio.value,
             }

@@ -16,10 +16,10 @@ from agreement.stats import (
     Coefficient,
     Interval,
     alpha_from_counts,
-    bootstrap_alpha,
     counts_from_pairs,
     cronbach_alpha,
 )
+from agreement.stats.grouped import grouped_intervals
 
 SCALE = (1, 2, 3, 4, 5)
 
@@ -84,9 +84,15 @@ def scale_agreement(
                 mean=float(values.mean()) if values.size else None,
                 sd=float(values.std(ddof=1)) if values.size > 1 else None,
                 distribution=tuple(int((values == v).sum()) for v in SCALE),
-                alpha_ordinal=bootstrap_alpha(
-                    counts, "ordinal", n_resamples=n_resamples, seed=seed
-                ),
+                # BCa over responses, withheld below 20 responses (agreement.stats.intervals).
+                alpha_ordinal=grouped_intervals(
+                    counts,
+                    np.arange(counts.shape[0]),
+                    [np.arange(counts.shape[0])],
+                    level="ordinal",
+                    n_resamples=n_resamples,
+                    seed=seed,
+                )[0].alpha,
                 alpha_interval=alpha_from_counts(counts, "interval", value_domain=SCALE),
                 alpha_ratio=alpha_from_counts(counts, "ratio", value_domain=SCALE),
             )

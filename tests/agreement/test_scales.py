@@ -24,6 +24,25 @@ def test_identical_scale_ratings_agree_perfectly():
     assert (result.n_items, result.n_ratings) == (10, 30)
 
 
+def test_ordinal_alpha_has_a_bca_interval_from_20_responses_and_is_withheld_below():
+    rng = np.random.default_rng(3)
+    truth = rng.integers(1, 6, 30)
+    rows = [
+        (i, 0, r, int(np.clip(truth[i] + rng.integers(-1, 2), 1, 5)))
+        for i in range(30)
+        for r in range(3)
+    ]
+    [found] = scale_agreement(ScaleRatings.from_rows(["q"], rows), n_resamples=200, seed=1)
+    alpha = found.alpha_ordinal
+    assert alpha.method.startswith("BCa") and not alpha.interval_unreliable
+    assert alpha.low is not None and alpha.high is not None
+    assert alpha.low < alpha.estimate.value < alpha.high
+    few = [row for row in rows if row[0] < 10]
+    [small] = scale_agreement(ScaleRatings.from_rows(["q"], few), n_resamples=200, seed=1)
+    assert small.alpha_ordinal.low is None and small.alpha_ordinal.interval_unreliable
+    assert small.alpha_ordinal.estimate.value is not None
+
+
 def test_scale_ratings_one_step_apart_agree_more_than_opposite_ones():
     close = [(i, 0, r, 3 + (r == 1)) for i in range(12) for r in range(2)]
     far = [(i, 0, r, 1 if r == 0 else 5) for i in range(12) for r in range(2)]
