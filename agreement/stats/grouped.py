@@ -34,6 +34,7 @@ __all__ = ["GroupIntervals", "grouped_intervals"]
 
 BCA = "BCa bootstrap (responses)"
 _CACHED_SIZE = 100
+_BATCH = 64  # groups whose replicates are evaluated together
 AC_METHOD = "Wilson-type, Gwet's linearised variance (responses)"
 WILSON = "Wilson, effective n of responses"
 
@@ -133,6 +134,19 @@ def grouped_intervals(
     analytic = np.full((n_groups, 5), np.nan)  # p_a, p_e, Var(p_a), Var(AC1), clusters
     coefficients: list[Estimates] = []
     reasons: list[str | None] = []
+    # Alpha is evaluated for many groups in one call: replicates a batch of groups at a time,
+    # the leave-one-response-out coincidences of every group at the end.
+    pending: list[tuple[int, FloatArray]] = []
+    left_out: list[FloatArray] = []
+    left_out_of: list[int] = []
+
+    def flush() -> None:
+        if pending:
+            stack = np.stack([sums for _, sums in pending]).reshape(-1, q, q)
+            values = alpha_from_coincidences(stack, level, value_domain)
+            replicates[[g for g, _ in pending]] = values.reshape(len(pending), n_resamples)
+            pending.clear()
+
     for g, units in enumerate(members):
         sub = c[units]
         found = (
@@ -157,16 +171,24 @@ def grouped_intervals(
                 drawn = _draws(uniforms, sizes[g])
                 if sizes[g] <= _CACHED_SIZE:
                     draws[sizes[g]] = drawn
-            sums = drawn @ per_cluster[:, : q * q]
-            replicates[g] = alpha_from_coincidences(sums.reshape(-1, q, q), level, value_domain)
-            left_out = per_cluster.sum(axis=0)[None, : q * q] - per_cluster[:, : q * q]
-            jackknife[g, : sizes[g]] = alpha_from_coincidences(
-                left_out.reshape(-1, q, q), level, value_domain
-            )
+            pending.append((g, drawn @ per_cluster[:, : q * q]))
+            if len(pending) == _BATCH:
+                flush()
+            left_out.append(per_cluster.sum(axis=0)[None, : q * q] - per_cluster[:, : q * q])
+            left_out_of.append(g)
         pairable = sub[m[units] >= 2].sum(axis=0)
         n_pairable = int((per_cluster[:, q * q] > 0).sum())
         reasons.append(alpha_unreliable_reason(pairable, n_pairable, binary=q == 2))
         analytic[g] = _linearised(per_cluster[:, q * q :], q)
+    flush()
+    if left_out:
+        values = alpha_from_coincidences(
+            np.concatenate(left_out).reshape(-1, q, q), level, value_domain
+        )
+        start = 0
+        for g in left_out_of:
+            jackknife[g, : sizes[g]] = values[start : start + sizes[g]]
+            start += sizes[g]
     low, high = bca_bounds(alpha_estimates, replicates, jackknife, confidence)
     pa, pe, var_pa, var_ac, clusters = analytic.T
     agreement_low, agreement_high, _ = ac_wilson_bounds(pa, 0.0, var_pa, clusters, confidence)
