@@ -33,9 +33,10 @@ class Verdict(models.TextChoices):
 
 class StudyQuerySet(models.QuerySet["Study"]):
     def find(self, key: str) -> "Study | None":
-        """The study whose id or exact name is `key` (as people type it on a command line)."""
+        """The study whose id or name is `key` (as people type it on a command line; names
+        are unique ignoring case, so they are matched ignoring case)."""
         study = self.filter(pk=int(key)).first() if key.isdigit() else None
-        return study or self.filter(name=key).first()
+        return study or self.filter(name__iexact=key).first()
 
     def with_progress(self) -> "StudyQuerySet":
         """Each study with .items_count, .assignments_count and .submitted_count, in the same

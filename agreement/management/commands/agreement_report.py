@@ -2,26 +2,23 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
 from agreement.analysis.export import report_to_dict, write_report_xlsx
 from agreement.services import judge_scales_by_run, study_report
-from grading.models import Study
+from grading.commands import STUDY_HELP, study_argument
 
 
 class Command(BaseCommand):
     help = "Write the agreement report of a study (every figure with its CI) as JSON or XLSX."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("study", help="study id or exact name")
+        parser.add_argument("study", help=STUDY_HELP)
         parser.add_argument("--format", choices=["json", "xlsx"], default="json")
         parser.add_argument("--output", type=Path, required=True)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        key = options["study"]
-        study = Study.objects.find(key)
-        if study is None:
-            raise CommandError(f"No study with id or name {key!r}.")
+        study = study_argument(options["study"])
         report = study_report(study)
         judges = judge_scales_by_run(study)
         output: Path = options["output"]

@@ -2,11 +2,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
 from agreement.analysis.export import labels_to_dict, write_labels_csv, write_labels_xlsx
 from agreement.services import final_labels
-from grading.models import Study
+from grading.commands import STUDY_HELP, study_argument
 
 
 class Command(BaseCommand):
@@ -17,15 +17,12 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("study", help="study id or exact name")
+        parser.add_argument("study", help=STUDY_HELP)
         parser.add_argument("--format", choices=["csv", "xlsx", "json"], default="csv")
         parser.add_argument("--output", type=Path, required=True)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        key = options["study"]
-        study = Study.objects.find(key)
-        if study is None:
-            raise CommandError(f"No study with id or name {key!r}.")
+        study = study_argument(options["study"])
         labels = final_labels(study)
         output: Path = options["output"]
         if options["format"] == "json":

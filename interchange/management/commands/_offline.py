@@ -5,18 +5,17 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from accounts.models import User
+from grading.commands import STUDY_HELP, study_argument
 from grading.models import Study
 
 
 def add_study_and_annotator(parser: Any) -> None:
-    parser.add_argument("--study", type=int, required=True, metavar="ID", help="The study's id.")
+    parser.add_argument("--study", required=True, metavar="STUDY", help=STUDY_HELP)
     parser.add_argument("--annotator", required=True, metavar="USERNAME")
 
 
 def study_and_annotator(options: dict[str, Any]) -> tuple[Study, User]:
-    study = Study.objects.filter(pk=options["study"]).first()
-    if study is None:
-        raise CommandError(f"No study with id {options['study']}.")
+    study = study_argument(options["study"])
     annotator = User.objects.filter(username=options["annotator"]).first()
     if annotator is None:
         raise CommandError(f"No user '{options['annotator']}'.")

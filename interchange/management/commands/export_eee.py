@@ -3,7 +3,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grading.models import Study
+from grading.commands import STUDY_HELP, study_argument
 from interchange import eee_export
 from interchange.formats import eee
 
@@ -23,7 +23,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("study", help="study id or exact name")
+        parser.add_argument("study", help=STUDY_HELP)
         parser.add_argument("dir", type=Path, help="folder to write into (the datastore's data/)")
         parser.add_argument("--source", choices=eee_export.SOURCES, default="experts")
         parser.add_argument(
@@ -51,10 +51,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        key = options["study"]
-        study = Study.objects.find(key)
-        if study is None:
-            raise CommandError(f"No study with id or name {key!r}.")
+        study = study_argument(options["study"])
         if options["judge_run"] is not None and options["source"] != "judge":
             raise CommandError("--judge-run goes with --source judge.")
         settings = eee_export.Options(

@@ -3,7 +3,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.models import Study
+from grading.commands import STUDY_HELP, study_argument
 from interchange import grades_export
 
 
@@ -15,7 +15,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("study", type=int, help="The study's id.")
+        parser.add_argument("study", help=STUDY_HELP)
         parser.add_argument("--format", choices=("csv", "xlsx"), default="csv")
         parser.add_argument("--output", type=Path, required=True, metavar="FILE")
         parser.add_argument(
@@ -23,9 +23,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        study = Study.objects.filter(pk=options["study"]).first()
-        if study is None:
-            raise CommandError(f"No study with id {options['study']}.")
+        study = study_argument(options["study"])
         path = Path(options["output"])
         if options["format"] == "xlsx":
             if options["scores"]:

@@ -4,7 +4,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from agreement.services import study_report
-from grading.models import Study
+from grading.commands import study_argument
 from interchange.exporters import Validation, export_rubrics_xlsx
 from interchange.management.commands._common import add_framework_argument, framework_from
 
@@ -42,7 +42,5 @@ class Command(BaseCommand):
         self.stdout.write(f"Rubrics written to {path}")
 
     def _validation(self, key: str) -> Validation:
-        study = Study.objects.find(key)
-        if study is None:
-            raise CommandError(f"No study with id or name {key!r}.")
+        study = study_argument(key)
         return {c.criterion.key: (c.validated, c.verdict) for c in study_report(study).criteria}

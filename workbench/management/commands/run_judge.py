@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from audit.errors import Conflict
-from grading.models import Study
+from grading.commands import STUDY_HELP, study_argument
 from interchange.progress import TextProgressBar
 from judging.models import JudgeConfig
 from judging.services import find_prompt
@@ -20,7 +20,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("study", help="The study's id or name.")
+        parser.add_argument("study", help=STUDY_HELP)
         parser.add_argument(
             "--config",
             default="",
@@ -45,7 +45,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        study = self.find_study(options["study"])
+        study = study_argument(options["study"])
         if not options["model"] and not options["config"]:
             raise CommandError("Give --model MODEL, or --config NAME of a saved configuration.")
         try:
@@ -98,10 +98,3 @@ class Command(BaseCommand):
         )
         if run.status != run.Status.SUCCEEDED:
             raise CommandError(f"The run ended {run.get_status_display().lower()}.")
-
-    def find_study(self, name: str) -> Study:
-        found = Study.objects.filter(pk=int(name)) if name.isdigit() else Study.objects.none()
-        study = found.first() or Study.objects.filter(name=name).first()
-        if study is None:
-            raise CommandError(f"No study '{name}'.")
-        return study
