@@ -246,6 +246,7 @@ def report_to_dict(
             {
                 "group": c.label,
                 "complete gradings": c.n_gradings,
+                "gradings left out (incomplete)": c.n_incomplete,
                 "items": c.n_items,
                 "cronbach alpha": c.alpha.value,
                 "undefined because": c.alpha.undefined_reason or "",

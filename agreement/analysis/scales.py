@@ -61,6 +61,7 @@ class Consistency:
     n_gradings: int  # complete gradings (respondents)
     n_items: int  # criteria or scale items
     alpha: Coefficient
+    n_incomplete: int = 0  # gradings left out: a criterion or item of the group not rated
 
 
 def scale_agreement(
@@ -135,8 +136,9 @@ def criteria_consistency(ratings: StudyRatings) -> tuple[Consistency, ...]:
         if not columns.any() or rows.size == 0:
             continue
         complete = _complete_rows(matrix[np.ix_(rows, np.flatnonzero(columns))])
+        n = int(complete.shape[0])
         out.append(
-            Consistency(label, int(complete.shape[0]), int(columns.sum()), cronbach_alpha(complete))
+            Consistency(label, n, int(columns.sum()), cronbach_alpha(complete), rows.size - n)
         )
     return tuple(out)
 
@@ -157,6 +159,7 @@ def scale_consistency(ratings: ScaleRatings) -> Consistency | None:
     ):
         matrix[index[(item, rater)], prompt] = value
     complete = _complete_rows(matrix)
+    n = int(complete.shape[0])
     return Consistency(
-        "task-level ratings", int(complete.shape[0]), len(ratings.prompts), cronbach_alpha(complete)
+        "task-level ratings", n, len(ratings.prompts), cronbach_alpha(complete), len(keys) - n
     )
