@@ -1,10 +1,9 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from accounts.views import home, password_reset, profile
+from accounts.views import password_reset, profile
 
 urlpatterns = [
-    path("", home.home, name="home"),
     path("accounts/profile/", profile.profile, name="profile"),
     path("accounts/tokens/", profile.token_create, name="token_create"),
     path("accounts/tokens/<int:pk>/revoke/", profile.token_revoke, name="token_revoke"),

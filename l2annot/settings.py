@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "api",
     "demo",  # `manage.py seed_demo` and the demo data it loads
+    "home",  # the start page of each role
     "axes",
 ]
 

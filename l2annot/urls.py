@@ -5,6 +5,7 @@ admin.site.site_header = "L2 Annot administration"
 admin.site.site_title = "L2 Annot"
 
 urlpatterns = [
+    path("", include("home.urls")),
     path("", include("accounts.urls")),
     path("taxonomy/", include("taxonomy.urls")),
     path("rubrics/", include("rubrics.urls")),

@@ -1,2 +1,1 @@
-"""The account pages: the start page (home) and a person's profile with their API tokens
-(profile)."""
+"""The account pages: a person's profile with their API tokens (profile) and password reset."""

@@ -141,3 +141,21 @@ def test_annotators_may_not_see_the_dashboard(client_as, make_user):
     study = factories.study([make_user(Role.ANNOTATOR)], responses=1, overlap=1)
     reply = client_as(Role.ANNOTATOR).get(reverse("grading:study", args=[study.pk]))
     assert reply.status_code == 403
+
+
+def test_the_study_page_links_to_each_of_the_studys_pages(client_as, make_user):
+    study = factories.study([make_user(Role.ANNOTATOR)], responses=1, overlap=1)
+    html = page(client_as(Role.MAINTAINER), study)
+    nav = html[html.index('<nav aria-label="This study"') :]
+    nav = nav[: nav.index("</nav>")]
+    for name in [
+        "agreement:study",
+        "agreement:leaderboard",
+        "workbench:judge",
+        "grading:adjudication",
+        "interchange:export_grades_csv",
+        "interchange:export_grades_xlsx",
+        "interchange:export_scores_csv",
+        "agreement:labels_csv",
+    ]:
+        assert f'href="{reverse(name, args=[study.pk])}"' in nav, name
