@@ -106,6 +106,10 @@ class GradedLineSerializer(ApiSerializer):
     criterion_version = serializers.IntegerField(source="version.pk")
     code = serializers.CharField()
     layer = serializers.CharField()
+    weight = serializers.IntegerField(
+        help_text='Negative for a penalty: its verdict "pass" means the behaviour is present '
+        "(shown as Present), and that is the verdict that needs a rationale."
+    )
     wording = serializers.CharField(source="version.wording")
     passes = serializers.CharField(source="version.passes")
     fails = serializers.CharField(source="version.fails")

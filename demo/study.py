@@ -16,6 +16,7 @@ from grading import services
 from grading.models import Assignment, Study, Verdict
 from judging.models import JudgeConfig, JudgeRating, JudgeRun, PromptVersion
 from rubrics.models import Response, RubricVersion
+from rubrics.scoring import adverse_verdict
 
 NAME = "Demo study: pilot grading"
 ANNOTATORS = {"annotator": 0.10, "annotator2": 0.20, "annotator3": 0.30}  # chance to disagree
@@ -105,11 +106,14 @@ def _grade(
             verdict = rng.choice(
                 [v for v in (Verdict.PASS, Verdict.FAIL, Verdict.NA) if v != agreed]
             )
-        rationale = (
-            "Demo rationale: the response does not meet this criterion."
-            if verdict == Verdict.FAIL
-            else ""
-        )
+        penalty = line.weight < 0
+        rationale = ""
+        if verdict == adverse_verdict(penalty=penalty):  # Fail, or Present on a penalty
+            rationale = (
+                "Demo rationale: the response shows this behaviour."
+                if penalty
+                else "Demo rationale: the response does not meet this criterion."
+            )
         services.save_grade(
             assignment, line.version.pk, verdict=verdict, rationale=rationale, by=grader
         )

@@ -110,8 +110,8 @@ def _pairs(study: Study, filters: Filters) -> QuerySet:
 def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
     """One dict per disagreeing pair (or pair sent to adjudication: `requested`), unresolved
     pairs first, then in item and rubric order: item, version (the criterion version), code,
-    layer, graders, passes, fails, nas, gold (the gold verdict or None), requested. One query
-    to evaluate (two through a paginator); `with_task_keys` adds each row's task.
+    layer, weight, graders, passes, fails, nas, gold (the gold verdict or None), requested. One
+    query to evaluate (two through a paginator); `with_task_keys` adds each row's task.
 
     Grouped by item and criterion version only; the criterion's columns, which follow from
     them, are taken with Min(): grouping by them and the task too made the database sort
@@ -126,6 +126,7 @@ def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
             code=Min("criterion_version__criterion__code"),
             layer=Min("criterion_version__criterion__layer"),
             order=Min("criterion_version__criterion__order"),
+            weight=Min("criterion_version__weight"),
             rank=Min(rank),
             graders=Count("pk"),
             passes=Count("pk", filter=Q(verdict=Verdict.PASS)),

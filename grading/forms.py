@@ -7,6 +7,7 @@ from accounts.models import User
 from accounts.roles import Role
 from grading.models import Study, Verdict
 from rubrics.models import RubricVersion, Task
+from rubrics.scoring import verdict_labels
 
 
 class StudyForm(forms.ModelForm):
@@ -64,3 +65,10 @@ class GoldVerdictForm(forms.Form):
     verdict = forms.ChoiceField(choices=Verdict.choices, widget=forms.RadioSelect)
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
     revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, penalty: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The stored values stay pass / fail / na; a penalty's read Present / Absent / N/A.
+        verdict = self.fields["verdict"]
+        assert isinstance(verdict, forms.ChoiceField)
+        verdict.choices = list(verdict_labels(penalty=penalty).items())

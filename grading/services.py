@@ -32,6 +32,7 @@ from grading.models import (
 )
 from rubrics.models import Response, RubricItem, RubricVersion
 from rubrics.models.criteria import LAYER_RANK, Layer
+from rubrics.scoring import adverse_verdict, verdict_label, verdict_labels
 from taxonomy.models import Framework
 
 # A pause longer than this between two actions on a response counts as this long: the time
@@ -353,8 +354,14 @@ def save_grade_line(
         )
         new_verdict = grade.verdict if verdict is None else verdict
         new_rationale = grade.rationale if rationale is None else rationale.strip()
-        if assignment.is_submitted and _rationale_missing(assignment, new_verdict, new_rationale):
-            raise GradingError("This grade is submitted: write the rationale before choosing Fail.")
+        penalty = item.criterion_version.is_penalty
+        if assignment.is_submitted and _rationale_missing(
+            assignment, new_verdict, new_rationale, penalty=penalty
+        ):
+            label = verdict_label(new_verdict, penalty=penalty)
+            raise GradingError(
+                f"This grade is submitted: write the rationale before choosing {label}."
+            )
         if (new_verdict, new_rationale) != (grade.verdict, grade.rationale):
             if assignment.is_submitted:
                 GradeRevision.objects.create(
@@ -371,9 +378,14 @@ def save_grade_line(
         return grade, item
 
 
-def _rationale_missing(assignment: Assignment, verdict: str, rationale: str) -> bool:
+def _rationale_missing(
+    assignment: Assignment, verdict: str, rationale: str, *, penalty: bool
+) -> bool:
+    """The study asks for a reason for the adverse finding (`require_rationale_on_fail`): Fail
+    on an ordinary criterion, Present (stored "pass") on a penalty; none was written."""
     study = assignment.study_item.study
-    return study.require_rationale_on_fail and verdict == Verdict.FAIL and not rationale.strip()
+    adverse = verdict == adverse_verdict(penalty=penalty)
+    return study.require_rationale_on_fail and adverse and not rationale.strip()
 
 
 @transaction.atomic
@@ -416,10 +428,14 @@ def missing_answers(assignment: Assignment) -> list[Problem]:
             continue
         grade = grades.get(line.version.pk)
         anchor = f"criterion-{line.version.pk}"
+        penalty = line.weight < 0
         if grade is None or not grade.verdict:
-            problems.append(Problem(anchor, f"{line.code}: choose Pass, Fail or N/A."))
-        elif _rationale_missing(assignment, grade.verdict, grade.rationale):
-            problems.append(Problem(anchor, f"{line.code}: a Fail needs a rationale."))
+            pass_, fail, na = verdict_labels(penalty=penalty).values()
+            choices = f"{pass_}, {fail} or {na}"
+            problems.append(Problem(anchor, f"{line.code}: choose {choices}."))
+        elif _rationale_missing(assignment, grade.verdict, grade.rationale, penalty=penalty):
+            label = verdict_label(grade.verdict, penalty=penalty)
+            problems.append(Problem(anchor, f"{line.code}: {label} needs a rationale."))
     rated = set(assignment.likert_ratings.values_list("item_id", flat=True))
     for item in assignment.study_item.study.likert_items.all():
         if item.pk not in rated:

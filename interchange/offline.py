@@ -131,6 +131,7 @@ def _item(assignment: Assignment, questions: list[LikertItem]) -> GradingItem:
             CriterionRow(
                 criterion_version_id=str(version.pk),
                 code=version.criterion.code + (" (penalty)" if version.is_penalty else ""),
+                penalty=version.is_penalty,
                 wording=version.wording,
                 guidance=_guidance(version),
                 verdict=TO_WORKBOOK[Verdict(grade.verdict)] if grade and grade.verdict else None,
@@ -318,6 +319,12 @@ def _record(
         for r in LikertRating.objects.filter(assignment__in=assignments.values())
     )
     started: set[int] = set()
+    penalties = set(
+        CriterionVersion.objects.filter(
+            rubric_items__rubric_version__study_items__assignments__in=assignments.values(),
+            weight__lt=0,
+        ).values_list("pk", flat=True)
+    )
 
     def begin(assignment: Assignment) -> None:
         if assignment.pk not in started:  # as opening the grading page does
@@ -329,6 +336,9 @@ def _record(
             continue
         if not row.criterion_version_id.isdecimal():
             problem(row.row, "criterion version id", f"'{row.criterion_version_id}' is not an id")
+            continue
+        if row.penalty_wording and int(row.criterion_version_id) not in penalties:
+            problem(row.row, "verdict", "Present and Absent are for penalties: choose Pass or Fail")
             continue
         assignment = assignments[row.item_id]
         begin(assignment)

@@ -13,6 +13,29 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+# How a verdict reads to a grader. Every criterion stores "pass", "fail" or "na"; on a penalty
+# "pass" is "judged true": the behaviour is present and its weight is subtracted. So a penalty's
+# choices say what was found, and the finding that needs a reason is the one against the
+# response: Fail on an ordinary criterion, Present on a penalty.
+VERDICT_LABELS = {"pass": "Pass", "fail": "Fail", "na": "N/A"}
+PENALTY_LABELS = {"pass": "Present", "fail": "Absent", "na": "N/A"}
+
+
+def verdict_labels(*, penalty: bool) -> dict[str, str]:
+    """The label of each stored verdict ("pass", "fail", "na"), in that order."""
+    return PENALTY_LABELS if penalty else VERDICT_LABELS
+
+
+def verdict_label(verdict: str, *, penalty: bool) -> str:
+    """How `verdict` reads on a criterion; an unknown verdict is returned as it is."""
+    return verdict_labels(penalty=penalty).get(verdict, verdict)
+
+
+def adverse_verdict(*, penalty: bool) -> str:
+    """The stored verdict that counts against the response: "pass" on a penalty (the behaviour
+    is present), "fail" otherwise."""
+    return "pass" if penalty else "fail"
+
 
 @dataclass(frozen=True)
 class Judgement:

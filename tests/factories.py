@@ -90,9 +90,11 @@ def published_task(
     criteria: int = 3,
     language: str = "English",
     resources: Sequence[str] = (),
+    not_applicable: Sequence[Criterion] = (),
 ) -> Task:
     """A task with `criteria` task criteria (the last one a penalty), a markdown resource of
-    each title in `resources`, and rubric version 1."""
+    each title in `resources`, the universal criteria `not_applicable` marked as not applying
+    to it, and rubric version 1."""
     fw = fw or framework()
     sub = SubCompetency.objects.filter(competency__framework=fw).first()
     key = f"t{next(_serial)}"
@@ -116,8 +118,17 @@ def published_task(
         )
     for title in resources:
         rubric_services.add_resource(task, title, None, text=f"Read this ({title}).")
+    for universal in not_applicable:
+        rubric_services.exclude_universal(task, universal, "No learner age is given.", None)
     publishing.publish([task], None)
     return task
+
+
+def universal_criterion(fw: Framework | None = None, weight: int = 1) -> Criterion:
+    """A universal criterion of the framework (every task published after it has it)."""
+    fw, n = fw or framework(), next(_serial)
+    wording = f"The activity suits the learners' age ({n})."
+    return rubric_services.add_criterion(fw, wording, weight, None, code=f"90u{n}")
 
 
 def response(task: Task, model: str = "secret-model-x", turns: int = 0) -> Response:
@@ -137,9 +148,13 @@ def study(
     responses: int = 2,
     overlap: int = 2,
     resources: Sequence[str] = (),
+    not_applicable: Sequence[Criterion] = (),
     **options: object,
 ) -> Study:
-    answers = [response(published_task(resources=resources)) for _ in range(responses)]
+    answers = [
+        response(published_task(resources=resources, not_applicable=not_applicable))
+        for _ in range(responses)
+    ]
     return grading_services.create_study(
         name=f"Study {next(_serial)}",
         framework=framework(),

@@ -123,12 +123,14 @@ def _pair_context(
         "response": response,
         "graders": graders,
         "gold": gold,
+        "penalty": line.criterion_version.is_penalty,
         "form": GoldVerdictForm(
+            penalty=line.criterion_version.is_penalty,
             initial={
                 "verdict": gold.verdict if gold else None,
                 "note": gold.note if gold else "",
                 "revision": gold.revision if gold else 0,
-            }
+            },
         ),
         "filters": filters,
         "remaining": adjudication.unresolved_count(study, filters),
@@ -147,7 +149,7 @@ def adjudicate(
     context = _pair_context(study, study_item_id, criterion_version_id, filters)
     if request.method == "GET":
         return render(request, PAGE, context)
-    form = GoldVerdictForm(request.POST)
+    form = GoldVerdictForm(request.POST, penalty=context["penalty"])
     status = 422
     if form.is_valid():
         data = form.cleaned_data
@@ -163,7 +165,9 @@ def adjudicate(
         except adjudication.StaleGoldVerdict as error:
             status = status_for(error)
             context = _pair_context(study, study_item_id, criterion_version_id, filters)
-            form = GoldVerdictForm(initial=data | {"revision": error.current.revision})
+            form = GoldVerdictForm(
+                initial=data | {"revision": error.current.revision}, penalty=context["penalty"]
+            )
             context |= {"error": message_of(error)}
         except adjudication.AdjudicationError as error:
             status = status_for(error)

@@ -19,13 +19,25 @@ from django.views.decorators.http import require_POST
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading import services
-from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, Verdict
+from grading.models import Assignment, Grade, LikertItem, LikertRating, Study
 from l2annot.errors import message_of, status_for
 from l2annot.htmx import redirect_to, render_page, wants_fragment
 from rubrics.models import EffectiveCriterion, RubricItem
+from rubrics.scoring import adverse_verdict, verdict_label, verdict_labels
 
 PAGE = "grading/assignment.html"
-VERDICT_KEYS: dict[str, str] = {Verdict.PASS: "p", Verdict.FAIL: "f", Verdict.NA: "n"}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A verdict button: the stored value, its label on this criterion and its key."""
+
+    value: str
+    label: str
+
+    @property
+    def key(self) -> str:
+        return self.label[0].lower()  # p, f, n; on a penalty p(resent), a(bsent), n
 
 
 @dataclass(frozen=True)
@@ -49,8 +61,22 @@ class Line:
         return self.grade.rationale if self.grade else ""
 
     @property
+    def penalty(self) -> bool:
+        return self.effective.weight < 0
+
+    @property
+    def choices(self) -> list[Choice]:
+        return [Choice(v, label) for v, label in verdict_labels(penalty=self.penalty).items()]
+
+    @property
+    def adverse_label(self) -> str:
+        """The finding that needs a rationale: Fail, or Present on a penalty."""
+        return verdict_label(adverse_verdict(penalty=self.penalty), penalty=self.penalty)
+
+    @property
     def needs_rationale(self) -> bool:
-        return self.rationale_required and self.verdict == Verdict.FAIL and not self.rationale
+        adverse = self.verdict == adverse_verdict(penalty=self.penalty)
+        return self.rationale_required and adverse and not self.rationale
 
 
 def _own(request: AuthenticatedHttpRequest, assignment_id: int) -> Assignment:
@@ -108,6 +134,9 @@ def _page_context(
 ) -> dict[str, Any]:
     item = assignment.study_item
     response, task = item.response, item.response.task
+    lines = _lines(assignment)
+    gradable = [line for line in lines if line.effective.applicable]
+    likert = _likert(assignment)
     counts = Assignment.objects.filter(
         study_item__study=item.study_id, annotator=request.user
     ).aggregate(total=Count("pk"), done=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)))
@@ -120,9 +149,12 @@ def _page_context(
         "resources": item.rubric_version.resources.all(),
         "context_values": item.rubric_version.context_values.select_related("variable", "value"),
         "response": response,
-        "lines": _lines(assignment),
-        "likert": _likert(assignment),
-        "verdicts": [(v, Verdict(v).label, VERDICT_KEYS[v]) for v in Verdict.values],
+        "lines": gradable,
+        "not_applicable": [line for line in lines if not line.effective.applicable],
+        "likert": likert,
+        "answered": sum(1 for line in gradable if line.verdict)
+        + sum(1 for _, answer in likert if answer),
+        "to_answer": len(gradable) + len(likert),
         "counts": counts,
         "closed": item.study.is_closed(),
     } | state
@@ -195,7 +227,6 @@ def _fragment(
         "assignment": assignment,
         "study": study,
         "closed": study.is_closed(),
-        "verdicts": [(v, Verdict(v).label, VERDICT_KEYS[v]) for v in Verdict.values],
     }
     return render_page(request, PAGE, context | state, fragment=name, status=status)
 

@@ -2,7 +2,8 @@
 
 Sheet ``Grading`` (protected; only the Verdict and Rationale cells of criterion rows are
 unlocked): row 1 is the header; each item is one item row (task text, response text) followed
-by one row per criterion (code, wording, guidance, a Pass/Fail/N/A drop-down, a rationale cell)
+by one row per criterion (code, wording, guidance, a Pass/Fail/N/A drop-down, Present/Absent/N/A
+on a penalty, a rationale cell)
 and one row per rating question (prompt, the labels of the points, a 1-5 drop-down). Hidden
 columns A and B carry the item id and criterion version id (``likert:<question id>`` on a
 question row) of each row. Cells may be filled in advance with the answers already given.
@@ -37,6 +38,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
 from l2annot.formulas import as_text_cell
+from rubrics.scoring import verdict_label, verdict_labels
 
 from .problems import Problem, shown
 
@@ -78,9 +80,22 @@ _WRAP = Alignment(wrap_text=True, vertical="top")
 
 
 class GradeVerdict(StrEnum):
+    """A verdict as stored: on a penalty, PASS is "Present" and FAIL "Absent" in the sheet."""
+
     PASS = "Pass"
     FAIL = "Fail"
     NA = "N/A"
+
+    @property
+    def stored(self) -> str:
+        return {"Pass": "pass", "Fail": "fail", "N/A": "na"}[self.value]
+
+    def label(self, *, penalty: bool) -> str:
+        return verdict_label(self.stored, penalty=penalty)
+
+
+def _choice_list(*, penalty: bool) -> str:
+    return ",".join(verdict_labels(penalty=penalty).values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +108,7 @@ class CriterionRow:
     guidance: str = ""
     verdict: GradeVerdict | None = None
     rationale: str = ""
+    penalty: bool = False  # its choices read Present / Absent / N/A
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +149,8 @@ class GradedRow:
     verdict: GradeVerdict | None
     rationale: str
     row: int = field(default=0, compare=False)
+    # The cell said Present or Absent (a penalty's words) rather than Pass or Fail.
+    penalty_wording: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,15 +193,24 @@ def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: byt
     assert ws is not None
     ws.title = SHEET
     _header(ws)
-    choices = DataValidation(type="list", formula1='"Pass,Fail,N/A"', allow_blank=True)
+    choices = DataValidation(
+        type="list", formula1=f'"{_choice_list(penalty=False)}"', allow_blank=True
+    )
     choices.showErrorMessage = True
     choices.errorTitle, choices.error = "Verdict", "Choose Pass, Fail or N/A."
     ws.add_data_validation(choices)
+    penalty_choices = DataValidation(
+        type="list", formula1=f'"{_choice_list(penalty=True)}"', allow_blank=True
+    )
+    penalty_choices.showErrorMessage = True
+    penalty_choices.errorTitle = "Verdict on a penalty"
+    penalty_choices.error = "Choose Present (the response does it), Absent or N/A."
     ratings = DataValidation(type="whole", operator="between", formula1="1", formula2="5")
     ratings.allow_blank = ratings.showErrorMessage = True
     ratings.errorTitle, ratings.error = "Rating", "Choose a whole number from 1 to 5."
     row_ids: list[tuple[str, str]] = []
     verdict_cells: list[str] = []
+    penalty_cells: list[str] = []
     rating_cells: list[str] = []
     row = 2
     for number, item in enumerate(sheet.items, start=1):
@@ -199,10 +226,11 @@ def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: byt
             for column in (VERDICT_COLUMN, RATIONALE_COLUMN):
                 ws.cell(row, column).protection = Protection(locked=False)
             if criterion.verdict is not None:
-                _text(ws, row, VERDICT_COLUMN, criterion.verdict.value)
+                _text(ws, row, VERDICT_COLUMN, criterion.verdict.label(penalty=criterion.penalty))
             if criterion.rationale and _display(criterion.rationale) == criterion.rationale:
                 _text(ws, row, RATIONALE_COLUMN, criterion.rationale).alignment = _WRAP
-            verdict_cells.append(ws.cell(row, VERDICT_COLUMN).coordinate)
+            cells = penalty_cells if criterion.penalty else verdict_cells
+            cells.append(ws.cell(row, VERDICT_COLUMN).coordinate)
             row_ids.append(ids)
             row += 1
         for question in item.likert:
@@ -217,6 +245,9 @@ def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: byt
     # Set once: DataValidation.add checks each new cell against every range so far (quadratic:
     # 3 minutes for 300 responses of 30 criteria).
     choices.sqref = MultiCellRange(" ".join(verdict_cells))
+    if penalty_cells:
+        penalty_choices.sqref = MultiCellRange(" ".join(penalty_cells))
+        ws.add_data_validation(penalty_choices)
     if rating_cells:
         ratings.sqref = MultiCellRange(" ".join(rating_cells))
         ws.add_data_validation(ratings)
@@ -342,10 +373,11 @@ def _read(
             continue
         verdict = _verdict(value)
         if verdict is False:
-            report(number, "verdict", f"{shown(value)} is not Pass, Fail or N/A")
+            report(number, "verdict", f"{shown(value)} is not Pass, Fail, Present, Absent or N/A")
         rationale = _cell_text(cells[RATIONALE_COLUMN - 1])
+        wording = isinstance(value, str) and value.strip().casefold() in _PENALTY_WORDS
         verdict = verdict if isinstance(verdict, GradeVerdict) else None
-        graded.append(GradedRow(item_id, criterion_id, verdict, rationale, number))
+        graded.append(GradedRow(item_id, criterion_id, verdict, rationale, number, wording))
     expected = signature(key, annotator, study_id, row_ids)
     valid = hmac.compare_digest(expected, meta.get("signature", ""))
     if not valid:
@@ -383,14 +415,24 @@ def _cell_text(value: object) -> str:
     return "" if value is None else str(value)
 
 
+_PENALTY_WORDS = {
+    verdict.label(penalty=True).casefold(): verdict
+    for verdict in GradeVerdict
+    if verdict.label(penalty=True) != verdict.label(penalty=False)
+}
+
+
 def _verdict(value: object) -> GradeVerdict | bool | None:
-    """The verdict, ``None`` when blank, ``False`` when not a verdict."""
+    """The verdict, ``None`` when blank, ``False`` when not a verdict. Present and Absent (a
+    penalty's words) read as the Pass and Fail they are stored as."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, str):
+        typed = value.strip().casefold()
         for verdict in GradeVerdict:
-            if value.strip().casefold() == verdict.value.casefold():
+            if typed == verdict.value.casefold():
                 return verdict
+        return _PENALTY_WORDS.get(typed, False)
     return False
 
 

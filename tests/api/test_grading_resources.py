@@ -318,7 +318,8 @@ def test_an_annotator_grades_rates_and_submits_one_assignment_through_the_api(st
     for line in detail["rubric"]:
         if line["applicable"]:
             body = {"assignment": assignment_id, "criterion_version": line["criterion_version"]}
-            saved = client.post(reverse("api:grade-list"), body | {"verdict": "pass"})
+            verdict = "fail" if line["weight"] < 0 else "pass"  # all well: a penalty absent
+            saved = client.post(reverse("api:grade-list"), body | {"verdict": verdict})
             assert saved.status_code == 201, saved.content
     for n, rating in enumerate(detail["ratings"]):
         answer = client.post(

@@ -53,4 +53,15 @@ def test_maintainer_records_a_gold_verdict_and_the_next_disagreement_appears(
         "The activity ignores the class size.",
     )
     assert page.get_by_text("2 disagreements without a gold verdict").is_visible()
+
+    # A penalty reads by meaning: the graders' "pass" is Present, the choices Present / Absent.
+    penalty = next(p for p in adjudication.disagreements(study) if p["weight"] < 0)
+    page.goto(reverse("grading:adjudicate", args=[study.pk, penalty["item"], penalty["version"]]))
+    grades = page.locator(".grades")
+    assert grades.get_by_text("Present", exact=True).count() == 1
+    assert grades.get_by_text("Absent", exact=True).count() == 2
+    choices = page.locator(".gold")
+    assert choices.get_by_label("Present", exact=True).count() == 1
+    assert choices.get_by_label("Absent", exact=True).count() == 1
+    assert choices.get_by_label("Pass", exact=True).count() == 0
     assert page.csp_errors == []

@@ -1,4 +1,5 @@
-"""What an annotator does in the browser: grade a whole response from the keyboard."""
+"""What an annotator does in the browser: grade a whole response from the keyboard, beside the
+response on a wide screen, and move between the response and the criteria on a phone."""
 
 import pytest
 from django.urls import reverse
@@ -18,32 +19,81 @@ def start_grading(page, study) -> Assignment:  # type: ignore[no-untyped-def]
 
 
 def saved(page, element_id: str) -> None:  # type: ignore[no-untyped-def]
-    page.locator(f"#{element_id} [role=status]").wait_for()
+    page.locator(f"#{element_id} .save-state.saved").wait_for()
+
+
+def box(page, selector: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    return page.locator(selector).bounding_box()
 
 
 def test_annotator_grades_a_response_with_the_keyboard_and_gets_the_next(new_page, log_in):
-    first_page, second_page = new_page(), new_page(width=360)
+    first_page, second_page = new_page(width=1280), new_page(width=360)
     first = log_in(first_page, Role.ANNOTATOR)
     second = log_in(second_page, Role.ANNOTATOR)
-    study = factories.study([first, second], responses=3, overlap=1)  # claimed as they go
+    universal = factories.universal_criterion()  # does not apply to any task of the study
+    study = factories.study([first, second], responses=3, overlap=1, not_applicable=[universal])
 
     mine = start_grading(first_page, study)
     theirs = start_grading(second_page, study)
     assert theirs.study_item_id != mine.study_item_id
 
     page = first_page
-    criteria = factories.rubric_of(mine)
+    criteria = [v for v in factories.rubric_of(mine) if v.criterion_id != universal.pk]
     likert = list(study.likert_items.all())
+    total = len(criteria) + len(likert)
+
+    # Two panes: the task and the response beside the criteria, each scrolling on its own.
+    reading, rubric = box(page, "#reading"), box(page, "#criteria-pane")
+    assert reading["x"] + reading["width"] <= rubric["x"] and reading["y"] == rubric["y"]
+    assert page.locator("#criteria-pane").evaluate("e => getComputedStyle(e).overflowY") == "auto"
+    assert page.locator("#answered-count").inner_text() == f"0 of {total} answered"
+
+    # The criterion that does not apply takes no stop on the keyboard path, and no buttons.
+    assert page.locator("[data-step]").count() == total
+    not_applicable = page.locator(".not-applicable")
+    assert not_applicable.get_by_text(universal.code).count() == 1
+    assert not_applicable.get_by_role("button").count() == 0
+    assert page.locator(f"#criterion-{criteria[0].pk}.current").count() == 1
+
+    # Each button shows its key; a penalty reads Present / Absent, its effect said once.
+    first_line = page.locator(f"#criterion-{criteria[0].pk}")
+    assert first_line.get_by_role("button", name="Pass", exact=True).inner_text() == "Pass p"
+    penalty = page.locator(f"#criterion-{criteria[-1].pk}")
+    assert [b.inner_text() for b in penalty.get_by_role("button").all()] == [
+        "Present p",
+        "Absent a",
+        "N/A n",
+    ]
+    assert penalty.get_by_text("Penalty: if present, -2 to the score").is_visible()
+    assert penalty.get_by_text("Rationale (required for Present)").is_visible()
+
+    # Letters typed outside a box never act: not even the "p" or "s" inside the words.
+    page.keyboard.type("spelling is poor")
+    page.locator(".typing-note").wait_for()
+    page.locator(".typing-note").wait_for(state="detached")  # the pause ends with the typing
+    assert not Grade.objects.filter(assignment=mine).exists()
+    assert page.url.endswith(reverse("grading:assignment", args=[mine.pk]))
+
+    # A save that does not reach the server says so, and Retry sends it again.
+    save_url = reverse("grading:save_grade", args=[mine.pk, criteria[0].pk])
+    page.route(f"**{save_url}", lambda route: route.abort())
+    page.keyboard.press("p")
+    first_line.get_by_text("Not saved").wait_for()
+    page.unroute(f"**{save_url}")
+    first_line.get_by_role("button", name="Retry").click()
+    saved(page, f"criterion-{criteria[0].pk}")
+    page.locator(f"#criterion-{criteria[1].pk}").focus()
+
     page.keyboard.press("?")
     assert page.locator("#keyboard-help").is_visible()
     page.keyboard.press("Escape")
     assert not page.locator("#keyboard-help").is_visible()
 
-    for version in criteria[:-1]:
+    for version in criteria[1:-1]:
         page.keyboard.press("p")
         saved(page, f"criterion-{version.pk}")
     last = f"criterion-{criteria[-1].pk}"
-    page.keyboard.press("f")  # an empty rationale on Fail: the focus goes to it
+    page.keyboard.press("p")  # Present on a penalty, without a rationale: the focus goes to it
     saved(page, last)
     page.wait_for_function(f"document.activeElement.id === 'rationale-{criteria[-1].pk}'")
     page.keyboard.type("Asks learners to use a projector the class does not have.")
@@ -53,8 +103,16 @@ def test_annotator_grades_a_response_with_the_keyboard_and_gets_the_next(new_pag
     for item in likert:
         page.keyboard.press("4")
         saved(page, f"likert-{item.pk}")
+    assert page.locator("#answered-count").inner_text() == f"{total} of {total} answered"
+    response_title = box(page, "#response-title")  # still in view beside the last criterion
+    assert 0 <= response_title["y"] <= 800
 
+    # Submitting asks first: "s" opens the question, "Keep grading" stays.
     page.keyboard.press("s")
+    page.get_by_role("button", name="Keep grading").click()
+    assert not page.locator("#submit-confirm").is_visible()
+    page.keyboard.press("s")
+    page.get_by_role("dialog").get_by_role("button", name="Submit", exact=True).click()
     page.wait_for_url(lambda url: f"/assignments/{mine.pk}/" not in url)
     following = Assignment.objects.get(annotator=first, status=Assignment.Status.IN_PROGRESS)
     assert page.url.endswith(reverse("grading:assignment", args=[following.pk]))
@@ -65,8 +123,30 @@ def test_annotator_grades_a_response_with_the_keyboard_and_gets_the_next(new_pag
     verdicts = dict(
         Grade.objects.filter(assignment=mine).values_list("criterion_version", "verdict")
     )
-    assert verdicts == {v.pk: "pass" for v in criteria[:-1]} | {criteria[-1].pk: "fail"}
+    # Present on a penalty is stored as "pass": the behaviour is there (judged true).
+    assert verdicts == {v.pk: "pass" for v in criteria}
     assert Grade.objects.get(assignment=mine, criterion_version=criteria[-1]).rationale.startswith(
         "Asks learners"
     )
     assert page.csp_errors == []
+
+
+def test_on_a_phone_the_response_and_the_criteria_each_keep_their_place(new_page, log_in):
+    page = new_page(width=390)
+    annotator = log_in(page, Role.ANNOTATOR)
+    study = factories.study([annotator], responses=1, overlap=1)
+    answer = study.items.get().response
+    answer.text = "\n\n".join(f"Paragraph {n} of a long answer. " * 8 for n in range(1, 40))
+    answer.save()
+    start_grading(page, study)
+
+    reading, rubric = box(page, "#reading"), box(page, "#criteria-pane")
+    assert reading["x"] == rubric["x"] and rubric["y"] >= reading["y"] + reading["height"]
+
+    page.get_by_text("Paragraph 20 of").scroll_into_view_if_needed()
+    reading_place = page.evaluate("window.scrollY")
+    page.get_by_role("link", name="Back to the criteria").click()
+    assert page.locator("#rubric-title").is_visible()
+    page.get_by_role("link", name="Back to the response").click()
+    assert page.evaluate("window.scrollY") == reading_place
+    assert page.get_by_text("Paragraph 20 of").is_visible()

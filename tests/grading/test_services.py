@@ -132,10 +132,27 @@ def test_submit_refuses_an_incomplete_assignment_and_names_what_is_missing(annot
     services.save_grade(assignment, first.pk, verdict="fail", rationale="", by=annotators[0])
     with pytest.raises(services.GradingError) as error:
         services.submit(assignment, by=assignment.annotator)
-    assert f"{first.criterion.code}: a Fail needs a rationale." in error.value.messages
+    assert f"{first.criterion.code}: Fail needs a rationale." in error.value.messages
     assert any(m.startswith("Rate:") for m in error.value.messages)
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.IN_PROGRESS
+
+
+def test_a_penalty_needs_a_rationale_when_present_not_when_absent(annotators):
+    study = factories.study(annotators[:1], responses=1, overlap=1)
+    services.assign_study(study)
+    assignment = services.claim_next(study, annotators[0])
+    *ordinary, penalty = factories.rubric_of(assignment)
+    assert penalty.is_penalty
+    for version in ordinary:
+        services.save_grade(assignment, version.pk, verdict="pass", rationale="", by=annotators[0])
+    services.save_grade(assignment, penalty.pk, verdict="pass", rationale="", by=annotators[0])
+    code = penalty.criterion.code
+    problems = [p.message for p in services.missing_answers(assignment)]
+    assert f"{code}: Present needs a rationale." in problems
+    services.save_grade(assignment, penalty.pk, verdict="fail", rationale="", by=annotators[0])
+    problems = [p.message for p in services.missing_answers(assignment)]
+    assert not any(m.startswith(code) for m in problems)  # Absent is the benign finding
 
 
 def test_a_change_after_submission_keeps_the_submitted_value_as_a_revision(annotators):

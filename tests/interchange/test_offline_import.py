@@ -56,7 +56,9 @@ def fill(path, verdict="Pass", rationale="", rating=4, only=None):
         if kind == "rating":
             sheet.cell(row, 6).value = rating
         else:
-            sheet.cell(row, 6).value = verdict
+            penalty = str(sheet.cell(row, 3).value).endswith("(penalty)")
+            # "Pass" everywhere means all is well: on a penalty, the behaviour is Absent.
+            sheet.cell(row, 6).value = "Absent" if penalty and verdict == "Pass" else verdict
             sheet.cell(row, 7).value = rationale or None
     workbook.save(path)
 
@@ -304,7 +306,7 @@ def test_one_bad_row_among_good_ones_writes_nothing(tmp_path, study, annotator):
     before = state()
     report = offline.import_workbook(path, study, annotator)
     assert messages(report) == [
-        "grading.xlsx: row 4: field 'verdict': 'maybe' is not Pass, Fail or N/A"
+        "grading.xlsx: row 4: field 'verdict': 'maybe' is not Pass, Fail, Present, Absent or N/A"
     ]
     assert state() == before
 
@@ -313,10 +315,12 @@ def test_a_refusal_by_the_grading_rules_rolls_back_the_rows_already_saved(
     tmp_path, study, annotator
 ):
     """A Fail without rationale on a submitted response is refused by save_grade: the rows
-    saved before it in the same upload are rolled back too."""
+    saved before it in the same upload are rolled back too. (Fail on a penalty is Absent,
+    which needs none.)"""
     _, second = Assignment.objects.filter(annotator=annotator).order_by("position")
-    for version in factories.rubric_of(second):
-        services.save_grade(second, version.pk, verdict="pass", rationale="", by=annotator)
+    for version in factories.rubric_of(second):  # all well, no rationale needed
+        verdict = "fail" if version.is_penalty else "pass"
+        services.save_grade(second, version.pk, verdict=verdict, rationale="", by=annotator)
     for question in study.likert_items.all():
         services.save_likert(second, question.pk, 3, by=annotator)
     services.submit(second, by=second.annotator)
@@ -324,9 +328,18 @@ def test_a_refusal_by_the_grading_rules_rolls_back_the_rows_already_saved(
     fill(path, verdict="Fail")  # the first response's rows come first and are saved
     before = state()
     report = offline.import_workbook(path, study, annotator)
-    assert len(report.problems) == 3 and all(p.field == "verdict" for p in report.problems)
+    assert len(report.problems) == 2 and all(p.field == "verdict" for p in report.problems)
     assert all("write the rationale" in p.message for p in report.problems)
     assert state() == before
+
+
+def test_present_or_absent_on_a_criterion_that_is_no_penalty_is_refused(tmp_path, study, annotator):
+    path = exported(tmp_path, study, annotator)
+    fill(path, verdict="Present", rationale="Seen", only=lambda kind, row: row == 3)
+    report = offline.import_workbook(path, study, annotator)
+    assert [(p.line_or_row, p.message) for p in report.problems] == [
+        (3, "Present and Absent are for penalties: choose Pass or Fail")
+    ]
 
 
 # ----- commands ---------------------------------------------------------------------------------
@@ -359,5 +372,5 @@ def test_the_import_command_lists_every_problem_and_fails(tmp_path, study, annot
         call_command(
             "import_grading_workbook", str(path), study=study.pk, annotator="ann", stderr=err
         )
-    assert err.getvalue().count("is not Pass, Fail or N/A") == 6
+    assert err.getvalue().count("is not Pass, Fail, Present, Absent or N/A") == 6
     assert not Grade.objects.exists()

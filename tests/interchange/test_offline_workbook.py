@@ -77,9 +77,35 @@ def test_a_verdict_outside_the_list_is_reported_with_its_row(workbook_path):
     fill(workbook_path, {("Grading", "F4"): "maybe", ("Grading", "F6"): 1})
     _, problems = read_grading_workbook(workbook_path, KEY)
     assert messages(problems) == [
-        "grading.xlsx: row 4: field 'verdict': 'maybe' is not Pass, Fail or N/A",
-        "grading.xlsx: row 6: field 'verdict': 1 is not Pass, Fail or N/A",
+        "grading.xlsx: row 4: field 'verdict': 'maybe' is not Pass, Fail, Present, Absent or N/A",
+        "grading.xlsx: row 6: field 'verdict': 1 is not Pass, Fail, Present, Absent or N/A",
     ]
+
+
+def test_a_penalty_offers_present_and_absent_and_reads_them_as_stored(tmp_path):
+    item = GradingItem(
+        "signed-item-0",
+        "Task",
+        "Response",
+        (
+            CriterionRow("cv1", "01", "Wording", verdict=GradeVerdict.PASS),
+            CriterionRow(
+                "cv2", "02 (penalty)", "Uses jargon", verdict=GradeVerdict.PASS, penalty=True
+            ),
+        ),
+    )
+    path = tmp_path / "grading.xlsx"
+    write_grading_workbook(path, GradingSheet("annotator1", "s-7", (item,)), KEY)
+    grading = load_workbook(path)["Grading"]
+    assert (grading["F3"].value, grading["F4"].value) == ("Pass", "Present")
+    lists = {str(v.sqref): v.formula1 for v in grading.data_validations.dataValidation}
+    assert lists == {"F3": '"Pass,Fail,N/A"', "F4": '"Present,Absent,N/A"'}
+    fill(path, {("Grading", "F4"): "absent"})
+    result, problems = read_grading_workbook(path, KEY)
+    assert problems == ()
+    penalty = result.rows[1]
+    assert (penalty.verdict, penalty.penalty_wording) == (GradeVerdict.FAIL, True)
+    assert result.rows[0].penalty_wording is False
 
 
 @pytest.mark.parametrize(
