@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
 
 from agreement.analysis.calibration import MISSING, JudgeData, ScaleScores
 from agreement.analysis.comparison import UNPARSEABLE, RunVerdicts
@@ -145,9 +145,14 @@ def disagreements(
             "criterion_version__wording",
         )
     )
+    # The graders with a submitted pass or fail, as the report numbers them; asked of their
+    # assignments (DISTINCT over every grade of the study took longer than the rest together).
+    graded = submitted_grades(study, db).filter(assignment=OuterRef("pk"))
     raters = set(
-        submitted_grades(study, db)
-        .values_list("assignment__annotator_id", "assignment__annotator__username")
+        Assignment.objects.using(db)
+        .filter(study_item__study=study, status=Assignment.Status.SUBMITTED)
+        .filter(Exists(graded))
+        .values_list("annotator_id", "annotator__username")
         .order_by()
         .distinct()
     )
@@ -237,12 +242,8 @@ def judge_runs_for(study: Study) -> list[JudgeRun]:
     """Judge runs with at least one verdict on a response of the study."""
     db = reports_alias()
     responses = StudyItem.objects.using(db).filter(study=study).values("response_id")
-    return list(
-        JudgeRun.objects.using(db)
-        .filter(verdicts__response_id__in=responses)
-        .distinct()
-        .order_by("pk")
-    )
+    judged = JudgeVerdict.objects.using(db).filter(run=OuterRef("pk"), response_id__in=responses)
+    return list(JudgeRun.objects.using(db).filter(Exists(judged)).order_by("pk"))
 
 
 def verdicts_state(run: JudgeRun) -> str:
@@ -486,12 +487,8 @@ def rating_runs_for(study: Study) -> list[JudgeRun]:
     """Judge runs with at least one 1-5 rating on a response of the study."""
     db = reports_alias()
     responses = StudyItem.objects.using(db).filter(study=study).values("response_id")
-    return list(
-        JudgeRun.objects.using(db)
-        .filter(ratings__response_id__in=responses)
-        .distinct()
-        .order_by("pk")
-    )
+    rated = JudgeRating.objects.using(db).filter(run=OuterRef("pk"), response_id__in=responses)
+    return list(JudgeRun.objects.using(db).filter(Exists(rated)).order_by("pk"))
 
 
 def calibration_runs(study: Study) -> list[JudgeRun]:
