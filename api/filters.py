@@ -77,3 +77,9 @@ class FilterSet(django_filters.rest_framework.FilterSet):
         models.IntegerField: {"filter_class": IntegerFilter},
         models.PositiveIntegerField: {"filter_class": IntegerFilter},
     }
+
+
+class DjangoFilterBackend(django_filters.rest_framework.DjangoFilterBackend):
+    """django-filter's backend, building a view's `filterset_fields` on the API's FilterSet."""
+
+    filterset_base = FilterSet

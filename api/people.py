@@ -70,6 +70,12 @@ class PersonSerializer(ApiModelSerializer):
         return data
 
 
+class InvitationSerializer(PersonSerializer):
+    """A person as invited: a role is required (a person read back may have none)."""
+
+    role = serializers.ChoiceField(choices=[r.value for r in Role])
+
+
 class PersonViewSet(ReadOnlyViewSet):
     read_action = Action.MANAGE_PEOPLE
     write_action = Action.MANAGE_PEOPLE
@@ -84,15 +90,16 @@ class PersonViewSet(ReadOnlyViewSet):
     def _read(self, person: User) -> dict[str, Any]:
         return dict(PersonSerializer(self.get_queryset().get(pk=person.pk)).data)
 
-    @extend_schema(responses={201: PersonSerializer, **WRITE_ERRORS, 409: RACE})
+    @extend_schema(
+        request=InvitationSerializer,
+        responses={201: PersonSerializer, **WRITE_ERRORS, 409: RACE},
+    )
     def create(self, request: Request) -> Response:
         """Invite someone: the account is created with the role and no password, and an email
         with a link to choose one goes to their address."""
-        serializer = PersonSerializer(data=request.data)
+        serializer = InvitationSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        if data.get("role") is None:
-            raise serializers.ValidationError({"role": ["Choose the person's role."]})
         by = acting_user(request)
         person = services.invite(
             username=data["username"],

@@ -6,6 +6,7 @@ import re
 from functools import cache
 from typing import Any
 
+from django.core.exceptions import FieldDoesNotExist
 from django.core.validators import ProhibitNullCharactersValidator
 from drf_spectacular import openapi
 from drf_spectacular.types import OpenApiTypes
@@ -65,8 +66,12 @@ ETAG = OpenApiParameter(
 
 
 # A text field refuses the NUL character (DRF's CharField, as PostgreSQL cannot store it in
-# text): the request schema says so for every text it does not already restrict.
+# text): the request schema says so for every text it does not already restrict. A text that
+# may not be blank is read without its surrounding whitespace (Python's str.strip: the
+# characters below), so it needs one character that is neither.
 NO_NUL = r"^[^\u0000]*$"
+WHITESPACE = r"\t-\r\u001c-\u001f \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK = rf"^[^\u0000]*[^\u0000{WHITESPACE}][^\u0000]*$"
 ORDERING = api_settings.ORDERING_PARAM
 
 
@@ -86,7 +91,12 @@ class AutoSchema(openapi.AutoSchema):
     def _insert_field_validators(self, field: Any, schema: dict[str, Any]) -> None:
         super()._insert_field_validators(field, schema)
         if any(isinstance(v, ProhibitNullCharactersValidator) for v in field.validators):
-            self._refuse_nul(schema)
+            trimmed = getattr(field, "trim_whitespace", False) and not field.allow_blank
+            self._refuse_nul(schema, pattern=NOT_BLANK if trimmed else NO_NUL)
+        blank = self._direction == "response" and _blank_in_model(field)
+        if blank and schema.get("format") == "email":
+            # An address the model lets be blank is read back empty (an account made without).
+            schema["anyOf"] = [{"format": schema.pop("format")}, {"maxLength": 0}]
 
     def _map_serializer_field(self, field: Any, direction: str, *args: Any) -> Any:
         mapped = super()._map_serializer_field(field, direction, *args)
@@ -94,11 +104,13 @@ class AutoSchema(openapi.AutoSchema):
             self._refuse_nul(mapped)
         return mapped
 
-    def _refuse_nul(self, schema: dict[str, Any], *, request: bool = False) -> None:
+    def _refuse_nul(
+        self, schema: dict[str, Any], *, request: bool = False, pattern: str = NO_NUL
+    ) -> None:
         unrestricted = not {"pattern", "format", "enum"} & set(schema)
         request = request or self._direction == "request"
         if request and schema.get("type") == "string" and unrestricted:
-            schema["pattern"] = NO_NUL
+            schema["pattern"] = pattern
 
     def _get_filter_parameters(self) -> list[dict[str, Any]]:
         # A filter's text is read by a form field or by SearchFilter, both of which refuse a
@@ -169,6 +181,14 @@ class AutoSchema(openapi.AutoSchema):
         if not isinstance(success, serializers.Serializer):
             return ErrorSerializer
         return conflict_serializer(type(success), self._get_serializer_name(success, "response"))
+
+
+def _blank_in_model(field: Any) -> bool:
+    model = getattr(getattr(field.parent, "Meta", None), "model", None)
+    try:
+        return bool(model._meta.get_field(field.source).blank)  # type: ignore[union-attr]
+    except (AttributeError, FieldDoesNotExist):
+        return False
 
 
 @cache  # one class per resource, or drf-spectacular sees two components with one name

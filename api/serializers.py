@@ -14,9 +14,21 @@ TEXT_FIELDS = (
 
 def json_type_error(field: serializers.Field, value: Any) -> str | None:
     """Why `value`, read from a JSON body, is not of the type the schema gives `field`; None
-    when it is (or when the field's own validation decides, as for null and lists)."""
+    when it is (or when the field's own validation decides, as for null, or a list field given
+    something else). A list's items are checked one by one."""
     if value is None or value is empty or field.read_only:
         return None
+    if isinstance(field, (serializers.ListField, serializers.ManyRelatedField)):
+        child = field.child if isinstance(field, serializers.ListField) else field.child_relation
+        items = value if isinstance(value, list) else []
+        return next(
+            (
+                f"Item {index}: {message}"
+                for index, item in enumerate(items)
+                if (message := json_type_error(child, item))
+            ),
+            None,
+        )
     if isinstance(field, serializers.BooleanField):
         return None if isinstance(value, bool) else "Must be true or false."
     if isinstance(field, (serializers.IntegerField, serializers.PrimaryKeyRelatedField)):

@@ -396,7 +396,7 @@ def save_likert(assignment: Assignment, item_id: int, value: int, *, by: User) -
     _check_open(assignment, now)
     item = LikertItem.objects.filter(pk=item_id, study=assignment.study_item.study_id).first()
     if item is None:
-        raise GradingError("This question is not part of the study.")
+        raise GradingError("This question does not exist in the study.")
     if value not in LikertItem.SCALE:
         raise GradingError("Choose a value from 1 to 5.")
     rating = LikertRating.objects.filter(assignment=assignment, item=item).first()

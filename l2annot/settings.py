@@ -288,7 +288,7 @@ REST_FRAMEWORK = {
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "DEFAULT_PAGINATION_CLASS": "api.pagination.PageNumberPagination",
     "DEFAULT_FILTER_BACKENDS": [
-        "django_filters.rest_framework.DjangoFilterBackend",
+        "api.filters.DjangoFilterBackend",
         "api.filters.SearchFilter",
         "rest_framework.filters.OrderingFilter",
     ],

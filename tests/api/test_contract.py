@@ -2,7 +2,7 @@
 the declared types and no undeclared fields, id filters that find nothing rather than refuse,
 booleans that are true or false, page bounds in the schema, an annotator's study in the schema,
 nullable fields declared nullable, no ETag promised on a download, no NUL character in a
-request's text."""
+request's text and no text of only whitespace where a blank is refused."""
 
 import re
 from collections.abc import Iterator
@@ -12,7 +12,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.roles import Role
-from api.schema import NO_NUL
+from api.schema import NO_NUL, NOT_BLANK, WHITESPACE
 from grading import services
 from tests import factories
 from tests.api.test_schemathesis import openapi_document
@@ -45,6 +45,18 @@ def test_a_json_value_of_another_type_or_an_unknown_field_is_refused(admin, body
     assert errors(answer) == {field: [message]}
 
 
+@pytest.mark.parametrize(
+    ("url", "body", "field", "message"),
+    [
+        ("api:person-list", {"languages": [0]}, "languages", "Item 0: Must be a string."),
+        ("api:study-list", {"responses": [1, "2"]}, "responses", "Item 1: Must be a whole number."),
+        ("api:study-list", {"annotators": [7]}, "annotators", "Item 0: Must be a string."),
+    ],
+)
+def test_an_item_of_a_list_of_another_type_is_refused(admin, url, body, field, message):
+    assert errors(admin.post(reverse(url), body, format="json"))[field] == [message]
+
+
 def test_a_form_post_is_still_read_by_the_fields(admin):
     answer = admin.post(reverse("api:framework-list"), {"code": "x1", "name": "X", "note": "0"})
     assert answer.status_code == 201, answer.content
@@ -63,6 +75,8 @@ def test_an_id_filter_naming_no_object_finds_nothing(framework, admin):
         ("criterion", {"task": "1.5"}, "task"),
         ("criterion", {"retired": "null"}, "retired"),
         ("judgeverdict", {"verdict": "maybe"}, "verdict"),
+        ("person", {"is_active": "null"}, "is_active"),
+        ("study", {"status": "nope"}, "status"),
     ],
 )
 def test_a_filter_value_of_another_type_is_refused(framework, admin, name, params, field):
@@ -114,15 +128,26 @@ def test_no_request_text_in_the_schema_admits_a_nul_as_the_api_refuses_them():
     texts = list(request_texts(requests))
     assert len(texts) > 40
     assert [text for text in texts if admits_a_nul(text)] == []
-    # The pattern Schemathesis reads, for a text with no other rule: any text but a NUL.
+    # The patterns Schemathesis reads, for a text with no other rule: any text but a NUL and,
+    # if it may not be blank, not only whitespace (what DRF strips).
+    note = shapes["FrameworkRequest"]["properties"]["note"]
+    assert note["pattern"] == NO_NUL and re.search(NO_NUL, "Any text, même accentuée\n")
+    assert re.search(NO_NUL, " ")
     name = shapes["CompetencyRequest"]["properties"]["name"]
-    assert name["pattern"] == NO_NUL and re.search(NO_NUL, "Any text, même accentuée\n")
+    assert name["pattern"] == NOT_BLANK
+    assert re.search(NOT_BLANK, " Any text, même accentuée\n") and re.search(NOT_BLANK, "é")
+    for blank in [" ", "\x1d", "\u3000\t\n", "a\x00"]:
+        assert not re.search(NOT_BLANK, blank), blank
+    assert all(re.fullmatch(f"[{WHITESPACE}]", chr(c)) for c in range(0x3001) if chr(c).isspace())
 
 
-def test_a_nul_in_a_text_is_refused_as_the_schema_says(admin):
+def test_a_nul_or_only_whitespace_in_a_text_is_refused_as_the_schema_says(admin):
     body = {"code": "x1", "name": "A\x00"}
     answer = admin.post(reverse("api:framework-list"), body, format="json")
     assert errors(answer) == {"name": ["Null characters are not allowed."]}
+    body = {"code": "x1", "name": "\x1d "}
+    answer = admin.post(reverse("api:framework-list"), body, format="json")
+    assert errors(answer) == {"name": ["This field may not be blank."]}
 
 
 def test_every_query_text_the_schema_closes_to_a_nul_is_refused_and_ordering_is_not(admin):

@@ -11,6 +11,7 @@ from accounts.services import role_of
 from audit.models import AuditEvent
 from grading.models import Expertise
 from taxonomy.models import SubCompetency
+from tests.api.test_schemathesis import openapi_document
 
 pytestmark = pytest.mark.django_db
 
@@ -43,10 +44,14 @@ def test_an_invitation_needs_a_role_and_a_free_user_name(api_as, make_user):
     make_user(Role.VIEWER, "ana")
     api = api_as(Role.ADMIN)
     no_role = api.post(PEOPLE, {"username": "bo", "email": "bo@example.org"}, format="json")
+    null_role = api.post(
+        PEOPLE, {"username": "bo", "email": "bo@example.org", "role": None}, format="json"
+    )
     taken = api.post(
         PEOPLE, {"username": "Ana", "email": "x@example.org", "role": "Viewer"}, format="json"
     )
     assert no_role.status_code == 400 and "role" in no_role.json()["errors"]
+    assert null_role.status_code == 400 and "role" in null_role.json()["errors"]
     assert taken.status_code == 400 and "username" in taken.json()["errors"]
     assert mail.outbox == []
 
@@ -93,3 +98,20 @@ def test_only_admins_reach_people(api_as, role, make_user):
     assert api.get(PEOPLE).status_code == 403
     assert api.patch(person_url(ana), {"role": "Admin"}, format="json").status_code == 403
     assert role_of(ana) is Role.ANNOTATOR
+
+
+def test_the_schema_asks_an_invitation_for_a_role_and_reads_back_an_empty_address(
+    api_as, make_user
+):
+    shapes = openapi_document()["components"]["schemas"]
+    invitation = shapes["InvitationRequest"]
+    assert "role" in invitation["required"] and "nullable" not in invitation["properties"]["role"]
+    assert invitation["properties"]["email"]["format"] == "email"
+    assert shapes["Person"]["properties"]["email"]["anyOf"] == [
+        {"format": "email"},
+        {"maxLength": 0},
+    ]
+    no_address = make_user(Role.VIEWER, "ana")
+    no_address.email = ""
+    no_address.save()
+    assert api_as(Role.ADMIN).get(person_url(no_address)).json()["email"] == ""
