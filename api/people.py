@@ -23,6 +23,7 @@ from people import services
 from taxonomy.models import SubCompetency
 
 FIXED = ("username", "email")
+ROLES = [r.value for r in Role]  # the schema's PersonRole (settings.ENUM_NAME_OVERRIDES)
 WRITE_ERRORS = {400: schema.INVALID, 401: schema.UNAUTHENTICATED, 403: schema.FORBIDDEN}
 RACE = schema._error("The same user name was taken at the same time: retry.")
 ONE_ERRORS = {
@@ -32,7 +33,7 @@ ONE_ERRORS = {
 
 
 class PersonSerializer(ApiModelSerializer):
-    role = serializers.ChoiceField(choices=[r.value for r in Role], allow_null=True)
+    role = serializers.ChoiceField(choices=ROLES, allow_null=True)
     invited = serializers.SerializerMethodField(
         help_text="True until the person has chosen a password."
     )
@@ -73,7 +74,7 @@ class PersonSerializer(ApiModelSerializer):
 class InvitationSerializer(PersonSerializer):
     """A person as invited: a role is required (a person read back may have none)."""
 
-    role = serializers.ChoiceField(choices=[r.value for r in Role])
+    role = serializers.ChoiceField(choices=ROLES)
 
 
 class PersonViewSet(ReadOnlyViewSet):

@@ -316,6 +316,7 @@ SPECTACULAR_SETTINGS = {
         "TaskStatus": "rubrics.models.Task.Status",
         "StudyStatus": "grading.models.Study.Status",
         "AssignmentStatus": "grading.models.Assignment.Status",
+        "PersonRole": "api.people.ROLES",
     },
 }
 
