@@ -121,6 +121,8 @@ def _pair_context(
         "line": line,
         "version": line.criterion_version,
         "response": response,
+        # The teaching context the graders saw: the published version's, as on the grading page.
+        "context_values": item.rubric_version.context_values.select_related("variable", "value"),
         "graders": graders,
         "gold": gold,
         "penalty": line.criterion_version.is_penalty,

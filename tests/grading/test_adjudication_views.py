@@ -8,6 +8,8 @@ from django.urls import reverse
 from accounts.roles import Role
 from grading import adjudication
 from grading.models import GoldVerdict, Grade
+from rubrics import services as rubric_services
+from taxonomy.models import ContextVariable
 from tests import factories
 from tests.conftest import htmx
 
@@ -181,3 +183,17 @@ def test_a_missing_verdict_is_refused_with_the_form(client_as, graders):
     assert reply.status_code == 422
     assert "This field is required." in reply.content.decode()
     assert not GoldVerdict.objects.exists()
+
+
+def test_the_pair_page_shows_the_teaching_context_the_graders_saw(client_as):
+    study = factories.graded_demo_study(responses=1)
+    row = adjudication.next_unresolved(study)
+    task = study.items.get(pk=row["item"]).response.task
+    cefr = ContextVariable.objects.get(key="cefr_level", framework=task.framework)
+    rubric_services.set_context_value(task, cefr, "C1", None)  # a draft: graders never saw it
+    html = client_as(Role.MAINTAINER).get(pair_url(study, row)).content.decode()
+    context = html[html.index('<dl class="context">') :]
+    context = context[: context.index("</dl>")]
+    assert "<dt>CEFR level</dt><dd>B1</dd>" in context
+    assert "<dt>Learner age</dt><dd>adults (26-64)</dd>" in context
+    assert "C1" not in context
