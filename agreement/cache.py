@@ -21,12 +21,15 @@ from judging.models import JudgeRun
 
 CACHE_SECONDS = 24 * 3600
 PENDING_SECONDS = 600  # a report asked of the worker but not delivered by then is asked again
+# The shape of the cached results: raise it when a result's dataclasses change, so a result
+# pickled by older code (without the new fields) is never read by newer code.
+RESULTS_FORMAT = 2
 
 
 def _study_part(study: Study, settings: AnalysisSettings) -> str:
     count, latest = study_state(study)
     return (
-        f"{study.pk}:{count}:{latest}:{settings.validation_threshold}:{settings.minimum_units}:"
+        f"r{RESULTS_FORMAT}:{study.pk}:{count}:{latest}:{settings.validation_threshold}:{settings.minimum_units}:"
         f"{settings.resamples}:"
         f"{settings.seed}:{settings.show_annotator_names}:{settings.epsilon}"
     )
