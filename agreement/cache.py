@@ -2,13 +2,16 @@
 
 Every result (the study report, a judge's calibration, the leaderboard, a judge's 1-5 scales)
 is stored under a key made of the state of the data it was computed from (`agreement.data`) and
-of the study's analysis settings: a new or changed grade, verdict, rating or setting makes a new
-key, so nothing is ever invalidated by hand and an old entry simply expires. The cache itself is
-Django's default cache, a database table shared by the web processes and the worker.
+of the study's analysis settings: a new or changed grade, verdict, rating or setting (or new
+code computing the results) makes a new key, so nothing is ever invalidated by hand and an old
+entry simply expires. The cache itself is Django's default cache, a database table shared by
+the web processes and the worker.
 """
 
+import hashlib
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from threading import Lock
 from typing import Any, cast
 
@@ -21,15 +24,30 @@ from judging.models import JudgeRun
 
 CACHE_SECONDS = 24 * 3600
 PENDING_SECONDS = 600  # a report asked of the worker but not delivered by then is asked again
-# The shape of the cached results: raise it when a result's dataclasses change, so a result
-# pickled by older code (without the new fields) is never read by newer code.
-RESULTS_FORMAT = 2
+
+
+def code_fingerprint(files: Iterable[Path]) -> str:
+    """A short hash of these source files' contents."""
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+# Results are stored pickled: a result computed by other code (an upgrade that adds a field to
+# a report, renames a class) would load as an object the pages cannot read. Every key names the
+# code that defines and computes the results, so a new release never reads an old one's.
+_AGREEMENT = Path(__file__).resolve().parent
+CODE_VERSION = code_fingerprint(
+    [*(_AGREEMENT / "stats").glob("*.py"), *(_AGREEMENT / "analysis").glob("*.py")]
+)
 
 
 def _study_part(study: Study, settings: AnalysisSettings) -> str:
     count, latest = study_state(study)
     return (
-        f"r{RESULTS_FORMAT}:{study.pk}:{count}:{latest}:{settings.validation_threshold}:{settings.minimum_units}:"
+        f"{CODE_VERSION}:{study.pk}:{count}:{latest}:{settings.validation_threshold}:{settings.minimum_units}:"
         f"{settings.resamples}:"
         f"{settings.seed}:{settings.show_annotator_names}:{settings.epsilon}"
     )
