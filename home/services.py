@@ -9,8 +9,7 @@ from datetime import datetime, timedelta
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from accounts.models import User
-from grading.models import Assignment, Study
+from grading.models import Study
 from interchange.models import ImportJob
 from judging.models import JudgeRun
 from rubrics.models import Task
@@ -20,55 +19,6 @@ from rubrics.models import Task
 FAILED_JOBS_SHOWN_FOR = timedelta(days=7)
 JOBS_SHOWN = 10
 RUNS_SHOWN = 10
-
-
-@dataclass(frozen=True)
-class QueueRow:
-    """One study an annotator grades in, with their own progress."""
-
-    study: Study
-    closed: bool
-    total: int
-    done: int
-    in_progress: int
-
-    @property
-    def left(self) -> int:
-        return self.total - self.done
-
-
-def annotator_queue(annotator: User, now: datetime | None = None) -> list[QueueRow]:
-    """The studies `annotator` grades in (their pool, or one holding their work), open ones
-    first, each with how many of their responses are submitted, started and left. Two queries."""
-    now = now or timezone.now()
-    counts: dict[int, dict[str, int]] = {
-        row["study_item__study"]: {
-            "total": row["total"],
-            "done": row["done"],
-            "started": row["started"],
-        }
-        for row in Assignment.objects.filter(annotator=annotator)
-        .values("study_item__study")
-        .annotate(
-            total=Count("pk"),
-            done=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
-            started=Count("pk", filter=Q(status=Assignment.Status.IN_PROGRESS)),
-        )
-    }
-    studies = Study.objects.filter(Q(pool__annotator=annotator) | Q(pk__in=counts.keys()))
-    none = {"total": 0, "done": 0, "started": 0}  # in the pool, nothing assigned yet
-    rows = [
-        QueueRow(
-            study,
-            study.is_closed(now),
-            counts.get(study.pk, none)["total"],
-            counts.get(study.pk, none)["done"],
-            counts.get(study.pk, none)["started"],
-        )
-        for study in studies.distinct().order_by("created_at", "pk")
-    ]
-    # Open studies first, the nearest deadline first among them.
-    return sorted(rows, key=lambda r: (r.closed, r.study.deadline is None, r.study.deadline or now))
 
 
 @dataclass(frozen=True)

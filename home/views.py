@@ -9,6 +9,7 @@ from django.shortcuts import render
 from accounts.permissions import AuthenticatedHttpRequest, user_can
 from accounts.roles import Action
 from accounts.services import role_of
+from grading.services import annotator_queue
 from home import services
 
 
@@ -19,7 +20,7 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     user = request.user
     context: dict[str, Any] = {"role": role_of(user)}
     if user_can(user, Action.GRADE):
-        context["queue"] = services.annotator_queue(user)
+        context["queue"] = annotator_queue(user)
     if user_can(user, Action.MANAGE_STUDIES):
         context["studies"] = services.studies_by_progress()
         context["jobs"] = services.maintainer_jobs()

@@ -162,30 +162,22 @@ def _page_context(
 
 @require(Action.GRADE)
 def index(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """The studies this person grades in, with their own progress."""
-    mine = Assignment.objects.filter(annotator=request.user)
-    counts: dict[int, Mapping[str, Any]] = {
-        row["study_item__study"]: row
-        for row in mine.values("study_item__study").annotate(
-            total=Count("pk"), done=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED))
-        )
-    }
-    studies = list(
-        Study.objects.filter(Q(pool__annotator=request.user) | Q(pk__in=counts.keys())).distinct()
-    )
-    submitted = mine.filter(status=Assignment.Status.SUBMITTED).order_by("position")
+    """The studies this person grades in, open ones first, with their own progress."""
+    submitted = Assignment.objects.filter(
+        annotator=request.user, status=Assignment.Status.SUBMITTED
+    ).order_by("position")
     by_study: dict[int, list[Mapping[str, Any]]] = {}
     for assignment in submitted.values("pk", "position", "study_item__study"):
         by_study.setdefault(assignment["study_item__study"], []).append(assignment)
     rows = [
         {
-            "study": s,
-            "closed": s.is_closed(),
-            "total": counts.get(s.pk, {}).get("total", 0),
-            "done": counts.get(s.pk, {}).get("done", 0),
-            "submitted": by_study.get(s.pk, []),
+            "study": row.study,
+            "closed": row.closed,
+            "total": row.total,
+            "done": row.done,
+            "submitted": by_study.get(row.study.pk, []),
         }
-        for s in studies
+        for row in services.annotator_queue(request.user)
     ]
     return render(request, "grading/index.html", {"rows": rows})
 

@@ -1,12 +1,14 @@
 """The annotator's grading page: blind, own work only, autosave, submit and revisions."""
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from accounts.roles import Role
 from grading import services
-from grading.models import Assignment, Grade, GradeRevision
+from grading.models import Assignment, Grade, GradeRevision, Study
 from rubrics import services as rubric_services
 from rubrics.templatetags import rubrics_markdown
 from tests import factories
@@ -274,3 +276,14 @@ def test_a_member_claims_the_next_item_from_the_study_page(study, graders):
     response = client_for(graders[0]).post(reverse("grading:next", args=[study.pk]))
     assert response.status_code == 302
     assert response.url == page(assignment_of(study, graders[0]))
+
+
+def test_the_grading_list_shows_open_studies_before_closed_ones(graders, django_assert_num_queries):
+    closed = factories.study(graders, responses=1, overlap=1)
+    opened = factories.study(graders, responses=1, overlap=1)
+    services.set_status(closed, Study.Status.CLOSED)
+    Study.objects.filter(pk=closed.pk).update(created_at=opened.created_at + timedelta(days=1))
+    client = client_for(graders[0])
+    with django_assert_num_queries(7):  # session, user, permissions 2, queue 2, submitted 1
+        html = client.get(reverse("grading:index")).content.decode()
+    assert html.index(opened.name) < html.index(closed.name)

@@ -127,6 +127,7 @@ def world(make_user):  # type: ignore[no-untyped-def]
 def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
     study, item = w["study"].pk, w["mine"].study_item_id
     return {
+        "home": reverse("home"),
         "task list": reverse("rubrics:task_list"),
         "task detail": reverse("rubrics:task_detail", args=[w["task"].pk]),
         "grading page": reverse("grading:assignment", args=[w["mine"].pk]),
@@ -148,6 +149,7 @@ def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     "page",
     [
+        "home",
         "task list",
         "task detail",
         "grading page",
