@@ -28,3 +28,16 @@ def test_an_annotator_lands_on_their_queue_and_starts_grading_from_it(new_page, 
     started = Assignment.objects.get(annotator=grader, status=Assignment.Status.IN_PROGRESS)
     assert page.url.endswith(reverse("grading:assignment", args=[started.pk]))
     assert page.csp_errors == []
+
+
+def test_a_maintainer_and_a_researcher_land_on_what_needs_them(new_page, log_in, make_user):
+    study = factories.study([make_user(Role.ANNOTATOR)], responses=1, overlap=1)
+    maintainer = new_page()
+    log_in(maintainer, Role.MAINTAINER)
+    needs = maintainer.get_by_role("region", name="What needs you")
+    assert needs.get_by_role("link", name="Review queue").is_visible()
+    assert maintainer.get_by_role("link", name=study.name, exact=True).is_visible()
+    researcher = new_page(width=390)
+    log_in(researcher, Role.VIEWER)
+    assert researcher.get_by_role("region", name="The LLM judge").is_visible()
+    assert researcher.get_by_role("link", name=f"Agreement of {study.name}").is_visible()
