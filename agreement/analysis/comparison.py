@@ -33,12 +33,11 @@ from agreement.stats import (
     Interval,
     McNemar,
     Ratio,
-    bootstrap_ac,
-    bootstrap_alpha,
     holm,
     majority_reference,
     mcnemar,
 )
+from agreement.stats.grouped import grouped_intervals
 
 UNPARSEABLE = -2  # the run asked the judge about the unit; its answer was neither pass nor fail
 LEVEL = 0.05  # family-wise significance level of a pair's per-criterion tests
@@ -206,6 +205,11 @@ def _run_group(
     units = np.flatnonzero(mask & (data.judge != MISSING))
     counts = _with_judge(ratings, data, units)
     clusters = ratings.unit_item[units]  # the criteria of one response travel together
+    # The methods of the study's report (BCa for alpha, withheld where unreliable; Wilson-type
+    # for AC1), so that a run's figures here read like its calibration elsewhere.
+    (intervals,) = grouped_intervals(
+        counts, clusters, [np.arange(units.size)], n_resamples=n_resamples, seed=seed
+    )
     return RunGroup(
         label=label,
         n_shared=n_shared,
@@ -213,10 +217,8 @@ def _run_group(
         calibration=judge_group(
             data, mask, label, epsilon=epsilon, n_resamples=n_resamples, seed=seed
         ),
-        alpha=bootstrap_alpha(
-            counts, "nominal", n_resamples=n_resamples, seed=seed, clusters=clusters
-        ),
-        ac1=bootstrap_ac(counts, n_resamples=n_resamples, seed=seed, clusters=clusters),
+        alpha=intervals.alpha,
+        ac1=intervals.ac1,
     )
 
 

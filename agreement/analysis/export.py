@@ -85,6 +85,7 @@ def _interval(prefix: str, interval: Interval) -> dict[str, Any]:
         f"{prefix} CI low": interval.low,
         f"{prefix} CI high": interval.high,
         f"{prefix} undefined because": interval.estimate.undefined_reason or "",
+        f"{prefix} interval unreliable because": interval.unreliable_reason or "",
     }
 
 
@@ -140,8 +141,9 @@ def _accuracy(prefix: str, found: Calibration | None) -> dict[str, Any]:
 
 def judge_group_row(judge: str, group: RunGroup) -> dict[str, Any]:
     """One judge run on one group of units (a criterion, or all of them): every figure with its
-    95% interval and its n. Accuracy intervals are Wilson score intervals; alpha, AC1 and
-    leniency intervals percentile bootstraps over responses."""
+    95% interval and its n. Accuracy intervals are Wilson score intervals; alpha's a BCa
+    bootstrap over responses (withheld where unreliable, with the reason), AC1's Wilson-type,
+    leniency's a percentile bootstrap over responses."""
     found = group.calibration
     alt = found.alt_test
     lenient = found.leniency

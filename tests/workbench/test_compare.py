@@ -9,6 +9,7 @@ from openpyxl import load_workbook
 
 from accounts.roles import Role
 from agreement.services import run_comparison
+from agreement.stats.grouped import AC_METHOD, BCA
 from grading.models import Study
 from judging.models import JudgeRun, JudgeVerdict
 from tests.factories import graded_demo_study, judge_run
@@ -144,3 +145,19 @@ def test_an_unparseable_answer_is_counted_apart_not_as_a_pass_or_a_fail(study, r
     after = run_comparison(study, runs).runs[1].overall
     assert (after.n_shared, after.unparseable.numerator) == (before.n_shared, 1)
     assert after.calibration.n_units == before.calibration.n_units - 1
+
+
+def test_the_runs_intervals_are_the_study_reports_methods(study, runs):
+    """BCa for alpha, withheld with its reason where no method holds its coverage (a few
+    responses per criterion here); Wilson-type for AC1."""
+    comparison = run_comparison(study, runs)
+    for run in comparison.runs:
+        assert run.overall.alpha.method == BCA
+        assert run.overall.ac1.method == AC_METHOD
+        for group in run.criteria:
+            alpha = group.alpha
+            assert alpha.low is None or alpha.unreliable_reason is None
+            assert (
+                alpha.estimate.undefined_reason or alpha.unreliable_reason or alpha.low is not None
+            )
+        assert any(group.alpha.unreliable_reason for group in run.criteria)
