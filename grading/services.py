@@ -272,6 +272,40 @@ def claim_next(study: Study, annotator: User) -> Assignment | None:
     return None
 
 
+def why_nothing_to_grade(study: Study, annotator: User) -> str:
+    """Why claim_next found nothing for the annotator, and what they can do: the message shown
+    instead of a grading page. Read after claim_next returned None; a few queries."""
+    if study.is_closed():
+        return f"“{study.name}” is closed: grades can no longer be given or changed."
+    mine = Assignment.objects.filter(study_item__study=study, annotator=annotator)
+    submitted = mine.filter(status=Assignment.Status.SUBMITTED).count()
+    member = PoolMember.objects.filter(study=study, annotator=annotator).first()
+    contact = "Ask the study's maintainers"
+    if member is not None and member.capacity is not None and submitted >= member.capacity:
+        return (
+            f"You have graded all {submitted} responses you agreed to grade in “{study.name}”. "
+            "Thank you! " + f"{contact} if you can take more."
+        )
+    if submitted:
+        return (
+            f"You have graded every response assigned to you in “{study.name}” ({submitted}), "
+            "and every other response already has its graders. Thank you!"
+        )
+    if not study.items.exists():
+        return (
+            f"“{study.name}” has no responses to grade yet. {contact} to add responses; "
+            "this page will then have work for you."
+        )
+    if member is None:
+        return f"You are not in the pool of graders of “{study.name}”. {contact} to add you."
+    return (
+        f"Nothing is assigned to you in “{study.name}” yet: every response already has its "
+        f"{study.overlap} grader{'s' if study.overlap != 1 else ''}"
+        + (", or needs expertise not recorded on your profile" if study.match_expertise else "")
+        + f". {contact} to assign you responses or to raise the number of graders per response."
+    )
+
+
 # ----- grading ----------------------------------------------------------------------------------
 def _check_open(assignment: Assignment, now: datetime) -> None:
     study = assignment.study_item.study

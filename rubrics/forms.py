@@ -64,6 +64,7 @@ class TaskForm(forms.ModelForm):
             "system_prompt": forms.Textarea(attrs={"rows": 3}),
             "reference_answer": forms.Textarea(attrs={"rows": 6}),
         }
+        labels = {"sub_competency": "Sub-competency"}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -94,7 +95,8 @@ class ContextValueField(forms.Field):
         elif variable.kind == ContextVariable.Kind.NUMBER:
             bounds = {"min": variable.minimum, "max": variable.maximum}
             attrs = {name: str(limit) for name, limit in bounds.items() if limit is not None}
-            kwargs["widget"] = forms.NumberInput(attrs={**attrs, "step": "0.001"})
+            step = "1" if variable.whole_numbers else "0.001"  # parse_value's 3 decimals
+            kwargs["widget"] = forms.NumberInput(attrs={**attrs, "step": step})
         super().__init__(**kwargs)
 
     def to_python(self, value: Any) -> str:
@@ -146,7 +148,8 @@ class ContextValuesForm(forms.Form):
             if item.value_id is not None:
                 self.initial[variable.key] = item.value.code  # type: ignore[union-attr]  # value_id is set
             else:
-                self.initial[variable.key] = item.number if item.number is not None else item.text
+                # A number as it was entered (14, not the column's 14.000).
+                self.initial[variable.key] = item.display_value
 
     @staticmethod
     def _field(variable: ContextVariable) -> forms.Field:
@@ -294,11 +297,16 @@ class CriterionForm(forms.Form):
     scoring_type = forms.ChoiceField(
         label="Scoring", choices=CriterionVersion.ScoringType.choices, initial="binary"
     )
-    scale_min = forms.IntegerField(label="Scale minimum", required=False)
-    scale_max = forms.IntegerField(label="Scale maximum", required=False)
+    # Shown only while the scoring is ordinal (static/l2annot/app.js; all shown without it).
+    scale_min = forms.IntegerField(
+        label="Scale minimum", required=False, widget=forms.NumberInput(attrs={"data-scale": ""})
+    )
+    scale_max = forms.IntegerField(
+        label="Scale maximum", required=False, widget=forms.NumberInput(attrs={"data-scale": ""})
+    )
     scale_labels = forms.CharField(
         label="Scale labels",
-        widget=forms.Textarea(attrs={"rows": 3}),
+        widget=forms.Textarea(attrs={"rows": 3, "data-scale": ""}),
         required=False,
         help_text="Optional, one per line: 0: not at all",
     )

@@ -43,6 +43,7 @@ from grading.models import Study
 from judging.models import JudgeRun
 from judging.services import set_run_family
 from l2annot.htmx import render_page, wants_fragment
+from taxonomy.models import Competency
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -253,6 +254,25 @@ def leaderboard(request: AuthenticatedHttpRequest, study_id: int) -> HttpRespons
     runs = judge_runs_for(study)
     run = next((r for r in runs if str(r.pk) == request.GET.get("judge")), None)
     board = study_leaderboard(study, run)
+    # Competencies are grouped by code ("02"): show their names beside it.
+    names = dict(
+        Competency.objects.filter(framework=study.framework_id).values_list("code", "name")
+    )
+    breakdowns = [
+        (
+            dimension,
+            [
+                (
+                    f"{g.label} {names[g.label]}"
+                    if dimension == "Competency" and g.label in names
+                    else g.label,
+                    g,
+                )
+                for g in groups
+            ],
+        )
+        for dimension, groups in board.breakdowns
+    ]
     chart = charts.forest_plot(
         _score_rows(board), threshold=None, title="Model scores with 95% interval"
     )
@@ -264,6 +284,7 @@ def leaderboard(request: AuthenticatedHttpRequest, study_id: int) -> HttpRespons
             "runs": runs,
             "run": run,
             "board": board,
+            "breakdowns": breakdowns,
             "chart": mark_safe(chart),  # charts.py escapes every text it writes
         },
     )

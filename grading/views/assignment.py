@@ -191,7 +191,7 @@ def next_item(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study.objects.filter(mine).distinct(), pk=study_id)
     assignment = services.claim_next(study, request.user)
     if assignment is None:
-        messages.info(request, f"Nothing left to grade in “{study.name}”. Thank you!")
+        messages.info(request, services.why_nothing_to_grade(study, request.user))
         return redirect("grading:index")
     return redirect("grading:assignment", assignment.pk)
 

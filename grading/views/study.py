@@ -18,6 +18,7 @@ from rubrics.models import Response
 @require(Action.MANAGE_STUDIES)
 def study_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     studies = services.studies_with_progress(Study.objects.select_related("framework"))
+    studies.sort(key=lambda study: study.is_closed())  # open ones first, each newest first
     return render(request, "grading/study_list.html", {"studies": studies})
 
 

@@ -39,6 +39,23 @@
     }
   });
 
+  // A criterion form shows its scale fields only while its scoring is ordinal.
+  function showScales(root) {
+    Array.prototype.forEach.call(root.querySelectorAll('select[name$="scoring_type"]'), function (select) {
+      var form = select.form;
+      if (!form) return;
+      Array.prototype.forEach.call(form.querySelectorAll("[data-scale]"), function (field) {
+        var wrapper = field.parentElement;
+        if (wrapper && wrapper !== form) wrapper.hidden = select.value !== "ordinal";
+      });
+    });
+  }
+  document.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches('select[name$="scoring_type"]')) showScales(event.target.form);
+  });
+  document.addEventListener("DOMContentLoaded", function () { showScales(document); });
+  document.addEventListener("htmx:afterSettle", function (event) { showScales(event.detail.elt); });
+
   // After a swap, put the keyboard focus where the person's attention should go.
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail.elt.querySelector("[data-autofocus]");

@@ -32,4 +32,11 @@ def test_viewer_opens_the_demo_study_agreement_and_sees_the_plots(
         assert chart.is_visible()
         assert chart.bounding_box()["width"] > 200
     assert page.locator("svg.chart circle").count() > 0
+
+    # The leaderboard's competency groups are named, not only numbered ("02").
+    page.get_by_role("link", name="Model leaderboard of this study").click()
+    by_competency = page.locator("section", has=page.get_by_role("heading", name="By competency"))
+    headings = by_competency.get_by_role("heading", level=3).all_inner_texts()
+    names = dict(starter_framework.competencies.values_list("code", "name"))
+    assert headings and all(h.split(" ", 1) in ([c, names[c]] for c in names) for h in headings)
     assert page.csp_errors == []

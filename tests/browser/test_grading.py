@@ -5,7 +5,8 @@ import pytest
 from django.urls import reverse
 
 from accounts.roles import Role
-from grading.models import Assignment, Grade
+from grading import services
+from grading.models import Assignment, Grade, Study
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -150,3 +151,23 @@ def test_on_a_phone_the_response_and_the_criteria_each_keep_their_place(new_page
     page.get_by_role("link", name="Back to the response").click()
     assert page.evaluate("window.scrollY") == reading_place
     assert page.get_by_text("Paragraph 20 of").is_visible()
+
+
+def test_an_annotator_with_nothing_to_grade_is_told_why_and_what_to_do(new_page, log_in, make_user):
+    page = new_page()
+    me = log_in(page, Role.ANNOTATOR)
+    other = make_user(Role.ANNOTATOR)
+    waiting = factories.study([me, other], responses=1, overlap=1)
+    services.claim_next(waiting, other)  # the one response has its one grader
+    closed = factories.study([me], responses=1, overlap=1)  # newer, but closed: listed last
+    services.set_status(closed, Study.Status.CLOSED)
+
+    page.goto(reverse("grading:index"))
+    studies = page.get_by_role("heading", level=2).all_inner_texts()
+    assert studies == [waiting.name, closed.name]
+    page.get_by_role("button", name="Start grading").click()
+    page.wait_for_url("**/grading/")
+    message = page.locator(".messages").inner_text()
+    assert "every response already has its 1 grader" in message
+    assert "Ask the study's maintainers to assign you responses" in message
+    assert page.csp_errors == []

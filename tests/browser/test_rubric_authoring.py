@@ -18,7 +18,7 @@ def test_author_writes_a_task_maintainer_publishes_and_an_edit_makes_a_new_draft
     author.get_by_role("link", name="Tasks", exact=True).click()
     author.get_by_role("link", name="New task").click()
     sub = SubCompetency.objects.get(competency__framework=starter_framework, code="02a")
-    author.get_by_label("Sub competency").select_option(label=str(sub))
+    author.get_by_label("Sub-competency").select_option(label=str(sub))
     author.get_by_label("Key").fill("b1")
     author.get_by_label("Instruction").fill("Plan a five-minute placement chat.")
     author.get_by_label("Reference answer").fill("Open questions, then a short reading.")
@@ -30,10 +30,15 @@ def test_author_writes_a_task_maintainer_publishes_and_an_edit_makes_a_new_draft
     # Context values: a listed value and a number, saved by htmx without leaving the page.
     author.evaluate("window.__sameDocument = true")
     author.get_by_label("CEFR level").select_option(label="B1")
+    class_size = author.get_by_label("Class size")
+    assert class_size.get_attribute("step") == "1"  # a count: whole numbers
+    class_size.fill("14")
     author.get_by_role("button", name="Save context").click()
     author.get_by_role("status").filter(has_text="Context saved").wait_for()
     assert author.evaluate("window.__sameDocument") is True
     assert task.context_values.get(variable__key="cefr_level").display_value == "B1"
+    author.reload()
+    assert author.get_by_label("Class size").input_value() == "14"  # as entered, not 14.000
 
     author.get_by_role("link", name="Task criteria").click()
     # Ask about the form only once the criteria page is loaded: asked on the old page, the
@@ -43,6 +48,12 @@ def test_author_writes_a_task_maintainer_publishes_and_an_edit_makes_a_new_draft
         form = author.get_by_role("form", name="Add a criterion")
         if not form.is_visible():
             author.get_by_text("Add a criterion", exact=True).click()
+        # The scale's fields only for a scaled (ordinal) criterion.
+        assert not form.get_by_label("Scale minimum").is_visible()
+        form.get_by_label("Scoring").select_option("ordinal")
+        assert form.get_by_label("Scale minimum").is_visible()
+        form.get_by_label("Scoring").select_option("binary")
+        assert not form.get_by_label("Scale labels").is_visible()
         form.get_by_label("Wording").fill(wording)
         form.get_by_label("Weight").fill(weight)
         form.get_by_role("button", name="Add criterion").click()

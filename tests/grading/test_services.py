@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 
 from accounts.roles import Role
 from grading import services
-from grading.models import Assignment, Expertise, Grade, GradeRevision, StudyItem
+from grading.models import Assignment, Expertise, Grade, GradeRevision, Study, StudyItem
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -226,3 +226,16 @@ def test_only_its_grader_opens_grades_rates_or_submits_an_assignment(annotators)
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.ASSIGNED
     assert not Grade.objects.exists() and not assignment.likert_ratings.exists()
+
+
+def test_why_nothing_to_grade_names_the_reason_and_what_to_do(annotators):
+    me = annotators[0]
+    study = factories.study([me], responses=1, overlap=1)
+    factories.complete(services.claim_next(study, me), me)
+    services.submit(Assignment.objects.get(annotator=me), by=me)
+    assert services.claim_next(study, me) is None
+    assert "You have graded every response assigned to you" in services.why_nothing_to_grade(
+        study, me
+    )
+    services.set_status(study, Study.Status.CLOSED)
+    assert "is closed" in services.why_nothing_to_grade(study, me)
