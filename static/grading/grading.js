@@ -139,7 +139,7 @@
   // typing stops; moving between criteria and the help act at once.
   var AT_ONCE = /^(j|k|\?|ArrowDown|ArrowUp)$/;
   var ACTING = /^[pfanrs1-5]$/;
-  var WAIT_MS = 250;
+  var WAIT_MS = 400; // longer than the gap between two letters of a word, even typed slowly
   var PAUSE_MS = 1500;
   var pending = null;
   var pausedUntil = 0;
