@@ -61,7 +61,7 @@ def test_maintainer_records_a_gold_verdict_and_the_next_disagreement_appears(
     assert grades.get_by_text("Present", exact=True).count() == 1
     assert grades.get_by_text("Absent", exact=True).count() == 2
     choices = page.locator(".gold")
-    assert choices.get_by_label("Present", exact=True).count() == 1
-    assert choices.get_by_label("Absent", exact=True).count() == 1
-    assert choices.get_by_label("Pass", exact=True).count() == 0
+    assert choices.get_by_role("radio", name="Present", exact=True).count() == 1
+    assert choices.get_by_role("radio", name="Absent", exact=True).count() == 1
+    assert choices.get_by_role("radio", name="Pass", exact=True).count() == 0
     assert page.csp_errors == []
