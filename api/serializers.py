@@ -14,17 +14,18 @@ TEXT_FIELDS = (
 
 def json_type_error(field: serializers.Field, value: Any) -> str | None:
     """Why `value`, read from a JSON body, is not of the type the schema gives `field`; None
-    when it is (or when the field's own validation decides, as for null, or a list field given
-    something else). A list's items are checked one by one."""
+    when it is (or when the field's own validation decides, as for null). A list's items are
+    checked one by one."""
     if value is None or value is empty or field.read_only:
         return None
     if isinstance(field, (serializers.ListField, serializers.ManyRelatedField)):
+        if not isinstance(value, list):  # DRF would read an object as the list of its keys
+            return "Must be a list."
         child = field.child if isinstance(field, serializers.ListField) else field.child_relation
-        items = value if isinstance(value, list) else []
         return next(
             (
                 f"Item {index}: {message}"
-                for index, item in enumerate(items)
+                for index, item in enumerate(value)
                 if (message := json_type_error(child, item))
             ),
             None,

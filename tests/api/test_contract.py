@@ -51,6 +51,8 @@ def test_a_json_value_of_another_type_or_an_unknown_field_is_refused(admin, body
         ("api:person-list", {"languages": [0]}, "languages", "Item 0: Must be a string."),
         ("api:study-list", {"responses": [1, "2"]}, "responses", "Item 1: Must be a whole number."),
         ("api:study-list", {"annotators": [7]}, "annotators", "Item 0: Must be a string."),
+        ("api:person-list", {"sub_competencies": {}}, "sub_competencies", "Must be a list."),
+        ("api:person-list", {"languages": "fr"}, "languages", "Must be a list."),
     ],
 )
 def test_an_item_of_a_list_of_another_type_is_refused(admin, url, body, field, message):
