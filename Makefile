@@ -106,7 +106,7 @@ test: lint test-sqlite test-postgres
 
 # The API against its OpenAPI schema with every Schemathesis check (`--checks all`): 50 examples
 # per operation and longer stateful scenarios, as an admin and as an annotator (the suite runs a
-# few examples). Several minutes; `DATABASE_URL=$(PG_URL) make schemathesis` for PostgreSQL.
+# few examples). About 20 minutes; `DATABASE_URL=$(PG_URL) make schemathesis` for PostgreSQL.
 schemathesis: install
 	SCHEMATHESIS_EXAMPLES=50 $(PY) -m pytest -q -p no:cacheprovider -n 0 tests/api/test_schemathesis.py
 
