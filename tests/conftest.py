@@ -8,6 +8,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.test import Client, override_settings
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from accounts.models import User
 from accounts.roles import Role
@@ -17,6 +19,13 @@ from tests.factories import load_starter_framework
 from tests.llm_server import LlmServer, running_llm_server
 
 FIXTURES = settings.BASE_DIR / "fixtures"
+
+# Property tests check what holds, not how fast: speed is measured in bench/. Hypothesis's
+# per-example deadline and its too-slow health check would otherwise fail them on a busy machine.
+hypothesis_settings.register_profile(
+    "suite", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("suite")
 
 # What a test needs to reach the database: pytest-django's markers and fixtures.
 DATABASE_FIXTURES = frozenset(
