@@ -1,23 +1,20 @@
 from typing import Any, cast
 
 from django import forms
-from django.db.models import Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from accounts.models import User
 from accounts.roles import Role
 from grading.models import Study, Verdict
-from rubrics.models import RubricVersion, Task
+from rubrics.forms import TaskFilterForm
+from rubrics.models import Response, RubricVersion, Task
 from rubrics.scoring import verdict_labels
+from taxonomy.models import Framework
 
 
 class StudyForm(forms.ModelForm):
-    """A new study over every response of the chosen tasks (tasks with a published rubric)."""
+    """A new study's settings and pool; which responses it holds is the StudySelectionForm's."""
 
-    tasks = forms.ModelMultipleChoiceField(
-        queryset=Task.objects.none(),
-        widget=forms.CheckboxSelectMultiple,
-        help_text="Every response of these tasks, graded on its task's latest published rubric.",
-    )
     annotators = forms.ModelMultipleChoiceField(
         queryset=User.objects.none(), widget=forms.CheckboxSelectMultiple
     )
@@ -39,23 +36,92 @@ class StudyForm(forms.ModelForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        published = RubricVersion.objects.filter(task=OuterRef("pk"))
-        tasks = cast(forms.ModelMultipleChoiceField, self.fields["tasks"])
         annotators = cast(forms.ModelMultipleChoiceField, self.fields["annotators"])
-        tasks.queryset = (
-            Task.objects.filter(Exists(published)).select_related("framework").order_by("key")
-        )
         annotators.queryset = User.objects.filter(
             groups__name=Role.ANNOTATOR.value, is_active=True
         ).order_by("username")
+        frameworks = list(Framework.objects.values_list("pk", flat=True)[:2])
+        if len(frameworks) == 1:
+            self.initial.setdefault("framework", frameworks[0])
+
+
+def published_tasks() -> QuerySet[Task]:
+    """Tasks with a published rubric version: a study grades against it."""
+    return Task.objects.filter(Exists(RubricVersion.objects.filter(task=OuterRef("pk"))))
+
+
+class StudySelectionForm(TaskFilterForm):
+    """Which responses a new study holds: every response of the published tasks that match the
+    filters, or of the tasks ticked among them; `model` keeps one model's responses."""
+
+    MATCHING, CHOSEN = "matching", "chosen"
+
+    model = forms.ChoiceField(required=False)
+    scope = forms.ChoiceField(
+        choices=[(MATCHING, "All tasks that match"), (CHOSEN, "Only the tasks ticked")],
+        required=False,
+        widget=forms.RadioSelect,
+        label="Responses of",
+    )
+    tasks = forms.ModelMultipleChoiceField(
+        queryset=Task.objects.none(), required=False, widget=forms.MultipleHiddenInput
+    )
+    FILTERS = ("competency", "sub_competency", "language", "variable", "value", "status", "model")
+
+    def __init__(self, *args: Any, languages: list[str], models: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, languages=languages, **kwargs)
+        self.fields["status"].label = "Review status"
+        model = cast(forms.ChoiceField, self.fields["model"])
+        model.choices = [("", "Any model")] + [(m, m) for m in models]
+        cast(forms.ModelMultipleChoiceField, self.fields["tasks"]).queryset = published_tasks()
+
+    def filter_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in ("q", *self.FILTERS)]
+
+    @property
+    def scope_value(self) -> str:
+        data = self.cleaned_data if self.is_bound and self.is_valid() else {}
+        chosen = self.MATCHING if not data.get("tasks") else self.CHOSEN
+        return str(data.get("scope") or (chosen if self.is_bound else self.MATCHING))
+
+    def chosen_ids(self) -> set[int]:
+        data = self.cleaned_data if self.is_bound and self.is_valid() else {}
+        return {t.pk for t in data.get("tasks") or []}
+
+    def _responses_filter(self, prefix: str = "") -> Q:
+        data = self.cleaned_data if self.is_bound and self.is_valid() else {}
+        return Q(**{f"{prefix}model_name": data["model"]}) if data.get("model") else Q()
+
+    def matching(self, framework: Framework | None) -> QuerySet[Task]:
+        """The published tasks of `framework` that match the filters, each with the number of
+        its responses (of the chosen model) as .responses_count."""
+        tasks = published_tasks()
+        if framework is not None:
+            tasks = tasks.filter(framework=framework)
+        if self.is_bound:
+            tasks = self.filter(tasks) if self.is_valid() else tasks.none()
+        only_model = self._responses_filter("responses__")
+        return (
+            tasks.select_related("sub_competency")
+            .annotate(responses_count=Count("responses", filter=only_model or None))
+            .order_by("key", "pk")
+        )
+
+    def selected_tasks(self, framework: Framework | None) -> QuerySet[Task]:
+        if self.scope_value == self.MATCHING:
+            return self.matching(framework)
+        tasks = published_tasks().filter(pk__in=self.chosen_ids())
+        return tasks if framework is None else tasks.filter(framework=framework)
+
+    def responses(self, framework: Framework | None) -> QuerySet[Response]:
+        """The responses the study would hold."""
+        chosen = self.selected_tasks(framework).values("pk")
+        return Response.objects.filter(self._responses_filter(), task__in=chosen)
 
     def clean(self) -> dict[str, Any]:
-        super().clean()
-        data = self.cleaned_data
-        framework, tasks = data.get("framework"), data.get("tasks") or []
-        others = [t.key for t in tasks if framework and t.framework_id != framework.pk]
-        if others:
-            self.add_error("tasks", f"Not in {framework}: {', '.join(others)}.")
+        data = super().clean()
+        if data.get("scope") == self.CHOSEN and not data.get("tasks"):
+            self.add_error("tasks", "Tick at least one task, or take all tasks that match.")
         return data
 
 

@@ -116,34 +116,47 @@ def add_responses(study: Study, responses: Iterable[Response]) -> list[Response]
 
 
 def _expertise_tags(study: Study, annotators: Sequence[User]) -> dict[int, frozenset[str] | None]:
-    """Tags per annotator for the planner. An annotator untagged in one dimension may grade
-    every value of it, so that dimension's values in the study are added to their tags."""
+    """Tags per annotator for the planner (None: the study does not match expertise)."""
     if not study.match_expertise:
         return {a.pk: None for a in annotators}
     values = study.items.values_list(
         "response__task__sub_competency_id", "response__task__language"
     ).distinct()
+    return annotator_tags([a.pk for a in annotators], values)
+
+
+def annotator_tags(
+    annotator_ids: Sequence[int], values: Iterable[tuple[int | None, str]]
+) -> dict[int, frozenset[str] | None]:
+    """Each annotator's expertise as planner tags, for items of these (sub-competency id,
+    language) values. An annotator untagged in one dimension may grade every value of it, so
+    that dimension's values are added to their tags."""
+    values = list(values)
     all_subs = {f"sub:{s}" for s, _ in values}
     all_langs = {f"lang:{lang}" for _, lang in values}
     subs: dict[int, set[str]] = defaultdict(set)
     langs: dict[int, set[str]] = defaultdict(set)
-    for user_id, sub_id, language in Expertise.objects.filter(annotator__in=annotators).values_list(
-        "annotator_id", "sub_competency_id", "language"
-    ):
+    for user_id, sub_id, language in Expertise.objects.filter(
+        annotator__in=annotator_ids
+    ).values_list("annotator_id", "sub_competency_id", "language"):
         if sub_id is not None:
             subs[user_id].add(f"sub:{sub_id}")
         else:
             langs[user_id].add(f"lang:{language}")
     return {
-        a.pk: frozenset((subs[a.pk] or all_subs) | (langs[a.pk] or all_langs)) for a in annotators
+        pk: frozenset((subs[pk] or all_subs) | (langs[pk] or all_langs)) for pk in annotator_ids
     }
+
+
+def item_tags(sub_competency_id: int | None, language: str) -> frozenset[str]:
+    return frozenset({f"sub:{sub_competency_id}", f"lang:{language}"})
 
 
 def _item_tags(study: Study, item: StudyItem) -> frozenset[str]:
     if not study.match_expertise:
         return frozenset()
     task = item.response.task
-    return frozenset({f"sub:{task.sub_competency_id}", f"lang:{task.language}"})
+    return item_tags(task.sub_competency_id, task.language)
 
 
 @transaction.atomic
@@ -190,6 +203,52 @@ def assign_study(study: Study) -> int:
     ]
     Assignment.objects.bulk_create(rows)
     return len(rows)
+
+
+@dataclass(frozen=True)
+class LoadPreview:
+    """What assigning a study would give, before it exists: `units` responses, `gradings`
+    assignments in all, each annotator's load, and how many responses get fewer than k graders
+    (a pool smaller than k, or no annotator with the expertise)."""
+
+    units: int
+    overlap: int
+    gradings: int
+    loads: list[tuple[User, int]]
+    short: int
+
+
+def preview_assignment(
+    responses: Iterable[tuple[int, int | None, str]],
+    annotators: Sequence[User],
+    *,
+    overlap: int,
+    match_expertise: bool,
+    seed: int = 0,
+) -> LoadPreview:
+    """Plan a study's assignment without writing it, with the planner assign_study uses.
+    `responses`: (response id, task's sub-competency id, task's language) rows."""
+    rows = list(responses)
+    tags = (
+        annotator_tags([a.pk for a in annotators], [(s, lang) for _, s, lang in rows])
+        if match_expertise
+        else {a.pk: None for a in annotators}
+    )
+    plan = plan_assignment(
+        [
+            ItemSpec(pk, overlap, item_tags(sub, lang) if match_expertise else frozenset())
+            for pk, sub, lang in rows
+        ],
+        [AnnotatorSpec(a.pk, None, tags[a.pk]) for a in annotators],
+        seed=seed,
+    )
+    return LoadPreview(
+        units=len(rows),
+        overlap=overlap,
+        gradings=sum(len(g) for g in plan.graders.values()),
+        loads=[(a, plan.load(a.pk)) for a in annotators],
+        short=sum(1 for g in plan.graders.values() if len(g) < overlap),
+    )
 
 
 # ----- claiming work ----------------------------------------------------------------------------

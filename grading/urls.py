@@ -25,6 +25,7 @@ urlpatterns = [
     ),
     path("studies/", study.study_list, name="studies"),
     path("studies/new/", study.study_create, name="study_create"),
+    path("studies/new/preview/", study.study_preview, name="study_preview"),
     path("studies/<int:study_id>/", study.study_detail, name="study"),
     path("studies/<int:study_id>/assign/", study.study_assign, name="study_assign"),
     path("studies/<int:study_id>/status/", study.study_status, name="study_status"),

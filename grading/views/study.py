@@ -1,8 +1,12 @@
 """Maintainers' pages: studies with their progress, a form to start one, assignment, closing."""
 
+from typing import Any
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse
+from django.core.paginator import Paginator
+from django.db.models import Sum
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -10,9 +14,11 @@ from django.views.decorators.http import require_POST
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading import adjudication, services
-from grading.forms import StudyForm
+from grading.forms import StudyForm, StudySelectionForm, published_tasks
 from grading.models import Study
+from l2annot.htmx import render_page, wants_fragment
 from rubrics.models import Response
+from taxonomy.models import Framework
 
 
 @require(Action.MANAGE_STUDIES)
@@ -22,22 +28,87 @@ def study_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "grading/study_list.html", {"studies": studies})
 
 
+SETUP_TASKS_PER_PAGE = 25
+
+
+def _selection_form(data: QueryDict | None) -> StudySelectionForm:
+    tasks = published_tasks()
+    languages = list(tasks.order_by("language").values_list("language", flat=True).distinct())
+    models = list(
+        Response.objects.filter(task__in=tasks.values("pk"))
+        .order_by("model_name")
+        .values_list("model_name", flat=True)
+        .distinct()
+    )
+    return StudySelectionForm(data, languages=languages, models=models)
+
+
+def _setup_context(
+    request: AuthenticatedHttpRequest, form: StudyForm, selection: StudySelectionForm
+) -> dict[str, Any]:
+    """The study form, the filters, one page of the matching tasks with their response counts,
+    and the preview of the assignment: a fixed number of queries, whatever the number of tasks."""
+    data = form.cleaned_data if form.is_bound else {}
+    framework = data.get("framework")
+    if framework is None and not form.is_bound and form.initial.get("framework"):
+        framework = Framework.objects.filter(pk=form.initial["framework"]).first()
+    matching = selection.matching(framework)
+    page = Paginator(matching, SETUP_TASKS_PER_PAGE).get_page(request.POST.get("page"))
+    chosen = selection.chosen_ids()
+    responses = selection.responses(framework)
+    annotators = list(data.get("annotators") or [])
+    preview = services.preview_assignment(
+        responses.values_list("pk", "task__sub_competency_id", "task__language"),
+        annotators,
+        overlap=data.get("overlap") or Study._meta.get_field("overlap").get_default(),
+        match_expertise=bool(data.get("match_expertise")),
+    )
+    shown = {task.pk for task in page.object_list}
+    return {
+        "form": form,
+        "selection": selection,
+        "page": page,
+        "matching_tasks": page.paginator.count,
+        "matching_responses": sum_responses(matching),
+        "chosen": chosen,
+        "chosen_elsewhere": sorted(chosen - shown),
+        "scope": selection.scope_value,
+        "preview": preview,
+        "pool_size": len(annotators),
+    }
+
+
+def sum_responses(tasks: Any) -> int:
+    return int(tasks.aggregate(n=Sum("responses_count"))["n"] or 0)
+
+
 @require(Action.MANAGE_STUDIES)
 def study_create(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """A new study over the responses of the published tasks chosen by filters (all that match,
+    or those ticked), with a preview of each annotator's load before it is created."""
     form = StudyForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    selection = _selection_form(request.POST or None)
+    if request.method == "POST" and form.is_valid() and selection.is_valid():
         data = form.cleaned_data
         options = {f: data[f] for f in StudyForm.Meta.fields if f not in ("name", "framework")}
+        responses = selection.responses(data["framework"])
+        others = [
+            t.key for t in selection.cleaned_data["tasks"] if t.framework_id != data["framework"].pk
+        ]
         try:
+            if others and selection.scope_value == selection.CHOSEN:
+                raise ValidationError(f"Not in {data['framework']}: {', '.join(others)}.")
+            if not responses.exists():
+                raise ValidationError("No response is selected: change the filters or tick tasks.")
             study = services.create_study(
                 name=data["name"],
                 framework=data["framework"],
-                responses=Response.objects.filter(task__in=data["tasks"]),
+                responses=responses,
                 annotators=data["annotators"],
                 by=request.user,
                 **options,
             )
-        except ValidationError as error:  # a study of that name was created meanwhile
+        except ValidationError as error:  # also: a study of that name was created meanwhile
             form.add_error(None, error)
         else:
             if data["assign_now"]:
@@ -46,8 +117,23 @@ def study_create(request: AuthenticatedHttpRequest) -> HttpResponse:
             else:
                 messages.success(request, "Study created. Assign graders when the pool is ready.")
             return redirect("grading:study", study.pk)
-    status = 422 if form.is_bound and form.errors else 200
-    return render(request, "grading/study_form.html", {"form": form}, status=status)
+    status = 422 if form.is_bound else 200
+    return render_page(
+        request, "grading/study_form.html", _setup_context(request, form, selection), status=status
+    )
+
+
+@require(Action.MANAGE_STUDIES)
+@require_POST
+def study_preview(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The matching tasks and the load preview for the form as it is filled (htmx swaps them
+    in; without JavaScript the whole page comes back with them). Creates nothing."""
+    form = StudyForm(request.POST)
+    form.is_valid()  # only the valid fields are used; the study's own errors wait for Create
+    context = _setup_context(request, form, _selection_form(request.POST))
+    if not wants_fragment(request):
+        context["form"] = StudyForm(initial=dict(form.cleaned_data))
+    return render_page(request, "grading/study_form.html", context, fragment="selection")
 
 
 OVERDUE_SHOWN = 50

@@ -117,6 +117,7 @@ ROUTES: dict[str, Route] = {
     "agreement:labels_json": Route("GET", MANAGERS),
     "grading:studies": Route("GET", MANAGERS),
     "grading:study_create": Route("POST", MANAGERS),
+    "grading:study_preview": Route("POST", MANAGERS),
     "grading:study": Route("GET", MANAGERS),
     "grading:study_assign": Route("POST", MANAGERS),
     "grading:study_status": Route("POST", MANAGERS),
