@@ -498,8 +498,81 @@ STUDIES_FOR_ROLE = PolymorphicProxySerializer(
     many=True,
 )
 
+
+class StudySettingsSerializer(ApiModelSerializer):
+    """What may change once a study runs (grading.services.update_settings)."""
+
+    class Meta:
+        model = Study
+        fields = list(services.SETTINGS_FIELDS)
+
+
+class PoolSerializer(ApiSerializer):
+    annotators = serializers.SlugRelatedField(
+        slug_field="username",
+        queryset=User.objects.filter(is_active=True),
+        many=True,
+        allow_empty=False,
+        help_text="Usernames.",
+    )
+
+
+class PoolChangeSerializer(ApiSerializer):
+    """What a change of the pool did."""
+
+    annotators = serializers.ListField(child=serializers.CharField(), help_text="The pool now.")
+    assignments = serializers.IntegerField(
+        help_text="Adding: assignments planned again (the work nobody had started, shared with "
+        "the newcomers). Removing: unfinished assignments taken from the annotators removed."
+    )
+
+
+class QuestionsSerializer(ApiSerializer):
+    prompts = serializers.ListField(
+        child=serializers.CharField(max_length=300),
+        allow_empty=True,
+        help_text="The 1-5 questions in order. A question kept keeps its key.",
+    )
+
+
+class QuestionSerializer(ApiSerializer):
+    key = serializers.CharField()
+    prompt = serializers.CharField()
+
+
+class PreviewRequestSerializer(ApiSerializer):
+    responses = serializers.PrimaryKeyRelatedField(
+        queryset=ModelResponse.objects.all(), many=True, help_text="Ids of the responses."
+    )
+    annotators = serializers.SlugRelatedField(
+        slug_field="username", queryset=User.objects.filter(is_active=True), many=True
+    )
+    overlap = serializers.IntegerField(min_value=1, max_value=100, default=3)
+    match_expertise = serializers.BooleanField(default=False)
+
+
+class LoadSerializer(ApiSerializer):
+    annotator = serializers.CharField()
+    responses = serializers.IntegerField()
+
+
+class PreviewSerializer(ApiSerializer):
+    units = serializers.IntegerField(help_text="Responses the study would hold.")
+    overlap = serializers.IntegerField()
+    gradings = serializers.IntegerField(help_text="Assignments the plan makes.")
+    short = serializers.IntegerField(help_text="Responses that would get fewer than k graders.")
+    loads = LoadSerializer(many=True)
+
+
 READ_ERRORS = {401: schema.UNAUTHENTICATED, 403: schema.FORBIDDEN, 404: schema.NOT_FOUND}
 
+STATUS_ERRORS = {
+    400: schema.INVALID,
+    401: schema.UNAUTHENTICATED,
+    403: schema.FORBIDDEN,
+    404: schema.NOT_FOUND,
+    409: schema._error("The study is closed, or its questions have been answered."),
+}
 STATUS_RESPONSES = {
     200: StudySerializer,
     400: schema.INVALID,
@@ -521,6 +594,10 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         "claim": Action.GRADE,
         "close": Action.MANAGE_STUDIES,
         "reopen": Action.MANAGE_STUDIES,
+        "add_annotators": Action.MANAGE_STUDIES,
+        "remove_annotators": Action.MANAGE_STUDIES,
+        "questions": Action.MANAGE_STUDIES,
+        "preview": Action.MANAGE_STUDIES,
         "grades_csv": Action.EXPORT_DATA,
         "grades_xlsx": Action.EXPORT_DATA,
         "agreement": Action.VIEW_BENCHMARK,
@@ -528,7 +605,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         "leaderboard": Action.VIEW_BENCHMARK,
         "calibration": Action.VIEW_BENCHMARK,
     }
-    http_method_names = ["get", "post", "head", "options"]
+    http_method_names = ["get", "post", "patch", "head", "options"]
     queryset = Study.objects.select_related("framework")
     filterset_fields = ["status"]
     search_fields = ["name"]
@@ -622,6 +699,101 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         """Open the study again (a study past its deadline stays closed until the deadline is
         moved)."""
         return self._set_status(request, Study.Status.OPEN)
+
+    @extend_schema(request=StudySettingsSerializer, responses=STATUS_RESPONSES)
+    def partial_update(self, request: Request, pk: str) -> Response:
+        """Change the study's settings (description, match_expertise, deadline,
+        require_rationale_on_fail, show_grader_names_to_adjudicator), with history. Matching
+        expertise applies to the work planned from then on."""
+        study = self.get_object()
+        serializer = StudySettingsSerializer(study, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        services.update_settings(study, serializer.validated_data, by=acting_user(request))
+        return Response(StudySerializer(self.get_queryset().get(pk=study.pk)).data)
+
+    def _pool_changed(self, study: Study, assignments: int) -> Response:
+        names = sorted(study.pool.values_list("annotator__username", flat=True))
+        return Response(
+            PoolChangeSerializer({"annotators": names, "assignments": assignments}).data
+        )
+
+    @extend_schema(request=PoolSerializer, responses={200: PoolChangeSerializer, **STATUS_ERRORS})
+    @action(detail=True, methods=["post"], url_path="add-annotators")
+    def add_annotators(self, request: Request, pk: str) -> Response:
+        """Add annotators to the pool; the work nobody has opened yet is planned again, shared
+        with them (grading.services.add_annotators). A closed study is a 409."""
+        study = self.get_object()
+        serializer = PoolSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        annotators = serializer.validated_data["annotators"]
+        planned = services.add_annotators(study, annotators, by=acting_user(request))
+        return self._pool_changed(study, planned)
+
+    @extend_schema(request=PoolSerializer, responses={200: PoolChangeSerializer, **STATUS_ERRORS})
+    @action(detail=True, methods=["post"], url_path="remove-annotators")
+    def remove_annotators(self, request: Request, pk: str) -> Response:
+        """Take annotators out of the pool: what they submitted is kept; their unfinished
+        assignments, drafts included, go to the rest of the pool. Someone not in the pool is a
+        400."""
+        study = self.get_object()
+        serializer = PoolSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        annotators = serializer.validated_data["annotators"]
+        members = set(study.pool.values_list("annotator_id", flat=True))
+        outside = sorted(a.username for a in annotators if a.pk not in members)
+        if outside:
+            raise exceptions.ValidationError(
+                {"annotators": [f"Not in the pool: {', '.join(outside)}."]}
+            )
+        by = acting_user(request)
+        taken = sum(services.remove_annotator(study, a, by=by) for a in annotators)
+        return self._pool_changed(study, taken)
+
+    @extend_schema(
+        request=QuestionsSerializer,
+        responses={200: QuestionSerializer(many=True), **STATUS_ERRORS},
+    )
+    @action(detail=True, methods=["post"])
+    def questions(self, request: Request, pk: str) -> Response:
+        """Replace the study's 1-5 questions while nobody has answered any (409 after)."""
+        study = self.get_object()
+        serializer = QuestionsSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.set_likert_prompts(
+            study, serializer.validated_data["prompts"], by=acting_user(request)
+        )
+        items = LikertItem.objects.filter(study=study).order_by("order", "pk")
+        return Response(QuestionSerializer(items, many=True).data)
+
+    @extend_schema(
+        request=PreviewRequestSerializer,
+        responses={200: PreviewSerializer, 400: schema.INVALID, **READ_ERRORS},
+    )
+    @action(detail=False, methods=["post"])
+    def preview(self, request: Request) -> Response:
+        """What a study of these responses and annotators would give, before it is created: the
+        assignments, each annotator's load, the responses short of k. Creates nothing."""
+        serializer = PreviewRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        rows = ModelResponse.objects.filter(pk__in=[r.pk for r in data["responses"]]).values_list(
+            "pk", "task__sub_competency_id", "task__language"
+        )
+        preview = services.preview_assignment(
+            rows,
+            data["annotators"],
+            overlap=data["overlap"],
+            match_expertise=data["match_expertise"],
+        )
+        loads = [{"annotator": a.username, "responses": n} for a, n in preview.loads]
+        body = {
+            "units": preview.units,
+            "overlap": preview.overlap,
+            "gradings": preview.gradings,
+            "short": preview.short,
+            "loads": loads,
+        }
+        return Response(PreviewSerializer(body).data)
 
     @extend_schema(responses=exports.responses("text/csv"))
     @action(detail=True, methods=["get"], url_path="grades-csv")

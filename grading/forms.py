@@ -5,7 +5,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from accounts.models import User
 from accounts.roles import Role
-from grading.models import Study, Verdict
+from grading.models import LikertItem, Study, Verdict
 from rubrics.forms import TaskFilterForm
 from rubrics.models import Response, RubricVersion, Task
 from rubrics.scoring import verdict_labels
@@ -138,3 +138,50 @@ class GoldVerdictForm(forms.Form):
         verdict = self.fields["verdict"]
         assert isinstance(verdict, forms.ChoiceField)
         verdict.choices = list(verdict_labels(penalty=penalty).items())
+
+
+class StudySettingsForm(forms.ModelForm):
+    """What may change once a study runs (grading.services.SETTINGS_FIELDS)."""
+
+    class Meta:
+        model = Study
+        fields = [
+            "description",
+            "match_expertise",
+            "deadline",
+            "require_rationale_on_fail",
+            "show_grader_names_to_adjudicator",
+        ]
+        widgets = {"deadline": forms.DateTimeInput(attrs={"type": "datetime-local"})}
+
+
+class AddAnnotatorsForm(forms.Form):
+    annotators = forms.ModelMultipleChoiceField(
+        queryset=User.objects.none(), widget=forms.CheckboxSelectMultiple, label="Add to the pool"
+    )
+
+    def __init__(self, *args: Any, study: Study, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = cast(forms.ModelMultipleChoiceField, self.fields["annotators"])
+        field.queryset = (
+            User.objects.filter(groups__name=Role.ANNOTATOR.value, is_active=True)
+            .exclude(study_memberships__study=study)
+            .order_by("username")
+        )
+
+
+class LikertQuestionsForm(forms.Form):
+    prompts = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4}),
+        required=False,
+        label="Questions asked with every response",
+        help_text="One question per line, each rated from 1 to 5.",
+    )
+
+    def clean_prompts(self) -> list[str]:
+        raw = cast(str, self.cleaned_data["prompts"])
+        prompts = [line.strip() for line in raw.splitlines() if line.strip()]
+        limit = LikertItem._meta.get_field("prompt").max_length or 300
+        if any(len(p) > limit for p in prompts):
+            raise forms.ValidationError(f"A question has at most {limit} characters.")
+        return prompts

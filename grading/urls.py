@@ -1,6 +1,6 @@
 from django.urls import path
 
-from grading.views import adjudication, assignment, resources, study
+from grading.views import adjudication, assignment, resources, study, study_manage
 
 app_name = "grading"
 urlpatterns = [
@@ -29,6 +29,15 @@ urlpatterns = [
     path("studies/<int:study_id>/", study.study_detail, name="study"),
     path("studies/<int:study_id>/assign/", study.study_assign, name="study_assign"),
     path("studies/<int:study_id>/status/", study.study_status, name="study_status"),
+    path("studies/<int:study_id>/manage/", study_manage.study_manage, name="study_manage"),
+    path("studies/<int:study_id>/pool/", study_manage.pool_add, name="study_pool_add"),
+    path(
+        "studies/<int:study_id>/pool/<int:user_id>/remove/",
+        study_manage.pool_remove,
+        name="study_pool_remove",
+    ),
+    path("studies/<int:study_id>/settings/", study_manage.study_settings, name="study_settings"),
+    path("studies/<int:study_id>/questions/", study_manage.study_questions, name="study_questions"),
     path(
         "studies/<int:study_id>/adjudication/",
         adjudication.adjudication_list,

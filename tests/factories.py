@@ -190,6 +190,7 @@ def grading_route_kwargs(params: set[str], user: User | None, make_user) -> dict
         "criterion_version_id": rubric_of(assignment)[0].pk,
         "likert_item_id": new.likert_items.first().pk,
         "resource_id": assignment.study_item.rubric_version.resources.get().pk,
+        "user_id": grader.pk,  # a pool member
     }
     return {name: values[name] for name in params}
 

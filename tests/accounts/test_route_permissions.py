@@ -121,6 +121,11 @@ ROUTES: dict[str, Route] = {
     "grading:study": Route("GET", MANAGERS),
     "grading:study_assign": Route("POST", MANAGERS),
     "grading:study_status": Route("POST", MANAGERS),
+    "grading:study_manage": Route("GET", MANAGERS),
+    "grading:study_pool_add": Route("POST", MANAGERS),
+    "grading:study_pool_remove": Route("POST", MANAGERS),
+    "grading:study_settings": Route("POST", MANAGERS),
+    "grading:study_questions": Route("POST", MANAGERS),
     "grading:adjudication": Route("GET", MANAGERS),
     "grading:adjudicate": Route("GET", MANAGERS),
     "interchange:index": Route("GET", MANAGERS),
@@ -178,6 +183,7 @@ GRADING_PARAMS = {
     "assignment_id",
     "criterion_version_id",
     "likert_item_id",
+    "user_id",
 }
 
 

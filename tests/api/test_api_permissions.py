@@ -60,7 +60,7 @@ RESOURCES = {
     ),
     # Grading: the requesting user is the study's only grader when their role grades, so the
     # objects are theirs; blindness (others' work) is tested in test_grading_resources.
-    "study": (STUDY_READERS, Action.MANAGE_STUDIES, lambda: first(Study), BULK_POST),
+    "study": (STUDY_READERS, Action.MANAGE_STUDIES, lambda: first(Study), NO_PUT),
     "assignment": (GRADING_READERS, None, lambda: first(Assignment), NO_CHANGES),
     "grade": (GRADING_READERS, Action.GRADE, lambda: first(Grade), NO_PUT),
     "goldverdict": (
@@ -89,6 +89,10 @@ ACTIONS = {
     "api:assignment-rate": ("post", Action.GRADE, lambda: [first(Assignment).pk]),
     "api:study-close": ("post", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
     "api:study-reopen": ("post", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
+    "api:study-add-annotators": ("post", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
+    "api:study-remove-annotators": ("post", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
+    "api:study-questions": ("post", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
+    "api:study-preview": ("post", Action.MANAGE_STUDIES, lambda: []),
     "api:study-grades-csv": ("get", Action.EXPORT_DATA, lambda: [first(Study).pk]),
     "api:study-grades-xlsx": ("get", Action.EXPORT_DATA, lambda: [first(Study).pk]),
     "api:person-invitation": ("post", Action.MANAGE_PEOPLE, lambda: [first(User).pk]),
