@@ -74,6 +74,15 @@ def test_patch_changes_role_access_and_expertise_with_history(api_as, make_user)
     assert kinds == {"updated", "status"}
 
 
+def test_a_deactivated_persons_token_stops_working(api_as, make_user):
+    ana = make_user(Role.MAINTAINER, "ana")
+    theirs = APIClient()
+    theirs.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.issue(ana, 't')[1]}")
+    assert theirs.get(reverse("api:study-list")).status_code == 200
+    api_as(Role.ADMIN).patch(person_url(ana), {"is_active": False}, format="json")
+    assert theirs.get(reverse("api:study-list")).status_code == 401
+
+
 def test_the_user_name_is_not_changed_through_patch(api_as, make_user):
     ana = make_user(Role.ANNOTATOR, "ana")
     response = api_as(Role.ADMIN).patch(person_url(ana), {"username": "bo"}, format="json")

@@ -142,6 +142,9 @@ def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "judge run": reverse("workbench:run", args=[study, w["run"].pk]),
         "prompts": reverse("workbench:prompts"),
         "prompt editor": reverse("workbench:prompt", args=[w["prompt"].pk]),
+        "new study": reverse("grading:study_create"),
+        "study pool": reverse("grading:study_manage", args=[study]),
+        "people": reverse("people:people"),
     }
 
 
@@ -164,6 +167,9 @@ def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "judge run",
         "prompts",
         "prompt editor",
+        "new study",
+        "study pool",
+        "people",
     ],
 )
 def test_hostile_text_is_inert_on_every_page(world, page, as_htmx) -> None:  # type: ignore[no-untyped-def]
