@@ -69,7 +69,7 @@ def _setup_context(
         "selection": selection,
         "page": page,
         "matching_tasks": page.paginator.count,
-        "matching_responses": sum_responses(matching),
+        "matching_responses": _sum_responses(matching),
         "chosen": chosen,
         "chosen_elsewhere": sorted(chosen - shown),
         "scope": selection.scope_value,
@@ -78,7 +78,7 @@ def _setup_context(
     }
 
 
-def sum_responses(tasks: Any) -> int:
+def _sum_responses(tasks: Any) -> int:
     return int(tasks.aggregate(n=Sum("responses_count"))["n"] or 0)
 
 
@@ -91,7 +91,7 @@ def study_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid() and selection.is_valid():
         data = form.cleaned_data
         options = {f: data[f] for f in StudyForm.Meta.fields if f not in ("name", "framework")}
-        responses = selection.responses(data["framework"])
+        responses = selection.responses(data["framework"]).only("pk")
         others = [
             t.key for t in selection.cleaned_data["tasks"] if t.framework_id != data["framework"].pk
         ]
