@@ -30,7 +30,10 @@ def _base_url(request: AuthenticatedHttpRequest) -> str:
 
 
 def _list_page(
-    request: AuthenticatedHttpRequest, form: InviteForm, status: int = 200
+    request: AuthenticatedHttpRequest,
+    form: InviteForm,
+    status: int = 200,
+    fragment: str | None = None,
 ) -> HttpResponse:
     people = User.objects.order_by("username").prefetch_related(
         "groups", Prefetch("expertise", Expertise.objects.select_related("sub_competency"))
@@ -48,12 +51,12 @@ def _list_page(
         for person in page.object_list
     ]
     context = {"page": page, "rows": rows, "form": form}
-    return render_page(request, "people/people.html", context, status=status)
+    return render_page(request, "people/people.html", context, status=status, fragment=fragment)
 
 
 @require(Action.MANAGE_PEOPLE)
 def people(request: AuthenticatedHttpRequest) -> HttpResponse:
-    return _list_page(request, InviteForm())
+    return _list_page(request, InviteForm(), fragment="people-table")
 
 
 @require(Action.MANAGE_PEOPLE)

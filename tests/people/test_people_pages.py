@@ -158,3 +158,9 @@ def test_the_list_takes_the_same_queries_for_many_people(admin_client, make_user
         ana = make_user(Role.ANNOTATOR)
         Expertise.objects.create(annotator=ana, language="Spanish")
     assert queries() == few
+
+
+def test_htmx_gets_the_table_alone(admin_client):
+    response = admin_client.get(reverse("people:people"), HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert 'id="people-table"' in html and "<html" not in html and "Invite someone" not in html
