@@ -508,7 +508,7 @@ class StudySettingsSerializer(ApiModelSerializer):
 
 
 class PoolSerializer(ApiSerializer):
-    annotators = serializers.SlugRelatedField(
+    annotators = SlugRelatedField(
         slug_field="username",
         queryset=User.objects.filter(is_active=True),
         many=True,
@@ -544,8 +544,11 @@ class PreviewRequestSerializer(ApiSerializer):
     responses = serializers.PrimaryKeyRelatedField(
         queryset=ModelResponse.objects.all(), many=True, help_text="Ids of the responses."
     )
-    annotators = serializers.SlugRelatedField(
-        slug_field="username", queryset=User.objects.filter(is_active=True), many=True
+    annotators = SlugRelatedField(
+        slug_field="username",
+        queryset=User.objects.filter(is_active=True),
+        many=True,
+        help_text="Usernames of the pool.",
     )
     overlap = serializers.IntegerField(min_value=1, max_value=100, default=3)
     match_expertise = serializers.BooleanField(default=False)
@@ -767,7 +770,12 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
 
     @extend_schema(
         request=PreviewRequestSerializer,
-        responses={200: PreviewSerializer, 400: schema.INVALID, **READ_ERRORS},
+        responses={
+            200: PreviewSerializer,
+            400: schema.INVALID,
+            **READ_ERRORS,
+            409: schema._error("Changed at the same time elsewhere: retry."),
+        },
     )
     @action(detail=False, methods=["post"])
     def preview(self, request: Request) -> Response:

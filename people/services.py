@@ -35,8 +35,8 @@ class NotOnYourself(Conflict):
     otherwise lock everyone out."""
 
 
-USERNAME_TAKEN = "This user name is taken: choose another."
-EMAIL_TAKEN = "Another account has this email address."
+USERNAME_TAKEN = "This user name is already used: choose another."
+EMAIL_TAKEN = "This email address is already used by another account."
 
 
 def invitation_link(user: User, base_url: str) -> str:
@@ -81,7 +81,9 @@ def invite(
     errors: dict[str, list[str]] = {}
     if User.objects.filter(username__iexact=username).exists():
         errors["username"] = [USERNAME_TAKEN]
-    if User.objects.filter(email__iexact=email).exists():
+    if not email:
+        errors["email"] = ["An invitation needs an email address."]
+    elif User.objects.filter(email__iexact=email).exists():
         errors["email"] = [EMAIL_TAKEN]
     if errors:
         raise ValidationError(errors)

@@ -74,7 +74,7 @@ def test_a_taken_user_name_or_email_is_refused_and_nothing_is_sent(admin_client,
     response = invite(admin_client, username="ANA")
     assert response.status_code == 422
     page = response.content.decode()
-    assert "This user name is taken" in page and "Another account has this email" in page
+    assert "This user name is already used" in page and "email address is already used" in page
     assert mail.outbox == [] and User.objects.filter(username__iexact="ana").count() == 1
 
 
