@@ -11,7 +11,7 @@ from accounts.services import role_of
 from audit.models import AuditEvent
 from grading.models import Expertise
 from taxonomy.models import SubCompetency
-from tests.api.test_schemathesis import openapi_document
+from tests.api.test_schemathesis import _names_only_unknown_objects, openapi_document
 
 pytestmark = pytest.mark.django_db
 
@@ -124,3 +124,11 @@ def test_the_schema_asks_an_invitation_for_a_role_and_reads_back_an_empty_addres
     no_address.email = ""
     no_address.save()
     assert api_as(Role.ADMIN).get(person_url(no_address)).json()["email"] == ""
+
+
+def test_a_taken_email_is_named_as_taken(api_as, make_user):
+    make_user(Role.VIEWER, "ana")
+    User.objects.filter(username="ana").update(email="ana@example.org")
+    body = {"username": "bo", "email": "ana@example.org", "role": "Viewer"}
+    answer = api_as(Role.ADMIN).post(PEOPLE, body, format="json")
+    assert answer.status_code == 400 and _names_only_unknown_objects(answer.json())
