@@ -14,14 +14,14 @@ import os
 import resource
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from django.db import connection, transaction
 
 from bench.harness import (
-    ROOT,
+    TASKS,
+    generated_benchmark,
     is_postgres,
     migrate,
     postgres_url,
@@ -31,7 +31,6 @@ from bench.harness import (
     timed,
 )
 
-TASKS, TASK_CRITERIA, CONSENSUS, UNIVERSAL, MODELS, EPOCHS = 1000, 10, 12, 8, 5, 2
 TARGET_IMPORT_S, TARGET_EXPORT_S = 10.0, 5.0
 TARGET_EXPORT_RATIO = 1.5  # the rubric export against a plain openpyxl workbook of its cells
 
@@ -110,37 +109,10 @@ def measure() -> tuple[dict[str, float], float]:
     from interchange.exporters import export_rubrics_xlsx, rubric_tables
     from interchange.formats.sheets_xlsx import Table
     from interchange.importers import import_l2bench, import_responses
-    from interchange.synthetic import (
-        synthetic_responses,
-        synthetic_tasks,
-        write_benchmark,
-        write_jsonl,
-    )
-    from taxonomy import services as taxonomy_services
-    from taxonomy.models import SubCompetency
-    from taxonomy.seedfile import read_context_variables, read_taxonomy
 
-    fixtures = ROOT / "fixtures"
-    framework, _ = taxonomy_services.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
-    taxonomy_services.load_context_variables(
-        framework, read_context_variables(fixtures / "context_variables.json")
-    )
-    subs = list(
-        SubCompetency.objects.filter(competency__framework=framework).values_list("code", flat=True)
-    )
-    records = synthetic_tasks(
-        TASKS,
-        subs,
-        task_criteria=TASK_CRITERIA,
-        consensus_per_sub=CONSENSUS,
-        universal=UNIVERSAL,
-        context={"cefr_level": ["A1", "B1", "C1"]},
-        resources_every=10,
-    )
-    responses = synthetic_responses(records, [f"model-{n}" for n in range(MODELS)], epochs=EPOCHS)
-    work = Path(tempfile.mkdtemp(prefix="bench-import-"))
-    write_benchmark(work / "bench", records)
-    write_jsonl(work / "responses.jsonl", responses)
+    generated = generated_benchmark("bench-import-")
+    framework, records, responses = generated.framework, generated.records, generated.responses
+    work = generated.folder
     criteria = len({c.id for r in records for c in r.criteria})
     print(
         f"database: {connection.vendor}; {TASKS} tasks, {criteria} distinct criteria "

@@ -346,3 +346,56 @@ def log_in(client: Client, username: str, password: str, retry_until: float | No
         if retry_until is None or time.monotonic() >= retry_until:
             raise RuntimeError(f"{username} could not log in ({status})")
         time.sleep(0.2)
+
+
+# ----- the benchmark-scale data set -------------------------------------------------------------
+# 1,000 tasks with 10 task criteria each, 12 consensus criteria per sub-competency, 8 universal
+# criteria; 5 models answering every task twice (10,000 responses).
+TASKS, TASK_CRITERIA, CONSENSUS, UNIVERSAL, MODELS, EPOCHS = 1000, 10, 12, 8, 5, 2
+
+
+@dataclass(frozen=True)
+class GeneratedBenchmark:
+    framework: object  # taxonomy.models.Framework, loaded with its context variables
+    records: list  # the tasks written, as interchange.synthetic made them
+    responses: list  # the responses written
+    folder: Path  # the L2-Bench folder (`folder / "bench"`) and `folder / "responses.jsonl"`
+
+
+def generated_benchmark(prefix: str) -> GeneratedBenchmark:
+    """Load the starter framework and write the data set above as an L2-Bench folder and a
+    responses file in a new temporary folder named with `prefix` (after `setup_django`)."""
+    import tempfile
+
+    from interchange.synthetic import (
+        synthetic_responses,
+        synthetic_tasks,
+        write_benchmark,
+        write_jsonl,
+    )
+    from taxonomy import services as taxonomy
+    from taxonomy.models import SubCompetency
+    from taxonomy.seedfile import read_context_variables, read_taxonomy
+
+    fixtures = ROOT / "fixtures"
+    framework, _ = taxonomy.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
+    taxonomy.load_context_variables(
+        framework, read_context_variables(fixtures / "context_variables.json")
+    )
+    subs = list(
+        SubCompetency.objects.filter(competency__framework=framework).values_list("code", flat=True)
+    )
+    records = synthetic_tasks(
+        TASKS,
+        subs,
+        task_criteria=TASK_CRITERIA,
+        consensus_per_sub=CONSENSUS,
+        universal=UNIVERSAL,
+        context={"cefr_level": ["A1", "B1", "C1"]},
+        resources_every=10,
+    )
+    responses = synthetic_responses(records, [f"model-{n}" for n in range(MODELS)], epochs=EPOCHS)
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    write_benchmark(folder / "bench", records)
+    write_jsonl(folder / "responses.jsonl", responses)
+    return GeneratedBenchmark(framework, records, responses, folder)

@@ -21,16 +21,14 @@ import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from bench.harness import (
-    ROOT,
     create_database,
     database_name,
     drop_database,
+    generated_benchmark,
     is_postgres,
     migrate,
     postgres_url,
@@ -39,7 +37,6 @@ from bench.harness import (
 )
 
 TARGET_RATIO = 30
-TASKS, TASK_CRITERIA, CONSENSUS, UNIVERSAL, MODELS, EPOCHS = 1000, 10, 12, 8, 5, 2
 STUDY_RESPONSES, OVERLAP, GRADERS = 1000, 3, 10
 STUDY_NAME = "Pages bench"
 PASSWORD = "pages-bench-password"
@@ -76,41 +73,13 @@ def build() -> None:
     from grading import services as grading
     from grading.models import Assignment, Grade, StudyItem
     from interchange.importers import import_l2bench, import_responses
-    from interchange.synthetic import (
-        synthetic_responses,
-        synthetic_tasks,
-        write_benchmark,
-        write_jsonl,
-    )
     from judging.models import JudgeRun, JudgeVerdict
     from rubrics.models import Response, RubricItem
-    from taxonomy import services as taxonomy
-    from taxonomy.models import SubCompetency
-    from taxonomy.seedfile import read_context_variables, read_taxonomy
 
     start = time.perf_counter()
     sync_roles()
-    fixtures = ROOT / "fixtures"
-    framework, _ = taxonomy.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
-    taxonomy.load_context_variables(
-        framework, read_context_variables(fixtures / "context_variables.json")
-    )
-    subs = list(
-        SubCompetency.objects.filter(competency__framework=framework).values_list("code", flat=True)
-    )
-    records = synthetic_tasks(
-        TASKS,
-        subs,
-        task_criteria=TASK_CRITERIA,
-        consensus_per_sub=CONSENSUS,
-        universal=UNIVERSAL,
-        context={"cefr_level": ["A1", "B1", "C1"]},
-        resources_every=10,
-    )
-    responses = synthetic_responses(records, [f"model-{n}" for n in range(MODELS)], epochs=EPOCHS)
-    work = Path(tempfile.mkdtemp(prefix="bench-pages-"))
-    write_benchmark(work / "bench", records)
-    write_jsonl(work / "responses.jsonl", responses)
+    generated = generated_benchmark("bench-pages-")
+    framework, work = generated.framework, generated.folder
     maintainer = create_user_with_role("maintainer", PASSWORD, Role.MAINTAINER)
     create_user_with_role("admin", PASSWORD, Role.ADMIN)
     graders = [
