@@ -72,6 +72,7 @@ from bench.harness import (
     seed_study,
     server_environment,
     setup_django,
+    starter_framework,
     throwaway_database,
 )
 
@@ -679,20 +680,10 @@ def db_restart(
     from django.db import connections
 
     from interchange.synthetic import synthetic_tasks, write_benchmark
-    from taxonomy import services as taxonomy_services
-    from taxonomy.models import SubCompetency
-    from taxonomy.seedfile import read_context_variables, read_taxonomy
 
     scenario = "db-restart"
     print(f"\n== db-restart: PostgreSQL {PG_VERSION} restarted under imports of {args.tasks} tasks")
-    fixtures = ROOT / "fixtures"
-    framework, _ = taxonomy_services.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
-    taxonomy_services.load_context_variables(
-        framework, read_context_variables(fixtures / "context_variables.json")
-    )
-    subs = list(
-        SubCompetency.objects.filter(competency__framework=framework).values_list("code", flat=True)
-    )
+    _, subs = starter_framework()
     records = synthetic_tasks(
         args.tasks,
         subs,
@@ -905,20 +896,11 @@ def job_kill(
     from interchange import jobs
     from interchange.models import ImportJob
     from interchange.synthetic import synthetic_tasks, write_benchmark
-    from taxonomy import services as taxonomy_services
-    from taxonomy.models import Framework, SubCompetency
-    from taxonomy.seedfile import read_context_variables, read_taxonomy
+    from taxonomy.models import Framework
 
     scenario = "job-kill"
     print(f"\n== job-kill: db_worker killed (SIGKILL) in an import of {args.tasks} tasks")
-    fixtures = ROOT / "fixtures"
-    framework, _ = taxonomy_services.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
-    taxonomy_services.load_context_variables(
-        framework, read_context_variables(fixtures / "context_variables.json")
-    )
-    subs = list(
-        SubCompetency.objects.filter(competency__framework=framework).values_list("code", flat=True)
-    )
+    _, subs = starter_framework()
     records = synthetic_tasks(args.tasks, subs, task_criteria=10, consensus_per_sub=12, universal=8)
     folder = write_benchmark(work / "job-kill", records)
     archive = work / "job-kill.zip"

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import dj_database_url
@@ -362,17 +363,9 @@ class GeneratedBenchmark:
     folder: Path  # the L2-Bench folder (`folder / "bench"`) and `folder / "responses.jsonl"`
 
 
-def generated_benchmark(prefix: str) -> GeneratedBenchmark:
-    """Load the starter framework and write the data set above as an L2-Bench folder and a
-    responses file in a new temporary folder named with `prefix` (after `setup_django`)."""
-    import tempfile
-
-    from interchange.synthetic import (
-        synthetic_responses,
-        synthetic_tasks,
-        write_benchmark,
-        write_jsonl,
-    )
+def starter_framework() -> tuple[Any, list[str]]:
+    """The starter framework from fixtures/ with its context variables, loaded (after
+    `setup_django`), and the codes of its sub-competencies."""
     from taxonomy import services as taxonomy
     from taxonomy.models import SubCompetency
     from taxonomy.seedfile import read_context_variables, read_taxonomy
@@ -385,6 +378,22 @@ def generated_benchmark(prefix: str) -> GeneratedBenchmark:
     subs = list(
         SubCompetency.objects.filter(competency__framework=framework).values_list("code", flat=True)
     )
+    return framework, subs
+
+
+def generated_benchmark(prefix: str) -> GeneratedBenchmark:
+    """Load the starter framework and write the data set above as an L2-Bench folder and a
+    responses file in a new temporary folder named with `prefix` (after `setup_django`)."""
+    import tempfile
+
+    from interchange.synthetic import (
+        synthetic_responses,
+        synthetic_tasks,
+        write_benchmark,
+        write_jsonl,
+    )
+
+    framework, subs = starter_framework()
     records = synthetic_tasks(
         TASKS,
         subs,
