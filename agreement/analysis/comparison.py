@@ -14,6 +14,7 @@ per-criterion tests of a pair are one family of tests, their p-values Holm-Bonfe
 5% tests.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import TypedDict
@@ -189,37 +190,43 @@ def _with_judge(ratings: StudyRatings, data: JudgeData, units: IntArray) -> IntA
     return counts
 
 
-def _run_group(
+def _run_groups(
     ratings: StudyRatings,
     run: RunVerdicts,
     data: JudgeData,
-    mask: npt.NDArray[np.bool_],
-    label: str,
+    groups: Sequence[tuple[str, npt.NDArray[np.bool_]]],
     *,
     epsilon: float,
     n_resamples: int,
     seed: int,
-) -> RunGroup:
-    n_shared = int(mask.sum())
-    unparseable = int((mask & (run.verdicts == UNPARSEABLE)).sum())
-    units = np.flatnonzero(mask & (data.judge != MISSING))
+) -> list[RunGroup]:
+    """The run on each group of shared units (label, mask), the intervals of every group from
+    one set of resampled responses, by the methods of the study's report (BCa for alpha,
+    withheld where unreliable; Wilson-type for AC1), so that a run's figures here read like
+    its calibration elsewhere."""
+    units = np.flatnonzero(data.judge != MISSING)
     counts = _with_judge(ratings, data, units)
     clusters = ratings.unit_item[units]  # the criteria of one response travel together
-    # The methods of the study's report (BCa for alpha, withheld where unreliable; Wilson-type
-    # for AC1), so that a run's figures here read like its calibration elsewhere.
-    (intervals,) = grouped_intervals(
-        counts, clusters, [np.arange(units.size)], n_resamples=n_resamples, seed=seed
+    found = grouped_intervals(
+        counts,
+        clusters,
+        [mask[units] for _, mask in groups],
+        n_resamples=n_resamples,
+        seed=seed,
     )
-    return RunGroup(
-        label=label,
-        n_shared=n_shared,
-        unparseable=Ratio(unparseable, n_shared),
-        calibration=judge_group(
-            data, mask, label, epsilon=epsilon, n_resamples=n_resamples, seed=seed
-        ),
-        alpha=intervals.alpha,
-        ac1=intervals.ac1,
-    )
+    return [
+        RunGroup(
+            label=label,
+            n_shared=int(mask.sum()),
+            unparseable=Ratio(int((mask & (run.verdicts == UNPARSEABLE)).sum()), int(mask.sum())),
+            calibration=judge_group(
+                data, mask, label, epsilon=epsilon, n_resamples=n_resamples, seed=seed
+            ),
+            alpha=intervals.alpha,
+            ac1=intervals.ac1,
+        )
+        for (label, mask), intervals in zip(groups, found, strict=True)
+    ]
 
 
 def _self_preference_gap(
@@ -314,23 +321,17 @@ def compare_runs(
     options: _Options = {"epsilon": epsilon, "n_resamples": n_resamples, "seed": seed}
     datas = [_judge_data(ratings, run, shared, gold, item_family) for run in runs]
     summaries = []
+    groups = [("overall", shared)] + [
+        (info.code, shared & (ratings.unit_criterion == index)) for index, info in with_units
+    ]
     for run, data in zip(runs, datas, strict=True):
+        overall, *criteria = _run_groups(ratings, run, data, groups, **options)
         summaries.append(
             RunSummary(
                 name=run.name,
                 family=run.family,
-                overall=_run_group(ratings, run, data, shared, "overall", **options),
-                criteria=tuple(
-                    _run_group(
-                        ratings,
-                        run,
-                        data,
-                        shared & (ratings.unit_criterion == index),
-                        info.code,
-                        **options,
-                    )
-                    for index, info in with_units
-                ),
+                overall=overall,
+                criteria=tuple(criteria),
                 self_preference_gap=_self_preference_gap(data, run.family, shared, **options),
                 tokens=run.tokens,
                 seconds=run.seconds,
