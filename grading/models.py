@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from audit.editing import OrderedQuerySet
-from rubrics.models import CriterionVersion, Response, RubricVersion
+from rubrics.models import CriterionVersion, Response, RubricVersion, Turn
 from taxonomy.models import Framework, SubCompetency
 
 
@@ -329,6 +329,54 @@ class GradeRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.grade} was {self.verdict or '-'} until {self.replaced_at:%Y-%m-%d %H:%M}"
+
+
+class TurnGrade(models.Model):
+    """One annotator's verdict on a turn-level criterion for one tutor turn of a dialogue.
+
+    The response's Grade on that criterion is derived from its turns' grades by the
+    criterion's turn rule (rubrics.scoring.turn_outcome) on every save, so everything that
+    reads grades per response (agreement, scores, exports) sees the rule's verdict."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="turn_grades")
+    criterion_version = models.ForeignKey(
+        CriterionVersion, on_delete=models.PROTECT, related_name="turn_grades"
+    )
+    turn = models.ForeignKey(Turn, on_delete=models.PROTECT, related_name="grades")
+    verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
+    rationale = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["assignment", "criterion_version", "turn__index"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "criterion_version", "turn"],
+                name="turn_grade_one_per_turn_and_criterion",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.criterion_version} turn {self.turn_id}: {self.verdict or '-'}"
+
+
+class TurnGradeRevision(models.Model):
+    """A turn grade's value as it was before a change made after submission."""
+
+    turn_grade = models.ForeignKey(TurnGrade, on_delete=models.PROTECT, related_name="revisions")
+    verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
+    rationale = models.TextField(blank=True)
+    written_at = models.DateTimeField(help_text="When this value was saved.")
+    replaced_at = models.DateTimeField(auto_now_add=True)
+    replaced_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["turn_grade", "replaced_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.turn_grade} was {self.verdict or '-'}"
 
 
 class LikertRating(models.Model):

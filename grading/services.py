@@ -27,12 +27,14 @@ from grading.models import (
     PoolMember,
     Study,
     StudyItem,
+    TurnGrade,
+    TurnGradeRevision,
     Verdict,
     question_keys,
 )
-from rubrics.models import Response, RubricItem, RubricVersion
+from rubrics.models import CriterionVersion, Response, RubricItem, RubricVersion, Turn
 from rubrics.models.criteria import LAYER_RANK, Layer
-from rubrics.scoring import adverse_verdict, verdict_label, verdict_labels
+from rubrics.scoring import adverse_verdict, turn_verdict, verdict_label, verdict_labels
 from taxonomy.models import Framework
 
 # A pause longer than this between two actions on a response counts as this long: the time
@@ -442,6 +444,10 @@ def save_grade_line(
             raise GradingError("Nothing to save: choose a verdict or write a rationale.")
         if verdict is not None and verdict not in Verdict.values:
             raise GradingError("Choose Pass, Fail or N/A.")
+        if item.criterion_version.per_turn and tutor_turns(assignment.study_item.response_id):
+            raise GradingError(
+                "This criterion is graded on each tutor turn of the dialogue: grade the turns."
+            )
         grade, _ = Grade.objects.get_or_create(
             assignment=assignment, criterion_version_id=criterion_version_id
         )
@@ -469,6 +475,114 @@ def save_grade_line(
         _touch(assignment, now)
         assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
         return grade, item
+
+
+def tutor_turns(response_id: int) -> list[Turn]:
+    """The tutor's (assistant's) turns of a dialogue response, in order: what a turn-level
+    criterion is graded on. Empty for a text response, which is graded as a whole."""
+    return list(
+        Turn.objects.filter(response_id=response_id, role=Turn.Role.ASSISTANT).order_by("index")
+    )
+
+
+def turn_label(turn: Turn) -> str:
+    """How a turn is named to people: its place in the dialogue, counted from 1."""
+    return f"Turn {turn.index + 1}"
+
+
+def save_turn_grade(
+    assignment: Assignment,
+    criterion_version_id: int,
+    turn_id: int,
+    *,
+    verdict: str | None,
+    rationale: str | None,
+    by: User,
+    locked: bool = False,
+) -> tuple[TurnGrade, Grade, RubricItem]:
+    """Save one verdict and/or rationale on one tutor turn for a turn-level criterion (None
+    leaves it as it is), then the response's grade on that criterion, derived from every turn's
+    verdict by the criterion's turn rule (empty while a turn has none; its rationale is the
+    turns' rationales, each after its turn's name). After submission the old values are first
+    copied to revision rows, so a submitted grade is never lost. `locked` as in
+    save_grade_line."""
+    with transaction.atomic(savepoint=not locked):
+        now = timezone.now()
+        if not (locked and transaction.get_connection().in_atomic_block):
+            assignment = _locked(assignment)
+        _check_own(assignment, by)
+        _check_open(assignment, now)
+        item = _check_in_rubric(assignment, criterion_version_id)
+        version = item.criterion_version
+        if not version.per_turn:
+            raise GradingError("This criterion is graded on the whole response, not per turn.")
+        turns = tutor_turns(assignment.study_item.response_id)
+        turn = next((t for t in turns if t.pk == turn_id), None)
+        if turn is None:
+            raise GradingError("This is not one of the tutor's turns in this response.")
+        if verdict is None and rationale is None:
+            raise GradingError("Nothing to save: choose a verdict or write a rationale.")
+        if verdict is not None and verdict not in Verdict.values:
+            raise GradingError("Choose Pass, Fail or N/A.")
+        turn_grade, _ = TurnGrade.objects.get_or_create(
+            assignment=assignment, criterion_version_id=criterion_version_id, turn=turn
+        )
+        new_verdict = turn_grade.verdict if verdict is None else verdict
+        new_rationale = turn_grade.rationale if rationale is None else rationale.strip()
+        penalty = version.is_penalty
+        if assignment.is_submitted and _rationale_missing(
+            assignment, new_verdict, new_rationale, penalty=penalty
+        ):
+            label = verdict_label(new_verdict, penalty=penalty)
+            raise GradingError(
+                f"This grade is submitted: write the rationale before choosing {label}."
+            )
+        if (new_verdict, new_rationale) != (turn_grade.verdict, turn_grade.rationale):
+            if assignment.is_submitted:
+                TurnGradeRevision.objects.create(
+                    turn_grade=turn_grade,
+                    verdict=turn_grade.verdict,
+                    rationale=turn_grade.rationale,
+                    written_at=turn_grade.updated_at,
+                    replaced_by=by,
+                )
+            turn_grade.verdict, turn_grade.rationale = new_verdict, new_rationale
+            turn_grade.save(update_fields=["verdict", "rationale", "updated_at"])
+        grade = _derive_grade(assignment, version, turns, by)
+        _touch(assignment, now)
+        assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
+        return turn_grade, grade, item
+
+
+def _derive_grade(
+    assignment: Assignment, version: CriterionVersion, turns: Sequence[Turn], by: User
+) -> Grade:
+    """The response's grade on a turn-level criterion from its turns' grades (see
+    save_turn_grade); a change after submission keeps the old value in a GradeRevision."""
+    by_turn = {
+        g.turn_id: g
+        for g in TurnGrade.objects.filter(assignment=assignment, criterion_version=version)
+    }
+    verdicts = [by_turn[t.pk].verdict if t.pk in by_turn else "" for t in turns]
+    verdict = turn_verdict(verdicts, version.turn_rule, version.turn_share)
+    rationale = "\n".join(
+        f"{turn_label(t)}: {by_turn[t.pk].rationale}"
+        for t in turns
+        if t.pk in by_turn and by_turn[t.pk].rationale
+    )
+    grade, _ = Grade.objects.get_or_create(assignment=assignment, criterion_version=version)
+    if (verdict, rationale) != (grade.verdict, grade.rationale):
+        if assignment.is_submitted:
+            GradeRevision.objects.create(
+                grade=grade,
+                verdict=grade.verdict,
+                rationale=grade.rationale,
+                written_at=grade.updated_at,
+                replaced_by=by,
+            )
+        grade.verdict, grade.rationale = verdict, rationale
+        grade.save(update_fields=["verdict", "rationale", "updated_at"])
+    return grade
 
 
 def _rationale_missing(
@@ -515,6 +629,7 @@ def missing_answers(assignment: Assignment) -> list[Problem]:
     """What still stops the assignment from being submitted, in page order. Four queries."""
     rubric = assignment.study_item.rubric_version.effective_rubric()
     grades = {g.criterion_version_id: g for g in assignment.grades.all()}
+    turns: list[Turn] | None = None
     problems = []
     for line in rubric:
         if not line.applicable:
@@ -522,6 +637,17 @@ def missing_answers(assignment: Assignment) -> list[Problem]:
         grade = grades.get(line.version.pk)
         anchor = f"criterion-{line.version.pk}"
         penalty = line.weight < 0
+        if line.version.per_turn:
+            if turns is None:
+                turns = tutor_turns(assignment.study_item.response_id)
+                turn_grades = {
+                    (g.criterion_version_id, g.turn_id): g for g in assignment.turn_grades.all()
+                }
+            if turns:
+                problems += _missing_turn_answers(
+                    assignment, line.version.pk, line.code, turns, turn_grades, penalty=penalty
+                )
+                continue
         if grade is None or not grade.verdict:
             pass_, fail, na = verdict_labels(penalty=penalty).values()
             choices = f"{pass_}, {fail} or {na}"
@@ -533,6 +659,31 @@ def missing_answers(assignment: Assignment) -> list[Problem]:
     for item in assignment.study_item.study.likert_items.all():
         if item.pk not in rated:
             problems.append(Problem(f"likert-{item.pk}", f"Rate: {item.prompt}"))
+    return problems
+
+
+def _missing_turn_answers(
+    assignment: Assignment,
+    version_id: int,
+    code: str,
+    turns: Sequence[Turn],
+    turn_grades: Mapping[tuple[int, int], TurnGrade],
+    *,
+    penalty: bool,
+) -> list[Problem]:
+    problems = []
+    for turn in turns:
+        grade = turn_grades.get((version_id, turn.pk))
+        anchor = f"criterion-{version_id}-turn-{turn.pk}"
+        if grade is None or not grade.verdict:
+            pass_, fail, na = verdict_labels(penalty=penalty).values()
+            message = f"{code}, {turn_label(turn)}: choose {pass_}, {fail} or {na}."
+            problems.append(Problem(anchor, message))
+        elif _rationale_missing(assignment, grade.verdict, grade.rationale, penalty=penalty):
+            label = verdict_label(grade.verdict, penalty=penalty)
+            problems.append(
+                Problem(anchor, f"{code}, {turn_label(turn)}: {label} needs a rationale.")
+            )
     return problems
 
 

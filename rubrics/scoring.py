@@ -7,11 +7,17 @@ The formula follows the L2-Bench reference pipeline (`elt_bench_eval`, see docs/
 Weights are integers; a negative weight names an undesirable behaviour, and "judged true" for
 such a criterion means the behaviour is present, so its weight is subtracted. Criteria that are
 not applicable (excluded from the task, or judged N/A) take no part in either sum.
+
+A turn-level criterion (an extension of this project for dialogues) is judged on each tutor
+turn; its outcome for the response follows the criterion's rule (`turn_outcome`): true when it
+is true of every turn ("all"), of at least a share of the turns ("share", a percentage) or of
+any turn ("any"). Turns judged N/A take no part; a criterion N/A on every turn is N/A.
 """
 
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 # How a verdict reads to a grader. Every criterion stores "pass", "fail" or "na"; on a penalty
 # "pass" is "judged true": the behaviour is present and its weight is subtracted. So a penalty's
@@ -94,6 +100,48 @@ def ordinal_fraction(value: int, scale_min: int, scale_max: int) -> float:
     if not scale_min <= value <= scale_max:
         raise ValueError(f"{value} lies outside the scale {scale_min}..{scale_max}.")
     return (value - scale_min) / (scale_max - scale_min)
+
+
+TURN_RULES = ("all", "share", "any")
+
+
+def turn_outcome(
+    outcomes: Iterable[bool | None], rule: str, share: int | None = None
+) -> bool | None:
+    """A turn-level criterion's outcome for the whole response from its outcomes per turn.
+
+    `outcomes`: one per tutor turn, True (judged true: met, or on a penalty the behaviour
+    present), False, or None (N/A). `rule`: "all", "any", or "share" with `share` a
+    percentage from 1 to 100: true when true of at least share% of the turns that are not N/A.
+    None when every turn is N/A (or there is none). Raises ValueError on an unknown rule or a
+    share outside 1..100.
+    """
+    if rule not in TURN_RULES:
+        raise ValueError(f"Unknown turn rule {rule!r}: one of {', '.join(TURN_RULES)}.")
+    if rule == "share" and (share is None or not 1 <= share <= 100):
+        raise ValueError(f"The share rule needs a percentage from 1 to 100, got {share!r}.")
+    judged = [o for o in outcomes if o is not None]
+    if not judged:
+        return None
+    true = sum(1 for o in judged if o)
+    if rule == "all":
+        return true == len(judged)
+    if rule == "any":
+        return true > 0
+    # true / judged >= share / 100, in integers so 1/3 of turns at 33% is not lost to rounding.
+    return true * 100 >= cast(int, share) * len(judged)
+
+
+_VERDICT_OUTCOMES: dict[str, bool | None] = {"pass": True, "fail": False, "na": None}
+
+
+def turn_verdict(verdicts: Sequence[str], rule: str, share: int | None = None) -> str:
+    """turn_outcome on stored verdicts ("pass", "fail", "na"): the response's verdict. "" (no
+    verdict yet) while a turn has none."""
+    if not verdicts or any(v not in _VERDICT_OUTCOMES for v in verdicts):
+        return ""
+    outcome = turn_outcome([_VERDICT_OUTCOMES[v] for v in verdicts], rule, share)
+    return "na" if outcome is None else "pass" if outcome else "fail"
 
 
 def _credit(outcome: bool | float) -> float:

@@ -673,6 +673,10 @@ def record_response(
         if role not in Turn.Role.values:
             raise ValidationError(f"{role!r} is not a turn role ({', '.join(Turn.Role.values)}).")
     if old_turns != new_turns:
+        if response.turns.filter(grades__isnull=False).exists():
+            raise ValidationError(
+                "This dialogue's turns are graded in a study: its turns cannot change."
+            )
         response.turns.all().delete()
         Turn.objects.bulk_create(
             Turn(response=response, index=i, role=role, content=content)

@@ -91,10 +91,13 @@ def published_task(
     language: str = "English",
     resources: Sequence[str] = (),
     not_applicable: Sequence[Criterion] = (),
+    turn_rule: str = "",
+    turn_share: int | None = None,
 ) -> Task:
     """A task with `criteria` task criteria (the last one a penalty), a markdown resource of
     each title in `resources`, the universal criteria `not_applicable` marked as not applying
-    to it, and rubric version 1."""
+    to it, and rubric version 1. With a `turn_rule`, the first criterion is graded per tutor
+    turn by that rule (and `turn_share`), and the penalty per turn by "any"."""
     fw = fw or framework()
     sub = SubCompetency.objects.filter(competency__framework=fw).first()
     key = f"t{next(_serial)}"
@@ -115,6 +118,15 @@ def published_task(
             wording=f"The activity meets expectation {n} of {key}.",
             passes=f"Guidance: what passes {key}-{n:02d}.",
             weight=-2 if n == criteria else 3,
+            **(
+                {
+                    "applies_to": "turn",
+                    "turn_rule": turn_rule if n == 1 else "any",
+                    "turn_share": turn_share if n == 1 else None,
+                }
+                if turn_rule and n in (1, criteria)
+                else {}
+            ),
         )
     for title in resources:
         rubric_services.add_resource(task, title, None, text=f"Read this ({title}).")

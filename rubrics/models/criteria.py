@@ -155,6 +155,15 @@ class CriterionVersion(models.Model):
         BINARY = "binary", "Met / not met"
         ORDINAL = "ordinal", "Ordinal scale"
 
+    class AppliesTo(models.TextChoices):
+        RESPONSE = "response", "The whole response"
+        TURN = "turn", "Each tutor turn of a dialogue"
+
+    class TurnRule(models.TextChoices):
+        ALL = "all", "Every turn"
+        SHARE = "share", "A share of the turns"
+        ANY = "any", "Any turn"
+
     criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
     wording = models.TextField(max_length=WORDING_MAX, validators=[MaxLengthValidator(WORDING_MAX)])
@@ -188,6 +197,26 @@ class CriterionVersion(models.Model):
     )
     scale_min = models.IntegerField(null=True, blank=True)
     scale_max = models.IntegerField(null=True, blank=True)
+    applies_to = models.CharField(
+        max_length=8,
+        choices=AppliesTo.choices,
+        default=AppliesTo.RESPONSE,
+        help_text="A turn-level criterion is graded on each tutor turn of a dialogue (on a text "
+        "response, once, as a whole).",
+    )
+    turn_rule = models.CharField(
+        max_length=8,
+        choices=TurnRule.choices,
+        default=TurnRule.ALL,
+        help_text="A turn-level criterion is judged true of the response when it is judged true "
+        "of every turn, of at least the share below, or of any turn (docs/rubrics.md).",
+    )
+    turn_share = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text="For 'a share of the turns': the percentage of graded turns (1-100).",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -207,6 +236,9 @@ class CriterionVersion(models.Model):
         "scoring_type",
         "scale_min",
         "scale_max",
+        "applies_to",
+        "turn_rule",
+        "turn_share",
     )
 
     class Meta:
@@ -228,6 +260,15 @@ class CriterionVersion(models.Model):
                 violation_error_message=(
                     "An ordinal criterion needs a scale minimum below its maximum; "
                     "a binary criterion has no scale."
+                ),
+            ),
+            models.CheckConstraint(
+                condition=Q(turn_rule="share", turn_share__gte=1, turn_share__lte=100)
+                | (~Q(turn_rule="share") & Q(turn_share__isnull=True)),
+                name="criterion_version_turn_share_matches_rule",
+                violation_error_message=(
+                    "'A share of the turns' needs a percentage from 1 to 100; the other rules "
+                    "take none."
                 ),
             ),
         ]
@@ -252,6 +293,17 @@ class CriterionVersion(models.Model):
             raise ValidationError(
                 {"weight": "A weight of 0 would make the criterion count for nothing."}
             )
+        if self.turn_rule != self.TurnRule.SHARE:
+            self.turn_share = None
+        elif self.turn_share is None or not 1 <= self.turn_share <= 100:
+            raise ValidationError(
+                {"turn_share": "'A share of the turns' needs a percentage from 1 to 100."}
+            )
+
+    @property
+    def per_turn(self) -> bool:
+        """Graded on each tutor turn of a dialogue (on a text response, as a whole)."""
+        return self.applies_to == self.AppliesTo.TURN
 
 
 class ScalePoint(models.Model):

@@ -7,7 +7,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rubrics.scoring import Judgement, TaskScore, model_score, ordinal_fraction, task_score
+from rubrics.scoring import (
+    Judgement,
+    TaskScore,
+    model_score,
+    ordinal_fraction,
+    task_score,
+    turn_outcome,
+    turn_verdict,
+)
 
 
 def test_scoring_md_example_with_a_penalty_scores_75_percent():
@@ -92,3 +100,40 @@ def test_scoring_module_imports_without_django_settings():
     code = "import sys, rubrics.scoring; assert 'django' not in sys.modules"
     root = Path(__file__).resolve().parents[2]
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root, env={"PYTHONPATH": root})
+
+
+# ----- turn-level criteria ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("outcomes", "rule", "share", "expected"),
+    [
+        ([True, True, True], "all", None, True),
+        ([True, False, True], "all", None, False),
+        ([False, False, True], "any", None, True),
+        ([False, False, False], "any", None, False),
+        ([True, True, False], "share", 66, True),  # 2 of 3 is 66.7%
+        ([True, True, False], "share", 67, False),
+        ([True, False, None], "share", 50, True),  # N/A turns take no part
+        ([True, False, False], "share", 34, False),
+        ([None, None], "all", None, None),
+        ([], "any", None, None),
+    ],
+)
+def test_turn_rules_decide_a_turn_level_criterion_for_the_response(outcomes, rule, share, expected):
+    assert turn_outcome(outcomes, rule, share) is expected
+
+
+def test_turn_verdicts_follow_the_rule_and_wait_for_every_turn():
+    assert turn_verdict(["pass", "fail"], "any") == "pass"
+    assert turn_verdict(["pass", "fail"], "all") == "fail"
+    assert turn_verdict(["na", "na"], "all") == "na"
+    assert turn_verdict(["pass", ""], "any") == ""
+    assert turn_verdict([], "any") == ""
+
+
+def test_a_share_rule_without_a_share_or_an_unknown_rule_is_refused():
+    with pytest.raises(ValueError, match="percentage"):
+        turn_outcome([True], "share", None)
+    with pytest.raises(ValueError, match="percentage"):
+        turn_outcome([True], "share", 0)
+    with pytest.raises(ValueError, match="Unknown turn rule"):
+        turn_outcome([True], "most")

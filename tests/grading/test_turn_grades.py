@@ -1,0 +1,143 @@
+"""Turn-level criteria: a dialogue's tutor turns graded one by one, the response's grade
+derived by the criterion's turn rule, revisions after submission."""
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from accounts.roles import Role
+from grading import services
+from grading.models import Assignment, Grade, GradeRevision, TurnGrade, TurnGradeRevision
+from rubrics import services as rubric_services
+from rubrics.models import CriterionVersion
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def dialogue(make_user):
+    """One annotator's assignment on a dialogue of 6 turns (3 tutor turns), on a task whose
+    first criterion is per turn by 'a share of the turns' (50%) and whose penalty is per turn
+    by 'any'."""
+    grader = make_user(Role.ANNOTATOR)
+    task = factories.published_task(turn_rule="share", turn_share=50)
+    answer = factories.response(task, turns=6)
+    study = services.create_study(
+        name="Dialogues",
+        framework=task.framework,
+        responses=[answer],
+        annotators=[grader],
+        overlap=1,
+        likert_prompts=(),
+    )
+    services.assign_study(study)
+    assignment = Assignment.objects.get(study_item__study=study)
+    versions = {v.criterion.code[-2:]: v for v in factories.rubric_of(assignment)}
+    return assignment, grader, versions, services.tutor_turns(answer.pk)
+
+
+def test_the_response_grade_follows_the_rule_once_every_tutor_turn_has_a_verdict(dialogue):
+    assignment, grader, versions, turns = dialogue
+    share = versions["01"]
+    assert [t.index for t in turns] == [1, 3, 5]
+    services.save_turn_grade(
+        assignment, share.pk, turns[0].pk, verdict="pass", rationale=None, by=grader
+    )
+    _, grade, _ = services.save_turn_grade(
+        assignment, share.pk, turns[1].pk, verdict="fail", rationale="too long", by=grader
+    )
+    assert grade.verdict == ""  # the third turn has no verdict yet
+    _, grade, _ = services.save_turn_grade(
+        assignment, share.pk, turns[2].pk, verdict="fail", rationale="off topic", by=grader
+    )
+    assert grade.verdict == "fail"  # 1 of 3 turns < 50%
+    assert grade.rationale == "Turn 4: too long\nTurn 6: off topic"
+    _, grade, _ = services.save_turn_grade(
+        assignment, share.pk, turns[2].pk, verdict="pass", rationale="", by=grader
+    )
+    assert grade.verdict == "pass"  # 2 of 3
+    assert TurnGrade.objects.filter(assignment=assignment).count() == 3
+
+
+def test_a_dialogue_needs_every_tutor_turn_graded_before_submitting(dialogue):
+    assignment, grader, versions, turns = dialogue
+    for version in versions.values():
+        if not version.per_turn:
+            services.save_grade(assignment, version.pk, verdict="pass", rationale="", by=grader)
+    penalty = versions[max(versions)]
+    services.save_turn_grade(
+        assignment, penalty.pk, turns[0].pk, verdict="pass", rationale="", by=grader
+    )
+    messages = [p.message for p in services.missing_answers(assignment)]
+    assert any(m.endswith("Turn 2: Present needs a rationale.") for m in messages)
+    assert sum("Turn 6: choose" in m for m in messages) == 2  # both turn-level criteria
+    with pytest.raises(services.GradingError):
+        services.submit(assignment, by=grader)
+
+
+def test_a_change_after_submission_keeps_the_turn_and_response_grades_it_replaced(dialogue):
+    assignment, grader, versions, turns = dialogue
+    for version in versions.values():
+        for turn in turns if version.per_turn else [None]:
+            if turn is None:
+                services.save_grade(assignment, version.pk, verdict="pass", rationale="", by=grader)
+            else:
+                verdict = "fail" if version.is_penalty else "pass"
+                services.save_turn_grade(
+                    assignment, version.pk, turn.pk, verdict=verdict, rationale="", by=grader
+                )
+    services.submit(assignment, by=grader)
+    penalty = versions[max(versions)]
+    assert Grade.objects.get(assignment=assignment, criterion_version=penalty).verdict == "fail"
+    with pytest.raises(services.GradingError, match="rationale"):
+        services.save_turn_grade(
+            assignment, penalty.pk, turns[1].pk, verdict="pass", rationale=None, by=grader
+        )
+    services.save_turn_grade(
+        assignment, penalty.pk, turns[1].pk, verdict="pass", rationale="scolds", by=grader
+    )
+    grade = Grade.objects.get(assignment=assignment, criterion_version=penalty)
+    assert (grade.verdict, grade.rationale) == ("pass", "Turn 4: scolds")  # any turn
+    assert GradeRevision.objects.get(grade=grade).verdict == "fail"
+    assert TurnGradeRevision.objects.get(turn_grade__turn=turns[1]).verdict == "fail"
+
+
+def test_turn_level_criteria_refuse_a_whole_response_grade_and_a_turn_not_the_tutors(dialogue):
+    assignment, grader, versions, turns = dialogue
+    with pytest.raises(services.GradingError, match="each tutor turn"):
+        services.save_grade(assignment, versions["01"].pk, verdict="pass", rationale="", by=grader)
+    learner_turn = turns[0].response.turns.get(index=0)
+    with pytest.raises(services.GradingError, match="not one of the tutor's turns"):
+        services.save_turn_grade(
+            assignment, versions["01"].pk, learner_turn.pk, verdict="pass", rationale="", by=grader
+        )
+    with pytest.raises(services.GradingError, match="whole response"):
+        services.save_turn_grade(
+            assignment, versions["02"].pk, turns[0].pk, verdict="pass", rationale="", by=grader
+        )
+
+
+def test_graded_turns_of_a_dialogue_cannot_be_replaced_by_a_reimport(dialogue):
+    assignment, grader, versions, turns = dialogue
+    answer = assignment.study_item.response
+    answer.external_id = "d1"
+    answer.save()
+    services.save_turn_grade(
+        assignment, versions["01"].pk, turns[0].pk, verdict="pass", rationale="", by=grader
+    )
+    with pytest.raises(ValidationError, match="turns are graded"):
+        rubric_services.record_response(
+            answer.task,
+            answer.model_name,
+            turns=[rubric_services.TurnSpec("assistant", "Hi")],
+            external_id="d1",
+        )
+
+
+def test_a_share_rule_needs_its_percentage():
+    version = CriterionVersion(wording="Adjusts to the learner.", weight=2, turn_rule="share")
+    with pytest.raises(ValidationError, match="percentage"):
+        version.clean()
+    version.turn_rule, version.turn_share = "any", 40
+    version.clean()
+    assert version.turn_share is None
