@@ -290,13 +290,21 @@ class Assignment(models.Model):
 
 class Grade(models.Model):
     """One annotator's verdict on one criterion of one response. An empty verdict is a draft
-    holding only a rationale."""
+    holding only a rationale.
+
+    On an ordinal criterion the grader picks a `level` of its scale and the verdict stays
+    empty (or is N/A); a binary criterion's grade never has a level. A level is checked
+    against its criterion's scale by CriterionVersion.level_error, which every writer calls
+    (a check constraint cannot read the criterion's row)."""
 
     assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="grades")
     criterion_version = models.ForeignKey(
         CriterionVersion, on_delete=models.PROTECT, related_name="grades"
     )
     verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
+    level = models.IntegerField(
+        null=True, blank=True, help_text="The scale point chosen on an ordinal criterion."
+    )
     rationale = models.TextField(blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -305,11 +313,25 @@ class Grade(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["assignment", "criterion_version"], name="grade_one_per_criterion"
-            )
+            ),
+            models.CheckConstraint(
+                condition=Q(level__isnull=True) | Q(verdict=""),
+                name="grade_level_or_verdict",
+                violation_error_message="A grade is a verdict or a level of the scale, not both.",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.criterion_version}: {self.verdict or '-'}"
+        return f"{self.criterion_version}: {_shown(self.verdict, self.level)}"
+
+    @property
+    def answered(self) -> bool:
+        """A verdict or a level was chosen (not a draft holding only a rationale)."""
+        return bool(self.verdict) or self.level is not None
+
+
+def _shown(verdict: str, level: int | None) -> str:
+    return str(level) if level is not None else (verdict or "-")
 
 
 class GradeRevision(models.Model):
@@ -317,6 +339,7 @@ class GradeRevision(models.Model):
 
     grade = models.ForeignKey(Grade, on_delete=models.PROTECT, related_name="revisions")
     verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
+    level = models.IntegerField(null=True, blank=True)
     rationale = models.TextField(blank=True)
     written_at = models.DateTimeField(help_text="When this value was saved.")
     replaced_at = models.DateTimeField(auto_now_add=True)
@@ -328,7 +351,8 @@ class GradeRevision(models.Model):
         ordering = ["grade", "replaced_at", "pk"]
 
     def __str__(self) -> str:
-        return f"{self.grade} was {self.verdict or '-'} until {self.replaced_at:%Y-%m-%d %H:%M}"
+        value = _shown(self.verdict, self.level)
+        return f"{self.grade} was {value} until {self.replaced_at:%Y-%m-%d %H:%M}"
 
 
 class TurnGrade(models.Model):
@@ -407,13 +431,15 @@ class GoldVerdict(models.Model):
 
     `revision` counts the saves: a change must name the revision it was based on, so two
     adjudicators cannot silently overwrite each other, and the replaced value is kept in a
-    GoldVerdictRevision row."""
+    GoldVerdictRevision row. On an ordinal criterion the gold is a `level` of its scale (or
+    the verdict N/A), as for a grade."""
 
     study_item = models.ForeignKey(StudyItem, on_delete=models.PROTECT, related_name="gold")
     criterion_version = models.ForeignKey(
         CriterionVersion, on_delete=models.PROTECT, related_name="gold_verdicts"
     )
-    verdict = models.CharField(max_length=4, choices=Verdict.choices)
+    verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
+    level = models.IntegerField(null=True, blank=True)
     note = models.TextField(blank=True)
     by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
@@ -426,11 +452,17 @@ class GoldVerdict(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["study_item", "criterion_version"], name="gold_verdict_one_per_criterion"
-            )
+            ),
+            models.CheckConstraint(
+                condition=(Q(level__isnull=True) & ~Q(verdict=""))
+                | (Q(level__isnull=False) & Q(verdict="")),
+                name="gold_verdict_level_or_verdict",
+                violation_error_message="A gold answer is a verdict or a level, not both.",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.study_item} {self.criterion_version}: {self.verdict}"
+        return f"{self.study_item} {self.criterion_version}: {_shown(self.verdict, self.level)}"
 
 
 class GoldVerdictRevision(models.Model):
@@ -438,7 +470,8 @@ class GoldVerdictRevision(models.Model):
 
     gold = models.ForeignKey(GoldVerdict, on_delete=models.PROTECT, related_name="revisions")
     revision = models.PositiveIntegerField()
-    verdict = models.CharField(max_length=4, choices=Verdict.choices)
+    verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
+    level = models.IntegerField(null=True, blank=True)
     note = models.TextField(blank=True)
     by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
@@ -456,7 +489,7 @@ class GoldVerdictRevision(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.gold} was {self.verdict} (revision {self.revision})"
+        return f"{self.gold} was {_shown(self.verdict, self.level)} (revision {self.revision})"
 
 
 class AdjudicationRequest(models.Model):

@@ -408,13 +408,35 @@ def save_grade(
     verdict: str | None,
     rationale: str | None,
     by: User,
+    level: int | None = None,
 ) -> Grade:
-    """Save one verdict and/or rationale (None leaves it as it is). After submission the old
-    value is first copied to a GradeRevision, so a submitted grade is never lost."""
+    """Save one verdict (or, on an ordinal criterion, a level of its scale) and/or rationale
+    (None leaves it as it is). After submission the old value is first copied to a
+    GradeRevision, so a submitted grade is never lost."""
     grade, _ = save_grade_line(
-        assignment, criterion_version_id, verdict=verdict, rationale=rationale, by=by
+        assignment, criterion_version_id, verdict=verdict, level=level, rationale=rationale, by=by
     )
     return grade
+
+
+def _answer(
+    version: CriterionVersion, grade: Grade, verdict: str | None, level: int | None
+) -> tuple[str, int | None]:
+    """The (verdict, level) a save leaves: a level replaces a verdict and the verdict N/A a
+    level; an ordinal criterion takes a level or N/A, a binary one a verdict."""
+    if level is not None:
+        error = version.level_error(level)
+        if error:
+            raise GradingError(error)
+        return "", level
+    if verdict is None:
+        return grade.verdict, grade.level
+    if verdict not in Verdict.values:
+        raise GradingError("Choose Pass, Fail or N/A.")
+    if version.is_ordinal and verdict != Verdict.NA:
+        low, high = version.scale_min, version.scale_max
+        raise GradingError(f"{version.criterion.code}: choose a level from {low} to {high} or N/A.")
+    return verdict, None
 
 
 def save_grade_line(
@@ -424,6 +446,7 @@ def save_grade_line(
     verdict: str | None,
     rationale: str | None,
     by: User,
+    level: int | None = None,
     locked: bool = False,
 ) -> tuple[Grade, RubricItem]:
     """save_grade, also answering the rubric line it checked (with its criterion version and
@@ -440,9 +463,10 @@ def save_grade_line(
         _check_own(assignment, by)
         _check_open(assignment, now)
         item = _check_in_rubric(assignment, criterion_version_id)
-        if verdict is None and rationale is None:
+        if verdict is None and level is None and rationale is None:
             raise GradingError("Nothing to save: choose a verdict or write a rationale.")
-        if verdict is not None and verdict not in Verdict.values:
+        version = item.criterion_version
+        if verdict is not None and not version.is_ordinal and verdict not in Verdict.values:
             raise GradingError("Choose Pass, Fail or N/A.")
         if item.criterion_version.per_turn and tutor_turns(assignment.study_item.response_id):
             raise GradingError(
@@ -451,27 +475,27 @@ def save_grade_line(
         grade, _ = Grade.objects.get_or_create(
             assignment=assignment, criterion_version_id=criterion_version_id
         )
-        new_verdict = grade.verdict if verdict is None else verdict
+        new_verdict, new_level = _answer(version, grade, verdict, level)
         new_rationale = grade.rationale if rationale is None else rationale.strip()
-        penalty = item.criterion_version.is_penalty
         if assignment.is_submitted and _rationale_missing(
-            assignment, new_verdict, new_rationale, penalty=penalty
+            assignment, version, new_verdict, new_level, new_rationale
         ):
-            label = verdict_label(new_verdict, penalty=penalty)
+            label = answer_label(version, new_verdict, new_level)
             raise GradingError(
                 f"This grade is submitted: write the rationale before choosing {label}."
             )
-        if (new_verdict, new_rationale) != (grade.verdict, grade.rationale):
+        if (new_verdict, new_level, new_rationale) != (grade.verdict, grade.level, grade.rationale):
             if assignment.is_submitted:
                 GradeRevision.objects.create(
                     grade=grade,
                     verdict=grade.verdict,
+                    level=grade.level,
                     rationale=grade.rationale,
                     written_at=grade.updated_at,
                     replaced_by=by,
                 )
-            grade.verdict, grade.rationale = new_verdict, new_rationale
-            grade.save(update_fields=["verdict", "rationale", "updated_at"])
+            grade.verdict, grade.level, grade.rationale = new_verdict, new_level, new_rationale
+            grade.save(update_fields=["verdict", "level", "rationale", "updated_at"])
         _touch(assignment, now)
         assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
         return grade, item
@@ -531,7 +555,7 @@ def save_turn_grade(
         new_rationale = turn_grade.rationale if rationale is None else rationale.strip()
         penalty = version.is_penalty
         if assignment.is_submitted and _rationale_missing(
-            assignment, new_verdict, new_rationale, penalty=penalty
+            assignment, version, new_verdict, None, new_rationale
         ):
             label = verdict_label(new_verdict, penalty=penalty)
             raise GradingError(
@@ -585,13 +609,35 @@ def _derive_grade(
     return grade
 
 
+def answer_label(version: CriterionVersion, verdict: str, level: int | None) -> str:
+    """How an answer reads to a grader: a level with its scale point's label ("1 (Not at
+    all)"), or the verdict as it reads on this criterion (Fail, Present, N/A...)."""
+    if level is not None:
+        label = dict(version.scale()).get(level, "")
+        return f"{level} ({label})" if label else str(level)
+    return verdict_label(verdict, penalty=version.is_penalty)
+
+
+def is_adverse(version: CriterionVersion, verdict: str, level: int | None) -> bool:
+    """The finding against the response, which the study may ask a reason for: Fail on an
+    ordinary criterion, Present (stored "pass") on a penalty; on an ordinal criterion the
+    level that earns nothing (its minimum; its maximum on a penalty)."""
+    if level is not None:
+        return level == (version.scale_max if version.is_penalty else version.scale_min)
+    return verdict == adverse_verdict(penalty=version.is_penalty)
+
+
 def _rationale_missing(
-    assignment: Assignment, verdict: str, rationale: str, *, penalty: bool
+    assignment: Assignment,
+    version: CriterionVersion,
+    verdict: str,
+    level: int | None,
+    rationale: str,
 ) -> bool:
-    """The study asks for a reason for the adverse finding (`require_rationale_on_fail`): Fail
-    on an ordinary criterion, Present (stored "pass") on a penalty; none was written."""
+    """The study asks for a reason for the adverse finding (`require_rationale_on_fail`) and
+    none was written."""
     study = assignment.study_item.study
-    adverse = verdict == adverse_verdict(penalty=penalty)
+    adverse = is_adverse(version, verdict, level)
     return study.require_rationale_on_fail and adverse and not rationale.strip()
 
 
@@ -636,8 +682,9 @@ def missing_answers(assignment: Assignment) -> list[Problem]:
             continue
         grade = grades.get(line.version.pk)
         anchor = f"criterion-{line.version.pk}"
-        penalty = line.weight < 0
-        if line.version.per_turn:
+        version = line.version
+        penalty = version.is_penalty
+        if version.per_turn:
             if turns is None:
                 turns = tutor_turns(assignment.study_item.response_id)
                 turn_grades = {
@@ -645,15 +692,17 @@ def missing_answers(assignment: Assignment) -> list[Problem]:
                 }
             if turns:
                 problems += _missing_turn_answers(
-                    assignment, line.version.pk, line.code, turns, turn_grades, penalty=penalty
+                    assignment, version, line.code, turns, turn_grades
                 )
                 continue
-        if grade is None or not grade.verdict:
+        if grade is None or not grade.answered:
             pass_, fail, na = verdict_labels(penalty=penalty).values()
             choices = f"{pass_}, {fail} or {na}"
+            if version.is_ordinal:
+                choices = f"a level from {version.scale_min} to {version.scale_max} or {na}"
             problems.append(Problem(anchor, f"{line.code}: choose {choices}."))
-        elif _rationale_missing(assignment, grade.verdict, grade.rationale, penalty=penalty):
-            label = verdict_label(grade.verdict, penalty=penalty)
+        elif _rationale_missing(assignment, version, grade.verdict, grade.level, grade.rationale):
+            label = answer_label(version, grade.verdict, grade.level)
             problems.append(Problem(anchor, f"{line.code}: {label} needs a rationale."))
     rated = set(assignment.likert_ratings.values_list("item_id", flat=True))
     for item in assignment.study_item.study.likert_items.all():
@@ -664,14 +713,13 @@ def missing_answers(assignment: Assignment) -> list[Problem]:
 
 def _missing_turn_answers(
     assignment: Assignment,
-    version_id: int,
+    version: CriterionVersion,
     code: str,
     turns: Sequence[Turn],
     turn_grades: Mapping[tuple[int, int], TurnGrade],
-    *,
-    penalty: bool,
 ) -> list[Problem]:
     problems = []
+    version_id, penalty = version.pk, version.is_penalty
     for turn in turns:
         grade = turn_grades.get((version_id, turn.pk))
         anchor = f"criterion-{version_id}-turn-{turn.pk}"
@@ -679,7 +727,7 @@ def _missing_turn_answers(
             pass_, fail, na = verdict_labels(penalty=penalty).values()
             message = f"{code}, {turn_label(turn)}: choose {pass_}, {fail} or {na}."
             problems.append(Problem(anchor, message))
-        elif _rationale_missing(assignment, grade.verdict, grade.rationale, penalty=penalty):
+        elif _rationale_missing(assignment, version, grade.verdict, None, grade.rationale):
             label = verdict_label(grade.verdict, penalty=penalty)
             problems.append(
                 Problem(anchor, f"{code}, {turn_label(turn)}: {label} needs a rationale.")

@@ -196,7 +196,8 @@ class JudgeRun(models.Model):
 
 
 class JudgeVerdict(models.Model):
-    """The judge's binary verdict on one criterion (at the version it judged) for one response."""
+    """The judge's verdict on one criterion (at the version it judged) for one response: true
+    or false on a binary criterion, a `level` of the scale on an ordinal one."""
 
     run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="verdicts")
     response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="+")
@@ -207,6 +208,9 @@ class JudgeVerdict(models.Model):
     verdict = models.BooleanField(
         null=True, help_text="Empty when the judge's answer was still unparseable after retries."
     )
+    level = models.IntegerField(
+        null=True, blank=True, help_text="The judge's level on an ordinal criterion."
+    )
     rationale = models.TextField(blank=True, help_text="The judge's full output.")
 
     class Meta:
@@ -215,11 +219,17 @@ class JudgeVerdict(models.Model):
             models.UniqueConstraint(
                 fields=["run", "response", "criterion_version", "epoch"],
                 name="judge_verdict_once_per_run",
-            )
+            ),
+            models.CheckConstraint(
+                condition=Q(level__isnull=True) | Q(verdict__isnull=True),
+                name="judge_verdict_level_or_verdict",
+            ),
         ]
 
     def __str__(self) -> str:
         verdict = {True: "pass", False: "fail", None: "unparseable"}[self.verdict]
+        if self.level is not None:
+            verdict = f"level {self.level}"
         return f"{self.criterion_version}: {verdict}"
 
 

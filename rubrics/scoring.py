@@ -144,6 +144,20 @@ def turn_verdict(verdicts: Sequence[str], rule: str, share: int | None = None) -
     return "na" if outcome is None else "pass" if outcome else "fail"
 
 
+def outcome(
+    verdict: str, level: int | None = None, scale: tuple[int, int] | None = None
+) -> bool | float | None:
+    """The Judgement outcome of a stored answer: "pass" True, "fail" False, "na" or "" None;
+    a level on an ordinal criterion its `ordinal_fraction` of `scale` (min, max), so it
+    earns weight x (level - min) / (max - min). Raises ValueError for a level without a
+    scale or outside it."""
+    if level is not None:
+        if scale is None:
+            raise ValueError(f"A level ({level}) needs its criterion's scale.")
+        return ordinal_fraction(level, *scale)
+    return {"pass": True, "fail": False}.get(verdict)
+
+
 def _credit(outcome: bool | float) -> float:
     if isinstance(outcome, bool):
         return 1.0 if outcome else 0.0

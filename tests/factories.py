@@ -93,11 +93,13 @@ def published_task(
     not_applicable: Sequence[Criterion] = (),
     turn_rule: str = "",
     turn_share: int | None = None,
+    scale: tuple[int, int] | None = None,
 ) -> Task:
     """A task with `criteria` task criteria (the last one a penalty), a markdown resource of
     each title in `resources`, the universal criteria `not_applicable` marked as not applying
     to it, and rubric version 1. With a `turn_rule`, the first criterion is graded per tutor
-    turn by that rule (and `turn_share`), and the penalty per turn by "any"."""
+    turn by that rule (and `turn_share`), and the penalty per turn by "any". With `scale`
+    (min, max) the first criterion is ordinal on that scale, its points labelled "Level <n>"."""
     fw = fw or framework()
     sub = SubCompetency.objects.filter(competency__framework=fw).first()
     key = f"t{next(_serial)}"
@@ -112,7 +114,8 @@ def published_task(
         criterion = Criterion.objects.create(
             framework=fw, code=f"{key}-{n:02d}", layer="task", task=task, order=n
         )
-        CriterionVersion.objects.create(
+        ordinal = scale is not None and n == 1
+        version = CriterionVersion.objects.create(
             criterion=criterion,
             number=1,
             wording=f"The activity meets expectation {n} of {key}.",
@@ -127,7 +130,13 @@ def published_task(
                 if turn_rule and n in (1, criteria)
                 else {}
             ),
+            scoring_type="ordinal" if ordinal else "binary",
+            scale_min=scale[0] if ordinal and scale else None,
+            scale_max=scale[1] if ordinal and scale else None,
         )
+        if ordinal and scale:
+            for value in range(scale[0], scale[1] + 1):
+                version.scale_points.create(value=value, label=f"Level {value}")
     for title in resources:
         rubric_services.add_resource(task, title, None, text=f"Read this ({title}).")
     for universal in not_applicable:

@@ -280,6 +280,32 @@ class CriterionVersion(models.Model):
     def is_penalty(self) -> bool:
         return self.weight < 0
 
+    @property
+    def is_ordinal(self) -> bool:
+        return self.scoring_type == self.ScoringType.ORDINAL
+
+    def level_error(self, level: int | None) -> str:
+        """Why `level` cannot be this criterion's answer ("" when it can): a binary criterion
+        takes no level, an ordinal one a whole number within its scale. Every writer of a
+        grade, gold answer or judge level asks this (the database cannot: the scale is in
+        another row)."""
+        if level is None:
+            return ""
+        if not self.is_ordinal:
+            return f"{self.criterion.code} is met or not met: it takes no level."
+        low, high = self.scale_min, self.scale_max
+        if low is None or high is None or not low <= level <= high:
+            return f"{self.criterion.code}: {level} is outside its scale {low} to {high}."
+        return ""
+
+    def scale(self) -> list[tuple[int, str]]:
+        """(value, label) for every point of an ordinal scale, min to max; a point without a
+        ScalePoint row has an empty label. Uses prefetched scale_points when present."""
+        if not self.is_ordinal or self.scale_min is None or self.scale_max is None:
+            return []
+        labels = {point.value: point.label for point in self.scale_points.all()}
+        return [(v, labels.get(v, "")) for v in range(self.scale_min, self.scale_max + 1)]
+
     def clean(self) -> None:
         if CRITERION_BAR in self.wording:
             raise ValidationError({"wording": BAR_IN_WORDING})

@@ -137,3 +137,21 @@ def test_a_share_rule_without_a_share_or_an_unknown_rule_is_refused():
         turn_outcome([True], "share", 0)
     with pytest.raises(ValueError, match="Unknown turn rule"):
         turn_outcome([True], "most")
+
+
+def test_a_stored_answer_becomes_the_outcome_the_formula_reads():
+    from rubrics.scoring import outcome
+
+    assert (outcome("pass"), outcome("fail"), outcome("na"), outcome("")) == (
+        True,
+        False,
+        None,
+        None,
+    )
+    # weight x (level - min) / (max - min): level 2 of 0..4 earns half the weight
+    assert outcome("", 2, (0, 4)) == 0.5
+    assert task_score([Judgement(4, outcome("", 2, (0, 4)))]).earned == 2.0
+    with pytest.raises(ValueError, match="outside"):
+        outcome("", 5, (0, 4))
+    with pytest.raises(ValueError, match="scale"):
+        outcome("", 1)

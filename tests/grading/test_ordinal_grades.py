@@ -1,0 +1,84 @@
+"""Grades on an ordinal criterion: a level of its scale, never beside a verdict."""
+
+import pytest
+from django.db import IntegrityError, transaction
+
+from accounts.roles import Role
+from grading import services
+from grading.models import Grade
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def graded(make_user):
+    """(grader, assignment, ordinal criterion version, binary criterion version)."""
+    grader = make_user(Role.ANNOTATOR)
+    task = factories.published_task(scale=(1, 4))
+    study = services.create_study(
+        name="Ordinal",
+        framework=task.framework,
+        responses=[factories.response(task)],
+        annotators=[grader],
+        overlap=1,
+    )
+    services.assign_study(study)
+    assignment = study.items.get().assignments.get()
+    versions = factories.rubric_of(assignment)
+    ordinal = next(v for v in versions if v.is_ordinal)
+    binary = next(v for v in versions if not v.is_ordinal)
+    return grader, assignment, ordinal, binary
+
+
+def test_a_level_within_the_scale_is_saved_and_n_a_replaces_it(graded):
+    grader, assignment, ordinal, _ = graded
+    grade = services.save_grade(
+        assignment, ordinal.pk, verdict=None, level=3, rationale=None, by=grader
+    )
+    assert (grade.verdict, grade.level, grade.answered) == ("", 3, True)
+    grade = services.save_grade(assignment, ordinal.pk, verdict="na", rationale=None, by=grader)
+    assert (grade.verdict, grade.level) == ("na", None)
+
+
+@pytest.mark.parametrize(
+    ("verdict", "level", "message"),
+    [(None, 5, "outside its scale 1 to 4"), (None, 0, "outside"), ("pass", None, "choose a level")],
+)
+def test_an_ordinal_criterion_refuses_a_level_off_its_scale_or_a_pass(
+    graded, verdict, level, message
+):
+    grader, assignment, ordinal, _ = graded
+    with pytest.raises(services.GradingError, match=message):
+        services.save_grade(
+            assignment, ordinal.pk, verdict=verdict, level=level, rationale=None, by=grader
+        )
+
+
+def test_a_binary_criterion_takes_no_level(graded):
+    grader, assignment, _, binary = graded
+    with pytest.raises(services.GradingError, match="takes no level"):
+        services.save_grade(assignment, binary.pk, verdict=None, level=1, rationale=None, by=grader)
+
+
+def test_the_lowest_level_asks_a_rationale_and_a_submitted_level_is_kept_as_a_revision(graded):
+    grader, assignment, ordinal, _ = graded
+    factories.complete(assignment, grader, verdict="na")
+    services.save_grade(assignment, ordinal.pk, verdict=None, level=1, rationale="", by=grader)
+    problems = [p.message for p in services.missing_answers(assignment)]
+    assert any("1 (Level 1) needs a rationale" in p for p in problems)
+    services.save_grade(assignment, ordinal.pk, verdict=None, level=2, rationale=None, by=grader)
+    services.submit(assignment, by=grader)
+    grade = services.save_grade(
+        assignment, ordinal.pk, verdict=None, level=4, rationale=None, by=grader
+    )
+    assert grade.level == 4
+    assert list(grade.revisions.values_list("verdict", "level")) == [("", 2)]
+
+
+def test_the_database_refuses_a_grade_with_both_a_verdict_and_a_level(graded):
+    _, assignment, ordinal, _ = graded
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Grade.objects.create(
+            assignment=assignment, criterion_version=ordinal, verdict="pass", level=2
+        )
