@@ -310,6 +310,29 @@ class CriterionForm(forms.Form):
         required=False,
         help_text="Optional, one per line: 0: not at all",
     )
+    applies_to = forms.ChoiceField(
+        label="Applies to",
+        required=False,  # a form without it (older clients) means the whole response
+        choices=CriterionVersion.AppliesTo.choices,
+        initial=CriterionVersion.AppliesTo.RESPONSE,
+        help_text="A turn-level criterion is graded on each tutor turn of a dialogue "
+        "(on a text response, once, as a whole).",
+    )
+    turn_rule = forms.ChoiceField(
+        label="Judged true of a dialogue when true of",
+        required=False,
+        choices=CriterionVersion.TurnRule.choices,
+        initial=CriterionVersion.TurnRule.ALL,
+        help_text="For a turn-level criterion: every turn, at least the share below, or any "
+        "turn. Turns judged N/A take no part.",
+    )
+    turn_share = forms.IntegerField(
+        label="Share of the turns (%)",
+        required=False,
+        min_value=1,
+        max_value=100,
+        help_text="For 'a share of the turns' only: the percentage of turns, 1 to 100.",
+    )
     revision = RevisionField()
 
     @classmethod
@@ -350,6 +373,12 @@ class CriterionForm(forms.Form):
             data["scale_min"] >= data["scale_max"]
         ):
             self.add_error("scale_max", "An ordinal criterion needs a minimum below its maximum.")
+        data["applies_to"] = data.get("applies_to") or CriterionVersion.AppliesTo.RESPONSE
+        data["turn_rule"] = data.get("turn_rule") or CriterionVersion.TurnRule.ALL
+        if data["turn_rule"] != CriterionVersion.TurnRule.SHARE:
+            data["turn_share"] = None
+        elif data.get("turn_share") is None and "turn_share" not in self.errors:
+            self.add_error("turn_share", "'A share of the turns' needs a percentage, 1 to 100.")
         return data
 
     def content(self) -> dict[str, Any]:

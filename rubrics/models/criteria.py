@@ -331,6 +331,19 @@ class CriterionVersion(models.Model):
         """Graded on each tutor turn of a dialogue (on a text response, as a whole)."""
         return self.applies_to == self.AppliesTo.TURN
 
+    @property
+    def turn_rule_text(self) -> str:
+        """How a turn-level criterion decides a dialogue, in words ("" for a whole-response
+        criterion)."""
+        if not self.per_turn:
+            return ""
+        which = {
+            self.TurnRule.ALL: "every turn",
+            self.TurnRule.SHARE: f"at least {self.turn_share}% of the turns",
+            self.TurnRule.ANY: "any turn",
+        }.get(self.TurnRule(self.turn_rule), self.turn_rule)
+        return f"Per tutor turn: true of a dialogue when true of {which}"
+
 
 class ScalePoint(models.Model):
     """An optional label for one point of an ordinal criterion's scale."""

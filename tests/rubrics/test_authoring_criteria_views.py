@@ -169,3 +169,20 @@ def test_criteria_of_a_task_in_review_cannot_change(client_as, task, author):
     assert response.status_code == 409
     assert "is in review" in response.content.decode()
     assert services.latest_version(criterion).wording != "Sneaky."
+
+
+def test_a_turn_level_criterion_keeps_its_rule_and_share_and_needs_the_share(client_as, task):
+    url = reverse("rubrics:criterion_create", args=[task.pk])
+    client = htmx(client_as(Role.AUTHOR))
+    data = criterion_data("new", applies_to="turn", turn_rule="share")
+    refused = client.post(url, data)
+    assert refused.status_code == 422
+    assert "needs a percentage" in refused.content.decode()
+    response = client.post(url, data | {"new-turn_share": 60})
+    assert response.status_code == 200
+    assert "true of at least 60% of the turns" in response.content.decode()
+    version = CriterionVersion.objects.get(criterion__code="t101-03")
+    assert (version.applies_to, version.turn_rule, version.turn_share) == ("turn", "share", 60)
+    edit(client, version.criterion, applies_to="turn", turn_rule="any", turn_share=60)
+    version.refresh_from_db()
+    assert (version.turn_rule, version.turn_share) == ("any", None)
