@@ -13,6 +13,11 @@ urlpatterns = [
         name="save_grade",
     ),
     path(
+        "assignments/<int:assignment_id>/criteria/<int:criterion_version_id>/turns/<int:turn_id>/",
+        assignment.save_turn_grade,
+        name="save_turn_grade",
+    ),
+    path(
         "assignments/<int:assignment_id>/likert/<int:likert_item_id>/",
         assignment.save_likert,
         name="save_likert",

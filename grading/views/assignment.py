@@ -19,10 +19,10 @@ from django.views.decorators.http import require_POST
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading import services
-from grading.models import Assignment, Grade, LikertItem, LikertRating, Study
+from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, TurnGrade
 from l2annot.errors import message_of, status_for
 from l2annot.htmx import redirect_to, render_page, wants_fragment
-from rubrics.models import EffectiveCriterion, RubricItem
+from rubrics.models import EffectiveCriterion, RubricItem, Turn
 from rubrics.scoring import adverse_verdict, verdict_label, verdict_labels
 
 PAGE = "grading/assignment.html"
@@ -41,11 +41,12 @@ class Choice:
 
 
 @dataclass(frozen=True)
-class Line:
-    """One criterion of the rubric with this annotator's grade, as the page shows it."""
+class Answer:
+    """What takes one verdict on the page: a criterion, or one tutor turn under a turn-level
+    criterion, with this annotator's grade on it."""
 
     effective: EffectiveCriterion
-    grade: Grade | None
+    grade: Grade | TurnGrade | None
     rationale_required: bool
 
     @property
@@ -79,6 +80,44 @@ class Line:
         return self.rationale_required and adverse and not self.rationale
 
 
+@dataclass(frozen=True)
+class Line(Answer):
+    """One criterion of the rubric with this annotator's grade, as the page shows it. A
+    turn-level criterion on a dialogue has its `turns`, each graded on its own; its grade is
+    the one derived for the whole dialogue."""
+
+    turns: "tuple[TurnLine, ...]" = ()
+
+
+@dataclass(frozen=True)
+class TurnLine(Answer):
+    """One tutor turn of a dialogue under a turn-level criterion."""
+
+    turn: Turn | None = None
+
+    @property
+    def label(self) -> str:
+        assert self.turn is not None
+        return services.turn_label(self.turn)
+
+    @property
+    def anchor(self) -> str:
+        assert self.turn is not None
+        return f"criterion-{self.effective.version.pk}-turn-{self.turn.pk}"
+
+
+def _turn_lines(
+    effective: EffectiveCriterion,
+    turns: list[Turn],
+    grades: Mapping[tuple[int, int], TurnGrade],
+    required: bool,
+) -> tuple[TurnLine, ...]:
+    if not (effective.version.per_turn and effective.applicable):
+        return ()
+    pk = effective.version.pk
+    return tuple(TurnLine(effective, grades.get((pk, t.pk)), required, turn=t) for t in turns)
+
+
 def _own(request: AuthenticatedHttpRequest, assignment_id: int) -> Assignment:
     return get_object_or_404(
         Assignment.objects.select_related(
@@ -106,18 +145,32 @@ def _lines(assignment: Assignment) -> list[Line]:
     without its scale-point prefetch, which this page does not show (one query fewer)."""
     required = assignment.study_item.study.require_rationale_on_fail
     grades = {g.criterion_version_id: g for g in assignment.grades.all()}
-    items = assignment.study_item.rubric_version.items.select_related(
-        "criterion_version__criterion"
+    items = list(
+        assignment.study_item.rubric_version.items.select_related("criterion_version__criterion")
     )
-    return [
-        Line(item.as_effective(), grades.get(item.criterion_version_id), required) for item in items
-    ]
+    turns: list[Turn] = []
+    turn_grades: dict[tuple[int, int], TurnGrade] = {}
+    if any(item.criterion_version.per_turn for item in items):  # two queries more, only then
+        turns = services.tutor_turns(assignment.study_item.response_id)
+        turn_grades = {(g.criterion_version_id, g.turn_id): g for g in assignment.turn_grades.all()}
+    lines = []
+    for item in items:
+        effective = item.as_effective()
+        grade = grades.get(item.criterion_version_id)
+        turn_lines = _turn_lines(effective, turns, turn_grades, required)
+        lines.append(Line(effective, grade, required, turn_lines))
+    return lines
 
 
 def _line(assignment: Assignment, grade: Grade, item: RubricItem) -> Line:
     """The one criterion line a save swaps back, from the rubric item the save checked (with
     its criterion version and criterion), without rebuilding the whole rubric."""
     return Line(item.as_effective(), grade, assignment.study_item.study.require_rationale_on_fail)
+
+
+def _steps(lines: list[Line]) -> list[Answer]:
+    """What takes an answer on the page: each criterion, or each turn of a turn-level one."""
+    return [step for line in lines for step in (line.turns or (line,))]
 
 
 def _likert(assignment: Assignment) -> list[tuple[LikertItem, int | None]]:
@@ -152,9 +205,9 @@ def _page_context(
         "lines": gradable,
         "not_applicable": [line for line in lines if not line.effective.applicable],
         "likert": likert,
-        "answered": sum(1 for line in gradable if line.verdict)
+        "answered": sum(1 for step in _steps(gradable) if step.verdict)
         + sum(1 for _, answer in likert if answer),
-        "to_answer": len(gradable) + len(likert),
+        "to_answer": len(_steps(gradable)) + len(likert),
         "counts": counts,
         "closed": item.study.is_closed(),
     } | state
@@ -276,6 +329,43 @@ def save_grade(
         return _refused(request, assignment, error, "criterion", **state)
     anchor = f"#criterion-{criterion_version_id}"
     return _saved(request, assignment, "criterion", anchor, line=_line(assignment, grade, item))
+
+
+@require(Action.GRADE)
+@require_POST
+def save_turn_grade(
+    request: AuthenticatedHttpRequest, assignment_id: int, criterion_version_id: int, turn_id: int
+) -> HttpResponse:
+    """A verdict or rationale on one tutor turn: the turn's part comes back, with the
+    dialogue's derived verdict on the criterion swapped out of band."""
+    verdict = request.POST.get("verdict")
+    rationale = request.POST.get("rationale")
+    assignment = None
+    try:
+        with transaction.atomic():
+            assignment = _own_locked(request, assignment_id)
+            turn_grade, grade, item = services.save_turn_grade(
+                assignment,
+                criterion_version_id,
+                turn_id,
+                verdict=verdict,
+                rationale=rationale,
+                by=request.user,
+                locked=True,
+            )
+    except services.GradingError as error:
+        assert assignment is not None  # a refusal comes after the lookup
+        line = next((x for x in _lines(assignment) if x.version.pk == criterion_version_id), None)
+        turns = line.turns if line else ()
+        turn_line = next((t for t in turns if t.turn and t.turn.pk == turn_id), None)
+        state = {"turn_line": turn_line, "line": line} if turn_line else {}
+        return _refused(request, assignment, error, "turn_criterion", **state)
+    required = assignment.study_item.study.require_rationale_on_fail
+    effective = item.as_effective()
+    turn_line = TurnLine(effective, turn_grade, required, turn=turn_grade.turn)
+    line = Line(effective, grade, required)
+    anchor = f"#{turn_line.anchor}"
+    return _saved(request, assignment, "turn_criterion", anchor, turn_line=turn_line, line=line)
 
 
 @require(Action.GRADE)

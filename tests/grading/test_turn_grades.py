@@ -3,6 +3,8 @@ derived by the criterion's turn rule, revisions after submission."""
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.test import Client
+from django.urls import reverse
 
 from accounts.roles import Role
 from grading import services
@@ -10,6 +12,7 @@ from grading.models import Assignment, Grade, GradeRevision, TurnGrade, TurnGrad
 from rubrics import services as rubric_services
 from rubrics.models import CriterionVersion
 from tests import factories
+from tests.conftest import htmx
 
 pytestmark = pytest.mark.django_db
 
@@ -141,3 +144,60 @@ def test_a_share_rule_needs_its_percentage():
     version.turn_rule, version.turn_share = "any", 40
     version.clean()
     assert version.turn_share is None
+
+
+# ----- the grading page ---------------------------------------------------------------------
+def _client(user):  # type: ignore[no-untyped-def]
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize("turns", [4, 12])
+def test_the_page_shows_each_tutor_turn_as_a_step_in_a_fixed_number_of_queries(
+    make_user, turns, django_assert_num_queries
+):
+    grader = make_user(Role.ANNOTATOR)
+    task = factories.published_task(turn_rule="all")
+    study = services.create_study(
+        name=f"Dialogues {turns}",
+        framework=task.framework,
+        annotators=[grader],
+        overlap=1,
+        responses=[factories.response(task, turns=turns)],
+        likert_prompts=(),
+    )
+    services.assign_study(study)
+    mine = Assignment.objects.get(study_item__study=study)
+    url = reverse("grading:assignment", args=[mine.pk])
+    client = _client(grader)
+    client.get(url)
+    # the grading page's 11, the dialogue's turns, its tutor turns, the turn grades
+    with django_assert_num_queries(14):
+        html = client.get(url).content.decode()
+    tutor = turns // 2
+    assert html.count('class="criterion turn-grade') == 2 * tutor  # two turn-level criteria
+    assert html.count("data-step") == 2 * tutor + 1  # and one whole-response criterion
+    assert f"of {2 * tutor + 1} answered" in html
+    assert "true of a dialogue when true of every turn" in html
+
+
+def test_a_turn_autosave_swaps_the_turn_and_the_dialogues_verdict(dialogue):
+    assignment, grader, versions, turns = dialogue
+    penalty = versions[max(versions)]
+    client = htmx(_client(grader))
+    url = reverse("grading:save_turn_grade", args=[assignment.pk, penalty.pk, turns[2].pk])
+    reply = client.post(url, {"verdict": "pass", "rationale": "Scolds the learner"})
+    html = reply.content.decode()
+    assert reply.status_code == 200
+    assert f'id="criterion-{penalty.pk}-turn-{turns[2].pk}"' in html
+    assert 'hx-swap-oob="true"' in html and "every turn needs a verdict" in html
+    for turn in turns[:2]:
+        url = reverse("grading:save_turn_grade", args=[assignment.pk, penalty.pk, turn.pk])
+        html = client.post(url, {"verdict": "fail"}).content.decode()
+    assert "For the dialogue: <strong>Present</strong>" in html  # any turn
+    learner = turns[0].response.turns.get(index=0)
+    url = reverse("grading:save_turn_grade", args=[assignment.pk, penalty.pk, learner.pk])
+    refused = client.post(url, {"verdict": "pass"})
+    assert refused.status_code == 422
+    assert "not one of the tutor" in refused.content.decode()
