@@ -374,6 +374,15 @@ class CriterionForm(forms.Form):
         ):
             self.add_error("scale_max", "An ordinal criterion needs a minimum below its maximum.")
         data["applies_to"] = data.get("applies_to") or CriterionVersion.AppliesTo.RESPONSE
+        if (
+            data["applies_to"] == CriterionVersion.AppliesTo.TURN
+            and data.get("scoring_type") == CriterionVersion.ScoringType.ORDINAL
+        ):
+            self.add_error(
+                "applies_to",
+                "A turn-level criterion is met or not met on each turn: an ordinal criterion "
+                "applies to the whole response.",
+            )
         data["turn_rule"] = data.get("turn_rule") or CriterionVersion.TurnRule.ALL
         if data["turn_rule"] != CriterionVersion.TurnRule.SHARE:
             data["turn_share"] = None

@@ -319,6 +319,13 @@ class CriterionVersion(models.Model):
             raise ValidationError(
                 {"weight": "A weight of 0 would make the criterion count for nothing."}
             )
+        if self.applies_to == self.AppliesTo.TURN and self.scoring_type == self.ScoringType.ORDINAL:
+            raise ValidationError(
+                {
+                    "applies_to": "A turn-level criterion is met or not met on each turn: "
+                    "an ordinal criterion applies to the whole response."
+                }
+            )
         if self.turn_rule != self.TurnRule.SHARE:
             self.turn_share = None
         elif self.turn_share is None or not 1 <= self.turn_share <= 100:

@@ -144,6 +144,14 @@ def test_a_share_rule_needs_its_percentage():
     version.turn_rule, version.turn_share = "any", 40
     version.clean()
     assert version.turn_share is None
+    version.applies_to, version.scoring_type, version.scale_min, version.scale_max = (
+        "turn",
+        "ordinal",
+        0,
+        3,
+    )
+    with pytest.raises(ValidationError, match="ordinal criterion applies to the whole"):
+        version.clean()
 
 
 # ----- the grading page ---------------------------------------------------------------------
