@@ -263,6 +263,12 @@ class Assignment(models.Model):
     last_activity_at = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     time_spent_seconds = models.PositiveIntegerField(default=0)
+    skipped_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Set aside by its grader with a flag: out of their queue until a maintainer "
+        "resolves the flag (returns it to them or gives it to another grader).",
+    )
 
     objects = AssignmentQuerySet.as_manager()
 
@@ -307,6 +313,13 @@ class Grade(models.Model):
     )
     rationale = models.TextField(blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+    active_ms = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Active time the grader spent on this criterion before submitting, in "
+        "milliseconds, as the grading page measures it (docs/grading.md); empty when not "
+        "measured (the API, the offline workbook, a page without JavaScript).",
+    )
 
     class Meta:
         ordering = ["assignment", "pk"]
@@ -519,3 +532,99 @@ class AdjudicationRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.study_item} {self.criterion_version}: adjudication requested"
+
+
+class FlagQuerySet(models.QuerySet["Flag"]):
+    def open(self) -> "FlagQuerySet":
+        return self.filter(status=Flag.Status.OPEN)
+
+
+class Flag(models.Model):
+    """A grader's note that something stops them grading well: a criterion unclear, a response
+    broken, or another problem, on one response of a study (and one of its criteria, or the
+    response as a whole).
+
+    Only its grader and the study's maintainers see it: graders never see each other's flags.
+    A flag may set the grader's assignment aside (`skipped`, Assignment.skipped_at) until a
+    maintainer resolves it: returned to the grader, or given to another grader."""
+
+    class Kind(models.TextChoices):
+        CRITERION_UNCLEAR = "criterion_unclear", "Criterion unclear"
+        RESPONSE_BROKEN = "response_broken", "Response broken"
+        OTHER = "other", "Other"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        RESOLVED = "resolved", "Resolved"
+
+    class Outcome(models.TextChoices):
+        """What became of a skipped response when its flag was resolved."""
+
+        RETURNED = "returned", "Returned to its grader"
+        REASSIGNED = "reassigned", "Given to another grader"
+
+    study_item = models.ForeignKey(StudyItem, on_delete=models.PROTECT, related_name="flags")
+    criterion_version = models.ForeignKey(
+        CriterionVersion,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="flags",
+        help_text="The criterion flagged; empty for the response as a whole.",
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    comment = models.TextField(blank=True)
+    skipped = models.BooleanField(
+        default=False, help_text="The grader set the response aside with this flag."
+    )
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="flags_raised"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    resolution_note = models.TextField(blank=True)
+    outcome = models.CharField(max_length=10, choices=Outcome.choices, blank=True)
+    reassigned_to = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    draft = models.ForeignKey(
+        CriterionVersion,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The draft of the criterion's next version this flag's resolution opened.",
+    )
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    objects = FlagQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(kind="criterion_unclear") | Q(criterion_version__isnull=False),
+                name="flag_unclear_names_a_criterion",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="open", resolved_at__isnull=True)
+                | Q(status="resolved", resolved_at__isnull=False),
+                name="flag_resolved_at_matches_status",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "study_item"])]
+
+    def __str__(self) -> str:
+        target = self.criterion_version or "the response"
+        return f"{self.get_kind_display()} on {target} ({self.study_item})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN

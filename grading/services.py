@@ -16,6 +16,7 @@ from accounts.models import User
 from audit import services as audit
 from audit.errors import Conflict, NotFound
 from audit.models import AuditEvent
+from grading import timing
 from grading.assignment import AnnotatorSpec, ItemSpec, plan_assignment
 from grading.models import (
     Assignment,
@@ -40,6 +41,11 @@ from taxonomy.models import Framework
 # A pause longer than this between two actions on a response counts as this long: the time
 # spent measures work, not a tab left open overnight.
 IDLE_CAP = timedelta(minutes=5)
+# Time per criterion (docs/grading.md, "Time per criterion"): the grading page counts a stretch
+# without input as at most CRITERION_IDLE_CAP, and one save adds at most
+# CRITERION_TIME_PER_SAVE_CAP to a criterion, whatever a client sends.
+CRITERION_IDLE_CAP = timedelta(seconds=60)
+CRITERION_TIME_PER_SAVE_CAP = timedelta(minutes=30)
 
 STUDY_NAME_TAKEN = (
     "A study named {name!r} already exists (names are compared without regard to case): "
@@ -59,6 +65,16 @@ class GradingError(ValidationError):
 
 class StudyClosed(GradingError, Conflict):
     """The study is closed (by a maintainer or its deadline): no grade or rating changes."""
+
+
+class SetAside(GradingError, Conflict):
+    """The grader set the response aside with a flag: it waits for a maintainer."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "You set this response aside with a flag: a maintainer will return it to you or "
+            "give it to another grader."
+        )
 
 
 class NotYourAssignment(NotFound):
@@ -297,7 +313,7 @@ def claim_next(study: Study, annotator: User) -> Assignment | None:
         return None
     own = (
         Assignment.objects.select_for_update(skip_locked=True)
-        .filter(study_item__study=study, annotator=annotator)
+        .filter(study_item__study=study, annotator=annotator, skipped_at__isnull=True)
         .exclude(status=Assignment.Status.SUBMITTED)
         .order_by("-status", "position", "pk")  # in_progress sorts before assigned
         .first()
@@ -340,6 +356,13 @@ def why_nothing_to_grade(study: Study, annotator: User) -> str:
         return f"“{study.name}” is closed: grades can no longer be given or changed."
     mine = Assignment.objects.filter(study_item__study=study, annotator=annotator)
     submitted = mine.filter(status=Assignment.Status.SUBMITTED).count()
+    skipped = mine.filter(skipped_at__isnull=False).count()
+    if skipped:
+        return (
+            f"The rest of your work in “{study.name}” is {skipped} response"
+            f"{'s' if skipped != 1 else ''} you set aside with a flag: a maintainer will return "
+            "them to you or give them to another grader."
+        )
     member = PoolMember.objects.filter(study=study, annotator=annotator).first()
     contact = "Ask the study's maintainers"
     if member is not None and member.capacity is not None and submitted >= member.capacity:
@@ -368,10 +391,17 @@ def why_nothing_to_grade(study: Study, annotator: User) -> str:
 
 
 # ----- grading ----------------------------------------------------------------------------------
-def _check_open(assignment: Assignment, now: datetime) -> None:
+def _check_study_open(assignment: Assignment, now: datetime) -> None:
     study = assignment.study_item.study
     if study.is_closed(now):
         raise StudyClosed(f"The study “{study.name}” is closed: grades can no longer change.")
+
+
+def _check_open(assignment: Assignment, now: datetime) -> None:
+    """The assignment takes grades: its study is open and the grader has not set it aside."""
+    _check_study_open(assignment, now)
+    if assignment.skipped_at is not None:
+        raise SetAside()
 
 
 def _check_in_rubric(assignment: Assignment, criterion_version_id: int) -> RubricItem:
@@ -409,12 +439,21 @@ def save_grade(
     rationale: str | None,
     by: User,
     level: int | None = None,
+    active_ms: int | None = None,
 ) -> Grade:
     """Save one verdict (or, on an ordinal criterion, a level of its scale) and/or rationale
     (None leaves it as it is). After submission the old value is first copied to a
-    GradeRevision, so a submitted grade is never lost."""
+    GradeRevision, so a submitted grade is never lost. `active_ms`: time the grader spent on
+    the criterion since its last save (the grading page measures it), added to the grade's
+    until the response is submitted."""
     grade, _ = save_grade_line(
-        assignment, criterion_version_id, verdict=verdict, level=level, rationale=rationale, by=by
+        assignment,
+        criterion_version_id,
+        verdict=verdict,
+        level=level,
+        rationale=rationale,
+        by=by,
+        active_ms=active_ms,
     )
     return grade
 
@@ -448,6 +487,7 @@ def save_grade_line(
     by: User,
     level: int | None = None,
     locked: bool = False,
+    active_ms: int | None = None,
 ) -> tuple[Grade, RubricItem]:
     """save_grade, also answering the rubric line it checked (with its criterion version and
     criterion), so the autosave can show the saved line without reading it again.
@@ -472,6 +512,8 @@ def save_grade_line(
             raise GradingError(
                 "This criterion is graded on each tutor turn of the dialogue: grade the turns."
             )
+        if active_ms is not None and active_ms < 0:
+            raise GradingError("active_ms: the time spent cannot be negative.")
         grade, _ = Grade.objects.get_or_create(
             assignment=assignment, criterion_version_id=criterion_version_id
         )
@@ -496,6 +538,10 @@ def save_grade_line(
                 )
             grade.verdict, grade.level, grade.rationale = new_verdict, new_level, new_rationale
             grade.save(update_fields=["verdict", "level", "rationale", "updated_at"])
+        if active_ms is not None and not assignment.is_submitted:
+            cap = int(CRITERION_TIME_PER_SAVE_CAP.total_seconds() * 1000)
+            grade.active_ms = (grade.active_ms or 0) + min(active_ms, cap)
+            grade.save(update_fields=["active_ms"])
         _touch(assignment, now)
         assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
         return grade, item
@@ -767,10 +813,12 @@ class QueueRow:
     total: int
     done: int
     in_progress: int
+    skipped: int = 0
 
     @property
     def left(self) -> int:
-        return self.total - self.done
+        """Responses still to grade; those set aside with a flag wait for a maintainer."""
+        return self.total - self.done - self.skipped
 
 
 def annotator_queue(annotator: User, now: datetime | None = None) -> list[QueueRow]:
@@ -782,17 +830,21 @@ def annotator_queue(annotator: User, now: datetime | None = None) -> list[QueueR
             "total": row["total"],
             "done": row["done"],
             "started": row["started"],
+            "skipped": row["skipped"],
         }
         for row in Assignment.objects.filter(annotator=annotator)
         .values("study_item__study")
         .annotate(
             total=Count("pk"),
             done=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
-            started=Count("pk", filter=Q(status=Assignment.Status.IN_PROGRESS)),
+            started=Count(
+                "pk", filter=Q(status=Assignment.Status.IN_PROGRESS, skipped_at__isnull=True)
+            ),
+            skipped=Count("pk", filter=Q(skipped_at__isnull=False)),
         )
     }
     studies = Study.objects.filter(Q(pool__annotator=annotator) | Q(pk__in=counts.keys()))
-    none = {"total": 0, "done": 0, "started": 0}  # in the pool, nothing assigned yet
+    none = {"total": 0, "done": 0, "started": 0, "skipped": 0}  # in the pool, nothing yet
     rows = [
         QueueRow(
             study,
@@ -800,6 +852,7 @@ def annotator_queue(annotator: User, now: datetime | None = None) -> list[QueueR
             counts.get(study.pk, none)["total"],
             counts.get(study.pk, none)["done"],
             counts.get(study.pk, none)["started"],
+            counts.get(study.pk, none)["skipped"],
         )
         for study in studies.distinct().order_by("created_at", "pk")
     ]
@@ -895,6 +948,31 @@ def progress_per_criterion(study: Study) -> list[dict[str, Any]]:
             rows[code_of[version_id]]["graded"] += graded
             rows[code_of[version_id]]["submitted"] += submitted
     return sorted(rows.values(), key=lambda r: (LAYER_RANK[Layer(r["layer"])], r["code"]))
+
+
+def criterion_times(study: Study) -> timing.TimeSummary:
+    """Time per criterion in the study's submitted responses: medians per criterion, per
+    annotator and per pair, with n (grading.timing). Grades whose time was not measured (the
+    API, the workbook, a page without JavaScript) are left out. One query."""
+    rows = (
+        Grade.objects.filter(
+            assignment__study_item__study=study,
+            assignment__status=Assignment.Status.SUBMITTED,
+            active_ms__isnull=False,
+        )
+        .exclude(verdict="")
+        .values_list(
+            "criterion_version__criterion__code",
+            "criterion_version__criterion__layer",
+            "assignment__annotator__username",
+            "active_ms",
+        )
+    )
+    data = list(rows)
+    layers = {code: LAYER_RANK[Layer(layer)] for code, layer, _, _ in data}
+    order = sorted(layers, key=lambda code: (layers[code], code))
+    pairs = ((code, name, ms or 0) for code, _, name, ms in data)
+    return timing.summarise(pairs, criterion_order=order)
 
 
 # An unsubmitted assignment untouched for this long is listed as overdue on the study page.

@@ -1,0 +1,279 @@
+"""Flags: a grader says a criterion is unclear, a response broken, or something else is wrong,
+and may set the response aside; a maintainer resolves the flag.
+
+Blindness: a grader reads only the flags they raised (`flags_of`); the study's maintainers
+read them all. A skipped response leaves its grader's queue but is never lost: resolving its
+flag returns it to them or gives it to another grader of the pool. A criterion found unclear
+can open the draft of its next version through rubrics.services.open_draft_version, the path
+the judge workbench's triage takes.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from accounts.models import User
+from audit import services as audit
+from audit.errors import Conflict
+from audit.models import AuditEvent
+from grading import services
+from grading.models import (
+    Assignment,
+    Flag,
+    FlagQuerySet,
+    Grade,
+    LikertRating,
+    PoolMember,
+    Study,
+    StudyItem,
+)
+from rubrics import services as rubrics
+from rubrics.models import CriterionVersion, RubricItem
+
+
+class AlreadyFlagged(Conflict):
+    def __init__(self) -> None:
+        super().__init__(
+            "You have already flagged this and a maintainer has not resolved it yet: "
+            "your first flag stands."
+        )
+
+
+class FlagClosed(Conflict):
+    def __init__(self, flag: Flag) -> None:
+        by = flag.resolved_by or "another maintainer"
+        super().__init__(f"This flag was resolved by {by} meanwhile.")
+        self.flag = flag
+
+
+def flags_of(assignment: Assignment) -> FlagQuerySet:
+    """The flags the assignment's grader raised on its response: all a grader may see."""
+    return Flag.objects.filter(study_item=assignment.study_item_id, by=assignment.annotator_id)
+
+
+@transaction.atomic
+def raise_flag(
+    assignment: Assignment,
+    *,
+    kind: str,
+    comment: str,
+    criterion_version_id: int | None = None,
+    skip: bool = False,
+    by: User,
+) -> Flag:
+    """Flag the assignment's response, or one criterion of its rubric, and with `skip` set the
+    response aside (it leaves the grader's queue until a maintainer resolves the flag).
+
+    "Criterion unclear" names a criterion; "Other" says what in its comment. One open flag per
+    grader, response and criterion (AlreadyFlagged); a submitted response cannot be skipped."""
+    now = timezone.now()
+    assignment = services._locked(assignment)
+    services._check_own(assignment, by)
+    services._check_study_open(assignment, now)
+    comment = comment.strip()
+    if kind not in Flag.Kind.values:
+        raise ValidationError(
+            {"kind": "Choose what is wrong: criterion unclear, response broken or other."}
+        )
+    if kind == Flag.Kind.CRITERION_UNCLEAR and criterion_version_id is None:
+        raise ValidationError({"criterion_version": "Say which criterion is unclear."})
+    if kind == Flag.Kind.OTHER and not comment:
+        raise ValidationError(
+            {"comment": "Say what is wrong: a flag of kind “other” needs a comment."}
+        )
+    if "\x00" in comment:
+        raise ValidationError({"comment": "The comment contains a NUL character."})
+    if (
+        criterion_version_id is not None
+        and not RubricItem.objects.filter(
+            rubric_version_id=assignment.study_item.rubric_version_id,
+            criterion_version_id=criterion_version_id,
+        ).exists()
+    ):
+        raise ValidationError(
+            {"criterion_version": "This criterion is not part of this response's rubric."}
+        )
+    if flags_of(assignment).open().filter(criterion_version_id=criterion_version_id).exists():
+        raise AlreadyFlagged()
+    if skip:
+        if assignment.is_submitted:
+            raise services.GradingError(
+                "This response is submitted: it can be flagged but no longer set aside."
+            )
+        if assignment.skipped_at is not None:
+            raise services.GradingError("This response is already set aside.")
+        assignment.skipped_at = now
+        assignment.save(update_fields=["skipped_at"])
+    flag = Flag.objects.create(
+        study_item=assignment.study_item,
+        criterion_version_id=criterion_version_id,
+        kind=kind,
+        comment=comment,
+        skipped=skip,
+        by=by,
+    )
+    audit.record_creation(flag, ["kind", "criterion_version", "comment", "skipped"], actor=by)
+    return flag
+
+
+@transaction.atomic
+def resolve_flag(
+    flag: Flag,
+    *,
+    note: str,
+    by: User,
+    outcome: str = "",
+    reassign_to: User | None = None,
+    open_draft: bool = False,
+) -> Flag:
+    """Resolve an open flag with a note, in the flag's history with who and when.
+
+    A flag that set its response aside says what becomes of it (`outcome`): returned to its
+    grader, or given to `reassign_to`, another annotator of the pool who does not grade it yet
+    (the grader's unfinished work on it, drafts included, is deleted, as when they leave the
+    pool). `open_draft`, on a flag naming a criterion, opens the draft of that criterion's next
+    version (rubrics.services.open_draft_version, as the judge workbench's triage does)."""
+    locked = Flag.objects.select_for_update().select_related("study_item__study").get(pk=flag.pk)
+    if not locked.is_open:
+        raise FlagClosed(locked)
+    note = note.strip()
+    if not note:
+        raise ValidationError({"note": "Write what was done about this flag."})
+    skipped = (
+        Assignment.objects.select_for_update()
+        .filter(study_item=locked.study_item_id, annotator=locked.by_id, skipped_at__isnull=False)
+        .first()
+        if locked.skipped
+        else None
+    )
+    if skipped is None and (outcome or reassign_to):
+        raise ValidationError({"outcome": "This flag set no response aside: nothing to return."})
+    if skipped is not None:
+        if outcome == Flag.Outcome.RETURNED:
+            skipped.skipped_at = None
+            skipped.save(update_fields=["skipped_at"])
+        elif outcome == Flag.Outcome.REASSIGNED:
+            _reassign(skipped, reassign_to, by=by)
+        else:
+            raise ValidationError(
+                {
+                    "outcome": "Say what becomes of the skipped response: return it to its grader "
+                    "or give it to another grader."
+                }
+            )
+        locked.outcome, locked.reassigned_to = outcome, reassign_to
+    if open_draft:
+        if locked.criterion_version_id is None:
+            raise ValidationError({"open_draft": "This flag names no criterion."})
+        version = CriterionVersion.objects.select_related("criterion").get(
+            pk=locked.criterion_version_id
+        )
+        locked.draft = rubrics.open_draft_version(
+            version.criterion, by, reason=f"flagged {locked.get_kind_display().lower()}: {note}"
+        )
+    locked.status = Flag.Status.RESOLVED
+    locked.resolution_note, locked.resolved_by, locked.resolved_at = note, by, timezone.now()
+    locked.save()
+    audit.record(
+        locked,
+        AuditEvent.Kind.STATUS,
+        by,
+        {"status": [Flag.Status.OPEN.value, Flag.Status.RESOLVED.value]}
+        | {
+            name: [None, value]
+            for name, value in audit.snapshot(locked, ["outcome", "reassigned_to", "draft"]).items()
+            if value
+        },
+        comment=note,
+    )
+    return locked
+
+
+def reassign_candidates(flag: Flag) -> list[User]:
+    """Annotators of the study's pool who could take the flag's response: not its grader and
+    not grading it already. One query."""
+    graders = Assignment.objects.filter(study_item=flag.study_item_id).values("annotator")
+    return [
+        member.annotator
+        for member in PoolMember.objects.filter(study=flag.study_item.study_id)
+        .exclude(annotator__in=graders)
+        .select_related("annotator")
+        .order_by("annotator__username")
+        if member.annotator.is_active
+    ]
+
+
+def _reassign(skipped: Assignment, to: User | None, *, by: User) -> None:
+    if to is None:
+        raise ValidationError({"reassign_to": "Choose the grader who takes the response."})
+    item = StudyItem.objects.select_for_update().get(pk=skipped.study_item_id)
+    in_pool = PoolMember.objects.filter(study=item.study_id, annotator=to).exists()
+    if not in_pool or not to.is_active:
+        raise ValidationError({"reassign_to": f"{to.username} is not in this study's pool."})
+    if Assignment.objects.filter(study_item=item, annotator=to).exists():
+        raise ValidationError({"reassign_to": f"{to.username} already grades this response."})
+    held = Assignment.objects.filter(study_item__study=item.study_id, annotator=to)
+    Assignment.objects.create(study_item=item, annotator=to, position=held.next_order())
+    Grade.objects.filter(assignment=skipped).delete()
+    LikertRating.objects.filter(assignment=skipped).delete()
+    skipped.delete()
+
+
+# ----- what maintainers read ------------------------------------------------------------------
+@dataclass
+class FlagGroup:
+    """Open flags on one criterion (code) or one response (study item), newest first."""
+
+    key: str
+    label: str
+    flags: list[Flag] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class OpenFlags:
+    flags: list[Flag]
+    by_criterion: list[FlagGroup]
+    by_response: list[FlagGroup]
+
+
+def open_flags(study: Study) -> OpenFlags:
+    """The study's open flags, grouped per criterion and per response. One query."""
+    flags = list(
+        Flag.objects.open()
+        .filter(study_item__study=study)
+        .select_related("by", "criterion_version__criterion", "study_item__response__task")
+        .order_by("-created_at", "pk")
+    )
+    by_criterion: dict[str, FlagGroup] = {}
+    by_response: dict[int, FlagGroup] = defaultdict(lambda: FlagGroup("", ""))
+    for flag in flags:
+        if flag.criterion_version is not None:
+            code = flag.criterion_version.criterion.code
+            by_criterion.setdefault(code, FlagGroup(code, code)).flags.append(flag)
+        item = flag.study_item
+        group = by_response[item.pk]
+        if not group.key:
+            group.key = f"item-{item.pk}"
+            group.label = f"{item.response.task.key}, response {item.pk}"
+        group.flags.append(flag)
+    return OpenFlags(
+        flags,
+        sorted(by_criterion.values(), key=lambda g: (-len(g.flags), g.key)),
+        sorted(by_response.values(), key=lambda g: (-len(g.flags), g.key)),
+    )
+
+
+def open_flag_counts() -> list[tuple[int, str, int]]:
+    """(study id, study name, open flags) of every study with open flags, most first: the
+    maintainers' home page. One query."""
+    rows = (
+        Flag.objects.open()
+        .values_list("study_item__study", "study_item__study__name")
+        .annotate(n=Count("pk"))
+        .order_by("-n", "study_item__study__name")
+    )
+    return [(int(pk), str(name), int(n)) for pk, name, n in rows]
