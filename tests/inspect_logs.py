@@ -22,9 +22,9 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
-from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.scorer import Score, Target, mean, scorer
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import Generate, TaskState, generate, solver
 
 from tests.llm_server import Request, model_name
 
@@ -87,12 +87,29 @@ def l2_scorer() -> Any:
     return score
 
 
+@solver
+def learner_replies(replies: list[str]) -> Any:
+    """A simulated learner: after the tutor's first answer, each reply is a user message the
+    tutor answers in turn, so the sample holds a dialogue."""
+
+    async def solve(state: TaskState, generate_: Generate) -> TaskState:
+        for reply in replies:
+            state.messages.append(ChatMessageUser(content=reply))
+            state = await generate_(state)
+        return state
+
+    return solve
+
+
 @task
-def l2_bench(tasks: list[dict[str, Any]], prompt_version: str = "v1") -> Task:
+def l2_bench(
+    tasks: list[dict[str, Any]], prompt_version: str = "v1", learner: list[str] | None = None
+) -> Task:
     dataset = [
         Sample(id=t["key"], input=t["prompt"], metadata={"criteria": t["criteria"]}) for t in tasks
     ]
-    return Task(dataset=dataset, solver=generate(), scorer=l2_scorer())
+    solvers = [generate(), learner_replies(learner)] if learner else [generate()]
+    return Task(dataset=dataset, solver=solvers, scorer=l2_scorer())
 
 
 def write_judge_log(
@@ -103,9 +120,12 @@ def write_judge_log(
     judge: str = JUDGE,
     epochs: int = 1,
     prompt_version: str = "v1",
+    learner: Sequence[str] = (),
     **eval_options: Any,
 ) -> Path:
-    """Run the judged task on `tasks` against the loopback server; the `.eval` log's path."""
+    """Run the judged task on `tasks` against the loopback server; the `.eval` log's path.
+    With `learner` replies, each sample is a dialogue: the tutor answers the task, then each
+    reply in turn (a multi-turn sample)."""
     arguments = [
         {
             "key": t.key,
@@ -123,6 +143,7 @@ def write_judge_log(
         "max_retries": 0,
     }
     (log,) = inspect_eval(
-        l2_bench(tasks=arguments, prompt_version=prompt_version), **(options | eval_options)
+        l2_bench(tasks=arguments, prompt_version=prompt_version, learner=list(learner) or None),
+        **(options | eval_options),
     )
     return Path(log.location)

@@ -15,7 +15,11 @@ What is read (Inspect's log schema, version 2):
   ``{"criterion_id", "weight", "judgement"}`` plus an optional ``explanation``/``rationale``.
   A ``judgement`` of JSON ``null`` is an answer the judge gave that could not be read as a
   verdict (after any retries): it is kept as no verdict, with its explanation, never guessed.
-  ``output.completion`` (else the first choice's text) gives the evaluated response.
+  ``output.completion`` (else the first choice's text) gives the evaluated response; a
+  multi-turn sample (its ``messages`` hold more than one assistant message: a dialogue the
+  tutor held with a simulated learner) gives a dialogue instead, its user and assistant
+  messages as turns in order (system and tool messages are left out: the system prompt is the
+  task's).
 - A sample whose ``metadata.response_id`` names a response already stored (its id, as in a
   responses file, within the task ``metadata.task_key`` when given) judges that response: its
   output is the judge's answer, not a response, so
@@ -39,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from .problems import Problem, describe, shown
-from .responses import ResponseRecord
+from .responses import ResponseRecord, Role, Turn
 from .verdicts import ACCEPTED, VerdictRecord, parse_verdict
 from .zip_members import MemberError, ZipMembers
 
@@ -230,7 +234,10 @@ def _read_sample(
     parsed = _verdicts(log, member, results, task_key, epoch, found, judged, judged_task)
     model = found["model"]
     text = _completion(sample.get("output"))
-    if judged is None and model is not None and text is not None:
+    turns = _dialogue(sample.get("messages"))
+    if judged is None and model is not None and turns is not None:
+        responses.append(ResponseRecord(task_key, model, turns=turns, epoch=epoch))
+    elif judged is None and model is not None and text is not None:
         responses.append(ResponseRecord(task_key, model, response=text, epoch=epoch))
     verdicts.extend(parsed)
 
@@ -323,6 +330,38 @@ def _verdicts(
             )
         )
     return verdicts
+
+
+def _dialogue(messages: Any) -> tuple[Turn, ...] | None:
+    """The user and assistant messages of a multi-turn sample as turns; None when the sample
+    holds at most one assistant message (a single answer, read from its output)."""
+    if not isinstance(messages, list):
+        return None
+    turns = []
+    for message in messages:
+        if not isinstance(message, dict) or message.get("role") not in (Role.USER, Role.ASSISTANT):
+            continue
+        content = _content(message.get("content"))
+        if content:
+            turns.append(Turn(Role(message["role"]), content))
+    if sum(1 for t in turns if t.role == Role.ASSISTANT) < 2:
+        return None
+    return tuple(turns)
+
+
+def _content(content: Any) -> str | None:
+    """A message's text: a string, or the text of its content parts (reasoning, images and
+    tool calls are not the tutor's words)."""
+    if isinstance(content, str):
+        return content.strip() or None
+    if isinstance(content, list):
+        parts = [
+            c.get("text")
+            for c in content
+            if isinstance(c, dict) and c.get("type", "text") == "text"
+        ]
+        return "".join(p for p in parts if isinstance(p, str)).strip() or None
+    return None
 
 
 def _completion(output: Any) -> str | None:

@@ -102,10 +102,23 @@ class ResponsesPlanner:
             .values_list("response_id", "role", "content")
         ):
             turns[response_id].append((role, content))
+        graded = set(
+            Turn.objects.filter(response__in=conversations, grades__isnull=False).values_list(
+                "response_id", flat=True
+            )
+        )
         for plan, response in zip(plans, existing, strict=True):
             plan.changed = fields_of(plan.record) != current_fields(response) or (
                 turns_of(plan.record) != turns[response.pk]
             )
+            if plan.changed and response.pk in graded:
+                # Turn grades hold the turns (a submitted grade is never lost).
+                self.problem(
+                    plan.record.line,
+                    "turns",
+                    f"response {plan.external_id!r} is a dialogue graded turn by turn in a "
+                    "study: it cannot change",
+                )
 
 
 def fields_of(record: ResponseRecord) -> dict[str, str | int]:

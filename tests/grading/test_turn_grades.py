@@ -1,6 +1,8 @@
 """Turn-level criteria: a dialogue's tutor turns graded one by one, the response's grade
 derived by the criterion's turn rule, revisions after submission."""
 
+import json
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.test import Client
@@ -9,8 +11,9 @@ from django.urls import reverse
 from accounts.roles import Role
 from grading import services
 from grading.models import Assignment, Grade, GradeRevision, TurnGrade, TurnGradeRevision
+from interchange.importers import import_responses
 from rubrics import services as rubric_services
-from rubrics.models import CriterionVersion
+from rubrics.models import CriterionVersion, Response
 from tests import factories
 from tests.conftest import htmx
 
@@ -135,6 +138,27 @@ def test_graded_turns_of_a_dialogue_cannot_be_replaced_by_a_reimport(dialogue):
             turns=[rubric_services.TurnSpec("assistant", "Hi")],
             external_id="d1",
         )
+
+
+def test_an_import_changing_a_graded_dialogue_is_refused_naming_it(dialogue, tmp_path):
+    assignment, grader, versions, turns = dialogue
+    answer = assignment.study_item.response
+    Response.objects.filter(pk=answer.pk).update(external_id="d1")
+    services.save_turn_grade(
+        assignment, versions["01"].pk, turns[0].pk, verdict="pass", rationale="", by=grader
+    )
+    line = {
+        "id": "d1",
+        "task_key": answer.task.key,
+        "model": answer.model_name,
+        "turns": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}],
+    }
+    path = tmp_path / "responses.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    report = import_responses(path, answer.task.framework)
+    assert not report.ok
+    assert "'d1' is a dialogue graded turn by turn" in "\n".join(report.problem_lines())
+    assert answer.turns.count() == 6
 
 
 def test_a_share_rule_needs_its_percentage():

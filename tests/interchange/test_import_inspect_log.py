@@ -136,3 +136,33 @@ def test_a_maintainer_uploads_a_log_written_by_inspect(
     assert stored_verdicts() == EXPECTED
     page = client.get(response.url).content.decode()
     assert f"verdicts: {len(EXPECTED)} created" in page
+
+
+@pytest.fixture(scope="module")
+def dialogue_log(llm_server_for_session, tmp_path_factory):
+    """One task, one epoch, as a dialogue: the tutor answers, then a learner asks twice more."""
+    llm_server_for_session.reset()
+    llm_server_for_session.default = script
+    record = RECORDS[0]
+    tasks = [
+        LogTask(
+            record.task_key,
+            record.task,
+            tuple((c.id, c.weight, c.description) for c in record.criteria),
+        )
+    ]
+    learner = ["Can you give me an example?", "And one more, please."]
+    return write_judge_log(tmp_path_factory.mktemp("dialogue"), tasks, learner=learner)
+
+
+def test_a_multi_turn_sample_imports_as_a_dialogue_of_its_messages(benchmark, dialogue_log):
+    report = import_verdicts(dialogue_log, benchmark)
+    assert report.ok, report.problem_lines()
+    response = Response.objects.get(model_name=model_name(TUTOR))
+    assert (response.kind, response.text) == ("conversation", "")
+    turns = list(response.turns.values_list("role", "content"))
+    assert [role for role, _ in turns] == ["user", "assistant"] * 3
+    assert turns[0][1] == RECORDS[0].task
+    assert turns[2][1] == "Can you give me an example?"
+    assert turns[5][1] == "A tutor's answer, for tutor-1."
+    assert import_verdicts(dialogue_log, benchmark).counts["responses"].unchanged == 1
