@@ -12,7 +12,7 @@ PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 $$HOME/.pyenv/versio
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { command -v $$p; break; }; \
 	done)
 
-.PHONY: run serve worker-forever install migrate demo test test-sqlite test-postgres test-browser schemathesis lint format migrations-check bench postgres chromium axe clean
+.PHONY: messages run serve worker-forever install migrate demo test test-sqlite test-postgres test-browser schemathesis lint format migrations-check bench postgres chromium axe clean
 
 $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.12+ is required (none found)."; exit 1; }
@@ -117,6 +117,17 @@ lint: install
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy .
 	$(PY) manage.py makemigrations --check --dry-run
+
+# The Spanish catalogue (locale/es): gather the marked strings of the Python code, the templates
+# and static/*.js into the .po files, then compile the .mo files, both committed. Needs GNU gettext
+# (apt-get install gettext); the tests check the .mo files against the .po files without it.
+MESSAGE_DIRS := --ignore=.venv --ignore=staticfiles --ignore=var --ignore=media --ignore=tests --ignore=bench --ignore=l2annot.egg-info
+
+messages: install
+	@command -v msgfmt >/dev/null || { echo "GNU gettext is required: apt-get install gettext"; exit 1; }
+	$(PY) manage.py makemessages --locale=es --no-obsolete --add-location=file $(MESSAGE_DIRS)
+	$(PY) manage.py makemessages --locale=es --no-obsolete --add-location=file --domain=djangojs $(MESSAGE_DIRS)
+	$(PY) manage.py compilemessages --locale=es $(MESSAGE_DIRS)
 
 format: install
 	$(VENV)/bin/ruff check --fix .

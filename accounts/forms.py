@@ -1,9 +1,25 @@
 from django import forms
+from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 
-from accounts.models import ApiToken
+from accounts.models import ApiToken, User
 
 
 class ApiTokenForm(forms.ModelForm):
     class Meta:
         model = ApiToken
         fields = ["name"]
+
+
+class LanguageForm(forms.ModelForm):
+    class Meta:
+        model = User
+        fields = ["language"]
+        labels = {"language": _("Interface language")}
+        help_texts = {"language": _("Without a choice, the language your browser asks for.")}
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        field = self.fields["language"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [("", _("Browser's language")), *settings.LANGUAGES]

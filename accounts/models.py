@@ -2,9 +2,11 @@ import hashlib
 import secrets
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from accounts.roles import ACTION_LABELS
 
@@ -13,6 +15,10 @@ class User(AbstractUser):
     """The project's own user model, so profile fields can grow without a swap later."""
 
     display_name = models.CharField(max_length=150, blank=True)
+    # The interface language this person chose; blank: their browser's (accounts.middleware).
+    language = models.CharField(
+        _("interface language"), max_length=10, blank=True, choices=settings.LANGUAGES
+    )
 
     def __str__(self) -> str:
         return self.display_name or self.get_full_name() or self.username

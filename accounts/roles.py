@@ -6,6 +6,9 @@ kept in step with this table by `sync_roles()` after every migrate.
 
 from enum import StrEnum
 
+from django.utils.functional import Promise as StrPromise
+from django.utils.translation import gettext_noop, pgettext_lazy
+
 
 class Role(StrEnum):
     ADMIN = "Admin"
@@ -31,18 +34,29 @@ class Action(StrEnum):
     MANAGE_PEOPLE = "manage_people"
 
 
+# Also the names of the Django permissions (in migrations), so marked only: translated where shown.
 ACTION_LABELS: dict[Action, str] = {
-    Action.VIEW_TAXONOMY: "View the taxonomy and context variables",
-    Action.EDIT_TAXONOMY: "Edit the taxonomy and context variables",
-    Action.VIEW_BENCHMARK: "View tasks, criteria and model responses",
-    Action.EDIT_RUBRICS: "Write tasks and criteria",
-    Action.REVIEW_RUBRICS: "Approve or return tasks submitted for review",
-    Action.IMPORT_DATA: "Import benchmarks, responses and judge verdicts",
-    Action.EXPORT_DATA: "Export rubrics, grades and reports",
-    Action.MANAGE_STUDIES: "Run grading studies and adjudicate",
-    Action.GRADE: "Grade assigned responses",
-    Action.VIEW_HISTORY: "See who changed what",
-    Action.MANAGE_PEOPLE: "Invite people, set their role and expertise, deactivate them",
+    Action.VIEW_TAXONOMY: gettext_noop("View the taxonomy and context variables"),
+    Action.EDIT_TAXONOMY: gettext_noop("Edit the taxonomy and context variables"),
+    Action.VIEW_BENCHMARK: gettext_noop("View tasks, criteria and model responses"),
+    Action.EDIT_RUBRICS: gettext_noop("Write tasks and criteria"),
+    Action.REVIEW_RUBRICS: gettext_noop("Approve or return tasks submitted for review"),
+    Action.IMPORT_DATA: gettext_noop("Import benchmarks, responses and judge verdicts"),
+    Action.EXPORT_DATA: gettext_noop("Export rubrics, grades and reports"),
+    Action.MANAGE_STUDIES: gettext_noop("Run grading studies and adjudicate"),
+    Action.GRADE: gettext_noop("Grade assigned responses"),
+    Action.VIEW_HISTORY: gettext_noop("See who changed what"),
+    Action.MANAGE_PEOPLE: gettext_noop(
+        "Invite people, set their role and expertise, deactivate them"
+    ),
+}
+
+ROLE_LABELS: dict[Role, "StrPromise"] = {
+    Role.ADMIN: pgettext_lazy("role", "Admin"),
+    Role.MAINTAINER: pgettext_lazy("role", "Maintainer"),
+    Role.AUTHOR: pgettext_lazy("role", "Author"),
+    Role.ANNOTATOR: pgettext_lazy("role", "Annotator"),
+    Role.VIEWER: pgettext_lazy("role", "Viewer"),
 }
 
 _READ = {Action.VIEW_TAXONOMY, Action.VIEW_BENCHMARK, Action.VIEW_HISTORY}

@@ -5,6 +5,7 @@ from accounts.views import password_reset, profile
 
 urlpatterns = [
     path("accounts/profile/", profile.profile, name="profile"),
+    path("accounts/language/", profile.language, name="language"),
     path("accounts/tokens/", profile.token_create, name="token_create"),
     path("accounts/tokens/<int:pk>/revoke/", profile.token_revoke, name="token_revoke"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

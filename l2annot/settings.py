@@ -71,6 +71,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After authentication: a person's chosen interface language, else the browser's.
+    "accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
@@ -91,6 +93,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
@@ -205,7 +208,12 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "webmaster@localhost")
 PASSWORD_RESET_LIMIT_PER_EMAIL = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_EMAIL", "3"))
 PASSWORD_RESET_LIMIT_PER_CLIENT = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_CLIENT", "10"))
 
+# Interface languages (docs/development.md, "Translations"): each person chooses one on their
+# profile; without a choice the browser's Accept-Language decides. The API and the exports are
+# always English and locale-independent. The Spanish catalogue is locale/es/LC_MESSAGES.
 LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("es", "Español")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

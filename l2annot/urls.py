@@ -1,5 +1,16 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import last_modified
+from django.views.i18n import JavaScriptCatalog
+
+from l2annot import started
+
+# The JavaScript translations (static/*.js call gettext): loaded only for a language other than
+# English, cached by the browser and revalidated against the server's start time.
+javascript_catalog = cache_control(max_age=3600, private=True)(
+    last_modified(lambda request, **kwargs: started.AT)(JavaScriptCatalog.as_view())
+)
 
 admin.site.site_header = "L2 Annot administration"
 admin.site.site_title = "L2 Annot"
@@ -15,6 +26,7 @@ urlpatterns = [
     path("history/", include("audit.urls")),
     path("interchange/", include("interchange.urls")),
     path("workbench/", include("workbench.urls")),
+    path("jsi18n/", javascript_catalog, name="javascript-catalog"),
     path("api/", include("api.urls")),
     path("admin/", admin.site.urls),
 ]

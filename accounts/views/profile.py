@@ -4,23 +4,27 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import translation
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from accounts.forms import ApiTokenForm
+from accounts.forms import ApiTokenForm, LanguageForm
 from accounts.models import ApiToken
 from accounts.permissions import AuthenticatedHttpRequest
-from accounts.roles import ACTION_LABELS, ROLE_ACTIONS
+from accounts.roles import ACTION_LABELS, ROLE_ACTIONS, ROLE_LABELS
 from accounts.services import role_of
 
 
 def _profile(request: AuthenticatedHttpRequest, status: int = 200, **extra: object) -> HttpResponse:
     role = role_of(request.user)
-    allowed = sorted(ACTION_LABELS[a] for a in ROLE_ACTIONS.get(role, ())) if role else []
+    allowed = sorted(_(ACTION_LABELS[a]) for a in ROLE_ACTIONS.get(role, ())) if role else []
     context = {
         "role": role,
+        "role_label": ROLE_LABELS[role] if role else None,
         "allowed": allowed,
         "tokens": request.user.api_tokens.all(),
         "token_form": ApiTokenForm(),
+        "language_form": LanguageForm(instance=request.user),
     }
     return render(request, "accounts/profile.html", context | extra, status=status)
 
@@ -48,5 +52,21 @@ def token_create(request: AuthenticatedHttpRequest) -> HttpResponse:
 def token_revoke(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     token = get_object_or_404(ApiToken, pk=pk, user=request.user)
     token.revoke()
-    messages.success(request, f"Token “{token.name}” revoked: scripts using it now get 401.")
+    messages.success(
+        request,
+        _("Token “%(name)s” revoked: scripts using it now get 401.") % {"name": token.name},
+    )
+    return redirect("profile")
+
+
+@login_required
+@require_POST
+def language(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """Store the person's interface language; the next pages (this redirect's) use it."""
+    form = LanguageForm(request.POST, instance=request.user)
+    if not form.is_valid():
+        return _profile(request, 422, language_form=form)
+    user = form.save()
+    translation.activate(user.language or translation.get_language_from_request(request))
+    messages.success(request, _("Interface language saved."))
     return redirect("profile")

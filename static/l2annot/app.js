@@ -1,6 +1,12 @@
 // Progressive enhancement only: every page works without this file.
 (function () {
   "use strict";
+  // The translations come from /jsi18n/ (Django's JavaScriptCatalog), loaded for languages other
+  // than English; without it the English text stands.
+  var gettext = window.gettext || function (text) { return text; };
+  var interpolate = window.interpolate || function (format, values) {
+    return format.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
 
   function notice(text) {
     var box = document.getElementById("notice");
@@ -12,12 +18,12 @@
   // htmx leaves the page as it was on an error it does not swap; say so instead of failing silently.
   document.addEventListener("htmx:responseError", function (event) {
     var status = event.detail.xhr.status;
-    if (status === 403) notice("Your role does not allow this action.");
-    else if (status === 404) notice("That item no longer exists. Reload the page to see the current state.");
-    else notice("The server could not complete the request (" + status + "). Nothing was changed; please try again.");
+    if (status === 403) notice(gettext("Your role does not allow this action."));
+    else if (status === 404) notice(gettext("That item no longer exists. Reload the page to see the current state."));
+    else notice(interpolate(gettext("The server could not complete the request (%(status)s). Nothing was changed; please try again."), {status: status}, true));
   });
   document.addEventListener("htmx:sendError", function () {
-    notice("No connection to the server. Nothing was changed; check your connection and try again.");
+    notice(gettext("No connection to the server. Nothing was changed; check your connection and try again."));
   });
   document.addEventListener("htmx:beforeRequest", function () {
     var box = document.getElementById("notice");

@@ -37,6 +37,8 @@ class Route:
 ROUTES: dict[str, Route] = {
     "home": Route("GET", ALL),
     "profile": Route("GET", ALL),
+    "language": Route("POST", ALL),
+    "javascript-catalog": Route("GET", PUBLIC),
     "token_create": Route("POST", ALL),
     "token_revoke": Route("POST", ALL),
     "login": Route("GET", PUBLIC),

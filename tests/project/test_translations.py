@@ -1,0 +1,80 @@
+"""The Spanish catalogue is complete and its compiled .mo files match the .po files, so neither
+CI nor a deploy needs GNU gettext (`make messages` rewrites both, docs/development.md)."""
+
+import ast
+import gettext
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+CATALOGUES = sorted((settings.BASE_DIR / "locale").glob("*/LC_MESSAGES/*.po"))
+
+
+def read_po(path: Path) -> dict[str, tuple[list[str], bool]]:
+    """Each entry's key (msgctxt EOT msgid, NUL msgid_plural as in a .mo) with its translations
+    and whether it is marked fuzzy; the header is left out."""
+    entries: dict[str, tuple[list[str], bool]] = {}
+    for block in path.read_text(encoding="utf-8").split("\n\n"):
+        fields: dict[str, str] = {}
+        fuzzy = False
+        current = ""
+        for line in block.splitlines():
+            if line.startswith("#,") and "fuzzy" in line:
+                fuzzy = True
+            elif line.startswith("#") or not line.strip():
+                continue
+            elif line.startswith('"'):
+                fields[current] += ast.literal_eval(line)
+            else:
+                current, _, literal = line.partition(" ")
+                fields[current] = ast.literal_eval(literal)
+        if not fields.get("msgid"):
+            continue
+        key = fields["msgid"]
+        if "msgctxt" in fields:
+            key = fields["msgctxt"] + "\x04" + key
+        if "msgid_plural" in fields:
+            key += "\x00" + fields["msgid_plural"]
+        strings = [value for name, value in sorted(fields.items()) if name.startswith("msgstr")]
+        entries[key] = (strings, fuzzy)
+    return entries
+
+
+def test_there_is_a_spanish_catalogue_for_the_code_and_for_the_javascript():
+    assert [path.relative_to(settings.BASE_DIR).as_posix() for path in CATALOGUES] == [
+        "locale/es/LC_MESSAGES/django.po",
+        "locale/es/LC_MESSAGES/djangojs.po",
+    ]
+
+
+@pytest.mark.parametrize("po", CATALOGUES, ids=lambda path: path.name)
+def test_every_entry_is_translated_and_none_is_fuzzy(po):
+    entries = read_po(po)
+    assert len(entries) > 3
+    untranslated = [key for key, (strings, _) in entries.items() if not all(strings)]
+    fuzzy = [key for key, (_, is_fuzzy) in entries.items() if is_fuzzy]
+    assert untranslated == [], f"{po.name}: untranslated entries (run `make messages`, translate)"
+    assert fuzzy == [], f"{po.name}: fuzzy entries (check the translation, drop the flag)"
+
+
+@pytest.mark.parametrize("po", CATALOGUES, ids=lambda path: path.name)
+def test_the_compiled_catalogue_matches_its_source(po):
+    with po.with_suffix(".mo").open("rb") as compiled:
+        catalog = gettext.GNUTranslations(compiled)._catalog  # type: ignore[attr-defined]
+    from_mo: dict[str, list[str]] = {}
+    for key, value in catalog.items():
+        if key == "":
+            continue
+        if isinstance(key, tuple):  # a plural: (msgid, index) for every form
+            msgid = key[0]
+            plural = next(k for k in _plural_keys(po) if k.startswith(msgid + "\x00") or k == msgid)
+            from_mo.setdefault(plural, []).append(value)
+        else:
+            from_mo[key] = [value]
+    from_po = {key: strings for key, (strings, _) in read_po(po).items()}
+    assert from_mo == from_po, f"{po.with_suffix('.mo').name} is stale: run `make messages`"
+
+
+def _plural_keys(po: Path) -> list[str]:
+    return [key for key in read_po(po) if "\x00" in key]
