@@ -60,6 +60,8 @@ class DemoTask:
     resources: list[tuple[str, str]] = field(default_factory=list)
     exclusions: dict[str, str] = field(default_factory=dict)
     responses: dict[str, str | list[tuple[str, str]]] = field(default_factory=dict)
+    # Graded on each tutor turn of a dialogue: (wording, weight, turn rule, share or None).
+    turn_criteria: list[tuple[str, int, str, int | None]] = field(default_factory=list)
 
 
 TASKS = [
@@ -193,6 +195,17 @@ TASKS = [
             ("Stays on the topic of the careers fair.", 3),
             ("Offers one or two useful phrases for introducing oneself to an employer.", 2),
         ],
+        turn_criteria=[
+            ("Keeps this turn to one or two short sentences.", 2, "all", None),
+            ("Recasts the learner's error instead of correcting it explicitly.", 3, "share", 50),
+            ("Ends the turn with a question that invites the learner to speak.", 2, "any", None),
+            (
+                "Lectures the learner: a long explanation the learner did not ask for.",
+                -2,
+                "any",
+                None,
+            ),
+        ],
         responses={
             "orion": [
                 ("user", "Hello! I go to careers fair next week."),
@@ -214,10 +227,24 @@ TASKS = [
                 "email within 48 hours. Also remember that small talk is culturally variable "
                 "and that employers value confidence, curiosity and preparation above all."
             ),
-            "basalt": (
-                "Hi! Are you excited about the fair? What do you study? (Tip: say *I'm "
-                "studying...* to introduce yourself.)"
-            ),
+            "basalt": [
+                ("user", "Hello! I go to careers fair next week."),
+                ("assistant", "Hi! Are you excited about the fair? What do you study?"),
+                ("user", "I study civil engineering. I am very nervous for talk to them."),
+                (
+                    "assistant",
+                    "The correct form is 'nervous about talking to them', because after a "
+                    "preposition English uses the -ing form of the verb; this is a very common "
+                    "error for learners at your level, and you should practise it by writing "
+                    "ten sentences with 'about' and an -ing verb before the fair.",
+                ),
+                ("user", "OK. What I say first?"),
+                (
+                    "assistant",
+                    "You could say: *Hi, I'm studying civil engineering. Could you tell me "
+                    "about your graduate roles?* Want to try it on me?",
+                ),
+            ],
         },
     ),
 ]
@@ -278,6 +305,10 @@ def _create_published(framework: Framework, spec: DemoTask, author: Any, maintai
         services.add_resource(task, title, author, text=text)
     for wording, weight in spec.criteria:
         services.add_criterion(task, wording, weight, author)
+    for wording, weight, rule, share in spec.turn_criteria:
+        services.add_criterion(
+            task, wording, weight, author, applies_to="turn", turn_rule=rule, turn_share=share
+        )
     for code, reason in spec.exclusions.items():
         criterion = Criterion.objects.get(framework=framework, code=code)
         services.exclude_universal(task, criterion, reason, author)

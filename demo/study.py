@@ -63,7 +63,7 @@ def seed_demo_study() -> Study | None:
     )
     services.assign_study(study)
     rng = random.Random(SEED)
-    consensus: dict[tuple[int, int], str] = {}
+    consensus: dict[tuple[int, int, int], str] = {}
     for grader in graders:
         for _ in range(GRADED_PER_ANNOTATOR):
             assignment = services.claim_next(study, grader)
@@ -93,32 +93,54 @@ def _grade(
     assignment: Assignment,
     grader: User,
     disagreement: float,
-    consensus: dict[tuple[int, int], str],
+    consensus: dict[tuple[int, int, int], str],
     rng: random.Random,
 ) -> None:
+    turns = services.tutor_turns(assignment.study_item.response_id)
     for line in assignment.study_item.rubric_version.effective_rubric():
         if not line.applicable:
             continue
-        key = (assignment.study_item_id, line.version.pk)
-        agreed = consensus.setdefault(key, Verdict.PASS if rng.random() < 0.7 else Verdict.FAIL)
-        verdict = agreed
-        if rng.random() < disagreement:
-            verdict = rng.choice(
-                [v for v in (Verdict.PASS, Verdict.FAIL, Verdict.NA) if v != agreed]
-            )
         penalty = line.weight < 0
-        rationale = ""
-        if verdict == adverse_verdict(penalty=penalty):  # Fail, or Present on a penalty
-            rationale = (
-                "Demo rationale: the response shows this behaviour."
-                if penalty
-                else "Demo rationale: the response does not meet this criterion."
-            )
-        services.save_grade(
-            assignment, line.version.pk, verdict=verdict, rationale=rationale, by=grader
-        )
+        # A turn-level criterion on a dialogue takes a verdict on each tutor turn.
+        for turn in turns if line.version.per_turn and turns else [None]:
+            key = (assignment.study_item_id, line.version.pk, turn.pk if turn else 0)
+            verdict = _verdict(key, consensus, disagreement, rng)
+            rationale = ""
+            if verdict == adverse_verdict(penalty=penalty):  # Fail, or Present on a penalty
+                rationale = (
+                    "Demo rationale: the response shows this behaviour."
+                    if penalty
+                    else "Demo rationale: the response does not meet this criterion."
+                )
+            if turn is None:
+                services.save_grade(
+                    assignment, line.version.pk, verdict=verdict, rationale=rationale, by=grader
+                )
+            else:
+                services.save_turn_grade(
+                    assignment,
+                    line.version.pk,
+                    turn.pk,
+                    verdict=verdict,
+                    rationale=rationale,
+                    by=grader,
+                )
     for item in assignment.study_item.study.likert_items.all():
         services.save_likert(
             assignment, item.pk, min(5, max(1, round(rng.gauss(4.2, 0.8)))), by=grader
         )
     services.submit(assignment, by=grader)
+
+
+def _verdict(
+    key: tuple[int, int, int],
+    consensus: dict[tuple[int, int, int], str],
+    disagreement: float,
+    rng: random.Random,
+) -> str:
+    """The verdict most graders give on a (study item, criterion, turn), drawn once, from
+    which this grader departs with their own probability."""
+    agreed = consensus.setdefault(key, Verdict.PASS if rng.random() < 0.7 else Verdict.FAIL)
+    if rng.random() < disagreement:
+        return rng.choice([v for v in (Verdict.PASS, Verdict.FAIL, Verdict.NA) if v != agreed])
+    return agreed
