@@ -10,7 +10,7 @@ from accounts.roles import Role
 from agreement.services import run_comparison, triage
 from demo.judge_runs import seed_demo_judge_runs
 from demo.study import JUDGE, NAME, seed_demo_study
-from grading.models import Assignment, Grade, Study
+from grading.models import Assignment, Grade, Study, TurnGrade
 from judging.models import JudgeConfig, JudgeRating, JudgeRun
 
 pytestmark = pytest.mark.django_db
@@ -34,6 +34,10 @@ def test_seed_demo_makes_a_study_with_submitted_grades_that_disagree_somewhere(s
         verdicts[item, version].add(verdict)
     assert any(len(v) > 1 for v in verdicts.values())
     assert any(len(v) == 1 for v in verdicts.values())
+    # the dialogues of task 903 are graded turn by turn on its turn-level criteria
+    turn_grades = TurnGrade.objects.filter(assignment__in=submitted)
+    assert turn_grades.values("criterion_version").distinct().count() == 4
+    assert turn_grades.values("turn__response").distinct().count() == 2
     assert seed_demo_study() == study  # idempotent
 
 
