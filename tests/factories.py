@@ -442,6 +442,15 @@ def first(model: type[Model]) -> Model:
     return model._default_manager.order_by("pk").first()
 
 
+def fresh(built: dict[str, Any]) -> dict[str, Any]:
+    """The objects of data built once for a module (`module_db`), each read again from the
+    database, so that no test sees another test's changes to a Python object."""
+    return {
+        key: type(value)._default_manager.get(pk=value.pk) if isinstance(value, Model) else value
+        for key, value in built.items()
+    }
+
+
 # ----- imports ----------------------------------------------------------------------------
 
 CONTEXT = {"cefr_level": ["A1", "b2"], "learner_age": ["teenagers (12-17)"]}

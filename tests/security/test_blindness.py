@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from accounts.roles import Role
+from accounts.services import create_user_with_role, sync_roles
 from grading import services
 from grading.adjudication import record_gold_verdict
 from grading.models import Assignment, Grade
@@ -25,11 +26,13 @@ GOLD_NOTE = "secret-gold-note"
 SECRETS = (MODEL, JUDGE, RATIONALE, GOLD_NOTE)
 
 
-@pytest.fixture
-def world(make_user):  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def built(module_db):  # type: ignore[no-untyped-def]
     """Ada and Ben grade the same response; Ben has submitted, with a rationale; a judge ran on
-    it and a maintainer recorded a gold verdict."""
-    ada, ben = make_user(Role.ANNOTATOR, "ada"), make_user(Role.ANNOTATOR, "ben")
+    it and a maintainer recorded a gold verdict. Built once for the module."""
+    sync_roles()
+    ada = create_user_with_role("ada", "pw-ada", Role.ANNOTATOR)
+    ben = create_user_with_role("ben", "pw-ben", Role.ANNOTATOR)
     response = factories.response(factories.published_task(), model=MODEL)
     study = services.create_study(
         name="Blind study",
@@ -68,6 +71,11 @@ def world(make_user):  # type: ignore[no-untyped-def]
         "response": response,
         "resource": resource,
     }
+
+
+@pytest.fixture
+def world(built, db):  # type: ignore[no-untyped-def]
+    return factories.fresh(built)
 
 
 def _url(name: str, w: dict, **kwargs: str) -> str:  # type: ignore[type-arg]

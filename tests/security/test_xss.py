@@ -11,6 +11,7 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from accounts.roles import Role
+from accounts.services import create_user_with_role, sync_roles
 from grading import services
 from grading.models import Assignment
 from judging.models import JudgeRun, JudgeVerdict, PromptTemplate, PromptVersion
@@ -57,9 +58,12 @@ def executable_markup(html: str) -> list[str]:
     return parser.found
 
 
-@pytest.fixture
-def world(make_user):  # type: ignore[no-untyped-def]
-    admin, ben = make_user(Role.ADMIN, "ada"), make_user(Role.ANNOTATOR, "ben")
+@pytest.fixture(scope="module")
+def built(module_db):  # type: ignore[no-untyped-def]
+    """Hostile text everywhere, graded and judged; built once for the module."""
+    sync_roles()
+    admin = create_user_with_role("ada", "pw-ada", Role.ADMIN)
+    ben = create_user_with_role("ben", "pw-ben", Role.ANNOTATOR)
     task = factories.published_task()
     task.instruction = PAYLOAD
     task.save()
@@ -110,10 +114,8 @@ def world(make_user):  # type: ignore[no-untyped-def]
         JudgeVerdict.objects.create(
             run=run, response=response, criterion_version=version, verdict=True, rationale=PAYLOAD
         )
-    client = Client()
-    client.force_login(admin)
     return {
-        "client": client,
+        "admin": admin,
         "task": task,
         "study": study,
         "mine": first,
@@ -122,6 +124,14 @@ def world(make_user):  # type: ignore[no-untyped-def]
         "prompt": prompt,
         "ben": ben,
     }
+
+
+@pytest.fixture
+def world(built, db):  # type: ignore[no-untyped-def]
+    world = factories.fresh(built)
+    world["client"] = Client()
+    world["client"].force_login(world["admin"])
+    return world
 
 
 def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
