@@ -2,10 +2,13 @@ from typing import Any, cast
 
 from django import forms
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.utils.translation import gettext as __
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from accounts.roles import Role
 from grading.models import LikertItem, Study, Verdict
+from grading.templatetags.grading_verdicts import shown
 from rubrics.forms import TaskFilterForm
 from rubrics.models import Response, RubricVersion, Task
 from rubrics.scoring import verdict_labels
@@ -18,7 +21,7 @@ class StudyForm(forms.ModelForm):
     annotators = forms.ModelMultipleChoiceField(
         queryset=User.objects.none(), widget=forms.CheckboxSelectMultiple
     )
-    assign_now = forms.BooleanField(required=False, initial=True, label="Assign graders now")
+    assign_now = forms.BooleanField(required=False, initial=True, label=_("Assign graders now"))
 
     class Meta:
         model = Study
@@ -61,7 +64,7 @@ class StudySelectionForm(TaskFilterForm):
         choices=[(MATCHING, "All tasks that match"), (CHOSEN, "Only the tasks ticked")],
         required=False,
         widget=forms.RadioSelect,
-        label="Responses of",
+        label=_("Responses of"),
     )
     tasks = forms.ModelMultipleChoiceField(
         queryset=Task.objects.none(), required=False, widget=forms.MultipleHiddenInput
@@ -70,7 +73,7 @@ class StudySelectionForm(TaskFilterForm):
 
     def __init__(self, *args: Any, languages: list[str], models: list[str], **kwargs: Any) -> None:
         super().__init__(*args, languages=languages, **kwargs)
-        self.fields["status"].label = "Review status"
+        self.fields["status"].label = _("Review status")
         model = cast(forms.ChoiceField, self.fields["model"])
         model.choices = [("", "Any model")] + [(m, m) for m in models]
         cast(forms.ModelMultipleChoiceField, self.fields["tasks"]).queryset = published_tasks()
@@ -137,7 +140,9 @@ class GoldVerdictForm(forms.Form):
         # The stored values stay pass / fail / na; a penalty's read Present / Absent / N/A.
         verdict = self.fields["verdict"]
         assert isinstance(verdict, forms.ChoiceField)
-        verdict.choices = list(verdict_labels(penalty=penalty).items())
+        verdict.choices = [
+            (v, shown(label)) for v, label in verdict_labels(penalty=penalty).items()
+        ]
 
 
 class StudySettingsForm(forms.ModelForm):
@@ -157,7 +162,9 @@ class StudySettingsForm(forms.ModelForm):
 
 class AddAnnotatorsForm(forms.Form):
     annotators = forms.ModelMultipleChoiceField(
-        queryset=User.objects.none(), widget=forms.CheckboxSelectMultiple, label="Add to the pool"
+        queryset=User.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        label=_("Add to the pool"),
     )
 
     def __init__(self, *args: Any, study: Study, **kwargs: Any) -> None:
@@ -174,8 +181,8 @@ class LikertQuestionsForm(forms.Form):
     prompts = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4}),
         required=False,
-        label="Questions asked with every response",
-        help_text="One question per line, each rated from 1 to 5.",
+        label=_("Questions asked with every response"),
+        help_text=_("One question per line, each rated from 1 to 5."),
     )
 
     def clean_prompts(self) -> list[str]:
@@ -183,5 +190,7 @@ class LikertQuestionsForm(forms.Form):
         prompts = [line.strip() for line in raw.splitlines() if line.strip()]
         limit = LikertItem._meta.get_field("prompt").max_length or 300
         if any(len(p) > limit for p in prompts):
-            raise forms.ValidationError(f"A question has at most {limit} characters.")
+            raise forms.ValidationError(
+                __("A question has at most %(limit)s characters.") % {"limit": limit}
+            )
         return prompts

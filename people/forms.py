@@ -1,21 +1,23 @@
 from typing import Any, cast
 
 from django import forms
+from django.utils.translation import gettext as __
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from accounts.roles import Role
+from accounts.roles import ROLE_LABELS, Role
 from grading.models import Expertise
 from taxonomy.models import SubCompetency
 
 LANGUAGE_MAX = Expertise._meta.get_field("language").max_length or 64
-ROLE_CHOICES = [(role.value, role.value) for role in Role]
+ROLE_CHOICES = [(role.value, ROLE_LABELS[role]) for role in Role]
 
 
 class InviteForm(forms.Form):
-    username = forms.CharField(max_length=150, label="User name")
-    email = forms.EmailField()
-    display_name = forms.CharField(max_length=150, required=False, label="Name shown")
-    role = forms.ChoiceField(choices=ROLE_CHOICES, initial=Role.ANNOTATOR.value)
+    username = forms.CharField(max_length=150, label=_("User name"))
+    email = forms.EmailField(label=_("Email"))
+    display_name = forms.CharField(max_length=150, required=False, label=_("Name shown"))
+    role = forms.ChoiceField(choices=ROLE_CHOICES, initial=Role.ANNOTATOR.value, label=_("Role"))
 
     def clean_username(self) -> str:
         username = cast(str, self.cleaned_data["username"]).strip()
@@ -38,13 +40,13 @@ class ExpertiseForm(forms.Form):
         SubCompetency.objects.none(),
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        label="Sub-competencies",
-        help_text="None ticked: any sub-competency.",
+        label=_("Sub-competencies"),
+        help_text=_("None ticked: any sub-competency."),
     )
     languages = forms.CharField(
         required=False,
-        label="Target languages",
-        help_text="Separated by commas; empty: any language.",
+        label=_("Target languages"),
+        help_text=_("Separated by commas; empty: any language."),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -58,5 +60,7 @@ class ExpertiseForm(forms.Form):
         raw = cast(str, self.cleaned_data["languages"])
         languages = list(dict.fromkeys(x.strip() for x in raw.split(",") if x.strip()))
         if any(len(x) > LANGUAGE_MAX for x in languages):
-            raise forms.ValidationError(f"A language name has at most {LANGUAGE_MAX} characters.")
+            raise forms.ValidationError(
+                __("A language name has at most %(limit)s characters.") % {"limit": LANGUAGE_MAX}
+            )
         return languages

@@ -17,8 +17,11 @@ from django.core.mail import send_mail
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import translation
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from accounts.models import User
 from accounts.roles import Role
@@ -35,8 +38,12 @@ class NotOnYourself(Conflict):
     otherwise lock everyone out."""
 
 
-USERNAME_TAKEN = "This user name is already used: choose another."
-EMAIL_TAKEN = "This email address is already used by another account."
+USERNAME_TAKEN: str = gettext_lazy(  # type: ignore[assignment]
+    "This user name is already used: choose another."
+)
+EMAIL_TAKEN: str = gettext_lazy(  # type: ignore[assignment]
+    "This email address is already used by another account."
+)
 
 
 def invitation_link(user: User, base_url: str) -> str:
@@ -54,16 +61,15 @@ def invitation_link(user: User, base_url: str) -> str:
 def send_invitation(user: User, base_url: str, *, by: User | None = None) -> None:
     """Email `user` a link to set their password (again, for a link that expired)."""
     if not user.email:
-        raise ValidationError({"email": ["This account has no email address to invite."]})
+        raise ValidationError({"email": [_("This account has no email address to invite.")]})
     if not user.is_active:
-        raise Conflict("This account is deactivated: reactivate it before inviting.")
+        raise Conflict(_("This account is deactivated: reactivate it before inviting."))
     context = {"user": user, "link": invitation_link(user, base_url), "by": by}
-    send_mail(
-        render_to_string("people/invitation_subject.txt", context).strip(),
-        render_to_string("people/invitation_email.txt", context),
-        settings.DEFAULT_FROM_EMAIL,
-        [user.email],
-    )
+    # In the invited person's language once they chose one, else in the inviting admin's.
+    with translation.override(user.language or translation.get_language()):
+        subject = render_to_string("people/invitation_subject.txt", context).strip()
+        body = render_to_string("people/invitation_email.txt", context)
+    send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [user.email])
 
 
 @transaction.atomic
@@ -82,7 +88,7 @@ def invite(
     if User.objects.filter(username__iexact=username).exists():
         errors["username"] = [USERNAME_TAKEN]
     if not email:
-        errors["email"] = ["An invitation needs an email address."]
+        errors["email"] = [_("An invitation needs an email address.")]
     elif User.objects.filter(email__iexact=email).exists():
         errors["email"] = [EMAIL_TAKEN]
     if errors:

@@ -1,13 +1,30 @@
 """`{{ grade.verdict|verdict_label:weight }}`: a stored verdict as it reads on its criterion
-(Present / Absent on a penalty, whose weight is negative; rubrics.scoring.verdict_label)."""
+(Present / Absent on a penalty, whose weight is negative; rubrics.scoring.verdict_label), in the
+interface language."""
 
 from django import template
+from django.utils.translation import gettext, gettext_noop
 
 from rubrics.scoring import verdict_label as label_of
 
 register = template.Library()
 
+# rubrics.scoring's labels (a pure module, no Django), marked here for the catalogue. In Spanish
+# their first letters differ, as the adjudication page's keys (a label's first letter) need.
+LABELS = (
+    gettext_noop("Pass"),
+    gettext_noop("Fail"),
+    gettext_noop("N/A"),
+    gettext_noop("Present"),
+    gettext_noop("Absent"),
+)
+
+
+def shown(label: str) -> str:
+    """A verdict label of rubrics.scoring in the interface language."""
+    return gettext(label)
+
 
 @register.filter
 def verdict_label(verdict: str | None, weight: int) -> str:
-    return label_of(verdict, penalty=weight < 0) if verdict else ""
+    return shown(label_of(verdict, penalty=weight < 0)) if verdict else ""

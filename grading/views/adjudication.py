@@ -12,6 +12,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.functional import cached_property
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from accounts.permissions import AuthenticatedHttpRequest, require
@@ -184,7 +185,10 @@ def _next(
     request: AuthenticatedHttpRequest, study: Study, filters: Filters, done: dict[str, Any]
 ) -> HttpResponse:
     code = done["version"].criterion.code
-    recorded = f"Gold verdict recorded for {code} on response {done['item'].pk}."
+    recorded = _("Gold verdict recorded for %(code)s on response %(pk)s.") % {
+        "code": code,
+        "pk": done["item"].pk,
+    }
     following = adjudication.next_unresolved(study, filters)
     url = (
         pair_url(study.pk, following["item"], following["version"], filters)

@@ -14,12 +14,14 @@ from django.db.models import Count, OuterRef, Q, Subquery
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading import services
 from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, TurnGrade
+from grading.templatetags.grading_verdicts import shown
 from l2annot.errors import message_of, status_for
 from l2annot.htmx import redirect_to, render_page, wants_fragment
 from rubrics.models import EffectiveCriterion, RubricItem, Turn
@@ -33,11 +35,15 @@ class Choice:
     """A verdict button: the stored value, its label on this criterion and its key."""
 
     value: str
-    label: str
+    name: str  # the English label: the key stays the same in every interface language
+
+    @property
+    def label(self) -> str:
+        return shown(self.name)
 
     @property
     def key(self) -> str:
-        return self.label[0].lower()  # p, f, n; on a penalty p(resent), a(bsent), n
+        return self.name[0].lower()  # p, f, n; on a penalty p(resent), a(bsent), n
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,7 @@ class Answer:
     @property
     def adverse_label(self) -> str:
         """The finding that needs a rationale: Fail, or Present on a penalty."""
-        return verdict_label(adverse_verdict(penalty=self.penalty), penalty=self.penalty)
+        return shown(verdict_label(adverse_verdict(penalty=self.penalty), penalty=self.penalty))
 
     @property
     def needs_rationale(self) -> bool:
@@ -404,9 +410,9 @@ def submit(request: AuthenticatedHttpRequest, assignment_id: int) -> HttpRespons
             page_error=message_of(error) if not problems else "",
         )
         return render(request, PAGE, context, status=status)
-    messages.success(request, "Submitted. Here is the next response.")
+    messages.success(request, _("Submitted. Here is the next response."))
     following = services.claim_next(assignment.study_item.study, request.user)
     if following is None:
-        messages.info(request, "That was the last response assigned to you in this study.")
+        messages.info(request, _("That was the last response assigned to you in this study."))
         return redirect("grading:index")
     return redirect("grading:assignment", following.pk)

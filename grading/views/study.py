@@ -9,6 +9,7 @@ from django.db.models import Sum
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
@@ -97,9 +98,14 @@ def study_create(request: AuthenticatedHttpRequest) -> HttpResponse:
         ]
         try:
             if others and selection.scope_value == selection.CHOSEN:
-                raise ValidationError(f"Not in {data['framework']}: {', '.join(others)}.")
+                raise ValidationError(
+                    _("Not in %(framework)s: %(tasks)s.")
+                    % {"framework": data["framework"], "tasks": ", ".join(others)}
+                )
             if not responses.exists():
-                raise ValidationError("No response is selected: change the filters or tick tasks.")
+                raise ValidationError(
+                    _("No response is selected: change the filters or tick tasks.")
+                )
             study = services.create_study(
                 name=data["name"],
                 framework=data["framework"],
@@ -113,9 +119,13 @@ def study_create(request: AuthenticatedHttpRequest) -> HttpResponse:
         else:
             if data["assign_now"]:
                 created = services.assign_study(study)
-                messages.success(request, f"Study created; {created} assignments made.")
+                messages.success(
+                    request, _("Study created; %(count)s assignments made.") % {"count": created}
+                )
             else:
-                messages.success(request, "Study created. Assign graders when the pool is ready.")
+                messages.success(
+                    request, _("Study created. Assign graders when the pool is ready.")
+                )
             return redirect("grading:study", study.pk)
     status = 422 if form.is_bound else 200
     return render_page(
@@ -177,7 +187,7 @@ def study_detail(request: AuthenticatedHttpRequest, study_id: int) -> HttpRespon
 def study_assign(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     created = services.assign_study(study)
-    messages.success(request, f"{created} assignments made.")
+    messages.success(request, _("%(count)s assignments made.") % {"count": created})
     return redirect("grading:study", study.pk)
 
 
@@ -187,8 +197,10 @@ def study_status(request: AuthenticatedHttpRequest, study_id: int) -> HttpRespon
     study = get_object_or_404(Study, pk=study_id)
     status = request.POST.get("status", Study.Status.CLOSED)
     if status not in Study.Status.values:
-        messages.error(request, "Unknown status.")
+        messages.error(request, _("Unknown status."))
         return redirect("grading:study", study.pk)
     services.set_status(study, Study.Status(status), by=request.user)
-    messages.success(request, f"The study is now {study.get_status_display().lower()}.")
+    messages.success(
+        request, _("The study is now %(status)s.") % {"status": study.get_status_display().lower()}
+    )
     return redirect("grading:study", study.pk)

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.models import User
@@ -67,7 +68,11 @@ def pool_add(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     except ValidationError as error:
         return _page(request, study, status_for(error), error=error)
     names = ", ".join(a.username for a in form.cleaned_data["annotators"])
-    return _done(request, study, f"{names} added; {planned} assignments planned.")
+    return _done(
+        request,
+        study,
+        _("%(names)s added; %(count)s assignments planned.") % {"names": names, "count": planned},
+    )
 
 
 @require(Action.MANAGE_STUDIES)
@@ -79,8 +84,11 @@ def pool_remove(request: AuthenticatedHttpRequest, study_id: int, user_id: int) 
     return _done(
         request,
         study,
-        f"{annotator.username} removed: {taken} unfinished assignments given to others; "
-        "what they submitted is kept.",
+        _(
+            "%(username)s removed: %(count)s unfinished assignments given to others; "
+            "what they submitted is kept."
+        )
+        % {"username": annotator.username, "count": taken},
     )
 
 
@@ -93,7 +101,7 @@ def study_settings(request: AuthenticatedHttpRequest, study_id: int) -> HttpResp
         return _page(request, study, 422, settings_form=form)
     changes = {name: form.cleaned_data[name] for name in StudySettingsForm.Meta.fields}
     services.update_settings(study, changes, by=request.user)
-    return _done(request, study, "Settings saved.")
+    return _done(request, study, _("Settings saved."))
 
 
 @require(Action.MANAGE_STUDIES)
@@ -107,4 +115,4 @@ def study_questions(request: AuthenticatedHttpRequest, study_id: int) -> HttpRes
         services.set_likert_prompts(study, form.cleaned_data["prompts"], by=request.user)
     except (ValidationError, services.QuestionsAnswered) as error:
         return _page(request, study, status_for(error), questions_form=form, error=error)
-    return _done(request, study, "Questions saved.")
+    return _done(request, study, _("Questions saved."))

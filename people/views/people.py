@@ -10,11 +10,12 @@ from django.db.models import Prefetch
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.models import User
 from accounts.permissions import AuthenticatedHttpRequest, require
-from accounts.roles import Action, Role
+from accounts.roles import ROLE_LABELS, Action, Role
 from accounts.services import role_of
 from audit.models import AuditEvent
 from grading.models import Expertise
@@ -77,7 +78,11 @@ def invite(request: AuthenticatedHttpRequest) -> HttpResponse:
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, f"{person.username} is invited: an email is on its way.")
+            messages.success(
+                request,
+                _("%(username)s is invited: an email is on its way.")
+                % {"username": person.username},
+            )
             return redirect_to(request, reverse("people:person", args=[person.pk]))
     return _list_page(request, form, status=422)
 
@@ -122,7 +127,12 @@ def person_role(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _person_page(request, person, 422, role_form=form)
     services.set_role(person, Role(form.cleaned_data["role"]), by=request.user)
-    return _done(request, person, f"{person.username} is now {form.cleaned_data['role']}.")
+    role = ROLE_LABELS[Role(form.cleaned_data["role"])]
+    return _done(
+        request,
+        person,
+        _("%(username)s is now %(role)s.") % {"username": person.username, "role": role},
+    )
 
 
 @require(Action.MANAGE_PEOPLE)
@@ -134,7 +144,9 @@ def person_expertise(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse
         return _person_page(request, person, 422, expertise_form=form)
     data = form.cleaned_data
     services.set_expertise(person, data["sub_competencies"], data["languages"], by=request.user)
-    return _done(request, person, f"{person.username}'s expertise is saved.")
+    return _done(
+        request, person, _("%(username)s's expertise is saved.") % {"username": person.username}
+    )
 
 
 @require(Action.MANAGE_PEOPLE)
@@ -143,8 +155,12 @@ def person_active(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     person = _person(pk)
     active = request.POST.get("active") == "1"
     services.set_active(person, active, by=request.user)
-    state = "reactivated" if active else "deactivated: they can no longer sign in"
-    return _done(request, person, f"{person.username} is {state}.")
+    message = (
+        _("%(username)s is reactivated.")
+        if active
+        else _("%(username)s is deactivated: they can no longer sign in.")
+    )
+    return _done(request, person, message % {"username": person.username})
 
 
 @require(Action.MANAGE_PEOPLE)
@@ -156,4 +172,8 @@ def person_invite(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
         return redirect_to(request, reverse("people:person", args=[person.pk]))
-    return _done(request, person, f"A new set-password link is on its way to {person.email}.")
+    return _done(
+        request,
+        person,
+        _("A new set-password link is on its way to %(email)s.") % {"email": person.email},
+    )

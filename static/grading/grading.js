@@ -3,6 +3,11 @@
 // the page works without this file; htmx does the saving.
 (function () {
   "use strict";
+  // Translations from /jsi18n/ (loaded for languages other than English; base.html).
+  var gettext = window.gettext || function (text) { return text; };
+  var interpolate = window.interpolate || function (format, values) {
+    return format.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
 
   var root = document.getElementById("grading");
   if (!root) return;
@@ -74,7 +79,7 @@
       var retry = document.createElement("button");
       retry.type = "button";
       retry.className = "secondary retry";
-      retry.textContent = "Retry";
+      retry.textContent = gettext("Retry");
       retry.addEventListener("click", function () { resend(step); });
       state.appendChild(retry);
     }
@@ -95,11 +100,11 @@
 
   document.body.addEventListener("htmx:beforeRequest", function (event) {
     var step = stepOf(event.detail.elt);
-    if (step) showState(step, "Saving…", "saving");
+    if (step) showState(step, gettext("Saving…"), "saving");
   });
   function failed(event) {
     var step = stepOf(event.detail.elt);
-    if (step && document.contains(step)) showState(step, "Not saved", "failed");
+    if (step && document.contains(step)) showState(step, gettext("Not saved"), "failed");
   }
   document.body.addEventListener("htmx:responseError", failed);
   document.body.addEventListener("htmx:sendError", failed);
@@ -114,7 +119,8 @@
     var total = count ? count.getAttribute("data-total") : "";
     var answered = root.querySelectorAll("[data-step].answered").length;
     document.getElementById("submit-confirm-count").textContent =
-      answered + " of " + total + " answered. Your grades are saved either way.";
+      interpolate(gettext("%(answered)s of %(total)s answered. Your grades are saved either way."),
+        {answered: answered, total: total}, true);
     confirmDialog.returnValue = "";
     confirmDialog.showModal();
   }
@@ -153,7 +159,7 @@
       note = document.createElement("p");
       note.className = "typing-note notice-inline";
       note.setAttribute("role", "status");
-      note.textContent = "Typing outside a text box: shortcuts rest until you stop. Press r to write the rationale.";
+      note.textContent = gettext("Typing outside a text box: shortcuts rest until you stop. Press r to write the rationale.");
       document.getElementById("criteria-pane").prepend(note);
     }
     clearTimeout(pauseTimer);
