@@ -234,6 +234,7 @@ def _items(item_ids: list[int], db: str) -> list[ItemInfo]:
             model=item.response.model_name,
             difficulty=task.get_difficulty_display() if task.difficulty else "",
             task_type=task.get_task_type_display() if task.task_type else "",
+            language=task.get_language_display(),
         )
     return [by_pk[pk] for pk in item_ids]
 

@@ -18,7 +18,6 @@ from api import schema
 from api.permissions import acting_user
 from api.serializers import ApiModelSerializer
 from api.viewsets import ReadOnlyViewSet
-from grading.models import Expertise
 from people import services
 from taxonomy.models import SubCompetency
 
@@ -44,9 +43,10 @@ class PersonSerializer(ApiModelSerializer):
         help_text="Expertise: ids of the sub-competencies they grade (none: any).",
     )
     languages = serializers.ListField(
-        child=serializers.CharField(max_length=Expertise._meta.get_field("language").max_length),
+        child=serializers.CharField(max_length=64),
         required=False,
-        help_text="Expertise: target languages they grade (none: any).",
+        help_text="Expertise: target languages they grade (none: any), as ISO 639-1 codes; "
+        "a known English name is accepted on input ('Spanish' is read as 'es').",
     )
 
     class Meta:

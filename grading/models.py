@@ -18,6 +18,7 @@ from django.utils.text import slugify
 
 from audit.editing import OrderedQuerySet
 from rubrics.models import CriterionVersion, Response, RubricVersion, Turn
+from taxonomy import languages
 from taxonomy.models import Framework, SubCompetency
 
 
@@ -143,7 +144,9 @@ class Expertise(models.Model):
     sub_competency = models.ForeignKey(
         SubCompetency, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
     )
-    language = models.CharField(max_length=64, blank=True)
+    language = models.CharField(
+        max_length=8, choices=languages.CHOICES, blank=True, help_text="ISO 639-1 code."
+    )
 
     class Meta:
         verbose_name_plural = "expertise"
@@ -166,7 +169,7 @@ class Expertise(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.annotator}: {self.sub_competency or self.language}"
+        return f"{self.annotator}: {self.sub_competency or self.get_language_display()}"
 
 
 QUESTION_KEY_LENGTH = 50

@@ -1,15 +1,13 @@
 from typing import Any, cast
 
 from django import forms
-from django.utils.translation import gettext as __
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from accounts.roles import ROLE_LABELS, Role
-from grading.models import Expertise
+from people.services import language_codes
 from taxonomy.models import SubCompetency
 
-LANGUAGE_MAX = Expertise._meta.get_field("language").max_length or 64
 ROLE_CHOICES = [(role.value, ROLE_LABELS[role]) for role in Role]
 
 
@@ -46,7 +44,10 @@ class ExpertiseForm(forms.Form):
     languages = forms.CharField(
         required=False,
         label=_("Target languages"),
-        help_text=_("Separated by commas; empty: any language."),
+        help_text=_(
+            "ISO 639-1 codes or English names (es, Spanish), separated by commas; "
+            "empty: any language."
+        ),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -58,9 +59,4 @@ class ExpertiseForm(forms.Form):
 
     def clean_languages(self) -> list[str]:
         raw = cast(str, self.cleaned_data["languages"])
-        languages = list(dict.fromkeys(x.strip() for x in raw.split(",") if x.strip()))
-        if any(len(x) > LANGUAGE_MAX for x in languages):
-            raise forms.ValidationError(
-                __("A language name has at most %(limit)s characters.") % {"limit": LANGUAGE_MAX}
-            )
-        return languages
+        return list(dict.fromkeys(language_codes(raw.split(","))))

@@ -30,6 +30,7 @@ from audit import services as audit
 from audit.errors import Conflict
 from audit.models import AuditEvent
 from grading.models import Expertise
+from taxonomy.languages import UnknownLanguage, language_code
 from taxonomy.models import SubCompetency
 
 
@@ -155,6 +156,25 @@ def expertise_of(user: User) -> tuple[list[SubCompetency], list[str]]:
     return subs, languages
 
 
+def language_codes(languages: Iterable[str]) -> list[str]:
+    """The codes of `languages` (codes or known names; blanks skipped). ValidationError
+    naming every one not known."""
+    codes, unknown = [], []
+    for text in (x.strip() for x in languages):
+        if not text:
+            continue
+        try:
+            codes.append(language_code(text))
+        except UnknownLanguage:
+            unknown.append(text)
+    if unknown:
+        raise ValidationError(
+            f"Not a known language: {', '.join(unknown)}. Give an ISO 639-1 code (like 'es') "
+            "or an English name (like 'Spanish')."
+        )
+    return codes
+
+
 def _tags(subs: Iterable[SubCompetency], languages: Iterable[str]) -> list[str]:
     return sorted(s.code for s in subs) + sorted(languages)
 
@@ -168,9 +188,10 @@ def set_expertise(
     by: User | None,
 ) -> None:
     """Replace the person's expertise tags (what a study matching expertise gives them: no tag
-    of a kind means every value of it)."""
+    of a kind means every value of it). A language is given by its ISO 639-1 code or a known
+    name and stored as its code; ValidationError names the ones not known."""
     subs = list(dict.fromkeys(sub_competencies))
-    langs = list(dict.fromkeys(x.strip() for x in languages if x.strip()))
+    langs = list(dict.fromkeys(language_codes(languages)))
     old_subs, old_langs = expertise_of(user)
     before, after = _tags(old_subs, old_langs), _tags(subs, langs)
     if before == after:

@@ -12,6 +12,7 @@ from django.template.defaultfilters import filesizeformat
 
 from rubrics.models import CriterionVersion, Task, TaskContextValue, TaskResource
 from rubrics.models.criteria import GUIDANCE_MAX, WEIGHT_LIMIT, WORDING_MAX
+from taxonomy.languages import language_name
 from taxonomy.models import Competency, ContextVariable, Framework, SubCompetency
 
 
@@ -426,7 +427,8 @@ class TaskFilterForm(forms.Form):
         ).order_by("competency__framework_id", "competency__order", "order", "code")
         _choice_field(self, "variable").queryset = ContextVariable.objects.all()
         language = cast(forms.ChoiceField, self.fields["language"])
-        language.choices = [("", "Any language")] + [(x, x) for x in languages]
+        named = sorted(((x, language_name(x)) for x in languages), key=lambda pair: pair[1])
+        language.choices = [("", "Any language"), *named]
 
     def filter(self, tasks: QuerySet[Task]) -> QuerySet[Task]:
         """`tasks` narrowed by the valid filters."""

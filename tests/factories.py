@@ -88,7 +88,7 @@ def framework() -> Framework:
 def published_task(
     fw: Framework | None = None,
     criteria: int = 3,
-    language: str = "English",
+    language: str = "en",
     resources: Sequence[str] = (),
     not_applicable: Sequence[Criterion] = (),
     turn_rule: str = "",

@@ -217,6 +217,7 @@ def report_to_dict(
         "by competency": [_group_dict(g) for g in report.by_competency],
         "by sub-competency": [_group_dict(g) for g in report.by_sub_competency],
         "by context value": [_group_dict(g) for g in report.by_context],
+        "by language": [_group_dict(g) for g in report.by_language],
         "annotators": [
             {
                 "annotator": r.rater,

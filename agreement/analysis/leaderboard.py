@@ -187,6 +187,7 @@ def leaderboard(
             ("Layer", by_unit(lambda c, i: c.layer)),
             ("Difficulty", by_unit(lambda c, i: i.difficulty)),
             ("Task type", by_unit(lambda c, i: i.task_type)),
+            ("Language", by_unit(lambda c, i: i.language)),
             ("Context value", by_context),
         ),
     )

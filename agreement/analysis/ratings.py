@@ -39,6 +39,7 @@ class ItemInfo:
     model: str = ""
     difficulty: str = ""
     task_type: str = ""
+    language: str = ""  # the task's target language, by name
 
 
 @dataclass(frozen=True)

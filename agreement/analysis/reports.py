@@ -92,6 +92,7 @@ class StudyAgreement:
     rater_matrix: tuple[tuple[PairAgreement | None, ...], ...] = field(repr=False)
     scales: tuple[ScaleAgreement, ...] = ()
     consistency: tuple[Consistency, ...] = ()
+    by_language: tuple[GroupAgreement, ...] = ()  # the tasks' target languages
 
     def least_reliable(self, limit: int = 10) -> tuple[CriterionAgreement, ...]:
         """Criteria ordered from the least reliable: undefined alpha last, lowest first."""
@@ -261,6 +262,7 @@ def study_agreement(
         "layer": _groups(_unit_labels(ratings, lambda c, i: c.layer)),
         "competency": _groups(_unit_labels(ratings, lambda c, i: i.competency)),
         "sub_competency": _groups(_unit_labels(ratings, lambda c, i: i.sub_competency)),
+        "language": _groups(_unit_labels(ratings, lambda c, i: i.language)),
         "context": [
             (label, np.flatnonzero([label in labels for labels in unit_context]))
             for label in sorted(set().union(*unit_context))
@@ -290,6 +292,7 @@ def study_agreement(
         by_competency=by_family["competency"],
         by_sub_competency=by_family["sub_competency"],
         by_context=by_family["context"],
+        by_language=by_family["language"],
         raters=rater_agreement(ratings, counts),
         rater_names=ratings.raters,
         rater_matrix=rater_matrix(ratings),

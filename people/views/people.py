@@ -45,7 +45,7 @@ def _list_page(
             "person": person,
             "role": next((g.name for g in person.groups.all() if g.name in Role), ""),
             "expertise": sorted(
-                str(e.sub_competency.code if e.sub_competency else e.language)
+                str(e.sub_competency.code if e.sub_competency else e.get_language_display())
                 for e in person.expertise.all()
             ),
         }

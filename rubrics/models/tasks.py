@@ -20,6 +20,7 @@ from rubrics.models.criteria import (
     EffectiveCriterion,
     Layer,
 )
+from taxonomy import languages
 from taxonomy.models import ContextValue, ContextVariable, Framework, SubCompetency
 
 if TYPE_CHECKING:
@@ -70,7 +71,12 @@ class Task(models.Model):
         validators=[MaxLengthValidator(TASK_TEXT_MAX)],
     )
     difficulty = models.CharField(max_length=8, choices=Difficulty.choices, blank=True)
-    language = models.CharField(max_length=64, default="English", help_text="Target language.")
+    language = models.CharField(
+        max_length=8,
+        choices=languages.CHOICES,
+        default="en",
+        help_text="Target language: its ISO 639-1 code (taxonomy.languages).",
+    )
     task_type = models.CharField(
         max_length=16, choices=TaskType.choices, default=TaskType.OPEN_ENDED
     )

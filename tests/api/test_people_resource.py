@@ -35,7 +35,7 @@ def test_an_admin_invites_someone_with_their_expertise(api_as, framework):
     assert response.status_code == 201, response.json()
     data = response.json()
     assert data["role"] == "Annotator" and data["invited"] is True and data["is_active"] is True
-    assert (data["sub_competencies"], data["languages"]) == ([sub.pk], ["Spanish"])
+    assert (data["sub_competencies"], data["languages"]) == ([sub.pk], ["es"])  # a name is read
     assert mail.outbox[0].to == ["ana@example.org"]
     assert "/accounts/password/reset/" in mail.outbox[0].body
 
@@ -61,15 +61,17 @@ def test_patch_changes_role_access_and_expertise_with_history(api_as, make_user)
     api = api_as(Role.ADMIN)
     response = api.patch(
         person_url(ana),
-        {"role": "Author", "is_active": False, "languages": ["French"]},
+        {"role": "Author", "is_active": False, "languages": ["fr"]},
         format="json",
     )
     assert response.status_code == 200, response.json()
     ana.refresh_from_db()
     assert role_of(ana) is Role.AUTHOR and not ana.is_active
     assert list(Expertise.objects.filter(annotator=ana).values_list("language", flat=True)) == [
-        "French"
+        "fr"
     ]
+    unknown = api.patch(person_url(ana), {"languages": ["fr", "Klingon"]}, format="json")
+    assert unknown.status_code == 400 and "Klingon" in str(unknown.json())
     kinds = set(AuditEvent.objects.for_object(ana).values_list("kind", flat=True))
     assert kinds == {"updated", "status"}
 

@@ -98,14 +98,14 @@ def test_a_stale_put_of_a_task_is_409_with_the_current_task(task, sub, author):
 
 def test_a_stale_if_match_on_a_task_is_412(task, author):
     etag = author.get(detail(task)).headers["ETag"]
-    assert author.patch(detail(task), {"language": "German"}, HTTP_IF_MATCH=etag).status_code == 200
-    stale = author.patch(detail(task), {"language": "French"}, HTTP_IF_MATCH=etag)
+    assert author.patch(detail(task), {"language": "de"}, HTTP_IF_MATCH=etag).status_code == 200
+    stale = author.patch(detail(task), {"language": "fr"}, HTTP_IF_MATCH=etag)
     assert stale.status_code == 412
-    assert stale.json()["current"]["language"] == "German"
+    assert stale.json()["current"]["language"] == "de"
 
 
 def test_a_change_without_a_revision_is_428(task, author):
-    assert author.patch(detail(task), {"language": "German"}).status_code == 428
+    assert author.patch(detail(task), {"language": "de"}).status_code == 428
 
 
 def test_submit_approve_publishes_the_rubric(task, author, maintainer):
@@ -132,7 +132,7 @@ def test_an_incomplete_task_cannot_be_submitted_and_the_problems_say_why(sub, au
 
 def test_a_task_in_review_is_locked_against_edits(task, author, make_user):
     services.submit_for_review(task, make_user(Role.AUTHOR))
-    response = author.patch(detail(task), {"language": "German", "revision": task.revision})
+    response = author.patch(detail(task), {"language": "de", "revision": task.revision})
     assert response.status_code == 409
     assert "in review" in response.json()["problems"][0]
 

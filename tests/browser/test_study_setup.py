@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_a_study_is_set_up_from_the_pages(new_page, log_in, make_user):
     fw = factories.framework()
     for n in range(30):
-        task = factories.published_task(fw, criteria=1, language="Spanish" if n < 4 else "English")
+        task = factories.published_task(fw, criteria=1, language="es" if n < 4 else "en")
         factories.response(task, model="model-a")
     graders = [make_user(Role.ANNOTATOR, f"grader{n}") for n in range(3)]
     page = new_page()

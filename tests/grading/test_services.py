@@ -59,10 +59,10 @@ def test_rerunning_assignment_tops_up_only_new_items(annotators):
 
 def test_expertise_matching_gives_a_response_only_to_annotators_tagged_for_its_language(make_user):
     french, english = make_user(Role.ANNOTATOR), make_user(Role.ANNOTATOR)
-    Expertise.objects.create(annotator=french, language="French")
-    Expertise.objects.create(annotator=english, language="English")
+    Expertise.objects.create(annotator=french, language="fr")
+    Expertise.objects.create(annotator=english, language="en")
     study = factories.study([french, english], responses=0, overlap=2, match_expertise=True)
-    task = factories.published_task(language="French")
+    task = factories.published_task(language="fr")
     services.add_responses(study, [factories.response(task)])
     services.assign_study(study)
     assert list(Assignment.objects.values_list("annotator", flat=True)) == [french.pk]

@@ -24,7 +24,7 @@ def benchmark(module_db: None) -> dict[str, object]:
     sync_roles()
     fw = factories.framework()
     tasks = [
-        factories.published_task(fw, criteria=1, language="Spanish" if n % 3 == 0 else "English")
+        factories.published_task(fw, criteria=1, language="es" if n % 3 == 0 else "en")
         for n in range(TASKS)
     ]
     for task in tasks:
@@ -85,21 +85,21 @@ def test_the_preview_takes_the_same_queries_on_every_page(
 
 
 def test_filters_narrow_the_tasks_and_count_the_chosen_models_responses(maintainer, benchmark):
-    html = preview(maintainer, form(benchmark, language="Spanish", model="model-a"))
+    html = preview(maintainer, form(benchmark, language="es", model="model-a"))
     assert "10 tasks match, with 10 responses." in html
     assert html.count('name="tasks"') == 10
     assert "Review status" not in html  # the filters stay outside the swapped part
 
 
 def test_the_preview_gives_the_units_and_each_annotators_load(maintainer, benchmark):
-    html = preview(maintainer, form(benchmark, language="Spanish", model="model-a"))
+    html = preview(maintainer, form(benchmark, language="es", model="model-a"))
     assert re.search(r"<strong>10</strong> responses to grade, 2 graders each: <strong>20", html)
     loads = sorted(int(n) for n in re.findall(r"<td>grader\d</td><td>(\d+)</td>", html))
     assert loads == [6, 7, 7]
 
 
 def test_a_pool_smaller_than_k_is_announced(maintainer, benchmark):
-    data = form(benchmark, language="Spanish", overlap=3, annotators=benchmark["graders"][:2])
+    data = form(benchmark, language="es", overlap=3, annotators=benchmark["graders"][:2])
     html = preview(maintainer, data)
     assert "20 responses would get fewer than 3 graders: the pool is smaller" in html
 
@@ -114,7 +114,7 @@ def test_ticks_on_other_pages_are_kept(maintainer, benchmark):
 
 
 def test_creating_with_all_that_match_takes_every_matching_response(maintainer, benchmark):
-    data = form(benchmark, scope="matching", language="Spanish", model="model-b")
+    data = form(benchmark, scope="matching", language="es", model="model-b")
     response = maintainer.post(reverse("grading:study_create"), data)
     study = Study.objects.get(name="Pilot")
     assert response.status_code == 302
@@ -124,15 +124,15 @@ def test_creating_with_all_that_match_takes_every_matching_response(maintainer, 
 
 
 def test_creating_with_ticked_tasks_takes_only_theirs(maintainer, benchmark):
-    ticked = list(Task.objects.filter(language="English").values_list("pk", flat=True)[:2])
-    data = form(benchmark, scope="chosen", tasks=ticked, language="Spanish")
+    ticked = list(Task.objects.filter(language="en").values_list("pk", flat=True)[:2])
+    data = form(benchmark, scope="chosen", tasks=ticked, language="es")
     maintainer.post(reverse("grading:study_create"), data)
     study = Study.objects.get(name="Pilot")
     assert set(study.items.values_list("response__task", flat=True)) == set(ticked)
 
 
 def test_a_selection_without_responses_is_refused(maintainer, benchmark):
-    data = form(benchmark, scope="matching", language="Spanish", q="no such words")
+    data = form(benchmark, scope="matching", language="es", q="no such words")
     response = maintainer.post(reverse("grading:study_create"), data)
     assert response.status_code == 422
     assert "No response is selected" in response.content.decode()

@@ -96,13 +96,13 @@ def test_role_access_and_expertise_change_with_history(admin_client, admin, make
     assert role_of(ana) is Role.MAINTAINER and not ana.is_active
     assert sorted(Expertise.objects.filter(annotator=ana).values_list("language", flat=True)) == [
         "",
-        "French",
-        "Spanish",
+        "es",
+        "fr",
     ]
     changes = [e.changes for e in AuditEvent.objects.for_object(ana).order_by("at", "pk")]
     assert changes == [
         {"role": ["Annotator", "Maintainer"]},
-        {"expertise": [[], ["09x", "French", "Spanish"]]},
+        {"expertise": [[], ["09x", "es", "fr"]]},
         {"is_active": [True, False]},
     ]
     page = admin_client.get(url).content.decode()
@@ -156,7 +156,7 @@ def test_the_list_takes_the_same_queries_for_many_people(admin_client, make_user
     few = queries()
     for _ in range(6):
         ana = make_user(Role.ANNOTATOR)
-        Expertise.objects.create(annotator=ana, language="Spanish")
+        Expertise.objects.create(annotator=ana, language="es")
     assert queries() == few
 
 

@@ -35,7 +35,7 @@ def test_author_creates_a_draft_task_and_lands_in_its_editor(client_as, sub_comp
             "system_prompt": "You are a teacher.",
             "reference_answer": "A two-minute warm-up ...",
             "difficulty": "easy",
-            "language": "English",
+            "language": "en",
             "task_type": "open_ended",
         },
     )

@@ -21,7 +21,7 @@ def tasks(starter_framework, author):  # type: ignore[no-untyped-def]
     second = services.create_task(
         a, "beta", "Write a reading quiz.", author, reference_answer="Uses a picnic text."
     )
-    third = services.create_task(b, "gamma", "Correct an essay.", author, language="Spanish")
+    third = services.create_task(b, "gamma", "Correct an essay.", author, language="es")
     level = ContextVariable.objects.get(framework=starter_framework, key="cefr_level")
     services.set_context_value(first, level, "B1", author)
     services.set_context_value(second, level, "A2", author)
@@ -45,7 +45,7 @@ def test_no_filter_lists_every_task(client_as, tasks):
         ({"q": "PICNIC"}, {"beta"}),  # reference answer, any case
         ({"q": "essay"}, {"gamma"}),  # instruction
         ({"q": "alp"}, {"alpha"}),  # key
-        ({"language": "Spanish"}, {"gamma"}),
+        ({"language": "es"}, {"gamma"}),
         ({"status": "in_review"}, set()),
         ({"status": "draft"}, {"alpha", "beta", "gamma"}),
     ],
