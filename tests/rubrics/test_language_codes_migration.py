@@ -7,10 +7,10 @@ from django.db.migrations.executor import MigrationExecutor
 
 BEFORE = [
     ("rubrics", "0005_turn_level_criteria"),
-    ("grading", "0007_ordinal_levels"),
+    ("grading", "0008_flags_and_criterion_time"),
     ("taxonomy", "0002_context_variable_whole_numbers"),
 ]
-AFTER = [("rubrics", "0006_language_codes"), ("grading", "0008_language_codes")]
+AFTER = [("rubrics", "0006_language_codes"), ("grading", "0009_language_codes")]
 
 
 def migrate(targets):  # type: ignore[no-untyped-def]

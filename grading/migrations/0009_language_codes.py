@@ -58,7 +58,7 @@ def codes_to_names(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("grading", "0007_ordinal_levels"),
+        ("grading", "0008_flags_and_criterion_time"),
         ("accounts", "0003_alter_capability_options"),
         ("audit", "0001_initial"),
         ("contenttypes", "0002_remove_content_type_name"),
