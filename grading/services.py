@@ -655,6 +655,17 @@ def _derive_grade(
     return grade
 
 
+def parse_level(text: str | None) -> int | None:
+    """A level as a form or file gives it: None for nothing, else a whole number
+    (GradingError otherwise)."""
+    if text is None or not str(text).strip():
+        return None
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        raise GradingError(f"{text!r} is not a level: give a whole number of the scale.") from None
+
+
 def answer_label(version: CriterionVersion, verdict: str, level: int | None) -> str:
     """How an answer reads to a grader: a level with its scale point's label ("1 (Not at
     all)"), or the verdict as it reads on this criterion (Fail, Present, N/A...)."""

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.db import transaction
-from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models import Count, OuterRef, Q, Subquery, prefetch_related_objects
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -32,18 +32,38 @@ PAGE = "grading/assignment.html"
 
 @dataclass(frozen=True)
 class Choice:
-    """A verdict button: the stored value, its label on this criterion and its key."""
+    """An answer button: the stored value, its label on this criterion, its key and whether
+    it is the answer given. A verdict's key is its label's initial (p, f, n; on a penalty
+    p(resent), a(bsent), n); a level of an ordinal scale is a `level` button keyed by a digit."""
 
     value: str
-    name: str  # the English label: the key stays the same in every interface language
+    # The English label of a verdict (so its key is the same in every interface language),
+    # or a scale point's "<level> <label>" as its author wrote it.
+    name: str
+    pressed: bool = False
+    field: str = "verdict"  # the form field the button sets: "verdict" or "level"
+    digit: str = ""
 
     @property
     def label(self) -> str:
-        return shown(self.name)
+        return shown(self.name) if self.field == "verdict" else self.name
 
     @property
     def key(self) -> str:
-        return self.name[0].lower()  # p, f, n; on a penalty p(resent), a(bsent), n
+        return self.digit if self.field == "level" else self.name[0].lower()
+
+
+def level_choices(version: Any, level: int | None) -> list[Choice]:
+    """The points of an ordinal scale as buttons, min to max. Keys: the level itself on a
+    scale within 0 to 9, else the point's place (1 to 9; a tenth point on has no key)."""
+    scale = version.scale()
+    digits_are_levels = scale[0][0] >= 0 and scale[-1][0] <= 9
+    choices = []
+    for place, (value, label) in enumerate(scale, start=1):
+        digit = str(value) if digits_are_levels else (str(place) if place <= 9 else "")
+        text = f"{value} {label}".strip()
+        choices.append(Choice(str(value), text, value == level, "level", digit))
+    return choices
 
 
 @dataclass(frozen=True)
@@ -64,6 +84,19 @@ class Answer:
         return self.grade.verdict if self.grade else ""
 
     @property
+    def level(self) -> int | None:
+        return getattr(self.grade, "level", None) if self.grade else None
+
+    @property
+    def ordinal(self) -> bool:
+        return bool(self.effective.version.is_ordinal)
+
+    @property
+    def answer(self) -> str:
+        """The answer as a CSS-class word: the verdict, or "level" for a level."""
+        return "level" if self.level is not None else self.verdict
+
+    @property
     def rationale(self) -> str:
         return self.grade.rationale if self.grade else ""
 
@@ -73,16 +106,25 @@ class Answer:
 
     @property
     def choices(self) -> list[Choice]:
-        return [Choice(v, label) for v, label in verdict_labels(penalty=self.penalty).items()]
+        labels = verdict_labels(penalty=self.penalty)
+        if self.ordinal:  # the scale's points, then N/A
+            na = Choice("na", labels["na"], self.verdict == "na")
+            return [*level_choices(self.version, self.level), na]
+        return [Choice(v, label, self.verdict == v) for v, label in labels.items()]
 
     @property
     def adverse_label(self) -> str:
-        """The finding that needs a rationale: Fail, or Present on a penalty."""
+        """The finding that needs a rationale: Fail, or Present on a penalty; on an ordinal
+        scale the level that earns nothing."""
+        version = self.version
+        if self.ordinal:
+            level = version.scale_max if self.penalty else version.scale_min
+            return services.answer_label(version, "", level)
         return shown(verdict_label(adverse_verdict(penalty=self.penalty), penalty=self.penalty))
 
     @property
     def needs_rationale(self) -> bool:
-        adverse = self.verdict == adverse_verdict(penalty=self.penalty)
+        adverse = services.is_adverse(self.version, self.verdict, self.level)
         return self.rationale_required and adverse and not self.rationale
 
 
@@ -154,6 +196,9 @@ def _lines(assignment: Assignment) -> list[Line]:
     items = list(
         assignment.study_item.rubric_version.items.select_related("criterion_version__criterion")
     )
+    ordinal = [item for item in items if item.criterion_version.is_ordinal]
+    if ordinal:  # one query more, only then
+        prefetch_related_objects(ordinal, "criterion_version__scale_points")
     turns: list[Turn] = []
     turn_grades: dict[tuple[int, int], TurnGrade] = {}
     if any(item.criterion_version.per_turn for item in items):  # two queries more, only then
@@ -315,15 +360,18 @@ def save_grade(
     request: AuthenticatedHttpRequest, assignment_id: int, criterion_version_id: int
 ) -> HttpResponse:
     verdict = request.POST.get("verdict")
+    level_text = request.POST.get("level")
     rationale = request.POST.get("rationale")
     assignment = None
     try:
         with transaction.atomic():
             assignment = _own_locked(request, assignment_id)
+            level = services.parse_level(level_text)
             grade, item = services.save_grade_line(
                 assignment,
                 criterion_version_id,
                 verdict=verdict,
+                level=level,
                 rationale=rationale,
                 by=request.user,
                 locked=True,

@@ -144,7 +144,7 @@
   // moment, and any other letter typed meanwhile cancels it and rests the shortcuts until the
   // typing stops; moving between criteria and the help act at once.
   var AT_ONCE = /^(j|k|\?|ArrowDown|ArrowUp)$/;
-  var ACTING = /^[pfanrs1-5]$/;
+  var ACTING = /^[pfanrs0-9]$/;
   var WAIT_MS = 400; // longer than the gap between two letters of a word, even typed slowly
   var PAUSE_MS = 1500;
   var pending = null;

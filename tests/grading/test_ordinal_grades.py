@@ -2,11 +2,13 @@
 
 import pytest
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 
 from accounts.roles import Role
 from grading import services
 from grading.models import Grade
 from tests import factories
+from tests.conftest import htmx
 
 pytestmark = pytest.mark.django_db
 
@@ -82,3 +84,23 @@ def test_the_database_refuses_a_grade_with_both_a_verdict_and_a_level(graded):
         Grade.objects.create(
             assignment=assignment, criterion_version=ordinal, verdict="pass", level=2
         )
+
+
+def test_the_grading_page_shows_the_scale_with_keys_and_autosaves_a_level(graded, client):
+    grader, assignment, ordinal, _ = graded
+    client.force_login(grader)
+    page = client.get(reverse("grading:assignment", args=[assignment.pk])).content.decode()
+    assert f"Level on {ordinal.criterion.code}, 1 to 4" in page
+    assert 'name="level" value="3" class="verdict" data-key="3"' in page
+    assert "3 Level 3" in page
+    url = reverse("grading:save_grade", args=[assignment.pk, ordinal.pk])
+    saved = htmx(client).post(url, {"level": "3"})
+    assert saved.status_code == 200
+    fragment = saved.content.decode()
+    assert (
+        'name="level" value="3" class="verdict" data-key="3"\n              aria-pressed="true"'
+        in fragment
+    )
+    assert Grade.objects.get(assignment=assignment, criterion_version=ordinal).level == 3
+    refused = htmx(client).post(url, {"level": "9"})
+    assert refused.status_code == 422 and "outside its scale 1 to 4" in refused.content.decode()
