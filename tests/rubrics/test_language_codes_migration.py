@@ -9,6 +9,7 @@ BEFORE = [
     ("rubrics", "0005_turn_level_criteria"),
     ("grading", "0008_flags_and_criterion_time"),
     ("taxonomy", "0002_context_variable_whole_numbers"),
+    ("accounts", "0004_user_language"),
 ]
 AFTER = [("rubrics", "0006_language_codes"), ("grading", "0009_language_codes")]
 
