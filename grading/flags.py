@@ -150,8 +150,10 @@ def resolve_flag(
         if locked.skipped
         else None
     )
-    if skipped is None and (outcome or reassign_to):
+    if not locked.skipped and (outcome or reassign_to):
         raise ValidationError({"outcome": "This flag set no response aside: nothing to return."})
+    # A response set aside whose grader has since left the pool is no longer theirs to return:
+    # their unfinished work went back to the planner then.
     if skipped is not None:
         if outcome == Flag.Outcome.RETURNED:
             skipped.skipped_at = None
@@ -165,7 +167,8 @@ def resolve_flag(
                     "or give it to another grader."
                 }
             )
-        locked.outcome, locked.reassigned_to = outcome, reassign_to
+        locked.outcome = outcome
+        locked.reassigned_to = reassign_to if outcome == Flag.Outcome.REASSIGNED else None
     if open_draft:
         if locked.criterion_version_id is None:
             raise ValidationError({"open_draft": "This flag names no criterion."})
@@ -193,18 +196,28 @@ def resolve_flag(
     return locked
 
 
-def reassign_candidates(flag: Flag) -> list[User]:
-    """Annotators of the study's pool who could take the flag's response: not its grader and
-    not grading it already. One query."""
-    graders = Assignment.objects.filter(study_item=flag.study_item_id).values("annotator")
-    return [
+def reassign_candidates(study: Study, flagged: list[Flag]) -> dict[int, list[User]]:
+    """For each flag that set a response aside, the active annotators of the study's pool who
+    could take the response: not grading it already. Two queries."""
+    items = {flag.study_item_id for flag in flagged if flag.skipped and flag.is_open}
+    if not items:
+        return {}
+    graders: dict[int, set[int]] = defaultdict(set)
+    for item_id, user_id in Assignment.objects.filter(study_item__in=items).values_list(
+        "study_item", "annotator"
+    ):
+        graders[item_id].add(user_id)
+    pool = [
         member.annotator
-        for member in PoolMember.objects.filter(study=flag.study_item.study_id)
-        .exclude(annotator__in=graders)
+        for member in PoolMember.objects.filter(study=study, annotator__is_active=True)
         .select_related("annotator")
         .order_by("annotator__username")
-        if member.annotator.is_active
     ]
+    return {
+        flag.pk: [user for user in pool if user.pk not in graders[flag.study_item_id]]
+        for flag in flagged
+        if flag.study_item_id in items
+    }
 
 
 def _reassign(skipped: Assignment, to: User | None, *, by: User) -> None:
@@ -241,7 +254,8 @@ class OpenFlags:
 
 
 def open_flags(study: Study) -> OpenFlags:
-    """The study's open flags, grouped per criterion and per response. One query."""
+    """The study's open flags, grouped per criterion (flags on a response as a whole in a group
+    keyed "") and per response. One query."""
     flags = list(
         Flag.objects.open()
         .filter(study_item__study=study)
@@ -254,6 +268,9 @@ def open_flags(study: Study) -> OpenFlags:
         if flag.criterion_version is not None:
             code = flag.criterion_version.criterion.code
             by_criterion.setdefault(code, FlagGroup(code, code)).flags.append(flag)
+        else:
+            whole = by_criterion.setdefault("", FlagGroup("", "The response as a whole"))
+            whole.flags.append(flag)
         item = flag.study_item
         group = by_response[item.pk]
         if not group.key:

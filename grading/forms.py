@@ -7,7 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from accounts.roles import Role
-from grading.models import LikertItem, Study, Verdict
+from grading.models import Flag, LikertItem, Study, Verdict
 from grading.templatetags.grading_verdicts import shown
 from rubrics.forms import TaskFilterForm
 from rubrics.models import Response, RubricVersion, Task
@@ -194,3 +194,26 @@ class LikertQuestionsForm(forms.Form):
                 __("A question has at most %(limit)s characters.") % {"limit": limit}
             )
         return prompts
+
+
+class FlagForm(forms.Form):
+    """A grader's flag on their response or one of its criteria (grading.flags.raise_flag)."""
+
+    kind = forms.ChoiceField(choices=Flag.Kind.choices, widget=forms.RadioSelect)
+    comment = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    skip = forms.BooleanField(required=False)
+    criterion_version = forms.IntegerField(required=False, widget=forms.HiddenInput)
+
+
+class ResolveFlagForm(forms.Form):
+    """A maintainer's resolution of a flag (grading.flags.resolve_flag)."""
+
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}))
+    outcome = forms.ChoiceField(choices=[("", ""), *Flag.Outcome.choices], required=False)
+    reassign_to = forms.ModelChoiceField(queryset=User.objects.none(), required=False)
+    open_draft = forms.BooleanField(required=False)
+
+    def __init__(self, *args: Any, candidates: list[User], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        reassign_to = cast(forms.ModelChoiceField, self.fields["reassign_to"])
+        reassign_to.queryset = User.objects.filter(pk__in=[u.pk for u in candidates])

@@ -7,6 +7,7 @@ from deletion, and a change after submission first copies the old value into a r
 
 import secrets
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -608,6 +609,8 @@ class Flag(models.Model):
     resolved_at = models.DateTimeField(null=True, blank=True)
 
     objects = FlagQuerySet.as_manager()
+    # Set by the study's flags page only: who could take a response set aside.
+    candidates: list[Any]
 
     class Meta:
         ordering = ["-created_at", "pk"]

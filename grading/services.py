@@ -512,8 +512,7 @@ def save_grade_line(
             raise GradingError(
                 "This criterion is graded on each tutor turn of the dialogue: grade the turns."
             )
-        if active_ms is not None and active_ms < 0:
-            raise GradingError("active_ms: the time spent cannot be negative.")
+        _check_time(active_ms)
         grade, _ = Grade.objects.get_or_create(
             assignment=assignment, criterion_version_id=criterion_version_id
         )
@@ -526,6 +525,7 @@ def save_grade_line(
             raise GradingError(
                 f"This grade is submitted: write the rationale before choosing {label}."
             )
+        changed: list[str] = []
         if (new_verdict, new_level, new_rationale) != (grade.verdict, grade.level, grade.rationale):
             if assignment.is_submitted:
                 GradeRevision.objects.create(
@@ -537,11 +537,11 @@ def save_grade_line(
                     replaced_by=by,
                 )
             grade.verdict, grade.level, grade.rationale = new_verdict, new_level, new_rationale
-            grade.save(update_fields=["verdict", "level", "rationale", "updated_at"])
-        if active_ms is not None and not assignment.is_submitted:
-            cap = int(CRITERION_TIME_PER_SAVE_CAP.total_seconds() * 1000)
-            grade.active_ms = (grade.active_ms or 0) + min(active_ms, cap)
-            grade.save(update_fields=["active_ms"])
+            changed = ["verdict", "level", "rationale", "updated_at"]
+        if _add_time(grade, assignment, active_ms):
+            changed.append("active_ms")
+        if changed:  # one write for the answer and its time
+            grade.save(update_fields=changed)
         _touch(assignment, now)
         assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
         return grade, item
@@ -560,6 +560,22 @@ def turn_label(turn: Turn) -> str:
     return f"Turn {turn.index + 1}"
 
 
+def _check_time(active_ms: int | None) -> None:
+    if active_ms is not None and active_ms < 0:
+        raise GradingError("active_ms: the time spent cannot be negative.")
+
+
+def _add_time(grade: Grade, assignment: Assignment, active_ms: int | None) -> bool:
+    """Add the time a save carries to the criterion's grade (capped; not saved here), while
+    the response is not submitted: a later change is a correction, not grading time. Whether
+    it changed the grade."""
+    if active_ms is None or assignment.is_submitted:
+        return False
+    cap = int(CRITERION_TIME_PER_SAVE_CAP.total_seconds() * 1000)
+    grade.active_ms = (grade.active_ms or 0) + min(active_ms, cap)
+    return True
+
+
 def save_turn_grade(
     assignment: Assignment,
     criterion_version_id: int,
@@ -569,13 +585,14 @@ def save_turn_grade(
     rationale: str | None,
     by: User,
     locked: bool = False,
+    active_ms: int | None = None,
 ) -> tuple[TurnGrade, Grade, RubricItem]:
     """Save one verdict and/or rationale on one tutor turn for a turn-level criterion (None
     leaves it as it is), then the response's grade on that criterion, derived from every turn's
     verdict by the criterion's turn rule (empty while a turn has none; its rationale is the
     turns' rationales, each after its turn's name). After submission the old values are first
     copied to revision rows, so a submitted grade is never lost. `locked` as in
-    save_grade_line."""
+    save_grade_line; `active_ms` as in save_grade, added to the criterion's grade."""
     with transaction.atomic(savepoint=not locked):
         now = timezone.now()
         if not (locked and transaction.get_connection().in_atomic_block):
@@ -594,6 +611,7 @@ def save_turn_grade(
             raise GradingError("Nothing to save: choose a verdict or write a rationale.")
         if verdict is not None and verdict not in Verdict.values:
             raise GradingError("Choose Pass, Fail or N/A.")
+        _check_time(active_ms)
         turn_grade, _ = TurnGrade.objects.get_or_create(
             assignment=assignment, criterion_version_id=criterion_version_id, turn=turn
         )
@@ -619,6 +637,8 @@ def save_turn_grade(
             turn_grade.verdict, turn_grade.rationale = new_verdict, new_rationale
             turn_grade.save(update_fields=["verdict", "rationale", "updated_at"])
         grade = _derive_grade(assignment, version, turns, by)
+        if _add_time(grade, assignment, active_ms):  # a turn's time is its criterion's
+            grade.save(update_fields=["active_ms"])
         _touch(assignment, now)
         assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
         return turn_grade, grade, item

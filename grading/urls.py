@@ -1,6 +1,6 @@
 from django.urls import path
 
-from grading.views import adjudication, assignment, resources, study, study_manage
+from grading.views import adjudication, assignment, flags, resources, study, study_manage, times
 
 app_name = "grading"
 urlpatterns = [
@@ -23,6 +23,10 @@ urlpatterns = [
         name="save_likert",
     ),
     path("assignments/<int:assignment_id>/submit/", assignment.submit, name="submit"),
+    path("assignments/<int:assignment_id>/flag/", flags.flag, name="flag"),
+    path("studies/<int:study_id>/flags/", flags.study_flags, name="study_flags"),
+    path("flags/<int:flag_id>/resolve/", flags.flag_resolve, name="flag_resolve"),
+    path("studies/<int:study_id>/time/", times.study_times, name="study_times"),
     path(
         "assignments/<int:assignment_id>/resources/<int:resource_id>/",
         resources.assignment_resource,

@@ -9,6 +9,7 @@ from django.shortcuts import render
 from accounts.permissions import AuthenticatedHttpRequest, user_can
 from accounts.roles import Action
 from accounts.services import role_of
+from grading.flags import open_flag_counts
 from grading.services import annotator_queue
 from home import services
 
@@ -24,6 +25,7 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     if user_can(user, Action.MANAGE_STUDIES):
         context["studies"] = services.studies_by_progress()
         context["jobs"] = services.maintainer_jobs()
+        context["open_flags"] = open_flag_counts()
     elif user_can(user, Action.VIEW_BENCHMARK):
         context["studies"] = services.studies_by_progress()
         context["runs"] = services.recent_judge_runs()

@@ -20,7 +20,7 @@ from accounts.services import create_user_with_role, sync_roles
 from demo.benchmark import seed_demo_benchmark
 from grading import services as grading_services
 from grading.adjudication import record_gold_verdict
-from grading.models import Assignment, LikertItem, Study, Verdict
+from grading.models import Assignment, Flag, LikertItem, Study, Verdict
 from interchange.formats.l2bench_csv import TaskRecord
 from interchange.lease import this_worker
 from interchange.models import ImportJob
@@ -213,6 +213,10 @@ def grading_route_kwargs(params: set[str], user: User | None, make_user) -> dict
         "resource_id": assignment.study_item.rubric_version.resources.get().pk,
         "user_id": grader.pk,  # a pool member
     }
+    if "flag_id" in params:
+        values["flag_id"] = Flag.objects.create(
+            study_item=assignment.study_item, kind=Flag.Kind.RESPONSE_BROKEN, by=grader
+        ).pk
     return {name: values[name] for name in params}
 
 

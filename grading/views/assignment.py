@@ -19,7 +19,8 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
-from grading import services
+from grading import flags, services
+from grading.forms import FlagForm
 from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, TurnGrade
 from grading.templatetags.grading_verdicts import shown
 from l2annot.errors import message_of, status_for
@@ -261,6 +262,9 @@ def _page_context(
         "to_answer": len(_steps(gradable)) + len(likert),
         "counts": counts,
         "closed": item.study.is_closed(),
+        "my_flags": flags.flags_of(assignment).select_related("criterion_version__criterion"),
+        "flag_form": FlagForm(),
+        "idle_cap_ms": int(services.CRITERION_IDLE_CAP.total_seconds() * 1000),
     } | state
 
 
@@ -354,6 +358,17 @@ def _refused(
     return render_page(request, PAGE, context, status=status)
 
 
+def _active_ms(request: AuthenticatedHttpRequest) -> int | None:
+    """The time on the criterion the grading page sends with a save (docs/grading.md, "Time
+    per criterion"); None when it sends none (a page without JavaScript)."""
+    raw = request.POST.get("active_ms", "")
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise services.GradingError("active_ms: send a whole number of milliseconds.")
+    return int(raw)
+
+
 @require(Action.GRADE)
 @require_POST
 def save_grade(
@@ -367,6 +382,7 @@ def save_grade(
         with transaction.atomic():
             assignment = _own_locked(request, assignment_id)
             level = services.parse_level(level_text)
+            active_ms = _active_ms(request)
             grade, item = services.save_grade_line(
                 assignment,
                 criterion_version_id,
@@ -375,6 +391,7 @@ def save_grade(
                 rationale=rationale,
                 by=request.user,
                 locked=True,
+                active_ms=active_ms,
             )
     except services.GradingError as error:
         assert assignment is not None  # a refusal comes after the lookup
@@ -398,6 +415,7 @@ def save_turn_grade(
     try:
         with transaction.atomic():
             assignment = _own_locked(request, assignment_id)
+            active_ms = _active_ms(request)
             turn_grade, grade, item = services.save_turn_grade(
                 assignment,
                 criterion_version_id,
@@ -406,6 +424,7 @@ def save_turn_grade(
                 rationale=rationale,
                 by=request.user,
                 locked=True,
+                active_ms=active_ms,
             )
     except services.GradingError as error:
         assert assignment is not None  # a refusal comes after the lookup

@@ -16,7 +16,7 @@ from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading import adjudication, services
 from grading.forms import StudyForm, StudySelectionForm, published_tasks
-from grading.models import Study
+from grading.models import Flag, Study
 from l2annot.htmx import render_page, wants_fragment
 from rubrics.models import Response
 from taxonomy.models import Framework
@@ -177,6 +177,7 @@ def study_detail(request: AuthenticatedHttpRequest, study_id: int) -> HttpRespon
         "idle_days": idle_days,
         "past_deadline": study.deadline is not None and timezone.now() >= study.deadline,
         "unresolved": adjudication.unresolved_count(study),
+        "open_flags": Flag.objects.open().filter(study_item__study=study).count(),
         "likert_items": study.likert_items.all(),
     }
     return render(request, "grading/study_detail.html", context)

@@ -25,7 +25,7 @@
     currentId = step.id;
     step.classList.add("current");
     if (focus) {
-      step.focus({ preventScroll: true });
+      quietly(function () { step.focus({ preventScroll: true }); });
       step.scrollIntoView({ block: "nearest" });
     }
   }
@@ -35,6 +35,54 @@
     var index = all.indexOf(current());
     var next = all[Math.min(all.length - 1, Math.max(0, index + delta))];
     select(next, true);
+    startTiming(next);
+  }
+
+  // ----- time per criterion (docs/grading.md, "Time per criterion") ------------------------
+  // A criterion's clock runs from the moment the grader goes to it (keyboard, click, focus)
+  // until its verdict is saved or they go to another one; after a verdict, the time until the
+  // grader goes to the next criterion is that next criterion's. Only active time counts: none
+  // while the tab is hidden, and a stretch without input (key, pointer, scroll) as at most the
+  // cap. Reading before the first action on a criterion counts for none. Each save sends the
+  // time its criterion gathered since its last save (active_ms); a failed save keeps it.
+  var IDLE_CAP_MS = Number(root.getAttribute("data-idle-cap-ms")) || 60000;
+  var BETWEEN = " between";
+  var timed = null; // id of the step whose clock runs, BETWEEN, or null
+  var gathered = {}; // step id -> ms not yet sent
+  var sending = {}; // step id -> ms sent with the request under way
+  var lastTick = Date.now();
+  var lastInput = lastTick;
+  var focusingByScript = false;
+
+  function quietly(focus) { focusingByScript = true; try { focus(); } finally { focusingByScript = false; } }
+
+  function tick() {
+    var now = Date.now();
+    if (timed && !document.hidden) {
+      var until = Math.min(now, lastInput + IDLE_CAP_MS);
+      gathered[timed] = (gathered[timed] || 0) + Math.max(0, until - lastTick);
+    }
+    lastTick = now;
+  }
+  function activity() { tick(); lastInput = lastTick; }
+  ["keydown", "pointerdown", "wheel", "input"].forEach(function (name) {
+    document.addEventListener(name, activity, true);
+  });
+  document.addEventListener("scroll", activity, true);
+  document.addEventListener("visibilitychange", function () {
+    tick();
+    lastInput = lastTick; // coming back is input; going away stops the clock (hidden)
+  });
+
+  function timesItself(step) { return step && step.querySelector("textarea") && step.id.indexOf("likert-") !== 0; }
+  function startTiming(step) {
+    tick();
+    if (!timesItself(step)) { if (timed !== BETWEEN) timed = null; return; }
+    if (timed === BETWEEN) {
+      gathered[step.id] = (gathered[step.id] || 0) + (gathered[BETWEEN] || 0);
+      gathered[BETWEEN] = 0;
+    }
+    timed = step.id;
   }
 
   function choose(key) {
@@ -89,7 +137,23 @@
   var lastSent = {};
   document.body.addEventListener("htmx:configRequest", function (event) {
     var step = stepOf(event.detail.elt);
-    if (step) lastSent[step.id] = event.detail.triggeringEvent && event.detail.triggeringEvent.submitter;
+    if (!step) return;
+    var submitter = event.detail.triggeringEvent && event.detail.triggeringEvent.submitter;
+    lastSent[step.id] = submitter;
+    if (!timesItself(step)) return;
+    tick();
+    var ms = Math.round((gathered[step.id] || 0) + (sending[step.id] || 0));
+    event.detail.parameters.active_ms = String(ms);
+    sending[step.id] = ms;
+    gathered[step.id] = 0;
+    var answer = submitter && (submitter.name === "verdict" || submitter.name === "level");
+    if (answer && timed === step.id) timed = BETWEEN; // its verdict (or level) stops its clock
+  });
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    var step = stepOf(event.detail.elt);
+    if (!step || !(step.id in sending)) return;
+    if (!event.detail.successful) gathered[step.id] = (gathered[step.id] || 0) + sending[step.id];
+    delete sending[step.id];
   });
   function resend(step) {
     var form = step.querySelector("form");
@@ -144,7 +208,7 @@
   // moment, and any other letter typed meanwhile cancels it and rests the shortcuts until the
   // typing stops; moving between criteria and the help act at once.
   var AT_ONCE = /^(j|k|\?|ArrowDown|ArrowUp)$/;
-  var ACTING = /^[pfanrs0-9]$/;
+  var ACTING = /^[pfanrsx0-9]$/;
   var WAIT_MS = 400; // longer than the gap between two letters of a word, even typed slowly
   var PAUSE_MS = 1500;
   var pending = null;
@@ -176,12 +240,14 @@
       var area = current() && current().querySelector("textarea:not([disabled])");
       if (area) area.focus();
     } else if (key === "s") askToSubmit();
+    else if (key === "x") flagCurrent();
     else choose(key);
   }
 
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if ((help && help.open) || (confirmDialog && confirmDialog.open)) return;
+    if (flagDialog && flagDialog.open) return;
     if (isTyping(event.target)) {
       if (event.key === "Escape") {
         var step = event.target.closest("[data-step]");
@@ -209,26 +275,74 @@
 
   root.addEventListener("focusin", function (event) {
     var step = event.target.closest("[data-step]");
-    if (step && step.id !== currentId) select(step, false);
+    if (!step) return;
+    if (!focusingByScript) startTiming(step);
+    if (step.id !== currentId) select(step, false);
   });
 
   root.addEventListener("click", function (event) {
     var step = event.target.closest("[data-step]");
-    if (step) select(step, false);
+    if (step) { select(step, false); startTiming(step); }
   });
+
+  // ----- flags: one dialog for the response and each criterion ------------------------------
+  var flagDialog = document.getElementById("flag-dialog");
+  var flagOpener = null;
+  function openFlag(link) {
+    var form = document.getElementById("flag-form");
+    if (!flagDialog || !form || !link) return;
+    var criterion = link.getAttribute("data-flag") || "";
+    form.querySelector("#flag-criterion").value = criterion;
+    form.querySelector("#flag-target").textContent = link.getAttribute("data-flag-label");
+    var unclear = form.querySelector('[data-kind="criterion_unclear"]');
+    if (unclear) {
+      unclear.hidden = !criterion;
+      var radio = unclear.querySelector("input");
+      if (!criterion && radio) radio.checked = false;
+      else if (criterion && radio && !form.querySelector(".flag-kinds input:checked")) radio.checked = true;
+    }
+    var sent = form.querySelector("#flag-sent");
+    if (sent) sent.remove();
+    flagOpener = link;
+    flagDialog.showModal();
+    var first = form.querySelector(".flag-kinds input:checked") || form.querySelector(".flag-kinds label:not([hidden]) input");
+    if (first) first.focus();
+  }
+  function flagCurrent() {
+    var step = current();
+    var link = step && step.querySelector("a.flag-link");
+    var parent = step && step.parentElement && step.parentElement.closest(".per-turn");
+    if (!link && parent) link = parent.querySelector(".criterion-head a.flag-link");
+    openFlag(link || document.getElementById("flag-response"));
+  }
+  if (flagDialog) {
+    document.addEventListener("click", function (event) {
+      var link = event.target.closest && event.target.closest("a.flag-link");
+      if (link) { event.preventDefault(); openFlag(link); return; }
+      if (event.target.closest && event.target.closest("#flag-cancel")) { event.preventDefault(); flagDialog.close(); }
+    });
+    flagDialog.addEventListener("close", function () {
+      if (flagOpener && document.contains(flagOpener)) quietly(function () { flagOpener.focus(); });
+    });
+  }
 
   // A save swaps the criterion's element: put the marker and the focus back on the new one.
   document.body.addEventListener("htmx:afterSettle", function (event) {
     recount();
     var swapped = event.detail.elt;
     if (!swapped || !swapped.id) return;
+    if (swapped.id === "flag-form") { // sent: close; refused: the dialog shows why
+      if (swapped.querySelector("#flag-sent") && flagDialog && flagDialog.open) flagDialog.close();
+      return;
+    }
+    if (swapped.id === "my-flags") return;
     var step = document.getElementById(swapped.id);
     if (!step) return;
     if (rationaleFor === step.id) {
       rationaleFor = null;
       select(step, false);
       var area = step.querySelector("textarea");
-      if (area) area.focus();
+      if (area) area.focus(); // the grader goes on with this criterion: its clock runs
       return;
     }
     var active = current();

@@ -104,6 +104,10 @@ ROUTES: dict[str, Route] = {
     "grading:save_likert": Route("POST", GRADERS),
     "grading:submit": Route("POST", GRADERS),
     "grading:assignment_resource": Route("GET", GRADERS),
+    "grading:flag": Route("GET", GRADERS),
+    "grading:study_flags": Route("GET", MANAGERS),
+    "grading:flag_resolve": Route("POST", MANAGERS),
+    "grading:study_times": Route("GET", READERS),
     "agreement:index": Route("GET", READERS),
     "agreement:study": Route("GET", READERS),
     "agreement:judge": Route("GET", READERS),
@@ -186,6 +190,7 @@ GRADING_PARAMS = {
     "criterion_version_id",
     "likert_item_id",
     "user_id",
+    "flag_id",
 }
 
 

@@ -195,9 +195,9 @@ def test_the_grading_page_runs_a_fixed_number_of_queries(
     # session, user, 2 permission lookups, then 7 for the page whatever the rubric's length:
     # the assignment with its study, rubric version, response and task; progress counts;
     # grades; rubric items with criterion versions and criteria; Likert questions with their
-    # answers; context values; resources. It was 13: scale points (not shown here) were
-    # prefetched, and the Likert answers were a query of their own.
-    with django_assert_num_queries(11):
+    # answers; context values; resources; the grader's own flags. It was 13: scale points (not
+    # shown here) were prefetched, and the Likert answers were a query of their own.
+    with django_assert_num_queries(12):
         html = client.get(page(mine)).content.decode()
     assert html.count('name="verdict" value="pass"') == criteria
     assert html.count('aria-pressed="true"') == criteria + study.likert_items.count()

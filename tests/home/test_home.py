@@ -126,7 +126,8 @@ def test_a_researcher_lands_on_agreement_and_the_judge(people):
     for each in Study.objects.all():
         assert reverse("agreement:study", args=[each.pk]) in main
         assert reverse("agreement:leaderboard", args=[each.pk]) in main
-        assert reverse("grading:study", args=[each.pk]) not in main  # not theirs to manage
+        assert f'"{reverse("grading:study", args=[each.pk])}"' not in main  # not theirs to manage
+        assert reverse("grading:study_times", args=[each.pk]) in main
     assert all(name in main for name in ["judge-running", "judge-failed", "judge-done"])
     assert "Review queue" not in main and "Background jobs" not in main
 
@@ -138,10 +139,10 @@ def test_an_admin_sees_the_maintainers_page_and_their_own_queue(people):
 
 
 # Session, user, role, permissions (two, but none for a superuser), then each panel's own:
-# queue 2, studies 1, jobs 2, review queue 1, judge runs 1. None per row.
+# queue 2, studies 1, jobs 2, review queue 1, open flags 1, judge runs 1. None per row.
 @pytest.mark.parametrize(
     ("role", "queries"),
-    [(Role.ANNOTATOR, 5 + 2), (Role.MAINTAINER, 5 + 4), (Role.VIEWER, 5 + 2), (Role.ADMIN, 3 + 6)],
+    [(Role.ANNOTATOR, 5 + 2), (Role.MAINTAINER, 5 + 5), (Role.VIEWER, 5 + 2), (Role.ADMIN, 3 + 7)],
 )
 def test_the_start_page_costs_a_fixed_number_of_queries(
     people, role, queries, django_assert_num_queries

@@ -12,6 +12,7 @@ from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
 from grading import services
 from grading.adjudication import record_gold_verdict
+from grading.flags import raise_flag
 from grading.models import Assignment, Grade
 from judging.models import JudgeRun, JudgeVerdict, PromptTemplate
 from rubrics import services as rubric_services
@@ -58,7 +59,15 @@ def built(module_db):  # type: ignore[no-untyped-def]
         theirs.study_item, versions[0].pk, verdict="fail", note=GOLD_NOTE, by=ben, base_revision=0
     )
     resource = rubric_services.add_resource(response.task, "Handout", None, text="Read this.")
+    flag = raise_flag(
+        theirs,
+        kind="criterion_unclear",
+        comment=RATIONALE,
+        criterion_version_id=versions[0].pk,
+        by=ben,
+    )
     return {
+        "flag": flag,
         "ada": ada,
         "study": study,
         "mine": mine,
@@ -89,6 +98,7 @@ def _url(name: str, w: dict, **kwargs: str) -> str:  # type: ignore[type-arg]
         "run_id": w["run"].pk,
         "pk": w["response"].task.pk,
         "prompt_id": PromptTemplate.objects.first().pk,
+        "flag_id": w["flag"].pk,
     }
     return reverse(name, kwargs={k: values[k] for k in kwargs.values()})
 
@@ -100,6 +110,10 @@ PAGES = [
     ("post", "grading:save_likert", ("assignment_id", "likert_item_id")),
     ("post", "grading:submit", ("assignment_id",)),
     ("get", "grading:assignment_resource", ("assignment_id", "resource_id")),
+    ("post", "grading:flag", ("assignment_id",)),
+    ("get", "grading:study_flags", ("study_id",)),
+    ("post", "grading:flag_resolve", ("flag_id",)),
+    ("get", "grading:study_times", ("study_id",)),
     ("get", "grading:study", ("study_id",)),
     ("get", "grading:adjudication", ("study_id",)),
     ("get", "grading:adjudicate", ("study_id", "study_item_id", "criterion_version_id")),

@@ -13,6 +13,7 @@ from openpyxl import load_workbook
 from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
 from grading import services
+from grading.flags import raise_flag
 from grading.models import Assignment
 from judging.models import JudgeRun, JudgeVerdict, PromptTemplate, PromptVersion
 from rubrics.models import CriterionVersion, Response, RubricVersion, TaskContextValue, Turn
@@ -100,6 +101,7 @@ def built(module_db):  # type: ignore[no-untyped-def]
         services.submit(assignment, by=assignment.annotator)
     version = factories.rubric_of(first)[0]
     services.save_grade(first, version.pk, verdict="fail", rationale=FORMULA, by=admin)
+    raise_flag(first, kind="other", comment=PAYLOAD, criterion_version_id=version.pk, by=admin)
     run = JudgeRun.objects.create(
         judge_model="judge",
         prompt_version=PAYLOAD[:100],
@@ -155,6 +157,8 @@ def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "new study": reverse("grading:study_create"),
         "study pool": reverse("grading:study_manage", args=[study]),
         "people": reverse("people:people"),
+        "flags": reverse("grading:study_flags", args=[study]),
+        "flag form": reverse("grading:flag", args=[w["mine"].pk]),
     }
 
 
@@ -180,6 +184,8 @@ def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "new study",
         "study pool",
         "people",
+        "flags",
+        "flag form",
     ],
 )
 def test_hostile_text_is_inert_on_every_page(world, page, as_htmx) -> None:  # type: ignore[no-untyped-def]
