@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils.translation import gettext_lazy as _
 
 from audit.editing import OrderedQuerySet
 from rubrics.models import CriterionVersion, Response, RubricVersion, Turn
@@ -553,19 +554,19 @@ class Flag(models.Model):
     maintainer resolves it: returned to the grader, or given to another grader."""
 
     class Kind(models.TextChoices):
-        CRITERION_UNCLEAR = "criterion_unclear", "Criterion unclear"
-        RESPONSE_BROKEN = "response_broken", "Response broken"
-        OTHER = "other", "Other"
+        CRITERION_UNCLEAR = "criterion_unclear", _("Criterion unclear")
+        RESPONSE_BROKEN = "response_broken", _("Response broken")
+        OTHER = "other", _("Other")
 
     class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        RESOLVED = "resolved", "Resolved"
+        OPEN = "open", _("Open")
+        RESOLVED = "resolved", _("Resolved")
 
     class Outcome(models.TextChoices):
         """What became of a skipped response when its flag was resolved."""
 
-        RETURNED = "returned", "Returned to its grader"
-        REASSIGNED = "reassigned", "Given to another grader"
+        RETURNED = "returned", _("Returned to its grader")
+        REASSIGNED = "reassigned", _("Given to another grader")
 
     study_item = models.ForeignKey(StudyItem, on_delete=models.PROTECT, related_name="flags")
     criterion_version = models.ForeignKey(

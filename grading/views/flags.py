@@ -4,12 +4,12 @@ the study's maintainers read the open flags per criterion and per response and r
 A grader reaches only their own assignment (`_own`: another's is a 404) and reads only the
 flags they raised (grading.flags.flags_of)."""
 
-
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
@@ -91,8 +91,10 @@ def _raised(
     if raised.skipped:
         messages.success(
             request,
-            "Set aside with your flag: a maintainer will return it to you or give it to another "
-            "grader. Here is the next response.",
+            _(
+                "Set aside with your flag: a maintainer will return it to you or give it to "
+                "another grader. Here is the next response."
+            ),
         )
         following = services.claim_next(assignment.study_item.study, request.user)
         return redirect_to(
@@ -102,7 +104,7 @@ def _raised(
             else reverse("grading:index"),
         )
     if not wants_fragment(request):
-        messages.success(request, "Flag sent: the study's maintainers will look at it.")
+        messages.success(request, _("Flag sent: the study's maintainers will look at it."))
         return redirect_to(request, page + "#my-flags")
     context = {
         "assignment": assignment,
@@ -189,7 +191,7 @@ def flag_resolve(request: AuthenticatedHttpRequest, flag_id: int) -> HttpRespons
                 form.add_error(None, message_of(error))
         else:
             if not wants_fragment(request):
-                messages.success(request, f"Flag resolved: {flag}.")
+                messages.success(request, _("Flag resolved."))
                 return redirect_to(request, reverse("grading:study_flags", args=[study.pk]))
             flag = Flag.objects.select_related(  # the resolved card
                 "by",
