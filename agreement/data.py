@@ -39,6 +39,7 @@ from grading.models import (
     LikertRating,
     Study,
     StudyItem,
+    TurnGrade,
     Verdict,
 )
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
@@ -106,6 +107,63 @@ def load_study_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
         criteria=_criteria(version_ids, db),
         items=_items(item_ids, db),
         raters=[names[pk] for pk, _ in rater_ids],
+    )
+
+
+def load_turn_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
+    """Every submitted pass/fail verdict on a tutor turn of a dialogue (turn-level criteria),
+    as StudyRatings whose units are (response, criterion, turn): `unit_item` stays the
+    response, so intervals resample responses (a dialogue's turns move together). Raters are
+    named as in load_study_ratings. Three queries."""
+    db = reports_alias()
+    rows = list(
+        TurnGrade.objects.using(db)
+        .filter(
+            assignment__study_item__study=study,
+            assignment__status=Assignment.Status.SUBMITTED,
+            verdict__in=list(VALUE_INDEX),
+        )
+        .values_list(
+            "assignment__study_item_id",
+            "criterion_version_id",
+            "turn_id",
+            "assignment__annotator_id",
+            "assignment__annotator__username",
+            "verdict",
+        )
+    )
+    item_ids = sorted({row[0] for row in rows})
+    version_ids = sorted({row[1] for row in rows})
+    # Every grader of the study names the same rater as in the per-response report.
+    rater_ids = sorted(
+        set(
+            submitted_grades(study, db).values_list(
+                "assignment__annotator_id", "assignment__annotator__username"
+            )
+        )
+        | {(row[3], row[4]) for row in rows}
+    )
+    names = _rater_names(rater_ids, blind)
+    item_index = {pk: i for i, pk in enumerate(item_ids)}
+    version_index = {pk: i for i, pk in enumerate(version_ids)}
+    rater_index = {pk: i for i, (pk, _) in enumerate(rater_ids)}
+    units: dict[tuple[int, int, int], int] = {}
+    rating_unit, rating_rater, rating_value = [], [], []
+    for item, version, turn, rater, _, verdict in rows:
+        key = (item_index[item], version_index[version], turn)
+        rating_unit.append(units.setdefault(key, len(units)))
+        rating_rater.append(rater_index[rater])
+        rating_value.append(VALUE_INDEX[verdict])
+    keys = list(units)
+    return StudyRatings(
+        criteria=tuple(_criteria(version_ids, db)) if rows else (),
+        items=tuple(_items(item_ids, db)) if rows else (),
+        raters=tuple(names[pk] for pk, _ in rater_ids),
+        unit_item=np.asarray([k[0] for k in keys], dtype=np.int64),
+        unit_criterion=np.asarray([k[1] for k in keys], dtype=np.int64),
+        rating_unit=np.asarray(rating_unit, dtype=np.int64),
+        rating_rater=np.asarray(rating_rater, dtype=np.int64),
+        rating_value=np.asarray(rating_value, dtype=np.int64),
     )
 
 

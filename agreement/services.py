@@ -13,7 +13,7 @@ from agreement.analysis.labels import FinalLabel
 from agreement.analysis.labels import final_labels as decide_labels
 from agreement.analysis.leaderboard import Leaderboard, leaderboard
 from agreement.analysis.ratings import CriterionInfo, ItemInfo
-from agreement.analysis.reports import StudyAgreement, study_agreement
+from agreement.analysis.reports import StudyAgreement, study_agreement, turn_agreement
 from agreement.analysis.scales import criteria_consistency, scale_agreement, scale_consistency
 from agreement.analysis.triage import TriageUnit, triage_queue
 from agreement.data import (
@@ -23,6 +23,7 @@ from agreement.data import (
     load_scale_ratings,
     load_scale_scores,
     load_study_ratings,
+    load_turn_ratings,
     rating_runs_for,
     submitted_grade_count,
 )
@@ -47,14 +48,17 @@ def study_report(study: Study) -> StudyAgreement:
     def compute() -> StudyAgreement:
         ratings = load_study_ratings(study, blind=not settings.show_annotator_names)
         scales = load_scale_ratings(study)
+        report = study_agreement(
+            ratings,
+            threshold=settings.validation_threshold,
+            minimum_units=settings.minimum_units,
+            n_resamples=settings.resamples,
+            seed=settings.seed,
+        )
+        turns = load_turn_ratings(study, blind=not settings.show_annotator_names)
         return replace(
-            study_agreement(
-                ratings,
-                threshold=settings.validation_threshold,
-                minimum_units=settings.minimum_units,
-                n_resamples=settings.resamples,
-                seed=settings.seed,
-            ),
+            report,
+            turns=turn_agreement(turns, report, n_resamples=settings.resamples, seed=settings.seed),
             scales=scale_agreement(scales, n_resamples=settings.resamples, seed=settings.seed),
             consistency=tuple(
                 c for c in (*criteria_consistency(ratings), scale_consistency(scales)) if c

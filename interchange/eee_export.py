@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from agreement.analysis.leaderboard import Leaderboard, ModelRow
+import numpy as np
+
+from agreement.analysis.leaderboard import Leaderboard, ModelRow, response_scores
 from agreement.analysis.leaderboard import Score as BoardScore
-from agreement.data import judge_runs_for, study_state
+from agreement.data import judge_runs_for, load_judge_data, load_study_ratings, study_state
 from agreement.models import AnalysisSettings
 from agreement.services import study_leaderboard
 from grading.models import Study, StudyItem
@@ -136,6 +138,44 @@ def _model_facts(study: Study) -> dict[str, tuple[set[str], set[str]]]:
     return facts
 
 
+def _instances(study: Study, source: str, run: JudgeRun | None) -> dict[str, list[eee.Instance]]:
+    """Per model name: each of its responses scored by the source, with its task score (the
+    same per-response scores the leaderboard averages). A few queries."""
+    ratings = load_study_ratings(study)
+    judge = load_judge_data(study, run, ratings) if source == "judge" and run else None
+    mask = np.ones(len(ratings.unit_item), dtype=bool)
+    experts, judged = response_scores(ratings, mask, judge)
+    scores = judged if source == "judge" else experts
+    keys = {ratings.items[i].key: max(0.0, score) for i, score in scores.items()}
+    items = (
+        StudyItem.objects.filter(pk__in=keys)
+        .select_related("response__task", "rubric_version")
+        .prefetch_related("response__turns")
+        .order_by("response__task__key", "response__epoch", "pk")
+    )
+    found: dict[str, list[eee.Instance]] = {}
+    for item in items:
+        response = item.response
+        epoch = f"#{response.epoch}" if response.epoch > 1 else ""
+        found.setdefault(response.model_name, []).append(
+            eee.Instance(
+                sample_id=f"{response.task.key}{epoch}",
+                task=item.rubric_version.instruction,
+                reference=item.rubric_version.reference_answer,
+                score=keys[item.pk],
+                text=response.text,
+                turns=tuple((t.role, t.content) for t in response.turns.all()),
+                metadata=(
+                    ("task_key", response.task.key),
+                    ("epoch", str(response.epoch)),
+                    ("response_id", response.external_id or str(response.pk)),
+                    ("language", response.task.language),
+                ),
+            )
+        )
+    return found
+
+
 def model_results(
     study: Study, options: Options, run: JudgeRun | None = None
 ) -> tuple[list[eee.ModelResults], list[str]]:
@@ -148,6 +188,7 @@ def model_results(
     names = dict(
         Competency.objects.filter(framework_id=study.framework_id).values_list("code", "name")
     )
+    instances = _instances(study, options.source, run)
     models, skipped, problems = [], [], []
     for row in board.rows:
         results = _results(board, row.model, options.source, study, names)
@@ -172,6 +213,7 @@ def model_results(
                 results=results,
                 developer=developer,
                 versions=tuple(sorted(versions)),
+                instances=tuple(instances.get(row.model, ())),
             )
         )
     if problems:
@@ -232,7 +274,7 @@ def export(
     planned = [(model, new_uuid()) for model in models]
     try:
         for model, file_uuid in planned:
-            eee.record(model, shared)
+            eee.record(model, shared, file_uuid)  # its instance records too
             eee.relative_path(model, shared, file_uuid)
     except ValueError as error:
         raise ExportProblem(str(error)) from error

@@ -190,10 +190,26 @@ def rubric_of(assignment) -> list[CriterionVersion]:  # type: ignore[no-untyped-
     return [line.version for line in assignment.study_item.rubric_version.effective_rubric()]
 
 
+def answer(assignment, version, verdict: str, rationale: str, by: User) -> None:  # type: ignore[no-untyped-def]
+    """Give `verdict` on one criterion: on each tutor turn when it is a turn-level criterion and
+    the response a dialogue (the dialogue's verdict is then `verdict` by every rule)."""
+    turns = (
+        grading_services.tutor_turns(assignment.study_item.response_id) if version.per_turn else []
+    )
+    for turn in turns:
+        grading_services.save_turn_grade(
+            assignment, version.pk, turn.pk, verdict=verdict, rationale=rationale, by=by
+        )
+    if not turns:
+        grading_services.save_grade(
+            assignment, version.pk, verdict=verdict, rationale=rationale, by=by
+        )
+
+
 def complete(assignment, by: User, verdict: str = "pass") -> None:  # type: ignore[no-untyped-def]
     """Answer every criterion and Likert item of `assignment` (not submitted)."""
     for version in rubric_of(assignment):
-        grading_services.save_grade(assignment, version.pk, verdict=verdict, rationale="ok", by=by)
+        answer(assignment, version, verdict, "ok", by)
     for item in assignment.study_item.study.likert_items.all():
         grading_services.save_likert(assignment, item.pk, 4, by=by)
 
@@ -254,12 +270,12 @@ def grade_study(
                 assignment.study_item.rubric_version.effective_rubric()
             ):
                 if line.applicable:
-                    grading_services.save_grade(
+                    answer(
                         assignment,
-                        line.version.pk,
-                        verdict=verdict(index, assignment, position, line),
-                        rationale=rationale.format(grader=index),
-                        by=grader,
+                        line.version,
+                        verdict(index, assignment, position, line),
+                        rationale.format(grader=index),
+                        grader,
                     )
             if likert is not None:
                 for item in study.likert_items.all():

@@ -93,6 +93,9 @@ class StudyAgreement:
     scales: tuple[ScaleAgreement, ...] = ()
     consistency: tuple[Consistency, ...] = ()
     by_language: tuple[GroupAgreement, ...] = ()  # the tasks' target languages
+    # Turn-level criteria: per criterion, agreement on each tutor turn, then on the dialogue
+    # (the per-response verdict its rule gives): turn_agreement().
+    turns: tuple[tuple[GroupAgreement, GroupAgreement | None], ...] = ()
 
     def least_reliable(self, limit: int = 10) -> tuple[CriterionAgreement, ...]:
         """Criteria ordered from the least reliable: undefined alpha last, lowest first."""
@@ -296,4 +299,29 @@ def study_agreement(
         raters=rater_agreement(ratings, counts),
         rater_names=ratings.raters,
         rater_matrix=rater_matrix(ratings),
+    )
+
+
+def turn_agreement(
+    turn_ratings: StudyRatings,
+    report: StudyAgreement,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> tuple[tuple[GroupAgreement, GroupAgreement | None], ...]:
+    """Each turn-level criterion's agreement on each tutor turn (units: response, criterion,
+    turn; intervals resample responses), beside its per-response row of `report` (None when
+    no response has two verdicts on it yet)."""
+    if turn_ratings.n_units == 0:
+        return ()
+    counts = turn_ratings.counts()
+    groups = [
+        (f"{info.code}: each turn", np.flatnonzero(turn_ratings.unit_criterion == index))
+        for index, info in enumerate(turn_ratings.criteria)
+    ]
+    found = group_agreements(turn_ratings, counts, groups, n_resamples=n_resamples, seed=seed)
+    per_response = {row.criterion.key: row.agreement for row in report.criteria}
+    return tuple(
+        (group, per_response.get(info.key))
+        for info, group in zip(turn_ratings.criteria, found, strict=True)
     )

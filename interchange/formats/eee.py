@@ -9,17 +9,25 @@ This writer takes figures already computed (the L2-Bench score of a model with i
 interval, overall and per group) and turns them into records; it computes nothing. Output is
 deterministic: the same inputs (the file's UUID and timestamp included) give the same bytes.
 
+Beside each aggregate record, the model's instance-level records (one per response it gave in
+the study, with that response's score) go to ``<uuid>_samples.jsonl`` in the same folder, which
+the aggregate names in ``detailed_evaluation_results`` (with its SHA-256 and row count). A text
+response is a ``single_turn`` record (``output.raw``); a dialogue a ``multi_turn`` record
+(``messages``, ``output`` null, one answer attribution per tutor turn).
+
 Written against schema version 0.3.0 (``eval.schema.json`` of the ``every-eval-ever`` 0.3.0
-package). Where the schema requires a value this tool does not know, it writes the value the
+package) and its instance-level schema (``instance_level_eval.schema.json``). Where the schema
+requires a value this tool does not know, it writes the value the
 schema defines for "unknown" (``deployment_type``, ``model_availability``) or the word
 ``unknown`` where the schema offers no such value (the judge's prompt template).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -29,18 +37,22 @@ __all__ = [
     "MODEL_AVAILABILITIES",
     "SCHEMA_VERSION",
     "Export",
+    "Instance",
     "Judge",
     "ModelResults",
     "Result",
     "Score",
     "dumps",
+    "instance_record",
     "model_id",
     "record",
     "relative_path",
+    "samples_path",
     "write_record",
 ]
 
 SCHEMA_VERSION = "0.3.0"
+INSTANCE_SCHEMA_VERSION = "0.3.0"  # instance_level_eval.schema.json of the same package
 EVALUATOR_RELATIONSHIPS = ("first_party", "third_party", "collaborative", "other")
 DEPLOYMENT_TYPES = ("self_deployed", "externally_managed", "unknown")
 MODEL_AVAILABILITIES = ("open_weights", "closed_weights", "unknown")
@@ -101,6 +113,22 @@ class Export:
 
 
 @dataclass(frozen=True)
+class Instance:
+    """One response of the model, as scored: its task, what it said, and its task score.
+
+    `turns` (role, content) for a dialogue, else `text`. `score` is the response's L2-Bench
+    task score (clipped at 0), by the export's source."""
+
+    sample_id: str  # the task key, and the epoch when above 1: "901", "901#2"
+    task: str  # the task's instruction as published
+    reference: str
+    score: float
+    text: str = ""
+    turns: tuple[tuple[str, str], ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class ModelResults:
     model: str  # the model's name as recorded with its responses
     results: tuple[Result, ...]
@@ -108,6 +136,7 @@ class ModelResults:
     versions: tuple[str, ...] = ()
     deployment_type: str = UNKNOWN
     model_availability: str = UNKNOWN
+    instances: tuple[Instance, ...] = field(default=(), compare=False)
 
 
 def model_id(model: str, developer: str | None) -> str:
@@ -138,6 +167,98 @@ def relative_path(model: ModelResults, export: Export, file_uuid: str) -> PurePo
     developer, _, name = model_id(model.model, model.developer).partition("/")
     folders = [_folder(export.benchmark), _folder(developer), _folder(name.replace("/", "_"))]
     return PurePosixPath(*folders, f"{file_uuid}.json")
+
+
+def samples_path(model: ModelResults, export: Export, file_uuid: str) -> PurePosixPath:
+    """The instance-level file beside the aggregate: ``<uuid>_samples.jsonl``."""
+    aggregate = relative_path(model, export, file_uuid)
+    return aggregate.with_name(f"{file_uuid}_samples.jsonl")
+
+
+def _evaluation_id(model: ModelResults, export: Export) -> str:
+    identifier = model_id(model.model, model.developer)
+    return f"{export.benchmark}/{identifier.replace('/', '_')}/{_timestamp(export.retrieved_at)}"
+
+
+def instance_record(instance: Instance, model: ModelResults, export: Export) -> dict[str, Any]:
+    """The EEE instance-level record of one response."""
+    if not 0.0 <= instance.score <= 1.0:
+        raise ValueError(f"score {instance.score} of sample {instance.sample_id!r} is outside 0..1")
+    reference = [instance.reference] if instance.reference else []
+    digest = hashlib.sha256((instance.task + "".join(reference)).encode("utf-8")).hexdigest()
+    method = "llm_judge" if export.judge is not None else "human_expert_grading"
+    data: dict[str, Any] = {
+        "schema_version": INSTANCE_SCHEMA_VERSION,
+        "evaluation_id": _evaluation_id(model, export),
+        "model_id": model_id(model.model, model.developer),
+        "evaluation_name": export.dataset_name,
+        "evaluation_result_id": "overall",  # the aggregate's result it is a sample of
+        "sample_id": instance.sample_id,
+        "sample_hash": digest,
+    }
+    if instance.turns:
+        messages = [
+            {"turn_idx": n, "role": role, "content": content}
+            for n, (role, content) in enumerate(instance.turns)
+        ]
+        tutor = [n for n, (role, _) in enumerate(instance.turns) if role == "assistant"]
+        data |= {
+            "interaction_type": "multi_turn",
+            "input": {"raw": instance.task, "reference": reference},
+            "output": None,
+            "messages": messages,
+            "answer_attribution": [
+                {
+                    "turn_idx": n,
+                    "source": f"messages[{n}].content",
+                    "extracted_value": instance.turns[n][1],
+                    "extraction_method": method,
+                    "is_terminal": n == tutor[-1],
+                }
+                for n in tutor
+            ],
+        }
+    else:
+        data |= {
+            "interaction_type": "single_turn",
+            "input": {"raw": instance.task, "reference": reference},
+            "output": {"raw": [instance.text]},
+            "messages": None,
+            "answer_attribution": [
+                {
+                    "turn_idx": 0,
+                    "source": "output.raw",
+                    "extracted_value": instance.text,
+                    "extraction_method": method,
+                    "is_terminal": True,
+                }
+            ],
+        }
+    evaluation: dict[str, Any] = {"score": instance.score, "is_correct": instance.score >= 1.0}
+    if instance.turns:
+        evaluation["num_turns"] = len(instance.turns)
+    data["evaluation"] = evaluation
+    if instance.metadata:
+        data["metadata"] = dict(instance.metadata)
+    return data
+
+
+def _samples_text(model: ModelResults, export: Export) -> str:
+    return "".join(
+        json.dumps(instance_record(i, model, export), ensure_ascii=False, allow_nan=False) + "\n"
+        for i in model.instances
+    )
+
+
+def _detailed(model: ModelResults, export: Export, file_uuid: str) -> dict[str, Any]:
+    text = _samples_text(model, export)
+    return {
+        "format": "jsonl",
+        "file_path": f"data/{samples_path(model, export, file_uuid)}",
+        "hash_algorithm": "sha256",
+        "checksum": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        "total_rows": len(model.instances),
+    }
 
 
 def _timestamp(seconds: float) -> str:
@@ -220,8 +341,9 @@ def _result(result: Result, export: Export) -> dict[str, Any]:
     }
 
 
-def record(model: ModelResults, export: Export) -> dict[str, Any]:
-    """The EEE aggregate record of one model. Raises ValueError on a value the schema refuses."""
+def record(model: ModelResults, export: Export, file_uuid: str | None = None) -> dict[str, Any]:
+    """The EEE aggregate record of one model; with `file_uuid` and instances, naming its
+    instance-level file. Raises ValueError on a value the schema refuses."""
     if export.relationship not in EVALUATOR_RELATIONSHIPS:
         raise ValueError(
             f"evaluator relationship {export.relationship!r} is not one of "
@@ -248,7 +370,7 @@ def record(model: ModelResults, export: Export) -> dict[str, Any]:
         source["source_organization_url"] = export.organization_url
     data: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
-        "evaluation_id": f"{export.benchmark}/{identifier.replace('/', '_')}/{retrieved}",
+        "evaluation_id": _evaluation_id(model, export),
     }
     if export.evaluated_at:
         data["evaluation_timestamp"] = export.evaluated_at
@@ -261,6 +383,8 @@ def record(model: ModelResults, export: Export) -> dict[str, Any]:
             "evaluation_results": [_result(result, export) for result in model.results],
         }
     )
+    if file_uuid is not None and model.instances:
+        data["detailed_evaluation_results"] = _detailed(model, export, file_uuid)
     return data
 
 
@@ -270,10 +394,15 @@ def dumps(data: dict[str, Any]) -> str:
 
 
 def write_record(folder: Path, model: ModelResults, export: Export, file_uuid: str) -> Path:
-    """Write the record of `model` under `folder` at its EEE path; refuse to overwrite."""
-    text = dumps(record(model, export))
+    """Write the record of `model` under `folder` at its EEE path, and its instance-level
+    records beside it when it has any; refuse to overwrite."""
+    text = dumps(record(model, export, file_uuid))
     path = folder.joinpath(*relative_path(model, export, file_uuid).parts)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if model.instances:
+        samples = folder.joinpath(*samples_path(model, export, file_uuid).parts)
+        with samples.open("x", encoding="utf-8", newline="\n") as out:
+            out.write(_samples_text(model, export))
     with path.open("x", encoding="utf-8", newline="\n") as out:
         out.write(text)
     return path

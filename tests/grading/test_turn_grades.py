@@ -9,6 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.roles import Role
+from agreement.services import study_report
 from grading import services
 from grading.models import Assignment, Grade, GradeRevision, TurnGrade, TurnGradeRevision
 from interchange.importers import import_responses
@@ -233,3 +234,37 @@ def test_a_turn_autosave_swaps_the_turn_and_the_dialogues_verdict(dialogue):
     refused = client.post(url, {"verdict": "pass"})
     assert refused.status_code == 422
     assert "not one of the tutor" in refused.content.decode()
+
+
+# ----- agreement --------------------------------------------------------------------------------
+def test_agreement_is_reported_on_each_turn_and_on_the_dialogue(make_user, client_as):
+    graders = [make_user(Role.ANNOTATOR) for _ in range(2)]
+    task = factories.published_task(turn_rule="any")
+    study = services.create_study(
+        name="Turn agreement",
+        framework=task.framework,
+        responses=[factories.response(task, turns=6) for _ in range(3)],
+        annotators=graders,
+        overlap=2,
+        likert_prompts=(),
+        require_rationale_on_fail=False,
+    )
+    services.assign_study(study)
+
+    def verdict(index, assignment, position, line):  # type: ignore[no-untyped-def]
+        return "pass" if index == 0 or position != 0 else "fail"
+
+    factories.grade_study(study, graders, verdict)
+    # the second grader fails the first criterion on every turn: the graders split on its 9
+    # turns and on its 3 dialogues; they agree on every turn of the penalty
+    report = study_report(study)
+    rows = {per_turn.label: (per_turn, per_response) for per_turn, per_response in report.turns}
+    first = next(key for key in rows if key.endswith("-01: each turn"))
+    per_turn, per_response = rows[first]
+    assert (per_turn.summary.n_units, per_turn.n_items) == (9, 3)
+    assert per_turn.percent_agreement.estimate.value == 0.0
+    assert per_response is not None and per_response.summary.n_units == 3
+    penalty = next(key for key in rows if key != first)
+    assert rows[penalty][0].percent_agreement.estimate.value == 1.0
+    page = client_as(Role.MAINTAINER).get(reverse("agreement:study", args=[study.pk]))
+    assert "Turn-level criteria: each turn and the dialogue" in page.content.decode()

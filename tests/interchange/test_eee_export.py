@@ -1,5 +1,6 @@
 """The EEE export of a graded study: the leaderboard's figures, one valid record per model."""
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -18,6 +19,9 @@ from tests.factories import demo_benchmark_and_graders, grade_study
 pytestmark = pytest.mark.django_db
 
 SCHEMA = json.loads((Path(__file__).parent / "eee" / "eval.schema.json").read_text())
+INSTANCE_SCHEMA = json.loads(
+    (Path(__file__).parent / "eee" / "instance_level_eval.schema.json").read_text()
+)
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +96,59 @@ def test_each_model_gets_one_valid_record_at_its_eee_path(study, tmp_path):
         assert data["source_metadata"]["source_organization_name"] == "Example Teachers"
     assert found["orion-tutor-2"]["model_info"]["developer"] == "Orion Labs"
     assert found["kestrel-large"]["model_info"]["additional_details"]["versions"] == "1.3"
+
+
+def samples(folder: Path, data: dict) -> list[dict]:
+    detailed = data["detailed_evaluation_results"]
+    path = folder / Path(detailed["file_path"]).relative_to("data")
+    text = path.read_text(encoding="utf-8")
+    assert detailed["checksum"] == hashlib.sha256(text.encode()).hexdigest()
+    rows = [json.loads(line) for line in text.splitlines()]
+    assert detailed["total_rows"] == len(rows)
+    for row in rows:
+        jsonschema.Draft7Validator(INSTANCE_SCHEMA).validate(row)
+        assert row["evaluation_id"] == data["evaluation_id"]
+    return rows
+
+
+def test_each_response_is_an_instance_record_beside_the_aggregate(study, tmp_path):
+    call_command("export_eee", str(study.pk), str(tmp_path))
+    found = records(tmp_path)
+    rows = samples(tmp_path, found["kestrel-large"])
+    assert [row["interaction_type"] for row in rows] == ["single_turn", "single_turn"]
+    assert rows[0]["output"]["raw"][0] in set(
+        Response.objects.filter(model_name="kestrel-large").values_list("text", flat=True)
+    )
+    # the leaderboard's mean is the mean of the instance scores
+    overall = by_id(found["kestrel-large"])["overall"]["score_details"]["score"]
+    assert overall == pytest.approx(sum(row["evaluation"]["score"] for row in rows) / 2)
+
+
+def test_a_dialogue_graded_turn_by_turn_is_a_multi_turn_instance_record(study, tmp_path):
+    grader = study.pool.first().annotator
+    dialogues = Response.objects.filter(kind="conversation", task__key="903")
+    assert dialogues.count() == 2
+    talk = grading.create_study(
+        name="EEE dialogues",
+        framework=study.framework,
+        responses=dialogues,
+        annotators=[grader],
+        overlap=1,
+        likert_prompts=[],
+        require_rationale_on_fail=False,
+    )
+    grading.assign_study(talk)
+    grade_study(talk, [grader], lambda *_: Verdict.PASS)
+    call_command("export_eee", str(talk.pk), str(tmp_path))
+    found = records(tmp_path)
+    (row,) = samples(tmp_path, found["basalt-chat-7b"])
+    assert (row["interaction_type"], row["output"], row["sample_id"]) == ("multi_turn", None, "903")
+    assert [m["role"] for m in row["messages"]] == ["user", "assistant"] * 3
+    assert row["evaluation"]["num_turns"] == 6
+    tutor = [a["turn_idx"] for a in row["answer_attribution"]]
+    assert tutor == [1, 3, 5]
+    assert [a["is_terminal"] for a in row["answer_attribution"]] == [False, False, True]
+    assert row["answer_attribution"][1]["source"] == "messages[3].content"
 
 
 def test_the_exported_scores_are_the_leaderboards(study, tmp_path):
