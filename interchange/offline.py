@@ -2,7 +2,9 @@
 
 The upload is recorded as that annotator through `grading.services` (`save_grade`,
 `save_likert`, `submit`), so a closed study, a criterion outside the rubric, a Fail without its
-rationale and revisions after submission behave exactly as in the browser. All or nothing: one
+rationale and revisions after submission behave exactly as in the browser. A turn-level
+criterion on a dialogue has a row per tutor turn (id `<criterion version>.<turn>`), saved
+through `save_turn_grade`. All or nothing: one
 problem and the whole transaction is rolled back.
 
 Blind: the workbook holds the task, the response and the rubric, never the model's name,
@@ -23,7 +25,15 @@ from django.utils.crypto import salted_hmac
 
 from accounts.models import User
 from grading import services
-from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, Verdict
+from grading.models import (
+    Assignment,
+    Grade,
+    LikertItem,
+    LikertRating,
+    Study,
+    TurnGrade,
+    Verdict,
+)
 from interchange.formats.offline_workbook import (
     CriterionRow,
     GradedRow,
@@ -43,6 +53,7 @@ from rubrics.models import (
     Response,
     RubricItem,
     TaskResource,
+    Turn,
 )
 
 # The signing key is derived from SECRET_KEY for this one purpose, so a workbook signature can
@@ -84,6 +95,7 @@ def annotator_assignments(
                 queryset=PublishedResource.objects.order_by("order", "pk"),
             ),
             "grades",
+            "turn_grades",
             "likert_ratings",
         )
         .order_by("position", "pk")
@@ -118,14 +130,44 @@ def write_workbook(
     return len(sheet.items)
 
 
+def _turn_rows(
+    assignment: Assignment, version: CriterionVersion, tutor: list[Turn]
+) -> list[CriterionRow]:
+    """A turn-level criterion on a dialogue: one row per tutor turn, the turn quoted."""
+    grades = {
+        g.turn_id: g for g in assignment.turn_grades.all() if g.criterion_version_id == version.pk
+    }
+    rows = []
+    for turn in tutor:
+        grade = grades.get(turn.pk)
+        label = services.turn_label(turn)
+        rows.append(
+            CriterionRow(
+                criterion_version_id=f"{version.pk}.{turn.pk}",
+                code=f"{version.criterion.code} {label}"
+                + (" (penalty)" if version.is_penalty else ""),
+                penalty=version.is_penalty,
+                wording=f"{version.wording}\n{label}: {turn.content}",
+                guidance=_guidance(version),
+                verdict=TO_WORKBOOK[Verdict(grade.verdict)] if grade and grade.verdict else None,
+                rationale=grade.rationale if grade else "",
+            )
+        )
+    return rows
+
+
 def _item(assignment: Assignment, questions: list[LikertItem]) -> GradingItem:
     grades = {g.criterion_version_id: g for g in assignment.grades.all()}
     ratings = {r.item_id: r.value for r in assignment.likert_ratings.all()}
+    tutor = [t for t in assignment.study_item.response.turns.all() if t.role == Turn.Role.ASSISTANT]
     criteria = []
     for rubric_item in assignment.study_item.rubric_version.items.all():
         if not rubric_item.applicable:
             continue  # takes no verdict: save_grade would refuse one
         version = rubric_item.criterion_version
+        if version.per_turn and tutor:
+            criteria.extend(_turn_rows(assignment, version, sorted(tutor, key=lambda t: t.index)))
+            continue
         grade = grades.get(version.pk)
         criteria.append(
             CriterionRow(
@@ -311,8 +353,12 @@ def _record(
     problem: Report,
 ) -> None:
     before = {
-        (g.assignment_id, g.criterion_version_id): (g.verdict, g.rationale)
+        (g.assignment_id, str(g.criterion_version_id)): (g.verdict, g.rationale)
         for g in Grade.objects.filter(assignment__in=assignments.values())
+    }
+    before |= {
+        (g.assignment_id, f"{g.criterion_version_id}.{g.turn_id}"): (g.verdict, g.rationale)
+        for g in TurnGrade.objects.filter(assignment__in=assignments.values())
     }
     rated_before = dict(
         ((r.assignment_id, r.item_id), r.value)
@@ -334,27 +380,40 @@ def _record(
     for row in rows:
         if row.verdict is None and not row.rationale:
             continue
-        if not row.criterion_version_id.isdecimal():
+        version_id, _, turn_id = row.criterion_version_id.partition(".")
+        if not version_id.isdecimal() or not (turn_id == "" or turn_id.isdecimal()):
             problem(row.row, "criterion version id", f"'{row.criterion_version_id}' is not an id")
             continue
-        if row.penalty_wording and int(row.criterion_version_id) not in penalties:
+        if row.penalty_wording and int(version_id) not in penalties:
             problem(row.row, "verdict", "Present and Absent are for penalties: choose Pass or Fail")
             continue
         assignment = assignments[row.item_id]
         begin(assignment)
+        verdict = FROM_WORKBOOK[row.verdict] if row.verdict else None
+        answer: Grade | TurnGrade
         try:
-            grade = services.save_grade(
-                assignment,
-                int(row.criterion_version_id),
-                verdict=FROM_WORKBOOK[row.verdict] if row.verdict else None,
-                rationale=row.rationale or None,
-                by=annotator,
-            )
+            if turn_id:
+                answer, _, _ = services.save_turn_grade(
+                    assignment,
+                    int(version_id),
+                    int(turn_id),
+                    verdict=verdict,
+                    rationale=row.rationale or None,
+                    by=annotator,
+                )
+            else:
+                answer = services.save_grade(
+                    assignment,
+                    int(version_id),
+                    verdict=verdict,
+                    rationale=row.rationale or None,
+                    by=annotator,
+                )
         except services.GradingError as error:
             problem(row.row, "verdict", " ".join(error.messages))
             continue
-        old = before.get((assignment.pk, grade.criterion_version_id))
-        if old == (grade.verdict, grade.rationale):
+        old = before.get((assignment.pk, row.criterion_version_id))
+        if old == (answer.verdict, answer.rationale):
             report.answers_unchanged += 1
         else:
             report.answers_changed += 1

@@ -7,16 +7,19 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
+from openpyxl import load_workbook
 
 from accounts.roles import Role
 from agreement.services import study_report
 from grading import services
 from grading.models import Assignment, Grade, GradeRevision, TurnGrade, TurnGradeRevision
+from interchange import offline
 from interchange.importers import import_responses
 from rubrics import services as rubric_services
 from rubrics.models import CriterionVersion, Response
 from tests import factories
 from tests.conftest import htmx
+from tests.interchange.test_offline_import import fill
 
 pytestmark = pytest.mark.django_db
 
@@ -268,3 +271,24 @@ def test_agreement_is_reported_on_each_turn_and_on_the_dialogue(make_user, clien
     assert rows[penalty][0].percent_agreement.estimate.value == 1.0
     page = client_as(Role.MAINTAINER).get(reverse("agreement:study", args=[study.pk]))
     assert "Turn-level criteria: each turn and the dialogue" in page.content.decode()
+
+
+def test_the_offline_workbook_has_a_row_per_tutor_turn_and_records_it(dialogue, tmp_path):
+    assignment, grader, versions, turns = dialogue
+    path = tmp_path / "grading.xlsx"
+    offline.write_workbook(path, assignment.study_item.study, grader)
+    sheet = load_workbook(path)["Grading"]
+    ids = [sheet.cell(row, 2).value for row in range(2, sheet.max_row + 1)]
+    share = versions["01"]
+    assert [i for i in ids if i and i.startswith(f"{share.pk}.")] == [
+        f"{share.pk}.{t.pk}" for t in turns
+    ]
+    assert str(versions["02"].pk) in ids  # graded on the whole dialogue
+    fill(path, verdict="Fail", rationale="Too long.")
+    report = offline.import_workbook(path, assignment.study_item.study, grader, submit=True)
+    assert report.problems == [] and report.submitted == 1
+    assert TurnGrade.objects.filter(assignment=assignment).count() == 6  # 2 criteria x 3 turns
+    grade = Grade.objects.get(assignment=assignment, criterion_version=share)
+    assert grade.verdict == "fail" and grade.rationale.startswith("Turn 2: Too long.")
+    again = offline.import_workbook(path, assignment.study_item.study, grader)
+    assert again.answers_changed == 0
