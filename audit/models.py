@@ -3,6 +3,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class AuditEventQuerySet(models.QuerySet["AuditEvent"]):
@@ -18,12 +19,12 @@ class AuditEvent(models.Model):
     in the same transaction, so history and data never disagree."""
 
     class Kind(models.TextChoices):
-        CREATED = "created", "created"
-        UPDATED = "updated", "updated"
-        DELETED = "deleted", "deleted"
-        MOVED = "moved", "reordered"
-        IMPORTED = "imported", "imported"
-        STATUS = "status", "status changed"
+        CREATED = "created", _("created")
+        UPDATED = "updated", _("updated")
+        DELETED = "deleted", _("deleted")
+        MOVED = "moved", _("reordered")
+        IMPORTED = "imported", _("imported")
+        STATUS = "status", _("status changed")
 
     content_type = models.ForeignKey(ContentType, on_delete=models.PROTECT)
     object_id = models.CharField(max_length=64)

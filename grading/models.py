@@ -29,9 +29,9 @@ def new_seed() -> int:
 
 
 class Verdict(models.TextChoices):
-    PASS = "pass", "Pass"
-    FAIL = "fail", "Fail"
-    NA = "na", "N/A"
+    PASS = "pass", _("Pass")
+    FAIL = "fail", _("Fail")
+    NA = "na", _("N/A")
 
 
 class StudyQuerySet(models.QuerySet["Study"]):
@@ -54,8 +54,8 @@ class StudyQuerySet(models.QuerySet["Study"]):
 
 class Study(models.Model):
     class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        CLOSED = "closed", "Closed"
+        OPEN = "open", _("Open")
+        CLOSED = "closed", _("Closed")
 
     name = models.CharField(max_length=200)
     framework = models.ForeignKey(Framework, on_delete=models.PROTECT, related_name="studies")
@@ -254,9 +254,9 @@ class AssignmentQuerySet(OrderedQuerySet["Assignment"]):
 
 class Assignment(models.Model):
     class Status(models.TextChoices):
-        ASSIGNED = "assigned", "Assigned"
-        IN_PROGRESS = "in_progress", "In progress"
-        SUBMITTED = "submitted", "Submitted"
+        ASSIGNED = "assigned", _("Assigned")
+        IN_PROGRESS = "in_progress", _("In progress")
+        SUBMITTED = "submitted", _("Submitted")
 
     study_item = models.ForeignKey(StudyItem, on_delete=models.CASCADE, related_name="assignments")
     annotator = models.ForeignKey(

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.files.storage import FileSystemStorage, Storage
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from rubrics.models import Task
 
@@ -36,17 +37,17 @@ def _job_upload_path(job: "ImportJob", filename: str) -> str:
 
 class ImportJob(models.Model):
     class Kind(models.TextChoices):
-        BENCHMARK = "benchmark", "Benchmark (.zip of the L2-Bench folder)"
-        RESPONSES = "responses", "Model responses (.jsonl)"
-        VERDICTS = "verdicts", "Judge verdicts (.jsonl)"
-        EVAL_LOG = "eval_log", "Judge verdicts (Inspect AI .eval log)"
-        OFFLINE = "offline", "Offline grading workbook (.xlsx)"
+        BENCHMARK = "benchmark", _("Benchmark (.zip of the L2-Bench folder)")
+        RESPONSES = "responses", _("Model responses (.jsonl)")
+        VERDICTS = "verdicts", _("Judge verdicts (.jsonl)")
+        EVAL_LOG = "eval_log", _("Judge verdicts (Inspect AI .eval log)")
+        OFFLINE = "offline", _("Offline grading workbook (.xlsx)")
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        SUCCEEDED = "succeeded", "Succeeded"
-        FAILED = "failed", "Failed"
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        SUCCEEDED = "succeeded", _("Succeeded")
+        FAILED = "failed", _("Failed")
 
     EXTENSIONS: ClassVar[dict[str, str]] = {
         Kind.BENCHMARK: ".zip",

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from judging.prompting import AnswerStyle
 from rubrics.models import CriterionVersion, Response
@@ -113,12 +114,12 @@ class JudgeRun(models.Model):
     the label the file gave (`prompt_version`)."""
 
     class Status(models.TextChoices):
-        IMPORTED = "imported", "Imported"
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        SUCCEEDED = "succeeded", "Finished"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
+        IMPORTED = "imported", _("Imported")
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        SUCCEEDED = "succeeded", _("Finished")
+        FAILED = "failed", _("Failed")
+        CANCELLED = "cancelled", _("Cancelled")
 
     judge_model = models.CharField(max_length=200)
     prompt_version = models.CharField(max_length=100, blank=True)
@@ -274,9 +275,9 @@ class TriageResolution(models.Model):
     version it opened (`draft`); "experts were wrong" sent the unit to adjudication."""
 
     class Kind(models.TextChoices):
-        AMBIGUOUS = "ambiguous", "The criterion is ambiguous"
-        JUDGE_ERROR = "judge_error", "Judge error"
-        EXPERTS_WRONG = "experts_wrong", "The experts were wrong"
+        AMBIGUOUS = "ambiguous", _("The criterion is ambiguous")
+        JUDGE_ERROR = "judge_error", _("Judge error")
+        EXPERTS_WRONG = "experts_wrong", _("The experts were wrong")
 
     run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="resolutions")
     prompt = models.ForeignKey(

@@ -9,6 +9,9 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 from django.http import QueryDict
 from django.template.defaultfilters import filesizeformat
+from django.utils.text import format_lazy
+from django.utils.translation import gettext as __
+from django.utils.translation import gettext_lazy as _
 
 from rubrics.models import CriterionVersion, Task, TaskContextValue, TaskResource
 from rubrics.models.criteria import GUIDANCE_MAX, WEIGHT_LIMIT, WORDING_MAX
@@ -65,7 +68,7 @@ class TaskForm(forms.ModelForm):
             "system_prompt": forms.Textarea(attrs={"rows": 3}),
             "reference_answer": forms.Textarea(attrs={"rows": 6}),
         }
-        labels = {"sub_competency": "Sub-competency"}
+        labels = {"sub_competency": _("Sub-competency")}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -205,24 +208,30 @@ class ContextValuesForm(forms.Form):
 class ResourceForm(forms.Form):
     title = forms.CharField(max_length=200)
     text = forms.CharField(
-        label="Text (markdown)", widget=forms.Textarea(attrs={"rows": 5}), required=False
+        label=_("Text (markdown)"), widget=forms.Textarea(attrs={"rows": 5}), required=False
     )
     file = forms.FileField(
         required=False,
-        help_text=f"Or upload a file of at most {filesizeformat(RESOURCE_MAX_BYTES)}.",
+        help_text=format_lazy(
+            _("Or upload a file of at most {size}."), size=filesizeformat(RESOURCE_MAX_BYTES)
+        ),
     )
 
     def clean_file(self) -> Any:
         upload = self.cleaned_data.get("file")
         if upload and upload.size > RESOURCE_MAX_BYTES:
             raise ValidationError(
-                f"{upload.name} is {filesizeformat(upload.size)}; the limit is "
-                f"{filesizeformat(RESOURCE_MAX_BYTES)}."
+                __("%(name)s is %(size)s; the limit is %(limit)s.")
+                % {
+                    "name": upload.name,
+                    "size": filesizeformat(upload.size),
+                    "limit": filesizeformat(RESOURCE_MAX_BYTES),
+                }
             )
         if upload and not upload.name.lower().endswith(RESOURCE_EXTENSIONS):
             raise ValidationError(
-                f"{upload.name} is not a file type taken here; upload one of "
-                f"{', '.join(RESOURCE_EXTENSIONS)}."
+                __("%(name)s is not a file type taken here; upload one of %(types)s.")
+                % {"name": upload.name, "types": ", ".join(RESOURCE_EXTENSIONS)}
             )
         return upload
 
@@ -230,7 +239,7 @@ class ResourceForm(forms.Form):
         super().clean()
         data = self.cleaned_data
         if bool(data.get("text", "").strip()) == bool(data.get("file")):
-            raise ValidationError("Give either a text or a file.")
+            raise ValidationError(__("Give either a text or a file."))
         return data
 
 
@@ -241,7 +250,7 @@ class ResourceEditForm(forms.ModelForm):
         model = TaskResource
         fields = ["title", "text"]
         widgets = {"text": forms.Textarea(attrs={"rows": 5})}
-        labels = {"text": "Text (markdown)"}
+        labels = {"text": _("Text (markdown)")}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -253,7 +262,7 @@ class ResourceEditForm(forms.ModelForm):
 
 class ExclusionForm(forms.Form):
     reason = forms.CharField(
-        label="Why it does not apply", widget=forms.Textarea(attrs={"rows": 2}), max_length=2000
+        label=_("Why it does not apply"), widget=forms.Textarea(attrs={"rows": 2}), max_length=2000
     )
 
 
@@ -264,25 +273,25 @@ class CriterionForm(forms.Form):
     # Bounds: CriterionVersion's fields (rubrics.models.criteria), shown and checked here too.
     wording = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=WORDING_MAX)
     passes = forms.CharField(
-        label="What passes",
+        label=_("What passes"),
         widget=forms.Textarea(attrs={"rows": 2}),
         required=False,
         max_length=GUIDANCE_MAX,
     )
     fails = forms.CharField(
-        label="What fails",
+        label=_("What fails"),
         widget=forms.Textarea(attrs={"rows": 2}),
         required=False,
         max_length=GUIDANCE_MAX,
     )
     pass_example = forms.CharField(
-        label="Example that passes",
+        label=_("Example that passes"),
         widget=forms.Textarea(attrs={"rows": 2}),
         required=False,
         max_length=GUIDANCE_MAX,
     )
     fail_example = forms.CharField(
-        label="Example that fails",
+        label=_("Example that fails"),
         widget=forms.Textarea(attrs={"rows": 2}),
         required=False,
         max_length=GUIDANCE_MAX,
@@ -290,49 +299,56 @@ class CriterionForm(forms.Form):
     weight = forms.IntegerField(
         min_value=-WEIGHT_LIMIT,
         max_value=WEIGHT_LIMIT,
-        help_text=(
-            f"A whole number from -{WEIGHT_LIMIT} to {WEIGHT_LIMIT}, not 0. Negative for a "
-            "penalty: the criterion then names a behaviour to avoid."
+        help_text=format_lazy(
+            _(
+                "A whole number from -{limit} to {limit}, not 0. Negative for a "
+                "penalty: the criterion then names a behaviour to avoid."
+            ),
+            limit=WEIGHT_LIMIT,
         ),
     )
     scoring_type = forms.ChoiceField(
-        label="Scoring", choices=CriterionVersion.ScoringType.choices, initial="binary"
+        label=_("Scoring"), choices=CriterionVersion.ScoringType.choices, initial="binary"
     )
     # Shown only while the scoring is ordinal (static/l2annot/app.js; all shown without it).
     scale_min = forms.IntegerField(
-        label="Scale minimum", required=False, widget=forms.NumberInput(attrs={"data-scale": ""})
+        label=_("Scale minimum"), required=False, widget=forms.NumberInput(attrs={"data-scale": ""})
     )
     scale_max = forms.IntegerField(
-        label="Scale maximum", required=False, widget=forms.NumberInput(attrs={"data-scale": ""})
+        label=_("Scale maximum"), required=False, widget=forms.NumberInput(attrs={"data-scale": ""})
     )
     scale_labels = forms.CharField(
-        label="Scale labels",
+        label=_("Scale labels"),
         widget=forms.Textarea(attrs={"rows": 3, "data-scale": ""}),
         required=False,
-        help_text="Optional, one per line: 0: not at all",
+        help_text=_("Optional, one per line: 0: not at all"),
     )
     applies_to = forms.ChoiceField(
-        label="Applies to",
+        label=_("Applies to"),
         required=False,  # a form without it (older clients) means the whole response
         choices=CriterionVersion.AppliesTo.choices,
         initial=CriterionVersion.AppliesTo.RESPONSE,
-        help_text="A turn-level criterion is graded on each tutor turn of a dialogue "
-        "(on a text response, once, as a whole).",
+        help_text=_(
+            "A turn-level criterion is graded on each tutor turn of a dialogue "
+            "(on a text response, once, as a whole)."
+        ),
     )
     turn_rule = forms.ChoiceField(
-        label="Judged true of a dialogue when true of",
+        label=_("Judged true of a dialogue when true of"),
         required=False,
         choices=CriterionVersion.TurnRule.choices,
         initial=CriterionVersion.TurnRule.ALL,
-        help_text="For a turn-level criterion: every turn, at least the share below, or any "
-        "turn. Turns judged N/A take no part.",
+        help_text=_(
+            "For a turn-level criterion: every turn, at least the share below, or any "
+            "turn. Turns judged N/A take no part."
+        ),
     )
     turn_share = forms.IntegerField(
-        label="Share of the turns (%)",
+        label=_("Share of the turns (%)"),
         required=False,
         min_value=1,
         max_value=100,
-        help_text="For 'a share of the turns' only: the percentage of turns, 1 to 100.",
+        help_text=_("For 'a share of the turns' only: the percentage of turns, 1 to 100."),
     )
     revision = RevisionField()
 
@@ -350,7 +366,7 @@ class CriterionForm(forms.Form):
     def clean_weight(self) -> int:
         weight = self.cleaned_data["weight"]
         if weight == 0:
-            raise ValidationError("A weight of 0 would make the criterion count for nothing.")
+            raise ValidationError(__("A weight of 0 would make the criterion count for nothing."))
         return weight
 
     def clean_scale_labels(self) -> dict[str, str]:
@@ -360,7 +376,9 @@ class CriterionForm(forms.Form):
                 continue
             value, sep, label = line.partition(":")
             if not sep or not value.strip().lstrip("-").isdigit() or not label.strip():
-                raise ValidationError(f"Write each label as 'value: label', not {line!r}.")
+                raise ValidationError(
+                    __("Write each label as 'value: label', not %(line)r.") % {"line": line}
+                )
             labels[str(int(value))] = label.strip()
         return labels
 
@@ -402,19 +420,19 @@ class TaskFilterForm(forms.Form):
     """The task list's filters; every field optional, so an empty form lists every task."""
 
     q = forms.CharField(
-        label="Search", required=False, help_text="Key, instruction or reference answer."
+        label=_("Search"), required=False, help_text=_("Key, instruction or reference answer.")
     )
     competency = forms.ModelChoiceField(Competency.objects.none(), required=False)
     sub_competency = forms.ModelChoiceField(
-        SubCompetency.objects.none(), required=False, label="Sub-competency"
+        SubCompetency.objects.none(), required=False, label=_("Sub-competency")
     )
     variable = forms.ModelChoiceField(
-        ContextVariable.objects.none(), required=False, label="Context variable"
+        ContextVariable.objects.none(), required=False, label=_("Context variable")
     )
     value = forms.CharField(
-        label="Context value",
+        label=_("Context value"),
         required=False,
-        help_text="A listed value's label or code, a number, or words of a text.",
+        help_text=_("A listed value's label or code, a number, or words of a text."),
     )
     status = forms.ChoiceField(choices=[("", "Any status"), *Task.Status.choices], required=False)
     language = forms.ChoiceField(required=False)

@@ -8,6 +8,7 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
 
 from audit.editing import OrderedQuerySet
 
@@ -109,11 +110,11 @@ class SubCompetency(models.Model):
 
 class ContextVariable(models.Model):
     class Kind(models.TextChoices):
-        CATEGORICAL = "categorical", "Categorical (one of a list)"
-        ORDINAL = "ordinal", "Ordinal (ordered list)"
-        BOOLEAN = "boolean", "Yes / no"
-        TEXT = "text", "Free text"
-        NUMBER = "number", "Number in a range"
+        CATEGORICAL = "categorical", _("Categorical (one of a list)")
+        ORDINAL = "ordinal", _("Ordinal (ordered list)")
+        BOOLEAN = "boolean", _("Yes / no")
+        TEXT = "text", _("Free text")
+        NUMBER = "number", _("Number in a range")
 
     # Kinds whose allowed values are rows of ContextValue.
     LISTED_KINDS = (Kind.CATEGORICAL, Kind.ORDINAL, Kind.BOOLEAN)

@@ -13,15 +13,16 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from audit.editing import OrderedQuerySet
 from taxonomy.models import Framework, SubCompetency
 
 
 class Layer(models.TextChoices):
-    UNIVERSAL = "universal", "Universal"
-    CONSENSUS = "consensus", "Consensus"
-    TASK = "task", "Task"
+    UNIVERSAL = "universal", _("Universal")
+    CONSENSUS = "consensus", _("Consensus")
+    TASK = "task", _("Task")
 
 
 # The order in which layers appear in a rubric.
@@ -152,17 +153,17 @@ class CriterionVersion(models.Model):
     """What a criterion says at one point in time, with the guidance graders need."""
 
     class ScoringType(models.TextChoices):
-        BINARY = "binary", "Met / not met"
-        ORDINAL = "ordinal", "Ordinal scale"
+        BINARY = "binary", _("Met / not met")
+        ORDINAL = "ordinal", _("Ordinal scale")
 
     class AppliesTo(models.TextChoices):
-        RESPONSE = "response", "The whole response"
-        TURN = "turn", "Each tutor turn of a dialogue"
+        RESPONSE = "response", _("The whole response")
+        TURN = "turn", _("Each tutor turn of a dialogue")
 
     class TurnRule(models.TextChoices):
-        ALL = "all", "Every turn"
-        SHARE = "share", "A share of the turns"
-        ANY = "any", "Any turn"
+        ALL = "all", _("Every turn")
+        SHARE = "share", _("A share of the turns")
+        ANY = "any", _("Any turn")
 
     criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()

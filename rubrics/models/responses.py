@@ -3,14 +3,15 @@
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from rubrics.models.tasks import Task
 
 
 class Response(models.Model):
     class Kind(models.TextChoices):
-        TEXT = "text", "Text"
-        CONVERSATION = "conversation", "Conversation"
+        TEXT = "text", _("Text")
+        CONVERSATION = "conversation", _("Conversation")
 
     task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="responses")
     external_id = models.CharField(
@@ -56,9 +57,9 @@ class Response(models.Model):
 
 class Turn(models.Model):
     class Role(models.TextChoices):
-        SYSTEM = "system", "System"
-        USER = "user", "User"
-        ASSISTANT = "assistant", "Assistant"
+        SYSTEM = "system", _("System")
+        USER = "user", _("User")
+        ASSISTANT = "assistant", _("Assistant")
 
     response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="turns")
     index = models.PositiveIntegerField()

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator, RegexValidator
 from django.db import models
 from django.db.models import OuterRef, Q, Subquery
+from django.utils.translation import gettext_lazy as _
 
 from audit.editing import OrderedQuerySet
 from rubrics.models.criteria import (
@@ -33,19 +34,19 @@ TASK_TEXT_MAX = 50_000
 
 class Task(models.Model):
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        IN_REVIEW = "in_review", "In review"
-        PUBLISHED = "published", "Published"
-        RETIRED = "retired", "Retired"
+        DRAFT = "draft", _("Draft")
+        IN_REVIEW = "in_review", _("In review")
+        PUBLISHED = "published", _("Published")
+        RETIRED = "retired", _("Retired")
 
     class Difficulty(models.TextChoices):
-        EASY = "easy", "Easy"
-        MEDIUM = "medium", "Medium"
-        HARD = "hard", "Hard"
+        EASY = "easy", _("Easy")
+        MEDIUM = "medium", _("Medium")
+        HARD = "hard", _("Hard")
 
     class TaskType(models.TextChoices):
-        OPEN_ENDED = "open_ended", "Open-ended"
-        STRUCTURED = "structured", "Structured"
+        OPEN_ENDED = "open_ended", _("Open-ended")
+        STRUCTURED = "structured", _("Structured")
 
     framework = models.ForeignKey(Framework, on_delete=models.PROTECT, related_name="tasks")
     key = models.CharField(
@@ -205,8 +206,8 @@ class TaskResource(models.Model):
     """Material handed to the model with the task: a markdown text or an uploaded file."""
 
     class Kind(models.TextChoices):
-        MARKDOWN = "markdown", "Text (markdown)"
-        FILE = "file", "File"
+        MARKDOWN = "markdown", _("Text (markdown)")
+        FILE = "file", _("File")
 
     # The L2-Bench tasks file has three resource columns: a task with more cannot be exported.
     L2BENCH_LIMIT = 3
@@ -352,9 +353,9 @@ class Review(models.Model):
     """One step of the review workflow, kept as history."""
 
     class Action(models.TextChoices):
-        SUBMITTED = "submitted", "Submitted for review"
-        APPROVED = "approved", "Approved and published"
-        RETURNED = "returned", "Returned for changes"
+        SUBMITTED = "submitted", _("Submitted for review")
+        APPROVED = "approved", _("Approved and published")
+        RETURNED = "returned", _("Returned for changes")
 
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="reviews")
     action = models.CharField(max_length=16, choices=Action.choices)

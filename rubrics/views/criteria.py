@@ -13,6 +13,7 @@ from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.permissions import require
@@ -31,7 +32,7 @@ EDITABLE = (Task.Status.DRAFT, Task.Status.PUBLISHED)
 
 
 class UniversalCriterionForm(CriterionForm):
-    code = forms.CharField(max_length=80, help_text="Aspect number, u, number: e.g. 06u1.")
+    code = forms.CharField(max_length=80, help_text=_("Aspect number, u, number: e.g. 06u1."))
     field_order = ["code"]
 
 

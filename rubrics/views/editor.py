@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.permissions import require
@@ -49,7 +50,10 @@ def task_create(request: HttpRequest) -> HttpResponse:
         except ValidationError as exc:
             add_errors(form, exc)
         else:
-            messages.success(request, f"{task} was created. Now set its context and criteria.")
+            messages.success(
+                request,
+                _("%(task)s was created. Now set its context and criteria.") % {"task": task},
+            )
             return redirect("rubrics:task_edit", task.pk)
     status = 422 if form.errors else 200
     return render(request, "rubrics/task_create.html", {"form": form}, status=status)

@@ -10,6 +10,7 @@ from django.db.models import Count, IntegerField, Model, OuterRef, QuerySet, Sub
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import require
@@ -104,7 +105,7 @@ def task_submit(request: HttpRequest, pk: int) -> HttpResponse:
         services.submit_for_review(task, request.user, request.POST.get("comment", "").strip())
     except services.WorkflowRefused as refused:
         return _refused(request, task_or_404(pk), refused)
-    messages.success(request, f"{task} was submitted for review.")
+    messages.success(request, _("%(task)s was submitted for review.") % {"task": task})
     return redirect("rubrics:task_detail", pk)
 
 
@@ -116,7 +117,11 @@ def task_approve(request: HttpRequest, pk: int) -> HttpResponse:
         version = services.approve(task, request.user, request.POST.get("comment", "").strip())
     except services.WorkflowRefused as refused:
         return _refused(request, task_or_404(pk), refused)
-    messages.success(request, f"{task} was published as version {version.number}.")
+    messages.success(
+        request,
+        _("%(task)s was published as version %(number)s.")
+        % {"task": task, "number": version.number},
+    )
     return redirect("rubrics:task_detail", pk)
 
 
@@ -129,7 +134,7 @@ def task_return(request: HttpRequest, pk: int) -> HttpResponse:
         services.return_for_changes(task, request.user, comment)
     except (services.WorkflowRefused, ValidationError) as refused:
         return _refused(request, task_or_404(pk), refused)
-    messages.success(request, f"{task} was returned to its authors.")
+    messages.success(request, _("%(task)s was returned to its authors.") % {"task": task})
     return redirect("rubrics:review_queue")
 
 

@@ -78,3 +78,21 @@ def test_the_compiled_catalogue_matches_its_source(po):
 
 def _plural_keys(po: Path) -> list[str]:
     return [key for key in read_po(po) if "\x00" in key]
+
+
+def test_the_model_texts_forms_show_are_marked_for_the_catalogue():
+    from l2annot.forms import model_texts
+    from l2annot.model_labels import LABELS
+
+    assert list(LABELS) == model_texts(), "a model changed: run `make messages`"
+
+
+@pytest.mark.django_db
+def test_a_form_shows_model_field_labels_and_help_texts_in_the_interface_language():
+    from django.utils import translation
+
+    from taxonomy.forms import ContextVariableForm
+
+    with translation.override("es"):
+        html = ContextVariableForm().as_div()
+    assert "Solo números enteros" in html and "Identificador estable, p. ej. cefr_level." in html
