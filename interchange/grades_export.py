@@ -25,7 +25,7 @@ from django.db.models import F
 from grading.models import Assignment, Grade, Study
 from interchange.formats.sheets_xlsx import Column, Table, write_tables_xlsx
 from l2annot.formulas import spreadsheet_safe
-from rubrics.scoring import Judgement, task_score
+from rubrics.scoring import Judgement, outcome, task_score
 
 GRADE_COLUMNS = (
     "study_item",
@@ -37,6 +37,7 @@ GRADE_COLUMNS = (
     "weight",
     "annotator",
     "verdict",
+    "level",
     "rationale",
     "submitted_at",
 )
@@ -53,7 +54,6 @@ SCORE_COLUMNS = (
     "submitted_at",
 )
 _WIDTHS = {"rationale": 60, "note": 40, "model": 24, "submitted_at": 26}
-_OUTCOMES = {"pass": True, "fail": False, "na": None}
 _CHUNK = 2000
 
 
@@ -78,6 +78,8 @@ _FIELDS = {
     "criterion": F("criterion_version__criterion__code"),
     "layer": F("criterion_version__criterion__layer"),
     "weight": F("criterion_version__weight"),
+    "scale_min": F("criterion_version__scale_min"),
+    "scale_max": F("criterion_version__scale_max"),
     "annotator": F("assignment__annotator_id"),
     "submitted_at": F("assignment__submitted_at"),
 }
@@ -88,7 +90,7 @@ def _grades(study: Study, *, submitted_only: bool = False) -> Iterator[dict[str,
     if submitted_only:
         grades = grades.filter(assignment__status=Assignment.Status.SUBMITTED)
     rows = (
-        grades.values("assignment_id", "verdict", "rationale", **_FIELDS)
+        grades.values("assignment_id", "verdict", "level", "rationale", **_FIELDS)
         .order_by(
             "assignment__study_item_id",
             "assignment__annotator_id",
@@ -98,6 +100,12 @@ def _grades(study: Study, *, submitted_only: bool = False) -> Iterator[dict[str,
         .iterator(chunk_size=_CHUNK)
     )
     return cast(Iterator[dict[str, Any]], rows)  # plain dicts; the callers add columns
+
+
+def _outcome(grade: dict[str, Any]) -> bool | float | None:
+    """What rubrics.scoring reads of a grade: its verdict, or its level on the scale."""
+    scale = None if grade["level"] is None else (grade["scale_min"], grade["scale_max"])
+    return outcome(grade["verdict"], grade["level"], scale)
 
 
 def _when(value: Any) -> str:
@@ -110,6 +118,7 @@ def grade_rows(study: Study) -> Iterator[tuple[Any, ...]]:
     for grade in _grades(study):
         grade["annotator"] = labels[grade["annotator"]]
         grade["submitted_at"] = _when(grade["submitted_at"])
+        grade["level"] = "" if grade["level"] is None else grade["level"]
         yield tuple(grade[name] for name in GRADE_COLUMNS)
 
 
@@ -119,9 +128,7 @@ def score_rows(study: Study) -> Iterator[tuple[Any, ...]]:
     labels = annotator_labels(study)
     for _, group in groupby(_grades(study, submitted_only=True), key=itemgetter("assignment_id")):
         grades = list(group)
-        score = task_score(
-            Judgement(g["weight"], _OUTCOMES[g["verdict"]]) for g in grades if g["verdict"]
-        )
+        score = task_score(Judgement(g["weight"], _outcome(g)) for g in grades)
         first = grades[0]
         row = first | {
             "annotator": labels[first["annotator"]],

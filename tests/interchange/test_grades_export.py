@@ -132,7 +132,7 @@ def test_the_workbook_has_grades_and_scores_and_keeps_texts_as_text(study, tmp_p
     grades = workbook["Grades"]
     assert [c.value for c in grades[1]] == list(grades_export.GRADE_COLUMNS)
     assert grades.max_row == 1 + 9 and workbook["Scores"].max_row == 1 + 3
-    assert grades.auto_filter.ref == "A1:K10"
+    assert grades.auto_filter.ref == "A1:L10"
     formulas = [c for row in grades.iter_rows() for c in row if c.value == "=1+1"]
     assert len(formulas) == 3 and {c.data_type for c in formulas} == {"s"}
 
@@ -184,3 +184,34 @@ def test_the_index_page_links_each_study_export(study, client_as):
 def test_csv_cells_that_look_like_formulas_are_neutralised(study):
     rationales = [row["rationale"] for row in read_csv(csv_text(study)) if row["rationale"]]
     assert "'=1+1" in rationales and "=1+1" not in rationales
+
+
+def test_a_level_is_exported_and_scored_as_its_share_of_the_weight(make_user):
+    grader = make_user(Role.ANNOTATOR)
+    task = factories.published_task(scale=(0, 4))  # +3 ordinal 0..4, +3 binary, -2 penalty
+    made = services.create_study(
+        name="Levels",
+        framework=task.framework,
+        responses=[factories.response(task)],
+        annotators=[grader],
+        overlap=1,
+    )
+    services.assign_study(made)
+    assignment = Assignment.objects.get(annotator=grader)
+    ordinal, binary, penalty = factories.rubric_of(assignment)
+    services.save_grade(assignment, ordinal.pk, verdict=None, level=3, rationale="", by=grader)
+    services.save_grade(assignment, binary.pk, verdict="pass", rationale="", by=grader)
+    services.save_grade(assignment, penalty.pk, verdict="fail", rationale="", by=grader)
+    for item in made.likert_items.all():
+        services.save_likert(assignment, item.pk, 4, by=grader)
+    services.submit(assignment, by=grader)
+    levels = {row["criterion"]: row["level"] for row in read_csv(csv_text(made))}
+    assert levels == {
+        ordinal.criterion.code: "3",
+        binary.criterion.code: "",
+        penalty.criterion.code: "",
+    }
+    (row,) = read_csv(csv_text(made, scores=True))
+    # 3 x (3 - 0) / (4 - 0) + 3 = 5.25 earned of 6
+    assert (float(row["earned"]), row["possible"]) == (5.25, "6")
+    assert float(row["score"]) == pytest.approx(5.25 / 6)
