@@ -66,7 +66,12 @@ def study_state(study: Study) -> tuple[int, str]:
     whenever an assignment is submitted (its grades may all be older than the newest one
     already in): a cache key part."""
     db = reports_alias()
-    grades = submitted_grades(study, db).aggregate(
+    graded = Grade.objects.using(db).filter(
+        Q(verdict__in=list(VALUE_INDEX)) | Q(level__isnull=False),
+        assignment__study_item__study=study,
+        assignment__status=Assignment.Status.SUBMITTED,
+    )
+    grades = graded.aggregate(
         n=Count("pk"), latest=Max("updated_at"), submitted=Max("assignment__submitted_at")
     )
     scales = (
@@ -77,6 +82,46 @@ def study_state(study: Study) -> tuple[int, str]:
     moments = (grades["latest"], grades["submitted"], scales["latest"])
     latest = max((moment for moment in moments if moment), default=None)
     return grades["n"] + scales["n"], latest.isoformat() if latest else "-"
+
+
+@dataclass(frozen=True)
+class OrdinalRatings:
+    """The submitted levels on one ordinal criterion version: (study item, level) pairs."""
+
+    code: str
+    scale: tuple[int, int]
+    units: list[int]
+    levels: list[int]
+
+
+def load_ordinal_ratings(study: Study) -> list[OrdinalRatings]:
+    """Every submitted level of `study`, per ordinal criterion version, in code order. One
+    query."""
+    rows = (
+        Grade.objects.using(reports_alias())
+        .filter(
+            assignment__study_item__study=study,
+            assignment__status=Assignment.Status.SUBMITTED,
+            level__isnull=False,
+        )
+        .values_list(
+            "criterion_version_id",
+            "criterion_version__criterion__code",
+            "criterion_version__scale_min",
+            "criterion_version__scale_max",
+            "assignment__study_item_id",
+            "level",
+        )
+        .order_by("criterion_version__criterion__code", "criterion_version_id", "pk")
+    )
+    found: dict[int, OrdinalRatings] = {}
+    for version, code, low, high, item, level in rows:
+        # An ordinal version has its scale (a check constraint) and these grades a level.
+        scale = (int(low), int(high))  # type: ignore[arg-type]
+        ratings = found.setdefault(version, OrdinalRatings(code, scale, [], []))
+        ratings.units.append(item)
+        ratings.levels.append(int(level))  # type: ignore[arg-type]
+    return list(found.values())
 
 
 def load_study_ratings(study: Study, *, blind: bool = True) -> StudyRatings:

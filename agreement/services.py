@@ -12,6 +12,7 @@ from agreement.analysis.comparison import RunComparison, RunSummary, compare_run
 from agreement.analysis.labels import FinalLabel
 from agreement.analysis.labels import final_labels as decide_labels
 from agreement.analysis.leaderboard import Leaderboard, leaderboard
+from agreement.analysis.ordinal_criteria import ordinal_agreement
 from agreement.analysis.ratings import CriterionInfo, ItemInfo
 from agreement.analysis.reports import StudyAgreement, study_agreement, turn_agreement
 from agreement.analysis.scales import criteria_consistency, scale_agreement, scale_consistency
@@ -19,6 +20,7 @@ from agreement.analysis.triage import TriageUnit, triage_queue
 from agreement.data import (
     load_judge_data,
     load_label_units,
+    load_ordinal_ratings,
     load_runs_data,
     load_scale_ratings,
     load_scale_scores,
@@ -62,6 +64,17 @@ def study_report(study: Study) -> StudyAgreement:
             scales=scale_agreement(scales, n_resamples=settings.resamples, seed=settings.seed),
             consistency=tuple(
                 c for c in (*criteria_consistency(ratings), scale_consistency(scales)) if c
+            ),
+            ordinal=tuple(
+                ordinal_agreement(
+                    o.code,
+                    o.scale,
+                    o.units,
+                    o.levels,
+                    n_resamples=settings.resamples,
+                    seed=settings.seed,
+                )
+                for o in load_ordinal_ratings(study)
             ),
         )
 

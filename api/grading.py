@@ -264,7 +264,15 @@ class AssignmentViewSet(ReadOnlyViewSet):
 class GradeSerializer(ApiModelSerializer):
     code = serializers.CharField(source="criterion_version.criterion.code", read_only=True)
     verdict = serializers.ChoiceField(
-        choices=Verdict.choices, required=False, help_text="Leave out to keep the verdict."
+        choices=Verdict.choices,
+        required=False,
+        help_text="Leave out to keep the verdict. An ordinal criterion takes only na here.",
+    )
+    level = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="On an ordinal criterion: a level of its scale (the verdict is then empty). "
+        "Leave out to keep it; a binary criterion takes none.",
     )
     rationale = serializers.CharField(
         required=False, allow_blank=True, help_text="Leave out to keep the rationale."
@@ -273,7 +281,7 @@ class GradeSerializer(ApiModelSerializer):
     class Meta:
         model = Grade
         fields = [
-            *("id", "assignment", "criterion_version", "code", "verdict", "rationale"),
+            *("id", "assignment", "criterion_version", "code", "verdict", "level", "rationale"),
             "updated_at",
         ]
         read_only_fields = ["updated_at"]
@@ -320,6 +328,7 @@ class GradeViewSet(ReadOnlyViewSet):
             assignment,
             version_id,
             verdict=data.get("verdict"),
+            level=data.get("level"),
             rationale=data.get("rationale"),
             by=acting_user(self.request),
         )

@@ -207,9 +207,16 @@ def answer(assignment, version, verdict: str, rationale: str, by: User) -> None:
 
 
 def complete(assignment, by: User, verdict: str = "pass") -> None:  # type: ignore[no-untyped-def]
-    """Answer every criterion and Likert item of `assignment` (not submitted)."""
+    """Answer every criterion and Likert item of `assignment` (not submitted). An ordinal
+    criterion takes its top level for "pass", its lowest for "fail"."""
     for version in rubric_of(assignment):
-        answer(assignment, version, verdict, "ok", by)
+        if version.is_ordinal and verdict != "na":
+            level = version.scale_max if verdict == "pass" else version.scale_min
+            grading_services.save_grade(
+                assignment, version.pk, verdict=None, level=level, rationale="ok", by=by
+            )
+        else:
+            answer(assignment, version, verdict, "ok", by)
     for item in assignment.study_item.study.likert_items.all():
         grading_services.save_likert(assignment, item.pk, 4, by=by)
 

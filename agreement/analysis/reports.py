@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from agreement.analysis.ordinal_criteria import OrdinalAgreement
 from agreement.analysis.ratings import CriterionInfo, IntArray, ItemInfo, StudyRatings
 from agreement.analysis.scales import Consistency, ScaleAgreement
 from agreement.stats import (
@@ -96,6 +97,7 @@ class StudyAgreement:
     # Turn-level criteria: per criterion, agreement on each tutor turn, then on the dialogue
     # (the per-response verdict its rule gives): turn_agreement().
     turns: tuple[tuple[GroupAgreement, GroupAgreement | None], ...] = ()
+    ordinal: tuple[OrdinalAgreement, ...] = ()  # each ordinal criterion's levels
 
     def least_reliable(self, limit: int = 10) -> tuple[CriterionAgreement, ...]:
         """Criteria ordered from the least reliable: undefined alpha last, lowest first."""

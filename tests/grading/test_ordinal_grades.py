@@ -3,7 +3,9 @@
 import pytest
 from django.db import IntegrityError, transaction
 from django.urls import reverse
+from rest_framework.test import APIClient
 
+from accounts.models import ApiToken
 from accounts.roles import Role
 from grading import services
 from grading.models import Grade
@@ -104,3 +106,16 @@ def test_the_grading_page_shows_the_scale_with_keys_and_autosaves_a_level(graded
     assert Grade.objects.get(assignment=assignment, criterion_version=ordinal).level == 3
     refused = htmx(client).post(url, {"level": "9"})
     assert refused.status_code == 422 and "outside its scale 1 to 4" in refused.content.decode()
+
+
+def test_the_api_takes_and_gives_a_level(graded):
+    grader, assignment, ordinal, _ = graded
+    _, key = ApiToken.issue(grader, "tests")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    body = {"assignment": assignment.pk, "criterion_version": ordinal.pk, "level": 2}
+    created = api.post("/api/v1/grades/", body, format="json")
+    assert created.status_code == 201, created.json()
+    assert (created.json()["level"], created.json()["verdict"]) == (2, "")
+    refused = api.post("/api/v1/grades/", body | {"level": 7}, format="json")
+    assert refused.status_code == 400 and "outside its scale" in str(refused.json())

@@ -1,0 +1,87 @@
+"""Agreement on ordinal criteria: ordinal alpha and pooled weighted kappa, with intervals."""
+
+import krippendorff
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from accounts.roles import Role
+from agreement.analysis.ordinal_criteria import level_counts, ordinal_agreement, pair_tables
+from agreement.stats.kappa import cohen_kappa_from_table, contingency_table
+from grading import services
+from grading.models import Assignment
+from tests import factories
+
+# Two graders per response on a 0-4 scale.
+FIRST = [0, 1, 2, 3, 4, 2, 1, 3, 4, 0, 2, 3]
+SECOND = [0, 2, 2, 3, 3, 2, 0, 4, 4, 1, 2, 2]
+
+
+def _ratings(first=FIRST, second=SECOND):  # type: ignore[no-untyped-def]
+    units = [u for u in range(len(first)) for _ in (0, 1)]
+    levels = [level for pair in zip(first, second, strict=True) for level in pair]
+    return units, levels
+
+
+def test_ordinal_alpha_matches_the_krippendorff_package():
+    units, levels = _ratings()
+    result = ordinal_agreement("c", (0, 4), units, levels, n_resamples=200)
+    expected = krippendorff.alpha(
+        reliability_data=np.array([FIRST, SECOND], dtype=float),
+        level_of_measurement="ordinal",
+        value_domain=[0, 1, 2, 3, 4],
+    )
+    assert result.alpha.estimate.value == pytest.approx(expected)
+    assert (result.n_units, result.n_ratings) == (12, 24)
+    assert result.alpha.low <= result.alpha.estimate.value <= result.alpha.high
+
+
+@pytest.mark.parametrize("weights", ["linear", "quadratic"])
+def test_two_graders_kappa_is_cohens_weighted_kappa_of_the_symmetrised_table(weights):
+    units, levels = _ratings()
+    result = ordinal_agreement("c", (0, 4), units, levels, n_resamples=200)
+    table = contingency_table(np.array(FIRST), np.array(SECOND), 5)
+    expected = cohen_kappa_from_table(table + table.T, weights).value
+    kappa = result.kappa_linear if weights == "linear" else result.kappa_quadratic
+    assert kappa.estimate.value == pytest.approx(expected)
+    assert kappa.low is not None and kappa.low <= kappa.estimate.value <= kappa.high
+
+
+def test_pair_tables_count_every_ordered_pair_of_different_graders():
+    counts = level_counts([7, 7, 7], [1, 1, 2], 1, 3)  # three graders of one response
+    (table,) = pair_tables(counts)
+    assert table.tolist() == [[2, 2, 0], [2, 0, 0], [0, 0, 0]]
+
+
+def test_perfect_agreement_on_one_level_everywhere_is_undefined_not_one():
+    result = ordinal_agreement("c", (1, 5), [1, 1, 2, 2], [3, 3, 3, 3], n_resamples=50)
+    assert result.kappa_linear.estimate.value is None
+    assert result.alpha.estimate.value is None
+
+
+@pytest.mark.django_db
+def test_the_agreement_page_shows_each_ordinal_criterion(make_user, client_as):
+    graders = [make_user(Role.ANNOTATOR) for _ in range(2)]
+    tasks = [factories.published_task(scale=(0, 4)) for _ in range(3)]
+    study = services.create_study(
+        name="Scaled",
+        framework=tasks[0].framework,
+        responses=[factories.response(t) for t in tasks],
+        annotators=graders,
+        overlap=2,
+    )
+    services.assign_study(study)
+    for index, grader in enumerate(graders):
+        for n, assignment in enumerate(Assignment.objects.filter(annotator=grader)):
+            factories.complete(assignment, grader, verdict="pass")
+            scaled = factories.rubric_of(assignment)[0]
+            level = (n + index) % 5
+            services.save_grade(
+                assignment, scaled.pk, verdict=None, level=level, rationale="ok", by=grader
+            )
+            services.submit(assignment, by=grader)
+    page = client_as(Role.VIEWER).get(reverse("agreement:study", args=[study.pk]))
+    html = page.content.decode()
+    assert "Ordinal criteria" in html
+    for task in tasks:
+        assert f"<code>{task.key}-01</code></th><td>0–4</td><td>1</td><td>2</td>" in html
