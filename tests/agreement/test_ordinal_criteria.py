@@ -84,4 +84,4 @@ def test_the_agreement_page_shows_each_ordinal_criterion(make_user, client_as):
     html = page.content.decode()
     assert "Ordinal criteria" in html
     for task in tasks:
-        assert f"<code>{task.key}-01</code></th><td>0–4</td><td>1</td><td>2</td>" in html
+        assert f"<code>{task.key}-01</code></th><td>0\u20134</td><td>1</td><td>2</td>" in html
