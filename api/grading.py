@@ -45,7 +45,7 @@ from api.serializers import (
     SlugRelatedField,
 )
 from api.viewsets import ReadOnlyViewSet, RevisionedModelViewSet
-from grading import adjudication, services
+from grading import adjudication, services, timing
 from grading.models import (
     Assignment,
     GoldVerdict,
@@ -282,9 +282,9 @@ class GradeSerializer(ApiModelSerializer):
         model = Grade
         fields = [
             *("id", "assignment", "criterion_version", "code", "verdict", "level", "rationale"),
-            "updated_at",
+            *("updated_at", "active_ms"),
         ]
-        read_only_fields = ["updated_at"]
+        read_only_fields = ["updated_at", "active_ms"]
         validators: list[Any] = []  # save_grade updates the grade of a pair that has one
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -595,6 +595,54 @@ STATUS_RESPONSES = {
 }
 
 
+class TimeRowSerializer(ApiSerializer):
+    key = serializers.CharField(help_text="The criterion's code, or the annotator's user name.")
+    median_seconds = serializers.FloatField()
+    n = serializers.IntegerField(help_text="How many measured times the median is of.")
+    stands_out = serializers.ChoiceField(
+        choices=[("", "no"), ("slow", "slow"), ("quick", "quick")],
+        help_text="`slow`: median over twice the typical one; `quick`: under half (n >= 3).",
+    )
+
+
+class PairTimeSerializer(ApiSerializer):
+    criterion = serializers.CharField()
+    annotator = serializers.CharField()
+    median_seconds = serializers.FloatField()
+    n = serializers.IntegerField()
+    stands_out = serializers.ChoiceField(choices=[("", "no"), ("slow", "slow"), ("quick", "quick")])
+
+
+class CriterionTimesSerializer(ApiSerializer):
+    """Time per criterion in the study's submitted responses (docs/grading.md): grades whose
+    time was not measured (given through the API or the offline workbook) are left out."""
+
+    overall_median_seconds = serializers.FloatField(allow_null=True)
+    n = serializers.IntegerField()
+    per_criterion = TimeRowSerializer(many=True)
+    per_annotator = TimeRowSerializer(many=True)
+    per_pair = PairTimeSerializer(many=True)
+
+
+def criterion_times_data(summary: timing.TimeSummary) -> dict[str, Any]:
+    return {
+        "overall_median_seconds": summary.overall_median_seconds,
+        "n": summary.n,
+        "per_criterion": [vars(row) for row in summary.per_criterion],
+        "per_annotator": [vars(row) for row in summary.per_annotator],
+        "per_pair": [
+            {
+                "criterion": code,
+                "annotator": row.key,
+                "median_seconds": row.median_seconds,
+                "n": row.n,
+                "stands_out": row.stands_out,
+            }
+            for (code, _), row in sorted(summary.per_pair.items())
+        ],
+    }
+
+
 @extend_schema_view(
     list=extend_schema(responses={200: STUDIES_FOR_ROLE, 400: schema.INVALID, **READ_ERRORS}),
     retrieve=extend_schema(responses={200: STUDY_FOR_ROLE, **READ_ERRORS}),
@@ -616,6 +664,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         "final_labels": Action.EXPORT_DATA,
         "leaderboard": Action.VIEW_BENCHMARK,
         "calibration": Action.VIEW_BENCHMARK,
+        "criterion_times": Action.VIEW_BENCHMARK,
     }
     http_method_names = ["get", "post", "patch", "head", "options"]
     queryset = Study.objects.select_related("framework")
@@ -670,6 +719,21 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
             services.assign_study(study)
         created = Study.objects.filter(pk=study.pk).with_progress().select_related("framework")
         return Response(StudySerializer(created.get()).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        responses={
+            200: CriterionTimesSerializer,
+            401: schema.UNAUTHENTICATED,
+            403: schema.FORBIDDEN,
+            404: schema.NOT_FOUND,
+        }
+    )
+    @action(detail=True, methods=["get"], url_path="criterion-times")
+    def criterion_times(self, request: Request, pk: str) -> Response:
+        """Time per criterion: median seconds per criterion, per annotator and per pair, each
+        with n, and which stand out (grading.services.criterion_times; docs/grading.md)."""
+        summary = services.criterion_times(self.get_object())
+        return Response(CriterionTimesSerializer(criterion_times_data(summary)).data)
 
     @extend_schema(
         request=None,

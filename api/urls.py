@@ -7,7 +7,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import SimpleRouter
 
-from api import grading, judging, people, rubrics, taxonomy, views
+from api import flags, grading, judging, people, rubrics, taxonomy, views
 
 app_name = "api"
 
@@ -26,6 +26,7 @@ router.register("studies", grading.StudyViewSet)
 router.register("assignments", grading.AssignmentViewSet)
 router.register("grades", grading.GradeViewSet)
 router.register("gold-verdicts", grading.GoldVerdictViewSet)
+router.register("flags", flags.FlagViewSet)
 router.register("people", people.PersonViewSet, basename="person")
 
 urlpatterns = [

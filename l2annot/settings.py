@@ -327,6 +327,9 @@ SPECTACULAR_SETTINGS = {
         "TaskStatus": "rubrics.models.Task.Status",
         "StudyStatus": "grading.models.Study.Status",
         "AssignmentStatus": "grading.models.Assignment.Status",
+        "FlagKind": "grading.models.Flag.Kind",
+        "FlagStatus": "grading.models.Flag.Status",
+        "FlagOutcome": "grading.models.Flag.Outcome",
         "PersonRole": "api.people.ROLES",
     },
 }

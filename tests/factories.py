@@ -462,7 +462,10 @@ def grading_objects(grader: User) -> dict[str, object]:
     gold = record_gold_verdict(
         assignment.study_item, version.pk, verdict="pass", note="", by=grader, base_revision=0
     )
-    return {"study": study, "assignment": assignment, "grade": grade, "gold": gold}
+    flag = Flag.objects.create(
+        study_item=assignment.study_item, kind=Flag.Kind.RESPONSE_BROKEN, by=grader
+    )
+    return {"study": study, "assignment": assignment, "grade": grade, "gold": gold, "flag": flag}
 
 
 def first(model: type[Model]) -> Model:

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 from accounts.models import ApiToken, User
 from accounts.permissions import user_can
 from accounts.roles import Action, Role, roles_allowed
-from grading.models import Assignment, GoldVerdict, Grade, Study
+from grading.models import Assignment, Flag, GoldVerdict, Grade, Study
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Criterion, Response, Task
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
@@ -70,6 +70,7 @@ RESOURCES = {
         NO_DELETE,
     ),
     "person": (Action.MANAGE_PEOPLE, Action.MANAGE_PEOPLE, lambda: first(User), NO_PUT),
+    "flag": (GRADING_READERS, Action.GRADE, lambda: first(Flag), BULK_POST),
 }
 # Actions on one object: route name -> (method, action needed, the URL's arguments).
 ACTIONS = {
@@ -96,6 +97,8 @@ ACTIONS = {
     "api:study-grades-csv": ("get", Action.EXPORT_DATA, lambda: [first(Study).pk]),
     "api:study-grades-xlsx": ("get", Action.EXPORT_DATA, lambda: [first(Study).pk]),
     "api:person-invitation": ("post", Action.MANAGE_PEOPLE, lambda: [first(User).pk]),
+    "api:flag-resolve": ("post", Action.MANAGE_STUDIES, lambda: [first(Flag).pk]),
+    "api:study-criterion-times": ("get", Action.VIEW_BENCHMARK, lambda: [first(Study).pk]),
     "api:framework-rubrics-xlsx": (
         "get",
         Action.EXPORT_DATA,
