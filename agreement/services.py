@@ -161,7 +161,7 @@ def study_leaderboard(study: Study, run: JudgeRun | None) -> Leaderboard:
     def compute() -> Leaderboard:
         ratings = load_study_ratings(study)
         judge = load_judge_data(study, run, ratings) if run is not None else None
-        return leaderboard(ratings, judge, n_resamples=settings.resamples, seed=settings.seed)
+        return leaderboard(ratings, judge)
 
     return cache.get_or_compute(cache.leaderboard_key(study, run, settings), compute)
 

@@ -16,7 +16,6 @@ import numpy as np
 from agreement.analysis.leaderboard import Leaderboard, ModelRow, response_scores
 from agreement.analysis.leaderboard import Score as BoardScore
 from agreement.data import judge_runs_for, load_judge_data, load_study_ratings, study_state
-from agreement.models import AnalysisSettings
 from agreement.services import study_leaderboard
 from grading.models import Study, StudyItem
 from interchange.formats import eee
@@ -256,7 +255,6 @@ def export(
         judge = None
         latest = study_state(study)[1]
         evaluated = None if latest == "-" else latest
-    settings = AnalysisSettings.for_study(study)
     shared = eee.Export(
         benchmark=options.benchmark,
         dataset_name=options.dataset_name,
@@ -267,7 +265,6 @@ def export(
         library_version=_library_version(),
         study=study.name,
         scored_by=options.source,
-        n_resamples=settings.resamples,
         evaluated_at=evaluated,
         judge=judge,
     )

@@ -230,7 +230,7 @@ def judge_group(
         alpha_experts=alpha_from_counts(expert_counts),
         alpha_with_judge=alpha_from_counts(judge_counts),
         leniency=(
-            leniency(judge, experts, n_resamples=n_resamples, seed=seed) if units.size else None
+            leniency(judge, experts, clusters=data.ratings.unit_item[units]) if units.size else None
         ),
         alt_test=alternative_annotator_test(judge, experts, epsilon=epsilon),
     )
@@ -322,6 +322,7 @@ def calibration_report(
     by_criterion = tuple(
         judge_group(data, ratings.unit_criterion == index, info.code, **options)
         for index, info in enumerate(ratings.criteria)
+        if (ratings.unit_criterion == index).any()  # not one graded N/A by everyone
     )
     preference = None
     if judge_family:

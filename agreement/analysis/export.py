@@ -25,7 +25,7 @@ type JudgeScales = Sequence[tuple[object, Sequence[JudgeScale]]]
 
 GROUP_COLUMNS = [
     "group", "items", "ratings", "units", "pairable units", "units left out (one rating)",
-    "percent agreement",
+    "N/A grades left out", "percent agreement",
     "percent agreement CI low", "percent agreement CI high", "alpha", "alpha CI low",
     "alpha CI high", "alpha undefined because", "alpha interval unreliable because", "AC1",
     "AC1 CI low", "AC1 CI high", "Brennan-Prediger", "Scott's pi", "pass rate",
@@ -50,6 +50,7 @@ def group_row(group: GroupAgreement) -> list[Any]:
         group.n_units,
         s.n_units,
         group.n_single,
+        group.n_na,
         _coefficient(s.percent_agreement),
         group.percent_agreement.low,
         group.percent_agreement.high,
@@ -143,7 +144,8 @@ def judge_group_row(judge: str, group: RunGroup) -> dict[str, Any]:
     """One judge run on one group of units (a criterion, or all of them): every figure with its
     95% interval and its n. Accuracy intervals are Wilson score intervals; alpha's a BCa
     bootstrap over responses (withheld where unreliable, with the reason), AC1's Wilson-type,
-    leniency's a percentile bootstrap over responses."""
+    leniency's Newcombe's paired score interval over responses (withheld below 15 responses,
+    with the reason)."""
     found = group.calibration
     alt = found.alt_test
     lenient = found.leniency
@@ -167,6 +169,10 @@ def judge_group_row(judge: str, group: RunGroup) -> dict[str, Any]:
             "leniency CI low": lenient.low if lenient else None,
             "leniency CI high": lenient.high if lenient else None,
             "leniency n": lenient.n_items if lenient else 0,
+            "leniency responses": lenient.n_responses if lenient else 0,
+            "leniency interval unreliable because": (
+                lenient.unreliable_reason or "" if lenient else ""
+            ),
             "alt-test winning rate": alt.winning_rate,
             "alt-test advantage probability": alt.advantage_probability,
             "alt-test experts tested": sum(1 for e in alt.experts if e.skipped_reason is None),

@@ -3,7 +3,9 @@
 Pure: no Django. Scores follow rubrics.scoring (the L2-Bench formula; a criterion a grader left
 N/A counts in neither sum; negative task scores are clipped to 0 when averaged). A response's
 expert score is the mean of its graders' task scores, so every expert's grading counts and no
-majority has to break ties. Intervals: percentile bootstrap over the model's responses.
+majority has to break ties. Intervals: Wilson-type at the responses' effective n
+(`agreement.stats.intervals.mean_bounds`, chosen by simulated coverage: docs/statistics.md),
+withheld below `MINIMUM_RESPONSES` responses with the reason.
 """
 
 from collections.abc import Callable
@@ -13,18 +15,26 @@ import numpy as np
 import numpy.typing as npt
 
 from agreement.analysis.calibration import MISSING, JudgeData
-from agreement.analysis.ratings import CriterionInfo, ItemInfo, StudyRatings
+from agreement.analysis.ratings import CriterionInfo, IntArray, ItemInfo, StudyRatings
+from agreement.stats.intervals import mean_bounds, too_few_responses
 from rubrics.scoring import Judgement, task_score
 
 FloatArray = npt.NDArray[np.float64]
 
 
+SCORE_METHOD = "Wilson-type, effective n of responses"
+
+
 @dataclass(frozen=True)
 class Score:
+    """A model's mean score over its scored responses (n = `n_responses`), with its 95%
+    interval; `unreliable_reason` says why the interval is withheld (too few responses)."""
+
     mean: float | None
     low: float | None
     high: float | None
     n_responses: int
+    unreliable_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -32,6 +42,13 @@ class ModelRow:
     model: str
     experts: Score
     judge: Score | None
+    n_graded: int = 0  # the model's responses with an expert grade (N/A included)
+
+    @property
+    def n_unscored(self) -> int:
+        """Graded responses left out of the experts' score: every criterion N/A (or only
+        criteria without a positive weight), so the L2-Bench formula has no denominator."""
+        return max(self.n_graded - self.experts.n_responses, 0)
 
     @property
     def gap(self) -> float | None:
@@ -54,16 +71,17 @@ class Leaderboard:
     breakdowns: tuple[tuple[str, tuple[Breakdown, ...]], ...]  # (dimension, groups)
 
 
-def _score(values: list[float], *, n_resamples: int, seed: int) -> Score:
+def score_of(values: list[float]) -> Score:
+    """The mean of a model's response scores (clipped at 0) with its Wilson-type interval,
+    withheld below `MINIMUM_RESPONSES` responses with the reason."""
     if not values:
         return Score(None, None, None, 0)
     data = np.clip(np.asarray(values, dtype=np.float64), 0.0, None)
-    if data.size < 2:
-        return Score(float(data.mean()), None, None, int(data.size))
-    rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, data.size, size=(n_resamples, data.size))].mean(axis=1)
-    low, high = np.quantile(means, [0.025, 0.975])
-    return Score(float(data.mean()), float(low), float(high), int(data.size))
+    mean, low, high = mean_bounds(data)
+    unreliable = too_few_responses(int(data.size))
+    if unreliable is not None or np.isnan(low):
+        return Score(mean, None, None, int(data.size), unreliable)
+    return Score(mean, low, high, int(data.size))
 
 
 def response_scores(
@@ -108,13 +126,16 @@ def _rows(
     ratings: StudyRatings,
     unit_mask: npt.NDArray[np.bool_],
     judge: JudgeData | None,
-    *,
-    n_resamples: int,
-    seed: int,
+    na_mask: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[ModelRow, ...]:
+    """Each model's row over the units in `unit_mask` (and the N/A grades in `na_mask`, on
+    responses that may have no score: every criterion N/A)."""
     experts, judged = response_scores(ratings, unit_mask, judge)
+    graded = set(ratings.unit_item[unit_mask].tolist())
+    if na_mask is not None:
+        graded |= set(ratings.na_item[na_mask].tolist())
     models = sorted(
-        {ratings.items[i].model for i in experts} | {ratings.items[i].model for i in judged}
+        {ratings.items[i].model for i in graded} | {ratings.items[i].model for i in judged}
     )
     rows = []
     for model in models:
@@ -122,14 +143,11 @@ def _rows(
         rows.append(
             ModelRow(
                 model=model,
-                experts=_score(
-                    [experts[i] for i in mine if i in experts], n_resamples=n_resamples, seed=seed
-                ),
-                judge=_score(
-                    [judged[i] for i in mine if i in judged], n_resamples=n_resamples, seed=seed
-                )
+                experts=score_of([experts[i] for i in mine if i in experts]),
+                judge=score_of([judged[i] for i in mine if i in judged])
                 if judge is not None
                 else None,
+                n_graded=sum(1 for i in mine if i in graded),
             )
         )
     return tuple(sorted(rows, key=lambda r: -(r.experts.mean or 0.0)))
@@ -138,26 +156,32 @@ def _rows(
 def leaderboard(
     ratings: StudyRatings,
     judge: JudgeData | None = None,
-    *,
-    n_resamples: int = 1000,
-    seed: int = 0,
 ) -> Leaderboard:
     everything = np.ones(ratings.n_units, dtype=bool)
-    options = {"n_resamples": n_resamples, "seed": seed}
 
-    def by_unit(label: Callable[[CriterionInfo, ItemInfo], str]) -> tuple[Breakdown, ...]:
-        labels = np.array(
+    def labels_of(
+        label: Callable[[CriterionInfo, ItemInfo], str], items: IntArray, criteria: IntArray
+    ) -> npt.NDArray[np.object_]:
+        return np.array(
             [
                 label(ratings.criteria[c], ratings.items[i])
-                for i, c in zip(
-                    ratings.unit_item.tolist(), ratings.unit_criterion.tolist(), strict=True
-                )
+                for i, c in zip(items.tolist(), criteria.tolist(), strict=True)
             ],
             dtype=object,
         )
+
+    def by_unit(label: Callable[[CriterionInfo, ItemInfo], str]) -> tuple[Breakdown, ...]:
+        labels = labels_of(label, ratings.unit_item, ratings.unit_criterion)
+        na_labels = labels_of(label, ratings.na_item, ratings.na_criterion)
         return tuple(
-            Breakdown(key, _rows(ratings, labels == key, judge, **options))
+            Breakdown(key, _rows(ratings, labels == key, judge, na_labels == key))
             for key in sorted({k for k in labels.tolist() if k})
+        )
+
+    def in_context(label: str, items: IntArray) -> npt.NDArray[np.bool_]:
+        return np.array(
+            [label in {f"{n}: {v}" for n, v in ratings.items[i].context} for i in items.tolist()],
+            dtype=bool,
         )
 
     contexts = sorted({f"{n}: {v}" for item in ratings.items for n, v in item.context})
@@ -166,22 +190,16 @@ def leaderboard(
             label,
             _rows(
                 ratings,
-                np.array(
-                    [
-                        label in {f"{n}: {v}" for n, v in ratings.items[i].context}
-                        for i in ratings.unit_item.tolist()
-                    ],
-                    dtype=bool,
-                ),
+                in_context(label, ratings.unit_item),
                 judge,
-                **options,
+                in_context(label, ratings.na_item),
             ),
         )
         for label in contexts
     )
     return Leaderboard(
         judge_name=judge.judge_name if judge is not None else None,
-        rows=_rows(ratings, everything, judge, **options),
+        rows=_rows(ratings, everything, judge, np.ones(ratings.na_item.size, dtype=bool)),
         breakdowns=(
             ("Competency", by_unit(lambda c, i: i.competency)),
             ("Layer", by_unit(lambda c, i: c.layer)),

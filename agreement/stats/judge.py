@@ -12,8 +12,8 @@ Contents:
   a gold label);
 * :func:`leave_one_expert_out`: the judge vs each held-out expert compared with the other
   experts vs that same expert, on the same items;
-* :func:`leniency`: judge pass rate minus expert pass rate, paired bootstrap CI over items
-  and an exact McNemar test against the expert majority;
+* :func:`leniency`: judge pass rate minus expert pass rate, Newcombe's paired score interval
+  (correlation over responses) and an exact McNemar test against the expert majority;
 * :func:`alternative_annotator_test`: the alt-test of Calderon, Reichart & Dror 2025
   ("The Alternative Annotator Test for LLM-as-a-Judge", ACL 2025, arXiv 2501.10970);
 * :func:`ordinal_calibration`: weighted kappa against the expert median and Bland-Altman
@@ -30,15 +30,9 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from .bootstrap import (
-    DEFAULT_RESAMPLES,
-    Seed,
-    resample_index_blocks,
-    rng_from_seed,
-    weights_from_indices,
-)
 from .counts import FloatArray, IntArray
 from .distributions import benjamini_yekutieli, mcnemar_exact, student_t_cdf
+from .intervals import paired_difference_bounds, too_few_responses
 from .kappa import Weights, cohen_kappa_from_table, contingency_table
 from .limits import BlandAltman, bland_altman
 from .results import Coefficient, Ratio
@@ -227,6 +221,9 @@ def leave_one_expert_out(
     return tuple(out)
 
 
+LENIENCY_METHOD = "Newcombe hybrid score, paired (responses)"
+
+
 @dataclass(frozen=True, slots=True)
 class Leniency:
     """Judge leniency on a binary criterion.
@@ -236,9 +233,14 @@ class Leniency:
         judge_pass_rate: Share of those items the judge passed.
         expert_pass_rate: Mean over those items of the share of experts who passed it.
         difference: ``judge_pass_rate - expert_pass_rate`` (proportion; > 0 = lenient).
-        low, high: Percentile bootstrap CI of ``difference`` (items resampled, judge and
-            experts kept paired); ``None`` with fewer than two items.
-        confidence, n_resamples: Interval settings.
+        low, high: Newcombe's hybrid score interval of ``difference`` (paired rates,
+            correlation over responses; :func:`agreement.stats.intervals.
+            paired_difference_bounds`); ``None`` below two responses, and withheld below
+            :data:`~agreement.stats.intervals.MINIMUM_RESPONSES` (``unreliable_reason``).
+        confidence: Nominal coverage.
+        method: How the interval was computed.
+        n_responses: Responses (clusters) the items belong to: the interval's n.
+        unreliable_reason: Why the interval is withheld (too few responses), else ``None``.
         mcnemar_judge_only: Items the judge passed but the expert majority failed.
         mcnemar_reference_only: Items the expert majority passed but the judge failed.
         mcnemar_p_value: Exact two-sided McNemar p-value on the two counts above (items
@@ -252,7 +254,9 @@ class Leniency:
     low: float | None
     high: float | None
     confidence: float
-    n_resamples: int
+    method: str
+    n_responses: int
+    unreliable_reason: str | None
     mcnemar_judge_only: int
     mcnemar_reference_only: int
     mcnemar_p_value: float
@@ -262,11 +266,17 @@ def leniency(
     judge: npt.ArrayLike,
     experts: npt.ArrayLike,
     *,
-    n_resamples: int = DEFAULT_RESAMPLES,
+    clusters: npt.ArrayLike | None = None,
     confidence: float = 0.95,
-    seed: Seed = None,
 ) -> Leniency:
-    """Judge pass rate minus expert pass rate, with paired bootstrap CI and McNemar test.
+    """Judge pass rate minus expert pass rate, with Newcombe's paired interval and McNemar's
+    test.
+
+    Args:
+        judge, experts: The judge's verdict per item; experts x items, NaN where missing.
+        clusters: The response of each item (the criteria of one response are not
+            independent); each item its own response when None.
+        confidence: Nominal coverage.
 
     Raises:
         ValueError: if no item has both a judge verdict and an expert grade.
@@ -280,19 +290,15 @@ def leniency(
         raise ValueError("no item has both a judge verdict and an expert grade")
     judge_pass = (j[items] == 1).astype(np.float64)
     expert_share = np.nansum(e[:, items] == 1, axis=0) / present[:, items].sum(axis=0)
-    diff_per_item = judge_pass - expert_share
-    difference = float(diff_per_item.mean())
-    low = high = None
-    if n >= 2:
-        rng = rng_from_seed(seed)
-        values = np.concatenate(
-            [
-                weights_from_indices(idx, n) @ diff_per_item / n
-                for idx in resample_index_blocks(n, n_resamples, rng)
-            ]
-        )
-        tail = (1.0 - confidence) / 2.0
-        low, high = (float(v) for v in np.quantile(values, [tail, 1.0 - tail]))
+    groups = None if clusters is None else np.asarray(clusters).reshape(-1)[items]
+    n_responses = n if groups is None else int(np.unique(groups).size)
+    difference, low_bound, high_bound = paired_difference_bounds(
+        judge_pass, expert_share, groups, confidence
+    )
+    unreliable = too_few_responses(n_responses)
+    shown = unreliable is None and not math.isnan(low_bound)
+    low = float(low_bound) if shown else None
+    high = float(high_bound) if shown else None
     reference = majority_reference(e[:, items], 2)
     decided = reference >= 0
     judge_only = int(((j[items] == 1) & (reference == 0) & decided).sum())
@@ -301,11 +307,13 @@ def leniency(
         n_items=n,
         judge_pass_rate=float(judge_pass.mean()),
         expert_pass_rate=float(expert_share.mean()),
-        difference=difference,
+        difference=float(difference),
         low=low,
         high=high,
         confidence=confidence,
-        n_resamples=n_resamples,
+        method=LENIENCY_METHOD,
+        n_responses=n_responses,
+        unreliable_reason=unreliable,
         mcnemar_judge_only=judge_only,
         mcnemar_reference_only=reference_only,
         mcnemar_p_value=mcnemar_exact(judge_only, reference_only),

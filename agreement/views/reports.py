@@ -236,13 +236,19 @@ def _score_rows(board: Leaderboard) -> list[charts.ForestRow]:
     for row in board.rows:
         rows.append(
             charts.ForestRow(
-                f"{row.model} (experts)", row.experts.mean, row.experts.low, row.experts.high
+                f"{row.model} (experts, n = {row.experts.n_responses})",
+                row.experts.mean,
+                row.experts.low,
+                row.experts.high,
             )
         )
         if row.judge is not None:
             rows.append(
                 charts.ForestRow(
-                    f"{row.model} (judge)", row.judge.mean, row.judge.low, row.judge.high
+                    f"{row.model} (judge, n = {row.judge.n_responses})",
+                    row.judge.mean,
+                    row.judge.low,
+                    row.judge.high,
                 )
             )
     return rows

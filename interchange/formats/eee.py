@@ -5,7 +5,7 @@ EEE (github.com/evaleval/every_eval_ever) stores one JSON record per evaluated m
 names the model, who produced the figures and how, and holds a list of evaluation results, each
 with its score, the metric's bounds and the score's uncertainty.
 
-This writer takes figures already computed (the L2-Bench score of a model with its bootstrap
+This writer takes figures already computed (the L2-Bench score of a model with its 95%
 interval, overall and per group) and turns them into records; it computes nothing. Output is
 deterministic: the same inputs (the file's UUID and timestamp included) give the same bytes.
 
@@ -59,14 +59,18 @@ MODEL_AVAILABILITIES = ("open_weights", "closed_weights", "unknown")
 UNKNOWN = "unknown"
 
 # EEE refuses these in a folder name (Windows-unsafe characters, control characters).
+#: How the leaderboard's intervals are computed (agreement.stats.intervals.mean_bounds).
+INTERVAL_METHOD = (
+    "Wilson score interval of the mean at the responses' effective sample size (L2 Annot)"
+)
 _UNSAFE = re.compile(r'[<>:"/\\|?*\x00-\x1f]')
 _UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 
 @dataclass(frozen=True)
 class Score:
-    """A model's mean score (0 to 1) over `n_responses` responses, with its bootstrap interval
-    (None when it could not be computed, e.g. from a single response)."""
+    """A model's mean score (0 to 1) over `n_responses` responses, with its interval (None when
+    it is withheld: fewer responses than the interval's simulated coverage was checked at)."""
 
     mean: float
     low: float | None
@@ -105,7 +109,6 @@ class Export:
     library_version: str
     study: str
     scored_by: str  # "experts" or "judge"
-    n_resamples: int
     confidence_level: float = 0.95
     organization_url: str | None = None
     evaluated_at: str | None = None  # ISO 8601
@@ -282,9 +285,8 @@ def _uncertainty(score: Score, export: Export) -> dict[str, Any]:
             "lower": score.low,
             "upper": score.high,
             "confidence_level": export.confidence_level,
-            "method": "percentile bootstrap over the model's responses",
+            "method": INTERVAL_METHOD,
         }
-        uncertainty["num_bootstrap_samples"] = export.n_resamples
     return uncertainty
 
 

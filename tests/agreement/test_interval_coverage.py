@@ -17,13 +17,16 @@ shown and misses: an interval withheld as unreliable claims nothing.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
+from agreement.analysis.leaderboard import score_of
 from agreement.stats.grouped import grouped_intervals
 from agreement.stats.intervals import wilson_bounds
+from agreement.stats.judge import leniency
 
 THETA = 0.85  # true alpha 0.7225: near the usual 0.667 threshold, where intervals matter
 STUDIES = 240
@@ -125,3 +128,101 @@ def test_alpha_interval_is_withheld_with_its_reason_at_extreme_prevalence() -> N
     assert found.alpha.estimate.value is not None  # the estimate itself is still reported
     assert "3 of 60" in (found.alpha.unreliable_reason or "")
     assert found.ac1.low is not None  # AC1's interval holds up there
+
+
+# --------------------------------------------------------------------------- leniency
+# The judge is one more rater of the same latent-class model: it reports the truth with
+# probability THETA and otherwise an independent draw at `judge_prevalence`, so its pass rate is
+# THETA p + (1 - THETA) p_j and the true leniency (judge minus experts' pass rate) is
+# (1 - THETA) (p_j - p). p_j = 1 is a judge that passes whatever it is unsure of.
+
+LENIENCY_SCENARIOS = [
+    # units (each its own response), experts, prevalence, judge_prevalence
+    (30, 2, 0.5, 1.0),
+    (30, 3, 0.5, 0.0),
+    (30, 2, 0.9, 1.0),
+    (30, 3, 0.95, 1.0),
+    (30, 2, 0.95, 0.95),
+    (20, 2, 0.5, 0.0),
+    (20, 3, 0.9, 0.9),
+    (15, 2, 0.9, 1.0),
+    (15, 3, 0.7, 0.0),
+]
+
+
+def leniency_coverage(units: int, raters: int, prevalence: float, judge_prevalence: float) -> float:
+    rng = np.random.default_rng(int(units * 1000 + raters * 100 + prevalence * 100))
+    true = (1 - THETA) * (judge_prevalence - prevalence)
+    truth = rng.random((STUDIES, units)) < prevalence
+    keep = rng.random((STUDIES, raters, units)) < THETA
+    experts = np.where(keep, truth[:, None, :], rng.random(keep.shape) < prevalence)
+    judge = np.where(
+        rng.random((STUDIES, units)) < THETA, truth, rng.random((STUDIES, units)) < judge_prevalence
+    )
+    hits = 0
+    for study in range(STUDIES):
+        found = leniency(judge[study].astype(np.int64), experts[study].astype(np.float64))
+        assert found.low is not None and found.high is not None
+        hits += found.low - 1e-12 <= true <= found.high + 1e-12
+    return hits / STUDIES
+
+
+@pytest.mark.parametrize(("units", "raters", "prevalence", "judge_prevalence"), LENIENCY_SCENARIOS)
+def test_leniency_interval_covers_at_least_90_percent(
+    units: int, raters: int, prevalence: float, judge_prevalence: float
+) -> None:
+    assert leniency_coverage(units, raters, prevalence, judge_prevalence) >= 0.90
+
+
+# --------------------------------------------------------------------------- leaderboard
+# A model's L2-Bench score: each response has criteria of weights WEIGHTS (the last a penalty,
+# present with probability 1 - p, the others met with probability p), each grader reports
+# every criterion through the latent-class model above, a response's score is the mean of its
+# graders' task scores (clipped at 0). Criteria are independent, so the true mean score is the
+# expectation of one grader's clipped score over the 2^K verdict patterns.
+
+WEIGHTS = np.array([2, 1, -1])  # few, coarse criteria with a penalty: the hard case
+SCORE_STUDIES = 600
+
+
+def _task_scores(verdicts: np.ndarray) -> np.ndarray:
+    return np.clip((verdicts * WEIGHTS).sum(-1) / WEIGHTS[WEIGHTS > 0].sum(), 0.0, None)
+
+
+def true_model_score(prevalence: float) -> float:
+    met = np.array([prevalence] * (WEIGHTS.size - 1) + [1 - prevalence])
+    patterns = np.array(list(itertools.product([0, 1], repeat=WEIGHTS.size)))
+    chance = np.where(patterns == 1, met, 1 - met).prod(axis=1)
+    return float((chance * _task_scores(patterns)).sum())
+
+
+@pytest.mark.parametrize(
+    ("responses", "raters", "prevalence"),
+    [(30, 1, 0.95), (30, 3, 0.95), (30, 2, 0.9), (20, 2, 0.95), (20, 3, 0.5), (15, 2, 0.95),
+     (15, 3, 0.9), (15, 1, 0.8)],
+)  # fmt: skip
+def test_leaderboard_score_interval_covers_at_least_90_percent(
+    responses: int, raters: int, prevalence: float
+) -> None:
+    rng = np.random.default_rng(responses * 1000 + raters * 100 + int(prevalence * 100))
+    met = np.array([prevalence] * (WEIGHTS.size - 1) + [1 - prevalence])
+    shape = (SCORE_STUDIES, responses, raters, WEIGHTS.size)
+    truth = rng.random(shape[:2] + shape[3:]) < met
+    verdicts = np.where(rng.random(shape) < THETA, truth[:, :, None, :], rng.random(shape) < met)
+    scores = _task_scores(verdicts.astype(np.int64)).mean(axis=2)
+    true = true_model_score(prevalence)
+    hits = 0
+    for study in scores:
+        found = score_of(study.tolist())
+        assert found.low is not None and found.high is not None
+        hits += found.low <= true <= found.high
+    assert hits / SCORE_STUDIES >= 0.90
+
+
+def test_below_15_responses_the_intervals_are_withheld_as_unreliable() -> None:
+    """At 10 responses the score's interval covered 0.87 in one simulated scenario."""
+    assert score_of([0.5, 1.0] * 7).unreliable_reason == (
+        "interval unreliable: 14 responses (coverage checked from 15)"
+    )
+    assert score_of([0.5, 1.0] * 7).low is None
+    assert score_of([0.5, 1.0] * 8).low is not None

@@ -5,7 +5,7 @@ import pytest
 
 from agreement.analysis.calibration import MISSING, JudgeData
 from agreement.analysis.leaderboard import leaderboard, response_scores
-from agreement.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
+from agreement.analysis.ratings import NA, CriterionInfo, ItemInfo, ratings_from_rows
 
 CRITERIA = (
     CriterionInfo(1, "06u1", "", "universal", "", "", weight=5),
@@ -45,7 +45,7 @@ def judge_for(r, rule):
 
 
 def test_expert_scores_follow_the_l2bench_formula():
-    board = leaderboard(ratings(VERDICTS), n_resamples=200)
+    board = leaderboard(ratings(VERDICTS))
     scores = {row.model: row.experts.mean for row in board.rows}
     assert scores == {"alpha": pytest.approx(1.0), "beta": pytest.approx(3 / 8)}
     assert [row.model for row in board.rows] == ["alpha", "beta"]
@@ -59,14 +59,14 @@ def test_a_criterion_left_na_counts_in_neither_sum():
 
 def test_negative_task_scores_are_clipped_when_averaged():
     verdicts = [(0, 0, 1)] * 4 + [(1, 1, 0)] * 4  # alpha: -2/8 per response
-    board = leaderboard(ratings(verdicts), n_resamples=200)
+    board = leaderboard(ratings(verdicts))
     alpha = next(row for row in board.rows if row.model == "alpha")
     assert alpha.experts.mean == 0.0
 
 
 def test_a_judge_that_agrees_scores_like_the_experts_and_a_lenient_one_higher():
     r = ratings(VERDICTS)
-    same = leaderboard(r, judge_for(r, lambda i, c: VERDICTS[i][c]), n_resamples=200)
+    same = leaderboard(r, judge_for(r, lambda i, c: VERDICTS[i][c]))
     assert all(row.gap == pytest.approx(0.0) for row in same.rows)
     lenient = leaderboard(r, judge_for(r, lambda i, c: 1 if c < 2 else VERDICTS[i][c]))
     beta = next(row for row in lenient.rows if row.model == "beta")
@@ -74,15 +74,48 @@ def test_a_judge_that_agrees_scores_like_the_experts_and_a_lenient_one_higher():
     assert beta.gap == pytest.approx(6 / 8 - 3 / 8)
 
 
-def test_intervals_contain_the_mean_and_need_two_responses():
+def test_intervals_are_withheld_below_15_responses_with_the_reason():
     verdicts = [(1, 1, 0), (1, 0, 0), (0, 1, 0), (1, 1, 1)] + [(1, 0, 1)] * 4
-    alpha = leaderboard(ratings(verdicts), n_resamples=300, seed=3).rows[0]
-    assert alpha.experts.low <= alpha.experts.mean <= alpha.experts.high
+    alpha = leaderboard(ratings(verdicts)).rows[0]
     assert alpha.experts.n_responses == 4
+    assert alpha.experts.low is None and alpha.experts.high is None
+    assert alpha.experts.unreliable_reason == (
+        "interval unreliable: 4 responses (coverage checked from 15)"
+    )
+
+
+def test_intervals_contain_the_mean_from_15_responses():
+    patterns = [(1, 1, 0), (1, 0, 0), (0, 1, 0), (1, 1, 1)]
+    items = tuple(item(n, "alpha") for n in range(16))
+    rows = [
+        (i, c, rater, value)
+        for i in range(16)
+        for c, value in enumerate(patterns[i % 4])
+        for rater in range(2)
+    ]
+    board = leaderboard(ratings_from_rows(rows, CRITERIA, items, ("A", "B")))
+    (alpha,) = board.rows
+    assert alpha.experts.n_responses == 16 and alpha.experts.unreliable_reason is None
+    assert alpha.experts.low < alpha.experts.mean < alpha.experts.high
+
+
+def test_a_response_graded_n_a_on_every_criterion_is_counted_as_left_out():
+    rows = [
+        (i, c, rater, value)
+        for i, values in enumerate(VERDICTS)
+        for c, value in enumerate(values)
+        for rater in range(2)
+    ]
+    rows[:6] = [(0, c, rater, NA) for c in range(3) for rater in range(2)]  # item 0: all N/A
+    board = leaderboard(ratings_from_rows(rows, CRITERIA, ITEMS, ("A", "B")))
+    alpha = next(row for row in board.rows if row.model == "alpha")
+    assert (alpha.n_graded, alpha.experts.n_responses, alpha.n_unscored) == (4, 3, 1)
+    layers = dict(board.breakdowns)["Layer"]
+    assert [row.n_unscored for b in layers for row in b.rows if row.model == "alpha"] == [1, 1]
 
 
 def test_breakdowns_score_each_layer_on_its_own_criteria():
-    board = leaderboard(ratings(VERDICTS), n_resamples=100)
+    board = leaderboard(ratings(VERDICTS))
     layers = dict(board.breakdowns)["Layer"]
     assert [b.label for b in layers] == ["consensus", "universal"]
     universal = {row.model: row.experts.mean for row in layers[1].rows}

@@ -138,7 +138,7 @@ def test_leniency_difference_ci_and_mcnemar() -> None:
     truth = rng.random(n) < 0.5
     experts = np.where(rng.random((3, n)) < 0.9, truth, ~truth).astype(np.float64)
     judge = (truth | (rng.random(n) < 0.3)).astype(np.int64)  # passes extra items
-    result = leniency(judge, experts, seed=1)
+    result = leniency(judge, experts)
     share = experts.mean(axis=0)
     assert result.difference == pytest.approx(judge.mean() - share.mean())
     assert result.low is not None and result.high is not None
@@ -150,8 +150,34 @@ def test_leniency_difference_ci_and_mcnemar() -> None:
     assert result.mcnemar_p_value == mcnemar_exact(
         result.mcnemar_judge_only, result.mcnemar_reference_only
     )
-    again = leniency(judge, experts, seed=1)
-    assert (again.low, again.high) == (result.low, result.high)
+    assert result.n_responses == n and result.unreliable_reason is None
+
+
+def test_leniency_interval_is_not_a_point_when_every_unit_is_concordant() -> None:
+    """A percentile bootstrap gives [0, 0] here, and missed a true leniency of 0.015 in most
+    simulated studies; Newcombe's interval keeps the marginal rates' uncertainty."""
+    experts = np.ones((2, 30))
+    experts[:, :3] = 0
+    judge = experts[0].astype(np.int64)
+    result = leniency(judge, experts)
+    assert result.difference == 0.0
+    assert result.low is not None and result.high is not None
+    assert result.low < -0.05 and result.high > 0.05
+
+
+def test_leniency_counts_responses_and_withholds_its_interval_below_15() -> None:
+    rng = np.random.default_rng(2)
+    experts = (rng.random((2, 40)) < 0.6).astype(np.float64)
+    judge = (rng.random(40) < 0.7).astype(np.int64)
+    by_unit = leniency(judge, experts)
+    clustered = leniency(judge, experts, clusters=np.arange(40) // 4)  # 10 responses
+    assert clustered.difference == by_unit.difference
+    assert (clustered.n_items, clustered.n_responses) == (40, 10)
+    assert clustered.low is None and clustered.high is None
+    assert clustered.unreliable_reason == (
+        "interval unreliable: 10 responses (coverage checked from 15)"
+    )
+    assert by_unit.low is not None
 
 
 # ----------------------------------------------------------------------------- alt-test

@@ -27,7 +27,6 @@ def export(**changes) -> eee.Export:
         "library_version": "0.1.0",
         "study": "Pilot",
         "scored_by": "experts",
-        "n_resamples": 1000,
     }
     return eee.Export(**{**values, **changes})
 
@@ -90,9 +89,8 @@ def test_the_score_and_its_interval_map_to_score_details():
                 "lower": 0.6,
                 "upper": 0.9,
                 "confidence_level": 0.95,
-                "method": "percentile bootstrap over the model's responses",
+                "method": eee.INTERVAL_METHOD,
             },
-            "num_bootstrap_samples": 1000,
         },
     }
     metric = result["metric_config"]

@@ -18,7 +18,7 @@ def _developer(value: str) -> tuple[str, str]:
 class Command(BaseCommand):
     help = (
         "Write each model's L2-Bench score in a study (overall, per competency, per layer, with "
-        "the leaderboard's bootstrap intervals) as 'Every Eval Ever' JSON records: "
+        "the leaderboard's intervals) as 'Every Eval Ever' JSON records: "
         "DIR/<benchmark>/<developer>/<model>/<uuid>.json."
     )
 
