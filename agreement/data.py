@@ -23,6 +23,7 @@ from agreement.analysis.comparison import UNPARSEABLE, RunVerdicts
 from agreement.analysis.labels import ExpertVerdict, Gold, LabelUnit
 from agreement.analysis.ratings import (
     FAIL,
+    NA,
     PASS,
     CriterionInfo,
     IntArray,
@@ -47,13 +48,17 @@ from l2annot.db_routers import reports_alias
 from rubrics.models import CriterionVersion, TaskContextValue
 
 VALUE_INDEX: dict[str, int] = {Verdict.FAIL: 0, Verdict.PASS: 1}
+GRADE_INDEX: dict[str, int] = VALUE_INDEX | {Verdict.NA: NA}
 
 
-def submitted_grades(study: Study, using: str | None = None):  # type: ignore[no-untyped-def]
+def submitted_grades(  # type: ignore[no-untyped-def]
+    study: Study, using: str | None = None, *, with_na: bool = False
+):
+    """The study's submitted pass and fail grades (and N/A grades `with_na`)."""
     return Grade.objects.using(using or reports_alias()).filter(
         assignment__study_item__study=study,
         assignment__status=Assignment.Status.SUBMITTED,
-        verdict__in=list(VALUE_INDEX),
+        verdict__in=list(GRADE_INDEX if with_na else VALUE_INDEX),
     )
 
 
@@ -67,7 +72,7 @@ def study_state(study: Study) -> tuple[int, str]:
     already in): a cache key part."""
     db = reports_alias()
     graded = Grade.objects.using(db).filter(
-        Q(verdict__in=list(VALUE_INDEX)) | Q(level__isnull=False),
+        Q(verdict__in=list(GRADE_INDEX)) | Q(level__isnull=False),
         assignment__study_item__study=study,
         assignment__status=Assignment.Status.SUBMITTED,
     )
@@ -125,11 +130,12 @@ def load_ordinal_ratings(study: Study) -> list[OrdinalRatings]:
 
 
 def load_study_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
-    """Every submitted pass/fail grade of `study`. With `blind`, raters are named
-    "Annotator 1", "Annotator 2", ... in a stable order instead of by user name."""
+    """Every submitted pass/fail grade of `study`, and where its N/A grades fall (counted as
+    left out). With `blind`, raters are named "Annotator 1", "Annotator 2", ... in a stable
+    order instead of by user name."""
     db = reports_alias()
     rows = list(
-        submitted_grades(study, db).values_list(
+        submitted_grades(study, db, with_na=True).values_list(
             "assignment__study_item_id",
             "criterion_version_id",
             "assignment__annotator_id",
@@ -139,14 +145,20 @@ def load_study_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
     )
     item_ids = sorted({row[0] for row in rows})
     version_ids = sorted({row[1] for row in rows})
-    rater_ids = sorted({(row[2], row[3]) for row in rows})
+    # Raters are those with a pass or fail (N/A is no rating): numbered as `disagreements` does.
+    rater_ids = sorted({(row[2], row[3]) for row in rows if row[4] != Verdict.NA})
     names = _rater_names(rater_ids, blind)
     item_index = {pk: i for i, pk in enumerate(item_ids)}
     version_index = {pk: i for i, pk in enumerate(version_ids)}
     rater_index = {pk: i for i, (pk, _) in enumerate(rater_ids)}
     return ratings_from_rows(
         [
-            (item_index[item], version_index[version], rater_index[rater], VALUE_INDEX[verdict])
+            (
+                item_index[item],
+                version_index[version],
+                rater_index.get(rater, -1),
+                GRADE_INDEX[verdict],
+            )
             for item, version, rater, _, verdict in rows
         ],
         criteria=_criteria(version_ids, db),

@@ -6,7 +6,7 @@ Pure: no Django. `agreement.data` builds StudyRatings from the database; the rep
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -15,6 +15,11 @@ from agreement.stats import counts_from_pairs
 
 IntArray = npt.NDArray[np.int64]
 FAIL, PASS = 0, 1
+NA = -1  # a grader's N/A ("does not apply"): no value, counted apart as left out
+
+
+def _no_grades() -> IntArray:
+    return np.empty(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,10 @@ class StudyRatings:
     rating_unit: IntArray  # per rating: index into units
     rating_rater: IntArray  # per rating: index into raters
     rating_value: IntArray  # per rating: FAIL or PASS
+    # Every submitted N/A grade, which is no rating: per N/A grade, its item and criterion
+    # (reports count them as left out of each table they would have entered).
+    na_item: IntArray = field(default_factory=_no_grades)
+    na_criterion: IntArray = field(default_factory=_no_grades)
 
     @property
     def n_units(self) -> int:
@@ -71,8 +80,11 @@ def ratings_from_rows(
     items: Sequence[ItemInfo],
     raters: Sequence[str],
 ) -> StudyRatings:
-    """StudyRatings from (item index, criterion index, rater index, value) rows."""
-    data = np.asarray(rows, dtype=np.int64).reshape(-1, 4)
+    """StudyRatings from (item index, criterion index, rater index, value) rows; a row whose
+    value is NA is an N/A grade (no unit of its own)."""
+    every = np.asarray(rows, dtype=np.int64).reshape(-1, 4)
+    na = every[every[:, 3] == NA]
+    data = every[every[:, 3] != NA]
     pairs = data[:, 0] * max(len(criteria), 1) + data[:, 1]
     unit_keys, rating_unit = np.unique(pairs, return_inverse=True)
     return StudyRatings(
@@ -84,4 +96,6 @@ def ratings_from_rows(
         rating_unit=rating_unit.astype(np.int64).reshape(-1),
         rating_rater=data[:, 2],
         rating_value=data[:, 3],
+        na_item=na[:, 0].copy(),
+        na_criterion=na[:, 1].copy(),
     )

@@ -49,6 +49,7 @@ class GroupAgreement:
     ac1: Interval  # Wilson-type, Gwet's linearised variance over responses
     percent_agreement: Interval  # Wilson at the responses' effective n
     n_units: int = 0  # every unit of the group with a submitted rating
+    n_na: int = 0  # N/A grades on the group's responses and criteria: no rating, left out
 
     @property
     def n_single(self) -> int:
@@ -120,6 +121,7 @@ def group_agreements(
     *,
     n_resamples: int,
     seed: int,
+    n_na: list[int] | None = None,
 ) -> list[GroupAgreement]:
     """Every group's agreement, its intervals from one study-wide set of resamples."""
     members = [units for _, units in groups]
@@ -141,9 +143,10 @@ def group_agreements(
             ac1=intervals.ac1,
             percent_agreement=intervals.percent_agreement,
             n_units=int((counts[units].sum(axis=1) > 0).sum()),
+            n_na=left_out,
         )
-        for (label, _), units, summary, intervals in zip(
-            groups, members, summaries, found, strict=True
+        for (label, _), units, summary, intervals, left_out in zip(
+            groups, members, summaries, found, n_na or [0] * len(groups), strict=True
         )
     ]
 
@@ -176,20 +179,30 @@ def criterion_verdict(
     return False, f"not validated: lower bound {interval.low:.3f} < {threshold:.3f}"
 
 
-def _groups(keys: npt.NDArray[np.object_]) -> list[tuple[str, IntArray]]:
-    """Each non-empty key with the indices of its units."""
-    return [(key, np.flatnonzero(keys == key)) for key in sorted({k for k in keys.tolist() if k})]
+def _groups(
+    keys: npt.NDArray[np.object_], na_keys: npt.NDArray[np.object_] | None = None
+) -> list[tuple[str, IntArray]]:
+    """Each non-empty key with the indices of its units (a key only N/A grades carry has
+    none)."""
+    found = {k for k in keys.tolist() if k}
+    if na_keys is not None:
+        found |= {k for k in na_keys.tolist() if k}
+    return [(key, np.flatnonzero(keys == key)) for key in sorted(found)]
 
 
 def _unit_labels(
-    ratings: StudyRatings, label: Callable[[CriterionInfo, ItemInfo], str]
+    ratings: StudyRatings, label: Callable[[CriterionInfo, ItemInfo], str], *, na: bool = False
 ) -> npt.NDArray[np.object_]:
+    """Each unit's label (with `na`: each N/A grade's, from its response and criterion)."""
+    items, criteria = (
+        (ratings.na_item, ratings.na_criterion)
+        if na
+        else (ratings.unit_item, ratings.unit_criterion)
+    )
     return np.array(
         [
             label(ratings.criteria[c], ratings.items[i])
-            for i, c in zip(
-                ratings.unit_item.tolist(), ratings.unit_criterion.tolist(), strict=True
-            )
+            for i, c in zip(items.tolist(), criteria.tolist(), strict=True)
         ],
         dtype=object,
     )
@@ -252,27 +265,44 @@ def study_agreement(
     # bytes for each of thousands of criteria).
     order = np.argsort(ratings.unit_criterion, kind="stable")
     bounds = np.searchsorted(ratings.unit_criterion[order], np.arange(len(ratings.criteria) + 1))
+    # N/A grades are no rating: each group counts those on its responses and criteria.
+    na_per_criterion = np.bincount(ratings.na_criterion, minlength=len(ratings.criteria))
     criteria = [
-        (info, order[bounds[index] : bounds[index + 1]])
+        (index, info, order[bounds[index] : bounds[index + 1]])
         for index, info in enumerate(ratings.criteria)
-        if bounds[index + 1] > bounds[index]
+        if bounds[index + 1] > bounds[index] or na_per_criterion[index]
     ]
-    unit_context = [
-        {f"{name}: {value}" for name, value in ratings.items[i].context}
-        for i in ratings.unit_item.tolist()
-    ]
-    families = {
-        "overall": [("overall", np.arange(ratings.n_units))],
-        "criteria": [(info.code, units) for info, units in criteria],
-        "layer": _groups(_unit_labels(ratings, lambda c, i: c.layer)),
-        "competency": _groups(_unit_labels(ratings, lambda c, i: i.competency)),
-        "sub_competency": _groups(_unit_labels(ratings, lambda c, i: i.sub_competency)),
-        "language": _groups(_unit_labels(ratings, lambda c, i: i.language)),
-        "context": [
-            (label, np.flatnonzero([label in labels for labels in unit_context]))
-            for label in sorted(set().union(*unit_context))
-        ],
+
+    def contexts(items: IntArray) -> list[set[str]]:
+        return [{f"{name}: {value}" for name, value in ratings.items[i].context} for i in items]
+
+    unit_context, na_context = contexts(ratings.unit_item), contexts(ratings.na_item)
+    by_label: dict[str, Callable[[CriterionInfo, ItemInfo], str]] = {
+        "layer": lambda c, i: c.layer,
+        "competency": lambda c, i: i.competency,
+        "sub_competency": lambda c, i: i.sub_competency,
+        "language": lambda c, i: i.language,
     }
+    families: dict[str, list[tuple[str, IntArray]]] = {
+        "overall": [("overall", np.arange(ratings.n_units))],
+        "criteria": [(info.code, units) for _, info, units in criteria],
+    }
+    na_counts: dict[str, list[int]] = {
+        "overall": [int(ratings.na_item.size)],
+        "criteria": [int(na_per_criterion[index]) for index, _, _ in criteria],
+    }
+    for name, label in by_label.items():
+        na_keys = _unit_labels(ratings, label, na=True)
+        families[name] = _groups(_unit_labels(ratings, label), na_keys)
+        na_counts[name] = [int((na_keys == key).sum()) for key, _ in families[name]]
+    context_labels = sorted(set().union(*unit_context, *na_context))
+    families["context"] = [
+        (label, np.flatnonzero([label in labels for labels in unit_context]))
+        for label in context_labels
+    ]
+    na_counts["context"] = [
+        sum(label in labels for labels in na_context) for label in context_labels
+    ]
     found = iter(
         group_agreements(
             ratings,
@@ -280,11 +310,12 @@ def study_agreement(
             [group for family in families.values() for group in family],
             n_resamples=n_resamples,
             seed=seed,
+            n_na=[n for family in families for n in na_counts[family]],
         )
     )
     by_family = {name: tuple(next(found) for _ in family) for name, family in families.items()}
     criterion_rows = []
-    for (info, _), group in zip(criteria, by_family["criteria"], strict=True):
+    for (_, info, _), group in zip(criteria, by_family["criteria"], strict=True):
         validated, verdict = criterion_verdict(
             group.alpha, group.summary.alpha_unstable_prevalence, threshold, minimum_units
         )

@@ -123,7 +123,9 @@ def criteria_consistency(ratings: StudyRatings) -> tuple[Consistency, ...]:
     matrix[row, criterion] = ratings.rating_value
 
     groups: list[tuple[str, npt.NDArray[np.bool_], npt.NDArray[np.int64]]] = []
-    universal = np.array([c.layer == "universal" for c in ratings.criteria], dtype=bool)
+    # A criterion graded N/A by everyone has no rating and no column to be complete on.
+    rated = np.bincount(criterion, minlength=len(ratings.criteria)) > 0
+    universal = np.array([c.layer == "universal" for c in ratings.criteria], dtype=bool) & rated
     grading_items = np.array([item for item, _ in gradings], dtype=np.int64)
     groups.append(("universal criteria, all tasks", universal, np.arange(len(gradings))))
     task_of_item = np.array([item.task_key for item in ratings.items], dtype=object)

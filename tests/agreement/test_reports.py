@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from agreement.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
+from agreement.analysis.ratings import NA, CriterionInfo, ItemInfo, ratings_from_rows
 from agreement.analysis.reports import criterion_verdict, study_agreement
 from agreement.stats import Interval, binary_summary, counts_from_dense
 from agreement.stats.results import defined, undefined
@@ -174,3 +174,27 @@ def test_every_group_counts_add_up_with_what_it_left_out():
     assert sum(g.n_single for g in criteria) == report.overall.n_single
     assert sum(g.summary.n_ratings for g in criteria) == report.overall.summary.n_ratings
     assert sum(g.n_units for g in report.by_layer) == report.overall.n_units
+
+
+def test_n_a_grades_are_counted_per_group_and_a_criterion_all_n_a_keeps_its_row():
+    criteria = (*CRITERIA, CriterionInfo(12, "01a-02", "Never applies", "consensus", "01a", "01"))
+    na = [(item, 2, rater, NA) for item in range(4) for rater in range(3)]  # 12: criterion 2
+    na += [(0, 0, 0, NA)]  # and one on criterion 0 of item 0 (competency 01, context B2)
+    report = study_agreement(
+        ratings_from_rows(rows() + na, criteria, ITEMS, RATERS), n_resamples=50, seed=1
+    )
+    assert report.overall.n_na == 13
+    by_code = {c.criterion.code: c for c in report.criteria}
+    assert [by_code[code].agreement.n_na for code in ("06u1", "01a-01", "01a-02")] == [1, 0, 12]
+    never = by_code["01a-02"]
+    assert never.agreement.n_units == 0 and never.validated is None
+    assert never.verdict.startswith("too few units (n = 0;")
+    assert {g.label: g.n_na for g in report.by_layer} == {"consensus": 12, "universal": 1}
+    assert {g.label: g.n_na for g in report.by_competency} == {"01": 7, "02": 6}
+    assert {g.label: g.n_na for g in report.by_context} == {
+        "CEFR level: A1": 6,
+        "CEFR level: B2": 7,
+    }
+    # The pass/fail figures are those without the N/A grades.
+    plain = study_agreement(ratings(), n_resamples=50, seed=1)
+    assert report.overall.summary.n_ratings == plain.overall.summary.n_ratings

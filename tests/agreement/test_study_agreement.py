@@ -6,6 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
 from openpyxl import load_workbook
 
 from accounts.roles import Role
@@ -13,11 +14,11 @@ from agreement import cache as agreement_cache
 from agreement.data import disagreements, load_study_ratings
 from agreement.jobs import compute_study_report
 from agreement.models import AnalysisSettings
-from agreement.services import judge_report, study_report
+from agreement.services import judge_report, study_leaderboard, study_report
 from agreement.views import reports
 from audit.models import AuditEvent
 from grading import services as grading
-from grading.models import Study, Verdict
+from grading.models import Grade, Study, Verdict
 from interchange.exporters import rubric_tables
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import CriterionVersion, Response
@@ -209,7 +210,9 @@ def test_the_judge_figures_add_up_to_the_units_compared(study, always_pass_judge
     body = client_as(Role.VIEWER).get(url).content.decode()
     overall = report.overall
     assert f"no gold verdict on any of the {overall.n_units} units" in body
-    assert f"(n = {overall.leniency.n_items} responses)" in body
+    lenient = overall.leniency
+    assert f"(n = {lenient.n_items} units, {lenient.n_responses} responses)" in body
+    assert lenient.n_responses < lenient.n_items  # several criteria of one response
 
 
 def test_the_judge_page_shows_the_criteria_a_page_at_a_time(
@@ -268,7 +271,17 @@ def test_the_leaderboard_compares_expert_and_judge_scores(study, always_pass_jud
     experts_only = client.get(url).content.decode()
     assert "Experts [95% CI]" in experts_only and "Judge [95% CI]" not in experts_only
     body = client.get(url, {"judge": always_pass_judge.pk}).content.decode()
-    assert "Judge [95% CI]" in body and "(judge)" in body
+    assert "Judge [95% CI]" in body
+    # Every score carries its n, in the table and in the chart.
+    board = study_leaderboard(study, always_pass_judge)
+    for row in board.rows:
+        assert f"{row.model} (experts, n = {row.experts.n_responses})" in body
+        assert f"{row.model} (judge, n = {row.judge.n_responses})" in body
+    cells = sum(1 + (row.judge is not None) for row in board.rows)
+    cells += sum(
+        1 + (r.judge is not None) for _, groups in board.breakdowns for g in groups for r in g.rows
+    )
+    assert body.count('<span class="muted">(n = ') == cells
 
 
 def test_a_flipped_judge_verdict_refreshes_the_cached_calibration(study, always_pass_judge):
@@ -375,3 +388,39 @@ def test_self_preference_compares_with_the_family_the_run_names(study, always_pa
     report = judge_report(study, JudgeRun.objects.get(pk=always_pass_judge.pk))
     assert report.self_preference is not None
     assert report.self_preference.family == "Orion Labs"
+
+
+def test_n_a_grades_are_counted_as_left_out_and_add_up(study, client_as):
+    """N/A is no rating: each table of the report says how many N/A grades it left out (on the
+    page, in the JSON download and the API), and the criteria's add up to the study's."""
+    grades = Grade.objects.filter(assignment__study_item__study=study).order_by("pk")
+    first = grades.first()
+    unit = grades.filter(
+        assignment__study_item=first.assignment.study_item,
+        criterion_version=first.criterion_version,
+    )
+    other = grades.exclude(criterion_version=first.criterion_version).first()
+    changed = [*unit.values_list("pk", flat=True), other.pk]  # one unit all N/A, one more grade
+    Grade.objects.filter(pk__in=changed).update(verdict=Verdict.NA, updated_at=timezone.now())
+
+    report = study_report(study)
+    assert report.overall.n_na == len(changed) == 4
+    criteria = [c.agreement for c in report.criteria]
+    assert sum(g.n_na for g in criteria) == report.overall.n_na
+    assert sum(g.n_na for g in report.by_layer) == report.overall.n_na
+    assert sum(g.n_na for g in report.by_competency) == report.overall.n_na
+    ratings = load_study_ratings(study)
+    assert ratings.na_item.size == 4 and ratings.raters == (
+        "Annotator 1",
+        "Annotator 2",
+        "Annotator 3",
+    )
+
+    client = client_as(Role.MAINTAINER)
+    body = client.get(reverse("agreement:study", args=[study.pk])).content.decode()
+    assert "4 N/A grades left out: N/A is no rating" in body
+    data = json.loads(client.get(reverse("agreement:study_report_json", args=[study.pk])).content)
+    assert data["overall"]["N/A grades left out"] == 4
+    assert sum(row["N/A grades left out"] for row in data["criteria"]) == 4
+    api = client.get(f"/api/v1/studies/{study.pk}/agreement/").json()
+    assert api["overall"]["N/A grades left out"] == 4
