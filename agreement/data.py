@@ -54,11 +54,18 @@ GRADE_INDEX: dict[str, int] = VALUE_INDEX | {Verdict.NA: NA}
 def submitted_grades(  # type: ignore[no-untyped-def]
     study: Study, using: str | None = None, *, with_na: bool = False
 ):
-    """The study's submitted pass and fail grades (and N/A grades `with_na`)."""
+    """The study's submitted pass and fail grades (and, `with_na`, the N/A grades of binary
+    criteria: an ordinal criterion's N/A goes with its levels, `load_ordinal_ratings`)."""
+    wanted = Q(verdict__in=list(VALUE_INDEX))
+    if with_na:
+        wanted |= Q(
+            verdict=Verdict.NA,
+            criterion_version__scoring_type=CriterionVersion.ScoringType.BINARY,
+        )
     return Grade.objects.using(using or reports_alias()).filter(
+        wanted,
         assignment__study_item__study=study,
         assignment__status=Assignment.Status.SUBMITTED,
-        verdict__in=list(GRADE_INDEX if with_na else VALUE_INDEX),
     )
 
 
