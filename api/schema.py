@@ -14,7 +14,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_seri
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
-from api.serializers import ApiSerializer, SlugRelatedField, StrictJsonTypes
+from api.serializers import ApiSerializer, RevisionedSerializer, SlugRelatedField, StrictJsonTypes
 from api.viewsets import RevisionedModelViewSet
 from interchange.formats.jsonl import MAX_INTEGER_DIGITS
 
@@ -53,7 +53,8 @@ IF_MATCH = OpenApiParameter(
     "If-Match",
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
-    description='The ETag you read, e.g. "3". If the object has changed since: 412.',
+    description='The ETag you read, e.g. "3". If the object has changed since: 412. The API '
+    "takes it instead of the body's `revision`, which this schema requires.",
 )
 ETAG = OpenApiParameter(
     "ETag",
@@ -75,10 +76,22 @@ NOT_BLANK = rf"^[^\u0000]*[^\u0000{WHITESPACE}][^\u0000]*$"
 ORDERING = api_settings.ORDERING_PARAM
 
 
+# A change must say which revision it changes: `revision` in the body or an If-Match header
+# (api.viewsets). A schema cannot say "this field or that header", so the body of a PUT/PATCH
+# requires `revision`: a client that follows the schema always works, and If-Match alone is
+# still accepted, as the field's description says.
+REVISION_TO_CHANGE = (
+    "The revision you read (a GET answers it, and its ETag). Required by this schema; the API "
+    "also takes a change with an If-Match header instead. If someone saved since, the change "
+    "is refused with 409 and the object as saved now."
+)
+
+
 class AutoSchema(openapi.AutoSchema):
     _direction: str | None = None  # of the serializer being mapped (they nest)
 
     def _map_basic_serializer(self, serializer: Any, direction: str) -> dict[str, Any]:
+        states_revision = self._states_revision(serializer, direction)
         outer, self._direction = self._direction, direction
         try:
             mapped: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
@@ -86,7 +99,30 @@ class AutoSchema(openapi.AutoSchema):
             self._direction = outer
         if direction == "request" and isinstance(serializer, StrictJsonTypes):
             mapped["additionalProperties"] = False  # StrictJsonTypes refuses unknown fields
+        if states_revision:
+            mapped["properties"]["revision"]["description"] = REVISION_TO_CHANGE
+            mapped["required"] = [*mapped.get("required", []), "revision"]
         return mapped
+
+    def _states_revision(self, serializer: Any, direction: str) -> bool:
+        """Whether `serializer` is the body of a change that must name its revision (not a
+        serializer nested in one)."""
+        return (
+            direction == "request"
+            and self._direction is None
+            and self.method in ("PUT", "PATCH")
+            and self._revisioned()
+            and isinstance(serializer, RevisionedSerializer)
+        )
+
+    def _get_serializer_name(
+        self, serializer: Any, direction: str, bypass_extensions: bool = False
+    ) -> str:
+        name: str = super()._get_serializer_name(serializer, direction, bypass_extensions)
+        if self.method == "PUT" and self._states_revision(serializer, direction):
+            # A PUT's body requires `revision`, a POST's (same serializer) does not.
+            name = name.removesuffix("Request") + "UpdateRequest"
+        return name
 
     def _insert_field_validators(self, field: Any, schema: dict[str, Any]) -> None:
         super()._insert_field_validators(field, schema)

@@ -1,4 +1,6 @@
 import re
+from functools import cache
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -16,9 +18,13 @@ def test_the_schema_validates_without_a_warning(tmp_path):
     assert "/api/v1/competencies/" in (tmp_path / "s.yml").read_text()
 
 
+@cache
+def generated() -> dict[str, Any]:
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
 def operations():
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    for path, methods in schema["paths"].items():
+    for path, methods in generated()["paths"].items():
         for method, operation in methods.items():
             yield path, method, operation
 
@@ -39,9 +45,33 @@ def test_every_operation_describes_its_errors():
         assert wanted <= set(operation["responses"]), (method, path)
 
 
+def test_a_change_of_a_revisioned_object_requires_its_revision_in_the_body():
+    """The API takes `revision` or If-Match; the schema cannot say "one of", so it requires
+    `revision` in a PUT/PATCH body (the one of a POST, which creates, does not)."""
+    components = generated()["components"]["schemas"]
+
+    def body(operation):  # type: ignore[no-untyped-def]
+        reference = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        return components[reference.rsplit("/", 1)[1]]
+
+    changes, creations = [], {}
+    for path, method, operation in operations():
+        headers = {p["name"] for p in operation.get("parameters", []) if p["in"] == "header"}
+        if method in ("put", "patch") and "If-Match" in headers:
+            changes.append(path)
+            assert operation["requestBody"]["required"], (method, path)
+            assert "revision" in body(operation)["required"], (method, path)
+            assert "If-Match" in body(operation)["properties"]["revision"]["description"]
+        elif method == "post":
+            creations[path] = operation
+    # PUT and PATCH of frameworks, the taxonomy's four resources, tasks and gold verdicts
+    assert len(changes) == 14
+    for path in {path.split("{")[0] for path in changes}:
+        assert "revision" not in body(creations[path]).get("required", []), path
+
+
 def test_every_field_is_typed():
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    for name, component in schema["components"]["schemas"].items():
+    for name, component in generated()["components"]["schemas"].items():
         for field, spec in component.get("properties", {}).items():
             assert {"type", "$ref", "allOf", "oneOf"} & set(spec), (name, field)
 
