@@ -3,6 +3,8 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.utils.translation import gettext as __
+from django.utils.translation import gettext_lazy as _
 
 from interchange.models import ImportJob
 from taxonomy.models import Framework
@@ -23,12 +25,14 @@ class ImportForm(forms.Form):
     kind = forms.ChoiceField(choices=[c for c in ImportJob.Kind.choices if c[0] in ALLOWED])
     framework = forms.ModelChoiceField(Framework.objects.all(), empty_label=None)
     file = forms.FileField()
-    dry_run = forms.BooleanField(required=False, label="Dry run: check and count, write nothing")
+    dry_run = forms.BooleanField(required=False, label=_("Dry run: check and count, write nothing"))
     create_missing = forms.BooleanField(
         required=False,
-        label="Create missing sub-competencies (benchmark only)",
-        help_text="A sub-competency code the file names and the framework lacks (like 02x) is "
-        "created under its competency, as a placeholder to be named.",
+        label=_("Create missing sub-competencies (benchmark only)"),
+        help_text=_(
+            "A sub-competency code the file names and the framework lacks (like 02x) is "
+            "created under its competency, as a placeholder to be named."
+        ),
     )
 
     def clean(self) -> dict:
@@ -36,11 +40,15 @@ class ImportForm(forms.Form):
         data = self.cleaned_data
         upload, kind = data.get("file"), data.get("kind")
         if data.get("create_missing") and kind != ImportJob.Kind.BENCHMARK:
-            self.add_error("create_missing", "Only a benchmark import creates sub-competencies.")
+            self.add_error(
+                "create_missing", __("Only a benchmark import creates sub-competencies.")
+            )
         if upload is None or kind is None:
             return data
         if upload.size > max_upload_bytes():
-            self.add_error("file", f"The file is over {max_upload_bytes() // 2**20} MB.")
+            self.add_error(
+                "file", __("The file is over %(size)s MB.") % {"size": max_upload_bytes() // 2**20}
+            )
             return data
         allowed = ALLOWED[ImportJob.Kind(kind)]
         if not upload.name.lower().endswith(allowed):
@@ -51,11 +59,11 @@ class ImportForm(forms.Form):
         is_zip = zipfile.is_zipfile(upload)
         upload.seek(0)
         if kind in (ImportJob.Kind.BENCHMARK, ImportJob.Kind.EVAL_LOG) and not is_zip:
-            self.add_error("file", "The file is not a ZIP archive.")
+            self.add_error("file", __("The file is not a ZIP archive."))
         elif kind in (ImportJob.Kind.RESPONSES, ImportJob.Kind.VERDICTS) and not (
             head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
         ):
-            self.add_error("file", "The file does not start with a JSON object: is it JSONL?")
+            self.add_error("file", __("The file does not start with a JSON object: is it JSONL?"))
         return data
 
 
@@ -63,9 +71,9 @@ class OfflineUploadForm(forms.Form):
     """A filled offline grading workbook, recorded as the annotator chosen."""
 
     annotator = forms.ModelChoiceField(queryset=None, to_field_name="username")  # type: ignore[arg-type,var-annotated]  # set in __init__
-    file = forms.FileField(label="Workbook (.xlsx)")
+    file = forms.FileField(label=_("Workbook (.xlsx)"))
     submit = forms.BooleanField(
-        required=False, label="Submit every response the workbook completes"
+        required=False, label=_("Submit every response the workbook completes")
     )
 
     def __init__(self, annotators: Any, *args: Any, **kwargs: Any) -> None:
@@ -75,8 +83,10 @@ class OfflineUploadForm(forms.Form):
     def clean_file(self) -> Any:
         upload = self.cleaned_data["file"]
         if upload.size > max_upload_bytes():
-            raise forms.ValidationError(f"The file is over {max_upload_bytes() // 2**20} MB.")
+            raise forms.ValidationError(
+                __("The file is over %(size)s MB.") % {"size": max_upload_bytes() // 2**20}
+            )
         if not upload.name.lower().endswith(".xlsx") or not zipfile.is_zipfile(upload):
-            raise forms.ValidationError("Upload the .xlsx workbook downloaded from this page.")
+            raise forms.ValidationError(__("Upload the .xlsx workbook downloaded from this page."))
         upload.seek(0)
         return upload

@@ -1,6 +1,8 @@
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext as __
+from django.utils.translation import gettext_lazy as _
 
 from judging.models import JudgeConfig, JudgeRun, PromptVersion, TriageResolution
 from judging.services import CONFIG_FIELDS, config_values
@@ -12,7 +14,7 @@ class CompareForm(forms.Form):
     """Two to four of a study's judge runs, in the order they were made."""
 
     run = forms.TypedMultipleChoiceField(
-        coerce=int, widget=forms.CheckboxSelectMultiple, label="Runs to compare"
+        coerce=int, widget=forms.CheckboxSelectMultiple, label=_("Runs to compare")
     )
 
     def __init__(self, *args: Any, runs: list[JudgeRun], **kwargs: Any) -> None:
@@ -25,18 +27,20 @@ class CompareForm(forms.Form):
     def clean_run(self) -> list[JudgeRun]:
         chosen = sorted(set(self.cleaned_data["run"]))
         if not MIN_RUNS <= len(chosen) <= MAX_RUNS:
-            raise forms.ValidationError(f"Choose {MIN_RUNS} to {MAX_RUNS} runs.")
+            raise forms.ValidationError(
+                __("Choose %(low)s to %(high)s runs.") % {"low": MIN_RUNS, "high": MAX_RUNS}
+            )
         return [self.runs[pk] for pk in chosen]
 
 
 class ResolveForm(forms.Form):
     kind = forms.ChoiceField(
-        choices=TriageResolution.Kind.choices, widget=forms.RadioSelect, label="Resolution"
+        choices=TriageResolution.Kind.choices, widget=forms.RadioSelect, label=_("Resolution")
     )
     note = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2}),
         required=False,
-        help_text="Why. Required for a judge error: it is kept on the run's prompt version.",
+        help_text=_("Why. Required for a judge error: it is kept on the run's prompt version."),
     )
 
 
@@ -52,29 +56,35 @@ class RunForm(forms.Form):
     config = forms.ModelChoiceField(
         queryset=JudgeConfig.objects.none(),
         required=False,
-        label="Saved configuration",
-        empty_label="A new configuration (below)",
+        label=_("Saved configuration"),
+        empty_label=_("A new configuration (below)"),
     )
     name = forms.SlugField(
         max_length=60,
         required=False,
-        label="Save as",
-        help_text="A name to reuse this configuration by (on this form and with run_judge "
-        "--config NAME). Left blank, it is named after the model and prompt.",
+        label=_("Save as"),
+        help_text=_(
+            "A name to reuse this configuration by (on this form and with run_judge "
+            "--config NAME). Left blank, it is named after the model and prompt."
+        ),
     )
     model = forms.CharField(
         max_length=200,
         required=False,
-        help_text="An Inspect AI model: anthropic/claude-sonnet-4-6, openai/gpt-4.1, or "
-        "openai-api/<service>/<model> for an OpenAI-compatible server (its address in "
-        "<SERVICE>_BASE_URL). API keys come from the server's environment.",
+        help_text=_(
+            "An Inspect AI model: anthropic/claude-sonnet-4-6, openai/gpt-4.1, or "
+            "openai-api/<service>/<model> for an OpenAI-compatible server (its address in "
+            "<SERVICE>_BASE_URL). API keys come from the server's environment."
+        ),
     )
     prompt = forms.ModelChoiceField(queryset=PromptVersion.objects.none(), required=False)
     model_family = forms.CharField(
         max_length=200,
         required=False,
-        help_text="The judge's vendor or family, as responses name theirs: self-preference "
-        "compares the judge's leniency on its own family's responses with the others'.",
+        help_text=_(
+            "The judge's vendor or family, as responses name theirs: self-preference "
+            "compares the judge's leniency on its own family's responses with the others'."
+        ),
     )
     temperature = forms.FloatField(min_value=0.0, max_value=2.0, initial=0.0, required=False)
     epochs = forms.IntegerField(min_value=1, max_value=10, initial=1)
@@ -84,12 +94,12 @@ class RunForm(forms.Form):
         max_value=10,
         initial=3,
         required=False,
-        label="Retries of an unreadable answer",
-        help_text="Asked again with a corrective message, at the retry temperature.",
+        label=_("Retries of an unreadable answer"),
+        help_text=_("Asked again with a corrective message, at the retry temperature."),
     )
     retry_temperature = forms.FloatField(min_value=0.0, max_value=2.0, initial=0.2, required=False)
     limit = forms.IntegerField(
-        min_value=1, required=False, help_text="Judge only the first N units (a trial run)."
+        min_value=1, required=False, help_text=_("Judge only the first N units (a trial run).")
     )
 
     def __init__(self, *args: Any, refill_url: str = "", **kwargs: Any) -> None:
@@ -118,7 +128,7 @@ class RunForm(forms.Form):
         chosen = cleaned.get("config")
         if not cleaned.get("model"):
             if chosen is None and "model" not in self.errors:
-                self.add_error("model", "Name the model, or choose a saved configuration.")
+                self.add_error("model", __("Name the model, or choose a saved configuration."))
             return cleaned  # the chosen configuration as it is (no JavaScript to fill it in)
         if chosen is not None and not self.errors:
             values = {field: cleaned.get(field) for field in CONFIG_FIELDS}
@@ -139,10 +149,10 @@ class PromptForm(forms.Form):
 
     text = forms.CharField(widget=forms.Textarea(attrs={"rows": 24, "cols": 100}))
     style = forms.ChoiceField(choices=PromptVersion.Style.choices)
-    note = forms.CharField(required=False, max_length=500, help_text="What changed, and why.")
+    note = forms.CharField(required=False, max_length=500, help_text=_("What changed, and why."))
 
 
 class NewPromptForm(PromptForm):
-    name = forms.SlugField(max_length=60, help_text="Letters, digits and hyphens.")
+    name = forms.SlugField(max_length=60, help_text=_("Letters, digits and hyphens."))
     description = forms.CharField(required=False, max_length=500)
     field_order = ["name", "description", "style", "text"]

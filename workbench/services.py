@@ -24,6 +24,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
+from django.utils.translation import gettext as __
 
 from accounts.models import User
 from audit import services as audit
@@ -88,7 +89,7 @@ def start_run(
     `name` to be reused, or found by its values (`judging.services.save_config`). The run
     keeps the configuration's parameters and model family (self-preference compares with it)."""
     if limit is not None and limit < 1:
-        raise ValidationError({"limit": "The limit is at least 1."})
+        raise ValidationError({"limit": __("The limit is at least 1.")})
     if config is None:
         config = save_config(
             name=name,
@@ -192,9 +193,11 @@ def resolve(
     adjudication. A unit is resolved once per run (AlreadyResolved)."""
     note = note.strip()
     if kind not in Kind.values:
-        raise ValidationError({"kind": "Choose how this disagreement is resolved."})
+        raise ValidationError({"kind": __("Choose how this disagreement is resolved.")})
     if kind == Kind.JUDGE_ERROR and not note:
-        raise ValidationError({"note": "Say what the judge got wrong: the note is for the prompt."})
+        raise ValidationError(
+            {"note": __("Say what the judge got wrong: the note is for the prompt.")}
+        )
     judged = JudgeVerdict.objects.filter(
         run=run, response_id=study_item.response_id, criterion_version=criterion_version
     )
@@ -296,7 +299,7 @@ class ResolutionCounts:
 
     @property
     def kinds(self) -> list[str]:
-        return [label for _, label in Kind.choices]
+        return [str(label) for _, label in Kind.choices]
 
 
 def _rows(counts: dict[str, Counter[str]]) -> list[tuple[str, list[int]]]:
