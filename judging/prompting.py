@@ -12,6 +12,9 @@ template is saved, so a typo never reaches the judge as literal text.
 A judge answers ``true`` (the criterion is met) or ``false``, and nothing else: a *binary*
 template's whole answer must be that word; a *critique* template's answer is a critique whose
 last non-blank line is that word. Anything else is unparseable: never guessed as pass or fail.
+On an ordinal criterion (a scale from min to max) the criterion's text asks for a level
+instead, and the answer is read the same way with a whole number of the scale in place of the
+word (`parse_level`).
 """
 
 from __future__ import annotations
@@ -23,10 +26,12 @@ from enum import StrEnum
 
 __all__ = [
     "CORRECTIVE_MESSAGE",
+    "LEVEL_CORRECTIVE_MESSAGE",
     "SLOTS",
     "AnswerStyle",
     "Unit",
     "parse_answer",
+    "parse_level",
     "render",
     "template_problems",
 ]
@@ -52,6 +57,18 @@ CORRECTIVE_MESSAGE = {
     AnswerStyle.CRITIQUE: (
         "Your answer could not be read. Keep your critique, and end with a line holding exactly "
         "one word: true if the response meets the criterion, false if it does not."
+    ),
+}
+
+
+LEVEL_CORRECTIVE_MESSAGE = {
+    AnswerStyle.BINARY: (
+        "Your answer could not be read. Answer with exactly one whole number from {low} to "
+        "{high}: the level of the scale the response reaches. Nothing else."
+    ),
+    AnswerStyle.CRITIQUE: (
+        "Your answer could not be read. Keep your critique, and end with a line holding exactly "
+        "one whole number from {low} to {high}: the level of the scale the response reaches."
     ),
 }
 
@@ -118,6 +135,23 @@ def render(text: str, unit: Unit) -> str:
 
 
 _WORDS = {"true": True, "false": False}
+
+
+def _last_line(answer: str, style: AnswerStyle | str) -> str:
+    if AnswerStyle(style) is AnswerStyle.BINARY:
+        return answer.strip()
+    lines = [line for line in answer.splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+def parse_level(answer: str, style: AnswerStyle | str, scale: tuple[int, int]) -> int | None:
+    """The level in a judge's answer on an ordinal criterion: a whole number within `scale`
+    (min, max), alone as the style asks; None otherwise (never rounded or clipped)."""
+    text = _last_line(answer, style)
+    if not re.fullmatch(r"[+-]?\d{1,6}", text):
+        return None
+    level = int(text)
+    return level if scale[0] <= level <= scale[1] else None
 
 
 def parse_answer(answer: str, style: AnswerStyle | str) -> bool | None:

@@ -3,11 +3,13 @@ each epoch, as L2-Bench's scorer makes one call per criterion. Imports no Django
 it plain calls and reads its `.eval` log back through the Inspect importer.
 
 The judge is the task's model. A sample's input is the filled prompt; its answer is read as
-`true`/`false` (`judging.prompting.parse_answer`), and an unreadable answer is asked again with a
-corrective message up to `parse_retries` times at `retry_temperature`. The score carries
-`metadata.scoring_results` with one result, `judgement` null when no answer could be read, and
-the sample's metadata names the stored response it judged (`response_id`), so the importer
-stores verdicts without creating responses.
+`true`/`false` (`judging.prompting.parse_answer`; on an ordinal criterion a level of its
+scale, `parse_level`, and the score's `judgement` is that number), and an unreadable
+answer is asked again with a corrective message up to `parse_retries` times at
+`retry_temperature`. The score carries `metadata.scoring_results` with one result,
+`judgement` null when no answer could be read, and the sample's metadata names the stored
+response it judged (`response_id`), so the importer stores verdicts without creating
+responses.
 """
 
 from __future__ import annotations
@@ -23,7 +25,13 @@ from inspect_ai.model import CachePolicy, ChatMessageUser
 from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
-from judging.prompting import CORRECTIVE_MESSAGE, AnswerStyle, parse_answer
+from judging.prompting import (
+    CORRECTIVE_MESSAGE,
+    LEVEL_CORRECTIVE_MESSAGE,
+    AnswerStyle,
+    parse_answer,
+    parse_level,
+)
 
 # A judged answer never expires from the cache: a re-run of an interrupted run pays only for
 # the calls it has not made (Inspect keys the cache on model, messages and parameters).
@@ -44,6 +52,21 @@ class JudgeCall:
     response_id: str
     criterion_id: str
     weight: int
+    scale: tuple[int, int] | None = None  # an ordinal criterion: the answer is a level
+
+
+def read_answer(answer: str, style: AnswerStyle, scale: Any) -> bool | int | None:
+    """The verdict (binary criterion) or level (ordinal: `scale` is [min, max]) in an
+    answer; None when it cannot be read."""
+    if scale:
+        return parse_level(answer, style, (int(scale[0]), int(scale[1])))
+    return parse_answer(answer, style)
+
+
+def corrective(style: AnswerStyle, scale: Any) -> str:
+    if scale:
+        return LEVEL_CORRECTIVE_MESSAGE[style].format(low=scale[0], high=scale[1])
+    return CORRECTIVE_MESSAGE[style]
 
 
 @dataclass
@@ -68,8 +91,9 @@ def judge_answer(
             raise RunCancelled("the run was cancelled")
         state = await generate(state, cache=CACHE)
         answers = [state.output.completion]
-        while parse_answer(answers[-1], style) is None and len(answers) <= parse_retries:
-            state.messages.append(ChatMessageUser(content=CORRECTIVE_MESSAGE[style]))
+        scale = state.metadata.get("scale")
+        while read_answer(answers[-1], style, scale) is None and len(answers) <= parse_retries:
+            state.messages.append(ChatMessageUser(content=corrective(style, scale)))
             state = await generate(state, cache=CACHE, temperature=retry_temperature)
             answers.append(state.output.completion)
         state.metadata["answers"] = answers
@@ -90,7 +114,7 @@ def rationale(answers: Sequence[str]) -> str:
 def verdict_scorer(style: AnswerStyle) -> Any:
     async def score(state: TaskState, target: Target) -> Score:
         answers = state.metadata.get("answers") or [state.output.completion]
-        verdict = parse_answer(answers[-1], style)
+        verdict = read_answer(answers[-1], style, state.metadata.get("scale"))
         result = {
             "criterion_id": state.metadata["criterion_id"],
             "weight": state.metadata["weight"],
@@ -98,7 +122,13 @@ def verdict_scorer(style: AnswerStyle) -> Any:
             "explanation": rationale(answers),
             "attempts": len(answers),
         }
-        value = "unparseable" if verdict is None else ("true" if verdict else "false")
+        value = (
+            "unparseable"
+            if verdict is None
+            else ("true" if verdict else "false")
+            if isinstance(verdict, bool)
+            else str(verdict)
+        )
         return Score(value=value, answer=answers[-1], metadata={"scoring_results": [result]})
 
     return score
@@ -121,6 +151,7 @@ def judge_task(
                 "response_id": call.response_id,
                 "criterion_id": call.criterion_id,
                 "weight": call.weight,
+                "scale": list(call.scale) if call.scale else None,
             },
         )
         for call in calls

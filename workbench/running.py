@@ -54,6 +54,7 @@ def _judge(run: JudgeRun, on_progress: Any) -> JudgeRun:
             response_id=p.response_id,
             criterion_id=p.criterion_id,
             weight=p.weight,
+            scale=p.scale,
         )
         for p in planned
     ]
@@ -139,7 +140,7 @@ def _finish(
         report = import_verdicts(Path(log.location), study.framework, judge_model=run.judge_model)
         problems.extend(report.problem_lines())
         if report.ok:
-            run.unparseable = run.verdicts.filter(verdict__isnull=True).count()
+            run.unparseable = run.verdicts.filter(verdict__isnull=True, level__isnull=True).count()
     elif log is not None and run.errors:
         problems.append(
             f"{run.errors} of {run.calls_total} calls ended in an error: run it again to retry "

@@ -20,12 +20,14 @@ class PlannedCall:
     version_pk: int
     response_pk: int
     unit: Unit
+    scale: tuple[int, int] | None = None  # an ordinal criterion's (min, max): it takes a level
 
 
 def study_units(study: Study, *, limit: int | None = None) -> list[PlannedCall]:
-    """The study's (response, criterion) units as the judge sees them: every applicable binary
-    criterion of the frozen rubric version each response was graded against. Responses are
-    named by their id (a response without one cannot receive verdicts and is left out)."""
+    """The study's (response, criterion) units as the judge sees them: every applicable
+    criterion of the frozen rubric version each response was graded against (an ordinal one
+    asks for a level of its scale). Responses are named by their id (a response without one
+    cannot receive verdicts and is left out)."""
     items = (
         StudyItem.objects.filter(study=study)
         .exclude(response__external_id="")
@@ -40,11 +42,9 @@ def study_units(study: Study, *, limit: int | None = None) -> list[PlannedCall]:
             ),
             Prefetch(
                 "rubric_version__items",
-                queryset=RubricItem.objects.filter(
-                    applicable=True,
-                    criterion_version__scoring_type=CriterionVersion.ScoringType.BINARY,
-                )
+                queryset=RubricItem.objects.filter(applicable=True)
                 .select_related("criterion_version__criterion")
+                .prefetch_related("criterion_version__scale_points")
                 .order_by("order"),
             ),
         )
@@ -65,6 +65,7 @@ def study_units(study: Study, *, limit: int | None = None) -> list[PlannedCall]:
                     weight=version.weight,
                     version_pk=version.pk,
                     response_pk=response.pk,
+                    scale=_scale(version),
                     unit=Unit(
                         task=task.instruction,
                         response=response.text,
@@ -80,11 +81,26 @@ def study_units(study: Study, *, limit: int | None = None) -> list[PlannedCall]:
     return calls
 
 
+def _scale(version: CriterionVersion) -> tuple[int, int] | None:
+    if not version.is_ordinal or version.scale_min is None or version.scale_max is None:
+        return None
+    return (version.scale_min, version.scale_max)
+
+
 def criterion_text(version: CriterionVersion) -> str:
-    """What the judge is told about a criterion: its wording, then what passes and fails."""
+    """What the judge is told about a criterion: its wording, then what passes and fails; for
+    an ordinal criterion its scale, and that the answer is a level instead of true or false."""
     parts = [version.wording]
     if version.passes:
         parts.append(f"Passes when: {version.passes}")
     if version.fails:
         parts.append(f"Fails when: {version.fails}")
+    scale = _scale(version)
+    if scale is not None:
+        parts.append(
+            f"This criterion is rated on a scale from {scale[0]} to {scale[1]}: instead of true "
+            f"or false, answer with the one whole number from {scale[0]} to {scale[1]} that "
+            "the response reaches."
+        )
+        parts += [f"{value}: {label}" for value, label in version.scale() if label]
     return "\n".join(parts)

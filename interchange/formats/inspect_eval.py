@@ -15,6 +15,8 @@ What is read (Inspect's log schema, version 2):
   ``{"criterion_id", "weight", "judgement"}`` plus an optional ``explanation``/``rationale``.
   A ``judgement`` of JSON ``null`` is an answer the judge gave that could not be read as a
   verdict (after any retries): it is kept as no verdict, with its explanation, never guessed.
+  A whole-number ``judgement`` is a level on an ordinal criterion (checked against the
+  criterion's scale when the verdicts are stored).
   ``output.completion`` (else the first choice's text) gives the evaluated response; a
   multi-turn sample (its ``messages`` hold more than one assistant message: a dialogue the
   tutor held with a simulated learner) gives a dialogue instead, its user and assistant
@@ -289,7 +291,9 @@ def _verdicts(
             log.report(member, field, f"expected an object, got {describe(result)}")
             continue
         cid, weight = result.get("criterion_id"), result.get("weight")
-        judgement = parse_verdict(result.get("judgement"))
+        raw = result.get("judgement")
+        level = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+        judgement = parse_verdict(raw)
         rationale = result.get("explanation", result.get("rationale")) or ""
         bad = len(log.problems)
         if _text(cid) is None:
@@ -299,7 +303,11 @@ def _verdicts(
         if isinstance(weight, bool) or not isinstance(weight, int):
             log.report(member, f"{field}.weight", f"expected an integer, got {shown(weight)}")
         # An explicit null is an answer that could not be read; a missing judgement is a fault.
-        if judgement is None and ("judgement" not in result or result["judgement"] is not None):
+        if (
+            judgement is None
+            and level is None
+            and ("judgement" not in result or result["judgement"] is not None)
+        ):
             shown_judgement = shown(result.get("judgement"))
             log.report(member, f"{field}.judgement", f"{shown_judgement} is not {ACCEPTED}")
         if not isinstance(rationale, str):
@@ -320,6 +328,7 @@ def _verdicts(
             VerdictRecord(
                 criterion_id=cid,
                 verdict=judgement,
+                level=level,
                 judge_model=found["judge"],
                 **named,
                 epoch=epoch,

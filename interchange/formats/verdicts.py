@@ -97,7 +97,8 @@ class VerdictRecord(_JudgeRecord):
 
     The response is ``response_id`` when set, else (``task_key``, ``model``, ``epoch``).
     ``verdict`` is None for an answer the judge gave that could not be read as one (an
-    Inspect log can say so; a verdicts file cannot).
+    Inspect log can say so; a verdicts file cannot), and for a ``level``: the judge's level on
+    an ordinal criterion (an Inspect log's whole-number ``judgement``).
     """
 
     criterion_id: str
@@ -112,6 +113,7 @@ class VerdictRecord(_JudgeRecord):
     run_id: str | None = None
     weight: int | None = None
     line: int = field(default=0, compare=False)
+    level: int | None = None
 
     def __post_init__(self) -> None:
         self._check_response_reference()

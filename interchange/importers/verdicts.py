@@ -158,6 +158,10 @@ class VerdictsPlanner:
                     f"has weight {version.weight} (version {version.number})",
                 )
                 continue
+            mismatch = _answer_mismatch(record, version, criterion.code)
+            if mismatch:
+                self.problem(record, "judgement", mismatch)
+                continue
             run = record.run_key
             identity = (run, response, version.pk, record.epoch)
             if identity in seen:
@@ -272,6 +276,20 @@ class VerdictsPlanner:
         return latest
 
 
+def _answer_mismatch(record: VerdictRecord, version: CriterionVersion, code: str) -> str:
+    """Why the judge's answer does not fit the criterion ("" when it does): a level on a
+    binary criterion, a level off the scale, or true/false on an ordinal criterion."""
+    low, high = version.scale_min, version.scale_max
+    if record.level is not None:
+        if not version.is_ordinal:
+            return f"criterion '{code}' is met or not met: the level {record.level} is no verdict"
+        if low is None or high is None or not low <= record.level <= high:
+            return f"criterion '{code}': the level {record.level} is outside its scale {low}-{high}"
+    elif version.is_ordinal and record.verdict is not None:
+        return f"criterion '{code}' is rated on a scale {low}-{high}: give a level, not true/false"
+    return ""
+
+
 def applies(criterion: Criterion, task: Task) -> bool:
     """Whether `criterion` is in `task`'s rubric by its owner (universal: every task)."""
     if criterion.layer == Layer.TASK:
@@ -331,16 +349,22 @@ def write_verdicts(
                     criterion_version=plan.version,
                     epoch=plan.record.epoch,
                     verdict=plan.record.verdict,
+                    level=plan.record.level,
                     rationale=plan.record.rationale,
                 )
             )
-        elif (found.verdict, found.rationale) != (plan.record.verdict, plan.record.rationale):
+        elif (found.verdict, found.level, found.rationale) != (
+            plan.record.verdict,
+            plan.record.level,
+            plan.record.rationale,
+        ):
             found.verdict, found.rationale = plan.record.verdict, plan.record.rationale
+            found.level = plan.record.level
             changed.append(found)
         else:
             counts.unchanged += 1
     JudgeVerdict.objects.bulk_create(new, batch_size=BATCH)
-    JudgeVerdict.objects.bulk_update(changed, ["verdict", "rationale"], batch_size=BATCH)
+    JudgeVerdict.objects.bulk_update(changed, ["verdict", "level", "rationale"], batch_size=BATCH)
     counts.created += len(new)
     counts.updated += len(changed)
     if ratings:
