@@ -370,11 +370,18 @@ class GoldVerdictSerializer(RevisionedSerializer):
     study = serializers.IntegerField(source="study_item.study_id", read_only=True)
     code = serializers.CharField(source="criterion_version.criterion.code", read_only=True)
     by = serializers.CharField(source="by.username", read_only=True, default=None)
+    level = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="On an ordinal criterion: the gold level of its scale (the verdict is then "
+        "empty; na is its verdict N/A).",
+    )
 
     class Meta:
         model = GoldVerdict
         fields = [
-            *("id", "study", "study_item", "criterion_version", "code", "verdict", "note"),
+            *("id", "study", "study_item", "criterion_version", "code", "verdict", "level"),
+            "note",
             *("by", "at", "revision"),
         ]
         read_only_fields = ["at"]
@@ -421,7 +428,8 @@ class GoldVerdictViewSet(RevisionedModelViewSet):
         gold = adjudication.record_gold_verdict(
             gold_of["study_item"],
             gold_of["criterion_version"].pk,
-            verdict=gold_of["verdict"],
+            verdict=gold_of.get("verdict", ""),
+            level=gold_of.get("level"),
             note=gold_of.get("note", ""),
             by=acting_user(self.request),
             base_revision=base_revision,
@@ -436,6 +444,8 @@ class GoldVerdictViewSet(RevisionedModelViewSet):
             "study_item": instance.study_item,
             "criterion_version": instance.criterion_version,
             "verdict": changes.get("verdict", instance.verdict),
+            # A verdict given without a level replaces the level (N/A on an ordinal criterion).
+            "level": changes.get("level", None if "verdict" in changes else instance.level),
             "note": changes.get("note", instance.note),
         }
         return self._record(wanted, base_revision=expected)

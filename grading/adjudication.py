@@ -101,10 +101,18 @@ def _pairs(study: Study, filters: Filters) -> QuerySet:
         .annotate(
             low=Min("verdict"),
             high=Max("verdict"),
+            low_level=Min("level"),
+            high_level=Max("level"),
             gold=Min("pair_gold__verdict"),
+            gold_level=Min("pair_gold__level"),
             requested=GreaterThan(Count("pair_request"), 0),
         )
     )
+
+
+# A pair goes to adjudication when its graders' verdicts differ, their levels differ (an
+# ordinal criterion), or someone asked for it.
+_TO_ADJUDICATE = Q(low__lt=F("high")) | Q(low_level__lt=F("high_level")) | Q(requested=True)
 
 
 def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
@@ -133,7 +141,7 @@ def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
             fails=Count("pk", filter=Q(verdict=Verdict.FAIL)),
             nas=Count("pk", filter=Q(verdict=Verdict.NA)),
         )
-        .filter(Q(low__lt=F("high")) | Q(requested=True))
+        .filter(_TO_ADJUDICATE)
         .order_by(F("gold").asc(nulls_first=True), "item", "rank", "order", "code")
     )
 
@@ -153,14 +161,14 @@ def with_task_keys(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def unresolved_count(study: Study, filters: Filters = Filters()) -> int:
     """How many pairs of `disagreements(study, filters)` have no gold verdict yet. One query,
     without the columns that only the list shows (they join two more tables to every grade)."""
-    pairs = _pairs(study, filters).filter(Q(low__lt=F("high")) | Q(requested=True))
+    pairs = _pairs(study, filters).filter(_TO_ADJUDICATE)
     return pairs.filter(gold__isnull=True).count()
 
 
 def _submitted_grades(study: Study, filters: Filters) -> QuerySet[Grade]:
     grades = Grade.objects.filter(
         assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED
-    ).exclude(verdict="")
+    ).exclude(verdict="", level__isnull=True)
     if filters.criterion:
         grades = grades.filter(criterion_version__criterion__code=filters.criterion)
     if filters.layer:
@@ -178,9 +186,7 @@ def disagreement_summary(study: Study) -> tuple[int, list[str]]:
     one reading of the grades (the list page needs both; each took a pass over every grade
     of the study). Two queries: the pairs' criterion versions, then their codes."""
     versions = list(
-        _pairs(study, Filters())
-        .filter(Q(low__lt=F("high")) | Q(requested=True))
-        .values_list("version", flat=True)
+        _pairs(study, Filters()).filter(_TO_ADJUDICATE).values_list("version", flat=True)
     )
     codes = CriterionVersion.objects.filter(pk__in=set(versions)).values_list(
         "criterion__code", flat=True
@@ -250,14 +256,25 @@ def record_gold_verdict(
     note: str,
     by: User,
     base_revision: int,
+    level: int | None = None,
 ) -> GoldVerdict:
     """Record or change the gold verdict of a pair. `base_revision` is the revision the
     adjudicator saw (0: none yet); a stale one raises StaleGoldVerdict with the current value.
     A change keeps the old value as a GoldVerdictRevision and in the audit history."""
-    if verdict not in Verdict.values:
-        raise AdjudicationError("Choose Pass, Fail or N/A.")
-    if rubric_item(study_item, criterion_version_id) is None:
+    item = rubric_item(study_item, criterion_version_id)
+    if item is None:
         raise AdjudicationError("This criterion is not in the rubric this response is graded on.")
+    version = item.criterion_version
+    if level is not None:
+        error = version.level_error(level)
+        if error:
+            raise AdjudicationError(error)
+        verdict = ""
+    elif verdict not in Verdict.values:
+        raise AdjudicationError("Choose Pass, Fail or N/A.")
+    elif version.is_ordinal and verdict != Verdict.NA:
+        low, high = version.scale_min, version.scale_max
+        raise AdjudicationError(f"Choose a level from {low} to {high} or N/A.")
     note = note.strip()
     current = (
         GoldVerdict.objects.select_for_update(of=("self",))
@@ -274,6 +291,7 @@ def record_gold_verdict(
                     study_item=study_item,
                     criterion_version_id=criterion_version_id,
                     verdict=verdict,
+                    level=level,
                     note=note,
                     by=by,
                 )
@@ -283,25 +301,26 @@ def record_gold_verdict(
                     study_item=study_item, criterion_version_id=criterion_version_id
                 )
             ) from None
-        audit.record_creation(gold, ["verdict", "note"], actor=by)
+        audit.record_creation(gold, ["verdict", "level", "note"], actor=by)
         return gold
     if current.revision != base_revision:
         raise StaleGoldVerdict(current)
-    if (current.verdict, current.note) == (verdict, note):
+    if (current.verdict, current.level, current.note) == (verdict, level, note):
         return current
     GoldVerdictRevision.objects.create(
         gold=current,
         revision=current.revision,
         verdict=current.verdict,
+        level=current.level,
         note=current.note,
         by=current.by,
         written_at=current.at,
         replaced_by=by,
     )
-    before = audit.snapshot(current, ["verdict", "note"])
-    current.verdict, current.note, current.by = verdict, note, by
+    before = audit.snapshot(current, ["verdict", "level", "note"])
+    current.verdict, current.level, current.note, current.by = verdict, level, note, by
     current.revision += 1
     current.save()
-    after = audit.snapshot(current, ["verdict", "note"])
+    after = audit.snapshot(current, ["verdict", "level", "note"])
     audit.record(current, AuditEvent.Kind.UPDATED, by, audit.diff(before, after))
     return current

@@ -135,14 +135,29 @@ class GoldVerdictForm(forms.Form):
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
     revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
 
-    def __init__(self, *args: Any, penalty: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        penalty: bool = False,
+        scale: list[tuple[int, str]] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         # The stored values stay pass / fail / na; a penalty's read Present / Absent / N/A.
         verdict = self.fields["verdict"]
         assert isinstance(verdict, forms.ChoiceField)
-        verdict.choices = [
-            (v, shown(label)) for v, label in verdict_labels(penalty=penalty).items()
-        ]
+        labels = verdict_labels(penalty=penalty)
+        if scale:  # an ordinal criterion: its levels (by number), then N/A
+            verdict.choices = [(str(v), f"{v} {label}".strip()) for v, label in scale] + [
+                ("na", shown(labels["na"]))
+            ]
+        else:
+            verdict.choices = [(v, shown(label)) for v, label in labels.items()]
+
+    def answer(self) -> tuple[str, int | None]:
+        """(verdict, level) of a valid form: a level's choice is its number."""
+        choice = self.cleaned_data["verdict"]
+        return ("", int(choice)) if choice.lstrip("-").isdigit() else (choice, None)
 
 
 class StudySettingsForm(forms.ModelForm):

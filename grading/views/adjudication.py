@@ -127,10 +127,12 @@ def _pair_context(
         "graders": graders,
         "gold": gold,
         "penalty": line.criterion_version.is_penalty,
+        "scale": line.criterion_version.scale(),
         "form": GoldVerdictForm(
             penalty=line.criterion_version.is_penalty,
+            scale=line.criterion_version.scale(),
             initial={
-                "verdict": gold.verdict if gold else None,
+                "verdict": _answer_choice(gold) if gold else None,
                 "note": gold.note if gold else "",
                 "revision": gold.revision if gold else 0,
             },
@@ -140,6 +142,11 @@ def _pair_context(
         "action": pair_url(study.pk, item.pk, criterion_version_id, filters),
         "back": list_url(study.pk, filters),
     }
+
+
+def _answer_choice(gold: Any) -> str:
+    """The form's choice for a gold answer: its level's number, else its verdict."""
+    return str(gold.level) if gold.level is not None else gold.verdict
 
 
 @require(Action.MANAGE_STUDIES)
@@ -152,15 +159,17 @@ def adjudicate(
     context = _pair_context(study, study_item_id, criterion_version_id, filters)
     if request.method == "GET":
         return render(request, PAGE, context)
-    form = GoldVerdictForm(request.POST, penalty=context["penalty"])
+    form = GoldVerdictForm(request.POST, penalty=context["penalty"], scale=context["scale"])
     status = 422
     if form.is_valid():
         data = form.cleaned_data
+        verdict, level = form.answer()
         try:
             adjudication.record_gold_verdict(
                 context["item"],
                 criterion_version_id,
-                verdict=data["verdict"],
+                verdict=verdict,
+                level=level,
                 note=data["note"],
                 by=request.user,
                 base_revision=data["revision"],
@@ -169,7 +178,9 @@ def adjudicate(
             status = status_for(error)
             context = _pair_context(study, study_item_id, criterion_version_id, filters)
             form = GoldVerdictForm(
-                initial=data | {"revision": error.current.revision}, penalty=context["penalty"]
+                initial=data | {"revision": error.current.revision},
+                penalty=context["penalty"],
+                scale=context["scale"],
             )
             context |= {"error": message_of(error)}
         except adjudication.AdjudicationError as error:

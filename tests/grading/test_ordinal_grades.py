@@ -7,8 +7,8 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from accounts.roles import Role
-from grading import services
-from grading.models import Grade
+from grading import adjudication, services
+from grading.models import GoldVerdict, Grade
 from tests import factories
 from tests.conftest import htmx
 
@@ -119,3 +119,43 @@ def test_the_api_takes_and_gives_a_level(graded):
     assert (created.json()["level"], created.json()["verdict"]) == (2, "")
     refused = api.post("/api/v1/grades/", body | {"level": 7}, format="json")
     assert refused.status_code == 400 and "outside its scale" in str(refused.json())
+
+
+def test_graders_who_chose_different_levels_go_to_adjudication_and_the_gold_is_a_level(
+    make_user, client_as
+):
+    graders = [make_user(Role.ANNOTATOR) for _ in range(2)]
+    task = factories.published_task(scale=(1, 4))
+    study = services.create_study(
+        name="Gold levels",
+        framework=task.framework,
+        responses=[factories.response(task)],
+        annotators=graders,
+        overlap=2,
+    )
+    services.assign_study(study)
+    for level, grader in zip((2, 3), graders, strict=True):
+        assignment = study.items.get().assignments.get(annotator=grader)
+        factories.complete(assignment, grader, verdict="pass")
+        scaled = factories.rubric_of(assignment)[0]
+        services.save_grade(
+            assignment, scaled.pk, verdict=None, level=level, rationale=None, by=grader
+        )
+        services.submit(assignment, by=grader)
+    (pair,) = adjudication.disagreements(study)
+    assert pair["version"] == scaled.pk
+    url = reverse("grading:adjudicate", args=[study.pk, pair["item"], scaled.pk])
+    maintainer = client_as(Role.MAINTAINER)
+    page = maintainer.get(url).content.decode()
+    assert "3 Level 3" in page and 'value="3"' in page
+    refused = maintainer.post(url, {"verdict": "pass", "note": "", "revision": 0})
+    assert refused.status_code == 422
+    maintainer.post(url, {"verdict": "3", "note": "Clearly 3.", "revision": 0})
+    gold = GoldVerdict.objects.get(criterion_version=scaled)
+    assert (gold.verdict, gold.level) == ("", 3)
+    listed = maintainer.get(reverse("grading:adjudication", args=[study.pk])).content.decode()
+    assert '<span class="badge verdict-level">3</span>' in listed
+    maintainer.post(url, {"verdict": "na", "note": "", "revision": 1})
+    gold.refresh_from_db()
+    assert (gold.verdict, gold.level) == ("na", None)
+    assert list(gold.revisions.values_list("level", flat=True)) == [3]
