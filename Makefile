@@ -98,8 +98,12 @@ axe: $(AXE_CORE)
 	@grep -q '"version": "$(AXE_CORE_VERSION)"' $(VENV)/node_modules/axe-core/package.json || \
 	  npm install --prefix $(VENV) --no-save --no-package-lock --no-audit --no-fund --silent axe-core@$(AXE_CORE_VERSION)
 
-test-sqlite: install chromium axe
-	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS)
+# The browser tests run once, in test-postgres (docs/development.md says why).
+test-sqlite: install
+	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) -m "not browser"
+
+test-browser: install chromium axe
+	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) -m browser
 
 # The tests that touch no database already ran in test-sqlite; only the others run again here.
 test-postgres: install postgres chromium axe

@@ -17,9 +17,14 @@ pytestmark = pytest.mark.django_db
 JUDGE = model_name("judge-named")
 
 
+@pytest.fixture(scope="module")
+def built_study(module_db) -> int:
+    return demo_study(2).pk
+
+
 @pytest.fixture
-def study(db) -> Study:
-    return demo_study(2)
+def study(built_study, db) -> Study:
+    return Study.objects.get(pk=built_study)
 
 
 @pytest.fixture

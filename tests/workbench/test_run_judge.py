@@ -20,11 +20,16 @@ from workbench.units import study_units
 JUDGE = model_name("judge-run")
 
 
+@pytest.fixture(scope="module")
+def built_study(module_db) -> int:
+    return demo_study(2).pk
+
+
 @pytest.fixture
-def study(db, settings, tmp_path) -> Study:
+def study(built_study, db, settings, tmp_path) -> Study:
     settings.JUDGE_LOG_DIR = tmp_path / "logs"
     settings.JUDGE_CACHE_DIR = tmp_path / "cache"
-    return demo_study(2)
+    return Study.objects.get(pk=built_study)
 
 
 def judged(study: Study, limit: int):
