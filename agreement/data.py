@@ -12,7 +12,7 @@ report that is a few seconds old, never one cached under a newer state than its 
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -104,11 +104,12 @@ class OrdinalRatings:
     scale: tuple[int, int]
     units: list[int]
     levels: list[int]
+    n_na: int = 0  # N/A grades on the criterion: no level, left out
 
 
 def load_ordinal_ratings(study: Study) -> list[OrdinalRatings]:
-    """Every submitted level of `study`, per ordinal criterion version, in code order. One
-    query."""
+    """Every submitted level of `study`, per ordinal criterion version, in code order, with
+    each version's N/A grades counted. Two queries."""
     rows = (
         Grade.objects.using(reports_alias())
         .filter(
@@ -133,7 +134,29 @@ def load_ordinal_ratings(study: Study) -> list[OrdinalRatings]:
         ratings = found.setdefault(version, OrdinalRatings(code, scale, [], []))
         ratings.units.append(item)
         ratings.levels.append(int(level))  # type: ignore[arg-type]
-    return list(found.values())
+    not_applicable = (
+        Grade.objects.using(reports_alias())
+        .filter(
+            assignment__study_item__study=study,
+            assignment__status=Assignment.Status.SUBMITTED,
+            verdict=Verdict.NA,
+            criterion_version__scoring_type=CriterionVersion.ScoringType.ORDINAL,
+        )
+        .values_list(
+            "criterion_version_id",
+            "criterion_version__criterion__code",
+            "criterion_version__scale_min",
+            "criterion_version__scale_max",
+        )
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    for version, code, low, high, n in not_applicable:
+        scale = (int(low), int(high))  # type: ignore[arg-type]
+        found[version] = replace(
+            found.get(version) or OrdinalRatings(code, scale, [], []), n_na=int(n)
+        )
+    return sorted(found.values(), key=lambda o: o.code)
 
 
 def load_study_ratings(study: Study, *, blind: bool = True) -> StudyRatings:

@@ -73,6 +73,7 @@ def study_report(study: Study) -> StudyAgreement:
                     o.levels,
                     n_resamples=settings.resamples,
                     seed=settings.seed,
+                    n_na=o.n_na,
                 )
                 for o in load_ordinal_ratings(study)
             ),

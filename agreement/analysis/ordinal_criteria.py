@@ -32,7 +32,8 @@ class KappaInterval:
 
 @dataclass(frozen=True)
 class OrdinalAgreement:
-    """One ordinal criterion's agreement. `n_units`: responses with two levels or more."""
+    """One ordinal criterion's agreement. `n_units`: responses with two levels or more (the n
+    of every figure); `n_single`: responses with one level, `n_na`: N/A grades, both left out."""
 
     code: str
     scale_min: int
@@ -42,6 +43,8 @@ class OrdinalAgreement:
     alpha: Interval
     kappa_linear: KappaInterval
     kappa_quadratic: KappaInterval
+    n_single: int = 0
+    n_na: int = 0
 
 
 def level_counts(
@@ -102,8 +105,10 @@ def ordinal_agreement(
     *,
     n_resamples: int = 1000,
     seed: int = 0,
+    n_na: int = 0,
 ) -> OrdinalAgreement:
-    """Agreement on one ordinal criterion from its (unit, level) ratings."""
+    """Agreement on one ordinal criterion from its (unit, level) ratings (`n_na`: its N/A
+    grades, counted as left out)."""
     counts = level_counts(units, levels, *scale)
     pairable = counts[counts.sum(axis=1) >= 2]
     domain = np.arange(scale[0], scale[1] + 1)
@@ -119,4 +124,6 @@ def ordinal_agreement(
         alpha=alpha,
         kappa_linear=pooled_kappa(tables, "linear", **options),
         kappa_quadratic=pooled_kappa(tables, "quadratic", **options),
+        n_single=int((counts.sum(axis=1) == 1).sum()),
+        n_na=n_na,
     )

@@ -85,3 +85,37 @@ def test_the_agreement_page_shows_each_ordinal_criterion(make_user, client_as):
     assert "Ordinal criteria" in html
     for task in tasks:
         assert f"<code>{task.key}-01</code></th><td>0\u20134</td><td>1</td><td>2</td>" in html
+
+
+def test_ordinal_agreement_counts_what_it_leaves_out():
+    result = ordinal_agreement("c", (1, 5), [1, 1, 2], [3, 4, 5], n_resamples=20, n_na=2)
+    assert (result.n_units, result.n_single, result.n_na) == (1, 1, 2)
+    nothing = ordinal_agreement("c", (1, 5), [], [], n_resamples=20, n_na=3)
+    assert (nothing.n_units, nothing.n_na) == (0, 3) and nothing.alpha.estimate.value is None
+
+
+@pytest.mark.django_db
+def test_n_a_on_an_ordinal_criterion_is_counted_as_left_out(make_user, client_as):
+    graders = [make_user(Role.ANNOTATOR) for _ in range(2)]
+    task = factories.published_task(scale=(0, 4))
+    study = services.create_study(
+        name="Scaled N/A",
+        framework=task.framework,
+        responses=[factories.response(task)],
+        annotators=graders,
+        overlap=2,
+    )
+    services.assign_study(study)
+    for index, grader in enumerate(graders):
+        assignment = Assignment.objects.get(annotator=grader)
+        factories.complete(assignment, grader, verdict="pass")
+        scaled = factories.rubric_of(assignment)[0]
+        choice = {"verdict": None, "level": 2} if index == 0 else {"verdict": "na", "level": None}
+        services.save_grade(assignment, scaled.pk, rationale="ok", by=grader, **choice)
+        services.submit(assignment, by=grader)
+    html = client_as(Role.VIEWER).get(reverse("agreement:study", args=[study.pk])).content.decode()
+    assert (
+        f"<code>{task.key}-01</code></th><td>0\u20134</td><td>0 "
+        '<span class="muted">(1 left out: one level)</span> '
+        '<span class="muted">(1 N/A grade left out)</span></td>'
+    ) in html
