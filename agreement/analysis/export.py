@@ -224,6 +224,33 @@ def report_to_dict(
         "by sub-competency": [_group_dict(g) for g in report.by_sub_competency],
         "by context value": [_group_dict(g) for g in report.by_context],
         "by language": [_group_dict(g) for g in report.by_language],
+        "turn-level criteria": [
+            _group_dict(group)
+            for per_turn, per_response in report.turns
+            for group in (per_turn, per_response)
+            if group is not None
+        ],
+        "ordinal criteria": [
+            {
+                "code": o.code,
+                "scale": f"{o.scale_min}-{o.scale_max}",
+                "responses": o.n_units,
+                "responses left out (one level)": o.n_single,
+                "N/A grades left out": o.n_na,
+                "levels": o.n_ratings,
+            }
+            | _interval("alpha ordinal", o.alpha)
+            | {
+                f"kappa {weights}{suffix}": value
+                for weights, found in (("linear", o.kappa_linear), ("quadratic", o.kappa_quadratic))
+                for suffix, value in (
+                    ("", found.estimate.value),
+                    (" CI low", found.low),
+                    (" CI high", found.high),
+                )
+            }
+            for o in report.ordinal
+        ],
         "annotators": [
             {
                 "annotator": r.rater,
@@ -286,6 +313,7 @@ def report_to_dict(
 def _sheet_rows(data: dict[str, Any]) -> Iterator[tuple[str, list[str], list[list[Any]]]]:
     yield "Overall", list(data["overall"]), [list(data["overall"].values())]
     for name in ["criteria", "by layer", "by competency", "by sub-competency", "by context value",
+                 "by language", "turn-level criteria", "ordinal criteria",
                  "annotators", "pairwise agreement", "task-level ratings",
                  "internal consistency", "judge ratings", "judge calibration"]:  # fmt: skip
         rows = data[name]

@@ -119,3 +119,12 @@ def test_n_a_on_an_ordinal_criterion_is_counted_as_left_out(make_user, client_as
         '<span class="muted">(1 left out: one level)</span> '
         '<span class="muted">(1 N/A grade left out)</span></td>'
     ) in html
+    # The downloads and the API carry the same row with its n and what it left out.
+    client = client_as(Role.MAINTAINER)
+    report = client.get(reverse("agreement:study_report_json", args=[study.pk])).json()
+    api = client.get(f"/api/v1/studies/{study.pk}/agreement/").json()
+    for document in (report, api):
+        (row,) = document["ordinal criteria"]
+        assert row["code"] == f"{task.key}-01"
+        assert (row["responses"], row["responses left out (one level)"]) == (0, 1)
+        assert (row["N/A grades left out"], row["levels"]) == (1, 0)
