@@ -9,6 +9,7 @@ from grading.models import (
     AdjudicationRequest,
     Assignment,
     Expertise,
+    Flag,
     GoldVerdict,
     GoldVerdictRevision,
     Grade,
@@ -90,6 +91,15 @@ class LikertRatingAdmin(ReadOnlyAdmin):
 @admin.register(GoldVerdict)
 class GoldVerdictAdmin(ReadOnlyAdmin):
     list_display = ["study_item", "criterion_version", "verdict", "by", "at"]
+
+
+@admin.register(Flag)
+class FlagAdmin(ReadOnlyAdmin):
+    """Flags change only through grading.flags (the study's flags page), which keeps their
+    history and returns or reassigns a response set aside."""
+
+    list_display = ["study_item", "criterion_version", "kind", "by", "status", "created_at"]
+    list_filter = ["status", "kind"]
 
 
 @admin.register(GoldVerdictRevision)
