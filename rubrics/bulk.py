@@ -68,6 +68,7 @@ class NewTask:
     instruction: str
     system_prompt: str = ""
     reference_answer: str = ""
+    language: str = "en"  # ISO 639-1 code
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ def create_tasks(
             instruction=spec.instruction,
             system_prompt=spec.system_prompt,
             reference_answer=spec.reference_answer,
+            language=spec.language,
             created_by=_actor(by),
         )
         for spec in new

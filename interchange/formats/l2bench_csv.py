@@ -5,7 +5,10 @@ criteria cells; task keys used twice; resource files missing from ``resources_fo
 that a consensus or universal criterion reads the same (text and weight) on every row it is on.
 
 Extension of this project: any column named ``context:<variable_key>`` carries the value of that
-context variable for the task (blank = not set). The values are kept as text; resolving keys,
+context variable for the task (blank = not set), and an optional ``language`` column the task's
+target language, as an ISO 639-1 code or a known English name ("es", "Spanish"; read into the
+code, an unknown one reported; blank = not given: a new task is English, an existing one keeps
+its language). The values are kept as text; resolving keys,
 competencies and values is the database layer's job.
 
 Limits, so a hostile file costs little to refuse: at most ``MAX_COLUMNS`` columns (the header is
@@ -24,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from l2annot.formulas import spreadsheet_safe, spreadsheet_unsafe
+from taxonomy.languages import UnknownLanguage, language_code
 
 from .criteria import Criterion, Layer, format_criteria, format_criterion, parse_criteria
 from .problems import Problem
@@ -50,6 +54,7 @@ __all__ = [
 TASKS_FILE = "l2-bench_tasks.csv"
 RESOURCES_DIR = "resources_for_tasks"
 CONTEXT_PREFIX = "context:"
+LANGUAGE_COLUMN = "language"
 PUBLISHED_COLUMN = "is_published_v1-0"
 RESOURCE_COLUMNS = tuple(f"task_resource_file_link_{n}" for n in (1, 2, 3))
 CRITERIA_COLUMNS = {
@@ -95,6 +100,8 @@ class TaskRecord:
     context: tuple[tuple[str, str], ...] = ()
     """``(variable_key, value)`` pairs sorted by key; blank values are left out."""
     row: int = field(default=0, compare=False)
+    language: str = ""
+    """The target language's ISO 639-1 code; blank when the file gives none."""
 
     @property
     def criteria(self) -> tuple[Criterion, ...]:
@@ -227,7 +234,7 @@ class _Reader:
                 if name.startswith(CONTEXT_PREFIX) and name[len(CONTEXT_PREFIX) :].strip()
             )
         )
-        known = set(REQUIRED_COLUMNS)
+        known = {*REQUIRED_COLUMNS, LANGUAGE_COLUMN}
         self.ignored = tuple(
             name for name in header if name not in known and not name.startswith(CONTEXT_PREFIX)
         )
@@ -262,6 +269,12 @@ class _Reader:
                 if name.startswith(CONTEXT_PREFIX) and value.strip()
             )
         )
+        language = ""
+        if cells.get(LANGUAGE_COLUMN, "").strip():
+            try:
+                language = language_code(cells[LANGUAGE_COLUMN])
+            except UnknownLanguage as error:
+                self.report(self.row, LANGUAGE_COLUMN, str(error))
         if len(self.problems) > before or published is None:
             return None
         return TaskRecord(
@@ -278,6 +291,7 @@ class _Reader:
             universal_criteria=layers[Layer.UNIVERSAL],
             context=context,
             row=self.row,
+            language=language,
         )
 
     def check_resource(self, column: str, name: str) -> None:

@@ -528,6 +528,7 @@ class Planner:
                 "instruction": (existing.instruction, record.task),
                 "system_prompt": (existing.system_prompt, record.task_system_prompt),
                 "reference_answer": (existing.reference_answer, record.reference_answer),
+                "language": (existing.language, record.language or existing.language),
             }
             changes.update(name for name, (old, new) in values.items() if old != new)
             source = plan.sources.get(existing.pk)

@@ -71,6 +71,7 @@ class BenchmarkWriter:
                     instruction=p.record.task,
                     system_prompt=p.record.task_system_prompt,
                     reference_answer=p.record.reference_answer,
+                    language=p.record.language or "en",
                 )
                 for p in new
             ],
@@ -94,6 +95,7 @@ class BenchmarkWriter:
                 "instruction": p.record.task,
                 "system_prompt": p.record.task_system_prompt,
                 "reference_answer": p.record.reference_answer,
+                "language": p.record.language or p.existing.language,
             }
             comment = f"{COMMENT} Changed: {', '.join(sorted(p.changes))}."
             edits.append(bulk.TaskEdit(p.existing, changes, comment))

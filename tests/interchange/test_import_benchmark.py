@@ -225,3 +225,37 @@ def test_sub_competency_is_found_by_name_too(tmp_path, starter_framework):
     report = import_l2bench(folder, starter_framework)
     assert report.ok, report.problem_lines()
     assert Task.objects.get().sub_competency.code == "02a"
+
+
+def _with_languages(folder, languages):  # type: ignore[no-untyped-def]
+    """The folder's tasks file with a `language` column holding `languages`, row by row."""
+    path = folder / TASKS_FILE
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.reader(handle))
+    rows[0].append("language")
+    for row, language in zip(rows[1:], languages, strict=True):
+        row.append(language)
+    with path.open("w", encoding="utf-8-sig", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    return folder
+
+
+def test_a_language_column_takes_a_code_or_a_name_and_names_one_it_does_not_know(
+    tmp_path, starter_framework
+):
+    tasks = generated(3)
+    refused = import_l2bench(
+        _with_languages(benchmark_folder(tmp_path / "a", tasks), ["es", "Klingon", ""]),
+        starter_framework,
+    )
+    assert not refused.ok and Task.objects.count() == 0
+    assert any("row 3" in line and "'Klingon'" in line for line in refused.problem_lines())
+    folder = _with_languages(benchmark_folder(tmp_path / "b", tasks), ["es", "Portuguese", ""])
+    assert import_l2bench(folder, starter_framework).ok
+    languages = dict(Task.objects.values_list("key", "language"))
+    assert [languages[t.task_key] for t in tasks] == ["es", "pt", "en"]
+    again = _with_languages(benchmark_folder(tmp_path / "c", tasks), ["fr", "", ""])
+    report = import_l2bench(again, starter_framework)
+    assert str(report.counts["tasks"]) == "0 created, 1 updated, 2 unchanged"
+    languages = dict(Task.objects.values_list("key", "language"))
+    assert [languages[t.task_key] for t in tasks] == ["fr", "pt", "en"]  # blank: kept
