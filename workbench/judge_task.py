@@ -53,6 +53,7 @@ class JudgeCall:
     criterion_id: str
     weight: int
     scale: tuple[int, int] | None = None  # an ordinal criterion: the answer is a level
+    turn: int | None = None  # the tutor turn judged, on a turn-level criterion
 
 
 def read_answer(answer: str, style: AnswerStyle, scale: Any) -> bool | int | None:
@@ -152,7 +153,8 @@ def judge_task(
                 "criterion_id": call.criterion_id,
                 "weight": call.weight,
                 "scale": list(call.scale) if call.scale else None,
-            },
+            }
+            | ({"turn": call.turn} if call.turn is not None else {}),
         )
         for call in calls
     ]

@@ -48,13 +48,15 @@ def _judge(run: JudgeRun, on_progress: Any) -> JudgeRun:
     planned = study_units(study, limit=run.parameters.get("limit"))
     calls = [
         JudgeCall(
-            sample_id=f"{p.response_pk}-{p.version_pk}",
+            sample_id=f"{p.response_pk}-{p.version_pk}"
+            + (f"-t{p.turn}" if p.turn is not None else ""),
             prompt=render(run.prompt.text, p.unit),
             task_key=p.task_key,
             response_id=p.response_id,
             criterion_id=p.criterion_id,
             weight=p.weight,
             scale=p.scale,
+            turn=p.turn,
         )
         for p in planned
     ]

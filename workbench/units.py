@@ -21,13 +21,22 @@ class PlannedCall:
     response_pk: int
     unit: Unit
     scale: tuple[int, int] | None = None  # an ordinal criterion's (min, max): it takes a level
+    turn: int | None = None  # the tutor turn judged (its index), on a turn-level criterion
+
+
+TURN_NOTE = (
+    "This criterion is judged on one tutor turn: judge only the tutor's last turn of the "
+    "dialogue above, in the light of what came before it."
+)
 
 
 def study_units(study: Study, *, limit: int | None = None) -> list[PlannedCall]:
     """The study's (response, criterion) units as the judge sees them: every applicable
     criterion of the frozen rubric version each response was graded against (an ordinal one
     asks for a level of its scale). Responses are named by their id (a response without one
-    cannot receive verdicts and is left out)."""
+    cannot receive verdicts and is left out). A turn-level criterion on a dialogue is one unit
+    per tutor turn, the judge seeing the dialogue up to that turn (the importer folds the
+    turns' verdicts by the criterion's rule)."""
     items = (
         StudyItem.objects.filter(study=study)
         .exclude(response__external_id="")
@@ -55,29 +64,36 @@ def study_units(study: Study, *, limit: int | None = None) -> list[PlannedCall]:
         response, task = item.response, item.response.task
         context = {value.variable.key: value.display_value for value in task.context_values.all()}
         turns = tuple((turn.role, turn.content) for turn in response.turns.all())
+        tutor = [n for n, (role, _) in enumerate(turns) if role == Turn.Role.ASSISTANT]
         for rubric_item in item.rubric_version.items.all():
             version = rubric_item.criterion_version
-            calls.append(
-                PlannedCall(
-                    response_id=response.external_id,
-                    task_key=task.key,
-                    criterion_id=version.criterion.code,
-                    weight=version.weight,
-                    version_pk=version.pk,
-                    response_pk=response.pk,
-                    scale=_scale(version),
-                    unit=Unit(
-                        task=task.instruction,
-                        response=response.text,
-                        criterion=criterion_text(version),
-                        reference_answer=task.reference_answer,
-                        context=context,
-                        turns=turns,
-                    ),
+            text = criterion_text(version)
+            seen: list[tuple[int | None, tuple[tuple[str, str], ...], str]] = [(None, turns, text)]
+            if version.per_turn and tutor:
+                seen = [(n, turns[: n + 1], f"{text}\n{TURN_NOTE}") for n in tutor]
+            for turn, shown, criterion in seen:
+                calls.append(
+                    PlannedCall(
+                        response_id=response.external_id,
+                        task_key=task.key,
+                        criterion_id=version.criterion.code,
+                        weight=version.weight,
+                        version_pk=version.pk,
+                        response_pk=response.pk,
+                        scale=_scale(version),
+                        unit=Unit(
+                            task=task.instruction,
+                            response=response.text,
+                            criterion=criterion,
+                            reference_answer=task.reference_answer,
+                            context=context,
+                            turns=shown,
+                        ),
+                        turn=turn,
+                    )
                 )
-            )
-            if limit is not None and len(calls) >= limit:
-                return calls
+                if limit is not None and len(calls) >= limit:
+                    return calls
     return calls
 
 

@@ -26,7 +26,9 @@ What is read (Inspect's log schema, version 2):
   responses file, within the task ``metadata.task_key`` when given) judges that response: its
   output is the judge's answer, not a response, so
   no response is read from it, and its verdicts name the response by that id (a log written
-  by L2 Annot's own judge runs, one sample per response and criterion, is of this kind).
+  by L2 Annot's own judge runs, one sample per response and criterion, is of this kind). Its
+  ``metadata.turn`` (an integer), when present, is the tutor turn of a dialogue it judged on a
+  turn-level criterion: one sample per turn, folded into the response's verdict on import.
 
 The judge model is looked for, in order: the caller's ``judge_model``; ``eval.model_roles``
 ``grader`` then ``judge`` (Inspect's model roles, ``{"model": ...}``); ``eval.task_args``
@@ -233,7 +235,9 @@ def _read_sample(
         log.report(member, "id", f"task {task_key} epoch {epoch} is also in {seen[key]}")
         return
     seen[key] = member
-    parsed = _verdicts(log, member, results, task_key, epoch, found, judged, judged_task)
+    raw_turn = metadata.get("turn")
+    turn = raw_turn if isinstance(raw_turn, int) and not isinstance(raw_turn, bool) else None
+    parsed = _verdicts(log, member, results, task_key, epoch, found, judged, judged_task, turn)
     model = found["model"]
     text = _completion(sample.get("output"))
     turns = _dialogue(sample.get("messages"))
@@ -281,6 +285,7 @@ def _verdicts(
     found: dict[str, Any],
     judged: str | None = None,
     judged_task: str | None = None,
+    turn: int | None = None,
 ) -> list[VerdictRecord]:
     name, results = named_results
     verdicts: list[VerdictRecord] = []
@@ -336,6 +341,7 @@ def _verdicts(
                 prompt_version=found["prompt_version"],
                 run_id=found["run_id"],
                 weight=weight,
+                turn=turn if judged is not None else None,
             )
         )
     return verdicts

@@ -112,6 +112,9 @@ class VerdictRecord(_JudgeRecord):
     prompt_version: str | None = None
     run_id: str | None = None
     weight: int | None = None
+    # On a turn-level criterion of a dialogue: the index of the tutor turn judged (the judge
+    # saw the dialogue up to it); the importer folds a response's turns by the criterion's rule.
+    turn: int | None = None
     line: int = field(default=0, compare=False)
     level: int | None = None
 

@@ -13,6 +13,7 @@ with its experts' on the question of that key).
 
 from __future__ import annotations
 
+import dataclasses
 import zipfile
 from collections import defaultdict
 from collections.abc import Sequence
@@ -40,6 +41,7 @@ from rubrics.models import (
     RubricVersion,
     Task,
 )
+from rubrics.scoring import turn_outcome
 from taxonomy.models import Framework
 
 RunKey = tuple[str, str, str]
@@ -126,7 +128,7 @@ class VerdictsPlanner:
         latest = self.latest_versions()
         tasks_by_id = {task.pk: task for task in self.tasks.values()}
         plans: list[VerdictPlan] = []
-        seen: dict[tuple[RunKey, ResponseKey, int, int], str] = {}
+        seen: dict[tuple[RunKey, ResponseKey, int, int, int | None], str] = {}
         for record, response in found:
             criterion = self.criteria.get(record.criterion_id)
             if criterion is None:
@@ -163,7 +165,7 @@ class VerdictsPlanner:
                 self.problem(record, "judgement", mismatch)
                 continue
             run = record.run_key
-            identity = (run, response, version.pk, record.epoch)
+            identity = (run, response, version.pk, record.epoch, record.turn)
             if identity in seen:
                 self.problem(
                     record,
@@ -174,7 +176,7 @@ class VerdictsPlanner:
                 continue
             seen[identity] = f"line {record.line}" if record.line else "an earlier sample"
             plans.append(VerdictPlan(record, run, response, version))
-        return plans
+        return fold_turns(plans)
 
     def plan_ratings(self, records: Sequence[RatingRecord]) -> list[RatingPlan]:
         questions = set(
@@ -288,6 +290,40 @@ def _answer_mismatch(record: VerdictRecord, version: CriterionVersion, code: str
     elif version.is_ordinal and record.verdict is not None:
         return f"criterion '{code}' is rated on a scale {low}-{high}: give a level, not true/false"
     return ""
+
+
+def fold_turns(plans: list[VerdictPlan]) -> list[VerdictPlan]:
+    """The judge's verdicts on each tutor turn of a dialogue (a turn-level criterion, one per
+    turn) as one verdict on the response, by the criterion's rule
+    (rubrics.scoring.turn_outcome); a turn whose answer could not be read leaves the
+    response without a verdict. Its rationale is the turns', each after its turn's name."""
+    folded: list[VerdictPlan] = []
+    turns: dict[tuple[Any, ...], list[VerdictPlan]] = defaultdict(list)
+    for plan in plans:
+        if plan.record.turn is None:
+            folded.append(plan)
+        else:
+            key = (plan.run, plan.response, plan.version.pk, plan.record.epoch)
+            turns[key].append(plan)
+    for group in turns.values():
+        group.sort(key=lambda p: p.record.turn or 0)
+        first, version = group[0], group[0].version
+        outcomes = [None if p.record.verdict is None else bool(p.record.verdict) for p in group]
+        verdict = (
+            None
+            if any(o is None for o in outcomes)
+            else turn_outcome(outcomes, version.turn_rule, version.turn_share)
+            if version.per_turn
+            else all(outcomes)
+        )
+        rationale = "\n".join(
+            f"Turn {(p.record.turn or 0) + 1}: {p.record.rationale}"
+            for p in group
+            if p.record.rationale
+        )
+        record = dataclasses.replace(first.record, verdict=verdict, rationale=rationale, turn=None)
+        folded.append(VerdictPlan(record, first.run, first.response, version))
+    return folded
 
 
 def applies(criterion: Criterion, task: Task) -> bool:

@@ -151,3 +151,38 @@ def test_a_run_that_stops_on_an_error_ends_failed_saying_why(study, llm_server):
         execute_run(run.pk, on_progress=fail)
     run.refresh_from_db()
     assert run.status == JudgeRun.Status.FAILED and "the database went away" in run.problems[0]
+
+
+def test_a_turn_level_criterion_is_judged_on_each_tutor_turn_seeing_the_dialogue_up_to_it(
+    db, settings, tmp_path, llm_server
+):
+    settings.JUDGE_LOG_DIR = tmp_path / "logs"
+    settings.JUDGE_CACHE_DIR = tmp_path / "cache"
+    framework, graders = demo_benchmark_and_graders(1)
+    dialogue = Response.objects.get(task__key="903", model_name="basalt-chat-7b")
+    study = grading.create_study(
+        name="Dialogue judge", framework=framework, responses=[dialogue], annotators=graders,
+        overlap=1, seed=1,
+    )  # fmt: skip
+    short = "Keeps this turn to one or two short sentences."
+    last = "Want to try it on me?"  # only in the third tutor turn
+
+    def script(request):  # type: ignore[no-untyped-def]
+        return "false" if short in request.prompt and last in request.prompt else "true"
+
+    llm_server.default = script
+    run = execute_run(start_run(study, model=JUDGE, by=None, enqueue=False).pk)
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    on_short = [r.prompt for r in llm_server.completions if short in r.prompt]
+    assert len(on_short) == 3  # one call per tutor turn
+    assert sum(last in p for p in on_short) == 1  # the judge sees the dialogue up to its turn
+    verdicts = {
+        v.criterion_version.wording: v
+        for v in run.verdicts.select_related("criterion_version")
+        if v.criterion_version.per_turn
+    }
+    assert len(verdicts) == 4  # one verdict per turn-level criterion, on the dialogue
+    assert verdicts[short].verdict is False  # every turn: the last one fails
+    assert verdicts[short].rationale == "Turn 2: true\nTurn 4: true\nTurn 6: false"
+    recasts = "Recasts the learner's error instead of correcting it explicitly."
+    assert verdicts[recasts].verdict is True  # a share of 50 %
