@@ -53,9 +53,10 @@ from grading.models import (
     LikertItem,
     Study,
     StudyQuerySet,
+    TurnGrade,
     Verdict,
 )
-from rubrics.models import PublishedResource, TaskResource
+from rubrics.models import PublishedResource, TaskResource, Turn
 from rubrics.models import Response as ModelResponse
 from taxonomy.models import Framework
 
@@ -362,6 +363,86 @@ class GradeViewSet(ReadOnlyViewSet):
             )
         saved = self._save(grade.assignment, grade.criterion_version_id, data)
         return Response(self.get_serializer(saved).data)
+
+
+# ----- turn grades ---------------------------------------------------------------------------
+class TurnGradeSerializer(ApiModelSerializer):
+    code = serializers.CharField(source="criterion_version.criterion.code", read_only=True)
+    verdict = serializers.ChoiceField(
+        choices=Verdict.choices, required=False, help_text="Leave out to keep the verdict."
+    )
+    rationale = serializers.CharField(
+        required=False, allow_blank=True, help_text="Leave out to keep the rationale."
+    )
+    turn = serializers.PrimaryKeyRelatedField(
+        queryset=Turn.objects.all(), help_text="Id of a tutor (assistant) turn of the response."
+    )
+
+    class Meta:
+        model = TurnGrade
+        fields = [
+            *("id", "assignment", "criterion_version", "code", "turn", "verdict", "rationale"),
+            "updated_at",
+        ]
+        read_only_fields = ["updated_at"]
+        validators: list[Any] = []  # save_turn_grade updates the grade of a turn that has one
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")
+        if request is not None and "assignment" in self.fields:
+            self.fields["assignment"].queryset = Assignment.objects.filter(  # type: ignore[attr-defined]
+                annotator=request.user.pk
+            )
+
+
+class TurnGradeFilter(FilterSet):
+    study = IntegerFilter("assignment__study_item__study", label="Study id")
+    assignment = IntegerFilter(label="Assignment id")
+
+    class Meta:
+        model = TurnGrade
+        fields = ["study", "assignment", "verdict"]
+
+
+class TurnGradeViewSet(ReadOnlyViewSet):
+    """Verdicts on each tutor turn of a dialogue for its turn-level criteria; the response's
+    grade on such a criterion (under /grades/) is derived from them by the criterion's rule."""
+
+    read_action = (Action.GRADE, Action.MANAGE_STUDIES)
+    write_action = Action.GRADE
+    http_method_names = ["get", "post", "head", "options"]
+    queryset = TurnGrade.objects.select_related("criterion_version__criterion")
+    serializer_class = TurnGradeSerializer
+    filterset_class = TurnGradeFilter
+    ordering_fields = ["id", "updated_at"]
+    ordering = ["id"]
+
+    def visible(self, queryset: QuerySet) -> QuerySet:
+        user = self.request.user
+        return queryset if manages_studies(user) else queryset.filter(assignment__annotator=user)
+
+    def create(self, request: Request) -> Response:
+        """Save your verdict and/or rationale on one tutor turn for a turn-level criterion of
+        your assignment: creates the turn's grade, or changes it if there is one."""
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        existed = TurnGrade.objects.filter(
+            assignment=data["assignment"],
+            criterion_version=data["criterion_version"],
+            turn=data["turn"],
+        ).exists()
+        saved, _, _ = services.save_turn_grade(
+            data["assignment"],
+            data["criterion_version"].pk,
+            data["turn"].pk,
+            verdict=data.get("verdict"),
+            rationale=data.get("rationale"),
+            by=acting_user(request),
+        )
+        code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED
+        return Response(self.get_serializer(self.get_queryset().get(pk=saved.pk)).data, status=code)
 
 
 # ----- gold verdicts -------------------------------------------------------------------------

@@ -246,7 +246,7 @@ class CriterionViewSet(ReadOnlyViewSet):
 class TurnSerializer(ApiModelSerializer):
     class Meta:
         model = Turn
-        fields = ["index", "role", "content"]
+        fields = ["id", "index", "role", "content"]
 
 
 class ResponseSerializer(ApiModelSerializer):

@@ -8,7 +8,9 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 from openpyxl import load_workbook
+from rest_framework.test import APIClient
 
+from accounts.models import ApiToken
 from accounts.roles import Role
 from agreement.services import study_report
 from grading import services
@@ -292,3 +294,31 @@ def test_the_offline_workbook_has_a_row_per_tutor_turn_and_records_it(dialogue, 
     assert grade.verdict == "fail" and grade.rationale.startswith("Turn 2: Too long.")
     again = offline.import_workbook(path, assignment.study_item.study, grader)
     assert again.answers_changed == 0
+
+
+def test_the_api_saves_a_turn_grade_and_gives_the_dialogues_grade(dialogue):
+    assignment, grader, versions, turns = dialogue
+    _, key = ApiToken.issue(grader, "tests")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    share = versions["01"]
+    for turn in turns:
+        body = {"assignment": assignment.pk, "criterion_version": share.pk, "turn": turn.pk}
+        created = api.post("/api/v1/turn-grades/", body | {"verdict": "pass"}, format="json")
+        assert created.status_code == 201, created.content
+    assert created.json()["verdict"] == "pass" and created.json()["turn"] == turns[-1].pk
+    learner = turns[0].response.turns.get(index=0)
+    refused = api.post(
+        "/api/v1/turn-grades/",
+        {"assignment": assignment.pk, "criterion_version": share.pk, "turn": learner.pk},
+        format="json",
+    )
+    assert refused.status_code in (400, 422) and "tutor" in refused.content.decode()
+    grades = api.get("/api/v1/grades/", {"assignment": assignment.pk}).json()["results"]
+    assert [g["verdict"] for g in grades if g["criterion_version"] == share.pk] == ["pass"]
+    listed = api.get("/api/v1/turn-grades/", {"assignment": assignment.pk}).json()
+    assert listed["count"] == 3
+    claimed = api.get(f"/api/v1/assignments/{assignment.pk}/").json()
+    assert [t["id"] for t in claimed["response"]["turns"] if t["role"] == "assistant"] == [
+        t.pk for t in turns
+    ]
