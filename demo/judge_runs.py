@@ -94,6 +94,7 @@ def _import_run(
                 rationale=UNREADABLE if n in unreadable_at else _answer(config, verdict),
                 prompt_version=str(config.prompt),
                 run_id=run_id,
+                turn=unit.turn,  # a dialogue's turn, on a turn-level criterion
             )
         )
     report = import_judge_file(JudgeFile((), records, (), []), study.framework, source=run_id)

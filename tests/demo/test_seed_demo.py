@@ -12,6 +12,7 @@ from demo.judge_runs import seed_demo_judge_runs
 from demo.study import JUDGE, NAME, seed_demo_study
 from grading.models import Assignment, Grade, Study, TurnGrade
 from judging.models import JudgeConfig, JudgeRating, JudgeRun
+from workbench.units import study_units
 
 pytestmark = pytest.mark.django_db
 
@@ -62,8 +63,12 @@ def test_the_demo_study_has_two_judge_runs_to_compare_and_triage(seeded, client_
     assert JudgeRun.objects.filter(run_id__startswith="demo-judge-").count() == 2
     assert (str(v1.prompt), str(v2.prompt)) == ("reference-guided@1", "critique-then-verdict@1")
     assert v1.config.model_family == v2.model_family == "llama"
-    assert v1.verdicts.filter(verdict__isnull=True).count() == v1.unparseable == 2
-    assert v2.verdicts.count() == v1.verdicts.count() == v1.calls_total > 0
+    units = study_units(study)  # a turn-level criterion on a dialogue: a call per tutor turn
+    assert v1.calls_total == len(units) > len({(u.response_pk, u.version_pk) for u in units})
+    assert 1 <= v1.verdicts.filter(verdict__isnull=True).count() <= v1.unparseable == 2
+    # the calls on a dialogue's turns are folded into one verdict on the response
+    responses_and_criteria = len({(u.response_pk, u.version_pk) for u in units})
+    assert v2.verdicts.count() == v1.verdicts.count() == responses_and_criteria
     pair = run_comparison(study, [v1, v2]).pairs[0]
     assert pair.overall.test.second_only > pair.overall.test.first_only  # v2 agrees more
     assert triage(study, v1).units and triage(study, v2).units
