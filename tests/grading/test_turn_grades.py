@@ -210,8 +210,8 @@ def test_the_page_shows_each_tutor_turn_as_a_step_in_a_fixed_number_of_queries(
     url = reverse("grading:assignment", args=[mine.pk])
     client = _client(grader)
     client.get(url)
-    # the grading page's 11, the dialogue's turns, its tutor turns, the turn grades
-    with django_assert_num_queries(14):
+    # the grading page's 12, the dialogue's turns, its tutor turns, the turn grades
+    with django_assert_num_queries(15):
         html = client.get(url).content.decode()
     tutor = turns // 2
     assert html.count('class="criterion turn-grade') == 2 * tutor  # two turn-level criteria
