@@ -177,3 +177,30 @@ def test_an_annotator_with_nothing_to_grade_is_told_why_and_what_to_do(new_page,
     assert "every response already has its 1 grader" in message
     assert "Ask the study's maintainers to assign you responses" in message
     assert page.csp_errors == []
+
+
+def test_annotator_grades_each_tutor_turn_of_a_dialogue_from_the_keyboard(new_page, log_in):
+    page = new_page(width=1280)
+    grader = log_in(page, Role.ANNOTATOR)
+    task = factories.published_task(turn_rule="all")
+    study = services.create_study(
+        name="Dialogue keys", framework=task.framework, annotators=[grader], overlap=1,
+        responses=[factories.response(task, turns=4)], likert_prompts=(),
+    )  # fmt: skip
+    services.assign_study(study)
+    mine = start_grading(page, study)
+    first, _, penalty = factories.rubric_of(mine)
+    tutor = list(services.tutor_turns(mine.study_item.response_id))
+    # Two turn-level criteria on two tutor turns, and one criterion on the whole dialogue.
+    assert page.locator("[data-step]").count() == 5
+    assert page.locator("#answered-count").inner_text() == "0 of 5 answered"
+    for turn in tutor:
+        step = f"criterion-{first.pk}-turn-{turn.pk}"
+        assert page.locator(f"#{step}.current").count() == 1
+        page.keyboard.press("p")
+        saved(page, step)
+    page.locator(f"#turn-summary-{first.pk}").get_by_text("Pass", exact=True).wait_for()
+    assert page.locator("#answered-count").inner_text() == "2 of 5 answered"
+    assert Grade.objects.get(assignment=mine, criterion_version=first).verdict == "pass"
+    assert page.locator(f"#criterion-{penalty.pk}-turn-{tutor[0].pk} .verdicts").is_visible()
+    assert page.csp_errors == []
