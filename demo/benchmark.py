@@ -62,6 +62,8 @@ class DemoTask:
     responses: dict[str, str | list[tuple[str, str]]] = field(default_factory=dict)
     # Graded on each tutor turn of a dialogue: (wording, weight, turn rule, share or None).
     turn_criteria: list[tuple[str, int, str, int | None]] = field(default_factory=list)
+    language: str = "en"  # the target language, an ISO 639-1 code
+    system_prompt: str = ""  # SYSTEM_PROMPT when empty
 
 
 TASKS = [
@@ -247,6 +249,58 @@ TASKS = [
             ],
         },
     ),
+    DemoTask(
+        key="904",
+        sub_competency="03a",
+        language="es",
+        system_prompt=(
+            "Eres una profesora experimentada de español como lengua extranjera que ayuda a "
+            "otros profesores. Responde de forma práctica y breve."
+        ),
+        instruction=(
+            "Doy clase de español a un grupo de ocho adultos de nivel A2 en línea. Mañana "
+            "quiero que preparen por parejas una llamada para reservar mesa en un restaurante. "
+            "¿Cómo puedo dar las instrucciones de la actividad para que todos sepan qué hacer?"
+        ),
+        reference_answer=(
+            "Dar las instrucciones en frases cortas, una a una, en español sencillo y con apoyo "
+            "visual: primero quién llama y quién atiende, después qué información hay que pedir "
+            "(día, hora, número de personas) y cuánto tiempo tienen. Hacer una demostración "
+            "breve con un alumno antes de empezar y comprobar la comprensión con preguntas "
+            "concretas ('¿Quién llama primero?', '¿Qué tres datos pides?') en lugar de "
+            "'¿Lo entendéis?'."
+        ),
+        context={
+            "learner_age": "adults (26-64)",
+            "cefr_level": "A2",
+            "learning_purpose": "travel",
+            "class_configuration": "small group",
+            "delivery_mode": "online synchronous",
+        },
+        criteria=[
+            ("Las instrucciones se dan en español sencillo, adecuado al nivel A2.", 4),
+            ("Incluye una demostración o un modelo de la llamada antes de empezar.", 3),
+            ("Explica la actividad con un texto largo de reglas gramaticales.", -2),
+        ],
+        responses={
+            "orion": (
+                "1. Muestra en pantalla: *A llama, B es el restaurante.*\n"
+                "2. Haz tú la llamada con un alumno: *Hola, quiero reservar una mesa para "
+                "cuatro el sábado a las nueve.*\n"
+                "3. Pregunta: *¿Quién llama? ¿Qué tres datos necesitas?* y después, a las "
+                "parejas: cinco minutos."
+            ),
+            "kestrel": (
+                "Antes de la actividad, repasa el condicional de cortesía (*querría, podría*), "
+                "los pronombres de objeto indirecto y la diferencia entre *ser* y *estar*, "
+                "con una lista de reglas y excepciones; después, que hagan la llamada."
+            ),
+            "basalt": (
+                "Explica en pocas frases quién llama y qué deben pedir (día, hora, personas), "
+                "pon un ejemplo tú mismo y deja cinco minutos por pareja."
+            ),
+        },
+    ),
 ]
 
 
@@ -293,7 +347,8 @@ def _create_published(framework: Framework, spec: DemoTask, author: Any, maintai
         spec.key,
         spec.instruction,
         author,
-        system_prompt=SYSTEM_PROMPT,
+        system_prompt=spec.system_prompt or SYSTEM_PROMPT,
+        language=spec.language,
         reference_answer=spec.reference_answer,
         difficulty=spec.difficulty,
         task_type=spec.task_type,

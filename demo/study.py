@@ -20,7 +20,7 @@ from rubrics.scoring import adverse_verdict
 
 NAME = "Demo study: pilot grading"
 ANNOTATORS = {"annotator": 0.10, "annotator2": 0.20, "annotator3": 0.30}  # chance to disagree
-GRADED_PER_ANNOTATOR = 7  # of 9: each demo annotator still has work to do
+GRADED_PER_ANNOTATOR = 10  # of 12: each demo annotator still has work to do
 SEED = 2026
 JUDGE = "demo-judge"
 # A judge on a local OpenAI-compatible server (Ollama, vLLM ...): Inspect reaches it through
