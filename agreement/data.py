@@ -65,6 +65,7 @@ def submitted_grades(  # type: ignore[no-untyped-def]
     return Grade.objects.using(using or reports_alias()).filter(
         wanted,
         assignment__study_item__study=study,
+        assignment__study_item__gold_source__isnull=True,
         assignment__status=Assignment.Status.SUBMITTED,
     )
 
@@ -114,6 +115,7 @@ def load_ordinal_ratings(study: Study) -> list[OrdinalRatings]:
         Grade.objects.using(reports_alias())
         .filter(
             assignment__study_item__study=study,
+            assignment__study_item__gold_source__isnull=True,
             assignment__status=Assignment.Status.SUBMITTED,
             level__isnull=False,
         )
@@ -138,6 +140,7 @@ def load_ordinal_ratings(study: Study) -> list[OrdinalRatings]:
         Grade.objects.using(reports_alias())
         .filter(
             assignment__study_item__study=study,
+            assignment__study_item__gold_source__isnull=True,
             assignment__status=Assignment.Status.SUBMITTED,
             verdict=Verdict.NA,
             criterion_version__scoring_type=CriterionVersion.ScoringType.ORDINAL,
@@ -207,6 +210,7 @@ def load_turn_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
         TurnGrade.objects.using(db)
         .filter(
             assignment__study_item__study=study,
+            assignment__study_item__gold_source__isnull=True,
             assignment__status=Assignment.Status.SUBMITTED,
             verdict__in=list(VALUE_INDEX),
         )
@@ -296,7 +300,7 @@ def disagreements(
     raters = set(
         Assignment.objects.using(db)
         .filter(study_item__study=study, status=Assignment.Status.SUBMITTED)
-        .filter(Exists(graded))
+        .filter(Exists(graded), study_item__gold_source__isnull=True)
         .values_list("annotator_id", "annotator__username")
         .order_by()
         .distinct()
@@ -536,7 +540,11 @@ def load_scale_ratings(study: Study) -> ScaleRatings:
     prompt_index = {pk: n for n, (pk, _) in enumerate(prompts)}
     rows = (
         LikertRating.objects.using(db)
-        .filter(assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED)
+        .filter(
+            assignment__study_item__study=study,
+            assignment__study_item__gold_source__isnull=True,
+            assignment__status=Assignment.Status.SUBMITTED,
+        )
         .values_list("assignment__study_item_id", "item_id", "assignment__annotator_id", "value")
     )
     return ScaleRatings.from_rows(
@@ -573,7 +581,11 @@ def load_scale_scores(study: Study, run: JudgeRun) -> list[ScaleScores]:
     )
     expert_rows = (
         LikertRating.objects.using(db)
-        .filter(assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED)
+        .filter(
+            assignment__study_item__study=study,
+            assignment__study_item__gold_source__isnull=True,
+            assignment__status=Assignment.Status.SUBMITTED,
+        )
         .values_list("assignment__study_item_id", "item_id", "assignment__annotator_id", "value")
     )
     judge = [(item_of_response[response], key, e, v) for response, key, e, v in judge_rows]
@@ -750,6 +762,7 @@ def load_label_units(study: Study, *, blind: bool = True) -> list[LabelUnit]:
         Grade.objects.using(db)
         .filter(
             assignment__study_item__study=study,
+            assignment__study_item__gold_source__isnull=True,
             assignment__status=Assignment.Status.SUBMITTED,
             verdict__in=[Verdict.PASS, Verdict.FAIL, Verdict.NA],
         )

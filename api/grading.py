@@ -45,20 +45,22 @@ from api.serializers import (
     SlugRelatedField,
 )
 from api.viewsets import ReadOnlyViewSet, RevisionedModelViewSet
-from grading import adjudication, services, timing
+from grading import adjudication, gold, services, timing
+from grading.forms import StudySelectionForm
 from grading.models import (
     Assignment,
     GoldVerdict,
     Grade,
     LikertItem,
     Study,
+    StudyItem,
     StudyQuerySet,
     TurnGrade,
     Verdict,
 )
-from rubrics.models import PublishedResource, TaskResource, Turn
+from rubrics.models import PublishedResource, Task, TaskResource, Turn
 from rubrics.models import Response as ModelResponse
-from taxonomy.models import Framework
+from taxonomy.models import Competency, ContextVariable, Framework, SubCompetency
 
 
 def manages_studies(user: Any) -> bool:
@@ -535,6 +537,11 @@ class GoldVerdictViewSet(RevisionedModelViewSet):
 # ----- studies -------------------------------------------------------------------------------
 
 
+# Adaptive overlap and gold checks (docs/user-guide.md): set on creation, the escalation and
+# gold settings also changed later (services.SETTINGS_FIELDS).
+ADAPTIVE_FIELDS = ("overlap_percent", *services.CREATION_FIELDS[2:])
+
+
 class StudySerializer(ApiModelSerializer):
     framework = SlugRelatedField(slug_field="code", queryset=Framework.objects.all())
     annotators = SlugRelatedField(
@@ -565,6 +572,7 @@ class StudySerializer(ApiModelSerializer):
             *("deadline", "status", "require_rationale_on_fail"),
             *("show_grader_names_to_adjudicator", "created_at", "items", "assignments"),
             *("submitted", "annotators", "responses", "assign_now"),
+            *ADAPTIVE_FIELDS,
         ]
         read_only_fields = ["status", "created_at"]
 
@@ -651,6 +659,12 @@ class PreviewRequestSerializer(ApiSerializer):
         help_text="Usernames of the pool.",
     )
     overlap = serializers.IntegerField(min_value=1, max_value=100, default=3)
+    overlap_percent = serializers.IntegerField(
+        min_value=1,
+        max_value=100,
+        default=100,
+        help_text="Share (%) of the responses graded by k graders; the rest get one.",
+    )
     match_expertise = serializers.BooleanField(default=False)
 
 
@@ -663,8 +677,80 @@ class PreviewSerializer(ApiSerializer):
     units = serializers.IntegerField(help_text="Responses the study would hold.")
     overlap = serializers.IntegerField()
     gradings = serializers.IntegerField(help_text="Assignments the plan makes.")
-    short = serializers.IntegerField(help_text="Responses that would get fewer than k graders.")
+    short = serializers.IntegerField(
+        help_text="Responses that would get fewer graders than they want."
+    )
+    overlapping = serializers.IntegerField(help_text="Responses graded by k graders.")
+    single = serializers.IntegerField(help_text="Responses graded by one (overlap_percent).")
     loads = LoadSerializer(many=True)
+
+
+class GoldChecksRequestSerializer(ApiSerializer):
+    sources = serializers.PrimaryKeyRelatedField(
+        queryset=StudyItem.objects.filter(gold_source__isnull=True),
+        many=True,
+        allow_empty=False,
+        help_text="Ids of adjudicated study items of other studies of the framework (their "
+        "gold verdicts are the answers); GET .../gold-checks/ lists the candidates.",
+    )
+
+
+class GoldCheckSerializer(ApiSerializer):
+    id = serializers.IntegerField(help_text="The gold check's study item.")
+    task = serializers.CharField(source="response.task.key")
+    response = serializers.IntegerField(source="response_id")
+    gold_source = serializers.IntegerField(
+        source="gold_source_id", help_text="The adjudicated item its answers come from."
+    )
+    source_study = serializers.CharField(source="gold_source.study.name")
+
+
+class GoldCandidateSerializer(ApiSerializer):
+    id = serializers.IntegerField(help_text="The adjudicated study item: a source to add.")
+    task = serializers.CharField(source="response.task.key")
+    response = serializers.IntegerField(source="response_id")
+    study = serializers.CharField(source="study.name")
+    gold_verdicts = serializers.IntegerField(source="gold_count")
+
+
+class GoldChecksSerializer(ApiSerializer):
+    gold_checks = GoldCheckSerializer(many=True)
+    candidates = GoldCandidateSerializer(many=True)
+
+
+class AccuracySerializer(ApiSerializer):
+    annotator = serializers.CharField(source="username")
+    n = serializers.IntegerField(help_text="Verdicts on criteria with a gold verdict.")
+    correct = serializers.IntegerField()
+    accuracy = serializers.FloatField(source="rate", allow_null=True)
+    low = serializers.FloatField(allow_null=True, help_text="Wilson 95% interval, low bound.")
+    high = serializers.FloatField(allow_null=True)
+    below_warning = serializers.BooleanField(help_text="Below the study's gold_warning threshold.")
+
+
+FILTER_FIELDS = (
+    *("q", "competency", "sub_competency", "language", "variable", "value"),
+    *("task_status", "model"),
+)
+
+
+class StudyFromFiltersSerializer(StudySerializer):
+    """A new study over every response of the published tasks matching the filters (those of
+    the new study page), instead of a list of response ids."""
+
+    q = serializers.CharField(required=False, allow_blank=True, help_text="Words of the task.")
+    competency = serializers.CharField(required=False, help_text="Competency code.")
+    sub_competency = serializers.CharField(required=False, help_text="Sub-competency code.")
+    language = serializers.CharField(required=False)
+    variable = serializers.CharField(required=False, help_text="Context variable key.")
+    value = serializers.CharField(required=False, help_text="The context variable's value.")
+    task_status = serializers.ChoiceField(
+        choices=Task.Status.choices, required=False, help_text="Review status of the task."
+    )
+    model = serializers.CharField(required=False, help_text="Only this model's responses.")
+
+    class Meta(StudySerializer.Meta):
+        fields = [f for f in StudySerializer.Meta.fields if f != "responses"] + [*FILTER_FIELDS]
 
 
 READ_ERRORS = {401: schema.UNAUTHENTICATED, 403: schema.FORBIDDEN, 404: schema.NOT_FOUND}
@@ -749,6 +835,10 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         "remove_annotators": Action.MANAGE_STUDIES,
         "questions": Action.MANAGE_STUDIES,
         "preview": Action.MANAGE_STUDIES,
+        "from_filters": Action.MANAGE_STUDIES,
+        "gold_checks": Action.MANAGE_STUDIES,
+        "add_gold_checks": Action.MANAGE_STUDIES,
+        "gold_accuracy": Action.MANAGE_STUDIES,
         "grades_csv": Action.EXPORT_DATA,
         "grades_xlsx": Action.EXPORT_DATA,
         "agreement": Action.VIEW_BENCHMARK,
@@ -795,7 +885,9 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
     def create(self, request: Request) -> Response:
         serializer = StudySerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = dict(serializer.validated_data)
+        return self._create(request, dict(serializer.validated_data))
+
+    def _create(self, request: Request, data: dict[str, Any]) -> Response:
         annotators, responses = data.pop("annotators"), data.pop("responses")
         assign_now = data.pop("assign_now")
         study = services.create_study(
@@ -870,8 +962,10 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
     @extend_schema(request=StudySettingsSerializer, responses=STATUS_RESPONSES)
     def partial_update(self, request: Request, pk: str) -> Response:
         """Change the study's settings (description, match_expertise, deadline,
-        require_rationale_on_fail, show_grader_names_to_adjudicator), with history. Matching
-        expertise applies to the work planned from then on."""
+        require_rationale_on_fail, show_grader_names_to_adjudicator, escalation,
+        escalation_threshold, escalation_cap, gold_rate, gold_warning), with history. Matching
+        expertise and the gold rate apply to the work planned from then on, escalation to the
+        submissions from then on."""
         study = self.get_object()
         serializer = StudySettingsSerializer(study, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
@@ -955,6 +1049,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
             rows,
             data["annotators"],
             overlap=data["overlap"],
+            overlap_percent=data["overlap_percent"],
             match_expertise=data["match_expertise"],
         )
         loads = [{"annotator": a.username, "responses": n} for a, n in preview.loads]
@@ -963,9 +1058,74 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
             "overlap": preview.overlap,
             "gradings": preview.gradings,
             "short": preview.short,
+            "overlapping": preview.overlapping,
+            "single": preview.single,
             "loads": loads,
         }
         return Response(PreviewSerializer(body).data)
+
+    @extend_schema(
+        request=StudyFromFiltersSerializer,
+        responses={
+            201: StudySerializer,
+            400: schema.INVALID,
+            **READ_ERRORS,
+            409: schema._error("Changed at the same time elsewhere: retry."),
+        },
+    )
+    @action(detail=False, methods=["post"], url_path="from-filters")
+    def from_filters(self, request: Request) -> Response:
+        """Create a study over every response of the framework's published tasks that match
+        the filters (those of the new study page: codes for the competency, sub-competency and
+        context variable). No matching response is a 400."""
+        serializer = StudyFromFiltersSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        filters = {name: data.pop(name) for name in FILTER_FIELDS if name in data}
+        framework = data["framework"]
+        selection = _selection(framework, filters)
+        responses = selection.responses(framework).only("pk")
+        if not responses.exists():
+            raise exceptions.ValidationError(
+                {"non_field_errors": ["No response of a published task matches the filters."]}
+            )
+        return self._create(request, data | {"responses": responses})
+
+    @extend_schema(request=None, responses={200: GoldChecksSerializer, **READ_ERRORS})
+    @action(detail=True, methods=["get"], url_path="gold-checks")
+    def gold_checks(self, request: Request, pk: str) -> Response:
+        """The study's gold checks and the adjudicated items of other studies that may become
+        gold checks (grading.gold)."""
+        study = self.get_object()
+        checks = study.items.gold_checks().select_related("response__task", "gold_source__study")
+        body = {"gold_checks": checks, "candidates": gold.gold_candidates(study)}
+        return Response(GoldChecksSerializer(body).data)
+
+    @extend_schema(
+        request=GoldChecksRequestSerializer,
+        responses={200: GoldCheckSerializer(many=True), **STATUS_ERRORS},
+    )
+    @action(detail=True, methods=["post"], url_path="add-gold-checks")
+    def add_gold_checks(self, request: Request, pk: str) -> Response:
+        """Make gold checks of adjudicated items of other studies and plan them into the
+        queues (an open study): they are mixed in unannounced at the study's gold_rate, and
+        their grades are not study data. Anything not a candidate is a 400."""
+        study = self.get_object()
+        serializer = GoldChecksRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        gold.add_gold_checks(study, serializer.validated_data["sources"], by=acting_user(request))
+        if not study.is_closed():
+            services.assign_study(study)
+        checks = study.items.gold_checks().select_related("response__task", "gold_source__study")
+        return Response(GoldCheckSerializer(checks, many=True).data)
+
+    @extend_schema(request=None, responses={200: AccuracySerializer(many=True), **READ_ERRORS})
+    @action(detail=True, methods=["get"], url_path="gold-accuracy")
+    def gold_accuracy(self, request: Request, pk: str) -> Response:
+        """Each annotator's accuracy on the gold checks: correct of n verdicts on criteria with
+        a gold verdict, with its Wilson 95% interval, flagged below the study's gold_warning."""
+        rows = gold.accuracy_per_annotator(self.get_object())
+        return Response(AccuracySerializer(rows, many=True).data)
 
     @extend_schema(responses=exports.responses("text/csv"))
     @action(detail=True, methods=["get"], url_path="grades-csv")
@@ -979,3 +1139,40 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
     def grades_xlsx(self, request: Request, pk: str) -> HttpResponseBase:
         """The study's grades and scores as an .xlsx workbook (interchange.grades_export)."""
         return exports.grades_xlsx(self.get_object())
+
+
+def _selection(framework: Framework, filters: dict[str, Any]) -> StudySelectionForm:
+    """The new study page's selection form for the API's filters (codes and keys turned into
+    the form's ids; one unknown in the framework is a 400 naming it)."""
+    lookups: dict[str, QuerySet[Any]] = {
+        "competency": Competency.objects.filter(
+            framework=framework, code=filters.get("competency")
+        ),
+        "sub_competency": SubCompetency.objects.filter(
+            competency__framework=framework, code=filters.get("sub_competency")
+        ),
+        "variable": ContextVariable.objects.filter(
+            framework=framework, key=filters.get("variable")
+        ),
+    }
+    data: dict[str, Any] = {"scope": StudySelectionForm.MATCHING}
+    for name, found in lookups.items():
+        if filters.get(name):
+            pk = found.values_list("pk", flat=True).first()
+            if pk is None:
+                raise exceptions.ValidationError(
+                    {name: [f"Not in {framework.code}: {filters[name]}."]}
+                )
+            data[name] = pk
+    for name in ("q", "language", "value", "model"):
+        if filters.get(name):
+            data[name] = filters[name]
+    if filters.get("task_status"):
+        data["status"] = filters["task_status"]
+    language, model = filters.get("language"), filters.get("model")
+    form = StudySelectionForm(
+        data, languages=[language] if language else [], models=[model] if model else []
+    )
+    if not form.is_valid():
+        raise exceptions.ValidationError({k: [str(e) for e in v] for k, v in form.errors.items()})
+    return form

@@ -167,7 +167,9 @@ def unresolved_count(study: Study, filters: Filters = Filters()) -> int:
 
 def _submitted_grades(study: Study, filters: Filters) -> QuerySet[Grade]:
     grades = Grade.objects.filter(
-        assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED
+        assignment__study_item__study=study,
+        assignment__study_item__gold_source__isnull=True,  # gold checks are not study data
+        assignment__status=Assignment.Status.SUBMITTED,
     ).exclude(verdict="", level__isnull=True)
     if filters.criterion:
         grades = grades.filter(criterion_version__criterion__code=filters.criterion)

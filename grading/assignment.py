@@ -20,7 +20,7 @@ least-loaded prefix each time is what keeps guarantee 3 (see docs/grading.md).
 """
 
 import random
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 
@@ -112,3 +112,53 @@ def plan_assignment(
     for keys in order.values():
         rng.shuffle(keys)
     return Plan(graders=graders, order={k: tuple(v) for k, v in order.items()}, shortfall=shortfall)
+
+
+def overlapping(keys: Iterable[Hashable], percent: int, seed: int) -> frozenset[Hashable]:
+    """The keys of the responses graded by k graders when only `percent` % of them are (the
+    rest get one grader): round(n * percent / 100) of them, at random but the same for the
+    same keys and seed, whatever their order. Raises ValueError outside 1..100."""
+    if not 1 <= percent <= 100:
+        raise ValueError("The overlap share is a percentage from 1 to 100.")
+    ordered = sorted(set(keys), key=_sort_key)
+    random.Random(seed).shuffle(ordered)
+    return frozenset(ordered[: (len(ordered) * percent + 50) // 100])
+
+
+def gold_wanted(real: int, rate: int) -> int:
+    """Gold checks to mix among `real` responses so that they are `rate` % of the queue."""
+    if not 0 <= rate < 100:
+        raise ValueError("The gold rate is a percentage from 0 to 99.")
+    return (real * rate + (100 - rate) // 2) // (100 - rate)
+
+
+def mix_gold(
+    real: Sequence[Hashable],
+    gold: Sequence[Hashable],
+    *,
+    rate: int,
+    qualification: int = 0,
+    held_real: int = 0,
+    held_gold: int = 0,
+    seed: int,
+) -> list[tuple[Hashable, bool]]:
+    """One annotator's new queue: their `real` items (in their order) with gold checks mixed
+    in, as (key, is gold) pairs.
+
+    `gold`: the gold checks they have not been given yet; `held_real`/`held_gold`: what they
+    already hold (a re-run). A new annotator (holding nothing) with `qualification` > 0 first
+    gets that many gold checks (the qualification round); then gold checks are added until
+    they make `rate` % of the whole queue, each at a random place among the new real items.
+    Fewer when the gold checks run out. The same inputs and seed give the same queue."""
+    rng = random.Random(seed)
+    pool = sorted(gold, key=_sort_key)
+    rng.shuffle(pool)
+    first: list[Hashable] = []
+    if qualification and not held_real and not held_gold:
+        first, pool = pool[:qualification], pool[qualification:]
+    target = gold_wanted(held_real + len(real), rate)
+    mixed = pool[: max(0, target - held_gold)]
+    queue: list[tuple[Hashable, bool]] = [(key, False) for key in real]
+    for key in mixed:
+        queue.insert(rng.randint(0, len(queue)), (key, True))
+    return [(key, True) for key in first] + queue

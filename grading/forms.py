@@ -1,18 +1,31 @@
 from typing import Any, cast
 
 from django import forms
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, Field, OuterRef, Q, QuerySet
 from django.utils.translation import gettext as __
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from accounts.roles import Role
-from grading.models import Flag, LikertItem, Study, Verdict
+from grading.models import Flag, LikertItem, Study, StudyItem, Verdict
 from grading.templatetags.grading_verdicts import shown
 from rubrics.forms import TaskFilterForm
 from rubrics.models import Response, RubricVersion, Task
 from rubrics.scoring import verdict_labels
 from taxonomy.models import Framework
+
+# Settings of adaptive overlap and gold checks a running study may change (the share of
+# responses graded by k and the qualification round are fixed when it is created).
+ESCALATION_FIELDS = ["escalation", "escalation_threshold", "escalation_cap"]
+OVERLAP_FIELDS = ["overlap_percent", *ESCALATION_FIELDS]
+GOLD_FIELDS = ["gold_rate", "gold_warning"]
+DEFAULTED = (
+    "overlap_percent",
+    "escalation",
+    "gold_rate",
+    "qualification_items",
+    "qualification_accuracy",
+)
 
 
 class StudyForm(forms.ModelForm):
@@ -34,8 +47,43 @@ class StudyForm(forms.ModelForm):
             "deadline",
             "require_rationale_on_fail",
             "show_grader_names_to_adjudicator",
+            *OVERLAP_FIELDS,
+            *GOLD_FIELDS,
+            "qualification_items",
+            "qualification_accuracy",
         ]
         widgets = {"deadline": forms.DateTimeInput(attrs={"type": "datetime-local"})}
+        labels = {
+            "overlap": _("Graders per response (k)"),
+            "overlap_percent": _("Overlap share (%)"),
+        }
+
+    def groups(self) -> list[tuple[Any, Any, list[forms.BoundField]]]:
+        """(legend, explanation, fields) in the order the page shows them."""
+        gold = [*GOLD_FIELDS, "qualification_items", "qualification_accuracy"]
+        adaptive = {*OVERLAP_FIELDS, *gold}
+        return [
+            (_("Study"), "", [self[name] for name in self.fields if name not in adaptive]),
+            (
+                _("Adaptive overlap"),
+                _(
+                    "k graders on the overlap share of the responses, one on the rest (chosen at "
+                    "random with the study's seed). Escalation adds one more grader to a response "
+                    "whose graders disagree, up to the cap."
+                ),
+                [self[name] for name in OVERLAP_FIELDS],
+            ),
+            (
+                _("Gold checks"),
+                _(
+                    "Responses with adjudicated verdicts, added on the study's page once it "
+                    "exists, mixed into every queue unannounced at this rate: their grades "
+                    "measure each annotator's accuracy and are not study data. A qualification "
+                    "round gives a new annotator that many gold checks before any other response."
+                ),
+                [self[name] for name in gold],
+            ),
+        ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -43,9 +91,19 @@ class StudyForm(forms.ModelForm):
         annotators.queryset = User.objects.filter(
             groups__name=Role.ANNOTATOR.value, is_active=True
         ).order_by("username")
+        # Left out of a form (or a script's POST): the model's default, a plain study.
+        for name in DEFAULTED:
+            self.fields[name].required = False
         frameworks = list(Framework.objects.values_list("pk", flat=True)[:2])
         if len(frameworks) == 1:
             self.initial.setdefault("framework", frameworks[0])
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        for name in DEFAULTED:
+            if data.get(name) in (None, ""):
+                data[name] = cast(Field[Any, Any], Study._meta.get_field(name)).get_default()
+        return data
 
 
 def published_tasks() -> QuerySet[Task]:
@@ -161,7 +219,20 @@ class GoldVerdictForm(forms.Form):
 
 
 class StudySettingsForm(forms.ModelForm):
-    """What may change once a study runs (grading.services.SETTINGS_FIELDS)."""
+    """What may change once a study runs (grading.services.SETTINGS_FIELDS). A setting of
+    adaptive overlap or gold checks left out of the form keeps its value."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in ("escalation", "gold_rate"):
+            self.fields[name].required = False
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        for name in ("escalation", "gold_rate"):
+            if data.get(name) in (None, ""):
+                data[name] = getattr(self.instance, name)
+        return data
 
     class Meta:
         model = Study
@@ -171,8 +242,34 @@ class StudySettingsForm(forms.ModelForm):
             "deadline",
             "require_rationale_on_fail",
             "show_grader_names_to_adjudicator",
+            *ESCALATION_FIELDS,
+            *GOLD_FIELDS,
         ]
         widgets = {"deadline": forms.DateTimeInput(attrs={"type": "datetime-local"})}
+
+
+class GoldChecksForm(forms.Form):
+    """Adjudicated items of other studies to add as gold checks (grading.gold.gold_candidates)."""
+
+    sources = forms.ModelMultipleChoiceField(
+        queryset=StudyItem.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        label=_("Adjudicated responses to add as gold checks"),
+    )
+
+    def __init__(self, *args: Any, candidates: QuerySet[StudyItem], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = cast(forms.ModelMultipleChoiceField, self.fields["sources"])
+        field.queryset = candidates
+        field.label_from_instance = lambda item: (  # type: ignore[method-assign,assignment]
+            _("%(task)s · %(model)s (%(n)d gold verdicts, %(study)s)")
+            % {
+                "task": item.response.task.key,
+                "model": item.response.model_name,
+                "n": item.gold_count,
+                "study": item.study.name,
+            }
+        )
 
 
 class AddAnnotatorsForm(forms.Form):

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
@@ -52,10 +53,18 @@ class StudyQuerySet(models.QuerySet["Study"]):
         )
 
 
+class Escalation(models.TextChoices):
+    OFF = "off", "Never"
+    ANY = "any", "On any criterion"
+    LOW = "low", "On criteria below a threshold"
+
+
 class Study(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", _("Open")
         CLOSED = "closed", _("Closed")
+
+    Escalation = Escalation
 
     name = models.CharField(max_length=200)
     framework = models.ForeignKey(Framework, on_delete=models.PROTECT, related_name="studies")
@@ -64,6 +73,53 @@ class Study(models.Model):
         default=3,
         validators=[MinValueValidator(1)],
         help_text="How many independent graders each response needs (k).",
+    )
+    overlap_percent = models.PositiveSmallIntegerField(
+        default=100,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text="Share of the responses (in %) graded by k graders; the rest get one grader, "
+        "chosen by the study's seed.",
+    )
+    escalation = models.CharField(
+        max_length=8,
+        choices=Escalation.choices,
+        default=Escalation.OFF,
+        help_text="When the submitted graders of a response disagree, assign one more grader.",
+    )
+    escalation_threshold = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(-1), MaxValueValidator(1)],
+        help_text="Escalate only on criteria whose Krippendorff's alpha in this study is below "
+        "this (with 'criteria below a threshold').",
+    )
+    escalation_cap = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(2)],
+        help_text="Most graders a response may reach by escalation.",
+    )
+    gold_rate = models.PositiveSmallIntegerField(
+        default=0,
+        validators=[MaxValueValidator(50)],
+        help_text="Share (in %) of each annotator's queue made of gold checks, unannounced.",
+    )
+    gold_warning = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="Warn maintainers when an annotator's accuracy on gold checks is below this "
+        "(0 to 1).",
+    )
+    qualification_items = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="Gold checks a new annotator grades first, before any real response; "
+        "0: no qualification round.",
+    )
+    qualification_accuracy = models.FloatField(
+        default=0.8,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="Accuracy (0 to 1) on the qualification round needed to go on to real items.",
     )
     annotators = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="PoolMember", related_name="grading_studies"
@@ -106,6 +162,19 @@ class Study(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        if self.escalation != Escalation.OFF and self.escalation_cap is None:
+            errors["escalation_cap"] = "Escalation needs a cap: the most graders a response gets."
+        elif self.escalation_cap is not None and self.escalation_cap <= (self.overlap or 1):
+            errors["escalation_cap"] = (
+                f"The cap must be above k ({self.overlap}): escalation adds graders beyond it."
+            )
+        if self.escalation == Escalation.LOW and self.escalation_threshold is None:
+            errors["escalation_threshold"] = "Set the agreement below which a criterion escalates."
+        if errors:
+            raise ValidationError(errors)
 
     def is_closed(self, now: datetime | None = None) -> bool:
         """Closed by a maintainer, or past its deadline: no grade may change any more."""
@@ -228,6 +297,15 @@ class LikertItem(models.Model):
         return [(value, getattr(self, f"label_{value}")) for value in self.SCALE]
 
 
+class StudyItemQuerySet(models.QuerySet["StudyItem"]):
+    def data(self) -> "StudyItemQuerySet":
+        """The study's own responses, gold checks left out."""
+        return self.filter(gold_source__isnull=True)
+
+    def gold_checks(self) -> "StudyItemQuerySet":
+        return self.filter(gold_source__isnull=False)
+
+
 class StudyItem(models.Model):
     """One response in a study, with the rubric version it is graded against (the task's latest
     published one when the response was added)."""
@@ -237,6 +315,23 @@ class StudyItem(models.Model):
     rubric_version = models.ForeignKey(
         RubricVersion, on_delete=models.PROTECT, related_name="study_items"
     )
+    graders_wanted = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Graders this response needs; empty: the study's k. One for the responses "
+        "left out of the overlap, raised by escalation.",
+    )
+    gold_source = models.ForeignKey(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="gold_checks",
+        help_text="A gold check: the adjudicated item (of another study) whose gold verdicts "
+        "its grades are scored against. Gold checks are not study data.",
+    )
+
+    objects = StudyItemQuerySet.as_manager()
 
     class Meta:
         ordering = ["study", "pk"]

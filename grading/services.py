@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, F, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, F, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -16,11 +16,11 @@ from accounts.models import User
 from audit import services as audit
 from audit.errors import Conflict, NotFound
 from audit.models import AuditEvent
-from grading import timing
-from grading.assignment import AnnotatorSpec, ItemSpec, plan_assignment
+from grading import escalation, gold, timing
+from grading.assignment import AnnotatorSpec, ItemSpec, mix_gold, overlapping, plan_assignment
+from grading.expertise import annotator_tags, expertise_tags, item_tags, study_item_tags
 from grading.models import (
     Assignment,
-    Expertise,
     Grade,
     GradeRevision,
     LikertItem,
@@ -103,7 +103,9 @@ def create_study(
 ) -> Study:
     if Study.objects.filter(name__iexact=name).exists():
         raise ValidationError({"name": [STUDY_NAME_TAKEN.format(name=name)]})
-    study = Study.objects.create(name=name, framework=framework, created_by=by, **options)
+    study = Study(name=name, framework=framework, created_by=by, **options)
+    study.full_clean(exclude=["name", "framework", "created_by"], validate_constraints=False)
+    study.save()
     PoolMember.objects.bulk_create(PoolMember(study=study, annotator=a) for a in annotators)
     keys = DEFAULT_LIKERT_KEYS if tuple(likert_prompts) == DEFAULT_LIKERT_PROMPTS else None
     LikertItem.objects.bulk_create(
@@ -113,7 +115,7 @@ def create_study(
         )
     )
     add_responses(study, responses)
-    audit.record_creation(study, ["name", "framework", "overlap"], actor=by)
+    audit.record_creation(study, ["name", "framework", *CREATION_FIELDS], actor=by)
     return study
 
 
@@ -125,63 +127,43 @@ def add_responses(study: Study, responses: Iterable[Response]) -> list[Response]
     rows = Response.objects.filter(pk__in=ids).annotate(rv=Subquery(latest.values("pk")[:1]))
     present = set(study.items.values_list("response_id", flat=True))
     skipped: list[Response] = [r for r in rows if r.rv is None]
+    new = [r for r in rows if r.rv is not None and r.pk not in present]
+    # "k graders on p% of the responses, one on the rest": the share is drawn among the
+    # responses added now, with the study's seed.
+    full = overlapping([r.pk for r in new], study.overlap_percent, study.seed)
     StudyItem.objects.bulk_create(
-        StudyItem(study=study, response=r, rubric_version_id=r.rv)
-        for r in rows
-        if r.rv is not None and r.pk not in present
+        StudyItem(
+            study=study,
+            response=r,
+            rubric_version_id=r.rv,
+            graders_wanted=None if r.pk in full else 1,
+        )
+        for r in new
     )
     return skipped
 
 
-def _expertise_tags(study: Study, annotators: Sequence[User]) -> dict[int, frozenset[str] | None]:
-    """Tags per annotator for the planner (None: the study does not match expertise)."""
-    if not study.match_expertise:
-        return {a.pk: None for a in annotators}
-    values = study.items.values_list(
-        "response__task__sub_competency_id", "response__task__language"
-    ).distinct()
-    return annotator_tags([a.pk for a in annotators], values)
-
-
-def annotator_tags(
-    annotator_ids: Sequence[int], values: Iterable[tuple[int | None, str]]
-) -> dict[int, frozenset[str] | None]:
-    """Each annotator's expertise as planner tags, for items of these (sub-competency id,
-    language) values. An annotator untagged in one dimension may grade every value of it, so
-    that dimension's values are added to their tags."""
-    values = list(values)
-    all_subs = {f"sub:{s}" for s, _ in values}
-    all_langs = {f"lang:{lang}" for _, lang in values}
-    subs: dict[int, set[str]] = defaultdict(set)
-    langs: dict[int, set[str]] = defaultdict(set)
-    for user_id, sub_id, language in Expertise.objects.filter(
-        annotator__in=annotator_ids
-    ).values_list("annotator_id", "sub_competency_id", "language"):
-        if sub_id is not None:
-            subs[user_id].add(f"sub:{sub_id}")
-        else:
-            langs[user_id].add(f"lang:{language}")
-    return {
-        pk: frozenset((subs[pk] or all_subs) | (langs[pk] or all_langs)) for pk in annotator_ids
-    }
-
-
-def item_tags(sub_competency_id: int | None, language: str) -> frozenset[str]:
-    return frozenset({f"sub:{sub_competency_id}", f"lang:{language}"})
-
-
-def _item_tags(study: Study, item: StudyItem) -> frozenset[str]:
-    if not study.match_expertise:
-        return frozenset()
-    task = item.response.task
-    return item_tags(task.sub_competency_id, task.language)
+# Recorded when a study is created (besides its name and framework).
+CREATION_FIELDS = (
+    "overlap",
+    "overlap_percent",
+    "escalation",
+    "escalation_threshold",
+    "escalation_cap",
+    "gold_rate",
+    "gold_warning",
+    "qualification_items",
+    "qualification_accuracy",
+)
 
 
 @transaction.atomic
 def assign_study(study: Study) -> int:
-    """Plan graders for every item short of k and write the Assignment rows. Safe to re-run
-    after adding responses or annotators: existing assignments are kept and counted.
-    Returns the number of assignments created."""
+    """Plan graders for every item short of the graders it wants (the study's k, or one for the
+    responses left out of the overlap, more after escalation) and write the Assignment rows,
+    each annotator's gold checks mixed in at the study's rate (a new annotator's qualification
+    round first). Safe to re-run after adding responses or annotators: existing assignments are
+    kept and counted. Returns the number of assignments created."""
     # Locking the items makes claim_next wait, so no item can pass k between plan and write.
     items = list(
         StudyItem.objects.select_for_update()
@@ -190,21 +172,27 @@ def assign_study(study: Study) -> int:
         .order_by("pk")
     )
     members = list(PoolMember.objects.filter(study=study).select_related("annotator"))
+    gold_ids = {item.pk for item in items if item.gold_source_id is not None}
     taken: dict[int, set[int]] = defaultdict(set)
-    load: dict[int, int] = defaultdict(int)
+    load: dict[int, int] = defaultdict(int)  # real items held; gold checks are not load
+    gold_held: dict[int, set[int]] = defaultdict(set)
     last_position: dict[int, int] = defaultdict(int)
     for item_id, user_id, position in Assignment.objects.filter(
         study_item__study=study
     ).values_list("study_item_id", "annotator_id", "position"):
         taken[item_id].add(user_id)
-        load[user_id] += 1
+        if item_id in gold_ids:
+            gold_held[user_id].add(item_id)
+        else:
+            load[user_id] += 1
         last_position[user_id] = max(last_position[user_id], position)
-    tags = _expertise_tags(study, [m.annotator for m in members])
+    tags = expertise_tags(study, [m.annotator for m in members])
     plan = plan_assignment(
         [
-            ItemSpec(item.pk, study.overlap, _item_tags(study, item), frozenset(taken[item.pk]))
+            ItemSpec(item.pk, wanted, study_item_tags(study, item), frozenset(taken[item.pk]))
             for item in items
-            if len(taken[item.pk]) < study.overlap
+            if item.pk not in gold_ids
+            and len(taken[item.pk]) < (wanted := item.graders_wanted or study.overlap)
         ],
         [
             AnnotatorSpec(m.annotator_id, m.capacity, tags[m.annotator_id], load[m.annotator_id])
@@ -214,26 +202,48 @@ def assign_study(study: Study) -> int:
     )
     # The planner hands back the keys it was given: user and item pks.
     order = cast(Mapping[int, Sequence[int]], plan.order)
-    rows = [
-        Assignment(study_item_id=item_id, annotator_id=user_id, position=last_position[user_id] + n)
-        for user_id, item_ids in order.items()
-        for n, item_id in enumerate(item_ids, start=1)
-    ]
+    rows = []
+    for user_id, item_ids in order.items():
+        queue: Sequence[tuple[Any, bool]] = [(item_id, False) for item_id in item_ids]
+        if gold_ids and (study.gold_rate or study.qualification_items):
+            held = len(gold_held[user_id])
+            queue = mix_gold(
+                item_ids,
+                sorted(gold_ids - gold_held[user_id]),
+                rate=study.gold_rate,
+                qualification=study.qualification_items,
+                held_real=load[user_id],
+                held_gold=max(0, held - study.qualification_items) if load[user_id] else held,
+                seed=study.seed + user_id,
+            )
+        rows += [
+            Assignment(
+                study_item_id=item_id, annotator_id=user_id, position=last_position[user_id] + n
+            )
+            for n, (item_id, _) in enumerate(queue, start=1)
+        ]
     Assignment.objects.bulk_create(rows)
     return len(rows)
 
 
 @dataclass(frozen=True)
 class LoadPreview:
-    """What assigning a study would give, before it exists: `units` responses, `gradings`
-    assignments in all, each annotator's load, and how many responses get fewer than k graders
-    (a pool smaller than k, or no annotator with the expertise)."""
+    """What assigning a study would give, before it exists: `units` responses, `overlapping`
+    of them graded by k (the rest by one: `overlap_percent` below 100), `gradings` assignments
+    in all, each annotator's load, and how many responses get fewer graders than they want (a
+    pool smaller than k, or no annotator with the expertise). Gold checks are not counted."""
 
     units: int
     overlap: int
     gradings: int
     loads: list[tuple[User, int]]
     short: int
+    overlapping: int = 0
+    overlap_percent: int = 100
+
+    @property
+    def single(self) -> int:
+        return self.units - self.overlapping
 
 
 def preview_assignment(
@@ -242,19 +252,24 @@ def preview_assignment(
     *,
     overlap: int,
     match_expertise: bool,
+    overlap_percent: int = 100,
     seed: int = 0,
 ) -> LoadPreview:
     """Plan a study's assignment without writing it, with the planner assign_study uses.
-    `responses`: (response id, task's sub-competency id, task's language) rows."""
+    `responses`: (response id, task's sub-competency id, task's language) rows. Which responses
+    get k graders depends on the study's seed, so only the loads may differ by one from the
+    study's."""
     rows = list(responses)
     tags = (
         annotator_tags([a.pk for a in annotators], [(s, lang) for _, s, lang in rows])
         if match_expertise
         else {a.pk: None for a in annotators}
     )
+    full = overlapping([pk for pk, _, _ in rows], overlap_percent, seed)
+    wanted = {pk: overlap if pk in full else 1 for pk, _, _ in rows}
     plan = plan_assignment(
         [
-            ItemSpec(pk, overlap, item_tags(sub, lang) if match_expertise else frozenset())
+            ItemSpec(pk, wanted[pk], item_tags(sub, lang) if match_expertise else frozenset())
             for pk, sub, lang in rows
         ],
         [AnnotatorSpec(a.pk, None, tags[a.pk]) for a in annotators],
@@ -265,7 +280,9 @@ def preview_assignment(
         overlap=overlap,
         gradings=sum(len(g) for g in plan.graders.values()),
         loads=[(a, plan.load(a.pk)) for a in annotators],
-        short=sum(1 for g in plan.graders.values() if len(g) < overlap),
+        short=sum(1 for key, g in plan.graders.items() if len(g) < wanted[cast(int, key)]),
+        overlapping=len(full),
+        overlap_percent=overlap_percent,
     )
 
 
@@ -304,43 +321,51 @@ def start(assignment: Assignment, *, by: User) -> Assignment:
 def claim_next(study: Study, annotator: User) -> Assignment | None:
     """The annotator's next unfinished assignment in the study, started; None when done.
 
-    First their own planned work, in their random order. When that is finished, they may take
-    an item still short of k graders (responses added after the plan, or a pool member who
-    left): the item row is locked (rows other annotators are claiming are skipped) and its
-    graders recounted under the lock, so no item ever gets more than k."""
+    First their own planned work, in their random order (gold checks mixed in). When that is
+    finished, they may take an item still short of the graders it wants (responses added after
+    the plan, or a pool member who left): the item row is locked (rows other annotators are
+    claiming are skipped) and its graders recounted under the lock, so no item ever gets more.
+    In a study with a qualification round, an annotator who has not passed it gets only their
+    gold checks."""
     now = timezone.now()
     if study.is_closed(now):
         return None
+    qualified = gold.qualification(study, annotator) == gold.Qualification.PASSED
     own = (
         Assignment.objects.select_for_update(skip_locked=True)
         .filter(study_item__study=study, annotator=annotator, skipped_at__isnull=True)
         .exclude(status=Assignment.Status.SUBMITTED)
         .order_by("-status", "position", "pk")  # in_progress sorts before assigned
-        .first()
     )
-    if own is not None:
-        return _start(own, now)
+    if not qualified:  # the qualification round first: only their gold checks until passed
+        own = own.filter(study_item__gold_source__isnull=False)
+    first = own.first()
+    if first is not None:
+        return _start(first, now)
     member = PoolMember.objects.filter(study=study, annotator=annotator).first()
-    if member is None:
+    if member is None or not qualified:
         return None
     held = Assignment.objects.filter(study_item__study=study, annotator=annotator)
-    if member.capacity is not None and held.count() >= member.capacity:
+    real = held.filter(study_item__gold_source__isnull=True)
+    if member.capacity is not None and real.count() >= member.capacity:
         return None
-    tags = _expertise_tags(study, [annotator])[annotator.pk]
+    tags = expertise_tags(study, [annotator])[annotator.pk]
+    wanted = Coalesce("graders_wanted", Value(study.overlap))
     short = (
         StudyItem.objects.filter(study=study)
+        .data()
         .exclude(assignments__annotator=annotator)
-        .annotate(graders=Count("assignments"))
-        .filter(graders__lt=study.overlap)
+        .annotate(graders=Count("assignments"), wanted=wanted)
+        .filter(graders__lt=F("wanted"))
         .select_related("response__task")
         .order_by("graders", "pk")
     )
-    candidates = [i for i in short[:50] if tags is None or _item_tags(study, i) <= tags]
+    candidates = [i for i in short[:50] if tags is None or study_item_tags(study, i) <= tags]
     for candidate in candidates:
         item = StudyItem.objects.select_for_update(skip_locked=True).filter(pk=candidate.pk)
         if not item.exists():
             continue  # another annotator is claiming it right now
-        if Assignment.objects.filter(study_item=candidate).count() >= study.overlap:
+        if Assignment.objects.filter(study_item=candidate).count() >= candidate.wanted:
             continue
         claimed = Assignment.objects.create(
             study_item=candidate, annotator=annotator, position=held.next_order()
@@ -365,6 +390,18 @@ def why_nothing_to_grade(study: Study, annotator: User) -> str:
         )
     member = PoolMember.objects.filter(study=study, annotator=annotator).first()
     contact = "Ask the study's maintainers"
+    if member is not None:
+        state = gold.qualification(study, annotator)
+        if state == gold.Qualification.FAILED:
+            return (
+                f"Your first responses in “{study.name}” did not reach the agreement the study "
+                f"asks before its other responses. {contact} how to go on."
+            )
+        if state == gold.Qualification.PENDING:
+            return (
+                f"“{study.name}” starts with a few responses for every new grader; none is "
+                f"planned for you yet. {contact} to assign you responses."
+            )
     if member is not None and member.capacity is not None and submitted >= member.capacity:
         return (
             f"You have graded all {submitted} responses you agreed to grade in “{study.name}”. "
@@ -832,6 +869,8 @@ def submit(assignment: Assignment, *, by: User) -> None:
     assignment.status = Assignment.Status.SUBMITTED
     assignment.submitted_at = now
     assignment.save()
+    if assignment.study_item.study.escalation != Study.Escalation.OFF:
+        escalation.escalate(assignment.study_item_id, by=by)
 
 
 # ----- progress ---------------------------------------------------------------------------------
@@ -1111,6 +1150,11 @@ SETTINGS_FIELDS = (
     "deadline",
     "require_rationale_on_fail",
     "show_grader_names_to_adjudicator",
+    "escalation",
+    "escalation_threshold",
+    "escalation_cap",
+    "gold_rate",
+    "gold_warning",
 )
 
 

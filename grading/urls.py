@@ -47,6 +47,12 @@ urlpatterns = [
     ),
     path("studies/<int:study_id>/settings/", study_manage.study_settings, name="study_settings"),
     path("studies/<int:study_id>/questions/", study_manage.study_questions, name="study_questions"),
+    path("studies/<int:study_id>/gold/", study_manage.gold_add, name="study_gold_add"),
+    path(
+        "studies/<int:study_id>/gold/<int:study_item_id>/remove/",
+        study_manage.gold_remove,
+        name="study_gold_remove",
+    ),
     path(
         "studies/<int:study_id>/adjudication/",
         adjudication.adjudication_list,

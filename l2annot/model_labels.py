@@ -112,6 +112,33 @@ LABELS = (
     gettext_noop("Na reason"),
     gettext_noop("Overlap"),
     gettext_noop("How many independent graders each response needs (k)."),
+    gettext_noop("Overlap percent"),
+    gettext_noop(
+        "Share of the responses (in %) graded by k graders; the rest get one grader, chosen by the study's seed."
+    ),
+    gettext_noop("Escalation"),
+    gettext_noop("When the submitted graders of a response disagree, assign one more grader."),
+    gettext_noop("Never"),
+    gettext_noop("On any criterion"),
+    gettext_noop("On criteria below a threshold"),
+    gettext_noop("Escalation threshold"),
+    gettext_noop(
+        "Escalate only on criteria whose Krippendorff's alpha in this study is below this (with 'criteria below a threshold')."
+    ),
+    gettext_noop("Escalation cap"),
+    gettext_noop("Most graders a response may reach by escalation."),
+    gettext_noop("Gold rate"),
+    gettext_noop("Share (in %) of each annotator's queue made of gold checks, unannounced."),
+    gettext_noop("Gold warning"),
+    gettext_noop(
+        "Warn maintainers when an annotator's accuracy on gold checks is below this (0 to 1)."
+    ),
+    gettext_noop("Qualification items"),
+    gettext_noop(
+        "Gold checks a new annotator grades first, before any real response; 0: no qualification round."
+    ),
+    gettext_noop("Qualification accuracy"),
+    gettext_noop("Accuracy (0 to 1) on the qualification round needed to go on to real items."),
     gettext_noop("Match expertise"),
     gettext_noop("Give a response only to annotators tagged for its sub-competency and language."),
     gettext_noop("Deadline"),
@@ -133,6 +160,14 @@ LABELS = (
     gettext_noop("Label 3"),
     gettext_noop("Label 4"),
     gettext_noop("Label 5"),
+    gettext_noop("Graders wanted"),
+    gettext_noop(
+        "Graders this response needs; empty: the study's k. One for the responses left out of the overlap, raised by escalation."
+    ),
+    gettext_noop("Gold source"),
+    gettext_noop(
+        "A gold check: the adjudicated item (of another study) whose gold verdicts its grades are scored against. Gold checks are not study data."
+    ),
     gettext_noop("Study item"),
     gettext_noop("Position"),
     gettext_noop("Place in this annotator's random order."),

@@ -29,7 +29,8 @@ from accounts.services import role_of
 from audit import services as audit
 from audit.errors import Conflict
 from audit.models import AuditEvent
-from grading.models import Expertise
+from grading import services as grading_services
+from grading.models import Expertise, Study
 from taxonomy.languages import UnknownLanguage, language_code
 from taxonomy.models import SubCompetency
 
@@ -137,15 +138,19 @@ def set_role(user: User, role: Role, *, by: User | None) -> None:
 
 @transaction.atomic
 def set_active(user: User, active: bool, *, by: User | None) -> None:
-    """Deactivate (no sign-in, no API token works, nothing new is assigned) or reactivate. What
-    the person did stays; their unfinished assignments stay theirs until a maintainer removes
-    them from a study's pool."""
+    """Deactivate (no sign-in, no API token works, nothing new is assigned) or reactivate.
+    Deactivating takes the person out of every study's pool: what they submitted stays, their
+    unfinished work is planned for the others (grading.services.remove_annotator, in each
+    study's history). Reactivating does not put them back: a maintainer adds them again."""
     _check_not_self(user, by, "access")
     if user.is_active == active:
         return
     user.is_active = active
     user.save(update_fields=["is_active"])
     audit.record(user, AuditEvent.Kind.STATUS, by, {"is_active": [not active, active]})
+    if not active:
+        for study in Study.objects.filter(pool__annotator=user).order_by("pk"):
+            grading_services.remove_annotator(study, user, by=by)
 
 
 def expertise_of(user: User) -> tuple[list[SubCompetency], list[str]]:

@@ -39,7 +39,7 @@ from agreement.services import (
 )
 from audit import services as audit
 from audit.models import AuditEvent
-from grading.models import Study
+from grading.models import Study, StudyItem
 from judging.models import JudgeRun
 from judging.services import set_run_family
 from l2annot.htmx import render_page, wants_fragment
@@ -131,6 +131,8 @@ def study_agreement(request: AuthenticatedHttpRequest, study_id: int) -> HttpRes
             blind=not settings.show_annotator_names,
         ),
         "judge_runs": calibration_runs(study),
+        # Not study data (grading.gold): said beside the units the figures use.
+        "gold_checks": StudyItem.objects.filter(study=study).gold_checks().count(),
         **_charts(report),
     }
     return render_page(request, "agreement/study.html", context)

@@ -62,6 +62,7 @@ def _setup_context(
         responses.values_list("pk", "task__sub_competency_id", "task__language"),
         annotators,
         overlap=data.get("overlap") or Study._meta.get_field("overlap").get_default(),
+        overlap_percent=data.get("overlap_percent") or 100,
         match_expertise=bool(data.get("match_expertise")),
     )
     shown = {task.pk for task in page.object_list}

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db.models import Count
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -16,9 +17,9 @@ from accounts.models import User
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from audit.models import AuditEvent
-from grading import services
-from grading.forms import AddAnnotatorsForm, LikertQuestionsForm, StudySettingsForm
-from grading.models import LikertRating, Study
+from grading import gold, services
+from grading.forms import AddAnnotatorsForm, GoldChecksForm, LikertQuestionsForm, StudySettingsForm
+from grading.models import LikertRating, Study, StudyItem
 from l2annot.errors import message_of, status_for
 from l2annot.htmx import redirect_to, render_page
 
@@ -40,6 +41,12 @@ def _page(
         or LikertQuestionsForm(initial={"prompts": "\n".join(q.prompt for q in questions)}),
         "questions": questions,
         "questions_answered": LikertRating.objects.filter(item__study=study).exists(),
+        "gold_checks": study.items.gold_checks()
+        .select_related("response__task", "gold_source__study")
+        .annotate(graders=Count("assignments")),
+        "gold_form": forms.get("gold_form")
+        or GoldChecksForm(candidates=gold.gold_candidates(study)),
+        "accuracy": gold.accuracy_per_annotator(study),
         "events": AuditEvent.objects.for_object(study).select_related("actor")[:30],
         "error": message_of(forms["error"]) if forms.get("error") else "",
     }
@@ -116,3 +123,33 @@ def study_questions(request: AuthenticatedHttpRequest, study_id: int) -> HttpRes
     except (ValidationError, services.QuestionsAnswered) as error:
         return _page(request, study, status_for(error), questions_form=form, error=error)
     return _done(request, study, _("Questions saved."))
+
+
+@require(Action.MANAGE_STUDIES)
+@require_POST
+def gold_add(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
+    study = _study(study_id)
+    form = GoldChecksForm(request.POST, candidates=gold.gold_candidates(study))
+    if not form.is_valid():
+        return _page(request, study, 422, gold_form=form)
+    try:
+        added = gold.add_gold_checks(study, form.cleaned_data["sources"], by=request.user)
+        planned = services.assign_study(study) if not study.is_closed() else 0
+    except ValidationError as error:
+        return _page(request, study, status_for(error), gold_form=form, error=error)
+    message = _("%(added)d gold checks added; %(planned)d assignments planned.")
+    return _done(request, study, message % {"added": added, "planned": planned})
+
+
+@require(Action.MANAGE_STUDIES)
+@require_POST
+def gold_remove(
+    request: AuthenticatedHttpRequest, study_id: int, study_item_id: int
+) -> HttpResponse:
+    study = _study(study_id)
+    item = get_object_or_404(StudyItem, pk=study_item_id, study=study)
+    try:
+        gold.remove_gold_check(study, item, by=request.user)
+    except (ValidationError, gold.GoldCheckGraded) as error:
+        return _page(request, study, status_for(error), error=error)
+    return _done(request, study, _("Gold check removed."))

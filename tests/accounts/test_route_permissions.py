@@ -132,6 +132,8 @@ ROUTES: dict[str, Route] = {
     "grading:study_pool_remove": Route("POST", MANAGERS),
     "grading:study_settings": Route("POST", MANAGERS),
     "grading:study_questions": Route("POST", MANAGERS),
+    "grading:study_gold_add": Route("POST", MANAGERS),
+    "grading:study_gold_remove": Route("POST", MANAGERS),
     "grading:adjudication": Route("GET", MANAGERS),
     "grading:adjudicate": Route("GET", MANAGERS),
     "interchange:index": Route("GET", MANAGERS),

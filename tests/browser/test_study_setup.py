@@ -26,7 +26,7 @@ def test_a_study_is_set_up_from_the_pages(new_page, log_in, make_user):
     assert page.locator("#matching-tasks tbody tr").count() == 25
 
     page.get_by_label("Name:", exact=True).fill("Spanish pilot")
-    page.get_by_label("Overlap").fill("2")
+    page.get_by_label("Graders per response (k)").fill("2")
     page.get_by_label("Language").select_option("Spanish")
     page.get_by_text("4 tasks match, with 4 responses.").wait_for()
     page.get_by_label("Select all 4 tasks that match").check()

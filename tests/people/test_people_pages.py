@@ -13,8 +13,10 @@ from accounts.models import User
 from accounts.roles import Role
 from accounts.services import role_of
 from audit.models import AuditEvent
-from grading.models import Expertise
+from grading import services as grading_services
+from grading.models import Assignment, Expertise
 from taxonomy.models import SubCompetency
+from tests import factories
 from tests.factories import framework
 
 pytestmark = pytest.mark.django_db
@@ -117,6 +119,23 @@ def test_a_deactivated_person_cannot_sign_in(admin_client, make_user):
     ana = make_user(Role.ANNOTATOR, "ana")
     admin_client.post(reverse("people:person_active", args=[ana.pk]), {"active": "0"})
     assert not signs_in("ana", "pw-ana")
+
+
+def test_deactivating_takes_a_person_out_of_study_pools_keeping_what_they_submitted(
+    admin_client, make_user
+):
+    ana, ben = make_user(Role.ANNOTATOR, "ana"), make_user(Role.ANNOTATOR, "ben")
+    study = factories.study([ana, ben], responses=4, overlap=1, seed=4)
+    grading_services.assign_study(study)
+    done = Assignment.objects.filter(annotator=ana).first()
+    factories.complete(done, ana)
+    grading_services.submit(done, by=ana)
+    admin_client.post(reverse("people:person_active", args=[ana.pk]), {"active": "0"})
+    assert not study.pool.filter(annotator=ana).exists()
+    assert list(Assignment.objects.filter(annotator=ana)) == [done]
+    assert Assignment.objects.filter(annotator=ben).count() == 3  # ana's other response too
+    removed = AuditEvent.objects.for_object(study).first()
+    assert "ana removed" in removed.comment and removed.actor.is_superuser
 
 
 def test_an_admin_cannot_change_their_own_role_or_access(admin_client, admin):
