@@ -63,6 +63,8 @@ class DemoTask:
     # Graded on each tutor turn of a dialogue: (wording, weight, turn rule, share or None).
     turn_criteria: list[tuple[str, int, str, int | None]] = field(default_factory=list)
     language: str = "en"  # the target language, an ISO 639-1 code
+    # Rated on a scale: (wording, weight, {level: label}), the levels from lowest to highest.
+    ordinal_criteria: list[tuple[str, int, dict[int | str, str]]] = field(default_factory=list)
     system_prompt: str = ""  # SYSTEM_PROMPT when empty
 
 
@@ -277,6 +279,13 @@ TASKS = [
             "class_configuration": "small group",
             "delivery_mode": "online synchronous",
         },
+        ordinal_criteria=[
+            (
+                "Claridad de las instrucciones para un grupo A2.",
+                3,
+                {0: "confusas", 1: "poco claras", 2: "claras", 3: "muy claras"},
+            )
+        ],
         criteria=[
             ("Las instrucciones se dan en español sencillo, adecuado al nivel A2.", 4),
             ("Incluye una demostración o un modelo de la llamada antes de empezar.", 3),
@@ -360,6 +369,17 @@ def _create_published(framework: Framework, spec: DemoTask, author: Any, maintai
         services.add_resource(task, title, author, text=text)
     for wording, weight in spec.criteria:
         services.add_criterion(task, wording, weight, author)
+    for wording, weight, labels in spec.ordinal_criteria:
+        services.add_criterion(
+            task,
+            wording,
+            weight,
+            author,
+            scale_labels=dict(labels.items()),
+            scoring_type="ordinal",
+            scale_min=min(labels),
+            scale_max=max(labels),
+        )
     for wording, weight, rule, share in spec.turn_criteria:
         services.add_criterion(
             task, wording, weight, author, applies_to="turn", turn_rule=rule, turn_share=share

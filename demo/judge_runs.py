@@ -84,10 +84,13 @@ def _import_run(
     for n, unit in enumerate(units):
         expected = majority.get((unit.response_pk, unit.version_pk), rng.random() < 0.7)
         verdict = expected if rng.random() < agreement else not expected
+        # An ordinal criterion takes a level: the top of its scale, or one below, by the same draw.
+        level = None if unit.scale is None else unit.scale[1] - (0 if verdict else 1)
         records.append(
             VerdictRecord(
                 criterion_id=unit.criterion_id,
-                verdict=None if n in unreadable_at else verdict,
+                verdict=None if n in unreadable_at or level is not None else verdict,
+                level=None if n in unreadable_at else level,
                 judge_model=config.model,
                 response_id=unit.response_id,
                 task_key=unit.task_key,

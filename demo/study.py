@@ -15,7 +15,7 @@ from accounts.models import User
 from grading import services
 from grading.models import Assignment, Study, Verdict
 from judging.models import JudgeConfig, JudgeRating, JudgeRun, PromptVersion
-from rubrics.models import Response, RubricVersion
+from rubrics.models import CriterionVersion, Response, RubricVersion
 from rubrics.scoring import adverse_verdict
 
 NAME = "Demo study: pilot grading"
@@ -101,6 +101,9 @@ def _grade(
         if not line.applicable:
             continue
         penalty = line.weight < 0
+        if line.version.is_ordinal:
+            _grade_level(assignment, grader, line.version, disagreement, consensus, rng)
+            continue
         # A turn-level criterion on a dialogue takes a verdict on each tutor turn.
         for turn in turns if line.version.per_turn and turns else [None]:
             key = (assignment.study_item_id, line.version.pk, turn.pk if turn else 0)
@@ -144,3 +147,25 @@ def _verdict(
     if rng.random() < disagreement:
         return rng.choice([v for v in (Verdict.PASS, Verdict.FAIL, Verdict.NA) if v != agreed])
     return agreed
+
+
+def _grade_level(
+    assignment: Assignment,
+    grader: User,
+    version: CriterionVersion,
+    disagreement: float,
+    consensus: dict[tuple[int, int, int], str],
+    rng: random.Random,
+) -> None:
+    """An ordinal criterion: a level near the one most graders give, drawn once."""
+    low, high = int(version.scale_min or 0), int(version.scale_max or 0)
+    key = (assignment.study_item_id, version.pk, -1)
+    agreed = int(consensus.setdefault(key, str(rng.randint(low + 1, high))))
+    level = agreed
+    if rng.random() < disagreement:
+        level = min(high, max(low, agreed + rng.choice((-1, 1))))
+    adverse = level == (high if version.is_penalty else low)
+    rationale = "Demo rationale: the lowest level of the scale." if adverse else ""
+    services.save_grade(
+        assignment, version.pk, verdict=None, level=level, rationale=rationale, by=grader
+    )

@@ -192,7 +192,14 @@ def rubric_of(assignment) -> list[CriterionVersion]:  # type: ignore[no-untyped-
 
 def answer(assignment, version, verdict: str, rationale: str, by: User) -> None:  # type: ignore[no-untyped-def]
     """Give `verdict` on one criterion: on each tutor turn when it is a turn-level criterion and
-    the response a dialogue (the dialogue's verdict is then `verdict` by every rule)."""
+    the response a dialogue (the dialogue's verdict is then `verdict` by every rule). An ordinal
+    criterion takes its top level for "pass", its lowest for "fail"."""
+    if version.is_ordinal and verdict != "na":
+        level = version.scale_max if verdict == "pass" else version.scale_min
+        grading_services.save_grade(
+            assignment, version.pk, verdict=None, level=level, rationale=rationale, by=by
+        )
+        return
     turns = (
         grading_services.tutor_turns(assignment.study_item.response_id) if version.per_turn else []
     )

@@ -39,6 +39,11 @@ def test_seed_demo_makes_a_study_with_submitted_grades_that_disagree_somewhere(s
     turn_grades = TurnGrade.objects.filter(assignment__in=submitted)
     assert turn_grades.values("criterion_version").distinct().count() == 4
     assert turn_grades.values("turn__response").distinct().count() == 2
+    # the Spanish task's ordinal criterion is rated on its scale
+    levels = Grade.objects.filter(assignment__in=submitted, level__isnull=False)
+    assert set(levels.values_list("criterion_version__criterion__task__language", flat=True)) == {
+        "es"
+    }
     assert seed_demo_study() == study  # idempotent
 
 
@@ -65,7 +70,8 @@ def test_the_demo_study_has_two_judge_runs_to_compare_and_triage(seeded, client_
     assert v1.config.model_family == v2.model_family == "llama"
     units = study_units(study)  # a turn-level criterion on a dialogue: a call per tutor turn
     assert v1.calls_total == len(units) > len({(u.response_pk, u.version_pk) for u in units})
-    assert 1 <= v1.verdicts.filter(verdict__isnull=True).count() <= v1.unparseable == 2
+    unreadable = v1.verdicts.filter(verdict__isnull=True, level__isnull=True)
+    assert 1 <= unreadable.count() <= v1.unparseable == 2
     # the calls on a dialogue's turns are folded into one verdict on the response
     responses_and_criteria = len({(u.response_pk, u.version_pk) for u in units})
     assert v2.verdicts.count() == v1.verdicts.count() == responses_and_criteria
