@@ -265,6 +265,7 @@ class AssignmentViewSet(ReadOnlyViewSet):
 
 # ----- grades --------------------------------------------------------------------------------
 class GradeSerializer(ApiModelSerializer):
+    one_of_required = ("verdict", "level", "rationale")  # else nothing to save: a 400
     code = serializers.CharField(source="criterion_version.criterion.code", read_only=True)
     verdict = serializers.ChoiceField(
         choices=Verdict.choices,

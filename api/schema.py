@@ -102,7 +102,13 @@ class AutoSchema(openapi.AutoSchema):
         if states_revision:
             mapped["properties"]["revision"]["description"] = REVISION_TO_CHANGE
             mapped["required"] = [*mapped.get("required", []), "revision"]
+        if direction == "request" and _one_of_required(serializer):
+            mapped["anyOf"] = [_present(mapped, name) for name in _one_of_required(serializer)]
         return mapped
+
+    def _get_request_for_media_type(self, serializer: Any, direction: str = "request") -> Any:
+        schema, required = super()._get_request_for_media_type(serializer, direction)
+        return schema, required or bool(_one_of_required(serializer))
 
     def _states_revision(self, serializer: Any, direction: str) -> bool:
         """Whether `serializer` is the body of a change that must name its revision (not a
@@ -217,6 +223,20 @@ class AutoSchema(openapi.AutoSchema):
         if not isinstance(success, serializers.Serializer):
             return ErrorSerializer
         return conflict_serializer(type(success), self._get_serializer_name(success, "response"))
+
+
+def _one_of_required(serializer: Any) -> tuple[str, ...]:
+    """A request serializer's `one_of_required`: fields of which a body must carry at least
+    one, not null (a grade's verdict, level or rationale: a save of nothing is refused)."""
+    return tuple(getattr(serializer, "one_of_required", ()))
+
+
+def _present(mapped: dict[str, Any], name: str) -> dict[str, Any]:
+    """The schema of a body that carries `name`, and not as null."""
+    field = mapped["properties"][name]
+    if field.get("nullable"):
+        return {"required": [name], "properties": {name: {"type": field["type"]}}}
+    return {"required": [name]}
 
 
 def _blank_in_model(field: Any) -> bool:

@@ -199,3 +199,32 @@ def test_an_annotators_study_is_one_of_the_shapes_the_schema_gives(make_user, ap
     mine = client.get(reverse("api:study-detail", args=[study.pk])).json()
     assert set(mine) == set(shapes["AnnotatorStudy"]["properties"])
     assert set(shapes["AnnotatorStudy"]["required"]) <= set(mine)
+
+
+def test_a_grade_body_says_it_needs_something_to_save_as_the_api_does(make_user, api_as):
+    document = openapi_document()
+    shapes = document["components"]["schemas"]
+    for name in ("GradeRequest", "PatchedGradeRequest"):
+        assert [branch["required"] for branch in shapes[name]["anyOf"]] == [
+            ["verdict"],
+            ["level"],
+            ["rationale"],
+        ]
+        assert shapes[name]["anyOf"][1]["properties"]["level"] == {  # a null level is nothing
+            "type": "integer",
+            **{k: v for k, v in shapes[name]["properties"]["level"].items() if "imum" in k},
+        }
+    patch = document["paths"]["/api/v1/grades/{id}/"]["patch"]
+    assert patch["requestBody"]["required"]
+    grader = make_user(Role.ANNOTATOR)
+    study = factories.study([grader], responses=1, overlap=1)
+    services.assign_study(study)
+    assignment = study.items.get().assignments.get()
+    version = factories.rubric_of(assignment)[0]
+    grade = services.save_grade(assignment, version.pk, verdict="pass", rationale="", by=grader)
+    client = APIClient()
+    client.force_authenticate(grader)
+    for body in ({}, {"level": None}):
+        response = client.patch(reverse("api:grade-detail", args=[grade.pk]), body, format="json")
+        assert response.status_code == 400, body
+        assert "Nothing to save" in str(response.json()["errors"])

@@ -94,3 +94,23 @@ def test_the_docs_start_up_script_is_served_as_a_file(client_as):
     assert response.status_code == 200
     assert response.headers["Content-Type"].startswith("application/javascript")
     assert reverse("api:schema") in response.content.decode()
+
+
+def test_the_schemathesis_run_takes_a_412_only_for_an_etag_other_than_the_current_one():
+    """A stale If-Match is state, as a stale `revision` (409): the run lets it through, but not
+    a 412 to the current ETag or to `*`, nor a 412 without If-Match."""
+    from types import SimpleNamespace
+
+    from tests.api.test_schemathesis import _names_a_stale_etag
+
+    def answer(status: int, sent: str | None, current: str = '"3"') -> SimpleNamespace:
+        request = SimpleNamespace(headers={} if sent is None else {"If-Match": sent})
+        return SimpleNamespace(status_code=status, request=request, headers={"etag": [current]})
+
+    assert _names_a_stale_etag(answer(412, '"2"'))
+    assert _names_a_stale_etag(answer(412, 'W/"3", "x"'))  # If-Match compares strongly
+    assert not _names_a_stale_etag(answer(412, '"3"'))
+    assert not _names_a_stale_etag(answer(412, '"1", "3"'))
+    assert not _names_a_stale_etag(answer(412, "*"))
+    assert not _names_a_stale_etag(answer(412, None))
+    assert not _names_a_stale_etag(answer(400, '"2"'))
