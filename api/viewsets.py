@@ -95,9 +95,9 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         partial = kwargs.pop("partial", False)
         instance = self.get_object()
-        if_match = self._check_if_match(request, instance)
         serializer = self.get_serializer(instance, data=request.data, partial=partial)
-        serializer.is_valid(raise_exception=True)
+        serializer.is_valid(raise_exception=True)  # an invalid body is a 400 whatever If-Match says
+        if_match = self._check_if_match(request, instance)
         stated = serializer.validated_data.get("revision")
         if stated is None and not if_match:
             raise PreconditionRequired()

@@ -63,6 +63,12 @@ def test_a_change_with_a_stale_revision_is_409_with_the_current_object(author, c
     assert response.headers["ETag"] == f'"{stale + 1}"'
 
 
+def test_an_invalid_body_is_400_even_with_a_stale_etag(author, competency):
+    response = author.patch(url(competency), {"name": 41}, HTTP_IF_MATCH='"999"')
+    assert response.status_code == 400
+    assert "name" in response.json()["errors"]
+
+
 def test_a_change_that_says_no_revision_is_428(author, competency):
     response = author.patch(url(competency), {"name": "Blind write"})
     assert response.status_code == 428
