@@ -67,6 +67,10 @@ def test_the_page_shows_the_sentence_and_every_figure(
     assert "Alpha with the judge" in body and "AC1 with the judge" in body
     assert "not recorded" in body  # tokens and time of imported runs
     assert "NaN" not in body
+    # Every run's leniency carries its n: its units and the responses they belong to.
+    for run in run_comparison(study, runs).runs:
+        lenient = run.overall.calibration.leniency
+        assert f"(n = {lenient.n_items} units, {lenient.n_responses} responses)" in body
 
 
 def test_the_page_computes_a_comparison_it_has_not_seen_in_bounded_queries(
