@@ -6,7 +6,8 @@
 The data set (generated, never L2-Bench data) is built once and kept between runs: 1,000 tasks
 (10 task, 12 consensus and 8 universal criteria each, three in four published) imported from a
 generated L2-Bench folder, 10,000 responses imported from JSONL, and a study of 1,000 responses
-x 30 criteria x 3 graders (90,000 submitted grades, written with bulk_create) with a judge run
+x 30 criteria x 3 graders (90,000 submitted grades, written with bulk_create, then counted
+per pair by grading.tallies.rebuild) with a judge run
 over it. It lives in /tmp/l2annot_pages.sqlite3 on SQLite, or in the database l2annot_pages on
 the PostgreSQL server DATABASE_URL names; `--rebuild` builds it again.
 
@@ -71,6 +72,7 @@ def build() -> None:
     from accounts.roles import Role
     from accounts.services import create_user_with_role, sync_roles
     from grading import services as grading
+    from grading import tallies
     from grading.models import Assignment, Grade, StudyItem
     from interchange.importers import import_l2bench, import_responses
     from judging.models import JudgeRun, JudgeVerdict
@@ -148,6 +150,7 @@ def build() -> None:
             ),
             batch_size=5000,
         )
+        tallies.rebuild(study)  # the grades were written around grading.services
         run = JudgeRun.objects.create(
             judge_model="bench-judge",
             prompt_version="v1",

@@ -17,13 +17,10 @@ from django.db.models import (
     F,
     FilteredRelation,
     IntegerField,
-    Max,
-    Min,
     Q,
     QuerySet,
     When,
 )
-from django.db.models.lookups import GreaterThan
 
 from accounts.models import User
 from audit import services as audit
@@ -31,10 +28,9 @@ from audit.errors import Conflict
 from audit.models import AuditEvent
 from grading.models import (
     AdjudicationRequest,
-    Assignment,
     GoldVerdict,
     GoldVerdictRevision,
-    Grade,
+    PairTally,
     Study,
     StudyItem,
     Verdict,
@@ -77,53 +73,45 @@ class Filters:
 
 
 def _pairs(study: Study, filters: Filters) -> QuerySet:
-    """The study's submitted grades grouped by pair (item, criterion version), each pair with
-    `gold` (its gold verdict or None) and `requested` (sent to adjudication), both read through
-    a LEFT JOIN on the pair: as correlated subqueries they would be grouped by too, and so run
-    once for every grade instead of once per pair."""
+    """The study's pairs (item, criterion version) whose submitted verdicts differ or that were
+    sent to adjudication, from their counted verdicts (PairTally, kept in step with the grades
+    when they are submitted or changed), each with `gold` (its gold verdict or None) and
+    `requested`, read through a LEFT JOIN on the pair."""
+    # Gold checks (items with a gold source) are not study data.
+    tallies = PairTally.objects.filter(study=study, study_item__gold_source__isnull=True)
+    if filters.criterion:
+        tallies = tallies.filter(criterion_version__criterion__code=filters.criterion)
+    if filters.layer:
+        tallies = tallies.filter(criterion_version__criterion__layer=filters.layer)
     return (
-        _submitted_grades(study, filters)
-        .annotate(
+        tallies.annotate(
             pair_gold=FilteredRelation(
-                "assignment__study_item__gold",
-                condition=Q(assignment__study_item__gold__criterion_version=F("criterion_version")),
+                "study_item__gold",
+                condition=Q(study_item__gold__criterion_version=F("criterion_version")),
             ),
             pair_request=FilteredRelation(
-                "assignment__study_item__adjudication_requests",
+                "study_item__adjudication_requests",
                 condition=Q(
-                    assignment__study_item__adjudication_requests__criterion_version=F(
-                        "criterion_version"
-                    )
+                    study_item__adjudication_requests__criterion_version=F("criterion_version")
                 ),
             ),
         )
-        .values(item=F("assignment__study_item"), version=F("criterion_version"))
         .annotate(
-            low=Min("verdict"),
-            high=Max("verdict"),
-            low_level=Min("level"),
-            high_level=Max("level"),
-            gold=Min("pair_gold__verdict"),
-            gold_level=Min("pair_gold__level"),
-            requested=GreaterThan(Count("pair_request"), 0),
+            item=F("study_item_id"),
+            version=F("criterion_version_id"),
+            gold=F("pair_gold__verdict"),
+            gold_level=F("pair_gold__level"),
+            requested=Q(pair_request__id__isnull=False),
         )
+        .filter(Q(split=True) | Q(requested=True))
     )
-
-
-# A pair goes to adjudication when its graders' verdicts differ, their levels differ (an
-# ordinal criterion), or someone asked for it.
-_TO_ADJUDICATE = Q(low__lt=F("high")) | Q(low_level__lt=F("high_level")) | Q(requested=True)
 
 
 def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
     """One dict per disagreeing pair (or pair sent to adjudication: `requested`), unresolved
     pairs first, then in item and rubric order: item, version (the criterion version), code,
     layer, weight, graders, passes, fails, nas, gold (the gold verdict or None), requested. One
-    query to evaluate (two through a paginator); `with_task_keys` adds each row's task.
-
-    Grouped by item and criterion version only; the criterion's columns, which follow from
-    them, are taken with Min(): grouping by them and the task too made the database sort
-    every grade of the study by five columns, two of them text."""
+    query to evaluate (two through a paginator); `with_task_keys` adds each row's task."""
     rank = Case(
         *(When(criterion_version__criterion__layer=k, then=v) for k, v in LAYER_RANK.items()),
         output_field=IntegerField(),
@@ -131,17 +119,29 @@ def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
     return (
         _pairs(study, filters)
         .annotate(
-            code=Min("criterion_version__criterion__code"),
-            layer=Min("criterion_version__criterion__layer"),
-            order=Min("criterion_version__criterion__order"),
-            weight=Min("criterion_version__weight"),
-            rank=Min(rank),
-            graders=Count("pk"),
-            passes=Count("pk", filter=Q(verdict=Verdict.PASS)),
-            fails=Count("pk", filter=Q(verdict=Verdict.FAIL)),
-            nas=Count("pk", filter=Q(verdict=Verdict.NA)),
+            code=F("criterion_version__criterion__code"),
+            layer=F("criterion_version__criterion__layer"),
+            order=F("criterion_version__criterion__order"),
+            weight=F("criterion_version__weight"),
+            rank=rank,
+            graders=F("passes") + F("fails") + F("nas") + F("levels"),
         )
-        .filter(_TO_ADJUDICATE)
+        .values(
+            "item",
+            "version",
+            "code",
+            "layer",
+            "order",
+            "weight",
+            "rank",
+            "graders",
+            "passes",
+            "fails",
+            "nas",
+            "gold",
+            "gold_level",
+            "requested",
+        )
         .order_by(F("gold").asc(nulls_first=True), "item", "rank", "order", "code")
     )
 
@@ -159,23 +159,8 @@ def with_task_keys(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def unresolved_count(study: Study, filters: Filters = Filters()) -> int:
-    """How many pairs of `disagreements(study, filters)` have no gold verdict yet. One query,
-    without the columns that only the list shows (they join two more tables to every grade)."""
-    pairs = _pairs(study, filters).filter(_TO_ADJUDICATE)
-    return pairs.filter(gold__isnull=True).count()
-
-
-def _submitted_grades(study: Study, filters: Filters) -> QuerySet[Grade]:
-    grades = Grade.objects.filter(
-        assignment__study_item__study=study,
-        assignment__study_item__gold_source__isnull=True,  # gold checks are not study data
-        assignment__status=Assignment.Status.SUBMITTED,
-    ).exclude(verdict="", level__isnull=True)
-    if filters.criterion:
-        grades = grades.filter(criterion_version__criterion__code=filters.criterion)
-    if filters.layer:
-        grades = grades.filter(criterion_version__criterion__layer=filters.layer)
-    return grades
+    """How many pairs of `disagreements(study, filters)` have no gold verdict yet. One query."""
+    return _pairs(study, filters).filter(gold__isnull=True).count()
 
 
 def disagreeing_codes(study: Study) -> list[str]:
@@ -184,16 +169,16 @@ def disagreeing_codes(study: Study) -> list[str]:
 
 
 def disagreement_summary(study: Study) -> tuple[int, list[str]]:
-    """How many pairs `disagreements(study)` holds, and the criterion codes among them, from
-    one reading of the grades (the list page needs both; each took a pass over every grade
-    of the study). Two queries: the pairs' criterion versions, then their codes."""
-    versions = list(
-        _pairs(study, Filters()).filter(_TO_ADJUDICATE).values_list("version", flat=True)
+    """How many pairs `disagreements(study)` holds, and the criterion codes among them (the
+    list page needs both), from one reading of the study's counted pairs grouped by criterion
+    version (joining the criteria to every pair would cost more than the pairs). Two queries."""
+    per_version = dict(
+        _pairs(study, Filters()).values_list("criterion_version").annotate(n=Count("pk")).order_by()
     )
-    codes = CriterionVersion.objects.filter(pk__in=set(versions)).values_list(
+    codes = CriterionVersion.objects.filter(pk__in=list(per_version)).values_list(
         "criterion__code", flat=True
     )
-    return len(versions), sorted(set(codes))
+    return sum(per_version.values()), sorted(set(codes))
 
 
 def next_unresolved(study: Study, filters: Filters = Filters()) -> dict[str, Any] | None:

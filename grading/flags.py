@@ -20,7 +20,7 @@ from accounts.models import User
 from audit import services as audit
 from audit.errors import Conflict
 from audit.models import AuditEvent
-from grading import services
+from grading import services, tallies
 from grading.models import (
     Assignment,
     Flag,
@@ -234,6 +234,8 @@ def _reassign(skipped: Assignment, to: User | None, *, by: User) -> None:
     Grade.objects.filter(assignment=skipped).delete()
     LikertRating.objects.filter(assignment=skipped).delete()
     skipped.delete()
+    if skipped.is_submitted:  # its verdicts were counted (PairTally)
+        tallies.refresh([item.pk])
 
 
 # ----- what maintainers read ------------------------------------------------------------------

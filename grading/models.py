@@ -730,3 +730,42 @@ class Flag(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
+
+
+class PairTally(models.Model):
+    """The submitted verdicts of one (study item, criterion version) pair, counted: what the
+    study dashboard and the adjudication list read instead of grouping every grade of the
+    study on each request. A row exists for each pair with at least one submitted verdict.
+
+    Kept exact by grading.tallies.refresh, in the transaction that submits an assignment or
+    changes a submitted verdict (grading.services.submit, save_grade_line, the turn-level
+    grade derived by save_turn_grade, and a flag's reassignment), with the item's row locked.
+    A new write path of submitted verdicts must call it too; `tallies.check_study` tells
+    whether a study's rows agree with its grades."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="+")
+    study_item = models.ForeignKey(StudyItem, on_delete=models.CASCADE, related_name="tallies")
+    criterion_version = models.ForeignKey(
+        CriterionVersion, on_delete=models.CASCADE, related_name="+"
+    )
+    passes = models.PositiveIntegerField(default=0)
+    fails = models.PositiveIntegerField(default=0)
+    nas = models.PositiveIntegerField(default=0)
+    levels = models.PositiveIntegerField(default=0)  # grades with a level (ordinal criteria)
+    low_level = models.IntegerField(null=True, blank=True)
+    high_level = models.IntegerField(null=True, blank=True)
+    split = models.BooleanField(
+        default=False, help_text="The submitted verdicts are not all the same."
+    )
+
+    class Meta:
+        ordering = ["study_item", "criterion_version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study_item", "criterion_version"], name="pair_tally_once"
+            )
+        ]
+        indexes = [models.Index(fields=["study", "split"], name="pair_tally_study_split")]
+
+    def __str__(self) -> str:
+        return f"{self.study_item} {self.criterion_version}: {self.passes}/{self.fails}/{self.nas}"

@@ -16,7 +16,7 @@ from accounts.models import User
 from audit import services as audit
 from audit.errors import Conflict, NotFound
 from audit.models import AuditEvent
-from grading import escalation, gold, timing
+from grading import escalation, gold, tallies, timing
 from grading.assignment import AnnotatorSpec, ItemSpec, mix_gold, overlapping, plan_assignment
 from grading.expertise import annotator_tags, expertise_tags, item_tags, study_item_tags
 from grading.models import (
@@ -25,6 +25,7 @@ from grading.models import (
     GradeRevision,
     LikertItem,
     LikertRating,
+    PairTally,
     PoolMember,
     Study,
     StudyItem,
@@ -563,6 +564,7 @@ def save_grade_line(
                 f"This grade is submitted: write the rationale before choosing {label}."
             )
         changed: list[str] = []
+        recount = False  # a submitted verdict changes: its pair's counts too (PairTally)
         if (new_verdict, new_level, new_rationale) != (grade.verdict, grade.level, grade.rationale):
             if assignment.is_submitted:
                 GradeRevision.objects.create(
@@ -573,12 +575,18 @@ def save_grade_line(
                     written_at=grade.updated_at,
                     replaced_by=by,
                 )
+            recount = assignment.is_submitted and (grade.verdict, grade.level) != (
+                new_verdict,
+                new_level,
+            )
             grade.verdict, grade.level, grade.rationale = new_verdict, new_level, new_rationale
             changed = ["verdict", "level", "rationale", "updated_at"]
         if _add_time(grade, assignment, active_ms):
             changed.append("active_ms")
         if changed:  # one write for the answer and its time
             grade.save(update_fields=changed)
+        if recount:
+            tallies.refresh([assignment.study_item_id], criterion_version_id)
         _touch(assignment, now)
         assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
         return grade, item
@@ -707,8 +715,11 @@ def _derive_grade(
                 written_at=grade.updated_at,
                 replaced_by=by,
             )
+        recount = assignment.is_submitted and grade.verdict != verdict
         grade.verdict, grade.rationale = verdict, rationale
         grade.save(update_fields=["verdict", "rationale", "updated_at"])
+        if recount:
+            tallies.refresh([assignment.study_item_id], version.pk)
     return grade
 
 
@@ -869,6 +880,7 @@ def submit(assignment: Assignment, *, by: User) -> None:
     assignment.status = Assignment.Status.SUBMITTED
     assignment.submitted_at = now
     assignment.save()
+    tallies.refresh([assignment.study_item_id])
     if assignment.study_item.study.escalation != Study.Escalation.OFF:
         escalation.escalate(assignment.study_item_id, by=by)
 
@@ -980,9 +992,9 @@ def progress_per_task(study: Study) -> list[dict[str, Any]]:
 def progress_per_criterion(study: Study) -> list[dict[str, Any]]:
     """One row per criterion of the study's rubrics: code, layer, expected (graders assigned to
     a response whose rubric applies it), graded (verdicts given, drafts included) and submitted
-    (verdicts in submitted assignments). Three queries, none joining the grades to anything
-    but their assignments: the grades are counted per criterion version, the rubric lines
-    read once per rubric version, and both added up per code here."""
+    (verdicts in submitted assignments). Four queries: graders per rubric version, the rubric
+    lines once per rubric version, the submitted verdicts from their counts (PairTally) and
+    the open assignments' verdicts from the grades, added up per code here."""
     graders = dict(
         Assignment.objects.filter(study_item__study=study)
         .values_list("study_item__rubric_version")
@@ -1003,20 +1015,29 @@ def progress_per_criterion(study: Study) -> list[dict[str, Any]]:
         )
         row["expected"] += graders[rubric_id]
         code_of[version_id] = code
-    counts = (
-        Grade.objects.filter(assignment__study_item__study=study)
-        .exclude(verdict="")
+    # Submitted verdicts from their counts per pair; verdicts not yet submitted (the open
+    # assignments' only) from the grades.
+    submitted = (
+        PairTally.objects.filter(study=study)
         .values_list("criterion_version")
-        .annotate(
-            graded=Count("pk"),
-            submitted=Count("pk", filter=Q(assignment__status=Assignment.Status.SUBMITTED)),
-        )
+        .annotate(n=Sum(F("passes") + F("fails") + F("nas")))
         .order_by()
     )
-    for version_id, graded, submitted in counts:
+    drafts = (
+        Grade.objects.filter(assignment__study_item__study=study)
+        .exclude(assignment__status=Assignment.Status.SUBMITTED)
+        .exclude(verdict="")
+        .values_list("criterion_version")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    for version_id, n in submitted:
         if version_id in code_of:
-            rows[code_of[version_id]]["graded"] += graded
-            rows[code_of[version_id]]["submitted"] += submitted
+            rows[code_of[version_id]]["graded"] += n
+            rows[code_of[version_id]]["submitted"] += n
+    for version_id, n in drafts:
+        if version_id in code_of:
+            rows[code_of[version_id]]["graded"] += n
     return sorted(rows.values(), key=lambda r: (LAYER_RANK[Layer(r["layer"])], r["code"]))
 
 

@@ -12,6 +12,8 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.functional import cached_property
+from django.utils.html import format_html_join
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -61,6 +63,16 @@ def list_url(study_id: int, filters: Filters) -> str:
     return f"{url}?{urlencode(query)}" if query else url
 
 
+def code_options(codes: list[str], chosen: str) -> SafeString:
+    """The criterion filter's <option> elements, joined here: a large study has over a
+    thousand codes, and the template's loop took longer than the page's queries."""
+    return format_html_join(
+        "",
+        '<option value="{}"{}>{}</option>',
+        ((code, mark_safe(" selected") if code == chosen else "", code) for code in codes),
+    )
+
+
 @require(Action.MANAGE_STUDIES)
 def adjudication_list(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     """The disagreeing pairs, unresolved first, filterable by criterion and layer. A fixed
@@ -78,7 +90,7 @@ def adjudication_list(request: AuthenticatedHttpRequest, study_id: int) -> HttpR
         "page": page,
         "filters": filters,
         "query": urlencode(filters.as_query()),
-        "codes": codes,
+        "code_options": code_options(codes, filters.criterion),
         "layers": Layer.choices,
     }
     return render_page(request, LIST, context, fragment="table")

@@ -158,13 +158,25 @@ def _idle_days(request: AuthenticatedHttpRequest) -> int:
     return min(max(days, 1), 365)
 
 
+# The dashboard's criteria table is shown this many rows at a time (a study of a large
+# benchmark has over a thousand criteria).
+CRITERIA_PER_PAGE = 50
+
+
 @require(Action.MANAGE_STUDIES)
 def study_detail(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
-    """The study's dashboard: overall progress, per annotator, task and criterion, overdue
-    work and disagreements to adjudicate. A fixed number of queries, whatever the size."""
+    """The study's dashboard: overall progress, per annotator, task and criterion (a page of
+    criteria at a time; htmx swaps the next page alone), overdue work and disagreements to
+    adjudicate. A fixed number of queries, whatever the size."""
     study = get_object_or_404(Study.objects.select_related("framework"), pk=study_id)
-    [progress] = services.studies_with_progress(Study.objects.filter(pk=study.pk))
     idle_days = _idle_days(request)
+    criteria = Paginator(services.progress_per_criterion(study), CRITERIA_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    if "page" in request.GET and wants_fragment(request):  # htmx: another page of criteria
+        context = {"study": study, "criteria": criteria, "query": f"idle_days={idle_days}"}
+        return render_page(request, "grading/study_detail.html", context, fragment="criteria")
+    [progress] = services.studies_with_progress(Study.objects.filter(pk=study.pk))
     overdue = services.overdue_assignments(study, idle_days)
     context = {
         "study": study,
@@ -172,7 +184,8 @@ def study_detail(request: AuthenticatedHttpRequest, study_id: int) -> HttpRespon
         "percent": round(100 * progress.submitted_count / (progress.assignments_count or 1)),
         "annotators": services.progress_per_annotator(study),
         "tasks": services.progress_per_task(study),
-        "criteria": services.progress_per_criterion(study),
+        "criteria": criteria,
+        "query": f"idle_days={idle_days}",
         "overdue": list(overdue[:OVERDUE_SHOWN]),
         "overdue_count": overdue.count(),
         "idle_days": idle_days,
