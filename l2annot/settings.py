@@ -67,6 +67,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files, before everything else
+    # gzip for every other response (after whitenoise, which serves its own .gz files).
+    "l2annot.compression.CompressionMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -260,7 +262,7 @@ IMPORT_JOB_LEASE_SECONDS = float(os.environ.get("IMPORT_JOB_LEASE_SECONDS", "60"
 SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF, CSP.NONCE],
-    "style-src": [CSP.SELF],
+    "style-src": [CSP.SELF, CSP.NONCE],  # the grading page inlines its stylesheets
     "img-src": [CSP.SELF, "data:"],
     "object-src": [CSP.NONE],
     "base-uri": [CSP.SELF],
