@@ -4,10 +4,12 @@
 (function () {
   "use strict";
   // Translations from /jsi18n/ (loaded for languages other than English; base.html).
-  var gettext = window.gettext || function (text) { return text; };
-  var interpolate = window.interpolate || function (format, values) {
+  // Looked up when used: on the grading page this file may run inline, before the catalog.
+  function gettext(text) { return window.gettext ? window.gettext(text) : text; }
+  function interpolate(format, values, named) {
+    if (window.interpolate) return window.interpolate(format, values, named);
     return format.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
-  };
+  }
 
   var root = document.getElementById("grading");
   if (!root) return;

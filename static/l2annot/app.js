@@ -3,10 +3,20 @@
   "use strict";
   // The translations come from /jsi18n/ (Django's JavaScriptCatalog), loaded for languages other
   // than English; without it the English text stands.
-  var gettext = window.gettext || function (text) { return text; };
-  var interpolate = window.interpolate || function (format, values) {
+  // Looked up when used: on the grading page this file may run inline, before the catalog.
+  function gettext(text) { return window.gettext ? window.gettext(text) : text; }
+  function interpolate(format, values, named) {
+    if (window.interpolate) return window.interpolate(format, values, named);
     return format.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
-  };
+  }
+
+  // Run from its own URL, this file and the other shared ones are in the browser's cache now:
+  // the grading page may link them instead of carrying them inline (see
+  // grading/templatetags/inline_assets.py).
+  var self = document.currentScript;
+  if (self && self.src && self.dataset.assets) {
+    document.cookie = "assets=" + self.dataset.assets + "; path=/; max-age=31536000; samesite=lax";
+  }
 
   function notice(text) {
     var box = document.getElementById("notice");

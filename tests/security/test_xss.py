@@ -3,6 +3,7 @@ conversation turns), a criterion wording, a grader's rationale, a judge's ration
 value label is shown inert on every page that shows it, and stays text in the XLSX export."""
 
 import io
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -34,16 +35,21 @@ _URL_ATTRIBUTES = ("href", "src", "action", "formaction", "xlink:href", "data")
 
 
 class _Executable(HTMLParser):
-    """Collects what a browser would run: scripts not from our static files, event handler
-    attributes, and javascript: URLs."""
+    """Collects what a browser would run: scripts not from our static files (nor inline with
+    the response's CSP nonce, which text in the page cannot know), event handler attributes,
+    and javascript: URLs."""
 
-    def __init__(self) -> None:
+    def __init__(self, nonce: str | None) -> None:
         super().__init__()
         self.found: list[str] = []
+        self.nonce = nonce
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
-        if tag == "script" and not (values.get("src") or "").startswith("/static/"):
+        ours = (values.get("src") or "").startswith("/static/") or (
+            self.nonce is not None and values.get("nonce") == self.nonce and "src" not in values
+        )
+        if tag == "script" and not ours:
             self.found.append(f"<script {values}>")
         for name, value in attrs:
             if name.startswith("on"):
@@ -53,8 +59,10 @@ class _Executable(HTMLParser):
                 self.found.append(f"<{tag} {name}={value}>")
 
 
-def executable_markup(html: str) -> list[str]:
-    parser = _Executable()
+def executable_markup(html: str, csp: str = "") -> list[str]:
+    """What would run in `html`, served with the Content-Security-Policy header `csp`."""
+    nonce = re.search(r"'nonce-([^']+)'", csp)
+    parser = _Executable(nonce.group(1) if nonce else None)
     parser.feed(html)
     return parser.found
 
@@ -194,7 +202,7 @@ def test_hostile_text_is_inert_on_every_page(world, page, as_htmx) -> None:  # t
     response = world["client"].get(_pages(world)[page], **headers)
 
     assert response.status_code == 200
-    assert executable_markup(response.text) == []
+    assert executable_markup(response.text, response.get("Content-Security-Policy", "")) == []
 
 
 def test_the_pages_do_show_the_text(world) -> None:  # type: ignore[no-untyped-def]
@@ -223,3 +231,6 @@ def test_the_detector_finds_the_payload_when_it_is_not_escaped() -> None:
 
     assert "<script {}>" in found and "<img onerror>" in found and "<div onclick>" in found
     assert any("javascript:" in f for f in found)
+    csp = "script-src 'self' 'nonce-page'"
+    assert executable_markup('<script nonce="page">ours()</script>', csp) == []
+    assert executable_markup('<script nonce="guess">theirs()</script>', csp) != []
