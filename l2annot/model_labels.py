@@ -207,6 +207,11 @@ LABELS = (
     gettext_noop("The draft of the criterion's next version this flag's resolution opened."),
     gettext_noop("Resolved by"),
     gettext_noop("Resolved at"),
+    gettext_noop("Passes"),
+    gettext_noop("Fails"),
+    gettext_noop("Nas"),
+    gettext_noop("Split"),
+    gettext_noop("The submitted verdicts are not all the same."),
     gettext_noop("Validation threshold"),
     gettext_noop(
         "A criterion is validated when the lower bound of its alpha's 95% interval reaches this value (0.667 after Krippendorff 2004)."
