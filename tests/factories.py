@@ -247,6 +247,10 @@ def grading_route_kwargs(params: set[str], user: User | None, make_user) -> dict
         values["flag_id"] = Flag.objects.create(
             study_item=assignment.study_item, kind=Flag.Kind.RESPONSE_BROKEN, by=grader
         ).pk
+    if "turn_id" in params:  # a tutor turn of the response (a text one: the grade is refused)
+        values["turn_id"] = Turn.objects.create(
+            response=assignment.study_item.response, index=0, role="assistant", content="Hello."
+        ).pk
     return {name: values[name] for name in params}
 
 

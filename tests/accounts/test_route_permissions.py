@@ -101,6 +101,7 @@ ROUTES: dict[str, Route] = {
     "grading:next": Route("POST", GRADERS),
     "grading:assignment": Route("GET", GRADERS),
     "grading:save_grade": Route("POST", GRADERS),
+    "grading:save_turn_grade": Route("POST", GRADERS),
     "grading:save_likert": Route("POST", GRADERS),
     "grading:submit": Route("POST", GRADERS),
     "grading:assignment_resource": Route("GET", GRADERS),
@@ -193,6 +194,7 @@ GRADING_PARAMS = {
     "likert_item_id",
     "user_id",
     "flag_id",
+    "turn_id",
 }
 
 

@@ -215,7 +215,7 @@ def test_the_page_shows_each_tutor_turn_as_a_step_in_a_fixed_number_of_queries(
         html = client.get(url).content.decode()
     tutor = turns // 2
     assert html.count('class="criterion turn-grade') == 2 * tutor  # two turn-level criteria
-    assert html.count("data-step") == 2 * tutor + 1  # and one whole-response criterion
+    assert html.count(" data-step ") == 2 * tutor + 1  # and one whole-response criterion
     assert f"of {2 * tutor + 1} answered" in html
     assert "true of a dialogue when true of every turn" in html
 
