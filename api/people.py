@@ -6,7 +6,7 @@ role, the access (`is_active`) or the expertise; `POST .../invitation/` sends a 
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -19,6 +19,7 @@ from api.permissions import acting_user
 from api.serializers import ApiModelSerializer
 from api.viewsets import ReadOnlyViewSet
 from people import services
+from taxonomy.languages import LANGUAGES
 from taxonomy.models import SubCompetency
 
 FIXED = ("username", "email")
@@ -29,6 +30,12 @@ ONE_ERRORS = {
     404: schema.NOT_FOUND,
     409: schema._error("Your own role or access, or a deactivated account's invitation."),
 }
+
+
+@extend_schema_field({"type": "string", "enum": sorted(LANGUAGES)})
+class LanguageField(serializers.CharField):
+    """A language by its ISO 639-1 code, which the schema lists; the people services also read
+    a known English name ("Spanish"), beside what the schema promises."""
 
 
 class PersonSerializer(ApiModelSerializer):
@@ -43,7 +50,7 @@ class PersonSerializer(ApiModelSerializer):
         help_text="Expertise: ids of the sub-competencies they grade (none: any).",
     )
     languages = serializers.ListField(
-        child=serializers.CharField(max_length=64),
+        child=LanguageField(max_length=64),
         required=False,
         help_text="Expertise: target languages they grade (none: any), as ISO 639-1 codes; "
         "a known English name is accepted on input ('Spanish' is read as 'es').",

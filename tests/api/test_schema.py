@@ -114,3 +114,12 @@ def test_the_schemathesis_run_takes_a_412_only_for_an_etag_other_than_the_curren
     assert not _names_a_stale_etag(answer(412, "*"))
     assert not _names_a_stale_etag(answer(412, None))
     assert not _names_a_stale_etag(answer(400, '"2"'))
+
+
+def test_a_persons_languages_are_listed_as_the_codes_the_api_accepts():
+    components = generated()["components"]["schemas"]
+    items = components["PatchedPersonRequest"]["properties"]["languages"]["items"]
+    (reference,) = items["allOf"]
+    listed = components[reference["$ref"].rsplit("/", 1)[-1]]["enum"]
+    assert {"en", "es", "und"} <= set(listed)
+    assert "Spanish" not in listed
