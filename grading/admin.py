@@ -16,9 +16,12 @@ from grading.models import (
     GradeRevision,
     LikertItem,
     LikertRating,
+    PairTally,
     PoolMember,
     Study,
     StudyItem,
+    TurnGrade,
+    TurnGradeRevision,
 )
 
 
@@ -81,6 +84,25 @@ class GradeAdmin(ReadOnlyAdmin):
 @admin.register(GradeRevision)
 class GradeRevisionAdmin(ReadOnlyAdmin):
     list_display = ["grade", "verdict", "written_at", "replaced_at", "replaced_by"]
+
+
+@admin.register(TurnGrade)
+class TurnGradeAdmin(ReadOnlyAdmin):
+    list_display = ["assignment", "criterion_version", "turn", "verdict", "updated_at"]
+    list_filter = ["verdict", "assignment__study_item__study"]
+
+
+@admin.register(TurnGradeRevision)
+class TurnGradeRevisionAdmin(ReadOnlyAdmin):
+    list_display = ["turn_grade", "verdict", "written_at", "replaced_at", "replaced_by"]
+
+
+@admin.register(PairTally)
+class PairTallyAdmin(ReadOnlyAdmin):
+    """Counts kept by grading.tallies from the submitted grades; shown to check them."""
+
+    list_display = ["study_item", "criterion_version", "passes", "fails", "nas", "levels"]
+    list_filter = ["study"]
 
 
 @admin.register(LikertRating)

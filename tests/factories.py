@@ -20,7 +20,7 @@ from accounts.services import create_user_with_role, sync_roles
 from demo.benchmark import seed_demo_benchmark
 from grading import services as grading_services
 from grading.adjudication import record_gold_verdict
-from grading.models import Assignment, Flag, LikertItem, Study, Verdict
+from grading.models import Assignment, Flag, LikertItem, Study, TurnGrade, Verdict
 from interchange.formats.l2bench_csv import TaskRecord
 from interchange.lease import this_worker
 from interchange.models import ImportJob
@@ -476,7 +476,18 @@ def grading_objects(grader: User) -> dict[str, object]:
     flag = Flag.objects.create(
         study_item=assignment.study_item, kind=Flag.Kind.RESPONSE_BROKEN, by=grader
     )
-    return {"study": study, "assignment": assignment, "grade": grade, "gold": gold, "flag": flag}
+    turn = Turn.objects.create(response=answer, index=0, role="assistant", content="Hello.")
+    turn_grade = TurnGrade.objects.create(
+        assignment=assignment, criterion_version=version, turn=turn, verdict="pass"
+    )
+    return {
+        "study": study,
+        "assignment": assignment,
+        "grade": grade,
+        "gold": gold,
+        "flag": flag,
+        "turn_grade": turn_grade,
+    }
 
 
 def first(model: type[Model]) -> Model:

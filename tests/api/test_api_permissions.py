@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 from accounts.models import ApiToken, User
 from accounts.permissions import user_can
 from accounts.roles import Action, Role, roles_allowed
-from grading.models import Assignment, Flag, GoldVerdict, Grade, Study
+from grading.models import Assignment, Flag, GoldVerdict, Grade, Study, TurnGrade
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Criterion, Response, Task
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
@@ -71,6 +71,7 @@ RESOURCES = {
     ),
     "person": (Action.MANAGE_PEOPLE, Action.MANAGE_PEOPLE, lambda: first(User), NO_PUT),
     "flag": (GRADING_READERS, Action.GRADE, lambda: first(Flag), BULK_POST),
+    "turngrade": (GRADING_READERS, Action.GRADE, lambda: first(TurnGrade), BULK_POST),
 }
 # Actions on one object: route name -> (method, action needed, the URL's arguments).
 ACTIONS = {
