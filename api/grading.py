@@ -1120,7 +1120,11 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         checks = study.items.gold_checks().select_related("response__task", "gold_source__study")
         return Response(GoldCheckSerializer(checks, many=True).data)
 
-    @extend_schema(request=None, responses={200: AccuracySerializer(many=True), **READ_ERRORS})
+    @extend_schema(
+        request=None,
+        filters=False,  # a list answer, but of annotators: the study filters do not apply
+        responses={200: AccuracySerializer(many=True), **READ_ERRORS},
+    )
     @action(detail=True, methods=["get"], url_path="gold-accuracy")
     def gold_accuracy(self, request: Request, pk: str) -> Response:
         """Each annotator's accuracy on the gold checks: correct of n verdicts on criteria with
