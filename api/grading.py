@@ -17,6 +17,7 @@ or a judge's verdicts. Here that means:
 from typing import Any, cast
 
 import django_filters
+from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.http.response import HttpResponseBase
 from drf_spectacular.utils import (
@@ -696,6 +697,15 @@ class GoldChecksRequestSerializer(ApiSerializer):
     )
 
 
+class GoldCheckRemovalSerializer(ApiSerializer):
+    gold_checks = serializers.PrimaryKeyRelatedField(
+        queryset=StudyItem.objects.filter(gold_source__isnull=False),
+        many=True,
+        allow_empty=False,
+        help_text="Ids of the study's gold checks (GET .../gold-checks/) to take out.",
+    )
+
+
 class GoldCheckSerializer(ApiSerializer):
     id = serializers.IntegerField(help_text="The gold check's study item.")
     task = serializers.CharField(source="response.task.key")
@@ -1117,6 +1127,34 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         gold.add_gold_checks(study, serializer.validated_data["sources"], by=acting_user(request))
         if not study.is_closed():
             services.assign_study(study)
+        checks = study.items.gold_checks().select_related("response__task", "gold_source__study")
+        return Response(GoldCheckSerializer(checks, many=True).data)
+
+    @extend_schema(
+        request=GoldCheckRemovalSerializer,
+        responses={
+            200: GoldCheckSerializer(many=True),
+            **STATUS_ERRORS,
+            409: schema._error("Somebody has graded one of these gold checks: it stays."),
+        },
+    )
+    @action(detail=True, methods=["post"], url_path="remove-gold-checks")
+    def remove_gold_checks(self, request: Request, pk: str) -> Response:
+        """Take gold checks out of the study, with their planned assignments: all or none.
+        One somebody has opened stays (409), its grades being their record. Answers the gold
+        checks left."""
+        study = self.get_object()
+        serializer = GoldCheckRemovalSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        items = serializer.validated_data["gold_checks"]
+        strangers = [item.pk for item in items if item.study_id != study.pk]
+        if strangers:
+            raise exceptions.ValidationError(
+                {"gold_checks": [f"Not gold checks of this study: {strangers}."]}
+            )
+        with transaction.atomic():
+            for item in items:
+                gold.remove_gold_check(study, item, by=acting_user(request))
         checks = study.items.gold_checks().select_related("response__task", "gold_source__study")
         return Response(GoldCheckSerializer(checks, many=True).data)
 

@@ -86,7 +86,10 @@ _FIELDS = {
 
 
 def _grades(study: Study, *, submitted_only: bool = False) -> Iterator[dict[str, Any]]:
-    grades = Grade.objects.filter(assignment__study_item__study=study)
+    # Gold checks are not study data (docs/grading.md): their grades measure the graders.
+    grades = Grade.objects.filter(
+        assignment__study_item__study=study, assignment__study_item__gold_source__isnull=True
+    )
     if submitted_only:
         grades = grades.filter(assignment__status=Assignment.Status.SUBMITTED)
     rows = (

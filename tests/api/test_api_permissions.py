@@ -99,6 +99,7 @@ ACTIONS = {
     "api:study-gold-checks": ("get", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
     "api:study-add-gold-checks": ("post", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
     "api:study-gold-accuracy": ("get", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
+    "api:study-remove-gold-checks": ("post", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
     "api:study-grades-csv": ("get", Action.EXPORT_DATA, lambda: [first(Study).pk]),
     "api:study-grades-xlsx": ("get", Action.EXPORT_DATA, lambda: [first(Study).pk]),
     "api:person-invitation": ("post", Action.MANAGE_PEOPLE, lambda: [first(User).pk]),

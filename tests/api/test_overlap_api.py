@@ -2,6 +2,7 @@
 the new study page's filters, gold checks added, each annotator's accuracy on them."""
 
 import pytest
+from django.db.models import Count
 from django.urls import reverse
 
 from accounts.roles import Role
@@ -88,3 +89,38 @@ def test_gold_checks_are_added_and_accuracy_read(api_as, make_user):
         403,
         404,
     )
+
+
+def test_gold_checks_are_removed_all_or_none(api_as, make_user):
+    earlier = factories.study([], responses=2, overlap=1)
+    adjudicator = make_user(Role.MAINTAINER)
+    sources = list(earlier.items.order_by("pk"))
+    for source in sources:
+        for line in source.rubric_version.effective_rubric():
+            adjudication.record_gold_verdict(
+                source, line.version.pk, verdict="pass", note="", by=adjudicator, base_revision=0
+            )
+    ana = make_user(Role.ANNOTATOR, "ana")
+    study = factories.study([ana], responses=2, overlap=1, gold_rate=50)
+    api = api_as(Role.MAINTAINER)
+    url = reverse("api:study-add-gold-checks", args=[study.pk])
+    assert api.post(url, {"sources": [s.pk for s in sources]}, format="json").status_code == 200
+    services.assign_study(study)
+    checks = list(study.items.gold_checks().annotate(n=Count("assignments")).order_by("-n"))
+    graded, untouched = checks[0], checks[1]  # the first is in ana's queue
+    opened = graded.assignments.get()
+    services.save_grade(
+        opened, factories.rubric_of(opened)[0].pk, verdict="pass", rationale="", by=ana
+    )
+    remove = reverse("api:study-remove-gold-checks", args=[study.pk])
+
+    refused = api.post(remove, {"gold_checks": [untouched.pk, graded.pk]}, format="json")
+    assert refused.status_code == 409, refused.json()
+    assert study.items.gold_checks().count() == 2  # all or none
+    stranger = api.post(remove, {"gold_checks": [sources[0].pk]}, format="json")
+    assert stranger.status_code == 400
+
+    removed = api.post(remove, {"gold_checks": [untouched.pk]}, format="json")
+    assert removed.status_code == 200, removed.json()
+    assert [c["id"] for c in removed.json()] == [graded.pk]
+    assert not Assignment.objects.filter(study_item_id=untouched.pk).exists()

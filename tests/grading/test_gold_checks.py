@@ -9,6 +9,7 @@ from accounts.roles import Role
 from agreement import data
 from grading import adjudication, gold, services
 from grading.models import Assignment, Study, StudyItem
+from interchange.grades_export import GRADE_COLUMNS, grade_rows
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -55,6 +56,8 @@ def test_gold_checks_are_mixed_in_scored_and_left_out_of_the_study_data(make_use
         data.submitted_grades(study).values_list("assignment__study_item", flat=True)
     )
     assert check.pk not in graded_items
+    exported = {row[GRADE_COLUMNS.index("study_item")] for row in grade_rows(study)}
+    assert exported and check.pk not in exported
 
 
 def test_only_adjudicated_items_of_other_studies_become_gold_checks(make_user):
