@@ -3,6 +3,7 @@ response on a wide screen, and move between the response and the criteria on a p
 
 import pytest
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from accounts.roles import Role
 from grading import services
@@ -102,10 +103,12 @@ def test_annotator_grades_a_response_with_the_keyboard_and_gets_the_next(new_pag
     last = f"criterion-{criteria[-1].pk}"
     page.keyboard.press("p")  # Present on a penalty, without a rationale: the focus goes to it
     saved(page, last)
-    page.wait_for_function(f"document.activeElement.id === 'rationale-{criteria[-1].pk}'")
+    # Playwright's expect polls through the protocol: the page's CSP forbids the string
+    # predicates wait_for_function evaluates in the page.
+    expect(page.locator(f"#rationale-{criteria[-1].pk}")).to_be_focused()
     page.keyboard.type("Asks learners to use a projector the class does not have.")
     page.keyboard.press("Escape")
-    page.wait_for_function("id => !document.querySelector('#' + id + ' .warning')", arg=last)
+    expect(page.locator(f"#{last} .warning")).to_have_count(0)
     page.keyboard.press("j")
     for item in likert:
         page.keyboard.press("4")
