@@ -4,6 +4,7 @@ the study's maintainers read the open flags per criterion and per response and r
 A grader reaches only their own assignment (`_own`: another's is a 404) and reads only the
 flags they raised (grading.flags.flags_of)."""
 
+from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
@@ -22,6 +23,15 @@ from grading.views.assignment import PAGE, _own
 from l2annot.errors import message_of, status_for
 from l2annot.htmx import redirect_to, render_page, wants_fragment
 from rubrics.models import RubricItem
+
+
+def _refused(form: forms.Form, error: ValidationError | Conflict) -> int:
+    """Puts a refusal on the form (a ValidationError by field keeps its fields); its status."""
+    if isinstance(error, ValidationError) and hasattr(error, "error_dict"):
+        form.add_error(None, error)
+    else:
+        form.add_error(None, message_of(error))
+    return status_for(error)
 
 
 def flag_target(assignment: Assignment, criterion_version_id: int | None) -> RubricItem | None:
@@ -64,11 +74,7 @@ def flag(request: AuthenticatedHttpRequest, assignment_id: int) -> HttpResponse:
                 by=request.user,
             )
         except (ValidationError, Conflict) as error:
-            status = status_for(error)
-            if isinstance(error, ValidationError) and hasattr(error, "error_dict"):
-                form.add_error(None, error)
-            else:
-                form.add_error(None, message_of(error))
+            status = _refused(form, error)
         else:
             return _raised(request, assignment, raised)
     elif data is not None:
@@ -184,11 +190,7 @@ def flag_resolve(request: AuthenticatedHttpRequest, flag_id: int) -> HttpRespons
                 by=request.user,
             )
         except (ValidationError, Conflict) as error:
-            status = status_for(error)
-            if isinstance(error, ValidationError) and hasattr(error, "error_dict"):
-                form.add_error(None, error)
-            else:
-                form.add_error(None, message_of(error))
+            status = _refused(form, error)
         else:
             if not wants_fragment(request):
                 messages.success(request, _("Flag resolved."))
