@@ -1,13 +1,17 @@
 """Shared fixtures. DATABASE_URL picks the database (SQLite by default, PostgreSQL in CI too)."""
 
+import itertools
 import os
 from collections.abc import Iterator
+from unittest import mock
 
 import pytest
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from django.middleware import csrf
 from django.test import Client, override_settings
+from django.utils import csp
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
@@ -79,6 +83,31 @@ def _clear_cache_after_transactional_tests(request):  # type: ignore[no-untyped-
 def fast_password_hashing() -> Iterator[None]:
     """Session-wide, so that data built once for a module (`module_db`) hashes fast too."""
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
+# Pages carry a CSRF token and a CSP nonce drawn at random; a test asserting that "B1" or "nan" is
+# absent from a page then fails about one run in a hundred. In tests both are built from a few
+# letters and no digits, so they spell no level, code or number (still unique per draw, so the
+# nonce checks keep their meaning).
+_UNSPELLING = "jkqvwx"
+_draws = itertools.count()
+
+
+def _unspelling_string(length: int) -> str:
+    number, letters = next(_draws), []
+    for _ in range(length):
+        number, digit = divmod(number, len(_UNSPELLING))
+        letters.append(_UNSPELLING[digit])
+    return "".join(reversed(letters))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def tokens_that_spell_nothing() -> Iterator[None]:
+    with (
+        mock.patch.object(csrf, "_get_new_csrf_string", lambda: _unspelling_string(32)),
+        mock.patch.object(csp, "generate_nonce", lambda: _unspelling_string(22)),
+    ):
         yield
 
 
