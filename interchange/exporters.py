@@ -137,6 +137,7 @@ def benchmark_records(
             "status",
             "sub_competency_id",
             "sub_competency__code",
+            "language",
             named=True,
         )
     )
@@ -191,6 +192,7 @@ def benchmark_records(
             consensus_criteria=tuple(by_sub[task.sub_competency_id]),
             universal_criteria=tuple(item for pk, item in universal if pk not in excluded[task.pk]),
             context=tuple(sorted(context[task.pk])),
+            language=task.language,
         )
         for task in tasks
     ]

@@ -362,7 +362,8 @@ def unwritable(tasks: Iterable[TaskRecord]) -> list[str]:
 
 
 def write_tasks_csv(path: Path, tasks: Iterable[TaskRecord]) -> None:
-    """Write ``tasks`` in the L2-Bench layout (UTF-8 with BOM), context columns last, by key.
+    """Write ``tasks`` in the L2-Bench layout (UTF-8 with BOM), then the ``language`` column
+    when a task has a target language, then the context columns, by key.
 
     ``read_tasks_csv(path) == tasks`` for tasks that read cleanly. Raises ``NotWritable`` (and
     writes nothing) for tasks with more than three resource files or a criterion that cannot be
@@ -373,15 +374,18 @@ def write_tasks_csv(path: Path, tasks: Iterable[TaskRecord]) -> None:
     if problems:
         raise NotWritable(problems)
     keys = sorted({key for task in tasks for key, _ in task.context})
-    header = [*REQUIRED_COLUMNS, *(CONTEXT_PREFIX + key for key in keys)]
+    # The reference layout has no language column: written only when there is one to carry.
+    languages = [LANGUAGE_COLUMN] if any(task.language for task in tasks) else []
+    header = [*REQUIRED_COLUMNS, *languages, *(CONTEXT_PREFIX + key for key in keys)]
     with path.open("w", encoding="utf-8-sig", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
         for task in tasks:
-            writer.writerow([spreadsheet_safe(cell) for cell in _row(task, keys)])
+            row = _row(task, keys, with_language=bool(languages))
+            writer.writerow([spreadsheet_safe(cell) for cell in row])
 
 
-def _row(task: TaskRecord, context_keys: list[str]) -> list[str]:
+def _row(task: TaskRecord, context_keys: list[str], *, with_language: bool) -> list[str]:
     resources = [*task.resource_files, "", "", ""][: len(RESOURCE_COLUMNS)]
     context = dict(task.context)
     return [
@@ -396,5 +400,6 @@ def _row(task: TaskRecord, context_keys: list[str]) -> list[str]:
         format_criteria(task.task_criteria, task.task_key),
         format_criteria(task.consensus_criteria),
         format_criteria(task.universal_criteria),
+        *([task.language] if with_language else []),
         *(context.get(key, "") for key in context_keys),
     ]

@@ -43,7 +43,27 @@ def test_export_then_import_into_an_empty_benchmark_gives_the_same_benchmark(
     exported = {
         t.task_key: replace(t, context=()) for t in read_l2bench_folder(tmp_path / "out").tasks
     }
-    assert exported == {t.task_key: replace(t, context=()) for t in records}
+    # A task read without a language is English, and the export names it.
+    assert exported == {t.task_key: replace(t, context=(), language="en") for t in records}
+
+
+def test_a_tasks_target_language_survives_export_and_import(tmp_path, starter_framework):
+    records = [
+        replace(record, language=language)
+        for record, language in zip(generated(3), ("es", "de", ""), strict=True)
+    ]
+    assert import_l2bench(benchmark_folder(tmp_path / "in", records), starter_framework).ok
+    export_l2bench(starter_framework, tmp_path / "out")
+    with (tmp_path / "out" / TASKS_FILE).open(encoding="utf-8-sig", newline="") as handle:
+        written = {row["task_key"]: row["language"] for row in csv.DictReader(handle)}
+    assert written == {
+        records[0].task_key: "es",
+        records[1].task_key: "de",
+        records[2].task_key: "en",
+    }
+    wipe_benchmark()
+    assert import_l2bench(tmp_path / "out", starter_framework).ok
+    assert dict(Task.objects.values_list("key", "language")) == written
 
 
 def test_the_pipeline_reads_an_export_exactly_as_it_read_the_original(tmp_path, starter_framework):
