@@ -36,9 +36,11 @@ def study_units(study: Study, *, limit: int | None = None) -> list[PlannedCall]:
     asks for a level of its scale). Responses are named by their id (a response without one
     cannot receive verdicts and is left out). A turn-level criterion on a dialogue is one unit
     per tutor turn, the judge seeing the dialogue up to that turn (the importer folds the
-    turns' verdicts by the criterion's rule)."""
+    turns' verdicts by the criterion's rule). Gold checks are left out: they are another
+    study's responses, and their grades are no part of this study's data."""
     items = (
         StudyItem.objects.filter(study=study)
+        .data()
         .exclude(response__external_id="")
         .select_related("response__task")
         .prefetch_related(

@@ -4,13 +4,17 @@ their grades left out of the study's data."""
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db.models import CharField, Value
+from django.db.models.functions import Cast, Concat
 
 from accounts.roles import Role
 from agreement import data
 from grading import adjudication, gold, services
 from grading.models import Assignment, Study, StudyItem
 from interchange.grades_export import GRADE_COLUMNS, grade_rows
+from rubrics.models import Response
 from tests import factories
+from workbench.units import study_units
 
 pytestmark = pytest.mark.django_db
 
@@ -58,6 +62,16 @@ def test_gold_checks_are_mixed_in_scored_and_left_out_of_the_study_data(make_use
     assert check.pk not in graded_items
     exported = {row[GRADE_COLUMNS.index("study_item")] for row in grade_rows(study)}
     assert exported and check.pk not in exported
+
+
+def test_a_judge_run_on_the_study_leaves_its_gold_checks_out(make_user):
+    source = _adjudicated(make_user, "pass")
+    study = factories.study([make_user(Role.ANNOTATOR)], responses=2, overlap=1, gold_rate=25)
+    gold.add_gold_checks(study, [source], by=None)
+    Response.objects.update(external_id=Concat(Value("r"), Cast("pk", CharField())))
+    judged = {call.response_pk for call in study_units(study)}
+    assert judged == set(study.items.data().values_list("response", flat=True))
+    assert source.response_id not in judged and len(judged) == 2
 
 
 def test_only_adjudicated_items_of_other_studies_become_gold_checks(make_user):
