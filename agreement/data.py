@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, Sum
 
 from agreement.analysis.calibration import MISSING, JudgeData, ScaleScores
 from agreement.analysis.comparison import UNPARSEABLE, RunVerdicts
@@ -52,11 +52,14 @@ GRADE_INDEX: dict[str, int] = VALUE_INDEX | {Verdict.NA: NA}
 
 
 def submitted_grades(  # type: ignore[no-untyped-def]
-    study: Study, using: str | None = None, *, with_na: bool = False
+    study: Study, using: str | None = None, *, with_na: bool = False, with_levels: bool = False
 ):
     """The study's submitted pass and fail grades (and, `with_na`, the N/A grades of binary
-    criteria: an ordinal criterion's N/A goes with its levels, `load_ordinal_ratings`)."""
+    criteria: an ordinal criterion's N/A goes with its levels, `load_ordinal_ratings`; and,
+    `with_levels`, the levels on ordinal criteria)."""
     wanted = Q(verdict__in=list(VALUE_INDEX))
+    if with_levels:
+        wanted |= Q(level__isnull=False)
     if with_na:
         wanted |= Q(
             verdict=Verdict.NA,
@@ -163,27 +166,30 @@ def load_ordinal_ratings(study: Study) -> list[OrdinalRatings]:
 
 
 def load_study_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
-    """Every submitted pass/fail grade of `study`, and where its N/A grades fall (counted as
-    left out). With `blind`, raters are named "Annotator 1", "Annotator 2", ... in a stable
-    order instead of by user name."""
+    """Every submitted pass/fail grade of `study`, where its N/A grades fall (counted as left
+    out), and every submitted level on an ordinal criterion. With `blind`, raters are named
+    "Annotator 1", "Annotator 2", ... in a stable order instead of by user name."""
     db = reports_alias()
     rows = list(
-        submitted_grades(study, db, with_na=True).values_list(
+        submitted_grades(study, db, with_na=True, with_levels=True).values_list(
             "assignment__study_item_id",
             "criterion_version_id",
             "assignment__annotator_id",
             "assignment__annotator__username",
             "verdict",
+            "level",
         )
     )
     item_ids = sorted({row[0] for row in rows})
     version_ids = sorted({row[1] for row in rows})
-    # Raters are those with a pass or fail (N/A is no rating): numbered as `disagreements` does.
-    rater_ids = sorted({(row[2], row[3]) for row in rows if row[4] != Verdict.NA})
+    # Raters are those with a pass or fail (N/A is no rating): numbered as `disagreements` does;
+    # those who gave levels only come after them.
+    rater_ids = sorted({(row[2], row[3]) for row in rows if row[4] in VALUE_INDEX})
+    level_only = sorted({(row[2], row[3]) for row in rows if row[5] is not None} - set(rater_ids))
     names = _rater_names(rater_ids, blind)
     item_index = {pk: i for i, pk in enumerate(item_ids)}
     version_index = {pk: i for i, pk in enumerate(version_ids)}
-    rater_index = {pk: i for i, (pk, _) in enumerate(rater_ids)}
+    rater_index = {pk: i for i, (pk, _) in enumerate([*rater_ids, *level_only])}
     return ratings_from_rows(
         [
             (
@@ -192,11 +198,21 @@ def load_study_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
                 rater_index.get(rater, -1),
                 GRADE_INDEX[verdict],
             )
-            for item, version, rater, _, verdict in rows
+            for item, version, rater, _, verdict, level in rows
+            if level is None
         ],
         criteria=_criteria(version_ids, db),
         items=_items(item_ids, db),
         raters=[names[pk] for pk, _ in rater_ids],
+        levels=[
+            (item_index[item], version_index[version], rater_index[rater], level)
+            for item, version, rater, _, _, level in rows
+            if level is not None
+        ],
+        level_raters=[
+            f"Annotator {len(rater_ids) + n}" if blind else username
+            for n, (_, username) in enumerate(level_only, start=1)
+        ],
     )
 
 
@@ -351,6 +367,11 @@ def _criteria(version_ids: list[int], db: str) -> list[CriterionInfo]:
             sub_competency=sub.code if sub else "",
             competency=sub.competency.code if sub else "",
             weight=version.weight,
+            scale=(
+                (version.scale_min, version.scale_max)
+                if version.scale_min is not None and version.scale_max is not None
+                else None
+            ),
         )
     return [by_pk[pk] for pk in version_ids]
 
@@ -399,7 +420,7 @@ def judge_runs_for(study: Study) -> list[JudgeRun]:
 def verdicts_state(run: JudgeRun) -> str:
     """Changes whenever a verdict of `run` is added or flipped: a cache key part. Verdicts are
     updated in place on re-import, so a flipped verdict must change the pass or fail count (an
-    unparseable answer, no verdict, counts in neither)."""
+    unparseable answer, no verdict, counts in neither) and a changed level the levels' sum."""
     state = (
         JudgeVerdict.objects.using(reports_alias())
         .filter(run=run.pk)
@@ -407,10 +428,13 @@ def verdicts_state(run: JudgeRun) -> str:
             n=Count("pk"),
             passes=Count("pk", filter=Q(verdict=True)),
             fails=Count("pk", filter=Q(verdict=False)),
+            # A level changed in place changes its weighted sum (weighted, so two swapped
+            # levels do too).
+            levels=Sum(F("level") * F("pk")),
             last=Max("pk"),
         )
     )
-    return f"{state['n']}:{state['passes']}:{state['fails']}:{state['last']}"
+    return f"{state['n']}:{state['passes']}:{state['fails']}:{state['levels']}:{state['last']}"
 
 
 @dataclass(frozen=True)
@@ -452,12 +476,20 @@ def _families(ratings: StudyRatings, units: _Units) -> tuple[str, ...]:
 
 
 def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> JudgeData:
-    """The judge's verdicts (every epoch) and the gold verdicts on the units of `ratings`.
+    """The judge's verdicts and levels (every epoch) and the gold verdicts on the units of
+    `ratings` (levels: on the (response, criterion) pairs with an expert level).
 
     A verdict counts only when the judge saw the same criterion version the experts graded.
     An unparseable answer (no verdict) is left out, as a unit the judge did not rate."""
     db = reports_alias()
     units = _units(ratings, db)
+    level_pairs = np.unique(
+        np.stack([ratings.level_item, ratings.level_criterion], axis=1).reshape(-1, 2), axis=0
+    )
+    pair_of = {
+        (units.response_of[ratings.items[i].key], ratings.criteria[c].key): n
+        for n, (i, c) in enumerate(level_pairs.tolist())
+    }
     verdicts = list(
         JudgeVerdict.objects.using(db)
         .filter(
@@ -465,14 +497,18 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
             response_id__in=units.response_of.values(),
             criterion_version_id__in=[c.key for c in ratings.criteria],
         )
-        .values_list("response_id", "criterion_version_id", "epoch", "verdict")
+        .values_list("response_id", "criterion_version_id", "epoch", "verdict", "level")
     )
-    n_epochs = max((epoch for _, _, epoch, _ in verdicts), default=1)
+    n_epochs = max((row[2] for row in verdicts), default=1)
     epochs = np.full((n_epochs, ratings.n_units), MISSING, dtype=np.int64)
-    for response, version, epoch, verdict in verdicts:
+    levels = np.full((n_epochs, len(level_pairs)), np.nan)
+    for response, version, epoch, verdict, level in verdicts:
         unit = units.unit_of.get((response, version))
         if unit is not None and verdict is not None:  # an unparseable answer is no verdict
             epochs[epoch - 1, unit] = PASS if verdict else FAIL
+        pair = pair_of.get((response, version))
+        if pair is not None and level is not None:
+            levels[epoch - 1, pair] = level
     return JudgeData(
         ratings=ratings,
         judge_name=str(run),
@@ -480,6 +516,8 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
         judge_epochs=epochs,
         gold=_gold(ratings, units, db),
         item_family=_families(ratings, units),
+        level_pairs=level_pairs.astype(np.int64),
+        judge_levels=levels,
     )
 
 

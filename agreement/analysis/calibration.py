@@ -9,7 +9,7 @@ expert majority, which flatters a judge (a majority is itself less noisy than an
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypedDict
 
 import numpy as np
@@ -21,10 +21,12 @@ from agreement.stats import (
     Calibration,
     Coefficient,
     ExpertComparison,
+    Interval,
     Leniency,
     OrdinalAgreement,
     alpha_from_counts,
     alternative_annotator_test,
+    bootstrap_alpha,
     calibrate,
     counts_from_pairs,
     leave_one_expert_out,
@@ -51,6 +53,10 @@ class JudgeData:
     judge_epochs: IntArray  # (epochs, units): every epoch's verdict or MISSING
     gold: IntArray  # per unit: adjudicated verdict or MISSING
     item_family: tuple[str, ...]  # per study item: the family of the model that responded
+    # Ordinal criteria: every (item, criterion) with an expert level (rows of `level_pairs`)
+    # and the judge's level on it in each epoch (NaN where none).
+    level_pairs: IntArray = field(default_factory=lambda: np.empty((0, 2), dtype=np.int64))
+    judge_levels: FloatArray = field(default_factory=lambda: np.empty((1, 0)))
 
 
 @dataclass(frozen=True)
@@ -140,14 +146,19 @@ class ScaleStability:
 
 @dataclass(frozen=True)
 class JudgeScale:
-    """The judge against the experts on one 1-5 question (weighted kappa, Bland-Altman), and
-    against itself across epochs."""
+    """The judge against the experts on one 1-5 question or one ordinal criterion (weighted
+    kappa, Bland-Altman), and against itself across epochs. On an ordinal criterion also
+    Krippendorff's ordinal alpha of the experts, then of the experts with the judge as one
+    more rater, each with its percentile-bootstrap interval and n."""
 
     key: str
     prompt: str
     n_judge_scores: int  # items of the study the judge scored on this question
     agreement: OrdinalAgreement
     stability: ScaleStability
+    scale: tuple[int, int] = (1, 5)
+    alpha_experts: Interval | None = None
+    alpha_with_judge: Interval | None = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +172,7 @@ class CalibrationReport:
     stability: Stability | None
     unmatched_units: int  # expert-graded units the judge did not rate
     scales: tuple[JudgeScale, ...] = ()  # the study's 1-5 questions the judge scored
+    ordinal: tuple[JudgeScale, ...] = ()  # the study's ordinal criteria the judge rated
 
 
 def judge_scales(
@@ -261,10 +273,11 @@ def stability(data: JudgeData) -> Stability | None:
     )
 
 
-def scale_stability(epochs: FloatArray) -> ScaleStability:
+def scale_stability(epochs: FloatArray, scale: tuple[int, int] = (1, 5)) -> ScaleStability:
     """Test-retest agreement of the judge's 1-5 scores on one question across its epochs.
 
-    `epochs` is (epochs, responses): a score 1-5, NaN where that epoch gave none. Krippendorff's
+    `epochs` is (epochs, responses): a score on `scale` (1-5 unless given), NaN where that
+    epoch gave none. Krippendorff's
     alpha at the ordinal level with responses as units and epochs as raters (a response scored
     in two epochs only counts as two ratings), beside the share of responses with the same
     score in every epoch that scored them. Only responses scored in two epochs or more count.
@@ -283,11 +296,10 @@ def scale_stability(epochs: FloatArray) -> ScaleStability:
         reason = FEWER_THAN_TWO_REPEATED
     if reason is None:
         epoch_index, response = np.nonzero(~np.isnan(scores))
-        values = scores[epoch_index, response].astype(np.int64) - SCALE_VALUES[0]
-        counts = counts_from_pairs(
-            response, values, n_units=scores.shape[1], n_values=SCALE_VALUES.size
-        )
-        alpha = alpha_from_counts(counts, "ordinal", value_domain=SCALE_VALUES)
+        domain = np.arange(scale[0], scale[1] + 1)
+        values = scores[epoch_index, response].astype(np.int64) - scale[0]
+        counts = counts_from_pairs(response, values, n_units=scores.shape[1], n_values=domain.size)
+        alpha = alpha_from_counts(counts, "ordinal", value_domain=domain)
     else:
         alpha = Coefficient(
             name="krippendorff_alpha_ordinal",
@@ -302,6 +314,74 @@ def scale_stability(epochs: FloatArray) -> ScaleStability:
         identical=float(identical.mean()) if identical.size else None,
         alpha=alpha,
     )
+
+
+def _level_alpha(
+    matrix: FloatArray, scale: tuple[int, int], n_resamples: int, seed: int
+) -> Interval:
+    """Ordinal alpha of a (raters, responses) matrix of levels (NaN: none), bootstrapped."""
+    domain = np.arange(scale[0], scale[1] + 1)
+    rater, unit = np.nonzero(~np.isnan(matrix))
+    values = matrix[rater, unit].astype(np.int64) - scale[0]
+    counts = counts_from_pairs(unit, values, n_units=matrix.shape[1], n_values=domain.size)
+    return bootstrap_alpha(counts, "ordinal", domain, n_resamples=n_resamples, seed=seed)
+
+
+def judge_ordinal_criteria(
+    data: JudgeData, *, n_resamples: int = 1000, seed: int = 0
+) -> tuple[JudgeScale, ...]:
+    """The judge's levels against the experts' on each ordinal criterion it rated: weighted
+    kappa (linear, quadratic) and Bland-Altman as for a 1-5 question, and ordinal alpha of the
+    experts, then with the judge as one more rater, both over the same responses (those with a
+    judge level), with percentile-bootstrap intervals over responses."""
+    ratings = data.ratings
+    n_raters = len(ratings.raters) + len(ratings.level_raters)
+    first = data.judge_levels[0] if data.judge_levels.size else np.empty(0)
+    found = []
+    for criterion in sorted(set(data.level_pairs[:, 1].tolist())):
+        info = ratings.criteria[criterion]
+        if info.scale is None:
+            continue
+        pairs = np.flatnonzero((data.level_pairs[:, 1] == criterion) & ~np.isnan(first))
+        if not pairs.size:
+            continue  # the judge rated none of its responses
+        position = {int(data.level_pairs[p, 0]): n for n, p in enumerate(pairs.tolist())}
+        experts = np.full((n_raters, pairs.size), np.nan)
+        mine = ratings.level_criterion == criterion
+        for item, rater, level in zip(
+            ratings.level_item[mine].tolist(),
+            ratings.level_rater[mine].tolist(),
+            ratings.level_value[mine].tolist(),
+            strict=True,
+        ):
+            if item in position:
+                experts[rater, position[item]] = level
+        experts = experts[~np.isnan(experts).all(axis=1)]
+        judge = first[pairs]
+        low, high = info.scale
+
+        found.append(
+            JudgeScale(
+                key=info.code,
+                prompt=info.wording,
+                n_judge_scores=int(pairs.size),
+                agreement=ordinal_agreement(
+                    judge,
+                    experts,
+                    n_values=high - low + 1,
+                    origin=low,
+                    n_resamples=n_resamples,
+                    seed=seed,
+                ),
+                stability=scale_stability(data.judge_levels[:, pairs], info.scale),
+                scale=info.scale,
+                alpha_experts=_level_alpha(experts, info.scale, n_resamples, seed),
+                alpha_with_judge=_level_alpha(
+                    np.vstack([experts, judge[None, :]]), info.scale, n_resamples, seed
+                ),
+            )
+        )
+    return tuple(found)
 
 
 def calibration_report(
@@ -342,6 +422,7 @@ def calibration_report(
         self_preference=preference,
         stability=stability(data),
         unmatched_units=int((data.judge == MISSING).sum()),
+        ordinal=judge_ordinal_criteria(data, n_resamples=n_resamples, seed=seed),
     )
 
 
@@ -355,6 +436,7 @@ __all__ = [
     "ScaleScores",
     "ScaleStability",
     "calibration_report",
+    "judge_ordinal_criteria",
     "judge_scales",
     "scale_stability",
 ]

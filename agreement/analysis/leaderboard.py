@@ -1,9 +1,10 @@
 """Model leaderboard of a study: each model's L2-Bench score by the experts and by the judge.
 
 Pure: no Django. Scores follow rubrics.scoring (the L2-Bench formula; a criterion a grader left
-N/A counts in neither sum; negative task scores are clipped to 0 when averaged). A response's
-expert score is the mean of its graders' task scores, so every expert's grading counts and no
-majority has to break ties. Intervals: Wilson-type at the responses' effective n
+N/A counts in neither sum; a level on an ordinal criterion earns weight x (level - min) /
+(max - min); negative task scores are clipped to 0 when averaged), as the score export does.
+A response's expert score is the mean of its graders' task scores, so every expert's grading
+counts and no majority has to break ties. Intervals: Wilson-type at the responses' effective n
 (`agreement.stats.intervals.mean_bounds`, chosen by simulated coverage: docs/statistics.md),
 withheld below `MINIMUM_RESPONSES` responses with the reason.
 """
@@ -17,7 +18,7 @@ import numpy.typing as npt
 from agreement.analysis.calibration import MISSING, JudgeData
 from agreement.analysis.ratings import CriterionInfo, IntArray, ItemInfo, StudyRatings
 from agreement.stats.intervals import mean_bounds, too_few_responses
-from rubrics.scoring import Judgement, task_score
+from rubrics.scoring import Judgement, outcome, task_score
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -85,10 +86,17 @@ def score_of(values: list[float]) -> Score:
 
 
 def response_scores(
-    ratings: StudyRatings, unit_mask: npt.NDArray[np.bool_], judge: JudgeData | None
+    ratings: StudyRatings,
+    unit_mask: npt.NDArray[np.bool_],
+    judge: JudgeData | None,
+    level_mask: npt.NDArray[np.bool_] | None = None,
+    judge_level_mask: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[dict[int, float], dict[int, float]]:
-    """(expert score, judge score) per item index, over the units in `unit_mask`."""
-    weights = np.array([c.weight for c in ratings.criteria], dtype=np.int64)
+    """(expert score, judge score) per item index, over the units in `unit_mask` and the
+    levels in `level_mask` (every level when None; `judge_level_mask` selects among
+    `judge.level_pairs`, every one when None). A level earns weight x (level - min) /
+    (max - min), through rubrics.scoring as the grade and score exports do."""
+    criteria = ratings.criteria
     per_grading: dict[tuple[int, int], list[Judgement]] = {}
     keep = unit_mask[ratings.rating_unit]
     for unit, rater, value in zip(
@@ -99,8 +107,17 @@ def response_scores(
     ):
         item, criterion = int(ratings.unit_item[unit]), int(ratings.unit_criterion[unit])
         per_grading.setdefault((item, rater), []).append(
-            Judgement(int(weights[criterion]), bool(value))
+            Judgement(criteria[criterion].weight, bool(value))
         )
+    levels = np.ones(ratings.level_item.size, dtype=bool) if level_mask is None else level_mask
+    for item, criterion, rater, level in zip(
+        ratings.level_item[levels].tolist(),
+        ratings.level_criterion[levels].tolist(),
+        ratings.level_rater[levels].tolist(),
+        ratings.level_value[levels].tolist(),
+        strict=True,
+    ):
+        per_grading.setdefault((item, rater), []).append(_leveled(criteria[criterion], level))
     by_item: dict[int, list[float]] = {}
     for (item, _), judgements in per_grading.items():
         score = task_score(judgements).value
@@ -113,8 +130,16 @@ def response_scores(
         for unit in np.flatnonzero(unit_mask & (judge.judge != MISSING)).tolist():
             item, criterion = int(ratings.unit_item[unit]), int(ratings.unit_criterion[unit])
             per_item.setdefault(item, []).append(
-                Judgement(int(weights[criterion]), bool(judge.judge[unit]))
+                Judgement(criteria[criterion].weight, bool(judge.judge[unit]))
             )
+        first = judge.judge_levels[0] if judge.judge_levels.size else np.empty(0)
+        pairs = ~np.isnan(first)
+        if judge_level_mask is not None:
+            pairs &= judge_level_mask
+        for (item, criterion), level in zip(
+            judge.level_pairs[pairs].tolist(), first[pairs].tolist(), strict=True
+        ):
+            per_item.setdefault(item, []).append(_leveled(criteria[criterion], int(level)))
         for item, judgements in per_item.items():
             score = task_score(judgements).value
             if score is not None:
@@ -122,18 +147,28 @@ def response_scores(
     return experts, judged
 
 
-def _rows(
-    ratings: StudyRatings,
-    unit_mask: npt.NDArray[np.bool_],
-    judge: JudgeData | None,
-    na_mask: npt.NDArray[np.bool_] | None = None,
-) -> tuple[ModelRow, ...]:
-    """Each model's row over the units in `unit_mask` (and the N/A grades in `na_mask`, on
+def _leveled(criterion: CriterionInfo, level: int) -> Judgement:
+    """A level on an ordinal criterion as rubrics.scoring judges it."""
+    return Judgement(criterion.weight, outcome("", level, criterion.scale))
+
+
+@dataclass(frozen=True)
+class _Masks:
+    """Which units, N/A grades, levels and judge levels (`JudgeData.level_pairs`) a row uses."""
+
+    units: npt.NDArray[np.bool_]
+    na: npt.NDArray[np.bool_]
+    levels: npt.NDArray[np.bool_]
+    judge_levels: npt.NDArray[np.bool_] | None
+
+
+def _rows(ratings: StudyRatings, judge: JudgeData | None, masks: _Masks) -> tuple[ModelRow, ...]:
+    """Each model's row over the units, levels and N/A grades in `masks` (N/A grades on
     responses that may have no score: every criterion N/A)."""
-    experts, judged = response_scores(ratings, unit_mask, judge)
-    graded = set(ratings.unit_item[unit_mask].tolist())
-    if na_mask is not None:
-        graded |= set(ratings.na_item[na_mask].tolist())
+    experts, judged = response_scores(ratings, masks.units, judge, masks.levels, masks.judge_levels)
+    graded = set(ratings.unit_item[masks.units].tolist())
+    graded |= set(ratings.na_item[masks.na].tolist())
+    graded |= set(ratings.level_item[masks.levels].tolist())
     models = sorted(
         {ratings.items[i].model for i in graded} | {ratings.items[i].model for i in judged}
     )
@@ -157,7 +192,13 @@ def leaderboard(
     ratings: StudyRatings,
     judge: JudgeData | None = None,
 ) -> Leaderboard:
-    everything = np.ones(ratings.n_units, dtype=bool)
+    pairs = judge.level_pairs if judge is not None else np.empty((0, 2), dtype=np.int64)
+    places = (
+        (ratings.unit_item, ratings.unit_criterion),
+        (ratings.na_item, ratings.na_criterion),
+        (ratings.level_item, ratings.level_criterion),
+        (pairs[:, 0], pairs[:, 1]),
+    )
 
     def labels_of(
         label: Callable[[CriterionInfo, ItemInfo], str], items: IntArray, criteria: IntArray
@@ -170,12 +211,16 @@ def leaderboard(
             dtype=object,
         )
 
+    def masks(keep: list[npt.NDArray[np.bool_]]) -> _Masks:
+        return _Masks(keep[0], keep[1], keep[2], keep[3] if judge is not None else None)
+
     def by_unit(label: Callable[[CriterionInfo, ItemInfo], str]) -> tuple[Breakdown, ...]:
-        labels = labels_of(label, ratings.unit_item, ratings.unit_criterion)
-        na_labels = labels_of(label, ratings.na_item, ratings.na_criterion)
+        labels = [labels_of(label, items, criteria) for items, criteria in places]
+        # Groups of graded units and levels (one holding only N/A grades has no score).
+        keys = sorted({k for found in (labels[0], labels[2]) for k in found.tolist() if k})
         return tuple(
-            Breakdown(key, _rows(ratings, labels == key, judge, na_labels == key))
-            for key in sorted({k for k in labels.tolist() if k})
+            Breakdown(key, _rows(ratings, judge, masks([found == key for found in labels])))
+            for key in keys
         )
 
     def in_context(label: str, items: IntArray) -> npt.NDArray[np.bool_]:
@@ -188,18 +233,14 @@ def leaderboard(
     by_context = tuple(
         Breakdown(
             label,
-            _rows(
-                ratings,
-                in_context(label, ratings.unit_item),
-                judge,
-                in_context(label, ratings.na_item),
-            ),
+            _rows(ratings, judge, masks([in_context(label, items) for items, _ in places])),
         )
         for label in contexts
     )
+    everything = masks([np.ones(items.size, dtype=bool) for items, _ in places])
     return Leaderboard(
         judge_name=judge.judge_name if judge is not None else None,
-        rows=_rows(ratings, everything, judge, np.ones(ratings.na_item.size, dtype=bool)),
+        rows=_rows(ratings, judge, everything),
         breakdowns=(
             ("Competency", by_unit(lambda c, i: i.competency)),
             ("Layer", by_unit(lambda c, i: c.layer)),

@@ -31,6 +31,7 @@ class CriterionInfo:
     sub_competency: str
     competency: str
     weight: int = 0
+    scale: tuple[int, int] | None = None  # (min, max) of an ordinal criterion's levels
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,14 @@ class StudyRatings:
     # (reports count them as left out of each table they would have entered).
     na_item: IntArray = field(default_factory=_no_grades)
     na_criterion: IntArray = field(default_factory=_no_grades)
+    # Every submitted level on an ordinal criterion (no pass/fail unit: the reports above leave
+    # them out; the leaderboard scores them, the judge calibration compares them). Per level:
+    # its item, criterion, rater (an index into `raters` + `level_raters`) and level.
+    level_item: IntArray = field(default_factory=_no_grades)
+    level_criterion: IntArray = field(default_factory=_no_grades)
+    level_rater: IntArray = field(default_factory=_no_grades)
+    level_value: IntArray = field(default_factory=_no_grades)
+    level_raters: tuple[str, ...] = ()  # graders who gave levels only, after `raters`
 
     @property
     def n_units(self) -> int:
@@ -79,10 +88,14 @@ def ratings_from_rows(
     criteria: Sequence[CriterionInfo],
     items: Sequence[ItemInfo],
     raters: Sequence[str],
+    levels: Sequence[tuple[int, int, int, int]] = (),
+    level_raters: Sequence[str] = (),
 ) -> StudyRatings:
     """StudyRatings from (item index, criterion index, rater index, value) rows; a row whose
-    value is NA is an N/A grade (no unit of its own)."""
+    value is NA is an N/A grade (no unit of its own). `levels`: (item, criterion, rater,
+    level) rows on ordinal criteria, whose raters index `raters` + `level_raters`."""
     every = np.asarray(rows, dtype=np.int64).reshape(-1, 4)
+    leveled = np.asarray(levels, dtype=np.int64).reshape(-1, 4)
     na = every[every[:, 3] == NA]
     data = every[every[:, 3] != NA]
     pairs = data[:, 0] * max(len(criteria), 1) + data[:, 1]
@@ -98,4 +111,9 @@ def ratings_from_rows(
         rating_value=data[:, 3],
         na_item=na[:, 0].copy(),
         na_criterion=na[:, 1].copy(),
+        level_item=leveled[:, 0].copy(),
+        level_criterion=leveled[:, 1].copy(),
+        level_rater=leveled[:, 2].copy(),
+        level_value=leveled[:, 3].copy(),
+        level_raters=tuple(level_raters),
     )

@@ -207,6 +207,7 @@ def judge_calibration(
             "settings": AnalysisSettings.for_study(study),
             "confusion": confusion.tolist() if confusion is not None else None,
             "scales": [(scale, _bland_altman_chart(scale)) for scale in report.scales],
+            "ordinal_criteria": [(scale, _bland_altman_chart(scale)) for scale in report.ordinal],
             "unmatched_questions": unmatched_questions(study, run),
         },
     )

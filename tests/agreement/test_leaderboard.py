@@ -122,3 +122,36 @@ def test_breakdowns_score_each_layer_on_its_own_criteria():
     assert universal == {"alpha": 1.0, "beta": 1.0}
     assert [b.label for b in dict(board.breakdowns)["Difficulty"]] == ["easy"]
     assert [b.label for b in dict(board.breakdowns)["Context value"]] == ["CEFR level: A1"]
+
+
+# An ordinal criterion (weight 4, levels 1-5) beside the three binary ones.
+SCALED = (*CRITERIA, CriterionInfo(4, "01a-03", "", "task", "01a", "01", weight=4, scale=(1, 5)))
+
+
+def test_a_level_earns_its_share_of_the_weight_in_the_experts_and_the_judges_score():
+    rows = [(i, c, rater, 1) for i in range(2) for c in range(2) for rater in range(2)]
+    # Item 0: levels 5 and 2 (4 x 1 and 4 x 1/4); item 1: level 3 by both (4 x 1/2).
+    levels = [(0, 3, 0, 5), (0, 3, 1, 2), (1, 3, 0, 3), (1, 3, 1, 3)]
+    r = ratings_from_rows(rows, SCALED, ITEMS[:2], ("A", "B"), levels=levels)
+    experts, _ = response_scores(r, np.ones(r.n_units, dtype=bool), None)
+    assert experts[0] == pytest.approx(((8 + 4) / 12 + (8 + 1) / 12) / 2)
+    assert experts[1] == pytest.approx((8 + 2) / 12)
+    judge = JudgeData(
+        r,
+        "judge",
+        np.full(r.n_units, 1),
+        np.full((1, r.n_units), 1),
+        np.full(r.n_units, MISSING),
+        ("fam",) * 2,
+        level_pairs=np.array([[0, 3], [1, 3]]),
+        judge_levels=np.array([[1.0, np.nan]]),  # level 1 (earns 0) on item 0, none on item 1
+    )
+    _, judged = response_scores(r, np.ones(r.n_units, dtype=bool), judge)
+    assert judged == {0: pytest.approx(8 / 12), 1: pytest.approx(8 / 8)}
+    board = leaderboard(r, judge)
+    (alpha,) = board.rows
+    assert alpha.experts.mean == pytest.approx(np.mean([experts[0], experts[1]]))
+    task_layer = next(b for b in dict(board.breakdowns)["Layer"] if b.label == "task")
+    (row,) = task_layer.rows
+    assert row.experts.mean == pytest.approx(np.mean([(1 + 0.25) / 2, 0.5]))
+    assert row.judge.mean == pytest.approx(0.0) and row.judge.n_responses == 1

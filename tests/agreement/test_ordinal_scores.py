@@ -1,0 +1,138 @@
+"""Ordinal criteria in the leaderboard and the judge calibration, from the database: the same
+scores as the score export, and the judge's levels compared with the experts'."""
+
+import csv
+import io
+from collections import defaultdict
+
+import krippendorff
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from accounts.roles import Role
+from accounts.services import create_user_with_role, sync_roles
+from agreement.models import AnalysisSettings
+from agreement.services import judge_report, study_leaderboard
+from grading import services
+from grading.models import Study, Verdict
+from interchange.grades_export import csv_lines
+from judging.models import JudgeRun, JudgeVerdict
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+# Levels on the 0-4 scale per (grader, response number): they differ, so kappa is defined.
+LEVELS = ([0, 1, 2, 3, 4, 2, 3, 1], [1, 1, 3, 3, 4, 1, 2, 0])
+
+
+def _verdict(grader: int, number: int, position: int) -> str:
+    """Binary verdicts that differ between graders and responses (the penalty mostly absent)."""
+    return Verdict.FAIL if (grader + number + position) % 3 == 0 else Verdict.PASS
+
+
+@pytest.fixture(scope="module")
+def world(module_db: None) -> dict[str, int]:
+    """Two graders grade eight responses (four by each of two models) to a task with an
+    ordinal 0-4 criterion weighted 3, a binary one and a penalty; a judge run answers as
+    grader 0 did."""
+    sync_roles()
+    graders = [
+        create_user_with_role(f"leveller{n}", f"pw-leveller{n}", Role.ANNOTATOR) for n in range(2)
+    ]
+    task = factories.published_task(scale=(0, 4))
+    responses = [factories.response(task, model) for model in ("alpha", "beta") for _ in "1234"]
+    study = services.create_study(
+        name="Levels on the leaderboard",
+        framework=task.framework,
+        responses=responses,
+        annotators=graders,
+        overlap=2,
+        require_rationale_on_fail=False,
+    )
+    services.assign_study(study)
+    AnalysisSettings.objects.create(study=study, resamples=200)  # cheap intervals
+    number = {r.pk: n for n, r in enumerate(responses)}
+    run = JudgeRun.objects.create(judge_model="levels-judge", prompt_version="v1")
+    for index, grader in enumerate(graders):
+        while (assignment := services.claim_next(study, grader)) is not None:
+            n = number[assignment.study_item.response_id]
+            for position, version in enumerate(factories.rubric_of(assignment)):
+                level = LEVELS[index][n] if version.is_ordinal else None
+                verdict = None if level is not None else _verdict(index, n, position)
+                services.save_grade(
+                    assignment, version.pk, verdict=verdict, level=level, rationale="", by=grader
+                )
+                if index == 0:
+                    JudgeVerdict.objects.create(
+                        run=run,
+                        response_id=assignment.study_item.response_id,
+                        criterion_version=version,
+                        epoch=1,
+                        verdict=None if level is not None else verdict == Verdict.PASS,
+                        level=level,
+                    )
+            for item in study.likert_items.all():
+                services.save_likert(assignment, item.pk, 4, by=grader)
+            services.submit(assignment, by=grader)
+    return {"study": study.pk, "run": run.pk}
+
+
+@pytest.fixture
+def study(world) -> Study:
+    return Study.objects.get(pk=world["study"])
+
+
+@pytest.fixture
+def run(world) -> JudgeRun:
+    return JudgeRun.objects.get(pk=world["run"])
+
+
+def _exported_scores(study: Study) -> dict[str, dict[str, list[float]]]:
+    """Per model, per response: the score export's score of each grader."""
+    rows = csv.DictReader(io.StringIO("".join(csv_lines(study, scores=True)).lstrip("\ufeff")))
+    found: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        found[row["model"]][row["study_item"]].append(float(row["score"]))
+    return found
+
+
+def test_the_leaderboard_scores_each_model_as_the_score_export_does(study):
+    exported = _exported_scores(study)
+    expected = {
+        model: np.mean([max(0.0, float(np.mean(s))) for s in responses.values()])
+        for model, responses in exported.items()
+    }
+    board = study_leaderboard(study, None)
+    assert {row.model: row.experts.mean for row in board.rows} == pytest.approx(expected)
+    assert all(row.experts.n_responses == 4 for row in board.rows)
+    # The levels count: the scores differ from what the binary criteria alone would give.
+    assert any(0 < level < 4 for level in LEVELS[0])
+
+
+def test_a_judge_answering_as_one_grader_gets_that_graders_exported_scores(study, run):
+    first = {
+        model: np.mean([max(0.0, scores[0]) for scores in responses.values()])
+        for model, responses in _exported_scores(study).items()
+    }
+    board = study_leaderboard(study, run)
+    assert {row.model: row.judge.mean for row in board.rows} == pytest.approx(first)
+
+
+def test_the_judges_levels_are_compared_with_the_experts_levels(study, run, client_as):
+    (levels,) = judge_report(study, run).ordinal
+    assert levels.scale == (0, 4) and levels.n_judge_scores == 8
+    assert (levels.agreement.n_items, levels.agreement.n_kappa_items) == (8, 8)
+    assert levels.agreement.judge_mean == pytest.approx(np.mean(LEVELS[0]))
+    experts = np.array(LEVELS, dtype=float)
+    with_judge = np.vstack([experts, experts[:1]])
+    for found, data in ((levels.alpha_experts, experts), (levels.alpha_with_judge, with_judge)):
+        expected = krippendorff.alpha(
+            reliability_data=data, level_of_measurement="ordinal", value_domain=range(5)
+        )
+        assert found.estimate.value == pytest.approx(expected)
+        assert found.estimate.n_units == 8 and found.low <= found.estimate.value <= found.high
+    kappa = levels.agreement.linear
+    assert kappa.judge.low <= kappa.judge.estimate.value <= kappa.judge.high
+    body = client_as(Role.VIEWER).get(reverse("agreement:judge", args=[study.pk, run.pk]))
+    assert "Ordinal alpha: experts → with judge" in body.content.decode()
