@@ -8,6 +8,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 
 from audit.models import AuditEvent
+from l2annot.bulk_insert import insert
 
 
 def snapshot(obj: models.Model, fields: Iterable[str]) -> dict[str, Any]:
@@ -70,7 +71,7 @@ def record(
 
 def record_many(events: Iterable[AuditEvent]) -> list[AuditEvent]:
     """Save events made by `event` in bulk inserts (an import records thousands)."""
-    return AuditEvent.objects.bulk_create(events, batch_size=BATCH)
+    return insert(AuditEvent, events)
 
 
 def record_creation(obj: models.Model, fields: Iterable[str], actor: Any = None) -> AuditEvent:

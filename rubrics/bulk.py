@@ -27,6 +27,7 @@ from django.utils import timezone
 from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
+from l2annot.bulk_insert import insert
 from rubrics import publishing
 from rubrics.models import (
     Criterion,
@@ -104,7 +105,7 @@ def create_tasks(
         )
         for spec in new
     ]
-    Task.objects.bulk_create(tasks, batch_size=BATCH)
+    insert(Task, tasks)
     audit.record_many(
         audit.event(task, kind, by, {"key": [None, task.key]}, comment) for task in tasks
     )
@@ -212,8 +213,9 @@ def create_criteria(
         )
         for spec in new
     ]
-    Criterion.objects.bulk_create(criteria, batch_size=BATCH)
-    CriterionVersion.objects.bulk_create(
+    insert(Criterion, criteria)
+    insert(
+        CriterionVersion,
         (
             CriterionVersion(
                 criterion=criterion,
@@ -224,7 +226,6 @@ def create_criteria(
             )
             for spec, criterion in zip(new, criteria, strict=True)
         ),
-        batch_size=BATCH,
     )
     audit.record_many(
         audit.event(
@@ -297,7 +298,7 @@ def edit_criteria(
                 latest.wording, latest.weight = edit.wording, edit.weight
                 edited_drafts.append(latest)
         events.append(audit.event(criterion, AuditEvent.Kind.UPDATED, by, delta, comment))
-    CriterionVersion.objects.bulk_create(new_versions, batch_size=BATCH)
+    insert(CriterionVersion, new_versions)
     CriterionVersion.objects.bulk_update(edited_drafts, ["wording", "weight"], batch_size=BATCH)
     Criterion.objects.bulk_update(criteria, ["order", "retired", "revision"], batch_size=BATCH)
     _copy_scale_points(new_versions, copies_from)
@@ -314,11 +315,14 @@ def _copy_scale_points(versions: list[CriterionVersion], copies_from: dict[int, 
     labels = defaultdict(list)
     for point in ScalePoint.objects.filter(version_id__in=copies_from.values()):
         labels[point.version_id].append(point)
-    ScalePoint.objects.bulk_create(
-        ScalePoint(version=version, value=point.value, label=point.label)
-        for version in versions
-        if id(version) in copies_from
-        for point in labels[copies_from[id(version)]]
+    insert(
+        ScalePoint,
+        (
+            ScalePoint(version=version, value=point.value, label=point.label)
+            for version in versions
+            if id(version) in copies_from
+            for point in labels[copies_from[id(version)]]
+        ),
     )
 
 
@@ -355,7 +359,7 @@ def set_exclusions(
         ]
     events = [audit.event(e, AuditEvent.Kind.DELETED, by, _removed(e)) for e in obsolete]
     UniversalExclusion.objects.filter(pk__in=[e.pk for e in obsolete]).delete()
-    UniversalExclusion.objects.bulk_create(new, batch_size=BATCH)
+    insert(UniversalExclusion, new)
     events += [audit.event(e, AuditEvent.Kind.CREATED, by, _added(e)) for e in new]
     audit.record_many(events)
 
@@ -445,7 +449,7 @@ def set_context_values(
         ]
         events.append(audit.event(task, AuditEvent.Kind.UPDATED, by, delta))
     TaskContextValue.objects.filter(pk__in=obsolete).delete()
-    TaskContextValue.objects.bulk_create(new, batch_size=BATCH)
+    insert(TaskContextValue, new)
     audit.record_many(events)
 
 
@@ -470,6 +474,6 @@ def set_resources(resources: Mapping[Task, Sequence[TaskResource]], by: User | N
             new.append(row)
     events = [audit.event(r, AuditEvent.Kind.DELETED, by, _removed(r)) for r in obsolete]
     TaskResource.objects.filter(pk__in=[r.pk for r in obsolete]).delete()
-    TaskResource.objects.bulk_create(new, batch_size=BATCH)
+    insert(TaskResource, new)
     events += [audit.event(r, AuditEvent.Kind.CREATED, by, _added(r)) for r in new]
     audit.record_many(events)

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from audit import services as audit
 from audit.models import AuditEvent
+from l2annot.bulk_insert import insert
 from rubrics.models import (
     CriterionVersion,
     EffectiveCriterion,
@@ -183,8 +184,9 @@ def publish(
         )
         for task in tasks
     ]
-    RubricVersion.objects.bulk_create(published, batch_size=BATCH)
-    RubricItem.objects.bulk_create(
+    insert(RubricVersion, published)
+    insert(
+        RubricItem,
         (
             RubricItem(
                 rubric_version=version,
@@ -199,13 +201,13 @@ def publish(
                 rubrics[version.task_id], start=1
             )
         ),
-        batch_size=BATCH,
     )
     _copy_materials(published)
     frozen = {line[0] for version in published for line in rubrics[version.task_id]}
     CriterionVersion.objects.filter(pk__in=frozen, frozen=False).update(frozen=True)
     _mark_published(published, by, comment)
-    Review.objects.bulk_create(
+    insert(
+        Review,
         (
             Review(
                 task=version.task,
@@ -216,7 +218,6 @@ def publish(
             )
             for version in published
         ),
-        batch_size=BATCH,
     )
     return published
 
@@ -245,7 +246,8 @@ def _copy_materials(published: list[RubricVersion]) -> None:
     """Copy each task's resources and context values onto the version that publishes it."""
     by_task = {version.task_id: version for version in published}
     resources = TaskResource.objects.filter(task__in=list(by_task)).order_by("task", "order", "pk")
-    PublishedResource.objects.bulk_create(
+    insert(
+        PublishedResource,
         (
             PublishedResource(
                 rubric_version=by_task[resource.task_id],
@@ -257,10 +259,10 @@ def _copy_materials(published: list[RubricVersion]) -> None:
             )
             for position, resource in _numbered(resources)
         ),
-        batch_size=BATCH,
     )
     values = TaskContextValue.objects.filter(task__in=list(by_task))
-    PublishedContextValue.objects.bulk_create(
+    insert(
+        PublishedContextValue,
         (
             PublishedContextValue(
                 rubric_version=by_task[value.task_id],
@@ -271,7 +273,6 @@ def _copy_materials(published: list[RubricVersion]) -> None:
             )
             for value in values
         ),
-        batch_size=BATCH,
     )
 
 

@@ -23,6 +23,7 @@ from interchange.formats.responses import ResponseRecord, read_responses_jsonl
 from interchange.importers.collector import collector_paused
 from interchange.importers.report import ImportReport, Progress, no_progress
 from interchange.importers.writing import BATCH, COMMENT
+from l2annot.bulk_insert import insert
 from rubrics.models import Response, Task, Turn
 from taxonomy.models import Framework
 
@@ -152,7 +153,7 @@ def write_responses(plans: list[ResponsePlan], report: ImportReport, by: Any) ->
     responses = [
         Response(task=p.task, external_id=p.external_id, **fields_of(p.record)) for p in new
     ]
-    Response.objects.bulk_create(responses, batch_size=BATCH)
+    insert(Response, responses)
     for plan, response in zip(new, responses, strict=True):
         plan.response = response
         change = {"model_name": [None, response.model_name]}
@@ -179,14 +180,14 @@ def write_responses(plans: list[ResponsePlan], report: ImportReport, by: Any) ->
         changed.append(plan.existing)
     Response.objects.bulk_update(changed, list(fields_of_names()), batch_size=BATCH)
     Turn.objects.filter(response__in=[r.pk for r in changed]).delete()
-    Turn.objects.bulk_create(
+    insert(
+        Turn,
         (
             Turn(response=plan.response, index=index, role=role, content=content)
             for plan in plans
             if plan.existing is None or plan.changed
             for index, (role, content) in enumerate(turns_of(plan.record))
         ),
-        batch_size=BATCH,
     )
     audit.record_many(events)
     counts.created += len(responses)

@@ -32,6 +32,7 @@ from interchange.importers.report import ImportReport, Progress, no_progress
 from interchange.importers.responses import ResponsePlan, ResponsesPlanner, write_responses
 from interchange.importers.writing import BATCH
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
+from l2annot.bulk_insert import insert
 from rubrics.models import (
     Criterion,
     CriterionVersion,
@@ -352,7 +353,7 @@ def write_verdicts(
         JudgeRun(judge_model=key[0], prompt_version=key[1], run_id=key[2])
         for key in sorted(wanted - set(existing_runs))
     ]
-    JudgeRun.objects.bulk_create(new_runs)
+    insert(JudgeRun, new_runs)
     runs.created += len(new_runs)
     runs.unchanged += len(wanted & set(existing_runs))
     run_by_key = existing_runs | {(r.judge_model, r.prompt_version, r.run_id): r for r in new_runs}
@@ -399,7 +400,7 @@ def write_verdicts(
             changed.append(found)
         else:
             counts.unchanged += 1
-    JudgeVerdict.objects.bulk_create(new, batch_size=BATCH)
+    insert(JudgeVerdict, new)
     JudgeVerdict.objects.bulk_update(changed, ["verdict", "level", "rationale"], batch_size=BATCH)
     counts.created += len(new)
     counts.updated += len(changed)
@@ -440,7 +441,7 @@ def write_ratings(
             changed.append(found)
         else:
             counts.unchanged += 1
-    JudgeRating.objects.bulk_create(new, batch_size=BATCH)
+    insert(JudgeRating, new)
     JudgeRating.objects.bulk_update(changed, ["value", "rationale"], batch_size=BATCH)
     counts.created += len(new)
     counts.updated += len(changed)

@@ -10,6 +10,7 @@ from audit.models import AuditEvent
 from interchange.importers.plan import BenchmarkPlan, CriterionPlan, ResourceSpec
 from interchange.importers.report import ImportReport, Progress
 from interchange.models import TaskSource
+from l2annot.bulk_insert import insert
 from rubrics import bulk, publishing
 from rubrics.models import Criterion, Layer, TaskResource
 
@@ -113,7 +114,7 @@ class BenchmarkWriter:
             elif source is not None and source.version_at_time_of_draft != wanted:
                 source.version_at_time_of_draft = wanted
                 changed.append(source)
-        TaskSource.objects.bulk_create(new, batch_size=BATCH)
+        insert(TaskSource, new)
         TaskSource.objects.bulk_update(changed, ["version_at_time_of_draft"], batch_size=BATCH)
 
     # ----- criteria ------------------------------------------------------------------------
