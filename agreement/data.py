@@ -220,7 +220,8 @@ def load_turn_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
     """Every submitted pass/fail verdict on a tutor turn of a dialogue (turn-level criteria),
     as StudyRatings whose units are (response, criterion, turn): `unit_item` stays the
     response, so intervals resample responses (a dialogue's turns move together). Raters are
-    named as in load_study_ratings. Three queries."""
+    named as in load_study_ratings; a turn graded N/A is no rating, counted as left out (its
+    response and criterion in `na_item`, `na_criterion`). Three queries."""
     db = reports_alias()
     rows = list(
         TurnGrade.objects.using(db)
@@ -228,7 +229,7 @@ def load_turn_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
             assignment__study_item__study=study,
             assignment__study_item__gold_source__isnull=True,
             assignment__status=Assignment.Status.SUBMITTED,
-            verdict__in=list(VALUE_INDEX),
+            verdict__in=list(GRADE_INDEX),
         )
         .values_list(
             "assignment__study_item_id",
@@ -256,7 +257,12 @@ def load_turn_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
     rater_index = {pk: i for i, (pk, _) in enumerate(rater_ids)}
     units: dict[tuple[int, int, int], int] = {}
     rating_unit, rating_rater, rating_value = [], [], []
+    na_item, na_criterion = [], []
     for item, version, turn, rater, _, verdict in rows:
+        if verdict == Verdict.NA:
+            na_item.append(item_index[item])
+            na_criterion.append(version_index[version])
+            continue
         key = (item_index[item], version_index[version], turn)
         rating_unit.append(units.setdefault(key, len(units)))
         rating_rater.append(rater_index[rater])
@@ -271,6 +277,8 @@ def load_turn_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
         rating_unit=np.asarray(rating_unit, dtype=np.int64),
         rating_rater=np.asarray(rating_rater, dtype=np.int64),
         rating_value=np.asarray(rating_value, dtype=np.int64),
+        na_item=np.asarray(na_item, dtype=np.int64),
+        na_criterion=np.asarray(na_criterion, dtype=np.int64),
     )
 
 

@@ -343,16 +343,25 @@ def turn_agreement(
     seed: int = 0,
 ) -> tuple[tuple[GroupAgreement, GroupAgreement | None], ...]:
     """Each turn-level criterion's agreement on each tutor turn (units: response, criterion,
-    turn; intervals resample responses), beside its per-response row of `report` (None when
-    no response has two verdicts on it yet)."""
-    if turn_ratings.n_units == 0:
+    turn; intervals resample responses), counting the turns graded N/A as left out (a
+    criterion graded N/A on every turn keeps its row, with n = 0), beside its per-response row
+    of `report` (None when no response has two verdicts on it yet)."""
+    if turn_ratings.n_units == 0 and turn_ratings.na_item.size == 0:
         return ()
     counts = turn_ratings.counts()
     groups = [
         (f"{info.code}: each turn", np.flatnonzero(turn_ratings.unit_criterion == index))
         for index, info in enumerate(turn_ratings.criteria)
     ]
-    found = group_agreements(turn_ratings, counts, groups, n_resamples=n_resamples, seed=seed)
+    na = np.bincount(turn_ratings.na_criterion, minlength=len(turn_ratings.criteria))
+    found = group_agreements(
+        turn_ratings,
+        counts,
+        groups,
+        n_resamples=n_resamples,
+        seed=seed,
+        n_na=[int(n) for n in na.tolist()],
+    )
     per_response = {row.criterion.key: row.agreement for row in report.criteria}
     return tuple(
         (group, per_response.get(info.key))

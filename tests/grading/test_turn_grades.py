@@ -257,11 +257,13 @@ def test_agreement_is_reported_on_each_turn_and_on_the_dialogue(make_user, clien
     services.assign_study(study)
 
     def verdict(index, assignment, position, line):  # type: ignore[no-untyped-def]
+        if index == 1 and line.version.per_turn and line.version.weight < 0:
+            return "na"
         return "pass" if index == 0 or position != 0 else "fail"
 
     factories.grade_study(study, graders, verdict)
     # the second grader fails the first criterion on every turn: the graders split on its 9
-    # turns and on its 3 dialogues; they agree on every turn of the penalty
+    # turns and on its 3 dialogues; they call the penalty N/A on every turn
     report = study_report(study)
     rows = {per_turn.label: (per_turn, per_response) for per_turn, per_response in report.turns}
     first = next(key for key in rows if key.endswith("-01: each turn"))
@@ -269,10 +271,16 @@ def test_agreement_is_reported_on_each_turn_and_on_the_dialogue(make_user, clien
     assert (per_turn.summary.n_units, per_turn.n_items) == (9, 3)
     assert per_turn.percent_agreement.estimate.value == 0.0
     assert per_response is not None and per_response.summary.n_units == 3
+    assert per_turn.n_na == 0
+    # The second grader's N/A turns are left out and counted, as the dialogues' N/A grades are.
     penalty = next(key for key in rows if key != first)
-    assert rows[penalty][0].percent_agreement.estimate.value == 1.0
+    per_turn, per_response = rows[penalty]
+    assert (per_turn.summary.n_units, per_turn.n_single, per_turn.n_na) == (0, 9, 9)
+    assert per_response is not None and per_response.n_na == 3
     page = client_as(Role.MAINTAINER).get(reverse("agreement:study", args=[study.pk]))
-    assert "Turn-level criteria: each turn and the dialogue" in page.content.decode()
+    body = page.content.decode()
+    assert "Turn-level criteria: each turn and the dialogue" in body
+    assert "(9 N/A grades left out)" in body
 
 
 def test_the_offline_workbook_has_a_row_per_tutor_turn_and_records_it(dialogue, tmp_path):
