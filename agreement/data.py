@@ -800,9 +800,10 @@ def load_unit_details(
 
 
 def load_label_units(study: Study, *, blind: bool = True) -> list[LabelUnit]:
-    """Every (response, criterion) of `study` that has a submitted grade (N/A included) or a
-    gold verdict, with its experts' verdicts (named as `load_study_ratings` names raters) and
-    its gold verdict, in task, response and criterion order."""
+    """Every (response, criterion) of `study` that has a submitted grade (N/A and levels
+    included) or a gold verdict or level, with its experts' verdicts and levels (named as
+    `load_study_ratings` names raters) and its gold answer, in task, response and criterion
+    order."""
     db = reports_alias()
     grades = list(
         Grade.objects.using(db)
@@ -810,8 +811,8 @@ def load_label_units(study: Study, *, blind: bool = True) -> list[LabelUnit]:
             assignment__study_item__study=study,
             assignment__study_item__gold_source__isnull=True,
             assignment__status=Assignment.Status.SUBMITTED,
-            verdict__in=[Verdict.PASS, Verdict.FAIL, Verdict.NA],
         )
+        .filter(Q(verdict__in=[Verdict.PASS, Verdict.FAIL, Verdict.NA]) | Q(level__isnull=False))
         .order_by("assignment__annotator_id", "pk")
         .values_list(
             "assignment__study_item_id",
@@ -821,22 +822,33 @@ def load_label_units(study: Study, *, blind: bool = True) -> list[LabelUnit]:
             "verdict",
             "rationale",
             "assignment__submitted_at",
+            "level",
         )
     )
     golds = {
-        (item, version): Gold(verdict, by or "", at.isoformat(), note)
-        for item, version, verdict, by, at, note in GoldVerdict.objects.using(db)
+        (item, version): Gold(verdict, by or "", at.isoformat(), note, level)
+        for item, version, verdict, by, at, note, level in GoldVerdict.objects.using(db)
         .filter(study_item__study=study)
         .values_list(
-            "study_item_id", "criterion_version_id", "verdict", "by__username", "at", "note"
+            "study_item_id",
+            "criterion_version_id",
+            "verdict",
+            "by__username",
+            "at",
+            "note",
+            "level",
         )
     }
     names = _rater_names(sorted({(row[2], row[3]) for row in grades}), blind)
     experts: dict[tuple[int, int], list[ExpertVerdict]] = {}
-    for item, version, rater, _, verdict, rationale, submitted_at in grades:
+    for item, version, rater, _, verdict, rationale, submitted_at, level in grades:
         experts.setdefault((item, version), []).append(
             ExpertVerdict(
-                names[rater], verdict, rationale, submitted_at.isoformat() if submitted_at else ""
+                names[rater],
+                verdict,
+                rationale,
+                submitted_at.isoformat() if submitted_at else "",
+                level,
             )
         )
     keys = set(experts) | set(golds)

@@ -5,8 +5,13 @@ The rule, in order: an adjudicated (gold) verdict decides; otherwise the experts
 verdicts decide when they are unanimous or when one side has more of them; a tie, or no pass/fail
 verdict at all (only N/A), leaves the unit without a label, said as such. N/A is not a vote: it
 says the criterion did not apply for that expert, and it is counted beside the votes.
+
+On an ordinal criterion the experts give levels, and the label is a `level`: the gold level
+decides; otherwise the level every expert gave (unanimous), or the level more experts gave
+than any other (majority, a plurality); two levels given equally often leave no level (tied).
 """
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -28,17 +33,28 @@ class Basis(StrEnum):
 @dataclass(frozen=True)
 class ExpertVerdict:
     grader: str  # "Annotator 1" where the reader may not see names
-    verdict: str  # pass, fail or na
+    verdict: str  # pass, fail or na; "" for a level
     rationale: str
     submitted_at: str  # ISO 8601
+    level: int | None = None  # on an ordinal criterion
+
+    @property
+    def answer(self) -> str:
+        """The verdict, or the level as text."""
+        return self.verdict if self.level is None else str(self.level)
 
 
 @dataclass(frozen=True)
 class Gold:
-    verdict: str  # pass or fail
+    verdict: str  # pass or fail; "" for a level
     by: str
     at: str  # ISO 8601
     note: str
+    level: int | None = None  # on an ordinal criterion
+
+    @property
+    def answer(self) -> str:
+        return self.verdict if self.level is None else str(self.level)
 
 
 @dataclass(frozen=True)
@@ -60,9 +76,12 @@ class FinalLabel:
     n_not_applicable: int
     decided_by: str  # the adjudicator, or "experts"; "" without a label
     decided_at: str  # when the gold verdict was saved, or the last expert submission
+    level: int | None = None  # an ordinal criterion's final level; None when tied or N/A
 
 
 def final_label(unit: LabelUnit) -> FinalLabel:
+    if unit.criterion.scale is not None:
+        return _final_level(unit)
     verdicts = [expert.verdict for expert in unit.experts]
     n_pass, n_fail = verdicts.count(PASS), verdicts.count(FAIL)
     counts = {
@@ -86,18 +105,44 @@ def final_label(unit: LabelUnit) -> FinalLabel:
     )
 
 
+def _final_level(unit: LabelUnit) -> FinalLabel:
+    """An ordinal criterion's final level (see the module docstring); no pass or fail."""
+    levels = Counter(expert.level for expert in unit.experts if expert.level is not None)
+    counts = {
+        "n_pass": 0,
+        "n_fail": 0,
+        "n_not_applicable": sum(1 for e in unit.experts if e.verdict == NOT_APPLICABLE),
+    }
+    if unit.gold is not None:
+        return FinalLabel(
+            unit, None, Basis.ADJUDICATED, **counts,
+            decided_by=unit.gold.by, decided_at=unit.gold.at, level=unit.gold.level,
+        )  # fmt: skip
+    ranked = levels.most_common()
+    if not ranked:
+        return FinalLabel(unit, None, Basis.NOT_APPLICABLE, **counts, decided_by="", decided_at="")
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return FinalLabel(unit, None, Basis.TIED, **counts, decided_by="", decided_at="")
+    basis = Basis.UNANIMOUS if len(ranked) == 1 else Basis.MAJORITY
+    last_submission = max((expert.submitted_at for expert in unit.experts), default="")
+    return FinalLabel(
+        unit, None, basis, **counts,
+        decided_by="experts", decided_at=last_submission, level=ranked[0][0],
+    )  # fmt: skip
+
+
 def final_labels(units: Iterable[LabelUnit]) -> list[FinalLabel]:
     return [final_label(unit) for unit in units]
 
 
 COLUMNS = [
-    "task", "response", "model", "criterion", "layer", "wording", "label", "basis", "pass",
-    "fail", "n/a", "experts", "gold", "decided by", "decided at",
+    "task", "response", "model", "criterion", "layer", "wording", "label", "level", "basis",
+    "pass", "fail", "n/a", "experts", "gold", "decided by", "decided at",
 ]  # fmt: skip
 
 
 def _experts_text(experts: Sequence[ExpertVerdict]) -> str:
-    return "; ".join(f"{expert.grader}: {expert.verdict}" for expert in experts)
+    return "; ".join(f"{expert.grader}: {expert.answer}" for expert in experts)
 
 
 def label_row(found: FinalLabel) -> list[Any]:
@@ -111,12 +156,13 @@ def label_row(found: FinalLabel) -> list[Any]:
         unit.criterion.layer,
         unit.criterion.wording,
         found.label or "",
+        "" if found.level is None else found.level,
         str(found.basis),
         found.n_pass,
         found.n_fail,
         found.n_not_applicable,
         _experts_text(unit.experts),
-        unit.gold.verdict if unit.gold else "",
+        unit.gold.answer if unit.gold else "",
         found.decided_by,
         found.decided_at,
     ]
@@ -124,14 +170,16 @@ def label_row(found: FinalLabel) -> list[Any]:
 
 def label_document(found: FinalLabel) -> dict[str, Any]:
     """One label as JSON: the row's fields, with the label and the gold verdict null where
-    there is none, and each expert's verdict and rationale nested."""
+    there is none, and each expert's verdict (or level) and rationale nested."""
     unit = found.unit
     return dict(zip(COLUMNS, label_row(found), strict=True)) | {
         "label": found.label,
+        "level": found.level,
         "experts": [
             {
                 "grader": expert.grader,
                 "verdict": expert.verdict,
+                "level": expert.level,
                 "rationale": expert.rationale,
                 "submitted at": expert.submitted_at,
             }
@@ -142,6 +190,7 @@ def label_document(found: FinalLabel) -> dict[str, Any]:
             if unit.gold is None
             else {
                 "verdict": unit.gold.verdict,
+                "level": unit.gold.level,
                 "by": unit.gold.by,
                 "at": unit.gold.at,
                 "note": unit.gold.note,

@@ -15,6 +15,7 @@ from accounts.roles import Role
 from agreement.analysis.labels import COLUMNS
 from agreement.models import AnalysisSettings
 from agreement.services import final_labels
+from grading import services
 from grading.models import GoldVerdict, Study
 from tests import factories
 
@@ -101,3 +102,62 @@ def test_the_api_and_the_command_give_the_labels(study, make_user, tmp_path):
     output = tmp_path / "labels.json"
     call_command("final_labels", str(study.pk), format="json", output=output)
     assert json.loads(output.read_text())["labels"] == labels
+
+
+def test_an_ordinal_criterions_final_labels_carry_the_levels(make_user, client_as):
+    graders = [make_user(Role.ANNOTATOR) for _ in range(3)]
+    task = factories.published_task(scale=(0, 4), criteria=2)
+    made = services.create_study(
+        name="Levels",
+        framework=task.framework,
+        responses=[factories.response(task) for _ in range(2)],
+        annotators=graders,
+        overlap=3,
+        likert_prompts=(),
+        require_rationale_on_fail=False,
+    )
+    services.assign_study(made)
+    # The first response: levels 2, 2, 3 (majority 2); the second: 1, 3, N/A, adjudicated 2.
+    answers = {0: (2, 2, 3), 1: (1, 3, "na")}
+    items = list(made.items.order_by("pk"))
+    for index, grader in enumerate(graders):
+        for n, item in enumerate(items):
+            assignment = item.assignments.get(annotator=grader)
+            answer = answers[n][index]
+            for version in factories.rubric_of(assignment):
+                if version.is_ordinal:
+                    scaled = version
+                    services.save_grade(
+                        assignment,
+                        version.pk,
+                        verdict="na" if answer == "na" else None,
+                        level=None if answer == "na" else answer,
+                        rationale="",
+                        by=grader,
+                    )
+                else:
+                    services.save_grade(
+                        assignment, version.pk, verdict="fail", rationale="", by=grader
+                    )
+            services.submit(assignment, by=grader)
+    GoldVerdict.objects.create(
+        study_item=items[1], criterion_version=scaled, verdict="", level=2, note="Between"
+    )
+    found = {
+        (f.unit.response_id, f.unit.criterion.code): f
+        for f in final_labels(made)
+        if f.unit.criterion.scale
+    }
+    first = found[(items[0].response_id, scaled.criterion.code)]
+    second = found[(items[1].response_id, scaled.criterion.code)]
+    assert (first.level, str(first.basis), first.label) == (2, "majority", None)
+    assert sorted(e.level for e in first.unit.experts) == [2, 2, 3]
+    assert (second.level, str(second.basis), second.n_not_applicable) == (2, "adjudicated", 1)
+    text = client_as(Role.MAINTAINER).get(reverse("agreement:labels_csv", args=[made.pk]))
+    rows = list(csv.DictReader(io.StringIO(text.content.decode())))
+    scaled_rows = [row for row in rows if row["criterion"] == scaled.criterion.code]
+    assert [(row["level"], row["basis"], row["gold"]) for row in scaled_rows] == [
+        ("2", "majority", ""),
+        ("2", "adjudicated", "2"),
+    ]
+    assert {row["label"] for row in rows if row["criterion"] != scaled.criterion.code} == {"fail"}

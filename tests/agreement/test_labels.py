@@ -85,3 +85,51 @@ def test_the_csv_never_writes_a_live_formula():
     header, row = list(csv.reader(io.StringIO(text.getvalue())))
     assert header == COLUMNS
     assert row[COLUMNS.index("wording")] == "'" + evil.wording
+
+
+SCALED = CriterionInfo(12, "t1-01", "Explains at the right level", "task", "", "", scale=(0, 3))
+
+
+def leveled(*answers: int | str, gold: Gold | None = None) -> LabelUnit:
+    experts = tuple(
+        ExpertVerdict(
+            f"Annotator {n}",
+            "na" if answer == "na" else "",
+            "",
+            f"2026-12-0{n}T10:00:00+00:00",
+            None if answer == "na" else int(answer),
+        )
+        for n, answer in enumerate(answers, start=1)
+    )
+    return LabelUnit(ITEM, 7, SCALED, experts, gold)
+
+
+@pytest.mark.parametrize(
+    ("answers", "level", "basis"),
+    [
+        ((2, 2, 2), 2, Basis.UNANIMOUS),
+        ((2, "na"), 2, Basis.UNANIMOUS),  # N/A is not a level
+        ((1, 3, 3), 3, Basis.MAJORITY),
+        ((0, 1, 1, 3), 1, Basis.MAJORITY),  # the level given most often
+        ((1, 3), None, Basis.TIED),
+        ((0, 0, 2, 2, 3), None, Basis.TIED),
+        (("na", "na"), None, Basis.NOT_APPLICABLE),
+    ],
+)
+def test_an_ordinal_criterions_label_is_the_level_the_experts_agree_on(answers, level, basis):
+    found = final_label(leveled(*answers))
+    assert (found.level, found.basis, found.label) == (level, basis, None)
+    assert (found.n_pass, found.n_fail, found.n_not_applicable) == (0, 0, answers.count("na"))
+    assert found.decided_by == ("experts" if level is not None else "")
+
+
+def test_a_gold_level_decides_and_every_level_is_written():
+    gold = Gold("", "maintainer", "2026-12-09T08:00:00+00:00", "Between the two", level=2)
+    found = final_label(leveled(1, 3, "na", gold=gold))
+    assert (found.level, found.basis, found.decided_by) == (2, Basis.ADJUDICATED, "maintainer")
+    row = dict(zip(COLUMNS, label_row(found), strict=True))
+    assert (row["label"], row["level"], row["gold"]) == ("", 2, "2")
+    assert row["experts"] == "Annotator 1: 1; Annotator 2: 3; Annotator 3: na"
+    [document] = labels_to_dict("Pilot", [found])["labels"]
+    assert (document["label"], document["level"], document["gold"]["level"]) == (None, 2, 2)
+    assert [e["level"] for e in document["experts"]] == [1, 3, None]
