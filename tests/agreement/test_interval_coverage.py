@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 from agreement.analysis.leaderboard import score_of
+from agreement.analysis.ordinal_criteria import KAPPA_MINIMUM_RESPONSES, pair_tables, pooled_kappa
 from agreement.stats.grouped import grouped_intervals
 from agreement.stats.intervals import wilson_bounds
 from agreement.stats.judge import leniency
@@ -226,3 +227,61 @@ def test_below_15_responses_the_intervals_are_withheld_as_unreliable() -> None:
     )
     assert score_of([0.5, 1.0] * 7).low is None
     assert score_of([0.5, 1.0] * 8).low is not None
+
+
+# Ordinal criteria (1-5 levels): the same latent-class model, the true level drawn from a scale's
+# level shares and each grader reporting it with probability THETA, else an independent draw
+# from the same shares. Alpha at any level of measurement and the pooled weighted kappas then
+# equal THETA^2 in the population: a pair of graders differs only when one of them drew at
+# random, and then as two independent draws do (the chance term).
+SKEWED = (0.05, 0.1, 0.15, 0.3, 0.4)
+ORDINAL_STUDIES = 200
+ORDINAL_SCENARIOS = [
+    # responses, graders, level shares: linear kappa and alpha's interval shown from 20
+    # responses, quadratic kappa's from 40 (KAPPA_MINIMUM_RESPONSES)
+    (40, 2, SKEWED),
+    (20, 3, (0.2,) * 5),
+]
+
+
+@pytest.mark.parametrize(("units", "raters", "shares"), ORDINAL_SCENARIOS)
+def test_ordinal_criteria_intervals_cover_at_least_90_percent(
+    units: int, raters: int, shares: tuple[float, ...]
+) -> None:
+    rng = np.random.default_rng(units * 10 + raters)
+    q = len(shares)
+    truth = rng.choice(q, size=(ORDINAL_STUDIES, units), p=shares)
+    keep = rng.random((ORDINAL_STUDIES, units, raters)) < THETA
+    noise = rng.choice(q, size=(ORDINAL_STUDIES, units, raters), p=shares)
+    levels = np.where(keep, truth[..., None], noise)
+    counts = np.stack([(levels == value).sum(axis=-1) for value in range(q)], axis=-1)
+    alphas = grouped_intervals(
+        counts.reshape(-1, q),
+        np.arange(ORDINAL_STUDIES * units),
+        list(np.arange(ORDINAL_STUDIES * units).reshape(ORDINAL_STUDIES, units)),
+        level="ordinal",
+        value_domain=np.arange(1, q + 1),
+        n_resamples=RESAMPLES,
+        seed=units,
+    )
+    true = THETA**2
+    missed = {"alpha": 0, "linear": 0, "quadratic": 0}
+    shown = dict.fromkeys(missed, 0)
+    for study, alpha in zip(counts, alphas, strict=True):
+        tables = pair_tables(study)
+        found = {
+            "alpha": (alpha.alpha.low, alpha.alpha.high),
+            **{
+                weights: (kappa.low, kappa.high)
+                for weights in ("linear", "quadratic")
+                for kappa in [pooled_kappa(tables, weights, n_resamples=RESAMPLES, seed=units)]
+            },
+        }
+        for name, (low, high) in found.items():
+            if low is not None and high is not None:
+                shown[name] += 1
+                missed[name] += not (low <= true <= high)
+    for name in missed:
+        assert 1 - missed[name] / ORDINAL_STUDIES >= 0.90, (name, missed, shown)
+        expected = units >= KAPPA_MINIMUM_RESPONSES[name] if name != "alpha" else True
+        assert shown[name] == (ORDINAL_STUDIES if expected else 0), (name, shown)

@@ -6,7 +6,12 @@ import pytest
 from django.urls import reverse
 
 from accounts.roles import Role
-from agreement.analysis.ordinal_criteria import level_counts, ordinal_agreement, pair_tables
+from agreement.analysis.ordinal_criteria import (
+    KAPPA_MINIMUM_RESPONSES,
+    level_counts,
+    ordinal_agreement,
+    pair_tables,
+)
 from agreement.stats.kappa import cohen_kappa_from_table, contingency_table
 from grading import services
 from grading.models import Assignment
@@ -33,7 +38,11 @@ def test_ordinal_alpha_matches_the_krippendorff_package():
     )
     assert result.alpha.estimate.value == pytest.approx(expected)
     assert (result.n_units, result.n_ratings) == (12, 24)
-    assert result.alpha.low <= result.alpha.estimate.value <= result.alpha.high
+    # 12 responses: below the 20 from which the interval's coverage was simulated.
+    assert result.alpha.low is None
+    assert result.alpha.unreliable_reason == (
+        "interval unreliable: 12 responses (coverage checked from 20)"
+    )
 
 
 @pytest.mark.parametrize("weights", ["linear", "quadratic"])
@@ -44,7 +53,27 @@ def test_two_graders_kappa_is_cohens_weighted_kappa_of_the_symmetrised_table(wei
     expected = cohen_kappa_from_table(table + table.T, weights).value
     kappa = result.kappa_linear if weights == "linear" else result.kappa_quadratic
     assert kappa.estimate.value == pytest.approx(expected)
-    assert kappa.low is not None and kappa.low <= kappa.estimate.value <= kappa.high
+    assert kappa.low is None and kappa.unreliable_reason.startswith(
+        "interval unreliable: 12 responses"
+    )
+
+
+@pytest.mark.parametrize("weights", ["linear", "quadratic"])
+def test_a_weighted_kappa_interval_is_shown_from_its_minimum_of_responses(weights):
+    minimum = KAPPA_MINIMUM_RESPONSES[weights]
+    repeats = -(-minimum // len(FIRST))  # the 12 responses repeated up to the minimum
+    first, second = (FIRST * repeats)[:minimum], (SECOND * repeats)[:minimum]
+    units, levels = _ratings(first, second)
+    enough = ordinal_agreement("c", (0, 4), units, levels, n_resamples=200)
+    kappa = enough.kappa_linear if weights == "linear" else enough.kappa_quadratic
+    assert kappa.unreliable_reason is None
+    assert kappa.low <= kappa.estimate.value <= kappa.high
+    fewer = ordinal_agreement("c", (0, 4), units[:-2], levels[:-2], n_resamples=200)
+    kappa = fewer.kappa_linear if weights == "linear" else fewer.kappa_quadratic
+    assert kappa.low is None
+    assert kappa.unreliable_reason == (
+        f"interval unreliable: {minimum - 1} responses (coverage checked from {minimum})"
+    )
 
 
 def test_pair_tables_count_every_ordered_pair_of_different_graders():
