@@ -91,6 +91,17 @@ class JudgeGroup:
         return self.n_units - self.n_with_gold
 
     @property
+    def n_gap_experts(self) -> int:
+        """Held-out experts whose accuracy gap is defined: the n of `mean_accuracy_gap`."""
+        return sum(1 for c in self.leave_one_out if c.accuracy_gap is not None)
+
+    @property
+    def n_gap_units(self) -> int:
+        """Units that enter leave one expert out: a judge verdict and two expert ratings or
+        more (a held-out expert needs a colleague on the unit)."""
+        return self.alpha_experts.n_units
+
+    @property
     def mean_accuracy_gap(self) -> float | None:
         """Mean over held-out experts of (judge accuracy - other experts' accuracy)."""
         gaps = [c.accuracy_gap for c in self.leave_one_out if c.accuracy_gap is not None]

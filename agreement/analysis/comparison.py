@@ -76,6 +76,8 @@ class RunSummary:
     self_preference_gap: float | None  # leniency on own family minus on the others
     tokens: int | None
     seconds: float | None
+    # The gap's n: units of the judge's own family and of the others (leniency's n_items).
+    self_preference_n: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)
@@ -237,21 +239,23 @@ def _self_preference_gap(
     epsilon: float,
     n_resamples: int,
     seed: int,
-) -> float | None:
+) -> tuple[float | None, tuple[int, int]]:
+    """Leniency on the judge's own family minus on the others, and the units of each."""
     if not family:
-        return None
+        return None, (0, 0)
     ratings = data.ratings
     families = np.array([data.item_family[i] for i in ratings.unit_item.tolist()], dtype=object)
     own = shared & (families == family)
     others = shared & (families != family)
     if not (own.any() and others.any()):
-        return None
+        return None, (0, 0)
     options: _Options = {"epsilon": epsilon, "n_resamples": n_resamples, "seed": seed}
     mine = judge_group(data, own, "own family", **options)
     theirs = judge_group(data, others, "other families", **options)
     if mine.leniency is None or theirs.leniency is None:
-        return None
-    return mine.leniency.difference - theirs.leniency.difference
+        return None, (0, 0)
+    n = (mine.leniency.n_items, theirs.leniency.n_items)
+    return mine.leniency.difference - theirs.leniency.difference, n
 
 
 def correct_against_majority(
@@ -326,15 +330,17 @@ def compare_runs(
     ]
     for run, data in zip(runs, datas, strict=True):
         overall, *criteria = _run_groups(ratings, run, data, groups, **options)
+        gap, gap_n = _self_preference_gap(data, run.family, shared, **options)
         summaries.append(
             RunSummary(
                 name=run.name,
                 family=run.family,
                 overall=overall,
                 criteria=tuple(criteria),
-                self_preference_gap=_self_preference_gap(data, run.family, shared, **options),
+                self_preference_gap=gap,
                 tokens=run.tokens,
                 seconds=run.seconds,
+                self_preference_n=gap_n,
             )
         )
     pairs = []

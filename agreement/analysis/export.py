@@ -83,6 +83,7 @@ def _group_dict(group: GroupAgreement) -> dict[str, Any]:
 def _interval(prefix: str, interval: Interval) -> dict[str, Any]:
     return {
         prefix: interval.estimate.value,
+        f"{prefix} n": interval.estimate.n_units,
         f"{prefix} CI low": interval.low,
         f"{prefix} CI high": interval.high,
         f"{prefix} undefined because": interval.estimate.undefined_reason or "",
@@ -137,7 +138,19 @@ def _accuracy(prefix: str, found: Calibration | None) -> dict[str, Any]:
         f"accuracy vs {prefix} CI high": high,
         f"accuracy vs {prefix} n": accuracy.denominator,
         f"kappa vs {prefix}": found.kappa.value if found else None,
+        f"kappa vs {prefix} n": found.n_items if found else 0,
+        f"kappa vs {prefix} undefined because": (
+            found.kappa.undefined_reason or "" if found else "no unit to compare"
+        ),
+        **_share(f"sensitivity vs {prefix}", found.sensitivity if found else None),
+        **_share(f"specificity vs {prefix}", found.specificity if found else None),
     }
+
+
+def _share(name: str, ratio: Ratio | None) -> dict[str, Any]:
+    """A proportion and its n (its denominator: the reference's passes or fails)."""
+    ratio = ratio or Ratio(0, 0)
+    return {name: ratio.value, f"{name} n": ratio.denominator}
 
 
 def judge_group_row(judge: str, group: RunGroup) -> dict[str, Any]:
@@ -173,9 +186,17 @@ def judge_group_row(judge: str, group: RunGroup) -> dict[str, Any]:
             "leniency interval unreliable because": (
                 lenient.unreliable_reason or "" if lenient else ""
             ),
+            "accuracy gap vs experts (leave one out)": found.mean_accuracy_gap,
+            "accuracy gap vs experts (leave one out) n": found.n_gap_units,
+            "accuracy gap experts held out": found.n_gap_experts,
+            "alpha experts": found.alpha_experts.value,
+            "alpha experts n": found.alpha_experts.n_units,
+            "alpha experts undefined because": found.alpha_experts.undefined_reason or "",
             "alt-test winning rate": alt.winning_rate,
             "alt-test advantage probability": alt.advantage_probability,
-            "alt-test experts tested": sum(1 for e in alt.experts if e.skipped_reason is None),
+            "alt-test experts tested": alt.n_tested,
+            "alt-test experts": alt.n_experts,
+            "alt-test fewest units of a tested expert": alt.min_items,
             "alt-test verdict": alt.verdict,
             "confidence": group.alpha.confidence,
             "resamples": group.alpha.n_resamples,
@@ -186,12 +207,23 @@ def judge_group_row(judge: str, group: RunGroup) -> dict[str, Any]:
 def judge_calibration_rows(summary: RunSummary) -> list[dict[str, Any]]:
     """A judge run's calibration, overall (with self-preference, tokens and time) and per
     criterion, as flat rows for a sheet or a JSON list."""
+    own, others = summary.self_preference_n
     overall = judge_group_row(summary.name, summary.overall) | {
         "self-preference gap": summary.self_preference_gap,
+        "self-preference n (own family)": own,
+        "self-preference n (other families)": others,
         "tokens": summary.tokens,
         "seconds": summary.seconds,
     }
-    run_only = dict.fromkeys(("self-preference gap", "tokens", "seconds"))
+    run_only = dict.fromkeys(
+        (
+            "self-preference gap",
+            "self-preference n (own family)",
+            "self-preference n (other families)",
+            "tokens",
+            "seconds",
+        )
+    )
     criteria = [judge_group_row(summary.name, group) | run_only for group in summary.criteria]
     return [overall, *criteria]
 
@@ -245,8 +277,11 @@ def report_to_dict(
                 for weights, found in (("linear", o.kappa_linear), ("quadratic", o.kappa_quadratic))
                 for suffix, value in (
                     ("", found.estimate.value),
+                    (" n", o.n_units),
                     (" CI low", found.low),
                     (" CI high", found.high),
+                    (" undefined because", found.estimate.undefined_reason or ""),
+                    (" interval unreliable because", found.unreliable_reason or ""),
                 )
             }
             for o in report.ordinal
@@ -256,7 +291,12 @@ def report_to_dict(
                 "annotator": r.rater,
                 "ratings": r.n_ratings,
                 "agreement with others": r.agreement_with_others,
+                "agreement with others n (pairs)": r.n_pairs,
                 "alpha without this annotator": r.alpha_without.value,
+                "alpha without this annotator n": r.alpha_without.n_units,
+                "alpha without this annotator undefined because": (
+                    r.alpha_without.undefined_reason or ""
+                ),
             }
             for r in report.raters
         ],
@@ -267,14 +307,15 @@ def report_to_dict(
                 "ratings": scale.n_ratings,
                 "mean": scale.mean,
                 "sd": scale.sd,
-                "alpha ordinal": scale.alpha_ordinal.estimate.value,
-                "alpha ordinal CI low": scale.alpha_ordinal.low,
-                "alpha ordinal CI high": scale.alpha_ordinal.high,
-                "alpha ordinal interval unreliable because": (
-                    scale.alpha_ordinal.unreliable_reason or ""
-                ),
+            }
+            | _interval("alpha ordinal", scale.alpha_ordinal)
+            | {
                 "alpha interval": scale.alpha_interval.value,
+                "alpha interval n": scale.alpha_interval.n_units,
+                "alpha interval undefined because": scale.alpha_interval.undefined_reason or "",
                 "alpha ratio": scale.alpha_ratio.value,
+                "alpha ratio n": scale.alpha_ratio.n_units,
+                "alpha ratio undefined because": scale.alpha_ratio.undefined_reason or "",
             }
             for scale in report.scales
         ],
@@ -296,6 +337,7 @@ def report_to_dict(
                 "shared units": cell.shared_units,
                 "percent agreement": cell.percent,
                 "cohen kappa": cell.kappa.value,
+                "cohen kappa undefined because": cell.kappa.undefined_reason or "",
             }
             for i, row in enumerate(report.rater_matrix)
             for j, cell in enumerate(row)

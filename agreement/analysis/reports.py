@@ -71,6 +71,7 @@ class RaterAgreement:
     n_ratings: int
     agreement_with_others: float | None  # share of pairs with another rater that agree
     alpha_without: Coefficient  # alpha of the study with this rater's ratings removed
+    n_pairs: int = 0  # pairs of this rater's rating with another rater's on the same unit
 
 
 @dataclass(frozen=True)
@@ -226,6 +227,7 @@ def rater_agreement(ratings: StudyRatings, counts: IntArray) -> tuple[RaterAgree
                 n_ratings=int(mine.sum()),
                 agreement_with_others=float(agreeing.sum()) / pairs if pairs else None,
                 alpha_without=alpha_from_counts(without),
+                n_pairs=pairs,
             )
         )
     return tuple(out)

@@ -385,6 +385,26 @@ class AltTestResult:
     verdict: str
     undefined_reason: str | None
 
+    @property
+    def n_experts(self) -> int:
+        """Experts held out in turn (tested or skipped)."""
+        return len(self.experts)
+
+    @property
+    def n_tested(self) -> int:
+        """Experts tested: those with at least ``min_items`` items; the n of ``winning_rate``."""
+        return sum(1 for expert in self.experts if expert.skipped_reason is None)
+
+    @property
+    def min_items(self) -> int:
+        """Fewest items of a tested expert (0 when none was tested): each test's n."""
+        return min((e.n_items for e in self.experts if e.skipped_reason is None), default=0)
+
+    @property
+    def max_items(self) -> int:
+        """Most items of a tested expert (0 when none was tested)."""
+        return max((e.n_items for e in self.experts if e.skipped_reason is None), default=0)
+
 
 def _alignment(source: FloatArray, others: FloatArray, scoring: Scoring) -> FloatArray:
     """Per-item alignment of ``source`` (items,) with ``others`` (k, items), NaN-aware."""

@@ -215,6 +215,47 @@ def test_the_judge_figures_add_up_to_the_units_compared(study, always_pass_judge
     assert lenient.n_responses < lenient.n_items  # several criteria of one response
 
 
+def test_every_figure_of_the_judge_tables_carries_its_n(study, always_pass_judge, client_as):
+    report = judge_report(study, always_pass_judge)
+    url = reverse("agreement:judge", args=[study.pk, always_pass_judge.pk])
+    body = client_as(Role.VIEWER).get(url).content.decode()
+    for group in (*report.by_layer, *report.by_criterion):
+        row = body.split(f'<th scope="row">{group.label}</th>', 1)[1].split("</tr>", 1)[0]
+        majority = group.vs_majority
+        assert row.count(f"(n = {group.n_with_majority})") == 2  # accuracy and kappa
+        sensitivity, specificity = majority.sensitivity, majority.specificity
+        assert f"(n = {sensitivity.denominator} passes / {specificity.denominator} fails)" in row
+        assert f"(n = {group.n_gap_experts} experts held out, {group.n_gap_units} units)" in row
+        alt = group.alt_test
+        assert f"(n = {alt.n_tested} of {alt.n_experts} experts tested" in row
+        assert (
+            f"(n = {group.leniency.n_items} units, {group.leniency.n_responses} responses)" in row
+        )
+    overall = report.overall.alt_test
+    assert f"(n = {overall.n_tested} of {overall.n_experts} experts tested" in body
+
+
+def test_annotators_and_task_level_coefficients_carry_their_n(study, client_as):
+    report = study_report(study)
+    client = client_as(Role.MAINTAINER)
+    body = client.get(reverse("agreement:study", args=[study.pk])).content.decode()
+    exported = json.loads(
+        client.get(reverse("agreement:study_report_json", args=[study.pk])).content
+    )
+    for rater, row in zip(report.raters, exported["annotators"], strict=True):
+        assert rater.n_pairs > 0 and f"(n = {rater.n_pairs} pairs)" in body
+        assert row["agreement with others n (pairs)"] == rater.n_pairs
+        assert row["alpha without this annotator n"] == rater.alpha_without.n_units
+    for scale, row in zip(report.scales, exported["task-level ratings"], strict=True):
+        for name, found in (
+            ("alpha interval", scale.alpha_interval),
+            ("alpha ratio", scale.alpha_ratio),
+        ):
+            assert f"(n = {found.n_units})" in body
+            assert row[f"{name} n"] == found.n_units
+        assert row["alpha ordinal n"] == scale.alpha_ordinal.estimate.n_units
+
+
 def test_the_judge_page_shows_the_criteria_a_page_at_a_time(
     study, always_pass_judge, client_as, monkeypatch
 ):

@@ -6,7 +6,9 @@ from io import BytesIO
 import pytest
 from django.urls import reverse
 from openpyxl import load_workbook
+from rest_framework.test import APIClient
 
+from accounts.models import ApiToken
 from accounts.roles import Role
 from agreement.services import run_comparison
 from agreement.stats.grouped import AC_METHOD, BCA
@@ -140,6 +142,89 @@ def test_the_agreement_report_carries_every_judges_calibration(study, runs, clie
         BytesIO(client.get(reverse("agreement:study_report_xlsx", args=[study.pk])).content)
     )
     assert "Judge calibration" in workbook.sheetnames
+
+
+# Each figure of a judge's calibration row (downloads, the study report, the API) and the
+# column holding its n. A figure missing here, or whose n column is gone, fails the tests below.
+FIGURE_N = {
+    "unparseable rate": "units",
+    "alpha with judge": "alpha with judge n",
+    "AC1 with judge": "AC1 with judge n",
+    **{
+        f"{figure} vs {reference}": f"{figure} vs {reference} n"
+        for figure in ("accuracy", "kappa", "sensitivity", "specificity")
+        for reference in ("majority", "gold")
+    },
+    "leniency": "leniency n",
+    "accuracy gap vs experts (leave one out)": "accuracy gap vs experts (leave one out) n",
+    "alpha experts": "alpha experts n",
+    "alt-test winning rate": "alt-test experts tested",
+    "alt-test advantage probability": "alt-test experts tested",
+    "self-preference gap": "self-preference n (own family)",
+}
+# Counts, labels and settings: not figures.
+NOT_FIGURES = {
+    "judge", "group", "units", "units with a verdict", "units left out vs majority (experts tied)",
+    "units left out vs gold (no gold verdict)", "unparseable", "leniency responses",
+    "accuracy gap experts held out", "alt-test experts", "alt-test experts tested",
+    "alt-test fewest units of a tested expert",
+    "alt-test verdict", "confidence", "resamples", "tokens", "seconds",
+    "self-preference n (own family)", "self-preference n (other families)",
+}  # fmt: skip
+
+
+def assert_every_figure_has_its_n(rows: list[dict]) -> None:
+    for row in rows:
+        for key in row:
+            if key in NOT_FIGURES or key.endswith((" n", " CI low", " CI high", " because")):
+                continue
+            assert key in FIGURE_N, f"{key!r}: a figure without a known n column"
+            n = row[FIGURE_N[key]]  # present in every row; a number wherever the figure is
+            assert row[key] is None or isinstance(n, int), (key, n)
+
+
+def test_every_figure_of_the_calibration_downloads_carries_its_n(study, runs, client_as):
+    client = client_as(Role.MAINTAINER)
+    run = runs[1]
+    url = reverse("agreement:judge_calibration_json", args=[study.pk, run.pk])
+    rows = json.loads(client.get(url).content)["rows"]
+    assert_every_figure_has_its_n(rows)
+    overall = rows[0]
+    found = run_comparison(study, runs).runs[1].overall.calibration
+    assert overall["sensitivity vs majority n"] == found.vs_majority.sensitivity.denominator
+    assert overall["specificity vs majority n"] == found.vs_majority.specificity.denominator
+    assert overall["alt-test experts tested"] == found.alt_test.n_tested
+    assert overall["accuracy gap vs experts (leave one out) n"] == found.alpha_experts.n_units
+    xlsx = reverse("agreement:judge_calibration_xlsx", args=[study.pk, run.pk])
+    sheet = load_workbook(BytesIO(client.get(xlsx).content))["Judge calibration"]
+    header = [cell.value for cell in sheet[1]]
+    assert header == list(overall)
+    report = reverse("agreement:study_report_json", args=[study.pk])
+    assert_every_figure_has_its_n(json.loads(client.get(report).content)["judge calibration"])
+
+
+def test_every_figure_of_the_calibration_api_carries_its_n(study, runs, make_user):
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.issue(make_user(Role.VIEWER), 't')[1]}")
+    answer = api.get(reverse("api:study-calibration", args=[study.pk, runs[1].pk])).json()
+    assert_every_figure_has_its_n(answer["figures"])
+    for group in (answer["overall"], *answer["by_layer"], *answer["by_criterion"]):
+        assert group["n_with_majority"] + group["n_tied"] == group["n_units"]
+        assert group["alt_test"]["n_tested"] <= group["alt_test"]["n_experts"]
+        assert group["vs_majority"]["sensitivity"]["denominator"] >= 0
+
+
+def test_every_alt_test_cell_of_the_comparison_carries_its_n(study, runs, client_as):
+    comparison = run_comparison(study, runs)
+    body = client_as(Role.MAINTAINER).get(
+        reverse("workbench:compare", args=[study.pk]), {"run": [r.pk for r in runs]}
+    )
+    html = body.content.decode()
+    cells = [group for run in comparison.runs for group in (run.overall, *run.criteria)]
+    assert html.count("experts tested") == len(cells)
+    for group in cells:
+        alt = group.calibration.alt_test
+        assert f"(n = {alt.n_tested} of {alt.n_experts} experts tested" in html
 
 
 def test_an_unparseable_answer_is_counted_apart_not_as_a_pass_or_a_fail(study, runs):
