@@ -28,8 +28,9 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Below this many responses a weighted kappa's interval is withheld as unreliable. Simulated
 #: (tests/agreement/test_interval_coverage.py; docs/statistics.md), the BCa interval covered
-#: linear kappa 90-96% of the time from 20 responses; quadratic kappa 87-93% at 20 and 30
-#: responses, 90-96% from 40. (The percentile interval: 84-89% for quadratic kappa at 30.)
+#: linear kappa 92-98% of the time from 20 responses; quadratic kappa 87-93% at 20 and 30
+#: responses, 90-96% from 40. (The percentile interval: 87-89% for quadratic kappa at 30
+#: responses and 2 graders.)
 KAPPA_MINIMUM_RESPONSES: dict[Weights, int] = {"none": 20, "linear": 20, "quadratic": 40}
 
 
