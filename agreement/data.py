@@ -11,7 +11,7 @@ Every query here reads from `reports_alias()`: the read replica when one is conf
 report that is a few seconds old, never one cached under a newer state than its data.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -46,6 +46,7 @@ from grading.models import (
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from l2annot.db_routers import reports_alias
 from rubrics.models import CriterionVersion, TaskContextValue
+from taxonomy.scales import reporting_label, reporting_levels
 
 VALUE_INDEX: dict[str, int] = {Verdict.FAIL: 0, Verdict.PASS: 1}
 GRADE_INDEX: dict[str, int] = VALUE_INDEX | {Verdict.NA: NA}
@@ -384,21 +385,38 @@ def _criteria(version_ids: list[int], db: str) -> list[CriterionInfo]:
     return [by_pk[pk] for pk in version_ids]
 
 
+def report_context(task_ids: Iterable[int], db: str) -> dict[int, list[tuple[str, str]]]:
+    """Each task's (variable, value) pairs, the groups of the breakdowns by context value. A
+    value that is a proficiency level is grouped on the level it maps to (taxonomy.scales), named
+    by its scale: a task stated in ACTFL Intermediate Mid and one in CEFR B1 are both in
+    ("CEFR level", "B1")."""
+    values = list(
+        TaskContextValue.objects.using(db)
+        .filter(task_id__in=list(task_ids))
+        .select_related("variable", "value__level__scale", "value__level__corresponds_to__scale")
+        .order_by("variable__order", "pk")
+    )
+    levels = reporting_levels((v.value.level for v in values if v.value and v.value.level), db)
+    context: dict[int, list[tuple[str, str]]] = {}
+    for value in values:
+        level = value.value.level if value.value else None
+        if level is not None:
+            pair = reporting_label(levels[level.pk])
+        else:
+            pair = (value.variable.label, value.display_value)
+        pairs = context.setdefault(value.task_id, [])
+        if pair not in pairs:
+            pairs.append(pair)
+    return context
+
+
 def _items(item_ids: list[int], db: str) -> list[ItemInfo]:
     items = (
         StudyItem.objects.using(db)
         .filter(pk__in=item_ids)
         .select_related("response__task__sub_competency__competency")
     )
-    tasks = {item.response.task_id for item in items}
-    context: dict[int, list[tuple[str, str]]] = {}
-    values = (
-        TaskContextValue.objects.using(db)
-        .filter(task_id__in=tasks)
-        .select_related("variable", "value")
-    )
-    for value in values.order_by("variable__order"):
-        context.setdefault(value.task_id, []).append((value.variable.label, value.display_value))
+    context = report_context({item.response.task_id for item in items}, db)
     by_pk = {}
     for item in items:
         task = item.response.task

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 import django_filters
-from django.db import models
+from django.db import models, transaction
 from django.http.response import HttpResponseBase
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -17,9 +17,19 @@ from rest_framework.request import Request
 from accounts.roles import Action
 from api import exports
 from api.filters import FilterSet, IntegerFilter
+from api.permissions import acting_user
 from api.serializers import ApiModelSerializer, RevisionedSerializer, SlugRelatedField
 from api.viewsets import RevisionedModelViewSet
-from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
+from taxonomy.models import (
+    Competency,
+    ContextValue,
+    ContextVariable,
+    Framework,
+    ProficiencyLevel,
+    ProficiencyScale,
+    SubCompetency,
+)
+from taxonomy.scales import sync_scale_values
 
 SLUG = re.compile(r"[-a-zA-Z0-9_]+")
 ORDER = {"min_value": 0, "max_value": 2**31 - 1, "required": False}
@@ -96,9 +106,22 @@ class ListedValueSerializer(ApiModelSerializer):
         read_only_fields = fields
 
 
+class ScaleCodeField(serializers.CharField):
+    """A scale named by its code (unique within a framework, so resolved by the serializer)."""
+
+    def to_representation(self, value: Any) -> str:
+        return str(value.code)
+
+
 class ContextVariableSerializer(RevisionedSerializer):
     parent_field = "framework"
     framework = FrameworkField()
+    scale = ScaleCodeField(
+        required=False,
+        allow_null=True,
+        help_text="Code of the proficiency scale of the variable's framework whose levels are "
+        "the values (ordinal variables only).",
+    )
     values = ListedValueSerializer(
         many=True, read_only=True, help_text="Allowed values (edit them as context-values)."
     )
@@ -107,7 +130,54 @@ class ContextVariableSerializer(RevisionedSerializer):
         model = ContextVariable
         fields = [
             *("id", "framework", "key", "label", "description", "kind", "group"),
-            *("minimum", "maximum", "whole_numbers", "source", "order", "values", "revision"),
+            *("minimum", "maximum", "whole_numbers", "source", "scale", "order", "values"),
+            "revision",
+        ]
+        extra_kwargs = {"order": ORDER}
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("scale") is not None:
+            framework = attrs.get("framework") or getattr(self.instance, "framework", None)
+            found = ProficiencyScale.objects.filter(framework=framework, code=attrs["scale"])
+            attrs["scale"] = found.first()
+            if attrs["scale"] is None:
+                raise serializers.ValidationError({"scale": ["No such scale in this framework."]})
+        return super().validate(attrs)
+
+
+class ProficiencyScaleSerializer(RevisionedSerializer):
+    parent_field = "framework"
+    framework = FrameworkField()
+
+    class Meta:
+        model = ProficiencyScale
+        fields = [
+            *("id", "framework", "code", "name", "description", "source", "order", "revision"),
+        ]
+        extra_kwargs = {"order": ORDER}
+
+
+class ProficiencyLevelSerializer(RevisionedSerializer):
+    parent_field = "scale"
+    scale_code = serializers.CharField(source="scale.code", read_only=True)
+    corresponds_to = serializers.PrimaryKeyRelatedField(
+        queryset=ProficiencyLevel.objects.all(),
+        required=False,
+        allow_null=True,
+        help_text="Id of the closest level of another scale (approximate); reports group on it.",
+    )
+    corresponds_to_upper = serializers.PrimaryKeyRelatedField(
+        queryset=ProficiencyLevel.objects.all(),
+        required=False,
+        allow_null=True,
+        help_text="Id of the highest level, when the level spans a range of the other scale.",
+    )
+
+    class Meta:
+        model = ProficiencyLevel
+        fields = [
+            *("id", "scale", "scale_code", "code", "label", "description", "order"),
+            *("corresponds_to", "corresponds_to_upper", "revision"),
         ]
         extra_kwargs = {"order": ORDER}
 
@@ -152,6 +222,24 @@ class ContextValueFilter(FilterSet):
     class Meta:
         model = ContextValue
         fields = ["framework", "variable", "variable_key", "code"]
+
+
+class ScaleFilter(FilterSet):
+    framework = FrameworkCode("framework__code")
+
+    class Meta:
+        model = ProficiencyScale
+        fields = ["framework", "code"]
+
+
+class LevelFilter(FilterSet):
+    framework = FrameworkCode("scale__framework__code")
+    scale = IntegerFilter(label="Scale id")
+    scale_code = django_filters.CharFilter("scale__code", label="Scale code")
+
+    class Meta:
+        model = ProficiencyLevel
+        fields = ["framework", "scale", "scale_code", "code"]
 
 
 # ----- viewsets ------------------------------------------------------------------------------
@@ -205,14 +293,62 @@ class SubCompetencyViewSet(TaxonomyViewSet):
     siblings_of = "competency"
 
 
-class ContextVariableViewSet(TaxonomyViewSet):
-    queryset = ContextVariable.objects.select_related("framework").prefetch_related("values")
+class ScaleFollowing(TaxonomyViewSet):
+    """Saves that the values of scale-bound variables follow (taxonomy.scales)."""
+
+    def follow(self, saved: Any) -> None:
+        raise NotImplementedError
+
+    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
+        with transaction.atomic():
+            super().perform_create(serializer)
+            self.follow(serializer.instance)
+
+    def save_changes(
+        self, instance: Any, changes: dict[str, Any], expected_revision: int
+    ) -> models.Model:
+        with transaction.atomic():
+            saved = super().save_changes(instance, changes, expected_revision)
+            self.follow(saved)
+        return saved
+
+
+class ProficiencyScaleViewSet(TaxonomyViewSet):
+    queryset = ProficiencyScale.objects.select_related("framework")
+    serializer_class = ProficiencyScaleSerializer
+    filterset_class = ScaleFilter
+    search_fields = ["code", "name"]
+    ordering_fields = ["order", "code", "name", "id"]
+    ordering = ["framework__name", "order", "code", "id"]
+    siblings_of = "framework"
+
+
+class ProficiencyLevelViewSet(ScaleFollowing):
+    queryset = ProficiencyLevel.objects.select_related("scale__framework")
+    serializer_class = ProficiencyLevelSerializer
+    filterset_class = LevelFilter
+    search_fields = ["code", "label"]
+    ordering_fields = ["order", "code", "label", "id"]
+    ordering = ["scale__framework__name", "scale__order", "order", "code", "id"]
+    siblings_of = "scale"
+
+    def follow(self, saved: Any) -> None:
+        sync_scale_values(scales=[saved.scale], actor=acting_user(self.request))
+
+
+class ContextVariableViewSet(ScaleFollowing):
+    queryset = ContextVariable.objects.select_related("framework", "scale").prefetch_related(
+        "values"
+    )
     serializer_class = ContextVariableSerializer
     filterset_class = ContextVariableFilter
     search_fields = ["key", "label", "description"]
     ordering_fields = ["order", "key", "label", "id"]
     ordering = ["framework__name", "order", "key", "id"]
     siblings_of = "framework"
+
+    def follow(self, saved: Any) -> None:
+        sync_scale_values(variables=[saved], actor=acting_user(self.request))
 
 
 class ContextValueViewSet(TaxonomyViewSet):

@@ -66,10 +66,11 @@ def seed(n_tasks: int):  # type: ignore[no-untyped-def]
     from rubrics.models import Response
     from taxonomy import services as taxonomy_services
     from taxonomy.models import SubCompetency
-    from taxonomy.seedfile import read_context_variables, read_taxonomy
+    from taxonomy.seedfile import read_context_variables, read_scales, read_taxonomy
 
     fixtures = Path(__file__).resolve().parents[1] / "fixtures"
     framework, _ = taxonomy_services.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
+    taxonomy_services.load_scales(framework, read_scales(fixtures / "proficiency_scales.json"))
     taxonomy_services.load_context_variables(
         framework, read_context_variables(fixtures / "context_variables.json")
     )

@@ -368,10 +368,11 @@ def starter_framework() -> tuple[Any, list[str]]:
     `setup_django`), and the codes of its sub-competencies."""
     from taxonomy import services as taxonomy
     from taxonomy.models import SubCompetency
-    from taxonomy.seedfile import read_context_variables, read_taxonomy
+    from taxonomy.seedfile import read_context_variables, read_scales, read_taxonomy
 
     fixtures = ROOT / "fixtures"
     framework, _ = taxonomy.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
+    taxonomy.load_scales(framework, read_scales(fixtures / "proficiency_scales.json"))
     taxonomy.load_context_variables(
         framework, read_context_variables(fixtures / "context_variables.json")
     )

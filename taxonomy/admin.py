@@ -1,7 +1,16 @@
 from django.contrib import admin
 
 from audit.admin import AuditedAdmin
-from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
+from taxonomy.models import (
+    Competency,
+    ContextValue,
+    ContextVariable,
+    Framework,
+    ProficiencyLevel,
+    ProficiencyScale,
+    SubCompetency,
+)
+from taxonomy.scales import sync_scale_values
 
 
 class SubCompetencyInline(admin.TabularInline):
@@ -42,9 +51,31 @@ class ContextVariableAdmin(AuditedAdmin):
     search_fields = ["key", "label"]
     inlines = [ContextValueInline]
 
+    def save_related(self, request, form, formsets, change):  # type: ignore[no-untyped-def]
+        super().save_related(request, form, formsets, change)
+        sync_scale_values(variables=[form.instance], actor=request.user)
+
 
 @admin.register(ContextValue)
 class ContextValueAdmin(AuditedAdmin):
     list_display = ["label", "code", "variable", "order"]
     list_filter = ["variable__framework", "variable"]
     search_fields = ["label", "code"]
+
+
+class ProficiencyLevelInline(admin.TabularInline):
+    model = ProficiencyLevel
+    fk_name = "scale"
+    extra = 0
+
+
+@admin.register(ProficiencyScale)
+class ProficiencyScaleAdmin(AuditedAdmin):
+    list_display = ["code", "name", "framework", "order"]
+    list_filter = ["framework"]
+    search_fields = ["code", "name"]
+    inlines = [ProficiencyLevelInline]
+
+    def save_related(self, request, form, formsets, change):  # type: ignore[no-untyped-def]
+        super().save_related(request, form, formsets, change)
+        sync_scale_values(scales=[form.instance], actor=request.user)

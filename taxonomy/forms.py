@@ -1,7 +1,14 @@
 from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 
-from taxonomy.models import Competency, ContextValue, ContextVariable, SubCompetency
+from taxonomy.models import (
+    Competency,
+    ContextValue,
+    ContextVariable,
+    ProficiencyLevel,
+    ProficiencyScale,
+    SubCompetency,
+)
 
 
 class RevisionForm(forms.ModelForm):
@@ -43,9 +50,16 @@ class ContextVariableForm(RevisionForm):
         model = ContextVariable
         fields = [
             *("key", "label", "kind", "group", "minimum", "maximum", "whole_numbers"),
-            "description",
+            *("scale", "description"),
         ]
         widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        scales = ProficiencyScale.objects.all()
+        if self.instance.framework_id is not None:
+            scales = scales.filter(framework_id=self.instance.framework_id)
+        self.fields["scale"].queryset = scales  # type: ignore[attr-defined]
 
 
 class ContextValueForm(RevisionForm):
@@ -53,3 +67,29 @@ class ContextValueForm(RevisionForm):
         model = ContextValue
         fields = ["code", "label", "description"]
         widgets = {"description": forms.Textarea(attrs={"rows": 1})}
+
+
+class ProficiencyScaleForm(RevisionForm):
+    class Meta:
+        model = ProficiencyScale
+        fields = ["code", "name", "source", "description"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+
+class ProficiencyLevelForm(RevisionForm):
+    class Meta:
+        model = ProficiencyLevel
+        fields = ["code", "label", "description", "corresponds_to", "corresponds_to_upper"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 1})}
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        # The levels of the framework's other scales (ProficiencyLevel.clean says why not others).
+        others = ProficiencyLevel.objects.select_related("scale").order_by(
+            "scale__order", "scale__code", "order"
+        )
+        if self.instance.scale_id is not None:
+            scale = self.instance.scale
+            others = others.filter(scale__framework_id=scale.framework_id).exclude(scale=scale)
+        for name in ("corresponds_to", "corresponds_to_upper"):
+            self.fields[name].queryset = others  # type: ignore[attr-defined]

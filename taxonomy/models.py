@@ -108,6 +108,120 @@ class SubCompetency(models.Model):
             raise ValidationError({"code": f"Code {self.code} is already used in this framework."})
 
 
+class ProficiencyScale(models.Model):
+    """An ordered scale of learner proficiency (the CEFR, ACTFL's guidelines, a school's own):
+    data, so a new scale needs no release. A context variable may take its values from one."""
+
+    framework = models.ForeignKey(Framework, on_delete=models.CASCADE, related_name="scales")
+    code = models.SlugField(max_length=64, help_text="Stable identifier, e.g. cefr or actfl.")
+    name = models.CharField(max_length=200, help_text="Short name reports use, e.g. CEFR.")
+    description = models.TextField(blank=True)
+    source = models.CharField(
+        max_length=300, blank=True, help_text="The publication the levels and mapping come from."
+    )
+    order = models.PositiveIntegerField(default=0)
+    revision = models.PositiveIntegerField(default=1, editable=False)
+
+    objects = OrderedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["framework", "order", "code"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["framework", "code"],
+                name="proficiency_scale_code_unique_in_framework",
+                violation_error_message="This code is already used by another scale.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ProficiencyLevel(models.Model):
+    """One level of a scale, in its order, with the level (or range of levels) of another scale
+    it corresponds to. Reports group a level on the start of that range, following the mapping
+    until a level maps to nothing: ACTFL Intermediate Mid is reported as CEFR B1."""
+
+    scale = models.ForeignKey(ProficiencyScale, on_delete=models.PROTECT, related_name="levels")
+    code = models.SlugField(max_length=64)
+    label = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    order = models.PositiveIntegerField(default=0)
+    corresponds_to = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The closest level of another scale (approximate); reports group on it.",
+    )
+    corresponds_to_upper = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="up to",
+        help_text="When the level spans a range of the other scale: its highest level.",
+    )
+    revision = models.PositiveIntegerField(default=1, editable=False)
+
+    objects = OrderedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["scale", "order", "code"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["scale", "code"],
+                name="proficiency_level_code_unique",
+                violation_error_message="This code is already used by another level.",
+            ),
+            models.UniqueConstraint(
+                "scale",
+                Lower("label"),
+                name="proficiency_level_label_unique_ci",
+                violation_error_message="This label is already used by another level.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scale.name} {self.label}"
+
+    def correspondence(self) -> str:
+        """How the mapping reads: `B1` or `A2-B1`, empty when the level maps to nothing."""
+        low, high = self.corresponds_to, self.corresponds_to_upper
+        if low is None:
+            return ""
+        if high is None or high.pk == low.pk:
+            return str(low)
+        return f"{low}-{high.label}"
+
+    def clean(self) -> None:
+        low, high = self.corresponds_to, self.corresponds_to_upper
+        if low is None:
+            if high is not None:
+                raise ValidationError({"corresponds_to_upper": "A range needs its first level."})
+            return
+        if low.scale_id == self.scale_id:
+            raise ValidationError({"corresponds_to": "A level corresponds to another scale's."})
+        if low.scale.framework_id != self.scale.framework_id:
+            raise ValidationError({"corresponds_to": "Map to a scale of the same framework."})
+        if high is not None and (high.scale_id != low.scale_id or high.order < low.order):
+            raise ValidationError(
+                {"corresponds_to_upper": f"Pick a level of {low.scale} from {low.label} up."}
+            )
+        if self.pk is not None and self.pk in {level.pk for level in low.mapped_chain()}:
+            raise ValidationError({"corresponds_to": "This mapping would go round in a circle."})
+
+    def mapped_chain(self) -> list["ProficiencyLevel"]:
+        """This level, the level it corresponds to, that level's, and so on (a circle stops)."""
+        chain: list[ProficiencyLevel] = [self]
+        while (nxt := chain[-1].corresponds_to) is not None and nxt not in chain:
+            chain.append(nxt)
+        return chain
+
+
 class ContextVariable(models.Model):
     class Kind(models.TextChoices):
         CATEGORICAL = "categorical", _("Categorical (one of a list)")
@@ -135,6 +249,14 @@ class ContextVariable(models.Model):
         help_text="A number variable that counts (a class size): 12.5 is refused.",
     )
     source = models.CharField(max_length=300, blank=True)
+    scale = models.ForeignKey(
+        ProficiencyScale,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="variables",
+        help_text="An ordinal variable may take its values from a proficiency scale's levels.",
+    )
     order = models.PositiveIntegerField(default=0)
     revision = models.PositiveIntegerField(default=1, editable=False)
 
@@ -232,6 +354,11 @@ class ContextVariable(models.Model):
             raise ValidationError("Only a number variable has a minimum and maximum.")
         if self.minimum is not None and self.maximum is not None and self.minimum > self.maximum:
             raise ValidationError("The minimum must not be above the maximum.")
+        if self.scale is not None:
+            if self.kind != self.Kind.ORDINAL:
+                raise ValidationError({"scale": "Only an ordinal variable takes a scale's levels."})
+            if self.scale.framework_id != self.framework_id:
+                raise ValidationError({"scale": "Pick a scale of the same framework."})
 
 
 def _plain(number: Decimal) -> str:
@@ -246,6 +373,11 @@ class ContextValue(models.Model):
     label = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     order = models.PositiveIntegerField(default=0)
+    # Set on the values of a variable that takes a scale's levels (kept in step by
+    # taxonomy.scales.sync_scale_values); deleting the level deletes the value unless tasks use it.
+    level = models.ForeignKey(
+        ProficiencyLevel, on_delete=models.CASCADE, null=True, blank=True, related_name="values"
+    )
     revision = models.PositiveIntegerField(default=1, editable=False)
 
     objects = OrderedQuerySet.as_manager()

@@ -67,6 +67,27 @@ class VariableSpec:
     maximum: Decimal | None = None
     whole_numbers: bool = False
     values: tuple[ValueSpec, ...] = field(default=())
+    scale: str = ""  # the code of the proficiency scale whose levels are the values
+
+
+@dataclass(frozen=True)
+class LevelSpec:
+    code: str
+    label: str
+    order: int
+    description: str = ""
+    # (scale code, level code, upper level code or "") of the level it corresponds to
+    corresponds_to: tuple[str, str, str] | None = None
+
+
+@dataclass(frozen=True)
+class ScaleSpec:
+    code: str
+    name: str
+    order: int
+    description: str = ""
+    source: str = ""
+    levels: tuple[LevelSpec, ...] = ()
 
 
 def value_code(label: str) -> str:
@@ -204,6 +225,11 @@ def read_context_variables(path: Path) -> tuple[VariableSpec, ...]:
         if kind and kind not in KINDS:
             problems.append(f"{where}: kind '{kind}' is not one of {', '.join(KINDS)}")
         raw_values = raw.get("values")
+        scale = _text(raw, "scale", where, problems, required=False)
+        if scale and kind != "ordinal":
+            problems.append(f"{where}: only an ordinal variable takes a scale's levels")
+        if scale and raw_values is None:
+            raw_values = []  # the scale's levels are the values
         values: list[ValueSpec] = []
         minimum = maximum = None
         whole = False
@@ -218,7 +244,7 @@ def read_context_variables(path: Path) -> tuple[VariableSpec, ...]:
                 problems.append(f"{where}: 'whole' must be true or false, not {whole!r}")
                 whole = False
         elif kind in ("categorical", "ordinal", "boolean"):
-            if not isinstance(raw_values, list) or not raw_values:
+            if not isinstance(raw_values, list) or (not raw_values and not scale):
                 problems.append(f"{where}: a {kind} variable needs a non-empty list of values")
                 raw_values = []
             codes: set[str] = set()
@@ -244,8 +270,82 @@ def read_context_variables(path: Path) -> tuple[VariableSpec, ...]:
                 maximum=maximum,
                 whole_numbers=whole,
                 values=tuple(values),
+                scale=scale,
             )
         )
     if problems:
         raise SeedFileError(problems)
     return tuple(variables)
+
+
+def read_scales(path: Path) -> tuple[ScaleSpec, ...]:
+    """Proficiency scales: `{"proficiency_scales": [{"code", "name", "levels": [...]}]}`, a level
+    being its label or `{"label", "description", "corresponds_to": {"scale", "level", "up_to"}}`
+    (levels named by label or code; `up_to` only for a range)."""
+    data = _load_json(path)
+    name = path.name
+    raw_scales = data.get("proficiency_scales") if isinstance(data, dict) else data
+    if not isinstance(raw_scales, list):
+        raise SeedFileError([f"{name}: expected a list under 'proficiency_scales'"])
+    problems: list[str] = []
+    scales = []
+    seen: set[str] = set()
+    for i, raw in enumerate(raw_scales, start=1):
+        where = f"{name}: scale {i}"
+        if not isinstance(raw, dict):
+            problems.append(f"{where}: must be an object")
+            continue
+        code = _text(raw, "code", where, problems, required=True)
+        where = f"{where} ({code})"
+        if code in seen:
+            problems.append(f"{where}: duplicate code")
+        seen.add(code)
+        raw_levels = raw.get("levels")
+        if not isinstance(raw_levels, list) or not raw_levels:
+            problems.append(f"{where}: needs a non-empty list of levels")
+            raw_levels = []
+        levels: list[LevelSpec] = []
+        for j, level in enumerate(raw_levels, start=1):
+            level_where = f"{where}, level {j}"
+            entry = {"label": level} if isinstance(level, str) else level
+            if not isinstance(entry, dict):
+                problems.append(f"{level_where}: must be a label or an object")
+                continue
+            label = _text(entry, "label", level_where, problems, required=True)
+            if value_code(label) in {other.code for other in levels}:
+                problems.append(f"{level_where}: '{label}' repeats an earlier level")
+            levels.append(
+                LevelSpec(
+                    code=value_code(label),
+                    label=label,
+                    order=j,
+                    description=_text(entry, "description", level_where, problems, False),
+                    corresponds_to=_mapping(entry.get("corresponds_to"), level_where, problems),
+                )
+            )
+        scales.append(
+            ScaleSpec(
+                code=code,
+                name=_text(raw, "name", where, problems, required=True),
+                order=_order(raw, i, where, problems),
+                description=_text(raw, "description", where, problems, required=False),
+                source=_text(raw, "source", where, problems, required=False),
+                levels=tuple(levels),
+            )
+        )
+    if problems:
+        raise SeedFileError(problems)
+    return tuple(scales)
+
+
+def _mapping(raw: Any, where: str, problems: list[str]) -> tuple[str, str, str] | None:
+    if raw is None:
+        return None
+    where = f"{where}: corresponds_to"
+    if not isinstance(raw, dict):
+        problems.append(f"{where}: must be an object with 'scale' and 'level'")
+        return None
+    scale = _text(raw, "scale", where, problems, required=True)
+    level = _text(raw, "level", where, problems, required=True)
+    upper = _text(raw, "up_to", where, problems, required=False)
+    return scale, value_code(level), value_code(upper) if upper else ""

@@ -12,8 +12,17 @@ from django.db import models, transaction
 from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
-from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
-from taxonomy.seedfile import FrameworkSpec, VariableSpec
+from taxonomy.models import (
+    Competency,
+    ContextValue,
+    ContextVariable,
+    Framework,
+    ProficiencyLevel,
+    ProficiencyScale,
+    SubCompetency,
+)
+from taxonomy.scales import sync_scale_values
+from taxonomy.seedfile import FrameworkSpec, ScaleSpec, SeedFileError, VariableSpec
 
 
 @dataclass
@@ -164,6 +173,15 @@ def load_context_variables(
     framework: Framework, specs: tuple[VariableSpec, ...], actor: User | None = None
 ) -> LoadReport:
     report = LoadReport()
+    scales = {scale.code: scale for scale in framework.scales.all()}
+    unknown = sorted({spec.scale for spec in specs if spec.scale and spec.scale not in scales})
+    if unknown:
+        raise SeedFileError(
+            [
+                f"No proficiency scale {code!r} in {framework}: load the scales first."
+                for code in unknown
+            ]
+        )
     variables = _upsert_all(
         ContextVariable,
         {v.key: v for v in framework.context_variables.all()},
@@ -181,6 +199,7 @@ def load_context_variables(
                     "minimum": spec.minimum,
                     "maximum": spec.maximum,
                     "whole_numbers": spec.whole_numbers,
+                    "scale": scales.get(spec.scale),
                 },
             )
             for spec in specs
@@ -206,6 +225,87 @@ def load_context_variables(
         report,
         actor,
     )
+    sync_scale_values(variables=variables.values(), actor=actor)
     seen = {v.pk for v in variables.values()}
     report.not_in_file += [str(v) for v in framework.context_variables.exclude(pk__in=seen)]
+    return report
+
+
+@transaction.atomic
+def load_scales(
+    framework: Framework, specs: tuple[ScaleSpec, ...], actor: User | None = None
+) -> LoadReport:
+    """Proficiency scales, their levels and the mapping between them, matched by code; the
+    values of variables bound to a loaded scale follow its levels."""
+    report = LoadReport()
+    scales = _upsert_all(
+        ProficiencyScale,
+        {scale.code: scale for scale in framework.scales.all()},
+        [
+            (
+                spec.code,
+                {"framework": framework, "code": spec.code},
+                {
+                    "name": spec.name,
+                    "order": spec.order,
+                    "description": spec.description,
+                    "source": spec.source,
+                },
+            )
+            for spec in specs
+        ],
+        report,
+        actor,
+    )
+    saved = ProficiencyLevel.objects.filter(scale__framework=framework).select_related("scale")
+    levels = _upsert_all(
+        ProficiencyLevel,
+        {(level.scale.code, level.code): level for level in saved},
+        [
+            (
+                (spec.code, level.code),
+                {"scale": scales[spec.code], "code": level.code},
+                {"label": level.label, "order": level.order, "description": level.description},
+            )
+            for spec in specs
+            for level in spec.levels
+        ],
+        report,
+        actor,
+    )
+    for level in saved:
+        levels.setdefault((level.scale.code, level.code), level)
+    problems: list[str] = []
+
+    def find(scale: str, code: str, where: str) -> ProficiencyLevel | None:
+        if not code:
+            return None
+        found = levels.get((scale, code))
+        if found is None:
+            problems.append(f"{where}: no level {code!r} in scale {scale!r}")
+        return found
+
+    mapped: list[Row] = []
+    for spec in specs:
+        for level_spec in spec.levels:
+            if level_spec.corresponds_to is None:
+                continue
+            where = f"scale {spec.code}, level {level_spec.label}"
+            scale, low, high = level_spec.corresponds_to
+            if scale == spec.code:
+                problems.append(f"{where}: a level corresponds to another scale's level")
+            mapped.append(
+                (
+                    (spec.code, level_spec.code),
+                    {},
+                    {
+                        "corresponds_to": find(scale, low, where),
+                        "corresponds_to_upper": find(scale, high, where),
+                    },
+                )
+            )
+    if problems:
+        raise SeedFileError(problems)
+    _upsert_all(ProficiencyLevel, levels, mapped, LoadReport(), actor)
+    sync_scale_values(scales=scales.values(), actor=actor)
     return report

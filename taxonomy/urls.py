@@ -1,10 +1,11 @@
 from django.urls import path
 
 from taxonomy.views import outline
-from taxonomy.views.outline import COMPETENCIES, CONTEXT_VARIABLES
+from taxonomy.views.outline import COMPETENCIES, CONTEXT_VARIABLES, SCALES
 
 COMPETENCY = {"outline": COMPETENCIES}
 VARIABLE = {"outline": CONTEXT_VARIABLES}
+SCALE = {"outline": SCALES}
 
 app_name = "taxonomy"
 urlpatterns = [
@@ -107,5 +108,21 @@ urlpatterns = [
         outline.sub_move,
         VARIABLE,
         name="contextvalue_move",
+    ),
+    # ----- proficiency scales, their levels and the mapping between them
+    path("<slug:framework_code>/scales/", outline.page, SCALE, name="scales"),
+    path("<slug:framework_code>/scales/new/", outline.item_create, SCALE, name="scale_create"),
+    path("scales/<int:pk>/", outline.item_card, SCALE, name="scale_card"),
+    path("scales/<int:pk>/edit/", outline.item_edit, SCALE, name="scale_edit"),
+    path("scales/<int:pk>/delete/", outline.item_delete, SCALE, name="scale_delete"),
+    path("scales/<int:pk>/move/<str:direction>/", outline.item_move, SCALE, name="scale_move"),
+    path("scales/<int:pk>/level/new/", outline.sub_create, SCALE, name="level_create"),
+    path("scales/level/<int:pk>/edit/", outline.sub_edit, SCALE, name="level_edit"),
+    path("scales/level/<int:pk>/delete/", outline.sub_delete, SCALE, name="level_delete"),
+    path(
+        "scales/level/<int:pk>/move/<str:direction>/",
+        outline.sub_move,
+        SCALE,
+        name="level_move",
     ),
 ]

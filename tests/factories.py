@@ -38,7 +38,7 @@ from rubrics.models import (
 )
 from taxonomy import services as taxonomy_services
 from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
-from taxonomy.seedfile import read_context_variables, read_taxonomy
+from taxonomy.seedfile import read_context_variables, read_scales, read_taxonomy
 
 # ----- taxonomy ----------------------------------------------------------------------------
 
@@ -47,6 +47,7 @@ def load_starter_framework() -> Framework:
     """The starter taxonomy and context variables, loaded the way `make run` loads them."""
     fixtures = settings.BASE_DIR / "fixtures"
     framework, _ = taxonomy_services.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
+    taxonomy_services.load_scales(framework, read_scales(fixtures / "proficiency_scales.json"))
     taxonomy_services.load_context_variables(
         framework, read_context_variables(fixtures / "context_variables.json")
     )

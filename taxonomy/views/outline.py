@@ -11,23 +11,41 @@ posts a redirect (success) or the whole page with the failing card open (errors)
 work without JavaScript too (l2annot.htmx.respond).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from django.db import models
+from django.db import models, transaction
 from django.forms import ModelForm
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts.models import User
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from audit import editing
 from l2annot.errors import status_for
 from l2annot.htmx import respond
-from taxonomy.forms import CompetencyForm, ContextValueForm, ContextVariableForm, SubCompetencyForm
-from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
+from taxonomy.forms import (
+    CompetencyForm,
+    ContextValueForm,
+    ContextVariableForm,
+    ProficiencyLevelForm,
+    ProficiencyScaleForm,
+    SubCompetencyForm,
+)
+from taxonomy.models import (
+    Competency,
+    ContextValue,
+    ContextVariable,
+    Framework,
+    ProficiencyLevel,
+    ProficiencyScale,
+    SubCompetency,
+)
+from taxonomy.scales import sync_scale_values
 
 
 @dataclass(frozen=True)
@@ -37,6 +55,13 @@ class Level:
     parent_field: str  # the field naming the parent: "framework" for an item
     audited_fields: tuple[str, ...]
     label: str  # "competency"
+    # What else follows a saved object, in the same transaction (a scale's levels: the values
+    # of the variables that take them).
+    after_save: Callable[[Any, User], object] | None = None
+
+    def saved(self, obj: models.Model, actor: User) -> None:
+        if self.after_save is not None:
+            self.after_save(obj, actor)
 
 
 @dataclass(frozen=True)
@@ -48,6 +73,7 @@ class Outline:
     sub: Level
     children: str  # the related name of an item's subs
     listed_kinds_only: bool = False  # only an item whose values are listed takes subs
+    prefetch: tuple[str, ...] = ()  # what the cards show besides the item and its subs
 
     def takes_children(self, item: Any) -> bool:
         return not self.listed_kinds_only or item.has_listed_values
@@ -87,8 +113,9 @@ CONTEXT_VARIABLES = Outline(
         ContextVariable,
         ContextVariableForm,
         "framework",
-        ("key", "label", "kind", "group", "minimum", "maximum", "description", "order"),
+        ("key", "label", "kind", "group", "minimum", "maximum", "scale", "description", "order"),
         "context variable",
+        after_save=lambda variable, actor: sync_scale_values(variables=[variable], actor=actor),
     ),
     sub=Level(
         ContextValue,
@@ -99,12 +126,40 @@ CONTEXT_VARIABLES = Outline(
     ),
     children="values",
     listed_kinds_only=True,
+    prefetch=("scale",),
+)
+
+SCALES = Outline(
+    page="taxonomy:scales",
+    template="taxonomy/scales.html",
+    title="Proficiency scales",
+    item=Level(
+        ProficiencyScale,
+        ProficiencyScaleForm,
+        "framework",
+        ("code", "name", "source", "description", "order"),
+        "proficiency scale",
+    ),
+    sub=Level(
+        ProficiencyLevel,
+        ProficiencyLevelForm,
+        "scale",
+        ("code", "label", "description", "corresponds_to", "corresponds_to_upper", "order"),
+        "level",
+        after_save=lambda level, actor: sync_scale_values(scales=[level.scale], actor=actor),
+    ),
+    children="levels",
+    prefetch=("levels__corresponds_to__scale", "levels__corresponds_to_upper"),
 )
 
 
 # ----- rendering --------------------------------------------------------------------------------
 def _items(outline: Outline, framework: Framework, **filters: Any) -> list[models.Model]:
-    items = list(outline.items_of(framework).filter(**filters).prefetch_related(outline.children))
+    items = list(
+        outline.items_of(framework)
+        .filter(**filters)
+        .prefetch_related(outline.children, *outline.prefetch)
+    )
     for item in items:
         item.children = list(getattr(item, outline.children).all())
         item.takes_children = outline.takes_children(item)
@@ -180,7 +235,9 @@ def _save(
         return _card(request, outline, item, 422, **{form_name: form}, **state)
     changes = {name: form.cleaned_data[name] for name in form._meta.fields or ()}
     try:
-        editing.update(obj, changes, form.cleaned_data.get("revision") or 0, request.user)
+        with transaction.atomic():
+            revision = form.cleaned_data.get("revision") or 0
+            level.saved(editing.update(obj, changes, revision, request.user), request.user)
     except editing.EditConflict as conflict:
         # Re-offer the editor's own text on top of the current revision: saving again is a
         # deliberate overwrite, made with both versions in view.
@@ -232,7 +289,9 @@ def item_create(
     form = outline.item.form(request.POST, instance=instance, prefix="new")
     if not form.is_valid():
         return _list(request, outline, framework, 422, new_item_form=form)
-    editing.create(form.instance, request.user, outline.item.audited_fields)
+    with transaction.atomic():
+        editing.create(form.instance, request.user, outline.item.audited_fields)
+        outline.item.saved(form.instance, request.user)
     return _list(request, outline, framework, created=form.instance.pk)
 
 
@@ -282,7 +341,9 @@ def sub_create(request: AuthenticatedHttpRequest, pk: int, outline: Outline) -> 
     form = outline.sub.form(request.POST, instance=instance, prefix=f"new-{item.pk}")
     if not form.is_valid():
         return _card(request, outline, item, 422, new_sub_form=form)
-    editing.create(form.instance, request.user, outline.sub.audited_fields)
+    with transaction.atomic():
+        editing.create(form.instance, request.user, outline.sub.audited_fields)
+        outline.sub.saved(form.instance, request.user)
     return _card(request, outline, item, created=form.instance.pk)
 
 
@@ -317,5 +378,8 @@ def sub_move(
     sub = get_object_or_404(outline.sub.model, pk=pk)
     item = getattr(sub, outline.sub.parent_field)
     siblings = getattr(item, outline.children).all()
-    editing.move(sub, siblings, _offset(direction), request.user)
+    with transaction.atomic():
+        outline.sub.saved(
+            editing.move(sub, siblings, _offset(direction), request.user), request.user
+        )
     return _card(request, outline, item)

@@ -12,7 +12,15 @@ from accounts.roles import Action, Role, roles_allowed
 from grading.models import Assignment, Flag, GoldVerdict, Grade, Study, TurnGrade
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Criterion, Response, Task
-from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
+from taxonomy.models import (
+    Competency,
+    ContextValue,
+    ContextVariable,
+    Framework,
+    ProficiencyLevel,
+    ProficiencyScale,
+    SubCompetency,
+)
 from tests.factories import benchmark_objects, first, grading_objects
 
 pytestmark = pytest.mark.django_db
@@ -23,6 +31,14 @@ NO_DELETE = frozenset({"get", "post", "put", "patch"})
 NO_PUT = frozenset({"get", "post", "patch"})
 STUDY_READERS = (Action.VIEW_BENCHMARK, Action.GRADE, Action.MANAGE_STUDIES)
 GRADING_READERS = (Action.GRADE, Action.MANAGE_STUDIES)
+
+
+def a_level() -> ProficiencyLevel:
+    scale, _ = ProficiencyScale.objects.get_or_create(
+        framework=Framework.objects.get(), code="school", defaults={"name": "School"}
+    )
+    return ProficiencyLevel.objects.get_or_create(scale=scale, code="one", label="One")[0]
+
 
 # basename -> (read action, write action, how to find an object to address[, methods offered:
 # every method by default]). A write action of None: read-only, a change needs the read action.
@@ -48,6 +64,8 @@ RESOURCES = {
         Action.EDIT_TAXONOMY,
         lambda: ContextValue.objects.get(code="b1"),
     ),
+    "proficiencyscale": (Action.VIEW_TAXONOMY, Action.EDIT_TAXONOMY, lambda: a_level().scale),
+    "proficiencylevel": (Action.VIEW_TAXONOMY, Action.EDIT_TAXONOMY, lambda: a_level()),
     "task": (Action.VIEW_BENCHMARK, Action.EDIT_RUBRICS, lambda: first(Task), NO_DELETE),
     "criterion": (Action.VIEW_BENCHMARK, None, lambda: first(Criterion), NO_CHANGES),
     "response": (Action.VIEW_BENCHMARK, Action.IMPORT_DATA, lambda: first(Response), BULK_POST),

@@ -64,8 +64,8 @@ def test_a_change_of_a_revisioned_object_requires_its_revision_in_the_body():
             assert "If-Match" in body(operation)["properties"]["revision"]["description"]
         elif method == "post":
             creations[path] = operation
-    # PUT and PATCH of frameworks, the taxonomy's four resources, tasks and gold verdicts
-    assert len(changes) == 14
+    # PUT and PATCH of frameworks, the taxonomy's six resources, tasks and gold verdicts
+    assert len(changes) == 18
     for path in {path.split("{")[0] for path in changes}:
         assert "revision" not in body(creations[path]).get("required", []), path
 

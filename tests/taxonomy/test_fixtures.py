@@ -10,8 +10,10 @@ def test_starter_framework_has_12_competencies_and_31_sub_competencies(starter_f
     assert SubCompetency.objects.filter(competency__framework=starter_framework).count() == 31
 
 
-def test_starter_framework_has_33_context_variables(starter_framework):
-    assert ContextVariable.objects.filter(framework=starter_framework).count() == 33
+def test_starter_framework_has_the_33_l2bench_context_variables_and_an_actfl_level(
+    starter_framework,
+):
+    assert ContextVariable.objects.filter(framework=starter_framework).count() == 34
 
 
 def test_cefr_level_is_ordinal_from_a1_up_to_c2(starter_framework):

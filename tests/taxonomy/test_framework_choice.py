@@ -48,8 +48,8 @@ def test_import_commands_name_the_problem(codes, code, message):
 @pytest.mark.parametrize(
     ("codes", "code", "message"),
     [
-        ([], None, "Say which framework the variables belong to"),
-        (["one", "two"], None, "Say which framework the variables belong to"),
+        ([], None, "Say which framework the file belongs to"),
+        (["one", "two"], None, "Say which framework the file belongs to"),
         (["one"], "nope", "No framework with code 'nope'."),
     ],
 )

@@ -129,9 +129,11 @@ def test_loading_the_same_files_twice_changes_nothing(starter_framework):
         "load_taxonomy",
         FIXTURES / "taxonomy.json",
         context_variables=FIXTURES / "context_variables.json",
+        scales=FIXTURES / "proficiency_scales.json",
     )
     assert AuditEvent.objects.count() == events
-    assert ContextValue.objects.filter(variable__framework=starter_framework).count() == 120
+    # 120 listed values, and the ACTFL level's 11 taken from its scale
+    assert ContextValue.objects.filter(variable__framework=starter_framework).count() == 131
 
 
 @pytest.mark.django_db

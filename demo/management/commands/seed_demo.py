@@ -9,7 +9,7 @@ from demo.benchmark import seed_demo_benchmark
 from demo.judge_runs import seed_demo_judge_runs
 from demo.study import seed_demo_judge, seed_demo_study
 from taxonomy import services as taxonomy
-from taxonomy.seedfile import read_context_variables, read_taxonomy
+from taxonomy.seedfile import read_context_variables, read_scales, read_taxonomy
 
 
 class Command(BaseCommand):
@@ -19,6 +19,8 @@ class Command(BaseCommand):
         fixtures = settings.BASE_DIR / "fixtures"
         framework, report = taxonomy.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
         self.stdout.write(f"Taxonomy {framework.code}: {report.summary()}")
+        report = taxonomy.load_scales(framework, read_scales(fixtures / "proficiency_scales.json"))
+        self.stdout.write(f"Proficiency scales: {report.summary()}")
         report = taxonomy.load_context_variables(
             framework, read_context_variables(fixtures / "context_variables.json")
         )
