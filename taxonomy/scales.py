@@ -28,15 +28,17 @@ def sync_scale_values(
     to a scale, one value per level of its scale (matched by level, then by code), with the
     level's code, label, description and order; returns how many values were created or changed.
 
-    A value whose level has gone stays (tasks may use it) and is no longer tied to the scale."""
-    wanted = {v.pk: v for v in variables if v.scale_id is not None}
+    A value tied to a level of another scale (one of `variables` changed scale or lost it) stays,
+    untied: tasks may use it."""
+    wanted = {v.pk: v for v in variables}
     for variable in ContextVariable.objects.filter(scale__in=list(scales)):
         wanted.setdefault(variable.pk, variable)
     if not wanted:
         return 0
-    scale_ids = {v.scale_id for v in wanted.values()}
+    scale_ids = {v.scale_id for v in wanted.values() if v.scale_id is not None}
     levels: dict[int | None, list[ProficiencyLevel]] = {}
-    for level in ProficiencyLevel.objects.filter(scale__in=scale_ids).order_by("order", "pk"):
+    in_order = ProficiencyLevel.objects.filter(scale__in=scale_ids).order_by("order", "pk")
+    for level in in_order.select_related("scale"):
         levels.setdefault(level.scale_id, []).append(level)
     existing: dict[int, list[ContextValue]] = {}
     for value in ContextValue.objects.filter(variable__in=list(wanted)):
@@ -47,6 +49,15 @@ def sync_scale_values(
         values = existing.get(variable.pk, [])
         by_level = {v.level_id: v for v in values if v.level_id is not None}
         by_code = {v.code: v for v in values}
+        own = {level.pk for level in levels.get(variable.scale_id, [])}
+        for stray in [v for v in values if v.level_id is not None and v.level_id not in own]:
+            before = audit.snapshot(stray, ["level"])
+            stray.level = None
+            stray.revision += 1
+            stray.save()
+            delta = audit.diff(before, audit.snapshot(stray, ["level"]))
+            events.append(audit.event(stray, AuditEvent.Kind.UPDATED, actor, delta))
+            touched += 1
         for level in levels.get(variable.scale_id, []):
             target = {
                 "code": level.code,

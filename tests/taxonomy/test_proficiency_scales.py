@@ -5,6 +5,8 @@ import json
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounts.roles import Role
@@ -14,6 +16,7 @@ from interchange.importers import import_l2bench
 from rubrics.models import TaskContextValue
 from taxonomy import services
 from taxonomy.models import ContextValue, ContextVariable, ProficiencyLevel, ProficiencyScale
+from taxonomy.scales import sync_scale_values
 from taxonomy.seedfile import SeedFileError, read_scales
 from tests.conftest import htmx
 from tests.factories import benchmark_folder, generated, make_framework, published_task
@@ -77,11 +80,24 @@ def test_a_variable_taking_a_scale_keeps_its_values_and_gains_the_missing_levels
     kept = {v.code: v.pk for v in cefr_level.values.all()}  # a1, a2, b1 from the factory
     cefr_level.scale = ProficiencyScale.objects.get(code="cefr")
     cefr_level.save()
-    services.sync_scale_values(variables=[cefr_level])
+    sync_scale_values(variables=[cefr_level])
     values = list(cefr_level.values.order_by("order"))
     assert [v.label for v in values] == ["A1", "A2", "B1", "B2"]
     assert all(kept[v.code] == v.pk for v in values if v.code in kept)
     assert all(v.level == level("cefr", v.label) for v in values)
+
+
+def test_a_variable_that_loses_its_scale_keeps_its_values_untied(tmp_path):
+    load(tmp_path)
+    variable = ContextVariable.objects.get(key="cefr_level")
+    variable.scale = ProficiencyScale.objects.get(code="cefr")
+    variable.save()
+    sync_scale_values(variables=[variable])
+    variable.scale = None
+    variable.save()
+    sync_scale_values(variables=[variable])
+    assert variable.values.count() == 4
+    assert not variable.values.filter(level__isnull=False).exists()
 
 
 def test_a_level_mapped_to_its_own_scale_or_in_a_circle_is_refused(tmp_path):
@@ -120,6 +136,24 @@ def test_the_scales_page_lists_levels_and_their_mapping(maintainer):
     assert "Intermediate Mid" in body and "≈ CEFR B1-B2" in body
 
 
+def queries_of(client, url):  # type: ignore[no-untyped-def]
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+def test_the_scales_page_takes_as_many_queries_whatever_the_number_of_levels(maintainer):
+    url = reverse("taxonomy:scales", args=["test-fw"])
+    before = queries_of(maintainer, url)
+    actfl = ProficiencyScale.objects.get(code="actfl")
+    b2 = level("cefr", "B2")
+    for n in range(5):
+        ProficiencyLevel.objects.create(
+            scale=actfl, code=f"x{n}", label=f"X{n}", order=10 + n, corresponds_to=b2
+        )
+    assert queries_of(maintainer, url) == before
+
+
 def test_a_variable_bound_to_a_scale_in_the_app_takes_its_levels_as_values(maintainer):
     url = reverse("taxonomy:contextvariable_create", args=["test-fw"])
     scale = ProficiencyScale.objects.get(code="actfl")
@@ -145,7 +179,7 @@ def test_remapping_and_renaming_a_level_in_the_app_is_recorded_and_reaches_the_v
         kind="ordinal",
         scale=ProficiencyScale.objects.get(code="actfl"),
     )
-    services.sync_scale_values(variables=[variable])
+    sync_scale_values(variables=[variable])
     mid = level("actfl", "Intermediate Mid")
     b1 = level("cefr", "B1")
     response = maintainer.post(
@@ -176,7 +210,7 @@ def test_a_level_a_task_uses_cannot_be_deleted(maintainer):
         kind="ordinal",
         scale=ProficiencyScale.objects.get(code="actfl"),
     )
-    services.sync_scale_values(variables=[variable])
+    sync_scale_values(variables=[variable])
     task = published_task(framework, criteria=1)
     mid = level("actfl", "Intermediate Mid")
     TaskContextValue.objects.create(task=task, variable=variable, value=mid.values.get())
@@ -211,7 +245,7 @@ def test_a_made_up_third_scale_added_in_the_app_groups_through_the_mapping(maint
         kind="ordinal",
         scale=school,
     )
-    services.sync_scale_values(variables=[variable])
+    sync_scale_values(variables=[variable])
     task = published_task(framework, criteria=1)
     TaskContextValue.objects.create(
         task=task, variable=variable, value=variable.parse_value("Starters")
