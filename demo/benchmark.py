@@ -260,7 +260,8 @@ TASKS = [
             "otros profesores. Responde de forma práctica y breve."
         ),
         instruction=(
-            "Doy clase de español a un grupo de ocho adultos de nivel A2 en línea. Mañana "
+            "Doy clase de español a un grupo de ocho adultos de nivel Intermediate Low "
+            "(ACTFL) en línea. Mañana "
             "quiero que preparen por parejas una llamada para reservar mesa en un restaurante. "
             "¿Cómo puedo dar las instrucciones de la actividad para que todos sepan qué hacer?"
         ),
@@ -274,7 +275,8 @@ TASKS = [
         ),
         context={
             "learner_age": "adults (26-64)",
-            "cefr_level": "A2",
+            # Stated on the ACTFL scale: reports count it under its mapped CEFR level, A2.
+            "actfl_level": "Intermediate Low",
             "learning_purpose": "travel",
             "class_configuration": "small group",
             "delivery_mode": "online synchronous",
