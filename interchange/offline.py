@@ -81,7 +81,11 @@ def annotator_assignments(
 ) -> list[Assignment]:
     """The annotator's assignments in the study, in their order, with everything the workbook
     shows. A fixed number of queries, whatever the number of assignments."""
-    items = RubricItem.objects.select_related("criterion_version__criterion").order_by("order")
+    items = (
+        RubricItem.objects.select_related("criterion_version__criterion")
+        .prefetch_related("criterion_version__scale_points")
+        .order_by("order")
+    )
     assignments = (
         Assignment.objects.filter(study_item__study=study, annotator=annotator)
         .select_related("study_item__rubric_version", "study_item__response__task")
@@ -169,6 +173,7 @@ def _item(assignment: Assignment, questions: list[LikertItem]) -> GradingItem:
             criteria.extend(_turn_rows(assignment, version, sorted(tutor, key=lambda t: t.index)))
             continue
         grade = grades.get(version.pk)
+        scale = _scale(version)
         criteria.append(
             CriterionRow(
                 criterion_version_id=str(version.pk),
@@ -178,6 +183,8 @@ def _item(assignment: Assignment, questions: list[LikertItem]) -> GradingItem:
                 guidance=_guidance(version),
                 verdict=TO_WORKBOOK[Verdict(grade.verdict)] if grade and grade.verdict else None,
                 rationale=grade.rationale if grade else "",
+                scale=scale,
+                level=grade.level if grade and scale else None,
             )
         )
     likert = tuple(
@@ -195,6 +202,13 @@ def _item(assignment: Assignment, questions: list[LikertItem]) -> GradingItem:
     )
 
 
+def _scale(version: CriterionVersion) -> tuple[int, int] | None:
+    """An ordinal criterion's (min, max); None for a binary one."""
+    if not version.is_ordinal or version.scale_min is None or version.scale_max is None:
+        return None
+    return version.scale_min, version.scale_max
+
+
 def _guidance(version: CriterionVersion) -> str:
     parts = [
         ("What passes", version.passes),
@@ -202,6 +216,9 @@ def _guidance(version: CriterionVersion) -> str:
         ("Passes, for example", version.pass_example),
         ("Fails, for example", version.fail_example),
     ]
+    if version.is_ordinal:  # each level with its label, as the grading page shows them
+        points = "; ".join(f"{v} = {label}" if label else str(v) for v, label in version.scale())
+        parts.insert(0, ("Levels (choose one, or N/A)", points))
     return "\n".join(f"{label}: {text.strip()}" for label, text in parts if text.strip())
 
 
@@ -353,11 +370,11 @@ def _record(
     problem: Report,
 ) -> None:
     before = {
-        (g.assignment_id, str(g.criterion_version_id)): (g.verdict, g.rationale)
+        (g.assignment_id, str(g.criterion_version_id)): (g.verdict, g.level, g.rationale)
         for g in Grade.objects.filter(assignment__in=assignments.values())
     }
     before |= {
-        (g.assignment_id, f"{g.criterion_version_id}.{g.turn_id}"): (g.verdict, g.rationale)
+        (g.assignment_id, f"{g.criterion_version_id}.{g.turn_id}"): (g.verdict, None, g.rationale)
         for g in TurnGrade.objects.filter(assignment__in=assignments.values())
     }
     rated_before = dict(
@@ -378,7 +395,7 @@ def _record(
             started.add(assignment.pk)
 
     for row in rows:
-        if row.verdict is None and not row.rationale:
+        if row.verdict is None and row.level is None and not row.rationale:
             continue
         version_id, _, turn_id = row.criterion_version_id.partition(".")
         if not version_id.isdecimal() or not (turn_id == "" or turn_id.isdecimal()):
@@ -392,6 +409,8 @@ def _record(
         verdict = FROM_WORKBOOK[row.verdict] if row.verdict else None
         answer: Grade | TurnGrade
         try:
+            if turn_id and row.level is not None:
+                raise services.GradingError(f"{row.level} is not Pass, Fail or N/A")
             if turn_id:
                 answer, _, _ = services.save_turn_grade(
                     assignment,
@@ -406,14 +425,19 @@ def _record(
                     assignment,
                     int(version_id),
                     verdict=verdict,
+                    level=row.level,
                     rationale=row.rationale or None,
                     by=annotator,
                 )
         except services.GradingError as error:
-            problem(row.row, "verdict", " ".join(error.messages))
+            # The level's own field when a level was refused (off its scale, or on a binary
+            # criterion): the message names the criterion and its scale.
+            field_name = "level" if row.level is not None else "verdict"
+            problem(row.row, field_name, " ".join(error.messages))
             continue
         old = before.get((assignment.pk, row.criterion_version_id))
-        if old == (answer.verdict, answer.rationale):
+        level = answer.level if isinstance(answer, Grade) else None
+        if old == (answer.verdict, level, answer.rationale):
             report.answers_unchanged += 1
         else:
             report.answers_changed += 1

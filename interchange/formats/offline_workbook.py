@@ -3,7 +3,7 @@
 Sheet ``Grading`` (protected; only the Verdict and Rationale cells of criterion rows are
 unlocked): row 1 is the header; each item is one item row (task text, response text) followed
 by one row per criterion (code, wording, guidance, a Pass/Fail/N/A drop-down, Present/Absent/N/A
-on a penalty, a rationale cell)
+on a penalty, the levels of its scale and N/A on an ordinal criterion, a rationale cell)
 and one row per rating question (prompt, the labels of the points, a 1-5 drop-down). Hidden
 columns A and B carry the item id and criterion version id (``likert:<question id>`` on a
 question row) of each row. Cells may be filled in advance with the answers already given.
@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -74,6 +75,7 @@ MAX_ROWS = 100_000
 MAX_COLUMNS = 50  # the sheet has 7; a few notes columns added by hand are read past
 META_ROWS = 20
 _TRUNCATED = "\n[… cut: the full text is in the web app]"
+_WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
 _ITEM_FILL = PatternFill("solid", fgColor="DDEBF7")
 _HEADER_FILL = PatternFill("solid", fgColor="BDD7EE")
 _WRAP = Alignment(wrap_text=True, vertical="top")
@@ -100,7 +102,9 @@ def _choice_list(*, penalty: bool) -> str:
 
 @dataclass(frozen=True, slots=True)
 class CriterionRow:
-    """A criterion to grade; ``verdict`` and ``rationale`` fill its cells in advance."""
+    """A criterion to grade; ``verdict`` (or ``level``) and ``rationale`` fill its cells in
+    advance. An ordinal criterion has its ``scale`` (min, max): its choices are the levels and
+    N/A."""
 
     criterion_version_id: str
     code: str
@@ -109,6 +113,8 @@ class CriterionRow:
     verdict: GradeVerdict | None = None
     rationale: str = ""
     penalty: bool = False  # its choices read Present / Absent / N/A
+    scale: tuple[int, int] | None = None
+    level: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +148,9 @@ class GradingSheet:
 
 @dataclass(frozen=True, slots=True)
 class GradedRow:
-    """One criterion row as uploaded. ``verdict`` is ``None`` when left blank."""
+    """One criterion row as uploaded. ``verdict`` and ``level`` are ``None`` when left blank;
+    a whole number in the cell is a ``level`` (checked against the criterion's scale by the
+    caller, which knows it)."""
 
     item_id: str
     criterion_version_id: str
@@ -151,6 +159,7 @@ class GradedRow:
     row: int = field(default=0, compare=False)
     # The cell said Present or Absent (a penalty's words) rather than Pass or Fail.
     penalty_wording: bool = field(default=False, compare=False)
+    level: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +221,7 @@ def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: byt
     verdict_cells: list[str] = []
     penalty_cells: list[str] = []
     rating_cells: list[str] = []
+    level_cells: dict[tuple[int, int], list[str]] = {}  # per scale
     row = 2
     for number, item in enumerate(sheet.items, start=1):
         texts = (f"Item {number}", item.task_text, item.response_text)
@@ -225,11 +235,16 @@ def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: byt
             _row(ws, row, ids, (criterion.code, criterion.wording, criterion.guidance))
             for column in (VERDICT_COLUMN, RATIONALE_COLUMN):
                 ws.cell(row, column).protection = Protection(locked=False)
-            if criterion.verdict is not None:
+            if criterion.level is not None:
+                ws.cell(row, VERDICT_COLUMN, criterion.level)
+            elif criterion.verdict is not None:
                 _text(ws, row, VERDICT_COLUMN, criterion.verdict.label(penalty=criterion.penalty))
             if criterion.rationale and _display(criterion.rationale) == criterion.rationale:
                 _text(ws, row, RATIONALE_COLUMN, criterion.rationale).alignment = _WRAP
-            cells = penalty_cells if criterion.penalty else verdict_cells
+            if criterion.scale is not None:
+                cells = level_cells.setdefault(criterion.scale, [])
+            else:
+                cells = penalty_cells if criterion.penalty else verdict_cells
             cells.append(ws.cell(row, VERDICT_COLUMN).coordinate)
             row_ids.append(ids)
             row += 1
@@ -251,6 +266,8 @@ def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: byt
     if rating_cells:
         ratings.sqref = MultiCellRange(" ".join(rating_cells))
         ws.add_data_validation(ratings)
+    for scale, cells in level_cells.items():
+        ws.add_data_validation(_level_choices(scale, cells))
     ws.protection.sheet = True
     ws.protection.formatColumns = ws.protection.formatRows = False  # resizing stays allowed
     meta = workbook.create_sheet(META)
@@ -262,6 +279,20 @@ def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: byt
     meta.sheet_state = "veryHidden"
     meta.protection.sheet = True
     workbook.save(path)
+
+
+def _level_choices(scale: tuple[int, int], cells: list[str]) -> DataValidation:
+    """The drop-down of an ordinal criterion's cells: each level of the scale, then N/A."""
+    low, high = scale
+    levels = ",".join(str(level) for level in range(low, high + 1))
+    choices = DataValidation(
+        type="list", formula1=f'"{levels},{GradeVerdict.NA.value}"', allow_blank=True
+    )
+    choices.showErrorMessage = True
+    choices.errorTitle = "Level"
+    choices.error = f"Choose a level from {low} to {high}, or N/A."
+    choices.sqref = MultiCellRange(" ".join(cells))
+    return choices
 
 
 def _header(ws: Worksheet) -> None:
@@ -371,13 +402,14 @@ def _read(
                 RatedRow(item_id, criterion_id.removeprefix(LIKERT_PREFIX), rating, number)
             )
             continue
-        verdict = _verdict(value)
-        if verdict is False:
+        level = _level(value)
+        verdict = None if level is not None else _verdict(value)
+        if verdict is False:  # (a whole number is a level, checked by the caller)
             report(number, "verdict", f"{shown(value)} is not Pass, Fail, Present, Absent or N/A")
         rationale = _cell_text(cells[RATIONALE_COLUMN - 1])
         wording = isinstance(value, str) and value.strip().casefold() in _PENALTY_WORDS
         verdict = verdict if isinstance(verdict, GradeVerdict) else None
-        graded.append(GradedRow(item_id, criterion_id, verdict, rationale, number, wording))
+        graded.append(GradedRow(item_id, criterion_id, verdict, rationale, number, wording, level))
     expected = signature(key, annotator, study_id, row_ids)
     valid = hmac.compare_digest(expected, meta.get("signature", ""))
     if not valid:
@@ -434,6 +466,21 @@ def _verdict(value: object) -> GradeVerdict | bool | None:
                 return verdict
         return _PENALTY_WORDS.get(typed, False)
     return False
+
+
+def _level(value: object) -> int | None:
+    """A whole number in a verdict cell (a level of an ordinal criterion's scale, which the
+    caller checks), or ``None``: a number typed or chosen in a spreadsheet may arrive as an
+    int, a float or text."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and _WHOLE_NUMBER.fullmatch(value.strip()):
+        return int(value.strip())
+    return None
 
 
 def _rating(value: object) -> int | bool | None:

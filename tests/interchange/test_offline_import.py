@@ -374,3 +374,67 @@ def test_the_import_command_lists_every_problem_and_fails(tmp_path, study, annot
         )
     assert err.getvalue().count("is not Pass, Fail, Present, Absent or N/A") == 6
     assert not Grade.objects.exists()
+
+
+@pytest.fixture
+def scaled(annotator):
+    """A study of one response whose first criterion is ordinal (levels 0-4)."""
+    task = factories.published_task(scale=(0, 4))
+    made = services.create_study(
+        name="Levels offline",
+        framework=task.framework,
+        responses=[factories.response(task)],
+        annotators=[annotator],
+        overlap=1,
+        likert_prompts=(),
+    )
+    services.assign_study(made)
+    version = next(
+        v for v in factories.rubric_of(made.items.get().assignments.get()) if v.is_ordinal
+    )
+    return made, version
+
+
+def _ordinal_row(sheet, version):  # type: ignore[no-untyped-def]
+    return next(
+        row for row in range(2, sheet.max_row + 1) if sheet.cell(row, 2).value == str(version.pk)
+    )
+
+
+def test_an_ordinal_criterion_offers_its_levels_and_reads_one_back(tmp_path, scaled, annotator):
+    made, version = scaled
+    path = exported(tmp_path, made, annotator)
+    workbook = load_workbook(path)
+    sheet = workbook["Grading"]
+    row = _ordinal_row(sheet, version)
+    cell = sheet.cell(row, 6).coordinate
+    [levels] = [v for v in sheet.data_validations.dataValidation if cell in v.sqref]
+    assert levels.formula1 == '"0,1,2,3,4,N/A"'
+    assert "Levels (choose one, or N/A): 0 = Level 0; 1 = Level 1" in sheet.cell(row, 5).value
+    fill(path, only=lambda kind, number: number != row)
+    workbook = load_workbook(path)
+    workbook["Grading"].cell(row, 6).value = 3
+    workbook.save(path)
+    report = offline.import_workbook(path, made, annotator, submit=True)
+    assert report.problems == [] and report.submitted == 1
+    grade = Grade.objects.get(criterion_version=version)
+    assert (grade.level, grade.verdict) == (3, "")
+    again = exported(tmp_path, made, annotator, unfinished_only=False)
+    assert load_workbook(again)["Grading"].cell(row, 6).value == 3  # filled in advance
+
+
+def test_a_level_off_the_scale_is_refused_naming_its_row_and_field(tmp_path, scaled, annotator):
+    made, version = scaled
+    path = exported(tmp_path, made, annotator)
+    row = _ordinal_row(load_workbook(path)["Grading"], version)
+    fill(path, only=lambda kind, number: number != row)
+    workbook = load_workbook(path)
+    workbook["Grading"].cell(row, 6).value = "7"
+    workbook.save(path)
+    before = state()
+    report = offline.import_workbook(path, made, annotator)
+    assert messages(report) == [
+        f"grading.xlsx: row {row}: field 'level': {version.criterion.code}: 7 is outside its "
+        "scale 0 to 4."
+    ]
+    assert state() == before

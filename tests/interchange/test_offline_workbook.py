@@ -74,12 +74,21 @@ def test_a_filled_workbook_reads_back_every_verdict_and_rationale(workbook_path)
 
 
 def test_a_verdict_outside_the_list_is_reported_with_its_row(workbook_path):
-    fill(workbook_path, {("Grading", "F4"): "maybe", ("Grading", "F6"): 1})
+    fill(workbook_path, {("Grading", "F4"): "maybe", ("Grading", "F6"): 1.5})
     _, problems = read_grading_workbook(workbook_path, KEY)
     assert messages(problems) == [
         "grading.xlsx: row 4: field 'verdict': 'maybe' is not Pass, Fail, Present, Absent or N/A",
-        "grading.xlsx: row 6: field 'verdict': 1 is not Pass, Fail, Present, Absent or N/A",
+        "grading.xlsx: row 6: field 'verdict': 1.5 is not Pass, Fail, Present, Absent or N/A",
     ]
+
+
+@pytest.mark.parametrize("typed", [3, 3.0, " 3 ", "-1"])
+def test_a_whole_number_is_read_as_a_level_for_the_caller_to_check(workbook_path, typed):
+    fill(workbook_path, {("Grading", "F4"): typed})
+    result, problems = read_grading_workbook(workbook_path, KEY)
+    assert problems == ()
+    [row] = [r for r in result.rows if r.row == 4]
+    assert (row.level, row.verdict) == (int(str(typed).strip().split(".")[0]), None)
 
 
 def test_a_penalty_offers_present_and_absent_and_reads_them_as_stored(tmp_path):
