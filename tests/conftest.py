@@ -67,6 +67,10 @@ def django_db_modify_db_settings() -> None:
     database = settings.DATABASES["default"]
     if database["ENGINE"].endswith("postgresql"):
         database.setdefault("TEST", {})["NAME"] = f"test_{database['NAME']}_{os.getpid()}"
+        # A test database is thrown away: its commits (migrations, the transactional tests and
+        # their flushes) need not wait for the disk.
+        options = database.setdefault("OPTIONS", {})
+        options["options"] = f"{options.get('options', '')} -c synchronous_commit=off".strip()
 
 
 @pytest.fixture(autouse=True)
