@@ -85,3 +85,8 @@ def test_the_demo_study_has_two_judge_runs_to_compare_and_triage(seeded, client_
         reverse("workbench:compare", args=[study.pk]), {"run": [v1.pk, v2.pk]}
     ).content.decode()
     assert "agrees with the experts more than" in compare
+    # The demo judge's levels on the Spanish task's ordinal criterion are compared with the
+    # experts' levels on its calibration page.
+    calibration = maintainer.get(reverse("agreement:judge", args=[study.pk, v2.pk]))
+    body = calibration.content.decode()
+    assert "Ordinal criteria: the judge" in body and "Ordinal alpha: experts" in body
