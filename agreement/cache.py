@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from django.core.cache import cache
 
-from agreement.data import gold_state, ratings_state, study_state, verdicts_state
+from agreement.data import gold_state, ratings_state, scales_state, study_state, verdicts_state
 from agreement.models import AnalysisSettings
 from grading.models import Study
 from judging.models import JudgeRun
@@ -49,7 +49,7 @@ def _study_part(study: Study, settings: AnalysisSettings) -> str:
     return (
         f"{CODE_VERSION}:{study.pk}:{count}:{latest}:{settings.validation_threshold}:{settings.minimum_units}:"
         f"{settings.resamples}:"
-        f"{settings.seed}:{settings.show_annotator_names}:{settings.epsilon}"
+        f"{settings.seed}:{settings.show_annotator_names}:{settings.epsilon}:{scales_state(study)}"
     )
 
 

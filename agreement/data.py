@@ -46,6 +46,7 @@ from grading.models import (
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from l2annot.db_routers import reports_alias
 from rubrics.models import CriterionVersion, TaskContextValue
+from taxonomy.models import ProficiencyLevel
 from taxonomy.scales import reporting_label, reporting_levels
 
 VALUE_INDEX: dict[str, int] = {Verdict.FAIL: 0, Verdict.PASS: 1}
@@ -99,6 +100,16 @@ def study_state(study: Study) -> tuple[int, str]:
     moments = (grades["latest"], grades["submitted"], scales["latest"])
     latest = max((moment for moment in moments if moment), default=None)
     return grades["n"] + scales["n"], latest.isoformat() if latest else "-"
+
+
+def scales_state(study: Study) -> str:
+    """Changes whenever a proficiency level of the study's framework is added, edited (its
+    mapping: the breakdowns by context value group on it) or deleted: a cache key part."""
+    levels = ProficiencyLevel.objects.using(reports_alias()).filter(
+        scale__framework_id=study.framework_id
+    )
+    state = levels.aggregate(n=Count("pk"), revisions=Sum("revision"), last=Max("pk"))
+    return f"{state['n']}.{state['revisions'] or 0}.{state['last'] or 0}"
 
 
 @dataclass(frozen=True)

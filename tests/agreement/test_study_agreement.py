@@ -99,7 +99,8 @@ def test_universal_criteria_are_the_least_reliable(study):
 
 def test_the_report_is_cached_until_a_grade_changes(study, django_assert_max_num_queries):
     first = study_report(study)
-    with django_assert_max_num_queries(4):  # settings, two state aggregates, the cache read
+    # settings, two state aggregates, the levels' state (the mapping groups), the cache read
+    with django_assert_max_num_queries(5):
         assert study_report(study) == first
     AnalysisSettings.objects.create(study=study, validation_threshold=0.5)
     assert study_report(study).threshold == 0.5

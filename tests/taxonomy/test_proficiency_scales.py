@@ -10,12 +10,22 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounts.roles import Role
+from agreement.cache import report_key
 from agreement.data import report_context
+from agreement.models import AnalysisSettings
+from audit import editing
 from audit.models import AuditEvent
+from grading.models import Study
 from interchange.importers import import_l2bench
 from rubrics.models import TaskContextValue
 from taxonomy import services
-from taxonomy.models import ContextValue, ContextVariable, ProficiencyLevel, ProficiencyScale
+from taxonomy.models import (
+    ContextValue,
+    ContextVariable,
+    Framework,
+    ProficiencyLevel,
+    ProficiencyScale,
+)
 from taxonomy.scales import sync_scale_values
 from taxonomy.seedfile import SeedFileError, read_scales
 from tests.conftest import htmx
@@ -264,3 +274,12 @@ def test_a_task_imported_in_actfl_is_reported_with_the_shipped_cefr_mapping(
     assert {value.display_value for value in stated} == {"Intermediate Mid"}
     grouped = report_context([value.task_id for value in stated], "default")
     assert set(map(tuple, grouped.values())) == {(("CEFR level", "B1"),)}
+
+
+def test_a_mapping_edit_changes_the_report_cache_key(maintainer):
+    study = Study.objects.create(name="Levels", framework=Framework.objects.get(code="test-fw"))
+    settings = AnalysisSettings.for_study(study)
+    before = report_key(study, settings)
+    mid = level("actfl", "Intermediate Mid")
+    editing.update(mid, {"corresponds_to_upper": None}, mid.revision, None)
+    assert report_key(study, settings) != before
