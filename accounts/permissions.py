@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
+from django.utils.translation import gettext
 from django_htmx.middleware import HtmxDetails
 
 from accounts.models import User
@@ -36,7 +37,8 @@ def require(
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             if not user_can(request.user, action):
                 raise PermissionDenied(
-                    f"Your role does not allow this: {ACTION_LABELS[action].lower()}."
+                    gettext("Your role does not allow this: %(action)s.")
+                    % {"action": gettext(ACTION_LABELS[action]).lower()}
                 )
             return view(request, *args, **kwargs)
 

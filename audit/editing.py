@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import models, transaction
 from django.db.models import Max, ProtectedError
+from django.utils.translation import gettext
 
 from accounts.models import User
 from audit import services
@@ -18,7 +19,10 @@ class EditConflict(Conflict):
     """Someone saved the object after this editor loaded it."""
 
     def __init__(self, current: models.Model, theirs: Mapping[str, Any]) -> None:
-        super().__init__(f"{current} was changed by someone else while you were editing it.")
+        super().__init__(
+            gettext("%(object)s was changed by someone else while you were editing it.")
+            % {"object": current}
+        )
         self.current: Any = current  # a model with a `revision`
         self.theirs = dict(theirs)
 
@@ -43,7 +47,10 @@ class DeleteRefused(Conflict):
         for kind, names in sorted(by_kind.items()):
             shown = ", ".join(sorted(names)[:5]) + (" ..." if len(names) > 5 else "")
             parts.append(f"{len(names)} {kind} ({shown})")
-        super().__init__(f"{obj} cannot be deleted: it is used by {'; '.join(parts)}.")
+        super().__init__(
+            gettext("%(object)s cannot be deleted: it is used by %(dependents)s.")
+            % {"object": obj, "dependents": "; ".join(parts)}
+        )
 
 
 class OrderedQuerySet[M: models.Model](models.QuerySet[M]):

@@ -21,6 +21,7 @@ from django.db.models import (
     QuerySet,
     When,
 )
+from django.utils.translation import gettext
 
 from accounts.models import User
 from audit import services as audit
@@ -47,11 +48,19 @@ class StaleGoldVerdict(AdjudicationError, Conflict):
     """Someone saved this pair's gold verdict after the adjudicator loaded it."""
 
     def __init__(self, current: GoldVerdict) -> None:
-        by = current.by or "another adjudicator"
-        super().__init__(
-            f"{by} recorded “{current.get_verdict_display()}” meanwhile. "
-            "Read it, then save again to replace it."
-        )
+        values = {"verdict": current.get_verdict_display()}
+        if current.by is None:
+            message = gettext(
+                "Another adjudicator recorded “%(verdict)s” meanwhile. "
+                "Read it, then save again to replace it."
+            )
+        else:
+            message = gettext(
+                "%(adjudicator)s recorded “%(verdict)s” meanwhile. "
+                "Read it, then save again to replace it."
+            )
+            values["adjudicator"] = str(current.by)
+        super().__init__(message % values)
         self.current = current
 
 
@@ -205,7 +214,9 @@ def request_adjudication(
     """Send a pair to adjudication whatever its grades say (the queue shows it until its gold
     verdict is recorded). Asking again keeps the first request."""
     if rubric_item(study_item, criterion_version_id) is None:
-        raise AdjudicationError("This criterion is not in the rubric this response is graded on.")
+        raise AdjudicationError(
+            gettext("This criterion is not in the rubric this response is graded on.")
+        )
     found, created = AdjudicationRequest.objects.get_or_create(
         study_item=study_item,
         criterion_version_id=criterion_version_id,
@@ -250,7 +261,9 @@ def record_gold_verdict(
     A change keeps the old value as a GoldVerdictRevision and in the audit history."""
     item = rubric_item(study_item, criterion_version_id)
     if item is None:
-        raise AdjudicationError("This criterion is not in the rubric this response is graded on.")
+        raise AdjudicationError(
+            gettext("This criterion is not in the rubric this response is graded on.")
+        )
     version = item.criterion_version
     if level is not None:
         error = version.level_error(level)
@@ -258,10 +271,12 @@ def record_gold_verdict(
             raise AdjudicationError(error)
         verdict = ""
     elif verdict not in Verdict.values:
-        raise AdjudicationError("Choose Pass, Fail or N/A.")
+        raise AdjudicationError(gettext("Choose Pass, Fail or N/A."))
     elif version.is_ordinal and verdict != Verdict.NA:
         low, high = version.scale_min, version.scale_max
-        raise AdjudicationError(f"Choose a level from {low} to {high} or N/A.")
+        raise AdjudicationError(
+            gettext("Choose a level from %(low)s to %(high)s or N/A.") % {"low": low, "high": high}
+        )
     note = note.strip()
     current = (
         GoldVerdict.objects.select_for_update(of=("self",))
@@ -271,7 +286,7 @@ def record_gold_verdict(
     )
     if current is None:
         if base_revision != 0:
-            raise AdjudicationError("This gold verdict no longer exists; reload the page.")
+            raise AdjudicationError(gettext("This gold verdict no longer exists; reload the page."))
         try:
             with transaction.atomic():
                 gold = GoldVerdict.objects.create(

@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from accounts.models import User
 from audit import services as audit
@@ -38,15 +39,22 @@ from rubrics.models import CriterionVersion, RubricItem
 class AlreadyFlagged(Conflict):
     def __init__(self) -> None:
         super().__init__(
-            "You have already flagged this and a maintainer has not resolved it yet: "
-            "your first flag stands."
+            gettext(
+                "You have already flagged this and a maintainer has not resolved it yet: "
+                "your first flag stands."
+            )
         )
 
 
 class FlagClosed(Conflict):
     def __init__(self, flag: Flag) -> None:
-        by = flag.resolved_by or "another maintainer"
-        super().__init__(f"This flag was resolved by {by} meanwhile.")
+        if flag.resolved_by is None:
+            message = gettext("This flag was resolved by another maintainer meanwhile.")
+        else:
+            message = gettext("This flag was resolved by %(maintainer)s meanwhile.") % {
+                "maintainer": flag.resolved_by
+            }
+        super().__init__(message)
         self.flag = flag
 
 
@@ -77,16 +85,16 @@ def raise_flag(
     comment = comment.strip()
     if kind not in Flag.Kind.values:
         raise ValidationError(
-            {"kind": "Choose what is wrong: criterion unclear, response broken or other."}
+            {"kind": gettext("Choose what is wrong: criterion unclear, response broken or other.")}
         )
     if kind == Flag.Kind.CRITERION_UNCLEAR and criterion_version_id is None:
-        raise ValidationError({"criterion_version": "Say which criterion is unclear."})
+        raise ValidationError({"criterion_version": gettext("Say which criterion is unclear.")})
     if kind == Flag.Kind.OTHER and not comment:
         raise ValidationError(
-            {"comment": "Say what is wrong: a flag of kind “other” needs a comment."}
+            {"comment": gettext("Say what is wrong: a flag of kind “other” needs a comment.")}
         )
     if "\x00" in comment:
-        raise ValidationError({"comment": "The comment contains a NUL character."})
+        raise ValidationError({"comment": gettext("The comment contains a NUL character.")})
     if (
         criterion_version_id is not None
         and not RubricItem.objects.filter(
@@ -95,17 +103,17 @@ def raise_flag(
         ).exists()
     ):
         raise ValidationError(
-            {"criterion_version": "This criterion is not part of this response's rubric."}
+            {"criterion_version": gettext("This criterion is not part of this response's rubric.")}
         )
     if flags_of(assignment).open().filter(criterion_version_id=criterion_version_id).exists():
         raise AlreadyFlagged()
     if skip:
         if assignment.is_submitted:
             raise services.GradingError(
-                "This response is submitted: it can be flagged but no longer set aside."
+                gettext("This response is submitted: it can be flagged but no longer set aside.")
             )
         if assignment.skipped_at is not None:
-            raise services.GradingError("This response is already set aside.")
+            raise services.GradingError(gettext("This response is already set aside."))
         assignment.skipped_at = now
         assignment.save(update_fields=["skipped_at"])
     flag = Flag.objects.create(
@@ -142,7 +150,7 @@ def resolve_flag(
         raise FlagClosed(locked)
     note = note.strip()
     if not note:
-        raise ValidationError({"note": "Write what was done about this flag."})
+        raise ValidationError({"note": gettext("Write what was done about this flag.")})
     skipped = (
         Assignment.objects.select_for_update()
         .filter(study_item=locked.study_item_id, annotator=locked.by_id, skipped_at__isnull=False)
@@ -151,7 +159,9 @@ def resolve_flag(
         else None
     )
     if not locked.skipped and (outcome or reassign_to):
-        raise ValidationError({"outcome": "This flag set no response aside: nothing to return."})
+        raise ValidationError(
+            {"outcome": gettext("This flag set no response aside: nothing to return.")}
+        )
     # A response set aside whose grader has since left the pool is no longer theirs to return:
     # their unfinished work went back to the planner then.
     if skipped is not None:
@@ -163,15 +173,17 @@ def resolve_flag(
         else:
             raise ValidationError(
                 {
-                    "outcome": "Say what becomes of the skipped response: return it to its grader "
-                    "or give it to another grader."
+                    "outcome": gettext(
+                        "Say what becomes of the skipped response: return it to its grader "
+                        "or give it to another grader."
+                    )
                 }
             )
         locked.outcome = outcome
         locked.reassigned_to = reassign_to if outcome == Flag.Outcome.REASSIGNED else None
     if open_draft:
         if locked.criterion_version_id is None:
-            raise ValidationError({"open_draft": "This flag names no criterion."})
+            raise ValidationError({"open_draft": gettext("This flag names no criterion.")})
         version = CriterionVersion.objects.select_related("criterion").get(
             pk=locked.criterion_version_id
         )
@@ -222,13 +234,23 @@ def reassign_candidates(study: Study, flagged: list[Flag]) -> dict[int, list[Use
 
 def _reassign(skipped: Assignment, to: User | None, *, by: User) -> None:
     if to is None:
-        raise ValidationError({"reassign_to": "Choose the grader who takes the response."})
+        raise ValidationError({"reassign_to": gettext("Choose the grader who takes the response.")})
     item = StudyItem.objects.select_for_update().get(pk=skipped.study_item_id)
     in_pool = PoolMember.objects.filter(study=item.study_id, annotator=to).exists()
     if not in_pool or not to.is_active:
-        raise ValidationError({"reassign_to": f"{to.username} is not in this study's pool."})
+        raise ValidationError(
+            {
+                "reassign_to": gettext("%(username)s is not in this study's pool.")
+                % {"username": to.username}
+            }
+        )
     if Assignment.objects.filter(study_item=item, annotator=to).exists():
-        raise ValidationError({"reassign_to": f"{to.username} already grades this response."})
+        raise ValidationError(
+            {
+                "reassign_to": gettext("%(username)s already grades this response.")
+                % {"username": to.username}
+            }
+        )
     held = Assignment.objects.filter(study_item__study=item.study_id, annotator=to)
     Assignment.objects.create(study_item=item, annotator=to, position=held.next_order())
     Grade.objects.filter(assignment=skipped).delete()

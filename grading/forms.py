@@ -2,7 +2,7 @@ from typing import Any, cast
 
 from django import forms
 from django.db.models import Count, Exists, Field, OuterRef, Q, QuerySet
-from django.utils.translation import gettext as __
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
@@ -303,7 +303,7 @@ class LikertQuestionsForm(forms.Form):
         limit = LikertItem._meta.get_field("prompt").max_length or 300
         if any(len(p) > limit for p in prompts):
             raise forms.ValidationError(
-                __("A question has at most %(limit)s characters.") % {"limit": limit}
+                gettext("A question has at most %(limit)s characters.") % {"limit": limit}
             )
         return prompts
 

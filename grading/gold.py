@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, QuerySet
+from django.utils.translation import gettext
 
 from accounts.models import User
 from agreement.stats.intervals import wilson_bounds
@@ -54,10 +55,16 @@ def add_gold_checks(study: Study, sources: Iterable[StudyItem], *, by: User | No
     allowed = {item.pk for item in gold_candidates(study).filter(pk__in=[s.pk for s in sources])}
     refused = [s for s in sources if s.pk not in allowed]
     if refused:
-        names = ", ".join(f"{s.study.name} item {s.pk}" for s in refused[:5])
+        names = ", ".join(
+            gettext("%(study)s item %(item)s") % {"study": s.study.name, "item": s.pk}
+            for s in refused[:5]
+        )
         raise ValidationError(
-            f"Not a gold check for this study (no gold verdict, another framework, or its "
-            f"response is already in the study): {names}."
+            gettext(
+                "Not a gold check for this study (no gold verdict, another framework, or its "
+                "response is already in the study): %(items)s."
+            )
+            % {"items": names}
         )
     created = StudyItem.objects.bulk_create(
         StudyItem(
@@ -85,10 +92,12 @@ def remove_gold_check(study: Study, item: StudyItem, *, by: User | None) -> None
     go with it); one already graded stays, its grades being someone's record."""
     item = StudyItem.objects.select_for_update().get(pk=item.pk, study=study)
     if item.gold_source_id is None:
-        raise ValidationError("This response is study data, not a gold check.")
+        raise ValidationError(gettext("This response is study data, not a gold check."))
     opened = item.assignments.exclude(status=Assignment.Status.ASSIGNED, started_at__isnull=True)
     if opened.exists():
-        raise GoldCheckGraded("Somebody has graded this gold check: it stays in the study.")
+        raise GoldCheckGraded(
+            gettext("Somebody has graded this gold check: it stays in the study.")
+        )
     item.assignments.all().delete()
     item.delete()
     audit.record(study, AuditEvent.Kind.UPDATED, by, {"gold_checks": [f"item {item.pk}", None]})

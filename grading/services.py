@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Count, F, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 
 from accounts.models import User
 from audit import services as audit
@@ -48,8 +49,8 @@ IDLE_CAP = timedelta(minutes=5)
 CRITERION_IDLE_CAP = timedelta(seconds=60)
 CRITERION_TIME_PER_SAVE_CAP = timedelta(minutes=30)
 
-STUDY_NAME_TAKEN = (
-    "A study named {name!r} already exists (names are compared without regard to case): "
+STUDY_NAME_TAKEN = gettext_lazy(
+    "A study named '%(name)s' already exists (names are compared without regard to case): "
     "choose another name."
 )
 
@@ -73,8 +74,10 @@ class SetAside(GradingError, Conflict):
 
     def __init__(self) -> None:
         super().__init__(
-            "You set this response aside with a flag: a maintainer will return it to you or "
-            "give it to another grader."
+            gettext(
+                "You set this response aside with a flag: a maintainer will return it to you or "
+                "give it to another grader."
+            )
         )
 
 
@@ -82,7 +85,7 @@ class NotYourAssignment(NotFound):
     """Only an assignment's own grader opens, grades, rates or submits it."""
 
     def __init__(self) -> None:
-        super().__init__("No such assignment among yours.")
+        super().__init__(gettext("No such assignment among yours."))
 
 
 def _check_own(assignment: Assignment, by: User) -> None:
@@ -103,7 +106,7 @@ def create_study(
     **options: Any,
 ) -> Study:
     if Study.objects.filter(name__iexact=name).exists():
-        raise ValidationError({"name": [STUDY_NAME_TAKEN.format(name=name)]})
+        raise ValidationError({"name": [STUDY_NAME_TAKEN % {"name": name}]})
     study = Study(name=name, framework=framework, created_by=by, **options)
     study.full_clean(exclude=["name", "framework", "created_by"], validate_constraints=False)
     study.save()
@@ -432,7 +435,10 @@ def why_nothing_to_grade(study: Study, annotator: User) -> str:
 def _check_study_open(assignment: Assignment, now: datetime) -> None:
     study = assignment.study_item.study
     if study.is_closed(now):
-        raise StudyClosed(f"The study “{study.name}” is closed: grades can no longer change.")
+        raise StudyClosed(
+            gettext("The study “%(study)s” is closed: grades can no longer change.")
+            % {"study": study.name}
+        )
 
 
 def _check_open(assignment: Assignment, now: datetime) -> None:
@@ -452,9 +458,13 @@ def _check_in_rubric(assignment: Assignment, criterion_version_id: int) -> Rubri
         .first()
     )
     if item is None:
-        raise GradingError("This criterion is not part of the rubric this response is graded on.")
+        raise GradingError(
+            gettext("This criterion is not part of the rubric this response is graded on.")
+        )
     if not item.applicable:
-        raise GradingError("This criterion does not apply to this task; it takes no verdict.")
+        raise GradingError(
+            gettext("This criterion does not apply to this task; it takes no verdict.")
+        )
     return item
 
 
@@ -509,10 +519,13 @@ def _answer(
     if verdict is None:
         return grade.verdict, grade.level
     if verdict not in Verdict.values:
-        raise GradingError("Choose Pass, Fail or N/A.")
+        raise GradingError(gettext("Choose Pass, Fail or N/A."))
     if version.is_ordinal and verdict != Verdict.NA:
         low, high = version.scale_min, version.scale_max
-        raise GradingError(f"{version.criterion.code}: choose a level from {low} to {high} or N/A.")
+        raise GradingError(
+            gettext("%(code)s: choose a level from %(low)s to %(high)s or N/A.")
+            % {"code": version.criterion.code, "low": low, "high": high}
+        )
     return verdict, None
 
 
@@ -542,13 +555,15 @@ def save_grade_line(
         _check_open(assignment, now)
         item = _check_in_rubric(assignment, criterion_version_id)
         if verdict is None and level is None and rationale is None:
-            raise GradingError("Nothing to save: choose a verdict or write a rationale.")
+            raise GradingError(gettext("Nothing to save: choose a verdict or write a rationale."))
         version = item.criterion_version
         if verdict is not None and not version.is_ordinal and verdict not in Verdict.values:
-            raise GradingError("Choose Pass, Fail or N/A.")
+            raise GradingError(gettext("Choose Pass, Fail or N/A."))
         if item.criterion_version.per_turn and tutor_turns(assignment.study_item.response_id):
             raise GradingError(
-                "This criterion is graded on each tutor turn of the dialogue: grade the turns."
+                gettext(
+                    "This criterion is graded on each tutor turn of the dialogue: grade the turns."
+                )
             )
         _check_time(active_ms)
         grade, _ = Grade.objects.get_or_create(
@@ -561,7 +576,8 @@ def save_grade_line(
         ):
             label = answer_label(version, new_verdict, new_level)
             raise GradingError(
-                f"This grade is submitted: write the rationale before choosing {label}."
+                gettext("This grade is submitted: write the rationale before choosing %(answer)s.")
+                % {"answer": label}
             )
         changed: list[str] = []
         recount = False  # a submitted verdict changes: its pair's counts too (PairTally)
@@ -607,7 +623,7 @@ def turn_label(turn: Turn) -> str:
 
 def _check_time(active_ms: int | None) -> None:
     if active_ms is not None and active_ms < 0:
-        raise GradingError("active_ms: the time spent cannot be negative.")
+        raise GradingError(gettext("active_ms: the time spent cannot be negative."))
 
 
 def _add_time(grade: Grade, assignment: Assignment, active_ms: int | None) -> bool:
@@ -647,15 +663,17 @@ def save_turn_grade(
         item = _check_in_rubric(assignment, criterion_version_id)
         version = item.criterion_version
         if not version.per_turn:
-            raise GradingError("This criterion is graded on the whole response, not per turn.")
+            raise GradingError(
+                gettext("This criterion is graded on the whole response, not per turn.")
+            )
         turns = tutor_turns(assignment.study_item.response_id)
         turn = next((t for t in turns if t.pk == turn_id), None)
         if turn is None:
-            raise GradingError("This is not one of the tutor's turns in this response.")
+            raise GradingError(gettext("This is not one of the tutor's turns in this response."))
         if verdict is None and rationale is None:
-            raise GradingError("Nothing to save: choose a verdict or write a rationale.")
+            raise GradingError(gettext("Nothing to save: choose a verdict or write a rationale."))
         if verdict is not None and verdict not in Verdict.values:
-            raise GradingError("Choose Pass, Fail or N/A.")
+            raise GradingError(gettext("Choose Pass, Fail or N/A."))
         _check_time(active_ms)
         turn_grade, _ = TurnGrade.objects.get_or_create(
             assignment=assignment, criterion_version_id=criterion_version_id, turn=turn
@@ -668,7 +686,8 @@ def save_turn_grade(
         ):
             label = verdict_label(new_verdict, penalty=penalty)
             raise GradingError(
-                f"This grade is submitted: write the rationale before choosing {label}."
+                gettext("This grade is submitted: write the rationale before choosing %(answer)s.")
+                % {"answer": label}
             )
         if (new_verdict, new_rationale) != (turn_grade.verdict, turn_grade.rationale):
             if assignment.is_submitted:
@@ -731,7 +750,9 @@ def parse_level(text: str | None) -> int | None:
     try:
         return int(str(text).strip())
     except ValueError:
-        raise GradingError(f"{text!r} is not a level: give a whole number of the scale.") from None
+        raise GradingError(
+            gettext("'%(text)s' is not a level: give a whole number of the scale.") % {"text": text}
+        ) from None
 
 
 def answer_label(version: CriterionVersion, verdict: str, level: int | None) -> str:
@@ -774,9 +795,9 @@ def save_likert(assignment: Assignment, item_id: int, value: int, *, by: User) -
     _check_open(assignment, now)
     item = LikertItem.objects.filter(pk=item_id, study=assignment.study_item.study_id).first()
     if item is None:
-        raise GradingError("This question does not exist in the study.")
+        raise GradingError(gettext("This question does not exist in the study."))
     if value not in LikertItem.SCALE:
-        raise GradingError("Choose a value from 1 to 5.")
+        raise GradingError(gettext("Choose a value from 1 to 5."))
     rating = LikertRating.objects.filter(assignment=assignment, item=item).first()
     if rating is None:
         rating = LikertRating.objects.create(assignment=assignment, item=item, value=value)
@@ -1123,7 +1144,10 @@ def add_annotators(study: Study, annotators: Iterable[User], *, by: User | None)
     """Add annotators to the pool and share the work nobody has started with them. Returns the
     number of assignments planned again."""
     if study.is_closed():
-        raise StudyClosed(f"The study “{study.name}” is closed: reopen it to change the pool.")
+        raise StudyClosed(
+            gettext("The study “%(study)s” is closed: reopen it to change the pool.")
+            % {"study": study.name}
+        )
     before = _pool_names(study)
     present = set(study.pool.values_list("annotator_id", flat=True))
     PoolMember.objects.bulk_create(
@@ -1143,7 +1167,9 @@ def remove_annotator(study: Study, annotator: User, *, by: User | None) -> int:
     the rest of the pool. Returns the number of unfinished assignments taken from them."""
     member = PoolMember.objects.filter(study=study, annotator=annotator).first()
     if member is None:
-        raise NotFound(f"{annotator.username} is not in this study's pool.")
+        raise NotFound(
+            gettext("%(username)s is not in this study's pool.") % {"username": annotator.username}
+        )
     before = _pool_names(study)
     unfinished = Assignment.objects.filter(study_item__study=study, annotator=annotator).exclude(
         status=Assignment.Status.SUBMITTED
@@ -1185,7 +1211,9 @@ def update_settings(study: Study, changes: Mapping[str, Any], *, by: User | None
     planned from now on: assignments already made stay."""
     unknown = set(changes) - set(SETTINGS_FIELDS)
     if unknown:
-        raise ValidationError(f"Not a setting of a study: {', '.join(sorted(unknown))}.")
+        raise ValidationError(
+            gettext("Not a setting of a study: %(names)s.") % {"names": ", ".join(sorted(unknown))}
+        )
     before = audit.snapshot(study, changes)
     for name, value in changes.items():
         setattr(study, name, value)
@@ -1203,11 +1231,11 @@ def set_likert_prompts(study: Study, prompts: Sequence[str], *, by: User | None)
     its key (a judge's ratings are matched on it); a new one gets a key from its words."""
     prompts = [p.strip() for p in prompts if p.strip()]
     if len(set(prompts)) != len(prompts):
-        raise ValidationError("The same question is asked twice.")
+        raise ValidationError(gettext("The same question is asked twice."))
     locked = Study.objects.select_for_update().get(pk=study.pk)
     if LikertRating.objects.filter(item__study=locked).exists():
         raise QuestionsAnswered(
-            "These questions have been answered: they can no longer change in this study."
+            gettext("These questions have been answered: they can no longer change in this study.")
         )
     items = {item.prompt: item for item in locked.likert_items.all()}
     before = list(items)

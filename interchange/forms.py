@@ -3,7 +3,7 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
-from django.utils.translation import gettext as __
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from interchange.models import ImportJob
@@ -41,13 +41,14 @@ class ImportForm(forms.Form):
         upload, kind = data.get("file"), data.get("kind")
         if data.get("create_missing") and kind != ImportJob.Kind.BENCHMARK:
             self.add_error(
-                "create_missing", __("Only a benchmark import creates sub-competencies.")
+                "create_missing", gettext("Only a benchmark import creates sub-competencies.")
             )
         if upload is None or kind is None:
             return data
         if upload.size > max_upload_bytes():
             self.add_error(
-                "file", __("The file is over %(size)s MB.") % {"size": max_upload_bytes() // 2**20}
+                "file",
+                gettext("The file is over %(size)s MB.") % {"size": max_upload_bytes() // 2**20},
             )
             return data
         allowed = ALLOWED[ImportJob.Kind(kind)]
@@ -59,11 +60,13 @@ class ImportForm(forms.Form):
         is_zip = zipfile.is_zipfile(upload)
         upload.seek(0)
         if kind in (ImportJob.Kind.BENCHMARK, ImportJob.Kind.EVAL_LOG) and not is_zip:
-            self.add_error("file", __("The file is not a ZIP archive."))
+            self.add_error("file", gettext("The file is not a ZIP archive."))
         elif kind in (ImportJob.Kind.RESPONSES, ImportJob.Kind.VERDICTS) and not (
             head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
         ):
-            self.add_error("file", __("The file does not start with a JSON object: is it JSONL?"))
+            self.add_error(
+                "file", gettext("The file does not start with a JSON object: is it JSONL?")
+            )
         return data
 
 
@@ -84,9 +87,11 @@ class OfflineUploadForm(forms.Form):
         upload = self.cleaned_data["file"]
         if upload.size > max_upload_bytes():
             raise forms.ValidationError(
-                __("The file is over %(size)s MB.") % {"size": max_upload_bytes() // 2**20}
+                gettext("The file is over %(size)s MB.") % {"size": max_upload_bytes() // 2**20}
             )
         if not upload.name.lower().endswith(".xlsx") or not zipfile.is_zipfile(upload):
-            raise forms.ValidationError(__("Upload the .xlsx workbook downloaded from this page."))
+            raise forms.ValidationError(
+                gettext("Upload the .xlsx workbook downloaded from this page.")
+            )
         upload.seek(0)
         return upload

@@ -8,6 +8,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
+from django.utils.translation import gettext
 
 from accounts.models import User
 from audit.models import AuditEvent
@@ -32,7 +33,9 @@ def create_template(
     """A new prompt template with its first version."""
     check_prompt_text(text)
     if PromptTemplate.objects.filter(name=name).exists():
-        raise ValidationError({"name": f"There is already a prompt named '{name}'."})
+        raise ValidationError(
+            {"name": gettext("There is already a prompt named '%(name)s'.") % {"name": name}}
+        )
     template = PromptTemplate.objects.create(name=name, description=description)
     record_creation(template, ("name", "description"), by)
     return save_version(template, text, style=style, note="First version.", by=by)
@@ -64,12 +67,18 @@ def find_prompt(reference: str) -> PromptVersion:
     versions = PromptVersion.objects.select_related("template").filter(template__name=name)
     if number:
         if not number.isdigit():
-            raise ValidationError(f"'{reference}': the version after @ is a number.")
+            raise ValidationError(
+                gettext("'%(reference)s': the version after @ is a number.")
+                % {"reference": reference}
+            )
         versions = versions.filter(number=int(number))
     version = versions.order_by("-number").first()
     if version is None:
-        known = ", ".join(PromptTemplate.objects.values_list("name", flat=True)) or "none"
-        raise ValidationError(f"No prompt version '{reference}' (prompts: {known}).")
+        known = ", ".join(PromptTemplate.objects.values_list("name", flat=True))
+        raise ValidationError(
+            gettext("No prompt version '%(reference)s' (prompts: %(known)s).")
+            % {"reference": reference, "known": known or gettext("none")}
+        )
     return version
 
 
@@ -80,7 +89,7 @@ def default_prompt() -> PromptVersion:
     except ValidationError:
         version = PromptVersion.objects.select_related("template").order_by("-pk").first()
         if version is None:
-            raise ValidationError("There is no prompt: write one first.") from None
+            raise ValidationError(gettext("There is no prompt: write one first.")) from None
         return version
 
 
@@ -103,7 +112,12 @@ def config_values(config: JudgeConfig) -> dict[str, Any]:
 
 def check_model(model: str) -> None:
     if "/" not in model.strip("/") or model != model.strip():
-        raise ValidationError({"model": f"'{model}' is not an Inspect model (provider/model)."})
+        raise ValidationError(
+            {
+                "model": gettext("'%(model)s' is not an Inspect model (provider/model).")
+                % {"model": model}
+            }
+        )
 
 
 @transaction.atomic
@@ -128,7 +142,7 @@ def save_config(
     values, made and named after the model and prompt when first asked for."""
     check_model(model)
     if min(epochs, max_connections) < 1 or parse_retries < 0:
-        raise ValidationError("Epochs and connections are at least 1, retries at least 0.")
+        raise ValidationError(gettext("Epochs and connections are at least 1, retries at least 0."))
     values: dict[str, Any] = {
         "model": model,
         "prompt": prompt,
@@ -145,8 +159,11 @@ def save_config(
             if config_values(found) != values:
                 raise ValidationError(
                     {
-                        "name": f"The configuration '{name}' holds other values: choose it "
-                        "unchanged, or save these under a new name."
+                        "name": gettext(
+                            "The configuration '%(name)s' holds other values: choose it "
+                            "unchanged, or save these under a new name."
+                        )
+                        % {"name": name}
                     }
                 )
             return found
@@ -179,13 +196,18 @@ def set_run_family(run: JudgeRun, family: str, *, by: User | None) -> JudgeRun:
     if run.config_id is not None:
         raise ValidationError(
             {
-                "model_family": f"This run's family comes from its judge configuration "
-                f"'{run.config}': save a configuration with another family to change it."
+                "model_family": gettext(
+                    "This run's family comes from its judge configuration "
+                    "'%(config)s': save a configuration with another family to change it."
+                )
+                % {"config": run.config}
             }
         )
     family = family.strip()
     if len(family) > FAMILY_MAX_LENGTH:
-        raise ValidationError({"model_family": "A model family is at most 200 characters."})
+        raise ValidationError(
+            {"model_family": gettext("A model family is at most 200 characters.")}
+        )
     locked = JudgeRun.objects.select_for_update().get(pk=run.pk)
     if locked.model_family != family:
         record(locked, AuditEvent.Kind.UPDATED, by, {"model_family": [locked.model_family, family]})

@@ -117,14 +117,14 @@ def _apply_role(user: User, role: Role) -> None:
     user.is_staff = user.is_superuser = role is Role.ADMIN
 
 
-def _check_not_self(user: User, by: User | None, what: str) -> None:
+def _check_not_self(user: User, by: User | None, message: str) -> None:
     if by is not None and by.pk == user.pk:
-        raise NotOnYourself(f"You cannot change your own {what}: ask another admin.")
+        raise NotOnYourself(message)
 
 
 @transaction.atomic
 def set_role(user: User, role: Role, *, by: User | None) -> None:
-    _check_not_self(user, by, "role")
+    _check_not_self(user, by, _("You cannot change your own role: ask another admin."))
     before = role_of(user)
     if before is role:
         return
@@ -142,7 +142,7 @@ def set_active(user: User, active: bool, *, by: User | None) -> None:
     Deactivating takes the person out of every study's pool: what they submitted stays, their
     unfinished work is planned for the others (grading.services.remove_annotator, in each
     study's history). Reactivating does not put them back: a maintainer adds them again."""
-    _check_not_self(user, by, "access")
+    _check_not_self(user, by, _("You cannot change your own access: ask another admin."))
     if user.is_active == active:
         return
     user.is_active = active
@@ -174,8 +174,11 @@ def language_codes(languages: Iterable[str]) -> list[str]:
             unknown.append(text)
     if unknown:
         raise ValidationError(
-            f"Not a known language: {', '.join(unknown)}. Give an ISO 639-1 code (like 'es') "
-            "or an English name (like 'Spanish')."
+            _(
+                "Not a known language: %(languages)s. Give an ISO 639-1 code (like 'es') "
+                "or an English name (like 'Spanish')."
+            )
+            % {"languages": ", ".join(unknown)}
         )
     return codes
 

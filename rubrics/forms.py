@@ -10,7 +10,7 @@ from django.db.models import Q, QuerySet
 from django.http import QueryDict
 from django.template.defaultfilters import filesizeformat
 from django.utils.text import format_lazy
-from django.utils.translation import gettext as __
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from rubrics.models import CriterionVersion, Task, TaskContextValue, TaskResource
@@ -221,7 +221,7 @@ class ResourceForm(forms.Form):
         upload = self.cleaned_data.get("file")
         if upload and upload.size > RESOURCE_MAX_BYTES:
             raise ValidationError(
-                __("%(name)s is %(size)s; the limit is %(limit)s.")
+                gettext("%(name)s is %(size)s; the limit is %(limit)s.")
                 % {
                     "name": upload.name,
                     "size": filesizeformat(upload.size),
@@ -230,7 +230,7 @@ class ResourceForm(forms.Form):
             )
         if upload and not upload.name.lower().endswith(RESOURCE_EXTENSIONS):
             raise ValidationError(
-                __("%(name)s is not a file type taken here; upload one of %(types)s.")
+                gettext("%(name)s is not a file type taken here; upload one of %(types)s.")
                 % {"name": upload.name, "types": ", ".join(RESOURCE_EXTENSIONS)}
             )
         return upload
@@ -239,7 +239,7 @@ class ResourceForm(forms.Form):
         super().clean()
         data = self.cleaned_data
         if bool(data.get("text", "").strip()) == bool(data.get("file")):
-            raise ValidationError(__("Give either a text or a file."))
+            raise ValidationError(gettext("Give either a text or a file."))
         return data
 
 
@@ -366,7 +366,9 @@ class CriterionForm(forms.Form):
     def clean_weight(self) -> int:
         weight = self.cleaned_data["weight"]
         if weight == 0:
-            raise ValidationError(__("A weight of 0 would make the criterion count for nothing."))
+            raise ValidationError(
+                gettext("A weight of 0 would make the criterion count for nothing.")
+            )
         return weight
 
     def clean_scale_labels(self) -> dict[str, str]:
@@ -377,7 +379,7 @@ class CriterionForm(forms.Form):
             value, sep, label = line.partition(":")
             if not sep or not value.strip().lstrip("-").isdigit() or not label.strip():
                 raise ValidationError(
-                    __("Write each label as 'value: label', not %(line)r.") % {"line": line}
+                    gettext("Write each label as 'value: label', not %(line)r.") % {"line": line}
                 )
             labels[str(int(value))] = label.strip()
         return labels

@@ -21,6 +21,7 @@ from typing import Any, cast
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files import File
 from django.db import transaction
+from django.utils.translation import gettext
 
 from accounts.permissions import user_can
 from accounts.roles import ACTION_LABELS, Action
@@ -78,7 +79,10 @@ class VersionFrozen(RubricError):
 
 def _require(by: Any, action: Action) -> None:
     if not user_can(by, action):
-        raise PermissionDenied(f"Your role does not allow this: {ACTION_LABELS[action].lower()}.")
+        raise PermissionDenied(
+            gettext("Your role does not allow this: %(action)s.")
+            % {"action": gettext(ACTION_LABELS[action]).lower()}
+        )
 
 
 def _lock_task(pk: int) -> Task:
@@ -88,10 +92,15 @@ def _lock_task(pk: int) -> Task:
 def ensure_editable(task: Task) -> None:
     if task.status == Task.Status.IN_REVIEW:
         raise TaskLocked(
-            f"{task} is in review: a reviewer must return it for changes before it is edited."
+            gettext(
+                "%(task)s is in review: a reviewer must return it for changes before it is edited."
+            )
+            % {"task": task}
         )
     if task.status == Task.Status.RETIRED:
-        raise TaskLocked(f"{task} is retired and can no longer be edited.")
+        raise TaskLocked(
+            gettext("%(task)s is retired and can no longer be edited.") % {"task": task}
+        )
 
 
 def _set_status(task: Task, status: Task.Status, by: Any, comment: str = "") -> None:
@@ -137,7 +146,10 @@ def _save_labels(version: CriterionVersion, labels: Mapping[str, str]) -> None:
         low, high = version.scale_min, version.scale_max
         if low is None or high is None or not low <= point.value <= high:
             raise ValidationError(
-                {"scale_labels": f"Point {point.value} lies outside the criterion's scale."}
+                {
+                    "scale_labels": gettext("Point %(value)s lies outside the criterion's scale.")
+                    % {"value": point.value}
+                }
             )
     ScalePoint.objects.bulk_create(points)
 
@@ -181,8 +193,11 @@ def edit_task(task: Task, changes: Mapping[str, Any], expected_revision: int, by
     renamed = "key" in changes and changes["key"] != current.key
     if renamed and (current.criteria.exists() or current.rubric_versions.exists()):
         raise RubricError(
-            f"The key of {current} cannot change: its criterion codes and published "
-            "versions refer to it."
+            gettext(
+                "The key of %(task)s cannot change: its criterion codes and published "
+                "versions refer to it."
+            )
+            % {"task": current}
         )
     updated = editing.update(current, changes, expected_revision, by)
     if updated.revision != expected_revision:
@@ -341,7 +356,9 @@ def add_criterion(
     if isinstance(owner, Framework):
         criterion = Criterion(framework=owner, layer=Layer.UNIVERSAL)
         if not code:
-            raise ValidationError({"code": "A universal criterion needs its code, e.g. 06u1."})
+            raise ValidationError(
+                {"code": gettext("A universal criterion needs its code, e.g. 06u1.")}
+            )
     elif isinstance(owner, SubCompetency):
         framework_id = owner.competency.framework_id
         criterion = Criterion(
@@ -457,7 +474,8 @@ def _apply_criterion_fields(
     delta = audit.diff(before, audit.snapshot(current, names))
     if "code" in delta and current.versions.filter(frozen=True).exists():
         raise RubricError(
-            f"The code of {before['code']} cannot change: published rubrics refer to it."
+            gettext("The code of %(code)s cannot change: published rubrics refer to it.")
+            % {"code": before["code"]}
         )
     current.full_clean()
     return delta
@@ -501,7 +519,10 @@ def _overwrite_draft(
     """Change a draft version in place. The check re-reads the row (locked by the caller), so a
     version frozen by a publication that committed first is never altered."""
     if CriterionVersion.objects.filter(pk=version.pk, frozen=True).exists():
-        raise VersionFrozen(f"{version} is used by a published rubric and cannot change.")
+        raise VersionFrozen(
+            gettext("%(version)s is used by a published rubric and cannot change.")
+            % {"version": version}
+        )
     for name in CriterionVersion.CONTENT_FIELDS:
         setattr(version, name, getattr(source, name))
     version.save()
@@ -551,16 +572,24 @@ def submission_problems(task: Task) -> list[str]:
     """Why `task` cannot be submitted or approved yet; empty when it can."""
     problems = []
     if not task.instruction.strip():
-        problems.append(f"{task} has no instruction.")
+        problems.append(gettext("%(task)s has no instruction.") % {"task": task})
     if not task.reference_answer.strip():
-        problems.append(f"{task} has no reference answer: write one before submitting.")
+        problems.append(
+            gettext("%(task)s has no reference answer: write one before submitting.")
+            % {"task": task}
+        )
     if not task.criteria.filter(retired=False).exists():
-        problems.append(f"{task} has no task criteria: add at least one of its own.")
+        problems.append(
+            gettext("%(task)s has no task criteria: add at least one of its own.") % {"task": task}
+        )
     rubric = task.effective_rubric()
     if rubric and not any(line.applicable and line.weight > 0 for line in rubric):
         problems.append(
-            f"{task} has no applicable criterion with a positive weight, so no response "
-            "could be scored."
+            gettext(
+                "%(task)s has no applicable criterion with a positive weight, so no response "
+                "could be scored."
+            )
+            % {"task": task}
         )
     return problems
 
@@ -572,7 +601,8 @@ def submit_for_review(task: Task, by: Any, comment: str = "") -> Review:
     locked = _lock_task(task.pk)
     if locked.status != Task.Status.DRAFT:
         raise WorkflowRefused(
-            f"{locked} is {locked.get_status_display().lower()}; only a draft can be submitted."
+            gettext("%(task)s is %(status)s; only a draft can be submitted.")
+            % {"task": locked, "status": str(locked.get_status_display()).lower()}
         )
     problems = submission_problems(locked)
     if problems:
@@ -601,7 +631,9 @@ def return_for_changes(task: Task, by: Any, comment: str) -> Review:
     """Maintainer: in review -> draft, saying what needs changing."""
     _require(by, Action.REVIEW_RUBRICS)
     if not comment.strip():
-        raise ValidationError({"comment": "Say what needs changing when returning a task."})
+        raise ValidationError(
+            {"comment": gettext("Say what needs changing when returning a task.")}
+        )
     locked = _in_review(task)
     _set_status(locked, Task.Status.DRAFT, by, comment)
     return Review.objects.create(task=locked, action=Review.Action.RETURNED, by=by, comment=comment)
@@ -613,14 +645,17 @@ def retire_task(task: Task, by: Any, comment: str = "") -> None:
     _require(by, Action.REVIEW_RUBRICS)
     locked = _lock_task(task.pk)
     if locked.status == Task.Status.RETIRED:
-        raise WorkflowRefused(f"{locked} is already retired.")
+        raise WorkflowRefused(gettext("%(task)s is already retired.") % {"task": locked})
     _set_status(locked, Task.Status.RETIRED, by, comment)
 
 
 def _in_review(task: Task) -> Task:
     locked = _lock_task(task.pk)
     if locked.status != Task.Status.IN_REVIEW:
-        raise WorkflowRefused(f"{locked} is {locked.get_status_display().lower()}, not in review.")
+        raise WorkflowRefused(
+            gettext("%(task)s is %(status)s, not in review.")
+            % {"task": locked, "status": str(locked.get_status_display()).lower()}
+        )
     return locked
 
 
@@ -647,7 +682,9 @@ def record_response(
     """Store a model's answer: `text`, or a conversation of `turns`. With an `external_id`, a
     second call updates the same response (idempotent import). Returns (response, created)."""
     if bool(text) == bool(turns):
-        raise ValidationError("Give a response either a text or turns, not both or neither.")
+        raise ValidationError(
+            gettext("Give a response either a text or turns, not both or neither.")
+        )
     fields = {
         "model_name": model_name,
         "model_family": model_family,
@@ -671,11 +708,14 @@ def record_response(
     new_turns = [(turn.role, turn.content) for turn in turns]
     for role, _ in new_turns:
         if role not in Turn.Role.values:
-            raise ValidationError(f"{role!r} is not a turn role ({', '.join(Turn.Role.values)}).")
+            raise ValidationError(
+                gettext("'%(role)s' is not a turn role (%(roles)s).")
+                % {"role": role, "roles": ", ".join(Turn.Role.values)}
+            )
     if old_turns != new_turns:
         if response.turns.filter(grades__isnull=False).exists():
             raise ValidationError(
-                "This dialogue's turns are graded in a study: its turns cannot change."
+                gettext("This dialogue's turns are graded in a study: its turns cannot change.")
             )
         response.turns.all().delete()
         Turn.objects.bulk_create(

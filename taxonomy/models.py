@@ -105,7 +105,12 @@ class SubCompetency(models.Model):
             competency__framework_id=self.competency.framework_id, code=self.code
         ).exclude(pk=self.pk)
         if clash.exists():
-            raise ValidationError({"code": f"Code {self.code} is already used in this framework."})
+            raise ValidationError(
+                {
+                    "code": _("Code %(code)s is already used in this framework.")
+                    % {"code": self.code}
+                }
+            )
 
 
 class ProficiencyScale(models.Model):
@@ -201,18 +206,21 @@ class ProficiencyLevel(models.Model):
         low, high = self.corresponds_to, self.corresponds_to_upper
         if low is None:
             if high is not None:
-                raise ValidationError({"corresponds_to_upper": "A range needs its first level."})
+                raise ValidationError({"corresponds_to_upper": _("A range needs its first level.")})
             return
         if low.scale_id == self.scale_id:
-            raise ValidationError({"corresponds_to": "A level corresponds to another scale's."})
+            raise ValidationError({"corresponds_to": _("A level corresponds to another scale's.")})
         if low.scale.framework_id != self.scale.framework_id:
-            raise ValidationError({"corresponds_to": "Map to a scale of the same framework."})
+            raise ValidationError({"corresponds_to": _("Map to a scale of the same framework.")})
         if high is not None and (high.scale_id != low.scale_id or high.order < low.order):
             raise ValidationError(
-                {"corresponds_to_upper": f"Pick a level of {low.scale} from {low.label} up."}
+                {
+                    "corresponds_to_upper": _("Pick a level of %(scale)s from %(level)s up.")
+                    % {"scale": low.scale, "level": low.label}
+                }
             )
         if self.pk is not None and self.pk in {level.pk for level in low.mapped_chain()}:
-            raise ValidationError({"corresponds_to": "This mapping would go round in a circle."})
+            raise ValidationError({"corresponds_to": _("This mapping would go round in a circle.")})
 
     def mapped_chain(self) -> list["ProficiencyLevel"]:
         """This level, the level it corresponds to, that level's, and so on (a circle stops)."""
@@ -293,8 +301,8 @@ class ContextVariable(models.Model):
     def check_takes_listed_values(self) -> None:
         if not self.has_listed_values:
             raise ValidationError(
-                f"{self} is a {self.get_kind_display().lower()} variable: "
-                "it takes no listed values."
+                _("%(variable)s is a %(kind)s variable: it takes no listed values.")
+                % {"variable": self, "kind": str(self.get_kind_display()).lower()}
             )
 
     def parse_value(self, raw: object) -> "ContextValue | Decimal | str":
@@ -313,7 +321,7 @@ class ContextVariable(models.Model):
             return self._number(raw)
         text = str(raw).strip()
         if not text:
-            raise ValidationError(f"{self.name} takes a text.")
+            raise ValidationError(_("%(variable)s takes a text.") % {"variable": self.name})
         return text
 
     def _listed_value(self, raw: object) -> "ContextValue":
@@ -327,38 +335,55 @@ class ContextVariable(models.Model):
                 if wanted in (value.code.lower(), value.label.lower()):
                     return value
         allowed = ", ".join(value.label for value in values)
-        raise ValidationError(f"'{raw}' is not an allowed value of {self.name}: {allowed}.")
+        raise ValidationError(
+            _("'%(raw)s' is not an allowed value of %(variable)s: %(allowed)s.")
+            % {"raw": raw, "variable": self.name, "allowed": allowed}
+        )
 
     def _number(self, raw: object) -> Decimal:
         try:
             number = Decimal(str(raw).strip())
         except ArithmeticError:
-            raise ValidationError(f"{self.name} takes a number, not '{raw}'.") from None
+            raise ValidationError(
+                _("%(variable)s takes a number, not '%(raw)s'.")
+                % {"variable": self.name, "raw": raw}
+            ) from None
         if self.whole_numbers and number.is_finite() and number != number.to_integral_value():
-            raise ValidationError(f"{self.name} takes a whole number, not '{raw}'.")
+            raise ValidationError(
+                _("%(variable)s takes a whole number, not '%(raw)s'.")
+                % {"variable": self.name, "raw": raw}
+            )
         if not number.is_finite() or number != number.quantize(NUMBER_STEP):
             raise ValidationError(
-                f"{self.name} takes a number with at most 3 decimals, not '{raw}'."
+                _("%(variable)s takes a number with at most 3 decimals, not '%(raw)s'.")
+                % {"variable": self.name, "raw": raw}
             )
         low, high = self.minimum, self.maximum
         if (low is not None and number < low) or (high is not None and number > high):
-            bounds = f"{_plain(low) if low is not None else '-inf'} to " + (
-                f"{_plain(high) if high is not None else 'inf'}"
+            raise ValidationError(
+                _("%(variable)s must be from %(low)s to %(high)s; %(number)s is not.")
+                % {
+                    "variable": self.name,
+                    "low": _plain(low) if low is not None else "-inf",
+                    "high": _plain(high) if high is not None else "inf",
+                    "number": _plain(number),
+                }
             )
-            raise ValidationError(f"{self.name} must be from {bounds}; {_plain(number)} is not.")
         return number.quantize(NUMBER_STEP)
 
     def clean(self) -> None:
         has_range = self.minimum is not None or self.maximum is not None
         if has_range and self.kind != self.Kind.NUMBER:
-            raise ValidationError("Only a number variable has a minimum and maximum.")
+            raise ValidationError(_("Only a number variable has a minimum and maximum."))
         if self.minimum is not None and self.maximum is not None and self.minimum > self.maximum:
-            raise ValidationError("The minimum must not be above the maximum.")
+            raise ValidationError(_("The minimum must not be above the maximum."))
         if self.scale is not None:
             if self.kind != self.Kind.ORDINAL:
-                raise ValidationError({"scale": "Only an ordinal variable takes a scale's levels."})
+                raise ValidationError(
+                    {"scale": _("Only an ordinal variable takes a scale's levels.")}
+                )
             if self.scale.framework_id != self.framework_id:
-                raise ValidationError({"scale": "Pick a scale of the same framework."})
+                raise ValidationError({"scale": _("Pick a scale of the same framework.")})
 
 
 def _plain(number: Decimal) -> str:

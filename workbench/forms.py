@@ -1,7 +1,7 @@
 from typing import Any
 
 from django import forms
-from django.utils.translation import gettext as __
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from judging.models import JudgeConfig, JudgeRun, PromptVersion, TriageResolution
@@ -28,7 +28,7 @@ class CompareForm(forms.Form):
         chosen = sorted(set(self.cleaned_data["run"]))
         if not MIN_RUNS <= len(chosen) <= MAX_RUNS:
             raise forms.ValidationError(
-                __("Choose %(low)s to %(high)s runs.") % {"low": MIN_RUNS, "high": MAX_RUNS}
+                gettext("Choose %(low)s to %(high)s runs.") % {"low": MIN_RUNS, "high": MAX_RUNS}
             )
         return [self.runs[pk] for pk in chosen]
 
@@ -128,7 +128,7 @@ class RunForm(forms.Form):
         chosen = cleaned.get("config")
         if not cleaned.get("model"):
             if chosen is None and "model" not in self.errors:
-                self.add_error("model", __("Name the model, or choose a saved configuration."))
+                self.add_error("model", gettext("Name the model, or choose a saved configuration."))
             return cleaned  # the chosen configuration as it is (no JavaScript to fill it in)
         if chosen is not None and not self.errors:
             values = {field: cleaned.get(field) for field in CONFIG_FIELDS}

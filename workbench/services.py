@@ -24,7 +24,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
-from django.utils.translation import gettext as __
+from django.utils.translation import gettext
 
 from accounts.models import User
 from audit import services as audit
@@ -62,7 +62,7 @@ def preview(prompt_text: str, study: Study | None) -> str:
         units = study_units(candidate, limit=1)
         if units:
             return render(prompt_text, units[0].unit)
-    raise RunNotPossible("No study has a response to fill the prompt with.")
+    raise RunNotPossible(gettext("No study has a response to fill the prompt with."))
 
 
 @transaction.atomic
@@ -89,7 +89,7 @@ def start_run(
     `name` to be reused, or found by its values (`judging.services.save_config`). The run
     keeps the configuration's parameters and model family (self-preference compares with it)."""
     if limit is not None and limit < 1:
-        raise ValidationError({"limit": __("The limit is at least 1.")})
+        raise ValidationError({"limit": gettext("The limit is at least 1.")})
     if config is None:
         config = save_config(
             name=name,
@@ -106,7 +106,8 @@ def start_run(
     units = len(study_units(study, limit=limit))
     if not units:
         raise RunNotPossible(
-            f"Study '{study.name}' has no response with a binary criterion to judge."
+            gettext("Study '%(study)s' has no response with a binary criterion to judge.")
+            % {"study": study.name}
         )
     run = JudgeRun.objects.create(
         judge_model=config.model,
@@ -140,7 +141,7 @@ def cancel_run(run: JudgeRun, *, by: User | None) -> JudgeRun:
         pk=run.pk, status__in=[JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING]
     ).update(status=JudgeRun.Status.CANCELLED)
     if not updated:
-        raise RunNotPossible("This run is not running: there is nothing to cancel.")
+        raise RunNotPossible(gettext("This run is not running: there is nothing to cancel."))
     record(run, "updated", by, comment="Judge run cancelled.")
     run.refresh_from_db()
     return run
@@ -152,7 +153,7 @@ def resume_run(run: JudgeRun, *, by: User | None, enqueue: bool = True) -> Judge
     already answered come from Inspect's cache, so only the calls not yet made are paid for."""
     stopped = (JudgeRun.Status.CANCELLED, JudgeRun.Status.FAILED)
     if run.status not in stopped and not run.is_stale(timezone.now()):
-        raise RunNotPossible("Only a cancelled, failed or stopped run can be run again.")
+        raise RunNotPossible(gettext("Only a cancelled, failed or stopped run can be run again."))
     run.status, run.calls_done, run.errors, run.problems = JudgeRun.Status.QUEUED, 0, 0, []
     run.save(update_fields=["status", "calls_done", "errors", "problems"])
     record(run, "updated", by, comment="Judge run queued again.")
@@ -166,13 +167,16 @@ Kind = TriageResolution.Kind
 
 class AlreadyResolved(Conflict):
     def __init__(self, found: TriageResolution) -> None:
-        super().__init__(f"This disagreement was resolved meanwhile: {found.get_kind_display()}.")
+        super().__init__(
+            gettext("This disagreement was resolved meanwhile: %(resolution)s.")
+            % {"resolution": found.get_kind_display()}
+        )
         self.found = found
 
 
 class NotJudged(NotFound):
     def __init__(self) -> None:
-        super().__init__("This run gave no verdict on this response and criterion.")
+        super().__init__(gettext("This run gave no verdict on this response and criterion."))
 
 
 @transaction.atomic
@@ -193,10 +197,10 @@ def resolve(
     adjudication. A unit is resolved once per run (AlreadyResolved)."""
     note = note.strip()
     if kind not in Kind.values:
-        raise ValidationError({"kind": __("Choose how this disagreement is resolved.")})
+        raise ValidationError({"kind": gettext("Choose how this disagreement is resolved.")})
     if kind == Kind.JUDGE_ERROR and not note:
         raise ValidationError(
-            {"note": __("Say what the judge got wrong: the note is for the prompt.")}
+            {"note": gettext("Say what the judge got wrong: the note is for the prompt.")}
         )
     judged = JudgeVerdict.objects.filter(
         run=run, response_id=study_item.response_id, criterion_version=criterion_version
@@ -241,7 +245,7 @@ def resolve(
 
 class NotResolved(Conflict):
     def __init__(self) -> None:
-        super().__init__("This disagreement is not resolved: it was reopened meanwhile.")
+        super().__init__(gettext("This disagreement is not resolved: it was reopened meanwhile."))
 
 
 @transaction.atomic

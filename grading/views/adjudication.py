@@ -106,7 +106,7 @@ def _pair_context(
     )
     line = adjudication.rubric_item(item, criterion_version_id)
     if line is None:
-        raise Http404("This criterion is not part of this response's rubric.")
+        raise Http404(_("This criterion is not part of this response's rubric."))
     grades = {
         g.assignment_id: g
         for g in Grade.objects.filter(

@@ -365,7 +365,7 @@ def _active_ms(request: AuthenticatedHttpRequest) -> int | None:
     if not raw:
         return None
     if not raw.isdigit():
-        raise services.GradingError("active_ms: send a whole number of milliseconds.")
+        raise services.GradingError(_("active_ms: send a whole number of milliseconds."))
     return int(raw)
 
 

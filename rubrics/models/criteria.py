@@ -28,10 +28,10 @@ class Layer(models.TextChoices):
 # The order in which layers appear in a rubric.
 LAYER_RANK = {Layer.UNIVERSAL: 0, Layer.CONSENSUS: 1, Layer.TASK: 2}
 
-OTHER_FRAMEWORK = "This sub-competency is in another framework."
+OTHER_FRAMEWORK = _("This sub-competency is in another framework.")
 # The L2-Bench reference pipeline cuts a criteria cell at every '|', so no wording may hold one.
 CRITERION_BAR = "|"
-BAR_IN_WORDING = (
+BAR_IN_WORDING = _(
     "A criterion's wording cannot contain '|': the L2-Bench pipeline reads it as the end of "
     "the criterion. Use '/' or a word instead."
 )
@@ -124,11 +124,12 @@ class Criterion(models.Model):
         }
         if self.layer in owners and not owners[Layer(self.layer)]:
             raise ValidationError(
-                f"A {self.get_layer_display().lower()} criterion needs "
-                + {
-                    Layer.UNIVERSAL: "no sub-competency and no task.",
-                    Layer.CONSENSUS: "a sub-competency and no task.",
-                    Layer.TASK: "a task and no sub-competency.",
+                {
+                    Layer.UNIVERSAL: _(
+                        "A universal criterion needs no sub-competency and no task."
+                    ),
+                    Layer.CONSENSUS: _("A consensus criterion needs a sub-competency and no task."),
+                    Layer.TASK: _("A task criterion needs a task and no sub-competency."),
                 }[Layer(self.layer)]
             )
         if self.sub_competency_id and (
@@ -137,7 +138,7 @@ class Criterion(models.Model):
         ):
             raise ValidationError({"sub_competency": OTHER_FRAMEWORK})
         if self.task_id and self.task.framework_id != self.framework_id:  # type: ignore[union-attr]
-            raise ValidationError({"task": "This task is in another framework."})
+            raise ValidationError({"task": _("This task is in another framework.")})
         if self.layer in owners and not self.code_pattern().match(self.code or ""):
             example = {
                 Layer.UNIVERSAL: "06u1",
@@ -145,7 +146,10 @@ class Criterion(models.Model):
                 Layer.TASK: f"{getattr(self.task, 'key', '137')}-06",
             }[Layer(self.layer)]
             raise ValidationError(
-                {"code": f"{self.code!r} is not a {self.layer} criterion code (like {example})."}
+                {
+                    "code": _("%(code)r is not a %(layer)s criterion code (like %(example)s).")
+                    % {"code": self.code, "layer": self.layer, "example": example}
+                }
             )
 
 
@@ -293,10 +297,17 @@ class CriterionVersion(models.Model):
         if level is None:
             return ""
         if not self.is_ordinal:
-            return f"{self.criterion.code} is met or not met: it takes no level."
+            return _("%(code)s is met or not met: it takes no level.") % {
+                "code": self.criterion.code
+            }
         low, high = self.scale_min, self.scale_max
         if low is None or high is None or not low <= level <= high:
-            return f"{self.criterion.code}: {level} is outside its scale {low} to {high}."
+            return _("%(code)s: %(level)s is outside its scale %(low)s to %(high)s.") % {
+                "code": self.criterion.code,
+                "level": level,
+                "low": low,
+                "high": high,
+            }
         return ""
 
     def scale(self) -> list[tuple[int, str]]:
@@ -314,24 +325,26 @@ class CriterionVersion(models.Model):
             self.scale_min = self.scale_max = None
         elif self.scale_min is None or self.scale_max is None or self.scale_min >= self.scale_max:
             raise ValidationError(
-                {"scale_max": "An ordinal criterion needs a scale minimum below its maximum."}
+                {"scale_max": _("An ordinal criterion needs a scale minimum below its maximum.")}
             )
         if self.weight == 0:
             raise ValidationError(
-                {"weight": "A weight of 0 would make the criterion count for nothing."}
+                {"weight": _("A weight of 0 would make the criterion count for nothing.")}
             )
         if self.applies_to == self.AppliesTo.TURN and self.scoring_type == self.ScoringType.ORDINAL:
             raise ValidationError(
                 {
-                    "applies_to": "A turn-level criterion is met or not met on each turn: "
-                    "an ordinal criterion applies to the whole response."
+                    "applies_to": _(
+                        "A turn-level criterion is met or not met on each turn: "
+                        "an ordinal criterion applies to the whole response."
+                    )
                 }
             )
         if self.turn_rule != self.TurnRule.SHARE:
             self.turn_share = None
         elif self.turn_share is None or not 1 <= self.turn_share <= 100:
             raise ValidationError(
-                {"turn_share": "'A share of the turns' needs a percentage from 1 to 100."}
+                {"turn_share": _("'A share of the turns' needs a percentage from 1 to 100.")}
             )
 
     @property

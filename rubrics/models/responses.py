@@ -50,9 +50,9 @@ class Response(models.Model):
 
     def clean(self) -> None:
         if self.kind == self.Kind.TEXT and not self.text.strip():
-            raise ValidationError({"text": "A text response needs its text."})
+            raise ValidationError({"text": _("A text response needs its text.")})
         if self.kind == self.Kind.CONVERSATION and self.text:
-            raise ValidationError({"text": "A conversation keeps its text in its turns."})
+            raise ValidationError({"text": _("A conversation keeps its text in its turns.")})
 
 
 class Turn(models.Model):

@@ -238,11 +238,11 @@ class TaskResource(models.Model):
 
     def clean(self) -> None:
         if self.kind == self.Kind.MARKDOWN and not self.text.strip():
-            raise ValidationError({"text": "A text resource needs its text."})
+            raise ValidationError({"text": _("A text resource needs its text.")})
         if self.kind == self.Kind.MARKDOWN and self.file:
-            raise ValidationError({"file": "A text resource has no file."})
+            raise ValidationError({"file": _("A text resource has no file.")})
         if self.kind == self.Kind.FILE and not self.file:
-            raise ValidationError({"file": "A file resource needs a file."})
+            raise ValidationError({"file": _("A file resource needs a file.")})
 
 
 def context_display(item: "TaskContextValue | PublishedContextValue") -> str:
@@ -303,10 +303,15 @@ class TaskContextValue(models.Model):
         of errors from an import reads well."""
         variable = self.variable
         if self.task_id and variable.framework_id != self.task.framework_id:
-            raise ValidationError({"variable": f"{variable.name} belongs to another framework."})
+            raise ValidationError(
+                {
+                    "variable": _("%(variable)s belongs to another framework.")
+                    % {"variable": variable.name}
+                }
+            )
         given = [x for x in (self.value, self.number, self.text.strip()) if x not in (None, "")]
         if len(given) != 1:
-            raise ValidationError("Give exactly one of a listed value, a text or a number.")
+            raise ValidationError(_("Give exactly one of a listed value, a text or a number."))
         self.set_value(variable.parse_value(given[0]))
 
 
@@ -342,11 +347,11 @@ class UniversalExclusion(models.Model):
     def clean(self) -> None:
         self.reason = self.reason.strip()
         if not self.reason:
-            raise ValidationError({"reason": "Say why the criterion does not apply."})
+            raise ValidationError({"reason": _("Say why the criterion does not apply.")})
         if self.criterion.layer != Layer.UNIVERSAL:
-            raise ValidationError({"criterion": "Only universal criteria can be excluded."})
+            raise ValidationError({"criterion": _("Only universal criteria can be excluded.")})
         if self.task_id and self.criterion.framework_id != self.task.framework_id:
-            raise ValidationError({"criterion": "This criterion belongs to another framework."})
+            raise ValidationError({"criterion": _("This criterion belongs to another framework.")})
 
 
 class Review(models.Model):
