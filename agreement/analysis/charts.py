@@ -3,7 +3,7 @@
 Pure: strings in, SVG markup out. Every text is escaped here; callers mark the result safe.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -11,6 +11,13 @@ ROW = 22
 LABEL_WIDTH = 150
 PLOT_WIDTH = 320
 VALUE_WIDTH = 110
+# The Bland-Altman plot's own words; the page passes them in the interface language.
+BLAND_ALTMAN_WORDS = {
+    "axis": "mean of judge and experts",
+    "upper": "upper limit",
+    "bias": "bias",
+    "lower": "lower limit",
+}
 
 
 @dataclass(frozen=True)
@@ -22,11 +29,18 @@ class ForestRow:
     note: str = ""  # shown instead of a bar when there is no estimate
 
 
+def _number(value: float, spec: str, decimal: str) -> str:
+    """`value` formatted by `spec` with the language's decimal mark (a comma in Spanish)."""
+    return format(value, spec).replace(".", decimal)
+
+
 def _x(value: float, lo: float, hi: float) -> float:
     return LABEL_WIDTH + (value - lo) / (hi - lo) * PLOT_WIDTH
 
 
-def forest_plot(rows: Sequence[ForestRow], *, threshold: float | None, title: str) -> str:
+def forest_plot(
+    rows: Sequence[ForestRow], *, threshold: float | None, title: str, decimal: str = "."
+) -> str:
     """Point estimates with interval bars on a shared axis, one row each, and an optional
     dashed line at the threshold."""
     values = [v for r in rows for v in (r.estimate, r.low, r.high) if v is not None]
@@ -46,7 +60,7 @@ def forest_plot(rows: Sequence[ForestRow], *, threshold: float | None, title: st
             f'<line x1="{x:.1f}" y1="{ROW / 2}" x2="{x:.1f}" y2="{height - ROW}" '
             'stroke="#d0d7de" stroke-width="1"/>'
             f'<text x="{x:.1f}" y="{height - 6}" font-size="11" text-anchor="middle" '
-            f'fill="#555f6b">{tick:.1f}</text>'
+            f'fill="#555f6b">{_number(tick, ".1f", decimal)}</text>'
         )
     if threshold is not None:
         x = _x(threshold, lo, hi)
@@ -74,16 +88,17 @@ def forest_plot(rows: Sequence[ForestRow], *, threshold: float | None, title: st
         parts.append(
             f'<circle cx="{_x(row.estimate, lo, hi):.1f}" cy="{y}" r="4" fill="#0b5cad"/>'
             f'<text x="{LABEL_WIDTH + PLOT_WIDTH + 8}" y="{y + 4}" font-size="11" '
-            f'fill="#1b1f24">{_interval_text(row)}</text>'
+            f'fill="#1b1f24">{_interval_text(row, decimal)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _interval_text(row: ForestRow) -> str:
+def _interval_text(row: ForestRow, decimal: str) -> str:
     if row.low is None or row.high is None or row.estimate is None:
-        return f"{row.estimate:.2f}" if row.estimate is not None else ""
-    return f"{row.estimate:.2f} [{row.low:.2f}, {row.high:.2f}]"
+        return _number(row.estimate, ".2f", decimal) if row.estimate is not None else ""
+    estimate, low, high = (_number(v, ".2f", decimal) for v in (row.estimate, row.low, row.high))
+    return f"{estimate} [{low}; {high}]" if decimal == "," else f"{estimate} [{low}, {high}]"
 
 
 def _cell_colour(value: float) -> str:
@@ -95,7 +110,13 @@ def _cell_colour(value: float) -> str:
     return f"#{red:02x}{green:02x}{blue:02x}"
 
 
-def heatmap(names: Sequence[str], matrix: Sequence[Sequence[float | None]], *, title: str) -> str:
+def heatmap(
+    names: Sequence[str],
+    matrix: Sequence[Sequence[float | None]],
+    *,
+    title: str,
+    decimal: str = ".",
+) -> str:
     """A square grid of pairwise values in [0, 1] with the value printed in each cell."""
     cell = 44
     left = 110
@@ -118,7 +139,7 @@ def heatmap(names: Sequence[str], matrix: Sequence[Sequence[float | None]], *, t
             value = matrix[i][j]
             x, y = left + cell * j, top + cell * i
             fill = "#f6f8fa" if value is None else _cell_colour(value)
-            text = "-" if value is None else f"{value:.2f}"
+            text = "-" if value is None else _number(value, ".2f", decimal)
             ink = "#ffffff" if value is not None and value > 0.85 else "#1b1f24"
             parts.append(
                 f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" fill="{fill}" '
@@ -139,6 +160,8 @@ def bland_altman_plot(
     upper: float | None,
     title: str,
     scale: tuple[int, int] = (1, 5),
+    decimal: str = ".",
+    words: Mapping[str, str] = BLAND_ALTMAN_WORDS,
 ) -> str:
     """Bland-Altman plot of a 1-5 question: one dot per item at (mean of the two scores,
     judge - experts), a solid line at the bias and dashed lines at the limits of agreement.
@@ -176,17 +199,17 @@ def bland_altman_plot(
         )
     parts.append(
         f'<text x="{left + plot_w / 2}" y="{height - 4}" font-size="11" text-anchor="middle" '
-        'fill="#1b1f24">mean of judge and experts</text>'
+        f'fill="#1b1f24">{escape(words["axis"])}</text>'
     )
-    for label, value, dash in (("upper limit", upper, True), ("bias", bias, False),
-                               ("lower limit", lower, True)):  # fmt: skip
+    for key, value, dash in (("upper", upper, True), ("bias", bias, False),
+                             ("lower", lower, True)):  # fmt: skip
         if value is None:
             continue
         parts.append(
             f'<line x1="{left}" y1="{y(value):.1f}" x2="{left + plot_w}" y2="{y(value):.1f}" '
             f'stroke="#9a6700" stroke-width="1.5"{' stroke-dasharray="4 3"' if dash else ""}/>'
             f'<text x="{left + plot_w + 6}" y="{y(value) + 4:.1f}" font-size="11" '
-            f'fill="#1b1f24">{label} {value:+.2f}</text>'
+            f'fill="#1b1f24">{escape(words[key])} {_number(value, "+.2f", decimal)}</text>'
         )
     for mean, difference in zip(means, differences, strict=True):
         parts.append(

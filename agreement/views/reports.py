@@ -6,8 +6,10 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.formats import get_format
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
+from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
@@ -61,17 +63,25 @@ def _forest_rows(groups: list[GroupAgreement]) -> list[charts.ForestRow]:
     ]
 
 
+def _decimal() -> str:
+    """The interface language's decimal mark, for the numbers the charts print."""
+    return str(get_format("DECIMAL_SEPARATOR"))
+
+
 # Criteria shown per page of the report: a study of a thousand tasks has over a thousand
 # criteria, and all of them made a page of a megabyte (the downloads keep every one).
 CRITERIA_PER_PAGE = 50
 
 
+# Chart titles with a percent sign write it %% and are formatted: xgettext reads "% i" as a
+# placeholder and marks the text python-format, which its translation must then follow.
 def _criteria_chart(criteria: list[CriterionAgreement], threshold: float) -> str:
     return mark_safe(  # charts.py escapes every text it writes
         charts.forest_plot(
             _forest_rows([c.agreement for c in criteria]),
             threshold=threshold,
-            title="Krippendorff's alpha per criterion with 95% interval",
+            title=gettext("Krippendorff's alpha per criterion with 95%% interval") % {},
+            decimal=_decimal(),
         )
     )
 
@@ -83,12 +93,16 @@ def _charts(report: StudyAgreement) -> dict[str, str]:
             charts.forest_plot(
                 _forest_rows(list(report.by_layer)),
                 threshold=report.threshold,
-                title="Krippendorff's alpha per layer with 95% interval",
+                title=gettext("Krippendorff's alpha per layer with 95%% interval") % {},
+                decimal=_decimal(),
             )
         ),
         "rater_chart": mark_safe(
             charts.heatmap(
-                report.rater_names, matrix, title="Pairwise percent agreement of annotators"
+                report.rater_names,
+                matrix,
+                title=gettext("Pairwise percent agreement of annotators"),
+                decimal=_decimal(),
             )
         ),
     }
@@ -223,7 +237,15 @@ def _bland_altman_chart(scale: JudgeScale) -> str:
             bias=limits.mean_difference,
             lower=limits.lower_limit,
             upper=limits.upper_limit,
-            title=f"Judge minus experts' mean on '{scale.prompt}', by the mean of both",
+            title=gettext("Judge minus experts' mean on '%(question)s', by the mean of both")
+            % {"question": scale.prompt},
+            decimal=_decimal(),
+            words={
+                "axis": gettext("mean of judge and experts"),
+                "upper": gettext("upper limit"),
+                "bias": gettext("bias"),
+                "lower": gettext("lower limit"),
+            },
         )
     )
 
@@ -239,7 +261,8 @@ def _score_rows(board: Leaderboard) -> list[charts.ForestRow]:
     for row in board.rows:
         rows.append(
             charts.ForestRow(
-                f"{row.model} (experts, n = {row.experts.n_responses})",
+                gettext("%(model)s (experts, n = %(n)s)")
+                % {"model": row.model, "n": row.experts.n_responses},
                 row.experts.mean,
                 row.experts.low,
                 row.experts.high,
@@ -248,7 +271,8 @@ def _score_rows(board: Leaderboard) -> list[charts.ForestRow]:
         if row.judge is not None:
             rows.append(
                 charts.ForestRow(
-                    f"{row.model} (judge, n = {row.judge.n_responses})",
+                    gettext("%(model)s (judge, n = %(n)s)")
+                    % {"model": row.model, "n": row.judge.n_responses},
                     row.judge.mean,
                     row.judge.low,
                     row.judge.high,
@@ -283,7 +307,10 @@ def leaderboard(request: AuthenticatedHttpRequest, study_id: int) -> HttpRespons
         for dimension, groups in board.breakdowns
     ]
     chart = charts.forest_plot(
-        _score_rows(board), threshold=None, title="Model scores with 95% interval"
+        _score_rows(board),
+        threshold=None,
+        title=gettext("Model scores with 95%% interval") % {},
+        decimal=_decimal(),
     )
     return render(
         request,

@@ -326,6 +326,28 @@ def test_the_leaderboard_compares_expert_and_judge_scores(study, always_pass_jud
     assert body.count('<span class="muted">(n = ') == cells
 
 
+def test_the_agreement_judge_and_leaderboard_pages_write_decimals_the_spanish_way(
+    study, always_pass_judge, client_as
+):
+    """In Spanish a decimal takes a comma (Django's formats for `es`), in the tables and in
+    the charts' labels alike; English keeps the point."""
+    client = client_as(Role.VIEWER)
+    judge_url = reverse("agreement:judge", args=[study.pk, always_pass_judge.pk])
+    epsilon = f"{judge_report(study, always_pass_judge).epsilon:.2f}"
+    assert f"ε = {epsilon}" in client.get(judge_url).content.decode()
+    spanish = client.get(judge_url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert f"ε = {epsilon.replace('.', ',')}" in spanish and f"ε = {epsilon}" not in spanish
+    for url in (
+        reverse("agreement:study", args=[study.pk]),
+        reverse("agreement:leaderboard", args=[study.pk]),
+    ):
+        english = client.get(url).content.decode()
+        spanish = client.get(url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+        assert ">1.0</text>" in english and ">1,0</text>" not in english  # the charts' axes
+        assert ">1,0</text>" in spanish and ">1.0</text>" not in spanish
+    assert "(expertos, n = " in spanish
+
+
 def test_a_flipped_judge_verdict_refreshes_the_cached_calibration(study, always_pass_judge):
     before = judge_report(study, always_pass_judge).overall.leniency.difference
     JudgeVerdict.objects.filter(run=always_pass_judge, epoch=1).update(verdict=False)
