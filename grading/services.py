@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Count, F, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from accounts.models import User
 from audit import services as audit
@@ -380,54 +380,97 @@ def claim_next(study: Study, annotator: User) -> Assignment | None:
 
 def why_nothing_to_grade(study: Study, annotator: User) -> str:
     """Why claim_next found nothing for the annotator, and what they can do: the message shown
-    instead of a grading page. Read after claim_next returned None; a few queries."""
+    instead of a grading page. Read after claim_next returned None; a few queries. Each message
+    is one whole sentence for the translators (word order differs between languages)."""
+    name = {"study": study.name}
     if study.is_closed():
-        return f"“{study.name}” is closed: grades can no longer be given or changed."
+        return gettext("“%(study)s” is closed: grades can no longer be given or changed.") % name
     mine = Assignment.objects.filter(study_item__study=study, annotator=annotator)
     submitted = mine.filter(status=Assignment.Status.SUBMITTED).count()
     skipped = mine.filter(skipped_at__isnull=False).count()
     if skipped:
-        return (
-            f"The rest of your work in “{study.name}” is {skipped} response"
-            f"{'s' if skipped != 1 else ''} you set aside with a flag: a maintainer will return "
-            "them to you or give them to another grader."
-        )
+        return ngettext(
+            "The rest of your work in “%(study)s” is %(count)s response you set aside with a "
+            "flag: a maintainer will return it to you or give it to another grader.",
+            "The rest of your work in “%(study)s” is %(count)s responses you set aside with a "
+            "flag: a maintainer will return them to you or give them to another grader.",
+            skipped,
+        ) % {**name, "count": skipped}
     member = PoolMember.objects.filter(study=study, annotator=annotator).first()
-    contact = "Ask the study's maintainers"
     if member is not None:
         state = gold.qualification(study, annotator)
         if state == gold.Qualification.FAILED:
             return (
-                f"Your first responses in “{study.name}” did not reach the agreement the study "
-                f"asks before its other responses. {contact} how to go on."
+                gettext(
+                    "Your first responses in “%(study)s” did not reach the agreement the study "
+                    "asks before its other responses. Ask the study's maintainers how to go on."
+                )
+                % name
             )
         if state == gold.Qualification.PENDING:
             return (
-                f"“{study.name}” starts with a few responses for every new grader; none is "
-                f"planned for you yet. {contact} to assign you responses."
+                gettext(
+                    "“%(study)s” starts with a few responses for every new grader; none is planned "
+                    "for you yet. Ask the study's maintainers to assign you responses."
+                )
+                % name
             )
     if member is not None and member.capacity is not None and submitted >= member.capacity:
-        return (
-            f"You have graded all {submitted} responses you agreed to grade in “{study.name}”. "
-            "Thank you! " + f"{contact} if you can take more."
-        )
+        return ngettext(
+            "You have graded the %(count)s response you agreed to grade in “%(study)s”. "
+            "Thank you! Ask the study's maintainers if you can take more.",
+            "You have graded all %(count)s responses you agreed to grade in “%(study)s”. "
+            "Thank you! Ask the study's maintainers if you can take more.",
+            submitted,
+        ) % {**name, "count": submitted}
     if submitted:
-        return (
-            f"You have graded every response assigned to you in “{study.name}” ({submitted}), "
-            "and every other response already has its graders. Thank you!"
-        )
+        return gettext(
+            "You have graded every response assigned to you in “%(study)s” (%(count)s), and "
+            "every other response already has its graders. Thank you!"
+        ) % {**name, "count": submitted}
     if not study.items.exists():
         return (
-            f"“{study.name}” has no responses to grade yet. {contact} to add responses; "
-            "this page will then have work for you."
+            gettext(
+                "“%(study)s” has no responses to grade yet. Ask the study's maintainers to add "
+                "responses; this page will then have work for you."
+            )
+            % name
         )
     if member is None:
-        return f"You are not in the pool of graders of “{study.name}”. {contact} to add you."
+        return (
+            gettext(
+                "You are not in the pool of graders of “%(study)s”. Ask the study's maintainers "
+                "to add you."
+            )
+            % name
+        )
+    values = {**name, "count": study.overlap}
+    if study.match_expertise:
+        return (
+            ngettext(
+                "Nothing is assigned to you in “%(study)s” yet: every response already has its "
+                "%(count)s grader, or needs expertise not recorded on your profile. Ask the "
+                "study's maintainers to assign you responses or to raise the number of graders "
+                "per response.",
+                "Nothing is assigned to you in “%(study)s” yet: every response already has its "
+                "%(count)s graders, or needs expertise not recorded on your profile. Ask the "
+                "study's maintainers to assign you responses or to raise the number of graders "
+                "per response.",
+                study.overlap,
+            )
+            % values
+        )
     return (
-        f"Nothing is assigned to you in “{study.name}” yet: every response already has its "
-        f"{study.overlap} grader{'s' if study.overlap != 1 else ''}"
-        + (", or needs expertise not recorded on your profile" if study.match_expertise else "")
-        + f". {contact} to assign you responses or to raise the number of graders per response."
+        ngettext(
+            "Nothing is assigned to you in “%(study)s” yet: every response already has its "
+            "%(count)s grader. Ask the study's maintainers to assign you responses or to raise the "
+            "number of graders per response.",
+            "Nothing is assigned to you in “%(study)s” yet: every response already has its "
+            "%(count)s graders. Ask the study's maintainers to assign you responses or to raise "
+            "the number of graders per response.",
+            study.overlap,
+        )
+        % values
     )
 
 

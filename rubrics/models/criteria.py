@@ -358,12 +358,14 @@ class CriterionVersion(models.Model):
         criterion)."""
         if not self.per_turn:
             return ""
-        which = {
-            self.TurnRule.ALL: "every turn",
-            self.TurnRule.SHARE: f"at least {self.turn_share}% of the turns",
-            self.TurnRule.ANY: "any turn",
-        }.get(self.TurnRule(self.turn_rule), self.turn_rule)
-        return f"Per tutor turn: true of a dialogue when true of {which}"
+        rule = self.TurnRule(self.turn_rule)
+        if rule == self.TurnRule.SHARE:
+            return _(
+                "Per tutor turn: true of a dialogue when true of at least %(share)s%% of the turns"
+            ) % {"share": self.turn_share}
+        if rule == self.TurnRule.ANY:
+            return str(_("Per tutor turn: true of a dialogue when true of any turn"))
+        return str(_("Per tutor turn: true of a dialogue when true of every turn"))
 
 
 class ScalePoint(models.Model):
