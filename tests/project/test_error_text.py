@@ -104,9 +104,12 @@ def plain_texts(node: ast.AST | None, constants: dict[str, str]) -> list[str]:
 def _error_call(node: ast.AST) -> ast.Call | None:
     """The call whose arguments make a message: `raise Error(...)`, or `super().__init__(...)`
     in an exception class."""
-    if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
-        if _name(node.exc.func) not in PROGRAMMING_ERRORS:
-            return node.exc
+    if (
+        isinstance(node, ast.Raise)
+        and isinstance(node.exc, ast.Call)
+        and _name(node.exc.func) not in PROGRAMMING_ERRORS
+    ):
+        return node.exc
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
@@ -152,7 +155,7 @@ def test_the_check_sees_the_modules_that_refuse():
 
 
 def test_the_check_finds_plain_and_interpolated_messages_and_accepts_gettext():
-    source = '''
+    source = """
 TAKEN = "Already taken."
 class Closed(Conflict):
     def __init__(self, name):
@@ -165,7 +168,7 @@ def check(x):
     raise ValidationError(gettext("Fine %(x)s.") % {"x": x}, code="fine")
     raise Closed(_("Fine too."))
     raise ValueError(f"A programming mistake: {x}")
-'''
+"""
     assert [text for _, text in untranslated_errors(source)] == [
         "f'{name} is closed.'",
         "Already taken.",
