@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.formats import get_format
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
@@ -61,6 +61,33 @@ def _forest_rows(groups: list[GroupAgreement]) -> list[charts.ForestRow]:
         )
         for g in groups
     ]
+
+
+# The leaderboard's breakdowns (agreement.analysis.leaderboard names them in English): each
+# heading and empty note is one whole sentence for the translators.
+BREAKDOWN_TEXTS = {
+    "Competency": (
+        gettext_lazy("By competency"),
+        gettext_lazy("No competency recorded on these tasks."),
+    ),
+    "Layer": (gettext_lazy("By layer"), gettext_lazy("No layer recorded on these tasks.")),
+    "Difficulty": (
+        gettext_lazy("By difficulty"),
+        gettext_lazy("No difficulty recorded on these tasks."),
+    ),
+    "Task type": (
+        gettext_lazy("By task type"),
+        gettext_lazy("No task type recorded on these tasks."),
+    ),
+    "Language": (
+        gettext_lazy("By language"),
+        gettext_lazy("No language recorded on these tasks."),
+    ),
+    "Context value": (
+        gettext_lazy("By context value"),
+        gettext_lazy("No context value recorded on these tasks."),
+    ),
+}
 
 
 def _decimal() -> str:
@@ -294,6 +321,7 @@ def leaderboard(request: AuthenticatedHttpRequest, study_id: int) -> HttpRespons
     breakdowns = [
         (
             dimension,
+            *BREAKDOWN_TEXTS[dimension],
             [
                 (
                     f"{g.label} {names[g.label]}"
