@@ -228,11 +228,27 @@ def judge_calibration_rows(summary: RunSummary) -> list[dict[str, Any]]:
     return [overall, *criteria]
 
 
-def write_judge_calibration_xlsx(summary: RunSummary, out: IO[bytes]) -> None:
+def judge_level_row(run: object, criterion: JudgeScale) -> dict[str, Any]:
+    """One judge run on one ordinal criterion: the figures of a 1-5 question on the
+    criterion's scale, and ordinal alpha of the experts, then with the judge, with intervals."""
+    row = judge_scale_row(run, criterion)
+    row = {"criterion" if key == "question" else key: value for key, value in row.items()}
+    row |= {"scale min": criterion.scale[0], "scale max": criterion.scale[1]}
+    if criterion.alpha_experts is not None and criterion.alpha_with_judge is not None:
+        row |= _interval("ordinal alpha experts", criterion.alpha_experts)
+        row |= _interval("ordinal alpha with judge", criterion.alpha_with_judge)
+    return row
+
+
+def write_judge_calibration_xlsx(
+    summary: RunSummary, out: IO[bytes], levels: Sequence[dict[str, Any]] = ()
+) -> None:
+    """The calibration rows, and (`levels`, judge_level_row) a sheet of ordinal criteria."""
     rows = judge_calibration_rows(summary)
-    write_sheets_xlsx(
-        iter([("Judge calibration", list(rows[0]), [list(row.values()) for row in rows])]), out
-    )
+    sheets = [("Judge calibration", list(rows[0]), [list(row.values()) for row in rows])]
+    if levels:
+        sheets.append(("Ordinal criteria", list(levels[0]), [list(r.values()) for r in levels]))
+    write_sheets_xlsx(iter(sheets), out)
 
 
 def report_to_dict(

@@ -20,6 +20,7 @@ from agreement.analysis import charts
 from agreement.analysis.calibration import JudgeScale
 from agreement.analysis.export import (
     judge_calibration_rows,
+    judge_level_row,
     report_to_dict,
     write_judge_calibration_xlsx,
     write_report_xlsx,
@@ -209,14 +210,20 @@ def judge_calibration_download(
     study = get_object_or_404(Study, pk=study_id)
     run = get_object_or_404(JudgeRun, pk=run_id)
     summary = judge_calibration_summary(study, run)
+    levels = [judge_level_row(run, criterion) for criterion in judge_report(study, run).ordinal]
     filename = f"judge-{run.pk}-{slugify(study.name) or study.pk}"
     if fmt == "json":
-        data = {"study": study.name, "judge": str(run), "rows": judge_calibration_rows(summary)}
+        data = {
+            "study": study.name,
+            "judge": str(run),
+            "rows": judge_calibration_rows(summary),
+            "ordinal criteria": levels,
+        }
         response: HttpResponse = JsonResponse(data)
         response["Content-Disposition"] = f'attachment; filename="{filename}.json"'
         return response
     buffer = BytesIO()
-    write_judge_calibration_xlsx(summary, buffer)
+    write_judge_calibration_xlsx(summary, buffer, levels)
     response = HttpResponse(buffer.getvalue(), content_type=XLSX)
     response["Content-Disposition"] = f'attachment; filename="{filename}.xlsx"'
     return response

@@ -9,6 +9,7 @@ import krippendorff
 import numpy as np
 import pytest
 from django.urls import reverse
+from openpyxl import load_workbook
 
 from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
@@ -136,3 +137,19 @@ def test_the_judges_levels_are_compared_with_the_experts_levels(study, run, clie
     assert kappa.judge.low <= kappa.judge.estimate.value <= kappa.judge.high
     body = client_as(Role.VIEWER).get(reverse("agreement:judge", args=[study.pk, run.pk]))
     assert "Ordinal alpha: experts → with judge" in body.content.decode()
+
+
+def test_the_judge_calibration_downloads_hold_a_row_per_ordinal_criterion(study, run, client_as):
+    (levels,) = judge_report(study, run).ordinal
+    client = client_as(Role.MAINTAINER)
+    document = client.get(
+        reverse("agreement:judge_calibration_json", args=[study.pk, run.pk])
+    ).json()
+    (row,) = document["ordinal criteria"]
+    assert (row["criterion"], row["scale min"], row["scale max"]) == (levels.key, 0, 4)
+    assert row["ordinal alpha with judge"] == pytest.approx(levels.alpha_with_judge.estimate.value)
+    assert row["ordinal alpha experts n"] == 8 and row["responses"] == 8
+    workbook = client.get(reverse("agreement:judge_calibration_xlsx", args=[study.pk, run.pk]))
+    sheet = load_workbook(io.BytesIO(workbook.content))["Ordinal criteria"]
+    header = [cell.value for cell in sheet[1]]
+    assert sheet.max_row == 2 and sheet.cell(2, header.index("criterion") + 1).value == levels.key
