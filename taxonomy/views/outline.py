@@ -163,7 +163,10 @@ def _items(outline: Outline, framework: Framework, **filters: Any) -> list[model
     for item in items:
         item.children = list(getattr(item, outline.children).all())
         item.takes_children = outline.takes_children(item)
-        item.new_sub_form = outline.sub.form(prefix=f"new-{item.pk}")
+        # Bound to its parent, so a form can offer choices that depend on it (a level maps only
+        # to the other scales' levels).
+        parent = outline.sub.model(**{outline.sub.parent_field: item})
+        item.new_sub_form = outline.sub.form(prefix=f"new-{item.pk}", instance=parent)
     return items
 
 

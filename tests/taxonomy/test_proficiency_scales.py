@@ -152,6 +152,14 @@ def queries_of(client, url):  # type: ignore[no-untyped-def]
     return len(queries)
 
 
+def test_a_new_level_is_offered_only_the_other_scales_levels_to_map_to(maintainer):
+    body = maintainer.get(reverse("taxonomy:scales", args=["test-fw"])).content.decode()
+    cefr = ProficiencyScale.objects.get(code="cefr")
+    form = body[body.index(f'name="new-{cefr.pk}-corresponds_to"') :]
+    offered = form[: form.index("</select>")]
+    assert "ACTFL Novice High" in offered and "CEFR A1" not in offered
+
+
 def test_the_scales_page_takes_as_many_queries_whatever_the_number_of_levels(maintainer):
     url = reverse("taxonomy:scales", args=["test-fw"])
     before = queries_of(maintainer, url)
