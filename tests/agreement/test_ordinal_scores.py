@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 from django.urls import reverse
 from openpyxl import load_workbook
+from rest_framework.test import APIClient
 
+from accounts.models import ApiToken
 from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
 from agreement.models import AnalysisSettings
@@ -153,3 +155,16 @@ def test_the_judge_calibration_downloads_hold_a_row_per_ordinal_criterion(study,
     sheet = load_workbook(io.BytesIO(workbook.content))["Ordinal criteria"]
     header = [cell.value for cell in sheet[1]]
     assert sheet.max_row == 2 and sheet.cell(2, header.index("criterion") + 1).value == levels.key
+
+
+def test_the_api_gives_the_judges_levels_and_its_leaderboard_score(study, run, make_user):
+    _, key = ApiToken.issue(make_user(Role.VIEWER), "tests")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    report = api.get(reverse("api:study-calibration", args=[study.pk, run.pk])).json()
+    [levels] = report["ordinal"]
+    assert (levels["scale"], levels["n_judge_scores"]) == ([0, 4], 8)
+    assert levels["alpha_with_judge"]["estimate"]["n_units"] == 8
+    board = api.get(reverse("api:study-leaderboard", args=[study.pk]), {"judge": run.pk}).json()
+    expected = {row.model: row.judge.mean for row in study_leaderboard(study, run).rows}
+    assert {row["model"]: row["judge"]["mean"] for row in board["rows"]} == expected
