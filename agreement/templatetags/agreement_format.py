@@ -1,5 +1,8 @@
+from typing import Any
+
 from django import template
 from django.utils.formats import number_format
+from django.utils.html import conditional_escape, format_html
 from django.utils.translation import gettext
 
 from agreement.stats import Coefficient, Ratio
@@ -28,3 +31,36 @@ def percent(value: object) -> str:
     if value is None or value == "":
         return "—"
     return number_format(round(float(value) * 100), 0) + "%"  # type: ignore[arg-type]
+
+
+# As the templates' {% translate %} has it: its message ids double a percent sign.
+UNRELIABLE_TITLE = (
+    "No interval method reached 90%% coverage in simulation for data like these: see the "
+    "statistics guide"
+)
+
+
+@register.simple_tag
+def interval(value: Any, as_percent: bool = False) -> str:
+    """An estimate with its interval, or the reason it has none. A tag, not a template
+    included per cell: the agreement pages show hundreds, and the includes took much of their
+    rendering time."""
+    shown = percent if as_percent else figure
+    estimate = getattr(value, "estimate", "")
+    text = conditional_escape(shown(estimate))
+    low = getattr(value, "low", None)
+    if getattr(estimate, "undefined_reason", ""):
+        return format_html('{} <span class="muted">({})</span>', text, estimate.undefined_reason)
+    if getattr(value, "unreliable_reason", ""):
+        return format_html(
+            '{} <span class="badge" title="{}">{}</span>',
+            text,
+            gettext(UNRELIABLE_TITLE).replace("%%", "%"),
+            value.unreliable_reason,
+        )
+    if low is not None:
+        bounds = gettext("[%(low)s, %(high)s]") % {"low": shown(low), "high": shown(value.high)}
+        return format_html('{} <span class="muted">{}</span>', text, bounds)
+    if getattr(value, "undefined_reason", ""):
+        return format_html('{} <span class="muted">({})</span>', text, value.undefined_reason)
+    return text
