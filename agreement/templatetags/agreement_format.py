@@ -46,11 +46,11 @@ def interval(value: Any, as_percent: bool = False) -> str:
     included per cell: the agreement pages show hundreds, and the includes took much of their
     rendering time."""
     shown = percent if as_percent else figure
-    estimate = getattr(value, "estimate", "")
+    estimate: Any = getattr(value, "estimate", "")
     text = conditional_escape(shown(estimate))
     low = getattr(value, "low", None)
-    if getattr(estimate, "undefined_reason", ""):
-        return format_html('{} <span class="muted">({})</span>', text, estimate.undefined_reason)
+    if undefined := getattr(estimate, "undefined_reason", ""):
+        return format_html('{} <span class="muted">({})</span>', text, undefined)
     if getattr(value, "unreliable_reason", ""):
         return format_html(
             '{} <span class="badge" title="{}">{}</span>',
