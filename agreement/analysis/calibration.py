@@ -26,7 +26,6 @@ from agreement.stats import (
     OrdinalAgreement,
     alpha_from_counts,
     alternative_annotator_test,
-    bootstrap_alpha,
     calibrate,
     counts_from_pairs,
     leave_one_expert_out,
@@ -34,6 +33,7 @@ from agreement.stats import (
     majority_reference,
     ordinal_agreement,
 )
+from agreement.stats.grouped import grouped_intervals
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -330,12 +330,23 @@ def scale_stability(epochs: FloatArray, scale: tuple[int, int] = (1, 5)) -> Scal
 def _level_alpha(
     matrix: FloatArray, scale: tuple[int, int], n_resamples: int, seed: int
 ) -> Interval:
-    """Ordinal alpha of a (raters, responses) matrix of levels (NaN: none), bootstrapped."""
+    """Ordinal alpha of a (raters, responses) matrix of levels (NaN: none) with the study
+    report's BCa interval over responses, withheld below 20 responses (as for the ordinal
+    criteria, whose coverage is simulated: docs/statistics.md)."""
     domain = np.arange(scale[0], scale[1] + 1)
     rater, unit = np.nonzero(~np.isnan(matrix))
     values = matrix[rater, unit].astype(np.int64) - scale[0]
     counts = counts_from_pairs(unit, values, n_units=matrix.shape[1], n_values=domain.size)
-    return bootstrap_alpha(counts, "ordinal", domain, n_resamples=n_resamples, seed=seed)
+    everything = np.arange(counts.shape[0])
+    return grouped_intervals(
+        counts,
+        everything,
+        [everything],
+        level="ordinal",
+        value_domain=domain,
+        n_resamples=n_resamples,
+        seed=seed,
+    )[0].alpha
 
 
 def judge_ordinal_criteria(
@@ -344,7 +355,8 @@ def judge_ordinal_criteria(
     """The judge's levels against the experts' on each ordinal criterion it rated: weighted
     kappa (linear, quadratic) and Bland-Altman as for a 1-5 question, and ordinal alpha of the
     experts, then with the judge as one more rater, both over the same responses (those with a
-    judge level), with percentile-bootstrap intervals over responses."""
+    judge level); alpha's BCa intervals and the kappas' percentile intervals over responses are
+    withheld, with the reason, where their simulated coverage is under 90%."""
     ratings = data.ratings
     n_raters = len(ratings.raters) + len(ratings.level_raters)
     first = data.judge_levels[0] if data.judge_levels.size else np.empty(0)

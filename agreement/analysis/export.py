@@ -112,6 +112,7 @@ def judge_scale_row(run: object, scale: JudgeScale) -> dict[str, Any]:
             f"{name} gap": comparison.gap,
             f"{name} gap CI low": comparison.gap_low,
             f"{name} gap CI high": comparison.gap_high,
+            f"{name} gap interval unreliable because": comparison.gap_unreliable_reason or "",
         }
     return row | {
         "bias": limits.mean_difference,

@@ -134,9 +134,14 @@ def test_the_judges_levels_are_compared_with_the_experts_levels(study, run, clie
             reliability_data=data, level_of_measurement="ordinal", value_domain=range(5)
         )
         assert found.estimate.value == pytest.approx(expected)
-        assert found.estimate.n_units == 8 and found.low <= found.estimate.value <= found.high
-    kappa = levels.agreement.linear
-    assert kappa.judge.low <= kappa.judge.estimate.value <= kappa.judge.high
+        assert found.estimate.n_units == 8 and found.low is None  # 8 responses: withheld
+        assert found.unreliable_reason == (
+            "interval unreliable: 8 responses (coverage checked from 20)"
+        )
+    kappa = levels.agreement.linear  # 8 responses: its interval withheld, with the reason
+    assert kappa.judge.low is None and kappa.judge.unreliable_reason.startswith(
+        "interval unreliable: 8 responses"
+    )
     body = client_as(Role.VIEWER).get(reverse("agreement:judge", args=[study.pk, run.pk]))
     assert "Ordinal alpha: experts → with judge" in body.content.decode()
 

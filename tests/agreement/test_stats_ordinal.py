@@ -26,6 +26,7 @@ from agreement.stats import (
     student_t_quantile,
 )
 from agreement.stats.bootstrap import resample_index_blocks, rng_from_seed
+from agreement.stats.ordinal import GAP_UNRELIABLE, MINIMUM_ITEMS
 
 SETTINGS = settings(max_examples=80, deadline=None)
 
@@ -185,7 +186,7 @@ def test_pooled_kappas_equal_the_brute_force_pairs(data, weights):
 @SETTINGS
 def test_bootstrap_kappas_equal_kappa_recomputed_on_each_resample(data):
     judge, experts = data
-    result = ordinal_agreement(judge, experts, n_resamples=30, seed=5)
+    result = ordinal_agreement(judge, experts, n_resamples=30, seed=5, minimum_items=0)
     keep = ~np.isnan(judge) & ((~np.isnan(experts)).sum(axis=0) >= 2)
     judge, experts = judge[keep], experts[:, keep]
     if not keep.any():
@@ -264,7 +265,10 @@ def test_an_honest_judge_has_no_bias_and_agrees_like_an_expert():
     ba = result.bland_altman
     assert ba.bias_low < 0 < ba.bias_high
     # The judge knows the true score the experts scatter around: at least as good as them.
-    assert result.quadratic.gap_low > 0
+    assert result.quadratic.gap > 0
+    # The gap's interval is withheld: none reached 90% coverage in simulation.
+    assert result.quadratic.gap_low is None
+    assert result.quadratic.gap_unreliable_reason == GAP_UNRELIABLE
     assert len(result.quadratic.leave_one_out) == 3
 
 
@@ -283,3 +287,20 @@ def test_the_plot_points_are_means_and_differences():
     assert result.differences_x == (4.25, 2.0)
     assert result.differences_y == (1.5, 0.0)
     assert result.n_items == 2 and result.n_kappa_items == 1
+
+
+def test_below_its_minimum_of_items_the_kappas_intervals_are_withheld_with_the_reason():
+    _, judge, experts = synthetic(0, n_items=MINIMUM_ITEMS)
+    enough = ordinal_agreement(judge, experts, n_resamples=50)
+    fewer = ordinal_agreement(judge[1:], experts[:, 1:], n_resamples=50)
+    for comparison in enough.comparisons:
+        assert comparison.judge.low is not None and comparison.experts.low is not None
+    reason = (
+        f"interval unreliable: {MINIMUM_ITEMS - 1} responses "
+        f"(coverage checked from {MINIMUM_ITEMS})"
+    )
+    for comparison in fewer.comparisons:
+        assert comparison.judge.estimate.value is not None
+        assert (comparison.judge.low, comparison.judge.unreliable_reason) == (None, reason)
+        assert (comparison.experts.low, comparison.experts.unreliable_reason) == (None, reason)
+        assert (comparison.gap_low, comparison.gap_unreliable_reason) == (None, reason)
