@@ -1,9 +1,10 @@
+import math
 from typing import Any
 
 from django import template
 from django.utils.formats import number_format
 from django.utils.html import conditional_escape, format_html
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from agreement.stats import Coefficient, Ratio
 
@@ -21,7 +22,10 @@ def figure(value: object, digits: int = 2) -> str:
         return "—"
     if isinstance(value, bool):
         return gettext("yes") if value else gettext("no")
-    return number_format(round(float(value), int(digits)), int(digits))  # type: ignore[arg-type]
+    number = float(value)  # type: ignore[arg-type]
+    if not math.isfinite(number):
+        return "—"
+    return number_format(round(number, int(digits)), int(digits))
 
 
 @register.filter
@@ -30,11 +34,15 @@ def percent(value: object) -> str:
         value = value.value
     if value is None or value == "":
         return "—"
-    return number_format(round(float(value) * 100), 0) + "%"  # type: ignore[arg-type]
+    number = float(value) * 100  # type: ignore[arg-type]
+    if not math.isfinite(number):
+        return "—"
+    return number_format(round(number), 0) + "%"
 
 
-# As the templates' {% translate %} has it: its message ids double a percent sign.
-UNRELIABLE_TITLE = (
+# As the templates' {% translate %} has it: its message ids double a percent sign. Marked with
+# gettext_noop so that `make messages` keeps it in the catalogue.
+UNRELIABLE_TITLE = gettext_noop(
     "No interval method reached 90%% coverage in simulation for data like these: see the "
     "statistics guide"
 )
