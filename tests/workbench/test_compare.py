@@ -81,9 +81,9 @@ def test_the_page_computes_a_comparison_it_has_not_seen_in_bounded_queries(
     client = client_as(Role.MAINTAINER)
     url = reverse("workbench:compare", args=[study.pk])
     # session, user, two permissions, study, runs, settings twice, two verdict states, gold
-    # state, two study states, cache read and write (3), ratings (4), items and verdicts,
-    # gold, families, resolutions
-    with django_assert_max_num_queries(28):
+    # state, two study states, proficiency levels' state, cache read and write (3), ratings (4),
+    # items and verdicts, gold, families, resolutions
+    with django_assert_max_num_queries(29):
         response = client.get(url, {"run": [r.pk for r in runs]})
     assert response.status_code == 200
 
