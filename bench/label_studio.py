@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 from bench.bench_import import database_url
@@ -88,6 +89,9 @@ def start_label_studio(command: str, data: str) -> tuple[subprocess.Popen[bytes]
         try:
             call(base, "GET", "/api/projects")
             return process, base
+        except urllib.error.HTTPError as error:  # up, but refusing the token: say so at once
+            process.terminate()
+            raise RuntimeError(f"Label Studio refused the API token: {error}") from error
         except OSError:
             time.sleep(2)
     process.terminate()
