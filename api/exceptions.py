@@ -4,14 +4,16 @@
     {"detail": "Authentication credentials were not provided."}                     401, 403, 404
     {"detail": "... was changed by someone else ...", "current": {...}}             409, 412
     {"detail": "Task 7 cannot be submitted.", "problems": ["Task 7 has no ..."]}     409
+    {"detail": "The assignment is not complete ...", "problems": ["01: choose ..."]} 409
     {"detail": "The request body is larger than the 32 MiB this server accepts ..."} 413
 
 The domain's errors are mapped here by their kind (audit.errors), as l2annot/errors.py maps them
 for pages: a Conflict (a stale edit, a refused delete, a closed study, a stale gold verdict, a
-refusal of the rubric workflow listing its `problems`) is a 409, with `current` when the error
-carries the object as it now is; a NotFound (another grader's assignment) is a 404, as if it did
-not exist. Model validation (full_clean in audit.editing) and the services' other refusals raise
-Django's ValidationError: a 400 with field messages, like a serializer's.
+refusal of the rubric workflow or the submission of an incomplete assignment, both listing
+their `problems`) is a 409, with `current` when the error carries the object as it now is;
+a NotFound (another grader's assignment) is a 404, as if it did not exist. Model validation
+(full_clean in audit.editing) and the services' other refusals raise Django's
+ValidationError: a 400 with field messages, like a serializer's.
 """
 
 from collections.abc import Iterator
@@ -28,6 +30,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from audit import errors as domain
+from grading.services import Incomplete
 from rubrics.services import RubricError
 
 
@@ -73,6 +76,7 @@ class PayloadTooLarge(exceptions.APIException):
 
 
 REFUSED = "The task's state does not allow this: see `problems`."
+INCOMPLETE = "The assignment is not complete: see `problems`."
 
 
 def flat_errors(detail: Any, prefix: str = "") -> Iterator[tuple[str, list[str]]]:
@@ -103,6 +107,8 @@ def _message(exc: Exception) -> str:
 def _conflict(exc: domain.Conflict) -> Conflict:
     if isinstance(exc, RubricError):
         return Conflict(REFUSED, problems=exc.problems)
+    if isinstance(exc, Incomplete):
+        return Conflict(INCOMPLETE, problems=exc.problems)
     return Conflict(_message(exc), current=getattr(exc, "current", None))
 
 

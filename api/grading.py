@@ -227,16 +227,15 @@ class AssignmentViewSet(ReadOnlyViewSet):
         request=None,
         responses={
             200: AssignmentDetailSerializer,
-            400: schema.INVALID,
             401: schema.UNAUTHENTICATED,
             403: schema.FORBIDDEN,
             404: schema.NOT_FOUND,
-            409: schema._error("The study is closed."),
+            409: schema.SUBMIT_REFUSED,
         },
     )
     @action(detail=True, methods=["post"])
     def submit(self, request: Request, pk: str) -> Response:
-        """Submit your assignment (grading.services.submit); 400 lists what is missing."""
+        """Submit your assignment (grading.services.submit); 409 lists what is missing."""
         services.submit(self.get_object(), by=acting_user(request))
         return Response(AssignmentDetailSerializer(self.get_object()).data)
 

@@ -49,6 +49,23 @@ class RefusedSerializer(ErrorSerializer):
 
 REFUSED = _error("The task's state does not allow this; `problems` says why.", RefusedSerializer)
 
+
+class SubmitRefusedSerializer(ErrorSerializer):
+    """Why an assignment cannot be submitted."""
+
+    problems = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="What is still missing, in page order (only for an incomplete assignment).",
+    )
+
+
+SUBMIT_REFUSED = _error(
+    "The assignment is not complete (`problems` lists what is missing), the study is closed, "
+    "or you set the response aside with a flag.",
+    SubmitRefusedSerializer,
+)
+
 IF_MATCH = OpenApiParameter(
     "If-Match",
     OpenApiTypes.STR,
@@ -205,14 +222,18 @@ class AutoSchema(openapi.AutoSchema):
         conflict = self._conflict_serializer(success)
         if self.method in ("PUT", "PATCH"):
             responses[409] = _error(
-                "`revision` is stale (`current` is the object as saved now), or the change "
-                "clashes with data saved at the same time.",
+                "`revision` is stale (`current` is the object as saved now), the object's state "
+                "refuses the change (the message says why), or the change clashes with data "
+                "saved at the same time.",
                 conflict,
             )
         elif self.method == "DELETE":
             responses[409] = _error("Something depends on the object: the message names it.")
         else:
-            responses[409] = _error("The object clashes with data saved at the same time.")
+            responses[409] = _error(
+                "The state of the data refuses it (the message says why), or the object clashes "
+                "with data saved at the same time."
+            )
         if self._revisioned() and self.method != "POST":
             responses[412] = _error("If-Match names another revision.", conflict)
             if self.method != "DELETE":

@@ -69,6 +69,20 @@ class StudyClosed(GradingError, Conflict):
     """The study is closed (by a maintainer or its deadline): no grade or rating changes."""
 
 
+class Incomplete(GradingError, Conflict):
+    """The assignment still lacks answers (`problems`, in page order): its state, not the
+    request, refuses the submission, so a retry succeeds once they are given (409)."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        super().__init__(list(problems))
+        self.problems = list(problems)
+
+
+class SubmittedIncomplete(GradingError, Conflict):
+    """A change to a submitted grade that would leave its assignment incomplete (an adverse
+    finding without the rationale the study asks for): the grade's state refuses it (409)."""
+
+
 class SetAside(GradingError, Conflict):
     """The grader set the response aside with a flag: it waits for a maintainer."""
 
@@ -618,7 +632,7 @@ def save_grade_line(
             assignment, version, new_verdict, new_level, new_rationale
         ):
             label = answer_label(version, new_verdict, new_level)
-            raise GradingError(
+            raise SubmittedIncomplete(
                 gettext("This grade is submitted: write the rationale before choosing %(answer)s.")
                 % {"answer": label}
             )
@@ -728,7 +742,7 @@ def save_turn_grade(
             assignment, version, new_verdict, None, new_rationale
         ):
             label = verdict_label(new_verdict, penalty=penalty)
-            raise GradingError(
+            raise SubmittedIncomplete(
                 gettext("This grade is submitted: write the rationale before choosing %(answer)s.")
                 % {"answer": label}
             )
@@ -926,7 +940,7 @@ def _missing_turn_answers(
 
 @transaction.atomic
 def submit(assignment: Assignment, *, by: User) -> None:
-    """Mark the assignment submitted; GradingError listing what is missing otherwise."""
+    """Mark the assignment submitted; Incomplete listing what is missing otherwise."""
     now = timezone.now()
     assignment = (
         Assignment.objects.select_for_update(of=("self",))
@@ -939,7 +953,7 @@ def submit(assignment: Assignment, *, by: User) -> None:
         return
     problems = missing_answers(assignment)
     if problems:
-        raise GradingError([p.message for p in problems])
+        raise Incomplete([p.message for p in problems])
     _touch(assignment, now)
     assignment.status = Assignment.Status.SUBMITTED
     assignment.submitted_at = now

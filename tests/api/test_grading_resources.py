@@ -14,6 +14,7 @@ from audit.models import AuditEvent
 from grading import services
 from grading.models import Assignment, Grade, GradeRevision, Study
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
+from rubrics.scoring import adverse_verdict
 from tests import factories
 from tests.api.test_schemathesis import _names_only_unknown_objects
 
@@ -142,9 +143,32 @@ def test_a_criterion_outside_the_frozen_rubric_is_refused(study, graders):
 
 def test_submitting_an_incomplete_assignment_lists_what_is_missing(study, graders):
     me = graders[0]
-    response = token_client(me).post(reverse("api:assignment-submit", args=[own(study, me).pk]))
-    assert response.status_code == 400
-    assert any("choose Pass" in m for m in response.json()["errors"]["non_field_errors"])
+    assignment = own(study, me)
+    response = token_client(me).post(reverse("api:assignment-submit", args=[assignment.pk]))
+    assert response.status_code == 409  # the assignment's state, not the request, refuses it
+    body = response.json()
+    assert body["detail"] == "The assignment is not complete: see `problems`."
+    assert body["problems"] == [p.message for p in services.missing_answers(assignment)]
+    assert any("choose Pass" in m for m in body["problems"])
+    assignment.refresh_from_db()
+    assert assignment.status != Assignment.Status.SUBMITTED
+
+
+def test_a_change_leaving_a_submitted_grade_without_its_rationale_is_a_conflict(study, graders):
+    me = graders[0]
+    mine = own(study, me)
+    factories.complete(mine, me)
+    services.submit(mine, by=me)
+    version = next(v for v in factories.rubric_of(mine) if not (v.is_ordinal or v.per_turn))
+    grade = Grade.objects.get(assignment=mine, criterion_version=version)
+    adverse = adverse_verdict(penalty=version.is_penalty)
+    answer = token_client(me).patch(
+        grade_url(grade), {"verdict": adverse, "rationale": ""}, format="json"
+    )
+    assert answer.status_code == 409  # the submitted grade's state refuses it
+    assert "write the rationale" in answer.json()["detail"]
+    grade.refresh_from_db()
+    assert (grade.verdict, grade.rationale) == ("pass", "ok")  # as factories.complete gave it
 
 
 def test_a_maintainer_reads_every_grade_but_cannot_change_one(study, graders, api_as):
@@ -315,7 +339,7 @@ def test_an_annotator_grades_rates_and_submits_one_assignment_through_the_api(st
     detail = client.get(url).json()
     assert detail["ratings"] and all(r["value"] is None for r in detail["ratings"])
     refused = client.post(reverse("api:assignment-submit", args=[assignment_id]))
-    assert refused.status_code == 400
+    assert refused.status_code == 409 and refused.json()["problems"]
     for line in detail["rubric"]:
         if line["applicable"]:
             body = {"assignment": assignment_id, "criterion_version": line["criterion_version"]}

@@ -142,7 +142,7 @@ def test_a_save_for_a_criterion_outside_the_rubric_version_is_refused(study, gra
 def test_submit_refuses_an_incomplete_grading_and_lists_what_is_missing(study, graders):
     mine = assignment_of(study, graders[0])
     reply = client_for(graders[0]).post(reverse("grading:submit", args=[mine.pk]))
-    assert reply.status_code == 422
+    assert reply.status_code == 409  # the assignment's state refuses it, as in the API
     html = reply.content.decode()
     for version in factories.rubric_of(mine):
         assert f'href="#criterion-{version.pk}"' in html
