@@ -46,6 +46,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .jsonl import nul_in
 from .problems import Problem, describe, shown
 from .responses import ResponseRecord, Role, Turn
 from .verdicts import ACCEPTED, VerdictRecord, parse_verdict
@@ -93,10 +94,14 @@ class _Log:
             self.report(member, None, f"cannot be read: it {error}")
             return None
         try:
-            return json.loads(data)
+            value = json.loads(data)
         except ValueError as error:
             self.report(member, None, f"not valid JSON ({error})")
             return None
+        if (nul := nul_in(value)) is not None:
+            self.report(member, ".".join(str(key) for key in nul.path) or None, str(nul))
+            return None
+        return value
 
 
 def read_inspect_eval(

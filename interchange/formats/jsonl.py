@@ -14,7 +14,15 @@ from typing import Any
 
 from .problems import Problem, describe
 
-__all__ = ["LARGEST_INTEGER", "FieldReader", "JsonRefused", "iter_jsonl", "loads"]
+__all__ = [
+    "LARGEST_INTEGER",
+    "NUL_REFUSED",
+    "FieldReader",
+    "JsonRefused",
+    "iter_jsonl",
+    "loads",
+    "nul_in",
+]
 
 # No id, count, weight or epoch needs more; Python itself refuses to read 4,300 digits and more.
 MAX_INTEGER_DIGITS = 18
@@ -56,6 +64,27 @@ def _long_number(value: Any, path: tuple[str | int, ...] = ()) -> JsonRefused | 
     for key, child in children:
         if (found := _long_number(child, (*path, key))) is not None:
             return found
+    return None
+
+
+NUL_REFUSED = "holds the NUL character (\\u0000), which the database cannot store"
+
+
+def nul_in(value: Any, path: tuple[str | int, ...] = ()) -> JsonRefused | None:
+    """The first text (or key) of `value` holding the NUL character, which PostgreSQL refuses
+    in text and JSON columns."""
+    if isinstance(value, str):
+        return JsonRefused(NUL_REFUSED, path) if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if "\x00" in key:
+                return JsonRefused(f"a key {NUL_REFUSED}", path)
+            if (found := nul_in(child, (*path, key))) is not None:
+                return found
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            if (found := nul_in(child, (*path, index))) is not None:
+                return found
     return None
 
 
@@ -128,6 +157,8 @@ def _parse_line(raw: bytes) -> dict[str, Any] | JsonRefused | str | None:
         return error if error.path else f"not valid JSON ({error})"
     if not isinstance(value, dict):
         return f"expected an object, got {describe(value)}"
+    if (nul := nul_in(value)) is not None:
+        return nul if nul.path else str(nul)
     return value
 
 

@@ -30,6 +30,7 @@ from l2annot.formulas import spreadsheet_safe, spreadsheet_unsafe
 from taxonomy.languages import UnknownLanguage, language_code
 
 from .criteria import Criterion, Layer, format_criteria, format_criterion, parse_criteria
+from .jsonl import NUL_REFUSED
 from .problems import Problem
 
 __all__ = [
@@ -198,6 +199,11 @@ class _Reader:
             if len(values) != len(header):
                 self.report(self.row, None, f"has {len(values)} cells, header has {len(header)}")
                 continue
+            if any("\x00" in value for value in values):
+                for name, value in zip(header, values, strict=True):
+                    if "\x00" in value:
+                        self.report(self.row, name, NUL_REFUSED)
+                continue
             texts = [spreadsheet_unsafe(value) for value in values]
             task = self.parse_row(dict(zip(header, texts, strict=True)))
             if task is not None:
@@ -214,6 +220,9 @@ class _Reader:
             )
             return False
         ok = True
+        if any("\x00" in name for name in header):
+            self.report(1, None, f"a column name {NUL_REFUSED}")
+            return False
         present = Counter(header)
         missing = [name for name in REQUIRED_COLUMNS if name not in present]
         if missing:

@@ -252,3 +252,20 @@ def test_dry_run_of_responses_writes_nothing(tmp_path, starter_framework, tasks)
     report = import_responses(path, starter_framework, dry_run=True)
     assert report.counts["responses"].created == 1
     assert row_counts() == before
+
+
+def test_a_nul_in_a_file_is_a_problem_at_its_line_and_field_not_a_database_error(
+    tmp_path, starter_framework, tasks
+):
+    """PostgreSQL refuses the NUL character in text: the import names where it is instead."""
+    rows = [
+        {"task_key": tasks[0].task_key, "model": "m", "response": "fine"},
+        {"task_key": tasks[0].task_key, "model": "m", "epoch": 2, "response": "fi\u0000ne"},
+    ]
+    before = row_counts()
+    report = import_responses(jsonl(tmp_path / "r.jsonl", rows), starter_framework)
+    assert report.problem_lines() == [
+        "r.jsonl: line 2: field 'response': "
+        "holds the NUL character (\\u0000), which the database cannot store"
+    ]
+    assert row_counts() == before

@@ -194,3 +194,12 @@ def test_a_sample_naming_a_stored_response_gives_verdicts_on_it_and_no_response(
         ("resp-0", None),
         ("resp-1", "12"),
     }
+
+
+def test_a_nul_in_a_sample_is_reported_at_its_member_and_field(tmp_path):
+    broken = sample(task_key="13", output={"completion": "Gen\u0000erated"})
+    result = read_inspect_eval(eval_file(tmp_path, samples=[sample(), broken]))
+    assert messages(result) == [
+        "run.eval: samples/13_epoch_1.json: field 'output.completion': "
+        "holds the NUL character (\\u0000), which the database cannot store"
+    ]

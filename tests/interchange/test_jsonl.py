@@ -57,3 +57,20 @@ def test_a_byte_order_mark_on_the_first_line_is_ignored(tmp_path):
 
 def test_a_missing_file_is_one_problem(tmp_path):
     assert read(tmp_path / "gone.jsonl") == ([], ["gone.jsonl: file not found"])
+
+
+def test_a_nul_anywhere_in_a_line_is_reported_at_its_field_as_the_database_refuses_it(tmp_path):
+    lines = [
+        {"response": "fi\u0000ne"},
+        {"turns": [{"role": "user", "content": "hi"}, {"content": "\u0000"}]},
+        {"metadata": {"no\u0000te": "x"}},
+        {"ok": "fine"},
+    ]
+    objects, problems = read(jsonl_file(tmp_path, "x.jsonl", lines))
+    assert objects == [(4, {"ok": "fine"})]
+    nul = "holds the NUL character (\\u0000), which the database cannot store"
+    assert problems == [
+        f"x.jsonl: line 1: field 'response': {nul}",
+        f"x.jsonl: line 2: field 'turns.1.content': {nul}",
+        f"x.jsonl: line 3: field 'metadata': a key {nul}",
+    ]

@@ -349,3 +349,12 @@ def test_the_reference_pipeline_reads_a_written_file_as_our_reader_does(tasks):
         t.task_key: [(CRITERIA_COLUMNS[c.layer], c.id, c.description, c.weight) for c in t.criteria]
         for t in tasks
     }
+
+
+def test_a_nul_in_a_cell_is_reported_at_its_row_and_column_and_the_row_is_not_read(tmp_path):
+    result = read_tasks_csv(write_rows(tmp_path, [{"task": "A\x00task"}, {}]))
+    assert [t.task_key for t in result.tasks] == ["2"]
+    assert [str(p) for p in result.problems] == [
+        f"{TASKS_FILE}: row 2: field 'task': "
+        "holds the NUL character (\\u0000), which the database cannot store"
+    ]
