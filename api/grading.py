@@ -267,10 +267,11 @@ class AssignmentViewSet(ReadOnlyViewSet):
 class GradeSerializer(ApiModelSerializer):
     one_of_required = ("verdict", "level", "rationale")  # else nothing to save: a 400
     code = serializers.CharField(source="criterion_version.criterion.code", read_only=True)
-    verdict = serializers.ChoiceField(
+    verdict = schema.GivenVerdictField(
         choices=Verdict.choices,
         required=False,
-        help_text="Leave out to keep the verdict. An ordinal criterion takes only na here.",
+        help_text="Leave out to keep the verdict. An ordinal criterion takes only na here. "
+        "Read back empty while no verdict is given (a rationale alone, or a level).",
     )
     level = serializers.IntegerField(
         required=False,
@@ -371,8 +372,10 @@ class GradeViewSet(ReadOnlyViewSet):
 # ----- turn grades ---------------------------------------------------------------------------
 class TurnGradeSerializer(ApiModelSerializer):
     code = serializers.CharField(source="criterion_version.criterion.code", read_only=True)
-    verdict = serializers.ChoiceField(
-        choices=Verdict.choices, required=False, help_text="Leave out to keep the verdict."
+    verdict = schema.GivenVerdictField(
+        choices=Verdict.choices,
+        required=False,
+        help_text="Leave out to keep the verdict. Read back empty while none is given.",
     )
     rationale = serializers.CharField(
         required=False, allow_blank=True, help_text="Leave out to keep the rationale."

@@ -19,6 +19,11 @@ from api.viewsets import RevisionedModelViewSet
 from interchange.formats.jsonl import MAX_INTEGER_DIGITS
 
 
+class GivenVerdictField(serializers.ChoiceField):
+    """A grader's verdict: pass, fail or na when sent; read back empty ("") while none is
+    given (a rationale saved first, or a level chosen on an ordinal criterion)."""
+
+
 class ErrorSerializer(ApiSerializer):
     detail = serializers.CharField()
 
@@ -161,6 +166,8 @@ class AutoSchema(openapi.AutoSchema):
         mapped = super()._map_serializer_field(field, direction, *args)
         if isinstance(field, SlugRelatedField) and isinstance(mapped, dict):
             self._refuse_nul(mapped)
+        if isinstance(field, GivenVerdictField) and direction == "response":
+            mapped["enum"] = [*mapped["enum"], ""]
         return mapped
 
     def _refuse_nul(

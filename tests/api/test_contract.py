@@ -228,3 +228,31 @@ def test_a_grade_body_says_it_needs_something_to_save_as_the_api_does(make_user,
         response = client.patch(reverse("api:grade-detail", args=[grade.pk]), body, format="json")
         assert response.status_code == 400, body
         assert "Nothing to save" in str(response.json()["errors"])
+
+
+def _verdicts_allowed(document: dict, name: str) -> set[str]:
+    shapes = document["components"]["schemas"]
+    verdict = shapes[name]["properties"]["verdict"]
+    refs = [branch["$ref"] for branch in verdict.get("oneOf", verdict.get("allOf", []))]
+    return {value for ref in refs for value in shapes[ref.rsplit("/", 1)[1]]["enum"]}
+
+
+def test_a_grade_without_a_verdict_reads_back_empty_as_the_schema_says(make_user):
+    """A rationale saved first (or a level) leaves the verdict empty: the answer's schema
+    allows "", a request's does not, as the API refuses it."""
+    document = openapi_document()
+    for name in ("Grade", "TurnGrade"):
+        assert _verdicts_allowed(document, name) == {"pass", "fail", "na", ""}
+        assert _verdicts_allowed(document, f"{name}Request") == {"pass", "fail", "na"}
+    grader = make_user(Role.ANNOTATOR)
+    study = factories.study([grader], responses=1, overlap=1)
+    services.assign_study(study)
+    assignment = study.items.get().assignments.get()
+    version = factories.rubric_of(assignment)[0]
+    grade = services.save_grade(assignment, version.pk, verdict=None, rationale="Why", by=grader)
+    client = APIClient()
+    client.force_authenticate(grader)
+    url = reverse("api:grade-detail", args=[grade.pk])
+    assert client.get(url).json()["verdict"] == ""
+    refused = client.patch(url, {"verdict": ""}, format="json")
+    assert refused.status_code == 400 and "verdict" in refused.json()["errors"]
