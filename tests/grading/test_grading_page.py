@@ -173,7 +173,7 @@ def test_revising_a_submitted_grade_through_the_page_keeps_history(study, grader
     assert reply.status_code == 200
     assert GradeRevision.objects.get().verdict == "pass"
     refused = client.post(save_url(mine, version), {"verdict": "fail", "rationale": ""})
-    assert refused.status_code == 422
+    assert refused.status_code == 409  # the submitted grade's state refuses it, as in the API
     assert Grade.objects.get(criterion_version=version).rationale == "On reflection"
 
 

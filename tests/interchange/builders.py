@@ -20,8 +20,11 @@ def _is_encodable(description: str) -> bool:
     return bool(description) and description == description.strip() and BAR not in description
 
 
+# Any character a database stores: PostgreSQL refuses NUL, so every way in refuses it too.
+_STORABLE = st.characters(exclude_categories=("Cs",), exclude_characters="\x00")
+
 descriptions = (
-    st.lists(st.one_of(_TRICKY, st.text(min_size=1, max_size=8)), min_size=1, max_size=8)
+    st.lists(st.one_of(_TRICKY, st.text(_STORABLE, min_size=1, max_size=8)), min_size=1, max_size=8)
     .map("".join)
     .map(str.strip)
     .filter(_is_encodable)
@@ -64,9 +67,7 @@ def task(key: str = "1", **changes: object) -> TaskRecord:
     return TaskRecord(**fields)  # type: ignore[arg-type]
 
 
-free_text = st.text(
-    alphabet=st.characters(exclude_categories=("Cs",)), min_size=1, max_size=40
-).filter(lambda s: s.strip() != "")
+free_text = st.text(alphabet=_STORABLE, min_size=1, max_size=40).filter(lambda s: s.strip() != "")
 plain_token = st.text(
     alphabet=st.characters(categories=("L", "N"), include_characters="-_."), min_size=1, max_size=8
 ).filter(lambda s: s.strip() == s and s not in {".", ".."})
@@ -94,7 +95,7 @@ def task_records(draw: st.DrawFn) -> list[TaskRecord]:
             TaskRecord(
                 task_key=key,
                 task=draw(free_text),
-                task_system_prompt=draw(st.text(max_size=20)),
+                task_system_prompt=draw(st.text(_STORABLE, max_size=20)),
                 reference_answer=draw(free_text),
                 competency=draw(plain_token),
                 version_at_time_of_draft=draw(plain_token),
