@@ -28,7 +28,10 @@ WRITE_ERRORS = {400: schema.INVALID, 401: schema.UNAUTHENTICATED, 403: schema.FO
 RACE = schema._error("The same user name was taken at the same time: retry.")
 ONE_ERRORS = {
     404: schema.NOT_FOUND,
-    409: schema._error("Your own role or access, or a deactivated account's invitation."),
+    409: schema._error(
+        "Your own role or access, or an invitation to a deactivated account or to one "
+        "without an email address."
+    ),
 }
 
 

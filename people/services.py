@@ -40,6 +40,11 @@ class NotOnYourself(Conflict):
     otherwise lock everyone out."""
 
 
+class NoEmailToInvite(ValidationError, Conflict):
+    """The account has no email address: its state, not the request, refuses an invitation
+    (409 in the API; the People page shows it as a message)."""
+
+
 USERNAME_TAKEN: str = gettext_lazy(  # type: ignore[assignment]
     "This user name is already used: choose another."
 )
@@ -63,7 +68,7 @@ def invitation_link(user: User, base_url: str) -> str:
 def send_invitation(user: User, base_url: str, *, by: User | None = None) -> None:
     """Email `user` a link to set their password (again, for a link that expired)."""
     if not user.email:
-        raise ValidationError({"email": [_("This account has no email address to invite.")]})
+        raise NoEmailToInvite({"email": [_("This account has no email address to invite.")]})
     if not user.is_active:
         raise Conflict(_("This account is deactivated: reactivate it before inviting."))
     context = {"user": user, "link": invitation_link(user, base_url), "by": by}

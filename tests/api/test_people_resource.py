@@ -134,3 +134,20 @@ def test_a_taken_email_is_named_as_taken(api_as, make_user):
     body = {"username": "bo", "email": "ana@example.org", "role": "Viewer"}
     answer = api_as(Role.ADMIN).post(PEOPLE, body, format="json")
     assert answer.status_code == 400 and _names_only_unknown_objects(answer.json())
+
+
+def test_an_invitation_to_an_account_without_an_email_address_is_a_conflict(
+    api_as, make_user, client_as
+):
+    """The account's state refuses it, not the request (which has no body): 409 in the API;
+    the People page shows the same refusal as a message."""
+    nobody = make_user(Role.VIEWER, "nobody")  # made by an administrator, no address
+    assert nobody.email == ""
+    url = reverse("api:person-invitation", args=[nobody.pk])
+    answer = api_as(Role.ADMIN).post(url)
+    assert answer.status_code == 409
+    assert answer.json() == {"detail": "This account has no email address to invite."}
+    invite = reverse("people:person_invite", args=[nobody.pk])
+    page = client_as(Role.ADMIN).post(invite, follow=True)
+    assert page.status_code == 200 and "no email address to invite" in page.content.decode()
+    assert mail.outbox == []
