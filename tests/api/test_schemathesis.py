@@ -176,7 +176,7 @@ def sent_with(token: str) -> dict[str, str]:
 def rolled_back() -> Iterator[None]:
     """What an example writes is undone after it, so every example of an operation starts from
     the demo data and a failure Hypothesis replays to shrink meets the data it first met."""
-    savepoint = transaction.savepoint()
+    savepoint = transaction.savepoint_create()
     try:
         yield
     finally:
@@ -206,7 +206,7 @@ def test_sequences_of_calls_honour_the_schema(token):  # type: ignore[no-untyped
         FlakyStrategyDefinition instead of the failure."""
 
         def setup(self):  # type: ignore[no-untyped-def]
-            self.savepoint = transaction.savepoint()
+            self.savepoint = transaction.savepoint_create()
 
         def teardown(self):  # type: ignore[no-untyped-def]
             transaction.savepoint_rollback(self.savepoint)
