@@ -79,3 +79,14 @@ class ProficiencyScaleAdmin(AuditedAdmin):
     def save_related(self, request, form, formsets, change):  # type: ignore[no-untyped-def]
         super().save_related(request, form, formsets, change)
         sync_scale_values(scales=[form.instance], actor=request.user)
+
+
+@admin.register(ProficiencyLevel)
+class ProficiencyLevelAdmin(AuditedAdmin):
+    list_display = ["label", "code", "scale", "order", "corresponds_to"]
+    list_filter = ["scale__framework", "scale"]
+    search_fields = ["label", "code"]
+
+    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        super().save_model(request, obj, form, change)
+        sync_scale_values(scales=[obj.scale], actor=request.user)
