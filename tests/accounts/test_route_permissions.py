@@ -15,7 +15,14 @@ from accounts.roles import Role
 from audit import services as audit
 from audit.models import AuditEvent
 from judging.models import JudgeRun, PromptTemplate
-from taxonomy.models import Competency, ContextValue, ContextVariable, SubCompetency
+from taxonomy.models import (
+    Competency,
+    ContextValue,
+    ContextVariable,
+    ProficiencyLevel,
+    ProficiencyScale,
+    SubCompetency,
+)
 from tests import factories
 from tests.factories import disagreeing_run, make_framework
 
@@ -71,6 +78,16 @@ ROUTES: dict[str, Route] = {
     "taxonomy:contextvalue_edit": Route("GET", EDITORS),
     "taxonomy:contextvalue_delete": Route("POST", EDITORS),
     "taxonomy:contextvalue_move": Route("POST", EDITORS),
+    "taxonomy:scales": Route("GET", ALL),
+    "taxonomy:scale_create": Route("POST", EDITORS),
+    "taxonomy:scale_card": Route("GET", ALL),
+    "taxonomy:scale_edit": Route("GET", EDITORS),
+    "taxonomy:scale_delete": Route("POST", EDITORS),
+    "taxonomy:scale_move": Route("POST", EDITORS),
+    "taxonomy:level_create": Route("POST", EDITORS),
+    "taxonomy:level_edit": Route("GET", EDITORS),
+    "taxonomy:level_delete": Route("POST", EDITORS),
+    "taxonomy:level_move": Route("POST", EDITORS),
     "rubrics:task_list": Route("GET", READERS),
     "rubrics:task_detail": Route("GET", READERS),
     "rubrics:task_diff": Route("GET", READERS),
@@ -181,6 +198,7 @@ def named_routes(patterns=None, namespace=""):
 CREATE_UNDER = {
     "subcompetency": lambda: Competency.objects.get(code="01"),
     "contextvalue": lambda: ContextVariable.objects.get(key="cefr_level"),
+    "level": lambda: ProficiencyScale.objects.get(code="cefr"),
     **factories.RUBRIC_CREATE_UNDER,
 }
 
@@ -215,6 +233,10 @@ def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
         "subcompetency": sub,
         "contextvariable": ContextVariable.objects.get(key="class_size"),
         "contextvalue": ContextValue.objects.get(code="b1"),
+        "scale": (
+            scale := ProficiencyScale.objects.create(framework=framework, code="cefr", name="CEFR")
+        ),
+        "level": ProficiencyLevel.objects.create(scale=scale, code="a1", label="A1"),
         **factories.rubric_route_objects(sub),
         # A person can revoke only their own tokens; anonymous visitors are sent to log in.
         "token": ApiToken.issue(user or User.objects.create(username="someone"), "script")[0],
