@@ -109,6 +109,15 @@ def _load_json(path: Path) -> Any:
         raise SeedFileError([f"{path.name}: cannot be read ({exc.strerror})"]) from exc
 
 
+def _listed(path: Path, key: str) -> list[Any]:
+    """The list a seed file holds under `key` (or the file's top-level list)."""
+    data = _load_json(path)
+    listed = data.get(key) if isinstance(data, dict) else data
+    if not isinstance(listed, list):
+        raise SeedFileError([f"{path.name}: expected a list under '{key}'"])
+    return listed
+
+
 def _text(obj: dict[str, Any], key: str, where: str, problems: list[str], required: bool) -> str:
     value = obj.get(key, "")
     if value is None:
@@ -203,11 +212,8 @@ def _decimal(value: Any, where: str, problems: list[str]) -> Decimal | None:
 
 
 def read_context_variables(path: Path) -> tuple[VariableSpec, ...]:
-    data = _load_json(path)
     name = path.name
-    raw_variables = data.get("context_variables") if isinstance(data, dict) else data
-    if not isinstance(raw_variables, list):
-        raise SeedFileError([f"{name}: expected a list under 'context_variables'"])
+    raw_variables = _listed(path, "context_variables")
     problems: list[str] = []
     seen: set[str] = set()
     variables = []
@@ -282,11 +288,8 @@ def read_scales(path: Path) -> tuple[ScaleSpec, ...]:
     """Proficiency scales: `{"proficiency_scales": [{"code", "name", "levels": [...]}]}`, a level
     being its label or `{"label", "description", "corresponds_to": {"scale", "level", "up_to"}}`
     (levels named by label or code; `up_to` only for a range)."""
-    data = _load_json(path)
     name = path.name
-    raw_scales = data.get("proficiency_scales") if isinstance(data, dict) else data
-    if not isinstance(raw_scales, list):
-        raise SeedFileError([f"{name}: expected a list under 'proficiency_scales'"])
+    raw_scales = _listed(path, "proficiency_scales")
     problems: list[str] = []
     scales = []
     seen: set[str] = set()
