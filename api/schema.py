@@ -235,7 +235,10 @@ class AutoSchema(openapi.AutoSchema):
                 conflict,
             )
         elif self.method == "DELETE":
-            responses[409] = _error("Something depends on the object: the message names it.")
+            responses[409] = _error(
+                "Something depends on the object, or its state refuses the delete: the message "
+                "says which."
+            )
         else:
             responses[409] = _error(
                 "The state of the data refuses it (the message says why), or the object clashes "

@@ -4,7 +4,7 @@ Read with Action.VIEW_TAXONOMY, changed with Action.EDIT_TAXONOMY; filters are t
 offers (framework code, competency code, variable kind and group)."""
 
 import re
-from typing import Any
+from typing import Any, cast
 
 import django_filters
 from django.db import models, transaction
@@ -352,6 +352,10 @@ class ContextVariableViewSet(ScaleFollowing):
 
 
 class ContextValueViewSet(TaxonomyViewSet):
+    """The values of a variable that takes a proficiency scale's levels follow the levels: a
+    write to one is refused with 409 (ContextValue.check_editable_by_hand), the levels are
+    edited as proficiency-levels."""
+
     queryset = ContextValue.objects.select_related("variable__framework")
     serializer_class = ContextValueSerializer
     filterset_class = ContextValueFilter
@@ -359,3 +363,16 @@ class ContextValueViewSet(TaxonomyViewSet):
     ordering_fields = ["order", "code", "label", "id"]
     ordering = ["variable__framework__name", "variable__order", "order", "code", "id"]
     siblings_of = "variable"
+
+    def prepare_new(self, instance: models.Model) -> None:
+        cast(ContextValue, instance).check_editable_by_hand()
+        super().prepare_new(instance)
+
+    def save_changes(
+        self, instance: Any, changes: dict[str, Any], expected_revision: int
+    ) -> models.Model:
+        instance.check_editable_by_hand()
+        return super().save_changes(instance, changes, expected_revision)
+
+    def check_delete(self, instance: Any) -> None:
+        instance.check_editable_by_hand()

@@ -51,6 +51,9 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
         when the object is no longer at `expected_revision`."""
         return editing.update(instance, changes, expected_revision, acting_user(self.request))
 
+    def check_delete(self, instance: Any) -> None:
+        """Refuse a delete the data's state forbids (raise a Conflict) before it is tried."""
+
     # ----- plumbing -----------------------------------------------------------------------
     def get_queryset(self) -> models.QuerySet:
         return self.visible(super().get_queryset())
@@ -117,6 +120,7 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
         with transaction.atomic():
             current = type(instance)._default_manager.select_for_update().get(pk=instance.pk)
             self._check_if_match(request, current)
+            self.check_delete(current)
             editing.delete(current, acting_user(request), self.audited_fields())
         return Response(status=status.HTTP_204_NO_CONTENT)
 

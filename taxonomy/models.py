@@ -11,6 +11,7 @@ from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 from audit.editing import OrderedQuerySet
+from audit.errors import Conflict
 
 # Context numbers are stored with 3 decimals (TaskContextValue.number).
 NUMBER_STEP = Decimal("0.001")
@@ -390,6 +391,11 @@ def _plain(number: Decimal) -> str:
     return format(number.normalize(), "f")
 
 
+class ValueFollowsScale(Conflict):
+    """A change made by hand to a value that follows a proficiency scale: the next
+    taxonomy.scales.sync_scale_values would undo it, so the level is what to edit."""
+
+
 class ContextValue(models.Model):
     """One allowed value of a categorical, ordinal or yes/no variable, in its order."""
 
@@ -429,3 +435,34 @@ class ContextValue(models.Model):
     def clean(self) -> None:
         if self.variable_id is not None:
             self.variable.check_takes_listed_values()
+
+    def check_editable_by_hand(self) -> None:
+        """Refuse a create, change, move or delete made by hand (a page, the API, the admin) of
+        a value that follows a proficiency scale: a value tied to a level (its code, label,
+        description and order are the level's), or a new value of a variable that takes a
+        scale's levels. A value of such a variable that no level holds (left from before the
+        variable took the scale) stays the editor's to change or delete."""
+        level = self.level if self.pk is not None else None
+        if level is not None:
+            raise ValueFollowsScale(
+                _(
+                    "“%(value)s” of %(variable)s is the level %(level)s of the proficiency "
+                    "scale %(scale)s and follows it: edit the scale's levels on the framework's "
+                    "Proficiency scales page or through /api/v1/proficiency-levels/."
+                )
+                % {
+                    "value": self.label,
+                    "variable": self.variable.name,
+                    "level": level.code,
+                    "scale": level.scale.name,
+                }
+            )
+        if self.pk is None and self.variable_id is not None and self.variable.scale_id is not None:
+            raise ValueFollowsScale(
+                _(
+                    "%(variable)s takes the levels of the proficiency scale %(scale)s as its "
+                    "values: edit the scale's levels on the framework's Proficiency scales page "
+                    "or through /api/v1/proficiency-levels/."
+                )
+                % {"variable": self.variable.name, "scale": self.variable.scale}
+            )

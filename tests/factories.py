@@ -37,7 +37,16 @@ from rubrics.models import (
     Turn,
 )
 from taxonomy import services as taxonomy_services
-from taxonomy.models import Competency, ContextValue, ContextVariable, Framework, SubCompetency
+from taxonomy.models import (
+    Competency,
+    ContextValue,
+    ContextVariable,
+    Framework,
+    ProficiencyLevel,
+    ProficiencyScale,
+    SubCompetency,
+)
+from taxonomy.scales import sync_scale_values
 from taxonomy.seedfile import read_context_variables, read_scales, read_taxonomy
 
 # ----- taxonomy ----------------------------------------------------------------------------
@@ -75,6 +84,20 @@ def make_framework(code: str = "test-fw") -> Framework:
         maximum=200,
     )
     return framework
+
+
+def scale_bound_variable() -> ContextVariable:
+    """make_framework()'s cefr_level (values A1, A2, B1) bound to a scale "CEFR" of levels A1
+    and A2: A1 and A2 become the levels' values, B1 stays, held by no level."""
+    framework = make_framework()
+    scale = ProficiencyScale.objects.create(framework=framework, code="cefr", name="CEFR")
+    for order, label in enumerate(["A1", "A2"], start=1):
+        ProficiencyLevel.objects.create(scale=scale, code=label.lower(), label=label, order=order)
+    variable = ContextVariable.objects.get(framework=framework, key="cefr_level")
+    variable.scale = scale
+    variable.save()
+    sync_scale_values(variables=[variable])
+    return variable
 
 
 # ----- tasks, responses, studies -----------------------------------------------------------

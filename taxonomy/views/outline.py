@@ -26,6 +26,7 @@ from accounts.models import User
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from audit import editing
+from audit.errors import Conflict
 from l2annot.errors import status_for
 from l2annot.htmx import respond
 from taxonomy.forms import (
@@ -58,6 +59,13 @@ class Level:
     # What else follows a saved object, in the same transaction (a scale's levels: the values
     # of the variables that take them).
     after_save: Callable[[Any, User], object] | None = None
+    # Refuses (raises a Conflict) a change made by hand to an object that follows other data (a
+    # value tied to a scale's level), new or saved, before any form is read.
+    guard: Callable[[Any], None] | None = None
+
+    def check(self, obj: models.Model) -> None:
+        if self.guard is not None:
+            self.guard(obj)
 
     def saved(self, obj: models.Model, actor: User) -> None:
         if self.after_save is not None:
@@ -123,6 +131,7 @@ CONTEXT_VARIABLES = Outline(
         "variable",
         ("code", "label", "description", "order"),
         "value",
+        guard=ContextValue.check_editable_by_hand,
     ),
     children="values",
     listed_kinds_only=True,
@@ -256,6 +265,17 @@ def _save(
     return _card(request, outline, item, saved=obj.pk)
 
 
+def _refusal(
+    request: AuthenticatedHttpRequest, outline: Outline, item: models.Model, sub: models.Model
+) -> HttpResponse | None:
+    """The item's card with the refusal when `sub` may not be changed by hand (Level.guard)."""
+    try:
+        outline.sub.check(sub)
+    except Conflict as refused:
+        return _card(request, outline, item, status_for(refused), error=str(refused))
+    return None
+
+
 def _offset(direction: str) -> int:
     return {"up": -1, "down": 1}.get(direction, 0)
 
@@ -341,6 +361,8 @@ def sub_create(request: AuthenticatedHttpRequest, pk: int, outline: Outline) -> 
     siblings = getattr(item, outline.children)
     instance: Any = outline.sub.model(**{outline.sub.parent_field: item})
     instance.order = siblings.next_order()
+    if refused := _refusal(request, outline, item, instance):
+        return refused
     form = outline.sub.form(request.POST, instance=instance, prefix=f"new-{item.pk}")
     if not form.is_valid():
         return _card(request, outline, item, 422, new_sub_form=form)
@@ -355,6 +377,8 @@ def sub_create(request: AuthenticatedHttpRequest, pk: int, outline: Outline) -> 
 def sub_edit(request: AuthenticatedHttpRequest, pk: int, outline: Outline) -> HttpResponse:
     sub = get_object_or_404(outline.sub.model, pk=pk)
     item = getattr(sub, outline.sub.parent_field)
+    if refused := _refusal(request, outline, item, sub):
+        return refused
     if request.method == "GET":
         form = outline.sub.form(instance=sub)
         return _card(request, outline, item, editing_sub=sub.pk, sub_form=form)
@@ -367,8 +391,9 @@ def sub_delete(request: AuthenticatedHttpRequest, pk: int, outline: Outline) -> 
     sub = get_object_or_404(outline.sub.model, pk=pk)
     item = getattr(sub, outline.sub.parent_field)
     try:
+        outline.sub.check(sub)
         editing.delete(sub, request.user, outline.sub.audited_fields)
-    except editing.DeleteRefused as refused:
+    except Conflict as refused:
         return _card(request, outline, item, status_for(refused), error=str(refused))
     return _card(request, outline, item)
 
@@ -381,6 +406,8 @@ def sub_move(
     sub = get_object_or_404(outline.sub.model, pk=pk)
     item = getattr(sub, outline.sub.parent_field)
     siblings = getattr(item, outline.children).all()
+    if refused := _refusal(request, outline, item, sub):
+        return refused
     with transaction.atomic():
         outline.sub.saved(
             editing.move(sub, siblings, _offset(direction), request.user), request.user

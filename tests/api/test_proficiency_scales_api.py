@@ -1,12 +1,13 @@
-"""A third proficiency scale added and mapped through the API, and a variable bound to it."""
+"""A third proficiency scale added and mapped through the API, and a variable bound to it; the
+values of a bound variable refused to writes made by hand (they follow the levels)."""
 
 import pytest
 from django.urls import reverse
 
 from accounts.roles import Role
 from audit.models import AuditEvent
-from taxonomy.models import ContextVariable, ProficiencyLevel, ProficiencyScale
-from tests.factories import make_framework
+from taxonomy.models import ContextValue, ContextVariable, ProficiencyLevel, ProficiencyScale
+from tests.factories import make_framework, scale_bound_variable
 
 pytestmark = pytest.mark.django_db
 
@@ -98,3 +99,64 @@ def test_a_scale_code_of_another_framework_is_refused_for_a_variable(framework, 
     )
     assert response.status_code == 400
     assert "No such scale in this framework." in str(response.json())
+
+
+# ----- the values of a bound variable --------------------------------------------------------
+WHERE = "Proficiency scales page or through /api/v1/proficiency-levels/"
+
+
+@pytest.fixture
+def bound(db: None) -> ContextVariable:
+    """cefr_level bound to a scale "CEFR" of levels A1, A2; its value B1 is held by no level."""
+    return scale_bound_variable()
+
+
+def tied(variable: ContextVariable) -> ContextValue:
+    return variable.values.get(code="a1")  # the value of the level A1
+
+
+def test_the_api_refuses_a_new_value_of_a_scale_bound_variable_with_409(bound, api_as):
+    response = api_as(Role.MAINTAINER).post(
+        reverse("api:contextvalue-list"),
+        {"variable": bound.pk, "code": "c1", "label": "C1"},
+        format="json",
+    )
+    assert response.status_code == 409, response.json()
+    detail = response.json()["detail"]
+    assert "CEFR level (cefr_level)" in detail and "scale CEFR" in detail and WHERE in detail
+    assert not bound.values.filter(code="c1").exists()
+
+
+def test_the_api_refuses_to_change_or_delete_a_value_tied_to_a_level(bound, api_as):
+    api = api_as(Role.MAINTAINER)
+    value = tied(bound)
+    url = reverse("api:contextvalue-detail", args=[value.pk])
+    changed = api.patch(url, {"label": "Beginner", "revision": value.revision}, format="json")
+    assert changed.status_code == 409, changed.json()
+    assert "level a1 of the proficiency scale CEFR" in changed.json()["detail"]
+    assert WHERE in changed.json()["detail"]
+    deleted = api.delete(url)
+    assert deleted.status_code == 409, deleted.content
+    value.refresh_from_db()
+    assert value.label == "A1"
+
+
+def test_a_value_of_a_bound_variable_that_no_level_holds_stays_editable(bound, api_as):
+    api = api_as(Role.MAINTAINER)
+    untied = bound.values.get(code="b1")
+    url = reverse("api:contextvalue-detail", args=[untied.pk])
+    changed = api.patch(url, {"label": "B1 (old)", "revision": untied.revision}, format="json")
+    assert changed.status_code == 200, changed.json()
+    assert api.delete(url).status_code == 204
+
+
+def test_the_api_still_adds_values_to_a_variable_without_a_scale(bound, api_as):
+    variable = ContextVariable.objects.create(
+        framework=bound.framework, key="mood", label="Mood", kind="categorical"
+    )
+    response = api_as(Role.MAINTAINER).post(
+        reverse("api:contextvalue-list"),
+        {"variable": variable.pk, "code": "calm", "label": "Calm"},
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
