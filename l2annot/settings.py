@@ -219,6 +219,9 @@ PASSWORD_RESET_LIMIT_PER_CLIENT = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_C
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("es", "Español")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# Pages show dates with the language's short formats (`|date:"SHORT_DATETIME_FORMAT"`);
+# English's are set in l2annot/formats/en (day, month name, year).
+FORMAT_MODULE_PATH = ["l2annot.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

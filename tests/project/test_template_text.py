@@ -23,6 +23,9 @@ OPENING_BLOCKS = {"blocktranslate", "blocktrans", "comment", "verbatim"}
 CLOSING_BLOCKS = {f"end{name}" for name in OPENING_BLOCKS}
 WORD = re.compile(r"[^\W\d_]{2,}")  # a single letter is a notation (n, k, p) or a key
 TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)([^>]*)>|<!--.*?-->|<!DOCTYPE[^>]*>", re.S)
+# A filter's text shown in place of a missing value (`|default:"never"`); `en` is <html lang>'s.
+SHOWN_ARGUMENT = re.compile(r"""\|default(?:_if_none)?:(["'])(.*?)\1""")
+ARGUMENT_NOTATIONS = {"en"}
 ATTRIBUTE = re.compile(r"""\s(""" + "|".join(VISIBLE_ATTRIBUTES) + r""")=(["'])(.*?)\2""", re.S)
 
 
@@ -56,7 +59,12 @@ def attribute_words(value: str) -> list[str]:
 
 def untranslated(source: str) -> list[str]:
     """The visible texts of a template outside the translation tags."""
-    found: list[str] = []
+    found = [
+        text
+        for match in SHOWN_ARGUMENT.finditer(source)
+        if match.group(2) not in ARGUMENT_NOTATIONS
+        for text in words(match.group(2))
+    ]
     skipped: list[str] = []  # open elements whose content is not checked
     blocks = 0  # depth inside blocktranslate, comment or verbatim
     # Template tags may sit inside HTML tags (<a href="{% url %}">): find the HTML tags in the
@@ -115,3 +123,8 @@ def test_the_check_finds_text_outside_the_translation_tags():
         "{% blocktranslate %}Fine {{ x }}{% endblocktranslate %}<kbd>s</kbd><code>idx</code>"
     )
     assert untranslated(source) == ["Help", "Next"]
+
+
+def test_the_check_finds_a_default_text_given_to_a_filter():
+    source = '{{ when|default:"never" }} {{ who|default:_("someone") }} {{ x|default:"—" }}'
+    assert untranslated(source) == ["never"]
