@@ -2,6 +2,7 @@
 levels, and the level reports group a task on."""
 
 import json
+from pathlib import Path
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -27,11 +28,19 @@ from taxonomy.models import (
     ProficiencyScale,
 )
 from taxonomy.scales import sync_scale_values
-from taxonomy.seedfile import SeedFileError, read_scales
+from taxonomy.seedfile import SeedFileError, read_context_variables, read_scales
 from tests.conftest import htmx
-from tests.factories import benchmark_folder, generated, make_framework, published_task
+from tests.factories import (
+    benchmark_folder,
+    generated,
+    load_starter_framework,
+    make_framework,
+    published_task,
+)
 
 pytestmark = pytest.mark.django_db
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 SCALES = {
     "proficiency_scales": [
@@ -291,3 +300,24 @@ def test_a_mapping_edit_changes_the_report_cache_key(maintainer):
     mid = level("actfl", "Intermediate Mid")
     editing.update(mid, {"corresponds_to_upper": None}, mid.revision, None)
     assert report_key(study, settings) != before
+
+
+def test_the_actfl_scale_alone_loads_onto_a_database_without_reverting_its_cefr_edits(tmp_path):
+    # docs/user-guide.md, "Existing databases": a copy of the shipped files holding only ACTFL.
+    framework = load_starter_framework()
+    ProficiencyLevel.objects.filter(scale__code="actfl").delete()  # and their values
+    ContextVariable.objects.filter(key="actfl_level").delete()
+    ProficiencyScale.objects.filter(code="actfl").delete()
+    ProficiencyLevel.objects.filter(scale__code="cefr", code="a2").update(label="A2 (waystage)")
+    scales = json.loads((FIXTURES / "proficiency_scales.json").read_text())
+    scales["proficiency_scales"] = [s for s in scales["proficiency_scales"] if s["code"] == "actfl"]
+    (tmp_path / "scales.json").write_text(json.dumps(scales))
+    variables = json.loads((FIXTURES / "context_variables.json").read_text())
+    variables["context_variables"] = [
+        v for v in variables["context_variables"] if v["key"] == "actfl_level"
+    ]
+    (tmp_path / "variables.json").write_text(json.dumps(variables))
+    services.load_scales(framework, read_scales(tmp_path / "scales.json"))
+    services.load_context_variables(framework, read_context_variables(tmp_path / "variables.json"))
+    assert level("actfl", "Intermediate Low").corresponds_to == level("cefr", "A2 (waystage)")
+    assert ContextVariable.objects.get(key="actfl_level").values.count() == 11
