@@ -164,8 +164,10 @@ class Study(models.Model):
             models.UniqueConstraint(
                 Lower("name"),
                 name="study_name_unique_ignoring_case",
-                violation_error_message="A study of this name already exists (names are "
-                "compared without regard to case): choose another name.",
+                violation_error_message=_(
+                    "A study of this name already exists (names are "
+                    "compared without regard to case): choose another name."
+                ),
             ),
         ]
 
@@ -439,7 +441,9 @@ class Grade(models.Model):
             models.CheckConstraint(
                 condition=Q(level__isnull=True) | Q(verdict=""),
                 name="grade_level_or_verdict",
-                violation_error_message="A grade is a verdict or a level of the scale, not both.",
+                violation_error_message=_(
+                    "A grade is a verdict or a level of the scale, not both."
+                ),
             ),
         ]
 
@@ -579,7 +583,7 @@ class GoldVerdict(models.Model):
                 condition=(Q(level__isnull=True) & ~Q(verdict=""))
                 | (Q(level__isnull=False) & Q(verdict="")),
                 name="gold_verdict_level_or_verdict",
-                violation_error_message="A gold answer is a verdict or a level, not both.",
+                violation_error_message=_("A gold answer is a verdict or a level, not both."),
             ),
         ]
 

@@ -62,7 +62,7 @@ class Competency(models.Model):
             models.UniqueConstraint(
                 fields=["framework", "code"],
                 name="competency_code_unique_in_framework",
-                violation_error_message="This code is already used by another competency.",
+                violation_error_message=_("This code is already used by another competency."),
             )
         ]
 
@@ -89,7 +89,7 @@ class SubCompetency(models.Model):
             models.UniqueConstraint(
                 fields=["competency", "code"],
                 name="sub_competency_code_unique_in_competency",
-                violation_error_message="This code is already used in this competency.",
+                violation_error_message=_("This code is already used in this competency."),
             )
         ]
 
@@ -136,7 +136,7 @@ class ProficiencyScale(models.Model):
             models.UniqueConstraint(
                 fields=["framework", "code"],
                 name="proficiency_scale_code_unique_in_framework",
-                violation_error_message="This code is already used by another scale.",
+                violation_error_message=_("This code is already used by another scale."),
             )
         ]
 
@@ -181,13 +181,13 @@ class ProficiencyLevel(models.Model):
             models.UniqueConstraint(
                 fields=["scale", "code"],
                 name="proficiency_level_code_unique",
-                violation_error_message="This code is already used by another level.",
+                violation_error_message=_("This code is already used by another level."),
             ),
             models.UniqueConstraint(
                 "scale",
                 Lower("label"),
                 name="proficiency_level_label_unique_ci",
-                violation_error_message="This label is already used by another level.",
+                violation_error_message=_("This label is already used by another level."),
             ),
         ]
 
@@ -277,7 +277,7 @@ class ContextVariable(models.Model):
             models.UniqueConstraint(
                 fields=["framework", "key"],
                 name="context_variable_key_unique_in_framework",
-                violation_error_message="This key is already used by another variable.",
+                violation_error_message=_("This key is already used by another variable."),
             ),
             models.CheckConstraint(
                 condition=models.Q(minimum__isnull=True)
@@ -419,13 +419,13 @@ class ContextValue(models.Model):
             models.UniqueConstraint(
                 fields=["variable", "code"],
                 name="context_value_code_unique",
-                violation_error_message="This code is already used by another value.",
+                violation_error_message=_("This code is already used by another value."),
             ),
             models.UniqueConstraint(
                 "variable",
                 Lower("label"),
                 name="context_value_label_unique_ci",
-                violation_error_message="This label is already used by another value.",
+                violation_error_message=_("This label is already used by another value."),
             ),
         ]
 

@@ -79,14 +79,14 @@ class Criterion(models.Model):
             models.UniqueConstraint(
                 fields=["framework", "code"],
                 name="criterion_code_unique_in_framework",
-                violation_error_message="This code is already used by another criterion.",
+                violation_error_message=_("This code is already used by another criterion."),
             ),
             models.CheckConstraint(
                 condition=Q(layer=Layer.UNIVERSAL, sub_competency__isnull=True, task__isnull=True)
                 | Q(layer=Layer.CONSENSUS, sub_competency__isnull=False, task__isnull=True)
                 | Q(layer=Layer.TASK, sub_competency__isnull=True, task__isnull=False),
                 name="criterion_owner_matches_layer",
-                violation_error_message=(
+                violation_error_message=_(
                     "A universal criterion belongs to the framework only, a consensus criterion "
                     "to a sub-competency, a task criterion to a task."
                 ),
@@ -256,13 +256,15 @@ class CriterionVersion(models.Model):
             models.CheckConstraint(
                 condition=~Q(weight=0),
                 name="criterion_version_weight_not_zero",
-                violation_error_message="A weight of 0 would make the criterion count for nothing.",
+                violation_error_message=_(
+                    "A weight of 0 would make the criterion count for nothing."
+                ),
             ),
             models.CheckConstraint(
                 condition=Q(scoring_type="binary", scale_min__isnull=True, scale_max__isnull=True)
                 | Q(scoring_type="ordinal", scale_min__lt=models.F("scale_max")),
                 name="criterion_version_scale_matches_type",
-                violation_error_message=(
+                violation_error_message=_(
                     "An ordinal criterion needs a scale minimum below its maximum; "
                     "a binary criterion has no scale."
                 ),
@@ -271,7 +273,7 @@ class CriterionVersion(models.Model):
                 condition=Q(turn_rule="share", turn_share__gte=1, turn_share__lte=100)
                 | (~Q(turn_rule="share") & Q(turn_share__isnull=True)),
                 name="criterion_version_turn_share_matches_rule",
-                violation_error_message=(
+                violation_error_message=_(
                     "'A share of the turns' needs a percentage from 1 to 100; the other rules "
                     "take none."
                 ),

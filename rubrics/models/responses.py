@@ -36,12 +36,14 @@ class Response(models.Model):
                 fields=["task", "external_id"],
                 condition=~Q(external_id=""),
                 name="response_external_id_unique_per_task",
-                violation_error_message="This task already has a response with this id.",
+                violation_error_message=_("This task already has a response with this id."),
             ),
             models.CheckConstraint(
                 condition=(Q(kind="text") & ~Q(text="")) | Q(kind="conversation", text=""),
                 name="response_text_matches_kind",
-                violation_error_message="A text response needs its text; a conversation has turns.",
+                violation_error_message=_(
+                    "A text response needs its text; a conversation has turns."
+                ),
             ),
         ]
 

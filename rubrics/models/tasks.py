@@ -51,7 +51,7 @@ class Task(models.Model):
     framework = models.ForeignKey(Framework, on_delete=models.PROTECT, related_name="tasks")
     key = models.CharField(
         max_length=64,
-        validators=[RegexValidator(r"^[\w.-]+$", "Letters, digits, '.', '_' and '-' only.")],
+        validators=[RegexValidator(r"^[\w.-]+$", _("Letters, digits, '.', '_' and '-' only."))],
         help_text="The task's id in files and criterion codes, e.g. 137. Kept as text.",
     )
     sub_competency = models.ForeignKey(
@@ -109,7 +109,7 @@ class Task(models.Model):
             models.UniqueConstraint(
                 fields=["framework", "key"],
                 name="task_key_unique_in_framework",
-                violation_error_message="This key is already used by another task.",
+                violation_error_message=_("This key is already used by another task."),
             )
         ]
 
@@ -229,7 +229,9 @@ class TaskResource(models.Model):
                 condition=(Q(kind="markdown", file="") & ~Q(text=""))
                 | (Q(kind="file") & ~Q(file="")),
                 name="task_resource_content_matches_kind",
-                violation_error_message="A text resource needs its text; a file resource a file.",
+                violation_error_message=_(
+                    "A text resource needs its text; a file resource a file."
+                ),
             )
         ]
 
@@ -273,14 +275,16 @@ class TaskContextValue(models.Model):
             models.UniqueConstraint(
                 fields=["task", "variable"],
                 name="task_context_value_one_per_variable",
-                violation_error_message="This task already has a value for this variable.",
+                violation_error_message=_("This task already has a value for this variable."),
             ),
             models.CheckConstraint(
                 condition=Q(value__isnull=False, number__isnull=True, text="")
                 | Q(value__isnull=True, number__isnull=False, text="")
                 | (Q(value__isnull=True, number__isnull=True) & ~Q(text="")),
                 name="task_context_value_exactly_one_value",
-                violation_error_message="Give exactly one of a listed value, a text or a number.",
+                violation_error_message=_(
+                    "Give exactly one of a listed value, a text or a number."
+                ),
             ),
         ]
 
@@ -332,12 +336,12 @@ class UniversalExclusion(models.Model):
             models.UniqueConstraint(
                 fields=["task", "criterion"],
                 name="universal_exclusion_once_per_task",
-                violation_error_message="This criterion is already excluded for this task.",
+                violation_error_message=_("This criterion is already excluded for this task."),
             ),
             models.CheckConstraint(
                 condition=~Q(reason=""),
                 name="universal_exclusion_has_reason",
-                violation_error_message="Say why the criterion does not apply.",
+                violation_error_message=_("Say why the criterion does not apply."),
             ),
         ]
 
@@ -384,7 +388,7 @@ class Review(models.Model):
             models.CheckConstraint(
                 condition=~Q(action="returned", comment=""),
                 name="review_return_has_comment",
-                violation_error_message="Say what needs changing.",
+                violation_error_message=_("Say what needs changing."),
             )
         ]
 
