@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from django.db.models import Count, Exists, F, Max, OuterRef, Q, Sum
 
-from agreement.analysis.calibration import MISSING, JudgeData, ScaleScores
+from agreement.analysis.calibration import MISSING, FloatArray, JudgeData, ScaleScores
 from agreement.analysis.comparison import UNPARSEABLE, RunVerdicts
 from agreement.analysis.labels import ExpertVerdict, Gold, LabelUnit
 from agreement.analysis.ratings import (
@@ -507,6 +507,19 @@ def _gold(ratings: StudyRatings, units: _Units, db: str) -> IntArray:
     return gold
 
 
+def _gold_levels(
+    units: _Units, pair_of: dict[tuple[int, int], int], n_pairs: int, db: str
+) -> FloatArray:
+    """Per (response, criterion) pair with an expert level: the gold level, NaN where none."""
+    levels = np.full(n_pairs, np.nan)
+    golds = GoldVerdict.objects.using(db).filter(study_item__in=units.items, level__isnull=False)
+    for item, version, level in golds.values_list("study_item_id", "criterion_version_id", "level"):
+        pair = pair_of.get((units.response_of[item], version))
+        if pair is not None:
+            levels[pair] = level
+    return levels
+
+
 def _families(ratings: StudyRatings, units: _Units) -> tuple[str, ...]:
     families = dict(units.items.values_list("pk", "response__model_family"))
     return tuple(families[item.key] for item in ratings.items)
@@ -555,6 +568,7 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
         item_family=_families(ratings, units),
         level_pairs=level_pairs.astype(np.int64),
         judge_levels=levels,
+        gold_levels=_gold_levels(units, pair_of, len(level_pairs), db),
     )
 
 

@@ -23,6 +23,7 @@ from agreement.stats import (
     ExpertComparison,
     Interval,
     Leniency,
+    LevelMatch,
     OrdinalAgreement,
     alpha_from_counts,
     alternative_annotator_test,
@@ -30,6 +31,7 @@ from agreement.stats import (
     counts_from_pairs,
     leave_one_expert_out,
     leniency,
+    level_match,
     majority_reference,
     ordinal_agreement,
 )
@@ -57,6 +59,9 @@ class JudgeData:
     # and the judge's level on it in each epoch (NaN where none).
     level_pairs: IntArray = field(default_factory=lambda: np.empty((0, 2), dtype=np.int64))
     judge_levels: FloatArray = field(default_factory=lambda: np.empty((1, 0)))
+    # Per row of `level_pairs`: the adjudicated gold level, NaN where none (not adjudicated,
+    # or adjudicated N/A).
+    gold_levels: FloatArray = field(default_factory=lambda: np.empty(0))
 
 
 @dataclass(frozen=True)
@@ -170,6 +175,7 @@ class JudgeScale:
     scale: tuple[int, int] = (1, 5)
     alpha_experts: Interval | None = None
     alpha_with_judge: Interval | None = None
+    vs_gold: LevelMatch | None = None  # an ordinal criterion with gold levels: exact, within one
 
 
 @dataclass(frozen=True)
@@ -356,7 +362,8 @@ def judge_ordinal_criteria(
     kappa (linear, quadratic) and Bland-Altman as for a 1-5 question, and ordinal alpha of the
     experts, then with the judge as one more rater, both over the same responses (those with a
     judge level); alpha's BCa intervals and the kappas' percentile intervals over responses are
-    withheld, with the reason, where their simulated coverage is under 90%."""
+    withheld, with the reason, where their simulated coverage is under 90%. Where responses
+    have a gold level, the judge's level against it: exact and within-one agreement, with n."""
     ratings = data.ratings
     n_raters = len(ratings.raters) + len(ratings.level_raters)
     first = data.judge_levels[0] if data.judge_levels.size else np.empty(0)
@@ -382,6 +389,8 @@ def judge_ordinal_criteria(
         experts = experts[~np.isnan(experts).all(axis=1)]
         judge = first[pairs]
         low, high = info.scale
+        gold = data.gold_levels[pairs] if data.gold_levels.size else np.full(pairs.size, np.nan)
+        vs_gold = level_match(judge, gold)
 
         found.append(
             JudgeScale(
@@ -402,6 +411,7 @@ def judge_ordinal_criteria(
                 alpha_with_judge=_level_alpha(
                     np.vstack([experts, judge[None, :]]), info.scale, n_resamples, seed
                 ),
+                vs_gold=vs_gold if vs_gold.n else None,
             )
         )
     return tuple(found)

@@ -231,13 +231,20 @@ def judge_calibration_rows(summary: RunSummary) -> list[dict[str, Any]]:
 
 def judge_level_row(run: object, criterion: JudgeScale) -> dict[str, Any]:
     """One judge run on one ordinal criterion: the figures of a 1-5 question on the
-    criterion's scale, and ordinal alpha of the experts, then with the judge, with intervals."""
+    criterion's scale, ordinal alpha of the experts, then with the judge, with intervals, and
+    the judge's levels against the gold levels (exact, within one, n)."""
     row = judge_scale_row(run, criterion)
     row = {"criterion" if key == "question" else key: value for key, value in row.items()}
     row |= {"scale min": criterion.scale[0], "scale max": criterion.scale[1]}
     if criterion.alpha_experts is not None and criterion.alpha_with_judge is not None:
         row |= _interval("ordinal alpha experts", criterion.alpha_experts)
         row |= _interval("ordinal alpha with judge", criterion.alpha_with_judge)
+    gold = criterion.vs_gold  # every row has the columns: a sheet's header is its first row's
+    row |= {
+        "gold level exact": gold.exact.value if gold else None,
+        "gold level within one": gold.within_one.value if gold else None,
+        "gold level n": gold.n if gold else 0,
+    }
     return row
 
 

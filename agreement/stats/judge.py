@@ -18,7 +18,9 @@ Contents:
   ("The Alternative Annotator Test for LLM-as-a-Judge", ACL 2025, arXiv 2501.10970);
 * :func:`ordinal_calibration`: weighted kappa against the expert median and Bland-Altman
   limits of agreement (:mod:`.limits`) for ordinal (1-5) criteria; see
-  :mod:`.ordinal` for the judge compared with experts and experts with each other.
+  :mod:`.ordinal` for the judge compared with experts and experts with each other;
+* :func:`level_match`: exact and within-one agreement of the judge's levels with reference
+  levels (the adjudicated gold) on an ordinal criterion.
 """
 
 from __future__ import annotations
@@ -44,12 +46,14 @@ __all__ = [
     "Calibration",
     "ExpertComparison",
     "Leniency",
+    "LevelMatch",
     "OrdinalCalibration",
     "alternative_annotator_test",
     "bland_altman",
     "calibrate",
     "leave_one_expert_out",
     "leniency",
+    "level_match",
     "majority_reference",
     "median_reference",
     "ordinal_calibration",
@@ -564,4 +568,51 @@ def ordinal_calibration(
         linear_kappa=cohen_kappa_from_table(table, "linear"),
         quadratic_kappa=cohen_kappa_from_table(table, "quadratic"),
         bland_altman=bland_altman(judge_scores, mean_score),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LevelMatch:
+    """A judge's levels against reference levels on one ordinal criterion.
+
+    ``exact``: items where the judge chose the reference level; ``within_one``: items where
+    it chose that level or a neighbouring one. Both count over the same ``n`` items, those
+    with a level from the judge and from the reference. On a two-level scale every level is
+    within one of the other, so ``within_one`` is 1 there by construction.
+    """
+
+    exact: Ratio
+    within_one: Ratio
+
+    @property
+    def n(self) -> int:
+        """Items with both a judge level and a reference level."""
+        return self.exact.denominator
+
+
+def level_match(judge: npt.ArrayLike, reference: npt.ArrayLike) -> LevelMatch:
+    """Exact and within-one agreement of a judge's levels with reference levels.
+
+    Args:
+        judge: The judge's level per item, on the criterion's own scale (e.g. 0-3), NaN
+            where it gave none.
+        reference: The reference level per item on the same scale (the adjudicated gold
+            level), NaN where there is none (not adjudicated, or adjudicated N/A).
+
+    Raises:
+        ValueError: when the two arrays differ in shape or hold a level that is not a
+            whole number.
+    """
+    j = np.asarray(judge, dtype=np.float64)
+    r = np.asarray(reference, dtype=np.float64)
+    if j.shape != r.shape or j.ndim != 1:
+        raise ValueError("judge and reference must be 1-d arrays of the same length")
+    both = ~np.isnan(j) & ~np.isnan(r)
+    if not (np.all(j[both] == np.round(j[both])) and np.all(r[both] == np.round(r[both]))):
+        raise ValueError("levels must be whole numbers")
+    distance = np.abs(j[both] - r[both])
+    n = int(both.sum())
+    return LevelMatch(
+        exact=Ratio(int((distance == 0).sum()), n),
+        within_one=Ratio(int((distance <= 1).sum()), n),
     )

@@ -18,6 +18,7 @@ from accounts.services import create_user_with_role, sync_roles
 from agreement.models import AnalysisSettings
 from agreement.services import judge_report, study_leaderboard
 from grading import services
+from grading.adjudication import record_gold_verdict
 from grading.models import Study, Verdict
 from interchange.grades_export import csv_lines
 from judging.models import JudgeRun, JudgeVerdict
@@ -146,6 +147,45 @@ def test_the_judges_levels_are_compared_with_the_experts_levels(study, run, clie
     assert "Ordinal alpha: experts → with judge" in body.content.decode()
 
 
+def test_the_judges_levels_are_compared_with_the_gold_levels(study, run, make_user, client_as):
+    """On the judge page, in its downloads and in the API, each with n."""
+    (before,) = judge_report(study, run).ordinal
+    assert before.vs_gold is None  # nothing adjudicated yet
+    adjudicator = make_user(Role.MAINTAINER)
+    items = sorted(study.items.select_related("response"), key=lambda i: i.response_id)
+    rubric = items[0].rubric_version.effective_rubric()
+    ordinal = next(line.version for line in rubric if line.version.is_ordinal)
+    # The judge answers as grader 0: levels 0, 2, 2, 3 on responses 0, 2, 5, 6.
+    for number, level in ((0, 0), (2, 4), (5, 1), (6, None)):
+        record_gold_verdict(
+            items[number],
+            ordinal.pk,
+            verdict=Verdict.NA if level is None else "",
+            level=level,
+            note="",
+            by=adjudicator,
+            base_revision=0,
+        )
+    (levels,) = judge_report(study, run).ordinal
+    assert levels.vs_gold is not None
+    assert levels.vs_gold.n == 3  # the N/A gold is left out
+    assert (levels.vs_gold.exact.numerator, levels.vs_gold.within_one.numerator) == (1, 2)
+    body = client_as(Role.VIEWER).get(reverse("agreement:judge", args=[study.pk, run.pk]))
+    text = body.content.decode()
+    assert "33% exact, 67% within one level" in text
+    assert "(n = 3 responses with a gold level)" in text
+    url = reverse("agreement:judge_calibration_json", args=[study.pk, run.pk])
+    (row,) = client_as(Role.MAINTAINER).get(url).json()["ordinal criteria"]
+    assert row["gold level exact"] == pytest.approx(1 / 3)
+    assert (row["gold level within one"], row["gold level n"]) == (pytest.approx(2 / 3), 3)
+    _, key = ApiToken.issue(make_user(Role.VIEWER), "tests")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    report = api.get(reverse("api:study-calibration", args=[study.pk, run.pk])).json()
+    gold = report["ordinal"][0]["vs_gold"]
+    assert (gold["n"], gold["exact"]["value"]) == (3, pytest.approx(1 / 3))
+
+
 def test_the_judge_calibration_downloads_hold_a_row_per_ordinal_criterion(study, run, client_as):
     (levels,) = judge_report(study, run).ordinal
     client = client_as(Role.MAINTAINER)
@@ -156,6 +196,7 @@ def test_the_judge_calibration_downloads_hold_a_row_per_ordinal_criterion(study,
     assert (row["criterion"], row["scale min"], row["scale max"]) == (levels.key, 0, 4)
     assert row["ordinal alpha with judge"] == pytest.approx(levels.alpha_with_judge.estimate.value)
     assert row["ordinal alpha experts n"] == 8 and row["responses"] == 8
+    assert (row["gold level exact"], row["gold level n"]) == (None, 0)  # nothing adjudicated
     workbook = client.get(reverse("agreement:judge_calibration_xlsx", args=[study.pk, run.pk]))
     sheet = load_workbook(io.BytesIO(workbook.content))["Ordinal criteria"]
     header = [cell.value for cell in sheet[1]]

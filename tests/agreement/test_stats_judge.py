@@ -16,6 +16,7 @@ from agreement.stats import (
     calibrate,
     leave_one_expert_out,
     leniency,
+    level_match,
     majority_reference,
     mcnemar_exact,
     ordinal_calibration,
@@ -302,3 +303,45 @@ def test_ordinal_calibration_uses_weighted_kappa_and_expert_mean() -> None:
     assert result.quadratic_kappa.value >= result.linear_kappa.value  # near misses only
     mean = np.nanmean(experts, axis=0)
     assert result.bland_altman.mean_difference == pytest.approx((judge - mean).mean())
+
+
+def test_level_match_counts_exact_and_neighbouring_levels_where_both_have_one() -> None:
+    judge = np.array([0.0, 1.0, 3.0, 2.0, np.nan, 1.0, 0.0])
+    gold = np.array([0.0, 2.0, 1.0, 2.0, 3.0, np.nan, 3.0])
+    result = level_match(judge, gold)
+    # Compared: items 0 (0 vs 0), 1 (1 vs 2), 2 (3 vs 1), 3 (2 vs 2), 6 (0 vs 3).
+    assert result.n == 5
+    assert (result.exact.numerator, result.exact.value) == (2, pytest.approx(2 / 5))
+    assert (result.within_one.numerator, result.within_one.value) == (3, pytest.approx(3 / 5))
+
+
+def test_level_match_of_nothing_in_common_has_no_value() -> None:
+    result = level_match([1.0, np.nan], [np.nan, 2.0])
+    assert result.n == 0 and result.exact.value is None and result.within_one.value is None
+
+
+def test_level_match_refuses_arrays_of_other_lengths_or_fractional_levels() -> None:
+    with pytest.raises(ValueError, match="same length"):
+        level_match([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="whole numbers"):
+        level_match([1.5], [1.0])
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.none(), st.integers(-3, 6)), st.one_of(st.none(), st.integers(-3, 6))
+        ),
+        max_size=30,
+    )
+)
+@settings(max_examples=60, deadline=None)
+def test_level_match_agrees_with_a_loop(pairs: list[tuple[int | None, int | None]]) -> None:
+    judge = np.array([np.nan if a is None else a for a, _ in pairs], dtype=float)
+    gold = np.array([np.nan if b is None else b for _, b in pairs], dtype=float)
+    both = [(a, b) for a, b in pairs if a is not None and b is not None]
+    result = level_match(judge, gold)
+    assert result.n == len(both)
+    assert result.exact.numerator == sum(a == b for a, b in both)
+    assert result.within_one.numerator == sum(abs(a - b) <= 1 for a, b in both)
+    assert result.exact.numerator <= result.within_one.numerator <= result.n
