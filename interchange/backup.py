@@ -61,6 +61,7 @@ from interchange.backup_files import (
     verified_files,
     write_archive,
 )
+from interchange.formats.jsonl import nul_in
 from interchange.models import TaskSource
 from judging.apps import shipped_prompt_names
 from judging.models import JudgeRating, JudgeVerdict, PromptTemplate, PromptVersion
@@ -340,6 +341,13 @@ def _checked_records(objects: Any) -> list[dict[str, Any]]:
             raise BackupError(
                 f"Record {number} of the backup (model {str(model)[:100]!r}, "
                 f"pk {str(record.get('pk'))[:40]!r}) is not a kind of row a study backup holds: "
+                "the backup is refused and nothing was restored."
+            )
+        if (nul := nul_in(record["fields"])) is not None:
+            field = ".".join(str(key) for key in nul.path)
+            raise BackupError(
+                f"Record {number} of the backup (model {model!r}, "
+                f"pk {str(record.get('pk'))[:40]!r}): field {field!r} {nul}: "
                 "the backup is refused and nothing was restored."
             )
         if model.lower() == User._meta.label_lower:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any
+from xml.etree.ElementTree import ParseError
 
 from openpyxl import Workbook, load_workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
@@ -353,6 +354,9 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
     except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError, ValueError):
         report(None, None, "is not an Excel workbook (.xlsx) written by L2 Annot")
         return empty, tuple(problems)
+    except ParseError as error:
+        report(None, None, _malformed(error))
+        return empty, tuple(problems)
     try:
         return _read(workbook, key, problems, report)
     except _TooLarge as error:
@@ -362,8 +366,21 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
     except (zipfile.BadZipFile, KeyError, OSError, ValueError):  # a part broken inside the zip
         report(None, None, "is not an Excel workbook (.xlsx) written by L2 Annot")
         return empty, tuple(problems)
+    except ParseError as error:
+        problems.clear()
+        report(None, None, _malformed(error))
+        return empty, tuple(problems)
     finally:
         workbook.close()
+
+
+def _malformed(error: ParseError) -> str:
+    # XML cannot hold some characters at all, NUL among them (a cell written `&#0;`): such a
+    # part stops the reader, and nothing of the workbook is read.
+    return (
+        "is not an Excel workbook (.xlsx) written by L2 Annot: a part of it is not well-formed "
+        f"XML ({error}; a NUL or other control character cannot be in a cell)"
+    )
 
 
 class _TooLarge(Exception):

@@ -3,6 +3,7 @@ and its task resource files come back byte for byte, never outside MEDIA_ROOT.""
 
 import hashlib
 import json
+import re
 import shutil
 import zipfile
 from io import StringIO
@@ -393,3 +394,16 @@ def test_every_kind_of_row_in_a_backup_is_one_a_restore_accepts(study, tmp_path)
     accepted = {model._meta.label_lower for model in backed_up_models()}
     assert written <= accepted
     assert {"accounts.apitoken", "auth.group", "auth.permission"}.isdisjoint(accepted)
+
+
+def test_restore_refuses_a_nul_in_a_text_naming_record_and_field_and_writes_nothing(db, tmp_path):
+    framework = {"model": "taxonomy.framework", "pk": 1, "fields": {"name": "F", "code": "f"}}
+    bad = {"model": "taxonomy.framework", "pk": 2, "fields": {"name": "G\x00", "code": "g"}}
+    path = hostile_backup(tmp_path, framework, bad)
+    message = (
+        "Record 2 of the backup (model 'taxonomy.framework', pk '2'): field 'name' holds the "
+        "NUL character"
+    )
+    with pytest.raises(CommandError, match=re.escape(message)):
+        call_command("restore_study", str(path))
+    assert not Framework.objects.exists()

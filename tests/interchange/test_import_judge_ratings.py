@@ -108,3 +108,21 @@ def test_a_question_key_no_study_asks_any_more_is_unknown(tmp_path, starter_fram
         "v.jsonl: line 1: field 'question': no rating question 'authenticity' in a study of "
         "framework 'l2bench-starter'"
     ]
+
+
+def test_a_nul_in_a_rating_is_a_problem_naming_line_and_field_and_nothing_is_written(
+    tmp_path, starter_framework, tasks
+):
+    rows = [
+        rating(tasks[0].task_key, rationale="fine"),
+        rating(tasks[1].task_key, rationale="bad\x00byte"),
+        rating(tasks[2].task_key, judge_model="judge\x00x"),
+    ]
+    report = import_verdicts(jsonl(tmp_path / "v.jsonl", rows), starter_framework)
+    assert report.problem_lines() == [
+        "v.jsonl: line 2: field 'rationale': holds the NUL character (\\u0000), which the "
+        "database cannot store",
+        "v.jsonl: line 3: field 'judge_model': holds the NUL character (\\u0000), which the "
+        "database cannot store",
+    ]
+    assert JudgeRating.objects.count() == 0

@@ -365,3 +365,21 @@ def test_the_verdict_drop_down_is_one_validation_over_every_verdict_cell(tmp_pat
     write_grading_workbook(path, sheet(items=40, criteria=10), KEY)
     [validation] = load_workbook(path)["Grading"].data_validations.dataValidation
     assert len(validation.sqref.ranges) == 400
+
+
+def test_a_nul_character_reference_in_a_cell_is_reported_not_raised(workbook_path):
+    fill(workbook_path, {("Grading", "G3"): "MARKER"})
+    with zipfile.ZipFile(workbook_path) as archive:
+        contents = {info.filename: archive.read(info) for info in archive.infolist()}
+    member = next(name for name, data in contents.items() if b"MARKER" in data)
+    contents[member] = contents[member].replace(b"MARKER", b"bad&#0;text")  # NUL, as XML
+    with zipfile.ZipFile(workbook_path, "w") as archive:
+        for name, data in contents.items():
+            archive.writestr(name, data)
+    result, problems = read_grading_workbook(workbook_path, KEY)
+    assert result.rows == ()
+    [message] = messages(problems)
+    assert message.startswith(
+        "grading.xlsx: is not an Excel workbook (.xlsx) written by L2 Annot: a part of it is "
+        "not well-formed XML (reference to invalid character number"
+    )
