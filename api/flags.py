@@ -144,7 +144,10 @@ class FlagViewSet(ReadOnlyViewSet):
             400: schema.INVALID,
             401: schema.UNAUTHENTICATED,
             403: schema.FORBIDDEN,
-            409: schema._error("Already flagged and still open, or the study is closed."),
+            409: schema._error(
+                "Already flagged and still open, the study is closed, or `skip` on a response "
+                "that is submitted or set aside already."
+            ),
         },
     )
     def create(self, request: Request) -> Response:

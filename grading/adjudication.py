@@ -64,6 +64,10 @@ class StaleGoldVerdict(AdjudicationError, Conflict):
         self.current = current
 
 
+class GoldVerdictGone(AdjudicationError, Conflict):
+    """The gold verdict the adjudicator changed was removed meanwhile (409)."""
+
+
 @dataclass(frozen=True)
 class Filters:
     criterion: str = ""  # a criterion code
@@ -286,7 +290,7 @@ def record_gold_verdict(
     )
     if current is None:
         if base_revision != 0:
-            raise AdjudicationError(gettext("This gold verdict no longer exists; reload the page."))
+            raise GoldVerdictGone(gettext("This gold verdict no longer exists; reload the page."))
         try:
             with transaction.atomic():
                 gold = GoldVerdict.objects.create(

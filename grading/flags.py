@@ -46,6 +46,11 @@ class AlreadyFlagged(Conflict):
         )
 
 
+class CannotSetAside(services.GradingError, Conflict):
+    """The assignment's state refuses setting its response aside: it is submitted, or it is
+    set aside already (409)."""
+
+
 class FlagClosed(Conflict):
     def __init__(self, flag: Flag) -> None:
         if flag.resolved_by is None:
@@ -109,11 +114,11 @@ def raise_flag(
         raise AlreadyFlagged()
     if skip:
         if assignment.is_submitted:
-            raise services.GradingError(
+            raise CannotSetAside(
                 gettext("This response is submitted: it can be flagged but no longer set aside.")
             )
         if assignment.skipped_at is not None:
-            raise services.GradingError(gettext("This response is already set aside."))
+            raise CannotSetAside(gettext("This response is already set aside."))
         assignment.skipped_at = now
         assignment.save(update_fields=["skipped_at"])
     flag = Flag.objects.create(

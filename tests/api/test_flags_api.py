@@ -81,3 +81,29 @@ def test_researchers_read_the_time_per_criterion_and_graders_do_not(world):
     assert data["n"] == len(data["per_criterion"]) and data["overall_median_seconds"] == 3.0
     assert {row["annotator"] for row in data["per_pair"]} == {"ben"}
     assert api(world, "ana").get(url).status_code == 403
+
+
+def test_setting_aside_a_submitted_response_is_a_conflict(world):
+    done = Assignment.objects.get(annotator=world["ben"])
+    body = {"assignment": done.pk, "kind": "other", "comment": "Broken", "skip": True}
+    refused = api(world, "ben").post("/api/v1/flags/", body, format="json")
+    assert refused.status_code == 409, refused.content
+    assert refused.json()["detail"] == (
+        "This response is submitted: it can be flagged but no longer set aside."
+    )
+    assert not done.study_item.flags.exists()
+    flagged = api(world, "ben").post("/api/v1/flags/", body | {"skip": False}, format="json")
+    assert flagged.status_code == 201, flagged.content
+
+
+def test_setting_aside_a_response_set_aside_already_is_a_conflict(world):
+    mine = Assignment.objects.get(annotator=world["ana"])
+    first, second = factories.rubric_of(mine)[:2]
+    body = {"assignment": mine.pk, "kind": "criterion_unclear", "skip": True}
+    ana = api(world, "ana")
+    created = ana.post("/api/v1/flags/", body | {"criterion_version": first.pk}, format="json")
+    assert created.status_code == 201, created.content
+    refused = ana.post("/api/v1/flags/", body | {"criterion_version": second.pk}, format="json")
+    assert refused.status_code == 409, refused.content
+    assert refused.json()["detail"] == "This response is already set aside."
+    assert mine.study_item.flags.count() == 1

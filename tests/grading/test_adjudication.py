@@ -3,10 +3,12 @@
 import pytest
 
 from accounts.roles import Role
+from api.exceptions import exception_handler
 from audit.models import AuditEvent
 from grading import adjudication, services
 from grading.adjudication import Filters
 from grading.models import Assignment, GoldVerdict, GoldVerdictRevision, Grade
+from l2annot.errors import status_for
 from rubrics.models.criteria import Layer
 from tests import factories
 
@@ -170,3 +172,17 @@ def test_a_criterion_outside_the_items_rubric_takes_no_gold_verdict(graders, mak
             first, foreign.pk, verdict="pass", note="", by=make_user(Role.ADMIN), base_revision=0
         )
     assert not Grade.objects.filter(criterion_version=foreign, assignment__study_item=first)
+
+
+def test_changing_a_gold_verdict_removed_meanwhile_is_a_conflict(graders, make_user):
+    study = factories.graded_study(graders, ["pass", "fail", "fail"], responses=1)
+    item, version = first_pair(study)
+    with pytest.raises(adjudication.GoldVerdictGone) as refused:
+        adjudication.record_gold_verdict(
+            item, version, verdict="pass", note="", by=make_user(Role.MAINTAINER), base_revision=1
+        )
+    assert status_for(refused.value) == 409
+    answer = exception_handler(refused.value, {})
+    assert answer is not None and answer.status_code == 409
+    assert answer.data == {"detail": "This gold verdict no longer exists; reload the page."}
+    assert not GoldVerdict.objects.exists()
