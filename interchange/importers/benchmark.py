@@ -36,6 +36,7 @@ from django.db.models import Model
 from audit import services as audit
 from audit.models import AuditEvent
 from interchange.formats.criteria import Criterion as FileCriterion
+from interchange.formats.jsonl import NUL_REFUSED
 from interchange.formats.l2bench_csv import (
     CONTEXT_PREFIX,
     CRITERIA_COLUMNS,
@@ -351,6 +352,9 @@ class Planner:
                 self.problem(
                     record.row, column, f"resource '{name}' is not UTF-8 text ({error.reason})"
                 )
+                continue
+            if "\x00" in text:
+                self.problem(record.row, column, f"resource '{name}' {NUL_REFUSED}")
                 continue
             if not text.strip():
                 self.problem(record.row, column, f"resource file '{name}' is empty")

@@ -259,3 +259,19 @@ def test_a_language_column_takes_a_code_or_a_name_and_names_one_it_does_not_know
     assert str(report.counts["tasks"]) == "0 created, 1 updated, 2 unchanged"
     languages = dict(Task.objects.values_list("key", "language"))
     assert [languages[t.task_key] for t in tasks] == ["fr", "pt", "en"]  # blank: kept
+
+
+def test_a_nul_in_a_text_resource_is_a_problem_naming_row_and_column_and_nothing_is_written(
+    tmp_path, starter_framework
+):
+    tasks = [dataclasses.replace(t, resource_files=(f"r{t.task_key}.md",)) for t in generated(2)]
+    folder = write_benchmark(tmp_path, tasks)
+    (folder / "resources_for_tasks" / f"r{tasks[1].task_key}.md").write_text("a\x00b")
+    before = row_counts()
+    report = import_l2bench(folder, starter_framework)
+    assert report.problem_lines() == [
+        f"l2-bench_tasks.csv: row 3: field 'task_resource_file_link_1': resource "
+        f"'r{tasks[1].task_key}.md' holds the NUL character (\\u0000), which the database "
+        "cannot store"
+    ]
+    assert row_counts() == before
