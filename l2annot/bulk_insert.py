@@ -16,8 +16,8 @@ Like bulk_create, `insert` calls no save() and sends no signal; fields are fille
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.db import connections, router
-from django.db.models import Model
+from django.db import connections, models, router
+from django.db.models import Field, Model
 
 BATCH = 500
 # Off only in the tests that compare COPY's rows with bulk_create's.
@@ -71,15 +71,53 @@ def _fields(model: type[Model]) -> list[Any]:
     return [meta.pk] + [f for f in meta.concrete_fields if f is not meta.pk and not f.generated]
 
 
+# Fields whose value of these exact types goes to COPY as it is: `get_db_prep_save` would
+# hand back the same value (or, for integers, psycopg's Int4 and the like, written alike in
+# COPY's text format), and `pre_save` is Field's, the attribute itself. None goes as it is
+# for every one of them. Subclasses are left to the general path.
+_PLAIN: dict[type[Field[Any, Any]], tuple[type, ...]] = {
+    models.CharField: (str,),
+    models.TextField: (str,),
+    models.IntegerField: (int,),
+    models.PositiveIntegerField: (int,),
+    models.PositiveSmallIntegerField: (int,),
+    models.PositiveBigIntegerField: (int,),
+    models.SmallIntegerField: (int,),
+    models.BigIntegerField: (int,),
+    models.AutoField: (int,),
+    models.BigAutoField: (int,),
+    models.BooleanField: (bool,),
+}
+
+
+def _plain_types(field: Field[Any, Any]) -> tuple[type, ...]:
+    """The value types `field` sends unchanged (see _PLAIN); () if none."""
+    if type(field) is models.ForeignKey:  # sends its target's value: plain for integer ids
+        types = _PLAIN.get(type(field.target_field), ())
+        return types if types == (int,) else ()
+    return _PLAIN.get(type(field), ())
+
+
 def _rows(model: type[Model], objs: Sequence[Model], connection: Any) -> list[list[Any]] | None:
     """Each object's values as sent to the database, or None if one is an SQL expression."""
     fields = _fields(model)[1:]
+    plain = [(field, field.attname, _plain_types(field)) for field in fields]
+    relations = any(f.is_relation for f in model._meta.concrete_fields) or bool(
+        model._meta.private_fields
+    )
     rows = []
     for obj in objs:
-        # As bulk_create does: a foreign key to an object saved since it was assigned.
-        obj._prepare_related_fields_for_save(operation_name="bulk_create")  # type: ignore[attr-defined]
+        if relations:
+            # As bulk_create does: a foreign key to an object saved since it was assigned.
+            obj._prepare_related_fields_for_save(operation_name="bulk_create")  # type: ignore[attr-defined]
+        values = obj.__dict__
         row: list[Any] = [obj.pk]
-        for field in fields:
+        for field, attname, types in plain:
+            if types and attname in values:
+                value = values[attname]
+                if value is None or type(value) in types:
+                    row.append(value)
+                    continue
             value = field.pre_save(obj, True)
             if hasattr(value, "resolve_expression"):
                 return None

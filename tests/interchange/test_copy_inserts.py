@@ -146,6 +146,47 @@ def test_inserted_objects_come_back_saved_with_their_ids(starter_framework):
     assert bulk_insert.insert(Turn, []) == []
 
 
+def test_values_of_another_type_than_the_columns_are_converted_as_bulk_create_does(
+    starter_framework, monkeypatch
+):
+    """Texts, integers and booleans of their column's type go to COPY as they are; anything
+    else (an integer for a text column, a text for an integer one, a choice) is converted by
+    its field first, as bulk_create would."""
+    sub = starter_framework.competencies.first().sub_competencies.first()
+    task = Task.objects.create(
+        framework=starter_framework, key="t-1", sub_competency=sub, instruction="Do."
+    )
+
+    def write() -> None:
+        bulk_insert.insert(
+            Response,
+            [
+                # An integer for a text column and a text for an integer one.
+                Response(task=task, external_id=12, model_name="m", epoch="3", text="x"),  # type: ignore[misc]
+                Response(
+                    task_id=task.pk,
+                    external_id="",
+                    model_name="m",
+                    kind=Response.Kind.TEXT,
+                    text="y",
+                ),
+            ],
+        )
+        bulk_insert.insert(
+            Criterion,
+            [Criterion(framework=starter_framework, code="U-1", layer="universal", retired=1)],  # type: ignore[misc]
+        )
+
+    through_copy = written(True, write, monkeypatch)
+    assert through_copy == written(False, write, monkeypatch)
+    assert [row[2:6] for row in through_copy["Response"]] == [
+        ("12", "m", "", ""),
+        ("", "m", "", ""),
+    ]
+    stored_epochs = [row[6] for row in through_copy["Response"]]
+    assert stored_epochs == [3, 1]
+
+
 @on_postgres
 def test_on_postgresql_the_rows_go_through_copy_not_insert(starter_framework):
     with CaptureQueriesContext(connection) as queries:
