@@ -152,16 +152,8 @@ def benchmark_records(
             by_sub[version.sub_competency_id].append(item)
         else:
             by_task[version.task_id].append(item)
-    excluded = defaultdict(set)
-    for task_id, criterion_id in UniversalExclusion.objects.filter(
-        task__framework=framework
-    ).values_list("task_id", "criterion_id"):
-        excluded[task_id].add(criterion_id)
-    context = defaultdict(list)
-    for value in TaskContextValue.objects.filter(task__framework=framework).select_related(
-        "variable", "value"
-    ):
-        context[value.task_id].append((value.variable.key, value.display_value))
+    excluded = _universal_exclusions(framework)
+    context = _task_context(framework)
     sources = dict(
         TaskSource.objects.filter(task__framework=framework).values_list(
             "task_id", "version_at_time_of_draft"
@@ -197,6 +189,26 @@ def benchmark_records(
         for task in tasks
     ]
     return Benchmark(records, files)
+
+
+def _task_context(framework: Framework) -> defaultdict[int, list[tuple[str, str]]]:
+    """Task id -> its context values as (variable key, value shown), in no set order."""
+    context = defaultdict(list)
+    for value in TaskContextValue.objects.filter(task__framework=framework).select_related(
+        "variable", "value"
+    ):
+        context[value.task_id].append((value.variable.key, value.display_value))
+    return context
+
+
+def _universal_exclusions(framework: Framework) -> defaultdict[int, set[int]]:
+    """Task id -> the ids of the universal criteria that do not apply to it."""
+    excluded = defaultdict(set)
+    for task_id, criterion_id in UniversalExclusion.objects.filter(
+        task__framework=framework
+    ).values_list("task_id", "criterion_id"):
+        excluded[task_id].add(criterion_id)
+    return excluded
 
 
 def _resource_file(resource: TaskResource) -> tuple[str, bytes]:
@@ -269,17 +281,19 @@ def rubric_tables(
     `only_validated` keeps only the validated ones."""
     rows: dict[str, list[list[object]]] = {layer: [] for layer in Layer.values}
     versions = _latest_versions(framework)
+    universal: list[tuple[int, str]] = []  # (criterion id, code) of the sheet's universal rows
+    found = validation or {}
     for version in versions:
-        validated, why = (validation or {}).get(
-            version.pk, (None, "not graded at this version in the study")
-        )
+        validated, why = found.get(version.pk, (None, "not graded at this version in the study"))
         if only_validated and validated is not True:
             continue
-        owner = {
-            Layer.UNIVERSAL: framework.code,
-            Layer.CONSENSUS: version.sub_competency_code,
-            Layer.TASK: version.task_key,
-        }[Layer(version.layer)]
+        if version.layer == Layer.UNIVERSAL:
+            owner = framework.code
+            universal.append((version.criterion_id, version.code))
+        elif version.layer == Layer.CONSENSUS:
+            owner = version.sub_competency_code
+        else:
+            owner = version.task_key
         rows[version.layer].append(
             [
                 version.code,
@@ -293,22 +307,35 @@ def rubric_tables(
                 *([why] if validation is not None else []),
             ]
         )
-    benchmark = benchmark_records(framework, versions=versions, with_resources=False)
-    listed = {t.task_key: {c.id for c in t.universal_criteria} for t in benchmark.tasks}
-    universal = [str(row[0]) for row in rows[Layer.UNIVERSAL]]
-    statuses = dict(Task.objects.filter(framework=framework).values_list("key", "status"))
+    # The tasks as benchmark_records lists them, read without what this sheet does not show.
+    excluded = _universal_exclusions(framework)
+    context = _task_context(framework)
+    tasks = (
+        Task.objects.filter(framework=framework)
+        .exclude(status=Task.Status.RETIRED)
+        .order_by("key")
+        .values_list(
+            "pk",
+            "key",
+            "sub_competency__code",
+            "status",
+            "instruction",
+            "system_prompt",
+            "reference_answer",
+        )
+    )
     task_rows = [
         [
-            t.task_key,
-            t.competency,
-            statuses[t.task_key],
-            t.task,
-            t.task_system_prompt,
-            t.reference_answer,
-            "; ".join(f"{key}={value}" for key, value in t.context),
-            ", ".join(code for code in universal if code not in listed[t.task_key]),
+            key,
+            sub_competency,
+            status,
+            instruction,
+            system_prompt,
+            reference_answer,
+            "; ".join(f"{name}={value}" for name, value in sorted(context[pk])),
+            ", ".join(code for criterion_id, code in universal if criterion_id in excluded[pk]),
         ]
-        for t in benchmark.tasks
+        for pk, key, sub_competency, status, instruction, system_prompt, reference_answer in tasks
     ]
     columns = CRITERIA_COLUMNS + ([Column("Validation", 40)] if validation is not None else [])
     return [

@@ -180,6 +180,35 @@ def test_rubrics_workbook_has_a_task_sheet_and_one_sheet_per_layer(tmp_path, sta
     assert workbook["Task criteria"].column_dimensions["D"].width == 70
 
 
+def test_the_task_sheet_shows_each_live_task_as_the_benchmark_export_does(
+    tmp_path, starter_framework
+):
+    records = generated(4)
+    records[0] = replace(records[0], universal_criteria=records[0].universal_criteria[:1])
+    assert import_l2bench(benchmark_folder(tmp_path / "in", records), starter_framework).ok
+    Task.objects.filter(key=records[3].task_key).update(status=Task.Status.RETIRED)
+    Task.objects.filter(key=records[1].task_key).update(status=Task.Status.DRAFT)
+    export_rubrics_xlsx(starter_framework, tmp_path / "r.xlsx")
+    sheet = load_workbook(tmp_path / "r.xlsx")["Tasks"]
+    rows = {row[0]: row for row in sheet.iter_rows(min_row=2, values_only=True)}
+    universal = [c.id for c in records[1].universal_criteria]
+    assert len(universal) > 1
+    expected = {}
+    for task in export_l2bench(starter_framework, tmp_path / "out").tasks:
+        status = Task.objects.get(key=task.task_key).status
+        context = "; ".join(f"{key}={value}" for key, value in task.context)
+        listed = {c.id for c in task.universal_criteria}
+        missing = ", ".join(code for code in universal if code not in listed)
+        expected[task.task_key] = (task.task_key, task.competency, status, task.task)
+        expected[task.task_key] += (task.task_system_prompt or None, task.reference_answer)
+        expected[task.task_key] += (context or None, missing or None)
+    assert rows == expected
+    assert set(rows) == {r.task_key for r in records[:3]}
+    assert rows[records[0].task_key][7] == ", ".join(universal[1:])
+    assert rows[records[1].task_key][2] == Task.Status.DRAFT
+    assert "=" in rows[records[0].task_key][6]
+
+
 def test_a_text_starting_with_equals_is_written_as_text_not_a_formula(tmp_path, starter_framework):
     records = generated(1)
     records[0] = replace(records[0], task='=HYPERLINK("x")')
