@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from taxonomy.seedfile import SeedFileError
+from taxonomy.seedfile import SeedFileError, check_no_nul
 
 UNIVERSAL_CODE = re.compile(r"^\d{2}u\d+$")
 GUIDANCE = ("passes", "fails", "pass_example", "fail_example")
@@ -37,6 +37,7 @@ def read_universal_criteria(path: Path) -> UniversalCriteriaFile:
         data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
     except (OSError, json.JSONDecodeError) as exc:
         raise SeedFileError([f"{path}: {exc}"]) from exc
+    check_no_nul(data, str(path))
     return parse_universal_criteria(data, str(path))
 
 

@@ -100,13 +100,47 @@ def value_code(label: str) -> str:
 
 def _load_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8-sig"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
         raise SeedFileError(
             [f"{path.name}: line {exc.lineno}: not valid JSON ({exc.msg})"]
         ) from exc
     except OSError as exc:
         raise SeedFileError([f"{path.name}: cannot be read ({exc.strerror})"]) from exc
+    check_no_nul(data, path.name)
+    return data
+
+
+def check_no_nul(data: Any, source: str) -> None:
+    """Refuse a seed file holding the NUL character anywhere (PostgreSQL cannot store it),
+    naming where: the keys and list positions (from 1) that lead to it."""
+    found = _nul_at(data, ())
+    if found is not None:
+        place = " > ".join(found) or "the top level"
+        raise SeedFileError(
+            [
+                f"{source}: {place}: holds the NUL character (\\u0000), which the database "
+                "cannot store"
+            ]
+        )
+
+
+def _nul_at(value: Any, place: tuple[str, ...]) -> tuple[str, ...] | None:
+    if isinstance(value, str):
+        return place if "\x00" in value else None
+    if isinstance(value, dict):
+        children = [(str(key), child) for key, child in value.items()]
+    elif isinstance(value, list):
+        children = [(str(number), child) for number, child in enumerate(value, start=1)]
+    else:
+        return None
+    for key, child in children:
+        if "\x00" in key:
+            return place
+        found = _nul_at(child, (*place, key))
+        if found is not None:
+            return found
+    return None
 
 
 def _listed(path: Path, key: str) -> list[Any]:

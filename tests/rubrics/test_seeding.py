@@ -72,3 +72,15 @@ def test_demo_seeding_twice_creates_nothing_new(starter_framework, author, maint
     report = seed_demo_benchmark(starter_framework, author, maintainer)
     assert counts() == before
     assert report.tasks_created == [] and report.responses_created == 0
+
+
+def test_a_nul_in_a_universal_criteria_file_is_refused_naming_where(tmp_path):
+    path = tmp_path / "u.json"
+    criterion = {"code": "06u1", "wording": "Clear\x00", "weight": 1}
+    path.write_text(json.dumps({"framework": "x", "criteria": [criterion]}), encoding="utf-8")
+    with pytest.raises(SeedFileError) as error:
+        read_universal_criteria(path)
+    assert error.value.problems == [
+        f"{path}: criteria > 1 > wording: holds the NUL character (\\u0000), which the "
+        "database cannot store"
+    ]

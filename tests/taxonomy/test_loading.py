@@ -154,3 +154,16 @@ def test_context_variables_need_a_framework_when_several_exist(starter_framework
         call_command("load_taxonomy", context_variables=cv)
     call_command("load_taxonomy", context_variables=cv, framework="fw2")
     assert ContextVariable.objects.get(key="mood").framework.code == "fw2"
+
+
+@pytest.mark.django_db
+def test_a_nul_in_a_taxonomy_file_is_refused_naming_where_and_nothing_is_loaded(tmp_path):
+    data = small_taxonomy()
+    data["competencies"][0]["sub_competencies"][0]["name"] = "Objec\x00tives"
+    with pytest.raises(CommandError) as refused:
+        call_command("load_taxonomy", write(tmp_path, "tax.json", data))
+    assert str(refused.value).endswith(
+        "tax.json: competencies > 1 > sub_competencies > 1 > name: holds the NUL character "
+        "(\\u0000), which the database cannot store"
+    )
+    assert not Framework.objects.filter(code="fw2").exists()
