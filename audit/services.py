@@ -46,11 +46,13 @@ def event(
 ) -> AuditEvent:
     """The unsaved event saying that `actor` made `changes` to `obj`: `record` saves one,
     `record_many` saves a batch of them in bulk."""
+    # Ids, not objects: an import makes thousands of events, and setting a foreign key by
+    # its object (then checking it again before the insert) is most of an event's cost.
     return AuditEvent(
-        content_type=ContentType.objects.get_for_model(obj, for_concrete_model=False),
+        content_type_id=ContentType.objects.get_for_model(obj, for_concrete_model=False).pk,
         object_id=str(obj.pk),
         object_repr=str(obj)[:300],
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        actor_id=actor.pk if getattr(actor, "is_authenticated", False) else None,
         kind=kind,
         changes=changes or {},
         comment=comment,

@@ -92,13 +92,10 @@ def loads(text: str) -> Any:
     """``json.loads`` for text from outside: refuses ``NaN``, a key given twice, nesting deeper
     than Python's reader follows and integers longer than ``MAX_INTEGER_DIGITS``, each with a
     ``JsonRefused`` whose ``path`` names where (keys and list indexes)."""
+    if text.startswith("\ufeff"):  # as json.loads says it
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     try:
-        value = json.loads(
-            text,
-            parse_constant=_no_constants,
-            object_pairs_hook=_unique_keys,
-            parse_int=_integer,
-        )
+        value = _DECODER.decode(text)
     except RecursionError:
         raise JsonRefused("nested too deeply") from None
     if (long_number := _long_number(value)) is not None:
@@ -117,6 +114,12 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise JsonRefused(f"key '{key}' appears twice")
         result[key] = value
     return result
+
+
+# One decoder for every line: json.loads with hooks builds a new one per call.
+_DECODER = json.JSONDecoder(
+    parse_constant=_no_constants, object_pairs_hook=_unique_keys, parse_int=_integer
+)
 
 
 def iter_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -157,7 +160,8 @@ def _parse_line(raw: bytes) -> dict[str, Any] | JsonRefused | str | None:
         return error if error.path else f"not valid JSON ({error})"
     if not isinstance(value, dict):
         return f"expected an object, got {describe(value)}"
-    if (nul := nul_in(value)) is not None:
+    # NUL reaches a decoded text only as the escape \\u0000 (a raw one is refused above).
+    if ("\\u0000" in text or "\x00" in text) and (nul := nul_in(value)) is not None:
         return nul if nul.path else str(nul)
     return value
 

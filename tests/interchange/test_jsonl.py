@@ -55,6 +55,30 @@ def test_a_byte_order_mark_on_the_first_line_is_ignored(tmp_path):
     assert read(path) == ([(1, {"a": 1})], [])
 
 
+def test_a_byte_order_mark_on_a_later_line_is_named(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'{"a": 1}\n\xef\xbb\xbf{"b": 2}\n')
+    assert read(path)[1] == [
+        "x.jsonl: line 2: not valid JSON (Unexpected UTF-8 BOM (decode using utf-8-sig) "
+        "at column 1)"
+    ]
+
+
+def test_a_long_number_and_a_nul_are_found_on_every_line_read(tmp_path):
+    path = jsonl_file(
+        tmp_path,
+        "x.jsonl",
+        ['{"a": [1, {"b": 1234567890123456789}]}', '{"c": "\\\\u0000"}', '{"d": "\\u0000"}'],
+    )
+    objects, problems = read(path)
+    assert objects == [(2, {"c": "\\u0000"})]  # an escaped backslash, then u0000
+    assert problems == [
+        "x.jsonl: line 1: field 'a.1.b': a number of 19 digits (at most 18)",
+        "x.jsonl: line 3: field 'd': holds the NUL character (\\u0000), which the database "
+        "cannot store",
+    ]
+
+
 def test_a_missing_file_is_one_problem(tmp_path):
     assert read(tmp_path / "gone.jsonl") == ([], ["gone.jsonl: file not found"])
 
