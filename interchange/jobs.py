@@ -31,10 +31,11 @@ from django.db import (
     transaction,
 )
 from django.tasks import task
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from interchange import offline
 from interchange.formats.l2bench_csv import TASKS_FILE
+from interchange.formats.problems import Text, gettext_noop
 from interchange.importers import (
     ImportReport,
     Progress,
@@ -44,6 +45,7 @@ from interchange.importers import (
 )
 from interchange.lease import this_worker, worker_is_gone
 from interchange.models import ImportJob
+from interchange.problem_text import stored_line, stored_problems
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +54,8 @@ MAX_MEMBERS = 20_000
 
 
 class UnsafeArchive(ValueError):
-    """A ZIP that cannot be unpacked safely or holds no L2-Bench folder."""
+    """A ZIP that cannot be unpacked safely or holds no L2-Bench folder; its one argument is
+    the `Text` saying why."""
 
 
 def enqueue(job: ImportJob) -> None:
@@ -70,55 +73,74 @@ def run_import_job(job_id: int) -> None:
     job.worker, job.heartbeat_at = this_worker(), job.started_at
     job.save(update_fields=["status", "started_at", "stage", "worker", "heartbeat_at"])
     try:
-        with Heartbeat(job.pk):
+        # The import's own messages are stored to be translated where they are read; the few
+        # the models and services translate as they refuse are stored in English.
+        with Heartbeat(job.pk), translation.override("en"):
             report = _run(job, job_progress(job.pk))
         status = ImportJob.Status.SUCCEEDED if report.ok else ImportJob.Status.FAILED
         counts = {name: counts.as_dict() for name, counts in report.counts.items()}
         # Problems name the stored file; the person knows it by the name they uploaded.
         stored = Path(job.file.name or "").name
-        problems = [
-            job.original_name + line[len(stored) :] if line.startswith(stored) else line
-            for line in report.problem_lines()
-        ]
+        problems = stored_problems(report.problems, names={stored: job.original_name})
         summary = " ".join([report.summary(), *report.notes])
     except UnsafeArchive as error:
-        _finish(job, ImportJob.Status.FAILED, [f"{job.original_name}: {error}"], {}, "")
+        _finish(
+            job, ImportJob.Status.FAILED, [stored_line(job.original_name, error.args[0])], {}, ""
+        )
         return
     except Exception as error:  # the job must end failed, never stay "running"
         logger.exception("import job %s stopped", job.pk)
-        _finish_failed(job, [f"{job.original_name}: {stopped_by(error, job.pk)}"])
+        _finish_failed(job, [stored_line(job.original_name, stopped_by(error, job.pk))])
         raise
     _finish(job, status, problems, counts, summary)
 
 
-def stopped_by(error: BaseException, job_id: int) -> str:
+def stopped_by(error: BaseException, job_id: int) -> Text:
     """What stopped an import, in words a person can act on (never the exception's text: the
     details are in the worker's log, under the job's number)."""
-    nothing = "the import is all or nothing and nothing was written"
     if isinstance(error, (InterfaceError, OperationalError)):
-        return f"the connection to the database was lost during the import; {nothing}: upload again"
+        return gettext_noop(
+            "the connection to the database was lost during the import; the import is all or "
+            "nothing and nothing was written: upload again"
+        )
     if isinstance(error, DataError):
-        return (
+        return gettext_noop(
             "the database refused a value of the file (too long, too large, or a character it "
-            f"cannot store such as NUL); {nothing}. The worker's log names it under job {job_id}"
+            "cannot store such as NUL); the import is all or nothing and nothing was written. "
+            "The worker's log names it under job %(job)s",
+            job=job_id,
         )
     if isinstance(error, RecursionError):
-        return f"the file nests values too deeply to read; {nothing}"
+        return gettext_noop(
+            "the file nests values too deeply to read; the import is all or nothing and "
+            "nothing was written"
+        )
     if isinstance(error, MemoryError):
-        return f"the file is too large to read in the worker's memory; {nothing}"
+        return gettext_noop(
+            "the file is too large to read in the worker's memory; the import is all or "
+            "nothing and nothing was written"
+        )
     if isinstance(error, DatabaseError):
-        return f"the database refused the import; {nothing}. See the worker's log, job {job_id}"
-    return (
-        f"the import stopped on an error in L2 Annot itself; {nothing}. Tell the administrator: "
-        f"the worker's log has the details under job {job_id}"
+        return gettext_noop(
+            "the database refused the import; the import is all or nothing and nothing was "
+            "written. See the worker's log, job %(job)s",
+            job=job_id,
+        )
+    return gettext_noop(
+        "the import stopped on an error in L2 Annot itself; the import is all or nothing and "
+        "nothing was written. Tell the administrator: the worker's log has the details under "
+        "job %(job)s",
+        job=job_id,
     )
 
 
-ABANDONED = (
-    "the worker running this import stopped before it finished (its process was killed or its "
-    "machine restarted) while {stage}; the import is all or nothing and did not commit: "
-    "upload the file again"
-)
+def abandoned(stage: str) -> Text:
+    return gettext_noop(
+        "the worker running this import stopped before it finished (its process was killed or "
+        "its machine restarted) while %(stage)s; the import is all or nothing and did not "
+        "commit: upload the file again",
+        stage=stage,
+    )
 
 
 def fail_abandoned_jobs() -> int:
@@ -132,12 +154,12 @@ def fail_abandoned_jobs() -> int:
     for job in running:
         if not worker_is_gone(job.worker, job.heartbeat_at, now, lease):
             continue
-        message = ABANDONED.format(stage=job.stage or "starting")
+        message = abandoned(job.stage or "starting")
         failed += ImportJob.objects.filter(
             pk=job.pk, status=ImportJob.Status.RUNNING, worker=job.worker
         ).update(
             status=ImportJob.Status.FAILED,
-            problems=[f"{job.original_name}: {message}"],
+            problems=[stored_line(job.original_name, message)],
             summary="",
             finished_at=now,
             progress=100,
@@ -180,7 +202,7 @@ class Heartbeat:
             connections.close_all()  # this thread's own connections
 
 
-def _finish(job: ImportJob, status: str, problems: list[str], counts: dict, summary: str) -> None:
+def _finish(job: ImportJob, status: str, problems: list, counts: dict, summary: str) -> None:
     job.heartbeat_at = timezone.now()
     job.status, job.problems, job.counts, job.summary = status, problems, counts, summary
     job.finished_at, job.progress, job.stage = timezone.now(), 100, "finished"
@@ -198,7 +220,7 @@ def _finish(job: ImportJob, status: str, problems: list[str], counts: dict, summ
     )
 
 
-def _finish_failed(job: ImportJob, problems: list[str], attempts: int = 60) -> None:
+def _finish_failed(job: ImportJob, problems: list, attempts: int = 60) -> None:
     """Mark the job failed even when the import died because the database went away (a
     restart): the broken connection is dropped and the write retried once a second until the
     server answers again. Otherwise the job would stay "running" for good, and the worker,
@@ -245,25 +267,31 @@ def unpack_benchmark(archive_path: Path, workdir: Path) -> Path:
     try:
         archive = zipfile.ZipFile(archive_path)
     except zipfile.BadZipFile:
-        raise UnsafeArchive("not a ZIP archive") from None
+        raise UnsafeArchive(gettext_noop("not a ZIP archive")) from None
     with archive:
         members = archive.infolist()
         if len(members) > MAX_MEMBERS:
-            raise UnsafeArchive(f"holds more than {MAX_MEMBERS} files")
+            raise UnsafeArchive(gettext_noop("holds more than %(count)s files", count=MAX_MEMBERS))
         if sum(m.file_size for m in members) > MAX_UNPACKED_BYTES:
-            raise UnsafeArchive("unpacks to more than 2 GiB")
+            raise UnsafeArchive(gettext_noop("unpacks to more than 2 GiB"))
         for member in members:
             name = PurePosixPath(member.filename)
             if name.is_absolute() or ".." in name.parts or "\\" in member.filename:
-                raise UnsafeArchive(f"member '{member.filename}' has an unsafe path")
+                raise UnsafeArchive(
+                    gettext_noop("member '%(name)s' has an unsafe path", name=member.filename)
+                )
             if (member.external_attr >> 16) & 0o170000 == 0o120000:
-                raise UnsafeArchive(f"member '{member.filename}' is a symbolic link")
+                raise UnsafeArchive(
+                    gettext_noop("member '%(name)s' is a symbolic link", name=member.filename)
+                )
         archive.extractall(workdir)
     candidates = [workdir, *(p for p in workdir.iterdir() if p.is_dir())]
     for folder in candidates:
         if (folder / TASKS_FILE).is_file():
             return folder
-    raise UnsafeArchive(f"has no {TASKS_FILE} at its root or in its top folder")
+    raise UnsafeArchive(
+        gettext_noop("has no %(file)s at its root or in its top folder", file=TASKS_FILE)
+    )
 
 
 def job_progress(job_id: int) -> Callable[[int, int, str], None]:

@@ -45,7 +45,7 @@ from interchange.formats.offline_workbook import (
     read_grading_workbook,
     write_grading_workbook,
 )
-from interchange.formats.problems import Problem
+from interchange.formats.problems import Problem, gettext_noop
 from interchange.importers.report import Counts, problem_lines
 from rubrics.models import (
     CriterionVersion,
@@ -311,11 +311,33 @@ def import_workbook(
         report.problems.append(Problem(name, row, column, message, unit="row"))
 
     if result.annotator != annotator.username:
-        problem(None, None, f"was written for '{result.annotator}', not '{annotator.username}'")
+        problem(
+            None,
+            None,
+            gettext_noop(
+                "was written for '%(annotator)s', not '%(username)s'",
+                annotator=result.annotator,
+                username=annotator.username,
+            ),
+        )
     if result.study_id != str(study.pk):
-        problem(None, None, f"was written for study {result.study_id}, not study {study.pk}")
+        problem(
+            None,
+            None,
+            gettext_noop(
+                "was written for study %(study_id)s, not study %(pk)s",
+                study_id=result.study_id,
+                pk=study.pk,
+            ),
+        )
     if study.is_closed():
-        problem(None, None, f"the study “{study.name}” is closed: grades can no longer change")
+        problem(
+            None,
+            None,
+            gettext_noop(
+                "the study “%(name)s” is closed: grades can no longer change", name=study.name
+            ),
+        )
     if report.problems:
         return report
     assignments = _own_assignments(result.rows, result.ratings, study, annotator, problem)
@@ -354,9 +376,16 @@ def _own_assignments(
     for item_id, line in sorted(first_row.items(), key=lambda pair: pair[1]):
         assignment = found.get(item_id)
         if assignment is None:
-            problem(line, "item id", f"there is no assignment {item_id}")
+            problem(
+                line, "item id", gettext_noop("there is no assignment %(item_id)s", item_id=item_id)
+            )
         elif assignment.annotator_id != annotator.pk or assignment.study_item.study_id != study.pk:
-            message = f"assignment {item_id} is not {annotator.username}'s in study {study.pk}"
+            message = gettext_noop(
+                "assignment %(item_id)s is not %(username)s's in study %(study)s",
+                item_id=item_id,
+                username=annotator.username,
+                study=study.pk,
+            )
             problem(line, "item id", message)
     return found
 
@@ -399,10 +428,18 @@ def _record(
             continue
         version_id, _, turn_id = row.criterion_version_id.partition(".")
         if not version_id.isdecimal() or not (turn_id == "" or turn_id.isdecimal()):
-            problem(row.row, "criterion version id", f"'{row.criterion_version_id}' is not an id")
+            problem(
+                row.row,
+                "criterion version id",
+                gettext_noop("'%(id)s' is not an id", id=row.criterion_version_id),
+            )
             continue
         if row.penalty_wording and int(version_id) not in penalties:
-            problem(row.row, "verdict", "Present and Absent are for penalties: choose Pass or Fail")
+            problem(
+                row.row,
+                "verdict",
+                gettext_noop("Present and Absent are for penalties: choose Pass or Fail"),
+            )
             continue
         assignment = assignments[row.item_id]
         begin(assignment)
@@ -445,7 +482,11 @@ def _record(
         if rating.value is None:
             continue
         if not rating.question_id.isdecimal():
-            problem(rating.row, "criterion version id", f"'{rating.question_id}' is not an id")
+            problem(
+                rating.row,
+                "criterion version id",
+                gettext_noop("'%(id)s' is not an id", id=rating.question_id),
+            )
             continue
         assignment = assignments[rating.item_id]
         begin(assignment)

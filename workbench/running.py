@@ -15,7 +15,9 @@ from django.utils import timezone
 from inspect_ai import eval as inspect_eval
 
 from grading.models import Study
+from interchange.formats.problems import gettext_noop, stored_message
 from interchange.importers import import_verdicts
+from interchange.problem_text import stored_problems
 from judging.models import JudgeRun
 from judging.prompting import AnswerStyle, render
 from workbench.judge_task import JudgeCall, Watch, judge_task
@@ -37,7 +39,9 @@ def execute_run(run_pk: int, *, on_progress: Any = None) -> JudgeRun:
         JudgeRun.objects.filter(pk=run.pk).update(
             status=JudgeRun.Status.FAILED,
             finished=timezone.now(),
-            problems=[f"The run stopped: {error!r}"],
+            problems=[
+                stored_message(gettext_noop("The run stopped: %(error)s", error=repr(error)))
+            ],
         )
         raise
 
@@ -123,7 +127,7 @@ def _finish(
     run.refresh_from_db(fields=["status"])
     cancelled = run.status == JudgeRun.Status.CANCELLED
     log = outcome.get("log")
-    problems: list[str] = []
+    problems: list[Any] = []  # stored as interchange.problem_text shows them
     if log is not None:
         run.log_path = log.location
         usage = log.stats.model_usage.values() if log.stats else []
@@ -133,21 +137,27 @@ def _finish(
         results = log.results
         run.errors = (results.total_samples - results.completed_samples) if results else 0
     else:
-        problems.append(f"The evaluation stopped: {outcome.get('error')!r}")
+        stopped = gettext_noop(
+            "The evaluation stopped: %(error)s", error=repr(outcome.get("error"))
+        )
+        problems.append(stored_message(stopped))
     run.calls_done, run.duration, run.finished = watch.done, seconds, timezone.now()
     if log is not None and not cancelled and log.status == "success" and not run.errors:
         # The importer finds this run by (judge, prompt version, run id): Inspect's run id.
         run.run_id = log.eval.run_id
         run.save(update_fields=["run_id"])
         report = import_verdicts(Path(log.location), study.framework, judge_model=run.judge_model)
-        problems.extend(report.problem_lines())
+        problems.extend(stored_problems(report.problems))
         if report.ok:
             run.unparseable = run.verdicts.filter(verdict__isnull=True, level__isnull=True).count()
     elif log is not None and run.errors:
-        problems.append(
-            f"{run.errors} of {run.calls_total} calls ended in an error: run it again to retry "
-            "them (the answered calls come from the cache)."
+        failed = gettext_noop(
+            "%(errors)s of %(total)s calls ended in an error: run it again to retry them (the "
+            "answered calls come from the cache).",
+            errors=run.errors,
+            total=run.calls_total,
         )
+        problems.append(stored_message(failed))
     status = (
         JudgeRun.Status.CANCELLED
         if cancelled

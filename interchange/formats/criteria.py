@@ -25,11 +25,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from .problems import Text, gettext_noop
+
 __all__ = [
     "SEPARATOR",
     "Criterion",
     "Layer",
     "ParsedCriteria",
+    "a_criterion_of",
+    "criterion_named",
     "format_criteria",
     "format_criterion",
     "parse_criteria",
@@ -42,7 +46,6 @@ BAR = "|"
 _ID_END = re.compile(r"\.\s")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?[0-9]*[.,][0-9]+")
-_SHAPE = "expected 'ID. description ==WEIGHT'"
 
 
 class Layer(StrEnum):
@@ -108,8 +111,12 @@ def parse_criteria(cell: str, layer: Layer, task_key: str | None = None) -> Pars
             continue
         if criterion.id in first_position:
             errors.append(
-                f"duplicate criterion id '{criterion.id}' "
-                f"(criteria {first_position[criterion.id]} and {position})"
+                gettext_noop(
+                    "duplicate criterion id '%(id)s' (criteria %(first)s and %(position)s)",
+                    id=criterion.id,
+                    first=first_position[criterion.id],
+                    position=position,
+                )
             )
             continue
         first_position[criterion.id] = position
@@ -139,10 +146,11 @@ def _pieces(
             continue
         id_end = _ID_END.search(piece)
         raw_id = piece[: id_end.start()] if id_end else ""
-        where = f"criterion {len(results) + 1}: '{_clip(raw_id or piece)}'"
-        message = (
+        message = gettext_noop(
             "the text contains '|', which the L2-Bench pipeline reads as a separator between "
-            f"criteria: write it another way ({where})"
+            "criteria: write it another way (criterion %(position)s: '%(id)s')",
+            position=len(results) + 1,
+            id=_clip(raw_id or piece),
         )
         results.append((None, [message]))
     return results
@@ -152,35 +160,75 @@ def _parse_one(
     piece: str, position: int, layer: Layer, task_key: str | None
 ) -> tuple[Criterion | None, list[str]]:
     if not piece:
-        return None, [f"criterion {position} is empty (two separators in a row?)"]
+        message = gettext_noop(
+            "criterion %(position)s is empty (two separators in a row?)", position=position
+        )
+        return None, [message]
     errors: list[str] = []
     id_end = _ID_END.search(piece)
     raw_id = piece[: id_end.start()] if id_end else ""
     rest = piece[id_end.end() :] if id_end else piece
-    where = f"criterion {position}: '{raw_id}'" if raw_id else f"criterion {position}"
+    where = (
+        gettext_noop("criterion %(position)s: '%(id)s'", position=position, id=raw_id)
+        if raw_id
+        else gettext_noop("criterion %(position)s", position=position)
+    )
     if not raw_id:
-        errors.append(f"missing id, {_SHAPE} ({where}: '{_clip(piece)}')")
+        errors.append(
+            gettext_noop(
+                "missing id, expected 'ID. description ==WEIGHT' (%(where)s: '%(text)s')",
+                where=where,
+                text=_clip(piece),
+            )
+        )
     elif any(ch.isspace() for ch in raw_id):
-        errors.append(f"id '{_clip(raw_id)}' contains white space, {_SHAPE} ({where})")
+        errors.append(
+            gettext_noop(
+                "id '%(id)s' contains white space, expected 'ID. description ==WEIGHT' (%(where)s)",
+                id=_clip(raw_id),
+                where=where,
+            )
+        )
     description, equals, weight_text = rest.rpartition("==")
     weight: int | None = None
     if not equals or not weight_text.strip():
         description = rest
-        errors.append(f"missing weight, {_SHAPE} ({where})")
+        errors.append(
+            gettext_noop(
+                "missing weight, expected 'ID. description ==WEIGHT' (%(where)s)", where=where
+            )
+        )
     elif _INTEGER.fullmatch(weight_text.strip()):
         weight = int(weight_text.strip())
     elif _DECIMAL.fullmatch(weight_text.strip()):
-        errors.append(f"criterion weight '{weight_text.strip()}' is not a whole number ({where})")
+        errors.append(
+            gettext_noop(
+                "criterion weight '%(weight)s' is not a whole number (%(where)s)",
+                weight=weight_text.strip(),
+                where=where,
+            )
+        )
     else:
-        errors.append(f"criterion weight '{_clip(weight_text.strip())}' is not a number ({where})")
+        errors.append(
+            gettext_noop(
+                "criterion weight '%(weight)s' is not a number (%(where)s)",
+                weight=_clip(weight_text.strip()),
+                where=where,
+            )
+        )
     description = description.strip()
     if not description:
-        errors.append(f"empty description ({where})")
+        errors.append(gettext_noop("empty description (%(where)s)", where=where))
     if layer is Layer.TASK and task_key and raw_id.startswith(f"{task_key}-"):
         errors.append(
-            f"task criterion ids are task-local ('{raw_id[len(task_key) + 1 :]}'): "
-            f"the L2-Bench pipeline reads '{raw_id}' as '{task_criterion_id(task_key, raw_id)}' "
-            f"({where})"
+            gettext_noop(
+                "task criterion ids are task-local ('%(local)s'): the L2-Bench pipeline reads "
+                "'%(id)s' as '%(read)s' (%(where)s)",
+                local=raw_id[len(task_key) + 1 :],
+                id=raw_id,
+                read=task_criterion_id(task_key, raw_id),
+                where=where,
+            )
         )
     if errors or weight is None:
         return None, errors
@@ -218,3 +266,21 @@ def format_criteria(criteria: Iterable[Criterion], task_key: str | None = None) 
 
 def _clip(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def criterion_named(layer: str, code: str) -> Text:
+    """ "universal criterion '06u1'", for messages (one text per layer, to translate whole)."""
+    if layer == Layer.UNIVERSAL:
+        return gettext_noop("universal criterion '%(code)s'", code=code)
+    if layer == Layer.CONSENSUS:
+        return gettext_noop("consensus criterion '%(code)s'", code=code)
+    return gettext_noop("task criterion '%(code)s'", code=code)
+
+
+def a_criterion_of(layer: str) -> Text:
+    """ "a universal criterion", for messages."""
+    if layer == Layer.UNIVERSAL:
+        return gettext_noop("a universal criterion")
+    if layer == Layer.CONSENSUS:
+        return gettext_noop("a consensus criterion")
+    return gettext_noop("a task criterion")

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from .jsonl import nul_in
-from .problems import Problem, describe, shown
+from .problems import Problem, describe, gettext_noop, shown
 from .responses import ResponseRecord, Role, Turn
 from .verdicts import ACCEPTED, VerdictRecord, parse_verdict
 from .zip_members import MemberError, ZipMembers
@@ -86,17 +86,25 @@ class _Log:
     def load(self, archive: ZipMembers, member: str) -> Any:
         info = archive.getinfo(member)
         if info.file_size > MAX_MEMBER_BYTES:
-            self.report(member, None, f"is {info.file_size} bytes, over the limit")
+            self.report(
+                member,
+                None,
+                gettext_noop("is %(size)s bytes, over the limit", size=info.file_size),
+            )
             return None
         try:
             data = archive.read(member)
         except MemberError as error:
-            self.report(member, None, f"cannot be read: it {error}")
+            self.report(
+                member, None, gettext_noop("cannot be read: it %(error)s", error=str(error))
+            )
             return None
         try:
             value = json.loads(data)
         except ValueError as error:
-            self.report(member, None, f"not valid JSON ({error})")
+            self.report(
+                member, None, gettext_noop("not valid JSON (%(reason)s)", reason=str(error))
+            )
             return None
         if (nul := nul_in(value)) is not None:
             self.report(member, ".".join(str(key) for key in nul.path) or None, str(nul))
@@ -116,16 +124,18 @@ def read_inspect_eval(
     try:
         archive = ZipMembers(path)
     except FileNotFoundError:
-        log.report(None, None, "file not found")
+        log.report(None, None, gettext_noop("file not found"))
         return _with(empty, log)
     except zipfile.BadZipFile:
-        log.report(None, None, "not a ZIP archive (an Inspect .eval log is one)")
+        log.report(None, None, gettext_noop("not a ZIP archive (an Inspect .eval log is one)"))
         return _with(empty, log)
     with archive:
         names = archive.namelist()
         header_name = next((n for n in ("header.json", "_journal/start.json") if n in names), None)
         if header_name is None:
-            log.report(None, None, "has no header.json: is it an Inspect AI .eval log?")
+            log.report(
+                None, None, gettext_noop("has no header.json: is it an Inspect AI .eval log?")
+            )
             return _with(empty, log)
         header = log.load(archive, header_name)
         spec = _spec(log, header_name, header)
@@ -156,11 +166,15 @@ def _spec(log: _Log, member: str, header: Any) -> dict[str, Any]:
     if header is None:
         return {}
     if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
-        log.report(member, "eval", "is missing or not an object")
+        log.report(member, "eval", gettext_noop("is missing or not an object"))
         return {}
     status = header.get("status")
     if status is not None and status != "success":
-        log.report(member, "status", f"the run's status is {shown(status)}, not 'success'")
+        log.report(
+            member,
+            "status",
+            gettext_noop("the run's status is %(value)s, not 'success'", value=shown(status)),
+        )
     spec: dict[str, Any] = header["eval"]
     return spec
 
@@ -188,10 +202,14 @@ def _header_values(
     judge = judge or _text(metadata.get("judge_model"))
     model = _text(spec.get("model"))
     if header is not None and spec and model is None:
-        log.report(member, "eval.model", "the evaluated model is missing")
+        log.report(member, "eval.model", gettext_noop("the evaluated model is missing"))
     if header is not None and spec and judge is None:
         looked = "eval.model_roles grader/judge, eval.task_args " + "/".join(_JUDGE_ARGS)
-        log.report(member, "eval.model_roles", f"no judge model (looked in {looked}): give it")
+        log.report(
+            member,
+            "eval.model_roles",
+            gettext_noop("no judge model (looked in %(looked)s): give it", looked=looked),
+        )
     version = task_args.get("prompt_version", metadata.get("prompt_version"))
     return {
         "task": _text(spec.get("task")),
@@ -214,18 +232,32 @@ def _read_sample(
 ) -> None:
     if not isinstance(sample, dict):
         if sample is not None:
-            log.report(member, None, f"expected an object, got {describe(sample)}")
+            log.report(
+                member, None, gettext_noop("expected an object, got %(got)s", got=describe(sample))
+            )
         return
     before = len(log.problems)
     raw_id, epoch = sample.get("id"), sample.get("epoch")
     if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or raw_id == "":
-        log.report(member, "id", f"expected the task key (text or integer), got {shown(raw_id)}")
+        log.report(
+            member,
+            "id",
+            gettext_noop("expected the task key (text or integer), got %(got)s", got=shown(raw_id)),
+        )
     if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
-        log.report(member, "epoch", f"expected an integer >= 1, got {shown(epoch)}")
+        log.report(
+            member,
+            "epoch",
+            gettext_noop("expected an integer >= 1, got %(got)s", got=shown(epoch)),
+        )
     if sample.get("error"):
         error = sample["error"]
         message = error.get("message") if isinstance(error, dict) else error
-        log.report(member, "error", f"the sample ended in an error: {shown(message)}")
+        log.report(
+            member,
+            "error",
+            gettext_noop("the sample ended in an error: %(value)s", value=shown(message)),
+        )
     results = _scoring_results(log, member, sample.get("scores"), scorer)
     metadata = _object(sample.get("metadata"))
     judged = _text(metadata.get("response_id"))
@@ -237,7 +269,16 @@ def _read_sample(
     judged_task = _text(metadata.get("task_key")) if judged else None
     key = (f"{judged}\x00{raw_id}" if judged else task_key, epoch)
     if key in seen:
-        log.report(member, "id", f"task {task_key} epoch {epoch} is also in {seen[key]}")
+        log.report(
+            member,
+            "id",
+            gettext_noop(
+                "task %(task_key)s epoch %(epoch)s is also in %(seen)s",
+                task_key=task_key,
+                epoch=epoch,
+                seen=seen[key],
+            ),
+        )
         return
     seen[key] = member
     raw_turn = metadata.get("turn")
@@ -257,7 +298,7 @@ def _scoring_results(
     log: _Log, member: str, scores: Any, scorer: str | None
 ) -> tuple[str, list[Any]] | None:
     if not isinstance(scores, dict) or not scores:
-        log.report(member, "scores", "the sample has no scores")
+        log.report(member, "scores", gettext_noop("the sample has no scores"))
         return None
     carrying = {
         name: score["metadata"]["scoring_results"]
@@ -268,15 +309,26 @@ def _scoring_results(
         and (scorer is None or name == scorer)
     }
     if len(carrying) != 1:
-        names = ", ".join(sorted(carrying)) or "none"
-        which = f"scorer {shown(scorer)}" if scorer else "exactly one score"
-        found = f"found {names}"
-        log.report(member, "scores", f"expected {which} with metadata.scoring_results, {found}")
+        names = ", ".join(sorted(carrying)) or gettext_noop("none")
+        if scorer:
+            message = gettext_noop(
+                "expected scorer %(scorer)s with metadata.scoring_results, found %(names)s",
+                scorer=shown(scorer),
+                names=names,
+            )
+        else:
+            message = gettext_noop(
+                "expected exactly one score with metadata.scoring_results, found %(names)s",
+                names=names,
+            )
+        log.report(member, "scores", message)
         return None
     ((name, results),) = carrying.items()
     if not isinstance(results, list):
         field = f"scores.{name}.metadata.scoring_results"
-        log.report(member, field, f"expected a list, got {describe(results)}")
+        log.report(
+            member, field, gettext_noop("expected a list, got %(got)s", got=describe(results))
+        )
         return None
     return name, results
 
@@ -298,7 +350,9 @@ def _verdicts(
     for n, result in enumerate(results):
         field = f"scores.{name}.metadata.scoring_results[{n}]"
         if not isinstance(result, dict):
-            log.report(member, field, f"expected an object, got {describe(result)}")
+            log.report(
+                member, field, gettext_noop("expected an object, got %(got)s", got=describe(result))
+            )
             continue
         cid, weight = result.get("criterion_id"), result.get("weight")
         raw = result.get("judgement")
@@ -307,11 +361,23 @@ def _verdicts(
         rationale = result.get("explanation", result.get("rationale")) or ""
         bad = len(log.problems)
         if _text(cid) is None:
-            log.report(member, f"{field}.criterion_id", f"expected text, got {shown(cid)}")
+            log.report(
+                member,
+                f"{field}.criterion_id",
+                gettext_noop("expected text, got %(got)s", got=shown(cid)),
+            )
         elif cid in ids:
-            log.report(member, f"{field}.criterion_id", f"criterion '{cid}' is judged twice")
+            log.report(
+                member,
+                f"{field}.criterion_id",
+                gettext_noop("criterion '%(code)s' is judged twice", code=cid),
+            )
         if isinstance(weight, bool) or not isinstance(weight, int):
-            log.report(member, f"{field}.weight", f"expected an integer, got {shown(weight)}")
+            log.report(
+                member,
+                f"{field}.weight",
+                gettext_noop("expected an integer, got %(got)s", got=shown(weight)),
+            )
         # An explicit null is an answer that could not be read; a missing judgement is a fault.
         if (
             judgement is None
@@ -319,9 +385,21 @@ def _verdicts(
             and ("judgement" not in result or result["judgement"] is not None)
         ):
             shown_judgement = shown(result.get("judgement"))
-            log.report(member, f"{field}.judgement", f"{shown_judgement} is not {ACCEPTED}")
+            log.report(
+                member,
+                f"{field}.judgement",
+                gettext_noop(
+                    "%(value)s is not %(accepted)s",
+                    value=shown_judgement,
+                    accepted=ACCEPTED,
+                ),
+            )
         if not isinstance(rationale, str):
-            log.report(member, f"{field}.explanation", f"expected text, got {describe(rationale)}")
+            log.report(
+                member,
+                f"{field}.explanation",
+                gettext_noop("expected text, got %(got)s", got=describe(rationale)),
+            )
         if len(log.problems) > bad or found["judge"] is None:
             continue
         if judged is None and found["model"] is None:

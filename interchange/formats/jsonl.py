@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .problems import Problem, describe
+from .problems import Problem, describe, gettext_noop
 
 __all__ = [
     "LARGEST_INTEGER",
@@ -35,7 +35,7 @@ class JsonRefused(ValueError):
 
     def __init__(self, message: str, path: tuple[str | int, ...] = ()) -> None:
         super().__init__(message)
-        self.path = path
+        self.message, self.path = message, path
 
 
 class _LongNumber:
@@ -52,9 +52,12 @@ def _integer(text: str) -> int | _LongNumber:
 
 def _long_number(value: Any, path: tuple[str | int, ...] = ()) -> JsonRefused | None:
     if isinstance(value, _LongNumber):
-        return JsonRefused(
-            f"a number of {value.digits} digits (at most {MAX_INTEGER_DIGITS})", path
+        message = gettext_noop(
+            "a number of %(digits)s digits (at most %(most)s)",
+            digits=value.digits,
+            most=MAX_INTEGER_DIGITS,
         )
+        return JsonRefused(message, path)
     if isinstance(value, dict):
         children: Iterator[tuple[str | int, Any]] = iter(value.items())
     elif isinstance(value, list):
@@ -67,7 +70,7 @@ def _long_number(value: Any, path: tuple[str | int, ...] = ()) -> JsonRefused | 
     return None
 
 
-NUL_REFUSED = "holds the NUL character (\\u0000), which the database cannot store"
+NUL_REFUSED = gettext_noop("holds the NUL character (\\u0000), which the database cannot store")
 
 
 def nul_in(value: Any, path: tuple[str | int, ...] = ()) -> JsonRefused | None:
@@ -78,7 +81,12 @@ def nul_in(value: Any, path: tuple[str | int, ...] = ()) -> JsonRefused | None:
     if isinstance(value, dict):
         for key, child in value.items():
             if "\x00" in key:
-                return JsonRefused(f"a key {NUL_REFUSED}", path)
+                return JsonRefused(
+                    gettext_noop(
+                        "a key holds the NUL character (\\u0000), which the database cannot store"
+                    ),
+                    path,
+                )
             if (found := nul_in(child, (*path, key))) is not None:
                 return found
     elif isinstance(value, list):
@@ -97,21 +105,21 @@ def loads(text: str) -> Any:
     try:
         value = _DECODER.decode(text)
     except RecursionError:
-        raise JsonRefused("nested too deeply") from None
+        raise JsonRefused(gettext_noop("nested too deeply")) from None
     if (long_number := _long_number(value)) is not None:
         raise long_number
     return value
 
 
 def _no_constants(name: str) -> Any:
-    raise JsonRefused(f"{name} is not JSON")
+    raise JsonRefused(gettext_noop("%(name)s is not JSON", name=name))
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise JsonRefused(f"key '{key}' appears twice")
+            raise JsonRefused(gettext_noop("key '%(key)s' appears twice", key=key))
         result[key] = value
     return result
 
@@ -130,7 +138,7 @@ def iter_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[int, dict[
     try:
         handle = path.open("rb")
     except FileNotFoundError:
-        problems.append(Problem(path.name, None, None, "file not found"))
+        problems.append(Problem(path.name, None, None, gettext_noop("file not found")))
         return
     with handle:
         for number, raw in enumerate(handle, start=1):
@@ -139,7 +147,7 @@ def iter_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[int, dict[
                 problems.append(Problem(path.name, number, None, obj))
             elif isinstance(obj, JsonRefused):
                 field = ".".join(str(key) for key in obj.path)
-                problems.append(Problem(path.name, number, field, str(obj)))
+                problems.append(Problem(path.name, number, field, obj.message))
             elif obj is not None:
                 yield number, obj
 
@@ -149,20 +157,28 @@ def _parse_line(raw: bytes) -> dict[str, Any] | JsonRefused | str | None:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        return f"not valid UTF-8 ({error.reason} at byte {error.start})"
+        return gettext_noop(
+            "not valid UTF-8 (%(reason)s at byte %(byte)s)", reason=error.reason, byte=error.start
+        )
     if not text.strip():
         return None
     try:
         value = loads(text)
     except json.JSONDecodeError as error:
-        return f"not valid JSON ({error.msg} at column {error.colno})"
+        return gettext_noop(
+            "not valid JSON (%(reason)s at column %(column)s)", reason=error.msg, column=error.colno
+        )
     except JsonRefused as error:
-        return error if error.path else f"not valid JSON ({error})"
+        return (
+            error
+            if error.path
+            else gettext_noop("not valid JSON (%(reason)s)", reason=error.message)
+        )
     if not isinstance(value, dict):
-        return f"expected an object, got {describe(value)}"
+        return gettext_noop("expected an object, got %(got)s", got=describe(value))
     # NUL reaches a decoded text only as the escape \\u0000 (a raw one is refused above).
     if ("\\u0000" in text or "\x00" in text) and (nul := nul_in(value)) is not None:
-        return nul if nul.path else str(nul)
+        return nul if nul.path else nul.message
     return value
 
 
@@ -182,16 +198,21 @@ class FieldReader:
         value = self.obj.get(key)
         if value is None:
             if required:
-                self.report(key, "is missing")
+                self.report(key, gettext_noop("is missing"))
             return None
         if allow_int and isinstance(value, int) and not isinstance(value, bool):
             return str(value)
         if not isinstance(value, str):
-            wanted = "a string or an integer" if allow_int else "a string"
-            self.report(key, f"expected {wanted}, got {describe(value)}")
+            if allow_int:
+                message = gettext_noop(
+                    "expected a string or an integer, got %(got)s", got=describe(value)
+                )
+            else:
+                message = gettext_noop("expected a string, got %(got)s", got=describe(value))
+            self.report(key, message)
             return None
         if not value.strip():
-            self.report(key, "is empty")
+            self.report(key, gettext_noop("is empty"))
             return None
         return value
 
@@ -201,7 +222,7 @@ class FieldReader:
         if value is None:
             return default
         if not isinstance(value, str):
-            self.report(key, f"expected a string, got {describe(value)}")
+            self.report(key, gettext_noop("expected a string, got %(got)s", got=describe(value)))
             return default
         return value
 
@@ -218,15 +239,23 @@ class FieldReader:
         value = self.obj.get(key)
         if value is None:
             if default is None:
-                self.report(key, "is missing")
+                self.report(key, gettext_noop("is missing"))
             return default
         if isinstance(value, bool) or not isinstance(value, int):
-            self.report(key, f"expected an integer, got {describe(value)}")
+            self.report(key, gettext_noop("expected an integer, got %(got)s", got=describe(value)))
             return default
         if minimum is not None and value < minimum:
-            self.report(key, f"must be at least {minimum}, got {value}")
+            self.report(
+                key,
+                gettext_noop("must be at least %(least)s, got %(got)s", least=minimum, got=value),
+            )
             return default
         if value > maximum:
-            self.report(key, f"must be at most {maximum:,}, got {value:,}")
+            self.report(
+                key,
+                gettext_noop(
+                    "must be at most %(most)s, got %(got)s", most=f"{maximum:,}", got=f"{value:,}"
+                ),
+            )
             return default
         return value

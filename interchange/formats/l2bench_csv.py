@@ -29,9 +29,17 @@ from pathlib import Path
 from l2annot.formulas import spreadsheet_safe, spreadsheet_unsafe
 from taxonomy.languages import UnknownLanguage, language_code
 
-from .criteria import Criterion, Layer, format_criteria, format_criterion, parse_criteria
+from .criteria import (
+    Criterion,
+    Layer,
+    a_criterion_of,
+    criterion_named,
+    format_criteria,
+    format_criterion,
+    parse_criteria,
+)
 from .jsonl import NUL_REFUSED
-from .problems import Problem
+from .problems import Problem, gettext_noop
 
 __all__ = [
     "CONTEXT_PREFIX",
@@ -148,9 +156,17 @@ def read_tasks_csv(path: Path, resources_dir: Path | None = None) -> TasksFile:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             reader.read(csv.reader(handle))
     except FileNotFoundError:
-        reader.report(None, None, "file not found")
+        reader.report(None, None, gettext_noop("file not found"))
     except UnicodeDecodeError as error:
-        reader.report(None, None, f"not valid UTF-8 ({error.reason} at byte {error.start})")
+        reader.report(
+            None,
+            None,
+            gettext_noop(
+                "not valid UTF-8 (%(reason)s at byte %(byte)s)",
+                reason=error.reason,
+                byte=error.start,
+            ),
+        )
     except csv.Error as error:
         reader.report(reader.reading, None, _csv_problem(error))
     return TasksFile(
@@ -160,8 +176,11 @@ def read_tasks_csv(path: Path, resources_dir: Path | None = None) -> TasksFile:
 
 def _csv_problem(error: csv.Error) -> str:
     if "field larger than field limit" in str(error):
-        return f"a cell is longer than {MAX_CELL_CHARACTERS:,} characters: the file is not read"
-    return f"not valid CSV ({error}): the file is read no further"
+        return gettext_noop(
+            "a cell is longer than %(most)s characters: the file is not read",
+            most=f"{MAX_CELL_CHARACTERS:,}",
+        )
+    return gettext_noop("not valid CSV (%(error)s): the file is read no further", error=str(error))
 
 
 class _Reader:
@@ -187,7 +206,7 @@ class _Reader:
         csv.field_size_limit(MAX_CELL_CHARACTERS)
         header = next(rows, None)
         if header is None:
-            self.report(None, None, "the file is empty (no header row)")
+            self.report(None, None, gettext_noop("the file is empty (no header row)"))
             return
         if not self.check_header(header):
             return
@@ -197,7 +216,15 @@ class _Reader:
             if not any(value.strip() for value in values):
                 continue
             if len(values) != len(header):
-                self.report(self.row, None, f"has {len(values)} cells, header has {len(header)}")
+                self.report(
+                    self.row,
+                    None,
+                    gettext_noop(
+                        "has %(count)s cells, header has %(header)s",
+                        count=len(values),
+                        header=len(header),
+                    ),
+                )
                 continue
             if any("\x00" in value for value in values):
                 for name, value in zip(header, values, strict=True):
@@ -215,26 +242,44 @@ class _Reader:
             self.report(
                 1,
                 None,
-                f"the header has {len(header):,} columns; a tasks file has at most "
-                f"{MAX_COLUMNS:,} (the {len(REQUIRED_COLUMNS)} of the layout and context columns)",
+                gettext_noop(
+                    "the header has %(count)s columns; a tasks file has at most %(most)s "
+                    "(the %(layout)s of the layout and context columns)",
+                    count=f"{len(header):,}",
+                    most=f"{MAX_COLUMNS:,}",
+                    layout=len(REQUIRED_COLUMNS),
+                ),
             )
             return False
         ok = True
         if any("\x00" in name for name in header):
-            self.report(1, None, f"a column name {NUL_REFUSED}")
+            message = gettext_noop(
+                "a column name holds the NUL character (\\u0000), which the database cannot store"
+            )
+            self.report(1, None, message)
             return False
         present = Counter(header)
         missing = [name for name in REQUIRED_COLUMNS if name not in present]
         if missing:
-            self.report(1, None, f"missing columns: {', '.join(missing)}")
+            self.report(
+                1, None, gettext_noop("missing columns: %(columns)s", columns=", ".join(missing))
+            )
             ok = False
         duplicated = sorted(name for name, count in present.items() if count > 1)
         if duplicated:
-            self.report(1, None, f"columns appear more than once: {', '.join(duplicated)}")
+            self.report(
+                1,
+                None,
+                gettext_noop(
+                    "columns appear more than once: %(columns)s", columns=", ".join(duplicated)
+                ),
+            )
             ok = False
         for name in header:
             if name.startswith(CONTEXT_PREFIX) and not name[len(CONTEXT_PREFIX) :].strip():
-                self.report(1, name, "a context column needs a variable key after 'context:'")
+                self.report(
+                    1, name, gettext_noop("a context column needs a variable key after 'context:'")
+                )
                 ok = False
         self.context_columns = tuple(
             sorted(
@@ -254,16 +299,27 @@ class _Reader:
         key = cells["task_key"].strip()
         for name in _NOT_EMPTY:
             if not cells[name].strip():
-                self.report(self.row, name, "is empty")
+                self.report(self.row, name, gettext_noop("is empty"))
         if key and key in self.key_rows:
             first = self.key_rows[key]
-            self.report(self.row, "task_key", f"duplicate task_key '{key}' (first at row {first})")
+            self.report(
+                self.row,
+                "task_key",
+                gettext_noop(
+                    "duplicate task_key '%(key)s' (first at row %(first)s)", key=key, first=first
+                ),
+            )
         elif key:
             self.key_rows[key] = self.row
         published = parse_published(cells[PUBLISHED_COLUMN])
         if published is None:
-            allowed = "true, false, yes, no, 1, 0"
-            self.report(self.row, PUBLISHED_COLUMN, f"'{cells[PUBLISHED_COLUMN]}' is not {allowed}")
+            self.report(
+                self.row,
+                PUBLISHED_COLUMN,
+                gettext_noop(
+                    "'%(value)s' is not true, false, yes, no, 1, 0", value=cells[PUBLISHED_COLUMN]
+                ),
+            )
         resources = tuple(cells[c].strip() for c in RESOURCE_COLUMNS if cells[c].strip())
         for column in RESOURCE_COLUMNS:
             self.check_resource(column, cells[column].strip())
@@ -307,9 +363,21 @@ class _Reader:
         if not name:
             return
         if "/" in name or "\\" in name or name in {".", ".."}:
-            self.report(self.row, column, f"resource '{name}' must be a plain file name")
+            self.report(
+                self.row,
+                column,
+                gettext_noop("resource '%(name)s' must be a plain file name", name=name),
+            )
         elif self.resources_dir is not None and not (self.resources_dir / name).is_file():
-            self.report(self.row, column, f"resource file '{name}' is not in {RESOURCES_DIR}/")
+            self.report(
+                self.row,
+                column,
+                gettext_noop(
+                    "resource file '%(name)s' is not in %(folder)s/",
+                    name=name,
+                    folder=RESOURCES_DIR,
+                ),
+            )
 
     def parse_layer(self, cell: str, layer: Layer, column: str, key: str) -> tuple[Criterion, ...]:
         parsed = parse_criteria(cell, layer, task_key=key or None)
@@ -326,14 +394,38 @@ class _Reader:
             self.shared[criterion.id] = (criterion, self.row)
             return
         first, row = seen
-        where = f"{criterion.layer} criterion '{criterion.id}'"
+        where = criterion_named(criterion.layer, criterion.id)
         if first.layer is not criterion.layer:
-            self.report(self.row, column, f"{where} is a {first.layer} criterion at row {row}")
+            self.report(
+                self.row,
+                column,
+                gettext_noop(
+                    "%(where)s is %(other)s at row %(row)s",
+                    where=where,
+                    other=a_criterion_of(first.layer),
+                    row=row,
+                ),
+            )
         elif first.weight != criterion.weight:
-            weights = f"weight {criterion.weight} here but {first.weight} at row {row}"
-            self.report(self.row, column, f"{where} has {weights}")
+            self.report(
+                self.row,
+                column,
+                gettext_noop(
+                    "%(where)s has weight %(weight)s here but %(first)s at row %(row)s",
+                    where=where,
+                    weight=criterion.weight,
+                    first=first.weight,
+                    row=row,
+                ),
+            )
         elif first.description != criterion.description:
-            self.report(self.row, column, f"{where} has different text here than at row {row}")
+            self.report(
+                self.row,
+                column,
+                gettext_noop(
+                    "%(where)s has different text here than at row %(row)s", where=where, row=row
+                ),
+            )
 
 
 class NotWritable(ValueError):

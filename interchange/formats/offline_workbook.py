@@ -42,7 +42,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from l2annot.formulas import as_text_cell
 from rubrics.scoring import verdict_label, verdict_labels
 
-from .problems import Problem, shown
+from .problems import Problem, gettext_noop, shown
 
 __all__ = [
     "FORMAT",
@@ -352,7 +352,7 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
     try:
         workbook = load_workbook(path, read_only=True, data_only=True)
     except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError, ValueError):
-        report(None, None, "is not an Excel workbook (.xlsx) written by L2 Annot")
+        report(None, None, gettext_noop("is not an Excel workbook (.xlsx) written by L2 Annot"))
         return empty, tuple(problems)
     except ParseError as error:
         report(None, None, _malformed(error))
@@ -364,7 +364,7 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
         report(None, None, str(error))
         return empty, tuple(problems)
     except (zipfile.BadZipFile, KeyError, OSError, ValueError):  # a part broken inside the zip
-        report(None, None, "is not an Excel workbook (.xlsx) written by L2 Annot")
+        report(None, None, gettext_noop("is not an Excel workbook (.xlsx) written by L2 Annot"))
         return empty, tuple(problems)
     except ParseError as error:
         problems.clear()
@@ -377,9 +377,10 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
 def _malformed(error: ParseError) -> str:
     # XML cannot hold some characters at all, NUL among them (a cell written `&#0;`): such a
     # part stops the reader, and nothing of the workbook is read.
-    return (
+    return gettext_noop(
         "is not an Excel workbook (.xlsx) written by L2 Annot: a part of it is not well-formed "
-        f"XML ({error}; a NUL or other control character cannot be in a cell)"
+        "XML (%(error)s; a NUL or other control character cannot be in a cell)",
+        error=str(error),
     )
 
 
@@ -393,11 +394,26 @@ def _read(
     empty = GradingResult("", "", (), False)
     missing = [name for name in (SHEET, META) if name not in workbook.sheetnames]
     if missing:
-        report(None, None, f"has no sheet {', '.join(map(repr, missing))}: not a grading workbook")
+        report(
+            None,
+            None,
+            gettext_noop(
+                "has no sheet %(sheets)s: not a grading workbook",
+                sheets=", ".join(map(repr, missing)),
+            ),
+        )
         return empty, tuple(problems)
     meta = _meta(workbook[META])
     if meta.get("format") != FORMAT:
-        report(None, None, f"format {shown(meta.get('format'))} is not {FORMAT!r}")
+        report(
+            None,
+            None,
+            gettext_noop(
+                "format %(value)s is not %(expected)s",
+                value=shown(meta.get("format")),
+                expected=repr(FORMAT),
+            ),
+        )
     annotator, study_id = meta.get("annotator", ""), meta.get("study_id", "")
     row_ids: list[tuple[str, str]] = []
     graded: list[GradedRow] = []
@@ -413,7 +429,11 @@ def _read(
         if criterion_id.startswith(LIKERT_PREFIX):
             rating = _rating(value)
             if rating is False:
-                report(number, "rating", f"{shown(value)} is not a whole number from 1 to 5")
+                report(
+                    number,
+                    "rating",
+                    gettext_noop("%(value)s is not a whole number from 1 to 5", value=shown(value)),
+                )
             rating = None if isinstance(rating, bool) else rating
             rated.append(
                 RatedRow(item_id, criterion_id.removeprefix(LIKERT_PREFIX), rating, number)
@@ -422,7 +442,13 @@ def _read(
         level = _level(value)
         verdict = None if level is not None else _verdict(value)
         if verdict is False:  # (a whole number is a level, checked by the caller)
-            report(number, "verdict", f"{shown(value)} is not Pass, Fail, Present, Absent or N/A")
+            report(
+                number,
+                "verdict",
+                gettext_noop(
+                    "%(value)s is not Pass, Fail, Present, Absent or N/A", value=shown(value)
+                ),
+            )
         rationale = _cell_text(cells[RATIONALE_COLUMN - 1])
         wording = isinstance(value, str) and value.strip().casefold() in _PENALTY_WORDS
         verdict = verdict if isinstance(verdict, GradeVerdict) else None
@@ -430,8 +456,14 @@ def _read(
     expected = signature(key, annotator, study_id, row_ids)
     valid = hmac.compare_digest(expected, meta.get("signature", ""))
     if not valid:
-        changed = "ids, the order of rows or the annotator were changed"
-        report(None, None, f"the signature does not match: {changed}; download a fresh copy")
+        report(
+            None,
+            None,
+            gettext_noop(
+                "the signature does not match: ids, the order of rows or the annotator were "
+                "changed; download a fresh copy"
+            ),
+        )
     result = GradingResult(annotator, study_id, tuple(graded), valid, tuple(rated))
     return result, tuple(problems)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .jsonl import FieldReader, iter_jsonl
-from .problems import Problem, describe, shown
+from .problems import Problem, describe, gettext_noop, shown
 
 __all__ = [
     "ResponseRecord",
@@ -84,11 +84,24 @@ def read_responses_jsonl(path: Path) -> ResponsesFile:
         identity = (record.task_key, record.model, record.version, record.epoch)
         if record.external_id is not None and record.external_id in by_id:
             first = by_id[record.external_id]
-            fields.report("id", f"duplicate id '{record.external_id}' (first at line {first})")
+            fields.report(
+                "id",
+                gettext_noop(
+                    "duplicate id '%(external_id)s' (first at line %(first)s)",
+                    external_id=record.external_id,
+                    first=first,
+                ),
+            )
         elif identity in by_identity:
             first = by_identity[identity]
-            same = "the same task_key, model, version and epoch"
-            fields.report(None, f"a second response for {same} (first at line {first})")
+            fields.report(
+                None,
+                gettext_noop(
+                    "a second response for the same task_key, model, version and epoch "
+                    "(first at line %(first)s)",
+                    first=first,
+                ),
+            )
         else:
             if record.external_id is not None:
                 by_id[record.external_id] = line
@@ -109,13 +122,16 @@ def _response(fields: FieldReader) -> ResponseRecord | None:
     response: str | None = None
     turns: tuple[Turn, ...] | None = None
     if has_response == has_turns:
-        fields.report(None, "needs exactly one of 'response' and 'turns'")
+        fields.report(None, gettext_noop("needs exactly one of 'response' and 'turns'"))
     elif has_turns:
         turns = _turns(fields)
     elif isinstance(fields.obj["response"], str):
         response = fields.obj["response"]
     else:
-        fields.report("response", f"expected a string, got {describe(fields.obj['response'])}")
+        fields.report(
+            "response",
+            gettext_noop("expected a string, got %(got)s", got=describe(fields.obj["response"])),
+        )
     if fields.failed or task_key is None or model is None or epoch is None:
         return None
     return ResponseRecord(
@@ -134,7 +150,7 @@ def _response(fields: FieldReader) -> ResponseRecord | None:
 def _task_key(fields: FieldReader) -> str | None:
     both = "task_key" in fields.obj and "task_id" in fields.obj
     if both and fields.obj["task_key"] != fields.obj["task_id"]:
-        fields.report("task_id", "differs from 'task_key' (give one of them)")
+        fields.report("task_id", gettext_noop("differs from 'task_key' (give one of them)"))
         return None
     key = "task_key" if "task_key" in fields.obj or "task_id" not in fields.obj else "task_id"
     return fields.text(key, allow_int=True)
@@ -143,24 +159,34 @@ def _task_key(fields: FieldReader) -> str | None:
 def _turns(fields: FieldReader) -> tuple[Turn, ...] | None:
     value = fields.obj["turns"]
     if not isinstance(value, list) or not value:
-        got = "an empty list" if value == [] else describe(value)
-        fields.report("turns", f"expected a non-empty list of turns, got {got}")
+        got = gettext_noop("an empty list") if value == [] else describe(value)
+        fields.report(
+            "turns", gettext_noop("expected a non-empty list of turns, got %(got)s", got=got)
+        )
         return None
     turns: list[Turn] = []
     for n, item in enumerate(value):
         where = f"turns[{n}]"
         if not isinstance(item, dict):
-            fields.report(where, f"expected an object, got {describe(item)}")
+            fields.report(
+                where, gettext_noop("expected an object, got %(got)s", got=describe(item))
+            )
             continue
         role, content = item.get("role"), item.get("content")
         if role not in {r.value for r in Role}:
-            fields.report(f"{where}.role", f"{shown(role)} is not user, assistant or system")
+            fields.report(
+                f"{where}.role",
+                gettext_noop("%(value)s is not user, assistant or system", value=shown(role)),
+            )
         if not isinstance(content, str):
-            fields.report(f"{where}.content", f"expected a string, got {describe(content)}")
+            fields.report(
+                f"{where}.content",
+                gettext_noop("expected a string, got %(got)s", got=describe(content)),
+            )
         if isinstance(content, str) and role in {r.value for r in Role}:
             turns.append(Turn(Role(role), content))
     if len(turns) == len(value) and not any(t.role is Role.ASSISTANT for t in turns):
-        fields.report("turns", "has no assistant turn (the model's response)")
+        fields.report("turns", gettext_noop("has no assistant turn (the model's response)"))
     return tuple(turns)
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .jsonl import FieldReader, iter_jsonl
-from .problems import Problem, shown
+from .problems import Problem, gettext_noop, shown
 
 __all__ = [
     "RatingRecord",
@@ -49,7 +49,7 @@ __all__ = [
 
 _TRUE = frozenset({"true", "pass", "yes"})
 _FALSE = frozenset({"false", "fail", "no"})
-ACCEPTED = "true or false (also pass/fail, yes/no)"
+ACCEPTED = gettext_noop("true or false (also pass/fail, yes/no)")
 SCORES = range(1, 6)
 RATING_FIELDS = ("question", "score")
 VERDICT_FIELDS = ("criterion_id", "verdict", "weight", "record_id")
@@ -191,8 +191,10 @@ def read_verdicts_jsonl(path: Path) -> VerdictsFile:
         if is_rating and any(obj.get(name) is not None for name in VERDICT_FIELDS):
             fields.report(
                 None,
-                "a line is a verdict ('criterion_id', 'verdict') or a rating "
-                "('question', 'score'), not both",
+                gettext_noop(
+                    "a line is a verdict ('criterion_id', 'verdict') or a rating ('question', "
+                    "'score'), not both",
+                ),
             )
             continue
         record = _rating(fields) if is_rating else _verdict(fields)
@@ -201,13 +203,21 @@ def read_verdicts_jsonl(path: Path) -> VerdictsFile:
         if isinstance(record, RatingRecord):
             key: tuple[object, ...] = ("rating", record.response_key, record.question)
             key += (record.epoch, record.judge_model, record.prompt_version, record.run_id)
-            same = "a second rating for the same response, question, epoch, judge, prompt version"
+            same = gettext_noop(
+                "a second rating for the same response, question, epoch, judge, prompt version "
+                "and run (first at line %(seen)s)",
+                seen=seen.get(key),
+            )
         else:
             key = (record.response_key, record.criterion_id, record.judge_model)
             key += (record.prompt_version, record.run_id)
-            same = "a second verdict for the same response, criterion, judge, prompt version"
+            same = gettext_noop(
+                "a second verdict for the same response, criterion, judge, prompt version and "
+                "run (first at line %(seen)s)",
+                seen=seen.get(key),
+            )
         if key in seen:
-            fields.report(None, f"{same} and run (first at line {seen[key]})")
+            fields.report(None, same)
             continue
         seen[key] = line
         if isinstance(record, RatingRecord):
@@ -223,8 +233,13 @@ def _response(fields: FieldReader) -> tuple[str | None, str | None, str | None, 
     response_id = fields.text("response_id", required=False, allow_int=True)
     by_key = obj.get("task_key") is not None or obj.get("model") is not None
     if (obj.get("response_id") is not None) == by_key:
-        how = "by 'response_id', or by 'task_key' and 'model' (with 'epoch')"
-        fields.report(None, f"identify the response {how}, not both and not neither")
+        fields.report(
+            None,
+            gettext_noop(
+                "identify the response by 'response_id', or by 'task_key' and 'model' (with "
+                "'epoch'), not both and not neither"
+            ),
+        )
     task_key = fields.text("task_key", allow_int=True) if by_key else None
     model = fields.text("model") if by_key else None
     epoch = fields.integer("epoch", default=1, minimum=1)
@@ -246,11 +261,17 @@ def _rating(fields: FieldReader) -> RatingRecord | None:
     response_id, task_key, model, epoch = _response(fields)
     question = fields.text("question")
     if question is not None and not _is_slug(question):
-        fields.report("question", f"{shown(question)} is not a question key (a-z, 0-9, -, _)")
+        fields.report(
+            "question",
+            gettext_noop("%(value)s is not a question key (a-z, 0-9, -, _)", value=shown(question)),
+        )
         question = None
     score = fields.integer("score", default=None)
     if score is not None and score not in SCORES:
-        fields.report("score", f"{shown(obj['score'])} is not a whole number from 1 to 5")
+        fields.report(
+            "score",
+            gettext_noop("%(value)s is not a whole number from 1 to 5", value=shown(obj["score"])),
+        )
         score = None
     judge_model, rationale, prompt_version, run_id = _judge(fields)
     if fields.failed or question is None or score is None or judge_model is None:
@@ -280,9 +301,16 @@ def _verdict(fields: FieldReader) -> VerdictRecord | None:
     criterion_id = fields.text("criterion_id")
     verdict = parse_verdict(obj.get("verdict"))
     if obj.get("verdict") is None:
-        fields.report("verdict", f"is missing (expected {ACCEPTED})")
+        fields.report(
+            "verdict", gettext_noop("is missing (expected %(accepted)s)", accepted=ACCEPTED)
+        )
     elif verdict is None:
-        fields.report("verdict", f"{shown(obj['verdict'])} is not {ACCEPTED}")
+        fields.report(
+            "verdict",
+            gettext_noop(
+                "%(value)s is not %(accepted)s", value=shown(obj["verdict"]), accepted=ACCEPTED
+            ),
+        )
     judge_model, rationale, prompt_version, run_id = _judge(fields)
     weight = fields.integer("weight", default=None) if obj.get("weight") is not None else None
     record_id = fields.text("record_id", required=False)
@@ -311,9 +339,17 @@ def _check_record_id(
 ) -> None:
     parts = parse_batch_record_id(record_id)
     if parts is None:
-        fields.report("record_id", f"'{record_id}' is not <task_key>/<criterion_id>")
+        fields.report(
+            "record_id",
+            gettext_noop("'%(record_id)s' is not <task_key>/<criterion_id>", record_id=record_id),
+        )
     elif parts[1] != criterion_id or (task_key is not None and parts[0] != task_key):
-        fields.report("record_id", f"'{record_id}' does not match task_key and criterion_id")
+        fields.report(
+            "record_id",
+            gettext_noop(
+                "'%(record_id)s' does not match task_key and criterion_id", record_id=record_id
+            ),
+        )
 
 
 def verdict_to_json(record: VerdictRecord) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from django.db.models import Model
 from audit import services as audit
 from audit.models import AuditEvent
 from interchange.formats.criteria import Criterion as FileCriterion
-from interchange.formats.jsonl import NUL_REFUSED
+from interchange.formats.criteria import a_criterion_of, criterion_named
 from interchange.formats.l2bench_csv import (
     CONTEXT_PREFIX,
     CRITERIA_COLUMNS,
@@ -46,7 +46,7 @@ from interchange.formats.l2bench_csv import (
     TasksFile,
     read_l2bench_folder,
 )
-from interchange.formats.problems import Problem
+from interchange.formats.problems import Problem, gettext_noop
 from interchange.importers.collector import collector_paused
 from interchange.importers.plan import (
     BenchmarkPlan,
@@ -262,7 +262,10 @@ class Planner:
             self.problem(
                 row,
                 "task_key",
-                f"'{record.task_key}' is not a task key: up to 64 letters, digits, '.', '_' or '-'",
+                gettext_noop(
+                    "'%(task_key)s' is not a task key: up to 64 letters, digits, '.', '_' or '-'",
+                    task_key=record.task_key,
+                ),
             )
         for column, field, value in (
             ("task", "instruction", record.task),
@@ -292,25 +295,38 @@ class Planner:
         if len(by_name) == 1:
             return by_name[0]
         if len(by_name) > 1:
-            codes = ", ".join(sub.code for sub in by_name)
-            message = f"'{wanted}' is the name of several sub-competencies ({codes}): use the code"
-        else:
-            message = (
-                f"unknown sub-competency '{wanted}': no sub-competency of framework "
-                f"'{self.framework.code}' has this code or name"
+            message = gettext_noop(
+                "'%(wanted)s' is the name of several sub-competencies (%(codes)s): use the code",
+                wanted=wanted,
+                codes=", ".join(sub.code for sub in by_name),
             )
-            message += (
-                " (creating missing sub-competencies takes a code: a competency's code and "
-                "letters, like 02a, under a competency of the framework)"
-                if self.create_missing
-                else " (an import creating missing sub-competencies adds a code like 02a under "
-                "its competency: --create-missing, or the upload page's checkbox)"
+        elif self.create_missing:
+            message = gettext_noop(
+                "unknown sub-competency '%(wanted)s': no sub-competency of framework "
+                "'%(framework)s' has this code or name (creating missing sub-competencies takes "
+                "a code: a competency's code and letters, like 02a, under a competency of the "
+                "framework)",
+                wanted=wanted,
+                framework=self.framework.code,
+            )
+        else:
+            message = gettext_noop(
+                "unknown sub-competency '%(wanted)s': no sub-competency of framework "
+                "'%(framework)s' has this code or name (an import creating missing "
+                "sub-competencies adds a code like 02a under its competency: --create-missing, "
+                "or the upload page's checkbox)",
+                wanted=wanted,
+                framework=self.framework.code,
             )
         self.problem(record.row, "competency", message)
         return None
 
     def unknown_variable(self, key: str) -> str:
-        return f"unknown context variable '{key}' (not in framework '{self.framework.code}')"
+        return gettext_noop(
+            "unknown context variable '%(key)s' (not in framework '%(framework)s')",
+            key=key,
+            framework=self.framework.code,
+        )
 
     def resolve_context(self, record: TaskRecord, skip: set[str]) -> dict[int, ContextSetting]:
         settings: dict[int, ContextSetting] = {}
@@ -338,26 +354,49 @@ class Planner:
                 content = path.read_bytes()
             except OSError as error:
                 self.problem(
-                    record.row, column, f"cannot read resource '{name}' ({error.strerror})"
+                    record.row,
+                    column,
+                    gettext_noop(
+                        "cannot read resource '%(name)s' (%(reason)s)",
+                        name=name,
+                        reason=error.strerror,
+                    ),
                 )
                 continue
             if not name.lower().endswith(TEXT_EXTENSIONS):
                 if not content:
-                    self.problem(record.row, column, f"resource file '{name}' is empty")
+                    self.problem(
+                        record.row,
+                        column,
+                        gettext_noop("resource file '%(name)s' is empty", name=name),
+                    )
                 specs.append(ResourceSpec(name, TaskResource.Kind.FILE, content=content))
                 continue
             try:
                 text = content.decode("utf-8-sig")
             except UnicodeDecodeError as error:
                 self.problem(
-                    record.row, column, f"resource '{name}' is not UTF-8 text ({error.reason})"
+                    record.row,
+                    column,
+                    gettext_noop(
+                        "resource '%(name)s' is not UTF-8 text (%(reason)s)",
+                        name=name,
+                        reason=error.reason,
+                    ),
                 )
                 continue
             if "\x00" in text:
-                self.problem(record.row, column, f"resource '{name}' {NUL_REFUSED}")
+                message = gettext_noop(
+                    "resource '%(name)s' holds the NUL character (\\u0000), which the database "
+                    "cannot store",
+                    name=name,
+                )
+                self.problem(record.row, column, message)
                 continue
             if not text.strip():
-                self.problem(record.row, column, f"resource file '{name}' is empty")
+                self.problem(
+                    record.row, column, gettext_noop("resource file '%(name)s' is empty", name=name)
+                )
             specs.append(ResourceSpec(name, TaskResource.Kind.MARKDOWN, text=text))
         return specs
 
@@ -372,18 +411,41 @@ class Planner:
         criteria: dict[str, CriterionPlan],
     ) -> None:
         code, row = criterion.id, record.row
-        where = f"{layer} criterion '{code}'"
+        where = criterion_named(layer, code)
         if criterion.weight == 0:
-            self.problem(row, column, f"{where} has weight 0: it would count for nothing")
+            self.problem(
+                row,
+                column,
+                gettext_noop("%(where)s has weight 0: it would count for nothing", where=where),
+            )
         for field, value in (("weight", criterion.weight), ("wording", criterion.description)):
             for message in bound_problems(CriterionVersion, field, value):
-                self.problem(row, column, f"{where}: {field}: {message}")
+                self.problem(
+                    row,
+                    column,
+                    gettext_noop(
+                        "%(where)s: %(field)s: %(message)s",
+                        where=where,
+                        field=field,
+                        message=message,
+                    ),
+                )
         if len(code) > 80:
-            self.problem(row, column, f"{where}: a code has at most 80 characters")
+            self.problem(
+                row,
+                column,
+                gettext_noop("%(where)s: a code has at most 80 characters", where=where),
+            )
         sub_id, task_key = None, None
         if layer == Layer.UNIVERSAL:
             if not UNIVERSAL_CODE.match(code):
-                self.problem(row, column, f"'{code}' is not a universal criterion code (like 06u1)")
+                self.problem(
+                    row,
+                    column,
+                    gettext_noop(
+                        "'%(code)s' is not a universal criterion code (like 06u1)", code=code
+                    ),
+                )
         elif layer == Layer.CONSENSUS:
             owner_code = code.rpartition("-")[0]
             owner = self.subs_by_code.get(owner_code)
@@ -391,15 +453,24 @@ class Planner:
                 self.problem(
                     row,
                     column,
-                    f"'{code}' is not a consensus criterion code of a sub-competency of "
-                    f"framework '{self.framework.code}' (like 02a-05)",
+                    gettext_noop(
+                        "'%(code)s' is not a consensus criterion code of a sub-competency of "
+                        "framework '%(framework)s' (like 02a-05)",
+                        code=code,
+                        framework=self.framework.code,
+                    ),
                 )
             elif sub is not None and owner.pk != sub.pk:
                 self.problem(
                     row,
                     column,
-                    f"{where} belongs to sub-competency {owner.code}, but the task is in "
-                    f"{sub.code}: consensus criteria apply to the tasks of their sub-competency",
+                    gettext_noop(
+                        "%(where)s belongs to sub-competency %(owner)s, but the task is in "
+                        "%(sub)s: consensus criteria apply to the tasks of their sub-competency",
+                        where=where,
+                        owner=owner.code,
+                        sub=sub.code,
+                    ),
                 )
             else:
                 sub_id = owner.pk
@@ -407,7 +478,13 @@ class Planner:
             task_key = record.task_key
             if not re.fullmatch(rf"{re.escape(task_key)}-\d{{2,}}", code):
                 self.problem(
-                    row, column, f"'{code}' is not a task criterion code (like {task_key}-06)"
+                    row,
+                    column,
+                    gettext_noop(
+                        "'%(code)s' is not a task criterion code (like %(task_key)s-06)",
+                        code=code,
+                        task_key=task_key,
+                    ),
                 )
         if code in criteria:
             return  # the reader checked that shared criteria read the same on every row
@@ -431,14 +508,16 @@ class Planner:
             self.problem(
                 record.row,
                 "task_criteria",
-                "the task is marked published but has no task criteria of its own",
+                gettext_noop("the task is marked published but has no task criteria of its own"),
             )
         elif not any(c.weight > 0 for c in record.criteria):
             self.problem(
                 record.row,
                 "is_published_v1-0",
-                "the task is marked published but no criterion has a positive weight, "
-                "so no response could be scored",
+                gettext_noop(
+                    "the task is marked published but no criterion has a positive weight, so no "
+                    "response could be scored",
+                ),
             )
 
     def check_criteria_against_database(self, criteria: dict[str, CriterionPlan]) -> None:
@@ -453,12 +532,20 @@ class Planner:
                 self.problem(
                     row,
                     column,
-                    f"criterion '{plan.code}' is a {existing.layer} criterion in the database, "
-                    f"not a {plan.layer} one",
+                    gettext_noop(
+                        "criterion '%(code)s' is %(existing)s in the database, not %(planned)s",
+                        code=plan.code,
+                        existing=a_criterion_of(existing.layer),
+                        planned=a_criterion_of(plan.layer),
+                    ),
                 )
                 continue
             if existing.sub_competency_id != plan.sub_id or owner_task_key != plan.task_key:
-                self.problem(row, column, f"criterion '{plan.code}' belongs to another owner")
+                self.problem(
+                    row,
+                    column,
+                    gettext_noop("criterion '%(code)s' belongs to another owner", code=plan.code),
+                )
                 continue
             latest = plan.latest
             if latest is None or (latest.wording, latest.weight) != (plan.wording, plan.weight):
@@ -555,13 +642,20 @@ class Planner:
                 changes.add("task criteria")
             locked = existing.status in (Task.Status.IN_REVIEW, Task.Status.RETIRED)
             if locked and changes - {"version_at_time_of_draft"}:
-                state = existing.get_status_display().lower()
-                self.problem(
-                    record.row,
-                    "task_key",
-                    f"task '{record.task_key}' is {state} in the database and cannot be changed "
-                    f"by an import ({', '.join(sorted(changes))} differ)",
-                )
+                named = {"task_key": record.task_key, "changes": ", ".join(sorted(changes))}
+                if existing.status == Task.Status.IN_REVIEW:
+                    message = gettext_noop(
+                        "task '%(task_key)s' is in review in the database and cannot be changed "
+                        "by an import (%(changes)s differ)",
+                        **named,
+                    )
+                else:
+                    message = gettext_noop(
+                        "task '%(task_key)s' is retired in the database and cannot be changed by "
+                        "an import (%(changes)s differ)",
+                        **named,
+                    )
+                self.problem(record.row, "task_key", message)
 
 
 def bound_problems(model: type[Model], field: str, value: object) -> list[str]:

@@ -6,10 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from interchange.formats.problems import Problem
-
-# A person fixes a file from the first problems; thousands more only hide them (and bloat the job).
-SHOWN_PROBLEMS = 200
+from interchange.formats.problems import SHOWN_PROBLEMS, Problem
 
 # progress(done, total, stage): called as work advances; the command draws a bar with it,
 # the upload page stores it on the ImportJob.

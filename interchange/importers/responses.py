@@ -18,7 +18,7 @@ from django.db import transaction
 
 from audit import services as audit
 from audit.models import AuditEvent
-from interchange.formats.problems import Problem
+from interchange.formats.problems import Problem, gettext_noop
 from interchange.formats.responses import ResponseRecord, read_responses_jsonl
 from interchange.importers.collector import collector_paused
 from interchange.importers.report import ImportReport, Progress, no_progress
@@ -70,7 +70,11 @@ class ResponsesPlanner:
                 self.problem(
                     record.line,
                     "task_key",
-                    f"no task '{record.task_key}' in framework '{self.framework.code}'",
+                    gettext_noop(
+                        "no task '%(task_key)s' in framework '%(code)s'",
+                        task_key=record.task_key,
+                        code=self.framework.code,
+                    ),
                 )
             for name, value, limit in (
                 ("model", record.model, MAX_NAME),
@@ -79,9 +83,13 @@ class ResponsesPlanner:
                 ("id", external_id, MAX_ID),
             ):
                 if len(value) > limit:
-                    self.problem(record.line, name, f"is longer than {limit} characters")
+                    self.problem(
+                        record.line,
+                        name,
+                        gettext_noop("is longer than %(limit)s characters", limit=limit),
+                    )
             if record.response is not None and not record.response.strip():
-                self.problem(record.line, "response", "is empty")
+                self.problem(record.line, "response", gettext_noop("is empty"))
             if task is not None:
                 plans.append(ResponsePlan(record, task, external_id, None))
         existing = {
@@ -117,8 +125,11 @@ class ResponsesPlanner:
                 self.problem(
                     plan.record.line,
                     "turns",
-                    f"response {plan.external_id!r} is a dialogue graded turn by turn in a "
-                    "study: it cannot change",
+                    gettext_noop(
+                        "response %(external_id)s is a dialogue graded turn by turn in a study: it "
+                        "cannot change",
+                        external_id=repr(plan.external_id),
+                    ),
                 )
 
 

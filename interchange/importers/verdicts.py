@@ -25,7 +25,7 @@ from django.db import transaction
 
 from grading.models import LikertItem
 from interchange.formats.inspect_eval import read_inspect_eval
-from interchange.formats.problems import Problem
+from interchange.formats.problems import Problem, gettext_noop
 from interchange.formats.responses import ResponseRecord
 from interchange.formats.verdicts import RatingRecord, VerdictRecord, read_verdicts_jsonl
 from interchange.importers.report import ImportReport, Progress, no_progress
@@ -136,7 +136,11 @@ class VerdictsPlanner:
                 self.problem(
                     record,
                     "criterion_id",
-                    f"no criterion '{record.criterion_id}' in framework '{self.framework.code}'",
+                    gettext_noop(
+                        "no criterion '%(criterion_id)s' in framework '%(code)s'",
+                        criterion_id=record.criterion_id,
+                        code=self.framework.code,
+                    ),
                 )
                 continue
             if response is None:
@@ -146,7 +150,11 @@ class VerdictsPlanner:
                 self.problem(
                     record,
                     "criterion_id",
-                    f"criterion '{criterion.code}' is not in the rubric of task '{task.key}'",
+                    gettext_noop(
+                        "criterion '%(code)s' is not in the rubric of task '%(key)s'",
+                        code=criterion.code,
+                        key=task.key,
+                    ),
                 )
                 continue
             version = published.get((task.pk, criterion.pk)) or cast(
@@ -157,8 +165,14 @@ class VerdictsPlanner:
                 self.problem(
                     record,
                     "weight",
-                    f"the judge saw weight {record.weight}, but criterion '{criterion.code}' "
-                    f"has weight {version.weight} (version {version.number})",
+                    gettext_noop(
+                        "the judge saw weight %(seen)s, but criterion '%(code)s' has weight "
+                        "%(weight)s (version %(number)s)",
+                        seen=record.weight,
+                        code=criterion.code,
+                        weight=version.weight,
+                        number=version.number,
+                    ),
                 )
                 continue
             mismatch = _answer_mismatch(record, version, criterion.code)
@@ -171,11 +185,18 @@ class VerdictsPlanner:
                 self.problem(
                     record,
                     None,
-                    f"a second verdict for the same response, criterion, epoch "
-                    f"and run (first at {seen[identity]})",
+                    gettext_noop(
+                        "a second verdict for the same response, criterion, epoch and run "
+                        "(first at %(seen)s)",
+                        seen=seen[identity],
+                    ),
                 )
                 continue
-            seen[identity] = f"line {record.line}" if record.line else "an earlier sample"
+            seen[identity] = (
+                gettext_noop("line %(line)s", line=record.line)
+                if record.line
+                else gettext_noop("an earlier sample")
+            )
             plans.append(VerdictPlan(record, run, response, version))
         return fold_turns(plans)
 
@@ -191,8 +212,11 @@ class VerdictsPlanner:
                 self.problem(
                     record,
                     "question",
-                    f"no rating question '{record.question}' in a study of framework "
-                    f"'{self.framework.code}'",
+                    gettext_noop(
+                        "no rating question '%(question)s' in a study of framework '%(code)s'",
+                        question=record.question,
+                        code=self.framework.code,
+                    ),
                 )
                 continue
             if response is None:
@@ -203,8 +227,11 @@ class VerdictsPlanner:
                 self.problem(
                     record,
                     None,
-                    f"a second rating for the same response, question, epoch and run "
-                    f"(first at line {seen[identity]})",
+                    gettext_noop(
+                        "a second rating for the same response, question, epoch and run "
+                        "(first at line %(seen)s)",
+                        seen=seen[identity],
+                    ),
                 )
                 continue
             seen[identity] = record.line
@@ -218,13 +245,22 @@ class VerdictsPlanner:
                 task = self.tasks.get(str(record.task_key))
                 matches = {m for m in matches if task is not None and m[0] == task.pk}
             if not matches:
-                self.problem(record, "response_id", f"no response with id '{record.response_id}'")
+                self.problem(
+                    record,
+                    "response_id",
+                    gettext_noop(
+                        "no response with id '%(response_id)s'", response_id=record.response_id
+                    ),
+                )
             elif len(matches) > 1:
                 self.problem(
                     record,
                     "response_id",
-                    f"several tasks have a response with id '{record.response_id}': "
-                    "name it by task_key, model and epoch",
+                    gettext_noop(
+                        "several tasks have a response with id '%(response_id)s': name it by "
+                        "task_key, model and epoch",
+                        response_id=record.response_id,
+                    ),
                 )
             return next(iter(matches)) if len(matches) == 1 else None
         task = self.tasks.get(str(record.task_key))
@@ -232,23 +268,36 @@ class VerdictsPlanner:
             self.problem(
                 record,
                 "task_key",
-                f"no task '{record.task_key}' in framework '{self.framework.code}'",
+                gettext_noop(
+                    "no task '%(task_key)s' in framework '%(code)s'",
+                    task_key=record.task_key,
+                    code=self.framework.code,
+                ),
             )
             return None
         matches = self.by_epoch.get((task.pk, str(record.model), record.epoch), set())
-        which = f"model '{record.model}' to task '{task.key}' in epoch {record.epoch}"
+        which = {"model": record.model, "task": task.key, "epoch": record.epoch}
         if not matches:
             self.problem(
                 record,
                 "model",
-                f"no response of {which}: import the responses first, or name them by response_id",
+                gettext_noop(
+                    "no response of model '%(model)s' to task '%(task)s' in epoch %(epoch)s: "
+                    "import the responses first, or name them by response_id",
+                    **which,
+                ),
             )
         elif len(matches) > 1:
             ids = ", ".join(f"'{external_id}'" for _, external_id in sorted(matches))
             self.problem(
                 record,
                 "model",
-                f"several responses of {which} (ids {ids}): name one by response_id",
+                gettext_noop(
+                    "several responses of model '%(model)s' to task '%(task)s' in epoch "
+                    "%(epoch)s (ids %(ids)s): name one by response_id",
+                    **which,
+                    ids=ids,
+                ),
             )
         return next(iter(matches)) if len(matches) == 1 else None
 
@@ -285,11 +334,27 @@ def _answer_mismatch(record: VerdictRecord, version: CriterionVersion, code: str
     low, high = version.scale_min, version.scale_max
     if record.level is not None:
         if not version.is_ordinal:
-            return f"criterion '{code}' is met or not met: the level {record.level} is no verdict"
+            return gettext_noop(
+                "criterion '%(code)s' is met or not met: the level %(level)s is no verdict",
+                code=code,
+                level=record.level,
+            )
         if low is None or high is None or not low <= record.level <= high:
-            return f"criterion '{code}': the level {record.level} is outside its scale {low}-{high}"
+            return gettext_noop(
+                "criterion '%(code)s': the level %(level)s is outside its scale %(low)s-%(high)s",
+                code=code,
+                level=record.level,
+                low=low,
+                high=high,
+            )
     elif version.is_ordinal and record.verdict is not None:
-        return f"criterion '{code}' is rated on a scale {low}-{high}: give a level, not true/false"
+        return gettext_noop(
+            "criterion '%(code)s' is rated on a scale %(low)s-%(high)s: give a level, not "
+            "true/false",
+            code=code,
+            low=low,
+            high=high,
+        )
     return ""
 
 

@@ -10,6 +10,7 @@ from django.db import OperationalError
 from interchange import jobs
 from interchange.importers import benchmark, import_l2bench
 from interchange.models import ImportJob
+from interchange.problem_text import problem_text
 from rubrics.models import Task
 from tests.factories import benchmark_folder, generated, make_job
 
@@ -80,5 +81,6 @@ def test_a_background_job_cut_off_by_a_database_restart_ends_failed(starter_fram
         jobs.run_import_job.call(job.pk)
     job.refresh_from_db()
     assert job.status == ImportJob.Status.FAILED
-    assert "the connection to the database was lost during the import" in job.problems[0]
-    assert "terminating connection" not in job.problems[0]  # words, not the driver's message
+    shown = problem_text(job.problems[0])
+    assert "the connection to the database was lost during the import" in shown
+    assert "terminating connection" not in shown  # words, not the driver's message

@@ -11,6 +11,7 @@ from interchange.formats.l2bench_csv import MAX_COLUMNS, REQUIRED_COLUMNS, read_
 from interchange.formats.problems import Problem
 from interchange.importers.report import SHOWN_PROBLEMS, ImportReport
 from interchange.models import ImportJob
+from interchange.problem_text import problem_text
 from tests.factories import make_job
 from tests.interchange.test_l2bench_csv import valid_cells, write_rows
 
@@ -99,7 +100,8 @@ def test_a_job_stopped_by_an_exception_says_so_in_words_not_the_exception(
         jobs.run_import_job.call(job.pk)
     job.refresh_from_db()
     assert job.status == ImportJob.Status.FAILED
-    assert len(job.problems) == 1 and job.problems[0].startswith("r.jsonl: ")
-    assert words in job.problems[0]
-    assert str(error) not in job.problems[0] and type(error).__name__ not in job.problems[0]
-    assert f"job {job.pk}" in job.problems[0] or "nests" in job.problems[0]
+    assert len(job.problems) == 1
+    shown = problem_text(job.problems[0])
+    assert shown.startswith("r.jsonl: ") and words in shown
+    assert str(error) not in shown and type(error).__name__ not in shown
+    assert f"job {job.pk}" in shown or "nests" in shown

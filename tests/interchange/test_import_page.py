@@ -6,6 +6,7 @@ import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
 
 from accounts.roles import Role
@@ -81,6 +82,51 @@ def test_a_failed_import_lists_every_error_and_writes_nothing(
     page = client.get(response.url).content.decode()
     assert "Nothing was imported" in page
     assert "r.jsonl: line 1: field &#x27;task_key&#x27;: no task &#x27;404&#x27;" in page
+
+
+@pytest.mark.parametrize(
+    ("language", "shown"),
+    [
+        ("en", "r.jsonl: line 2: field &#x27;response&#x27;: expected a string, got an integer"),
+        (
+            "es",
+            "r.jsonl: línea 2: campo &#x27;response&#x27;: se esperaba una cadena y hay un entero",
+        ),
+    ],
+)
+def test_a_failed_imports_problems_are_shown_in_the_readers_language(
+    client_as, make_user, starter_framework, django_capture_on_commit_callbacks, language, shown
+):
+    lines = b'{"task_key": "1", "model": "m", "response": "x"}\n'
+    lines += b'{"task_key": "1", "model": "m", "response": 5}\n'
+    upload(
+        client_as(Role.MAINTAINER),
+        "responses",
+        "r.jsonl",
+        lines,
+        starter_framework,
+        django_capture_on_commit_callbacks,
+    )
+    reader = make_user(Role.MAINTAINER)
+    reader.language = language
+    reader.save()
+    client = Client()
+    client.force_login(reader)
+    page = client.get(reverse("interchange:job", args=[ImportJob.objects.get().pk])).content
+    assert shown in page.decode()
+
+
+def test_a_problem_stored_as_text_before_translation_is_shown_as_it_was(
+    make_user, starter_framework
+):
+    job = make_job(starter_framework, status="failed", problems=["r.jsonl: line 1: is empty"])
+    reader = make_user(Role.MAINTAINER)
+    reader.language = "es"
+    reader.save()
+    client = Client()
+    client.force_login(reader)
+    page = client.get(reverse("interchange:job", args=[job.pk])).content.decode()
+    assert "r.jsonl: line 1: is empty" in page and "No se ha importado nada" in page
 
 
 def test_the_polling_fragment_polls_while_running_and_stops_when_finished(

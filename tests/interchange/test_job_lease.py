@@ -25,6 +25,7 @@ from accounts.roles import Role
 from interchange import jobs
 from interchange.lease import this_worker, worker_is_gone
 from interchange.models import ImportJob
+from interchange.problem_text import problem_text
 from tests.app_processes import csrf_token, running_server
 from tests.factories import benchmark_folder, generated, make_job
 
@@ -78,7 +79,7 @@ def test_a_job_whose_worker_is_gone_ends_failed_with_a_message_that_says_so(
         job.refresh_from_db()
     assert (stale.status, killed.status) == ("failed", "failed")
     assert (fresh.status, mine.status) == ("running", "running")
-    assert killed.problems == [
+    assert [problem_text(problem) for problem in killed.problems] == [
         "bench.zip: the worker running this import stopped before it finished (its process was "
         "killed or its machine restarted) while writing; the import is all or nothing and did "
         "not commit: upload the file again"

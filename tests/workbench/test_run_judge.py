@@ -8,6 +8,7 @@ from django.core.management import call_command
 
 from grading import services as grading
 from grading.models import Study
+from interchange.problem_text import problem_text
 from judging.models import JudgeRun, JudgeVerdict
 from judging.prompting import CORRECTIVE_MESSAGE, AnswerStyle
 from rubrics.models import Response
@@ -150,7 +151,8 @@ def test_a_run_that_stops_on_an_error_ends_failed_saying_why(study, llm_server):
     with pytest.raises(RuntimeError):
         execute_run(run.pk, on_progress=fail)
     run.refresh_from_db()
-    assert run.status == JudgeRun.Status.FAILED and "the database went away" in run.problems[0]
+    assert run.status == JudgeRun.Status.FAILED
+    assert "the database went away" in problem_text(run.problems[0])
 
 
 def test_a_turn_level_criterion_is_judged_on_each_tutor_turn_seeing_the_dialogue_up_to_it(

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from audit.errors import Conflict
 from grading.commands import STUDY_HELP, study_argument
+from interchange.problem_text import problem_text
 from interchange.progress import TextProgressBar
 from judging.models import JudgeConfig
 from judging.services import find_prompt
@@ -90,7 +91,7 @@ class Command(BaseCommand):
         run = execute_run(run.pk, on_progress=lambda done, total: bar(done, total, "judging"))
         bar.close()
         for problem in run.problems:
-            self.stderr.write(problem)
+            self.stderr.write(problem_text(problem))
         self.stdout.write(
             f"{run.get_status_display()}: {run.verdicts.count()} verdicts "
             f"({run.unparseable} unparseable), {run.errors} errors, "

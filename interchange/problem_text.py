@@ -1,0 +1,115 @@
+"""Problems of an import as their reader sees them: stored once (an import job's `problems`,
+a judge run's), shown in the language of whoever opens the page.
+
+A stored problem is a dict (`Problem.as_json()`: file, unit, at, field and the message as a
+`Text`'s template and values), a dict counting the problems not listed (`more`), a message
+about no file (a `Text`'s dict: a judge run's), or, from before messages were stored this way,
+a plain line of English text, shown as it is.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.utils.formats import number_format
+from django.utils.translation import gettext, ngettext
+
+from interchange.formats.problems import SHOWN_PROBLEMS, Problem, Text, stored_message
+
+
+def stored_problems(
+    problems: Sequence[Problem],
+    shown: int = SHOWN_PROBLEMS,
+    names: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """The first `shown` problems as a job stores them, then one entry counting the rest by
+    the field they are in. `names` renames files (the stored upload's name to the one the
+    person uploaded)."""
+    items: list[dict[str, Any]] = [problem.as_json() for problem in problems[:shown]]
+    for item in items:
+        item["file"] = (names or {}).get(item["file"], item["file"])
+    rest = problems[shown:]
+    if rest:
+        fields: dict[str | None, int] = {}
+        for problem in rest:
+            fields[problem.field] = fields.get(problem.field, 0) + 1
+        by_count = sorted(fields.items(), key=lambda pair: -pair[1])
+        items.append({"more": len(rest), "fields": [list(pair) for pair in by_count]})
+    return items
+
+
+def stored_line(file: str, message: str) -> dict[str, Any]:
+    """A problem with the whole file (the import stopped, the archive is refused)."""
+    message_json = stored_message(message)
+    return {"file": file, "unit": "line", "at": None, "field": None, "message": message_json}
+
+
+def message_text(message: object) -> str:
+    """A stored message (or a `Text`) in the active language; English where the catalogue has
+    no translation."""
+    if isinstance(message, Text):
+        message = message.as_json()
+    if not isinstance(message, Mapping):
+        return str(message)
+    template = str(message.get("text", ""))
+    raw = message.get("values") or {}
+    values = {
+        name: message_text(value) if isinstance(value, Mapping) else value
+        for name, value in raw.items()
+    }
+    if not values:
+        return gettext(template) if template else ""
+    try:
+        return gettext(template) % values
+    except (KeyError, ValueError, TypeError):  # a translation that lost a placeholder
+        return template % values
+
+
+def problem_text(problem: object) -> str:
+    """One stored problem as a line of the interface language."""
+    if isinstance(problem, Problem):
+        problem = problem.as_json()
+    if not isinstance(problem, Mapping):
+        return str(problem)
+    if "more" in problem:
+        return _more(problem)
+    if "text" in problem:
+        return message_text(problem)
+    values = {
+        "file": problem.get("file", ""),
+        "at": problem.get("at"),
+        "field": problem.get("field"),
+        "message": message_text(problem.get("message", "")),
+    }
+    rows = problem.get("unit") == "row"
+    if values["at"] is None and values["field"] is None:
+        return gettext("%(file)s: %(message)s") % values
+    if values["at"] is None:
+        return gettext("%(file)s: field '%(field)s': %(message)s") % values
+    if values["field"] is None:
+        text = gettext("%(file)s: row %(at)s: %(message)s") if rows else None
+        return (text or gettext("%(file)s: line %(at)s: %(message)s")) % values
+    if rows:
+        return gettext("%(file)s: row %(at)s: field '%(field)s': %(message)s") % values
+    return gettext("%(file)s: line %(at)s: field '%(field)s': %(message)s") % values
+
+
+def _more(problem: Mapping[str, Any]) -> str:
+    kinds = []
+    for field, count in problem.get("fields", []):
+        if field is None:
+            kinds.append(ngettext("%(count)s with no field", "%(count)s with no field", count))
+        else:
+            kinds.append(
+                ngettext("%(count)s in field '%(field)s'", "%(count)s in field '%(field)s'", count)
+            )
+        kinds[-1] = kinds[-1] % {"count": _number(count), "field": field}
+    more = problem["more"]
+    return ngettext(
+        "… and %(count)s more problem not listed: %(kinds)s",
+        "… and %(count)s more problems not listed: %(kinds)s",
+        more,
+    ) % {"count": _number(more), "kinds": ", ".join(kinds)}
+
+
+def _number(count: int) -> str:
+    return number_format(count, force_grouping=True)

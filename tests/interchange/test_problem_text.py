@@ -1,0 +1,111 @@
+"""Import problems are stored as message ids with their values and read in the reader's
+language (interchange.problem_text); every message the importers store is in the Spanish
+catalogue."""
+
+import ast
+
+import pytest
+from django.conf import settings
+from django.utils import translation
+
+from interchange.formats.problems import Problem, gettext_noop
+from interchange.problem_text import message_text, problem_text, stored_line, stored_problems
+
+NESTED = gettext_noop("expected a string, got %(got)s", got=gettext_noop("an integer"))
+
+
+def shown(problem: object, language: str) -> str:
+    with translation.override(language):
+        return problem_text(problem)
+
+
+def test_a_message_keeps_its_english_text_and_how_it_was_made():
+    assert NESTED == "expected a string, got an integer"
+    assert NESTED.as_json() == {
+        "text": "expected a string, got %(got)s",
+        "values": {"got": {"text": "an integer", "values": {}}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "r.jsonl: line 3: field 'model': expected a string, got an integer"),
+        ("es", "r.jsonl: línea 3: campo 'model': se esperaba una cadena y hay un entero"),
+    ],
+)
+def test_a_stored_problem_is_read_in_the_readers_language(language, text):
+    [stored] = stored_problems([Problem("r.jsonl", 3, "model", NESTED)])
+    assert shown(stored, language) == text
+
+
+def test_a_spreadsheet_problem_names_its_row():
+    [stored] = stored_problems([Problem("w.xlsx", 4, None, gettext_noop("is empty"), "row")])
+    assert shown(stored, "es") == "w.xlsx: fila 4: está vacío"
+    assert shown(stored, "en") == "w.xlsx: row 4: is empty"
+
+
+def test_the_uploaded_name_replaces_the_stored_files_and_other_files_keep_theirs():
+    problems = [Problem("abc123.zip", None, None, "x"), Problem("l2-bench_tasks.csv", 2, None, "y")]
+    stored = stored_problems(problems, names={"abc123.zip": "bench.zip"})
+    assert [item["file"] for item in stored] == ["bench.zip", "l2-bench_tasks.csv"]
+
+
+def test_a_message_not_written_for_translation_is_shown_as_written():
+    stored = stored_line("r.jsonl", "a message from elsewhere")
+    assert shown(stored, "es") == "r.jsonl: a message from elsewhere"
+
+
+def test_a_problem_stored_as_a_line_of_text_is_shown_as_it_is():
+    assert shown("r.jsonl: line 1: is empty", "es") == "r.jsonl: line 1: is empty"
+
+
+def test_the_problems_past_the_first_ones_are_counted_by_field_in_the_readers_language():
+    problems = [Problem("f.csv", n, "task_criteria", "bad") for n in range(1, 1206)]
+    problems += [Problem("f.csv", None, None, "bad")]
+    stored = stored_problems(problems, shown=2)
+    assert len(stored) == 3
+    assert shown(stored[-1], "en") == (
+        "… and 1,204 more problems not listed: 1,203 in field 'task_criteria', 1 with no field"
+    )
+    assert shown(stored[-1], "es") == (
+        "… y 1\xa0204 problemas más que no se listan: 1\xa0203 en el campo 'task_criteria', "
+        "1 sin campo"
+    )
+
+
+def test_a_translation_that_lost_a_placeholder_falls_back_to_english(monkeypatch):
+    monkeypatch.setattr("interchange.problem_text.gettext", lambda text: "roto %(otro)s")
+    stored = stored_line("f", gettext_noop("is %(size)s bytes, over the limit", size=9))
+    assert message_text(stored["message"]) == "is 9 bytes, over the limit"
+
+
+def stored_templates() -> list[tuple[str, str]]:
+    """(module, template) for every gettext_noop(...) of the import code: the messages stored
+    to be translated when read."""
+    found = []
+    for path in sorted((settings.BASE_DIR / "interchange").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "gettext_noop"
+            ):
+                module = path.relative_to(settings.BASE_DIR).as_posix()
+                argument = node.args[0] if node.args else None
+                assert isinstance(argument, ast.Constant), f"{module}: a literal, for makemessages"
+                found.append((module, str(argument.value)))
+    return found
+
+
+def test_the_check_sees_the_importers_messages():
+    modules = {module for module, _ in stored_templates()}
+    assert {"interchange/jobs.py", "interchange/formats/jsonl.py"} <= modules
+    assert "interchange/importers/benchmark.py" in modules
+
+
+@pytest.mark.parametrize(("module", "template"), stored_templates(), ids=lambda v: v[:50])
+def test_every_stored_message_is_translated(module, template):
+    catalogue = translation.trans_real.translation("es")._catalog  # type: ignore[attr-defined]
+    assert template in catalogue, f"{module}: translate {template!r} in the catalogue"
