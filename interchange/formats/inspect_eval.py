@@ -107,7 +107,7 @@ class _Log:
             )
             return None
         if (nul := nul_in(value)) is not None:
-            self.report(member, ".".join(str(key) for key in nul.path) or None, str(nul))
+            self.report(member, ".".join(str(key) for key in nul.path) or None, nul.message)
             return None
         return value
 
