@@ -11,9 +11,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.formats import number_format
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from interchange.formats.problems import SHOWN_PROBLEMS, Problem, Text, stored_message
+from interchange.importers.report import Counts, ImportReport
+
+# What an import counts (ImportReport.count), as its summary names them.
+COUNTED = {
+    "tasks": gettext_noop("tasks"),
+    "criteria": gettext_noop("criteria"),
+    "criterion versions": gettext_noop("criterion versions"),
+    "published rubrics": gettext_noop("published rubrics"),
+    "sub-competencies": gettext_noop("sub-competencies"),
+    "responses": gettext_noop("responses"),
+    "verdicts": gettext_noop("verdicts"),
+    "judge ratings": gettext_noop("judge ratings"),
+    "judge runs": gettext_noop("judge runs"),
+}
 
 
 def stored_problems(
@@ -113,3 +127,25 @@ def _more(problem: Mapping[str, Any]) -> str:
 
 def _number(count: int) -> str:
     return number_format(count, force_grouping=True)
+
+
+def summary_text(summary: str, counts: Mapping[str, Mapping[str, int]], dry_run: bool) -> str:
+    """A finished import's summary in the reader's language: its counts (`ImportJob.counts`),
+    then any notes after them as they were stored. A summary that does not start with the
+    counts (an offline workbook's) is shown as it is."""
+    if not counts:
+        return summary
+    report = ImportReport(kind="", dry_run=dry_run)
+    report.counts = {name: Counts(**numbers) for name, numbers in counts.items()}
+    english = report.summary()
+    if not summary.startswith(english):
+        return summary
+    text = "; ".join(
+        gettext("%(name)s: %(created)s created, %(updated)s updated, %(unchanged)s unchanged")
+        % {"name": gettext(COUNTED[name]) if name in COUNTED else name, **numbers}
+        for name, numbers in counts.items()
+    )
+    if dry_run:
+        text = gettext("%(counts)s (dry run: nothing was written)") % {"counts": text}
+    notes = summary[len(english) :].strip()
+    return f"{text} {notes}" if notes else text

@@ -1,8 +1,10 @@
-"""`{{ problem|problem_text }}`: a stored import problem in the reader's language."""
+"""`{{ problem|problem_text }}`: a stored import problem in the reader's language;
+`{{ job|import_summary }}`: a finished import's summary."""
 
 from django import template
 
 from interchange import problem_text as texts
+from interchange.models import ImportJob
 
 register = template.Library()
 
@@ -10,3 +12,8 @@ register = template.Library()
 @register.filter
 def problem_text(problem: object) -> str:
     return texts.problem_text(problem)
+
+
+@register.filter
+def import_summary(job: ImportJob) -> str:
+    return texts.summary_text(job.summary, job.counts, job.dry_run)

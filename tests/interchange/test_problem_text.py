@@ -9,7 +9,13 @@ from django.conf import settings
 from django.utils import translation
 
 from interchange.formats.problems import Problem, gettext_noop
-from interchange.problem_text import message_text, problem_text, stored_line, stored_problems
+from interchange.problem_text import (
+    message_text,
+    problem_text,
+    stored_line,
+    stored_problems,
+    summary_text,
+)
 
 NESTED = gettext_noop("expected a string, got %(got)s", got=gettext_noop("an integer"))
 
@@ -78,6 +84,43 @@ def test_a_translation_that_lost_a_placeholder_falls_back_to_english(monkeypatch
     monkeypatch.setattr("interchange.problem_text.gettext", lambda text: "roto %(otro)s")
     stored = stored_line("f", gettext_noop("is %(size)s bytes, over the limit", size=9))
     assert message_text(stored["message"]) == "is 9 bytes, over the limit"
+
+
+COUNTS = {
+    "tasks": {"created": 3, "updated": 0, "unchanged": 1},
+    "sub-competencies": {"created": 1, "updated": 0, "unchanged": 0},
+}
+SUMMARY = (
+    "tasks: 3 created, 0 updated, 1 unchanged; sub-competencies: 1 created, 0 updated, "
+    "0 unchanged Created as placeholders to be named: 09z under 09. Name them in the taxonomy."
+)
+
+
+def test_a_finished_imports_counts_are_read_in_the_readers_language_and_its_notes_kept():
+    with translation.override("es"):
+        text = summary_text(SUMMARY, COUNTS, dry_run=False)
+    assert text == (
+        "tareas: 3 altas, 0 modificaciones, 1 sin cambios; subcompetencias: 1 altas, "
+        "0 modificaciones, 0 sin cambios Created as placeholders to be named: 09z under 09. "
+        "Name them in the taxonomy."
+    )
+    with translation.override("en"):
+        assert summary_text(SUMMARY, COUNTS, dry_run=False) == SUMMARY
+
+
+def test_a_dry_runs_summary_says_nothing_was_written_in_the_readers_language():
+    counts = {"responses": {"created": 2, "updated": 0, "unchanged": 0}}
+    english = "responses: 2 created, 0 updated, 0 unchanged (dry run: nothing was written)"
+    with translation.override("es"):
+        assert summary_text(english, counts, dry_run=True) == (
+            "respuestas: 2 altas, 0 modificaciones, 0 sin cambios (simulación: no se escribió nada)"
+        )
+
+
+def test_a_summary_without_counts_is_shown_as_it_is():
+    offline = "answers: 1 changed, 0 unchanged; ratings: 0 changed, 0 unchanged; 0 submitted"
+    with translation.override("es"):
+        assert summary_text(offline, {}, dry_run=False) == offline
 
 
 def stored_templates() -> list[tuple[str, str]]:
