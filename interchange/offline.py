@@ -45,7 +45,7 @@ from interchange.formats.offline_workbook import (
     read_grading_workbook,
     write_grading_workbook,
 )
-from interchange.formats.problems import Problem, gettext_noop
+from interchange.formats.problems import Problem, Text, gettext_noop
 from interchange.importers.report import Counts, problem_lines
 from rubrics.models import (
     CriterionVersion,
@@ -470,7 +470,7 @@ def _record(
             # The level's own field when a level was refused (off its scale, or on a binary
             # criterion): the message names the criterion and its scale.
             field_name = "level" if row.level is not None else "verdict"
-            problem(row.row, field_name, " ".join(error.messages))
+            problem(row.row, field_name, _refusal(error))
             continue
         old = before.get((assignment.pk, row.criterion_version_id))
         level = answer.level if isinstance(answer, Grade) else None
@@ -495,12 +495,21 @@ def _record(
                 assignment, int(rating.question_id), rating.value, by=annotator
             )
         except services.GradingError as error:
-            problem(rating.row, "rating", " ".join(error.messages))
+            problem(rating.row, "rating", _refusal(error))
             continue
         if rated_before.get((assignment.pk, saved.item_id)) == saved.value:
             report.ratings_unchanged += 1
         else:
             report.ratings_changed += 1
+
+
+def _refusal(error: services.GradingError) -> str:
+    """What the grading services said, for the job's list. They translate as they refuse, and
+    a job runs in English: a message without values is its own catalogue entry, so it is kept
+    as one (shown translated where it is read); one with values is kept as English text."""
+    if len(error.messages) == 1:
+        return Text(error.messages[0])
+    return " ".join(error.messages)
 
 
 def _submit(assignments: Iterable[Assignment], annotator: User, report: OfflineImport) -> None:

@@ -361,7 +361,7 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
         return _read(workbook, key, problems, report)
     except _TooLarge as error:
         problems.clear()  # the rows read so far are beside the point: the file is refused
-        report(None, None, str(error))
+        report(None, None, error.args[0])
         return empty, tuple(problems)
     except (zipfile.BadZipFile, KeyError, OSError, ValueError):  # a part broken inside the zip
         report(None, None, gettext_noop("is not an Excel workbook (.xlsx) written by L2 Annot"))
@@ -473,17 +473,44 @@ def _rows(ws: Any) -> Iterator[tuple[object, ...]]:
     _TooLarge past MAX_ROWS rows or MAX_COLUMNS columns: at once when the sheet's stated size
     says so, else when the streamed rows reach the limit (a sheet may state no size, or a
     false one)."""
-    limits = f"a grading workbook has at most {MAX_ROWS:,} rows and {MAX_COLUMNS} columns"
+    limits = {"rows": f"{MAX_ROWS:,}", "columns": MAX_COLUMNS}
     stated_rows, stated_columns = ws.max_row or 0, ws.max_column or 0
     if stated_rows > MAX_ROWS:
-        raise _TooLarge(f"has {stated_rows:,} rows: {limits}")
+        raise _TooLarge(
+            gettext_noop(
+                "has %(count)s rows: a grading workbook has at most %(rows)s rows and "
+                "%(columns)s columns",
+                count=f"{stated_rows:,}",
+                **limits,
+            )
+        )
     if stated_columns > MAX_COLUMNS:
-        raise _TooLarge(f"has {stated_columns:,} columns: {limits}")
+        raise _TooLarge(
+            gettext_noop(
+                "has %(count)s columns: a grading workbook has at most %(rows)s rows and "
+                "%(columns)s columns",
+                count=f"{stated_columns:,}",
+                **limits,
+            )
+        )
     for number, values in enumerate(ws.iter_rows(min_row=2, values_only=True), start=2):
         if number > MAX_ROWS:
-            raise _TooLarge(f"has more than {MAX_ROWS:,} rows: {limits}")
+            raise _TooLarge(
+                gettext_noop(
+                    "has more than %(rows)s rows: a grading workbook has at most %(rows)s rows "
+                    "and %(columns)s columns",
+                    **limits,
+                )
+            )
         if len(values) > MAX_COLUMNS:
-            raise _TooLarge(f"has more than {MAX_COLUMNS} columns (row {number}): {limits}")
+            raise _TooLarge(
+                gettext_noop(
+                    "has more than %(columns)s columns (row %(row)s): a grading workbook has at "
+                    "most %(rows)s rows and %(columns)s columns",
+                    row=number,
+                    **limits,
+                )
+            )
         yield (*values[:RATIONALE_COLUMN], *(None,) * (RATIONALE_COLUMN - len(values)))
 
 

@@ -6,6 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import translation
 from openpyxl import load_workbook
 
 from accounts.roles import Role
@@ -18,6 +19,7 @@ from interchange.formats.offline_workbook import (
     GradingSheet,
     write_grading_workbook,
 )
+from interchange.problem_text import problem_text, stored_problems
 from rubrics.models import RubricItem
 from tests import factories
 
@@ -295,6 +297,21 @@ def test_a_criterion_outside_the_rubric_is_refused_with_its_row(tmp_path, study,
         "response is graded on."
     ]
     assert state() == before
+
+
+def test_a_refusal_of_the_grading_rules_is_read_in_the_readers_language(tmp_path, study, annotator):
+    mine = Assignment.objects.filter(annotator=annotator).first()
+    other_task = factories.published_task()
+    elsewhere = RubricItem.objects.filter(rubric_version__task=other_task).first().criterion_version
+    path = signed(tmp_path, annotator, study, mine.pk, elsewhere.pk)
+    with translation.override("en"):  # as a job runs
+        report = offline.import_workbook(path, study, annotator)
+    [stored] = stored_problems(report.problems)
+    with translation.override("es"):
+        assert problem_text(stored) == (
+            "signed.xlsx: fila 3: campo 'verdict': Este criterio no forma parte de la rúbrica "
+            "con la que se califica esta respuesta."
+        )
 
 
 def test_one_bad_row_among_good_ones_writes_nothing(tmp_path, study, annotator):
