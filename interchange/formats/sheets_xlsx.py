@@ -45,10 +45,11 @@ def write_tables_xlsx(target: Path | IO[bytes], tables: Iterable[Table]) -> None
     bold = Font(bold=True)
     for table in tables:
         sheet = workbook.create_sheet(table.title[:31])
-        # Long texts wrap: each such cell takes a copy of this one's style, which openpyxl's
-        # style setter would look up in the workbook's styles once per cell.
+        # Long texts wrap. openpyxl writes each appended cell as the row is appended, so one
+        # wrapped cell per column serves every row: a cell and a style per text cost more.
         wrap = WriteOnlyCell(sheet)
         wrap.alignment = Alignment(wrap_text=True, vertical="top")
+        wrapped: dict[int, Any] = {}
         sheet.freeze_panes = "A2"
         for n, column in enumerate(table.columns, start=1):
             sheet.column_dimensions[get_column_letter(n)].width = column.width
@@ -60,7 +61,7 @@ def write_tables_xlsx(target: Path | IO[bytes], tables: Iterable[Table]) -> None
         sheet.append(header)
         count = 0
         for row in table.rows:
-            sheet.append([_cell(sheet, value, wrap) for value in row])
+            sheet.append([_cell(sheet, value, wrap, wrapped, n) for n, value in enumerate(row)])
             count += 1
         # The filter is written after the rows in write-only mode, so it can be set last.
         last = get_column_letter(max(len(table.columns), 1))
@@ -68,11 +69,11 @@ def write_tables_xlsx(target: Path | IO[bytes], tables: Iterable[Table]) -> None
     workbook.save(target)
 
 
-def _cell(sheet: Any, value: Any, wrap: Any) -> Any:
-    """The value as openpyxl takes it. A text becomes a cell of its own only when it must: to
-    wrap (long texts), or to stay text where openpyxl would read it as a formula or an error
-    value; every other text goes as the plain value (openpyxl stores it as text), since a
-    cell object per text doubled the time of writing the workbook."""
+def _cell(sheet: Any, value: Any, wrap: Any, wrapped: dict[int, Any], column: int) -> Any:
+    """The value as openpyxl takes it. A text becomes a cell only when it must: to wrap (long
+    texts: the column's wrapped cell), or to stay text where openpyxl would read it as a
+    formula or an error value; every other text goes as the plain value (openpyxl stores it
+    as text), since a cell object per text doubled the time of writing the workbook."""
     if not isinstance(value, str):
         return value
     text = ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
@@ -81,7 +82,11 @@ def _cell(sheet: Any, value: Any, wrap: Any) -> Any:
     long = len(text) > 60
     if not long and not text.startswith("=") and text not in ERROR_CODES:
         return text
-    cell: Any = as_text_cell(WriteOnlyCell(sheet, value=text))
-    if long:
+    if not long:
+        return as_text_cell(WriteOnlyCell(sheet, value=text))
+    cell: Any = wrapped.get(column)
+    if cell is None:
+        cell = wrapped[column] = WriteOnlyCell(sheet)
         cell._style = copy(wrap._style)
-    return cell
+    cell.value = text
+    return as_text_cell(cell)

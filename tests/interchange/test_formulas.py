@@ -58,3 +58,15 @@ def test_a_written_sheet_keeps_formula_and_error_lookalikes_as_text_and_wraps_lo
         [(3, "n"), (None, "n")],
     ]
     assert sheet["B3"].alignment.wrap_text and not sheet["A3"].alignment.wrap_text
+
+
+def test_long_texts_in_many_rows_and_columns_each_keep_their_own_value(tmp_path):
+    texts = [[f"row {r} column {c} " + "word " * 15 for c in range(3)] for r in range(4)]
+    texts[2][1] = "=" + texts[2][1]  # long and formula-looking: still text, still wrapped
+    table = Table("T", [Column("a"), Column("b"), Column("c")], [*texts, ["short", 1, "x"]])
+    write_tables_xlsx(tmp_path / "t.xlsx", [table])
+    sheet = load_workbook(tmp_path / "t.xlsx")["T"]
+    rows = list(sheet.iter_rows(min_row=2))
+    assert [[c.value for c in row] for row in rows] == [*texts, ["short", 1, "x"]]
+    assert all(c.alignment.wrap_text and c.data_type == "s" for row in rows[:4] for c in row)
+    assert not any(c.alignment.wrap_text for c in rows[4])
