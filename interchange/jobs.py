@@ -45,7 +45,7 @@ from interchange.importers import (
 )
 from interchange.lease import this_worker, worker_is_gone
 from interchange.models import ImportJob
-from interchange.problem_text import stored_line, stored_problems
+from interchange.problem_text import stage_message, stored_line, stored_problems
 
 logger = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ def abandoned(stage: str) -> Text:
         "the worker running this import stopped before it finished (its process was killed or "
         "its machine restarted) while %(stage)s; the import is all or nothing and did not "
         "commit: upload the file again",
-        stage=stage,
+        stage=stage_message(stage),
     )
 
 

@@ -16,6 +16,22 @@ from django.utils.translation import gettext, gettext_noop, ngettext
 from interchange.formats.problems import SHOWN_PROBLEMS, Problem, Text, stored_message
 from interchange.importers.report import Counts, ImportReport
 
+# The stages a running import reports (`ImportJob.stage`, the importers' `progress` calls).
+STAGES = {
+    "starting": gettext_noop("starting"),
+    "reading the tasks file": gettext_noop("reading the tasks file"),
+    "reading the responses file": gettext_noop("reading the responses file"),
+    "reading the verdicts file": gettext_noop("reading the verdicts file"),
+    "checking tasks": gettext_noop("checking tasks"),
+    "checking responses": gettext_noop("checking responses"),
+    "checking verdicts": gettext_noop("checking verdicts"),
+    "writing": gettext_noop("writing"),
+    "writing responses": gettext_noop("writing responses"),
+    "publishing": gettext_noop("publishing"),
+    "done": gettext_noop("done"),
+    "finished": gettext_noop("finished"),
+}
+
 # What an import counts (ImportReport.count), as its summary names them.
 COUNTED = {
     "tasks": gettext_noop("tasks"),
@@ -149,3 +165,13 @@ def summary_text(summary: str, counts: Mapping[str, Mapping[str, int]], dry_run:
         text = gettext("%(counts)s (dry run: nothing was written)") % {"counts": text}
     notes = summary[len(english) :].strip()
     return f"{text} {notes}" if notes else text
+
+
+def stage_text(stage: str) -> str:
+    """A running import's stage in the reader's language (an unknown one as it is)."""
+    return gettext(STAGES[stage]) if stage in STAGES else stage
+
+
+def stage_message(stage: str) -> str:
+    """The stage as a value of a stored message: translated where the message is read."""
+    return Text(stage) if stage in STAGES else stage

@@ -15,5 +15,10 @@ def problem_text(problem: object) -> str:
 
 
 @register.filter
+def stage_text(stage: str) -> str:
+    return texts.stage_text(stage)
+
+
+@register.filter
 def import_summary(job: ImportJob) -> str:
     return texts.summary_text(job.summary, job.counts, job.dry_run)

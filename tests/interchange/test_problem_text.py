@@ -9,9 +9,11 @@ from django.conf import settings
 from django.utils import translation
 
 from interchange.formats.problems import Problem, gettext_noop
+from interchange.jobs import abandoned
 from interchange.problem_text import (
     message_text,
     problem_text,
+    stage_text,
     stored_line,
     stored_problems,
     summary_text,
@@ -121,6 +123,20 @@ def test_a_summary_without_counts_is_shown_as_it_is():
     offline = "answers: 1 changed, 0 unchanged; ratings: 0 changed, 0 unchanged; 0 submitted"
     with translation.override("es"):
         assert summary_text(offline, {}, dry_run=False) == offline
+
+
+def test_a_running_imports_stage_is_read_in_the_readers_language():
+    with translation.override("es"):
+        assert stage_text("checking tasks") == "comprobación de las tareas"
+        assert stage_text("a stage of its own") == "a stage of its own"
+
+
+def test_a_job_whose_worker_died_names_its_stage_in_the_readers_language():
+    stored = stored_line("bench.zip", abandoned("writing"))
+    with translation.override("es"):
+        assert "durante la etapa «escritura»" in problem_text(stored)
+    with translation.override("en"):
+        assert "while writing; the import is all or nothing" in problem_text(stored)
 
 
 def stored_templates() -> list[tuple[str, str]]:
