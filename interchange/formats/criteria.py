@@ -247,13 +247,24 @@ def format_criterion(criterion: Criterion, task_key: str | None = None) -> str:
     if criterion.layer is Layer.TASK and task_key is not None:
         cid = task_local_id(task_key, cid)
     if not cid or any(ch.isspace() for ch in cid):
-        raise ValueError(f"criterion id {cid!r} must be non-empty and contain no white space")
+        raise ValueError(
+            gettext_noop(
+                "criterion id %(id)s must be non-empty and contain no white space", id=repr(cid)
+            )
+        )
     if not description or description != description.strip():
-        raise ValueError(f"criterion {criterion.id}: description must be non-empty and stripped")
+        raise ValueError(
+            gettext_noop(
+                "criterion %(id)s: description must be non-empty and stripped", id=criterion.id
+            )
+        )
     if BAR in cid or BAR in description:
         raise ValueError(
-            f"criterion {criterion.id}: contains '|', which the L2-Bench pipeline reads as a "
-            "separator between criteria"
+            gettext_noop(
+                "criterion %(id)s: contains '|', which the L2-Bench pipeline reads as a "
+                "separator between criteria",
+                id=criterion.id,
+            )
         )
     return f"{cid}. {description} =={criterion.weight}"
 

@@ -445,20 +445,35 @@ def unwritable(tasks: Iterable[TaskRecord]) -> list[str]:
     for task in tasks:
         if len(task.resource_files) > len(RESOURCE_COLUMNS):
             problems.append(
-                f"task '{task.task_key}' has {len(task.resource_files)} resource files: the "
-                f"L2-Bench layout carries at most {len(RESOURCE_COLUMNS)} "
-                f"({RESOURCE_COLUMNS[0]} to _{len(RESOURCE_COLUMNS)})"
+                gettext_noop(
+                    "task '%(key)s' has %(count)s resource files: the L2-Bench layout carries at "
+                    "most %(most)s (%(first)s to _%(most)s)",
+                    key=task.task_key,
+                    count=len(task.resource_files),
+                    most=len(RESOURCE_COLUMNS),
+                    first=RESOURCE_COLUMNS[0],
+                )
             )
         for criterion in task.criteria:
             try:
                 format_criterion(criterion, task.task_key)
             except ValueError as error:
-                reasons.setdefault(criterion.id, str(error))
+                reasons.setdefault(criterion.id, error.args[0])
                 tasks_of.setdefault(criterion.id, []).append(task.task_key)
     for criterion_id, keys in tasks_of.items():
         shown = ", ".join(f"'{key}'" for key in keys[:5]) + (" ..." if len(keys) > 5 else "")
-        task_word = "task" if len(keys) == 1 else f"{len(keys)} tasks"
-        problems.append(f"{task_word} {shown}: {reasons[criterion_id]}")
+        if len(keys) == 1:
+            problem = gettext_noop(
+                "task %(tasks)s: %(reason)s", tasks=shown, reason=reasons[criterion_id]
+            )
+        else:
+            problem = gettext_noop(
+                "%(count)s tasks %(tasks)s: %(reason)s",
+                count=len(keys),
+                tasks=shown,
+                reason=reasons[criterion_id],
+            )
+        problems.append(problem)
     return problems
 
 

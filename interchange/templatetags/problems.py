@@ -15,6 +15,12 @@ def problem_text(problem: object) -> str:
 
 
 @register.filter
+def message_text(message: object) -> str:
+    """A message (a `Text`, or plain text) in the reader's language."""
+    return texts.message_text(message)
+
+
+@register.filter
 def stage_text(stage: str) -> str:
     return texts.stage_text(stage)
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
 from django.urls import reverse
 from openpyxl import load_workbook
 
@@ -139,6 +140,22 @@ def test_the_export_page_answers_409_naming_the_task_not_500(
     assert response.status_code == 409
     page = response.content.decode()
     assert "cannot be exported" in page and f"task &#x27;{task.key}&#x27; has 4 resource" in page
+
+
+def test_the_export_page_names_the_problem_in_the_readers_language(
+    tmp_path, starter_framework, make_user
+):
+    assert import_l2bench(benchmark_folder(tmp_path / "in", generated(2)), starter_framework).ok
+    task = Task.objects.order_by("key").first()
+    four_resources(task)
+    reader = make_user(Role.MAINTAINER)
+    reader.language = "es"
+    reader.save()
+    client = Client()
+    client.force_login(reader)
+    url = reverse("interchange:export_benchmark")
+    page = client.get(url, {"framework": starter_framework.code}).content.decode()
+    assert f"la tarea &#x27;{task.key}&#x27; tiene 4 archivos de recurso" in page
 
 
 def test_the_export_command_names_the_task_and_writes_nothing(tmp_path, starter_framework):
