@@ -297,7 +297,11 @@ def _mark_published(published: list[RubricVersion], by: Any, comment: str) -> No
             events.append(audit.event(task, AuditEvent.Kind.STATUS, by, change, note))
         task.status = Task.Status.PUBLISHED
         task.updated_at = now
-    Task.objects.bulk_update(
-        [version.task for version in published], ["status", "updated_at"], batch_size=BATCH
-    )
+    # The same two values for every task: one UPDATE (bulk_update's CASE per row took longer
+    # to build and to run than the rest of publishing a thousand tasks).
+    ids = [version.task_id for version in published]
+    for start in range(0, len(ids), BATCH):
+        Task.objects.filter(pk__in=ids[start : start + BATCH]).update(
+            status=Task.Status.PUBLISHED, updated_at=now
+        )
     audit.record_many(events)

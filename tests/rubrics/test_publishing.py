@@ -100,3 +100,17 @@ def test_publishing_many_tasks_costs_the_queries_of_one(
         publishing.publish(one, author)
     with django_assert_max_num_queries(len(one_task.captured_queries)):
         publishing.publish(many, author)
+
+
+def test_published_tasks_are_marked_and_stamped_and_no_other_task(task, author):
+    many = [Task.objects.get(pk=twin(task, f"t3{n}", author).pk) for n in range(3)]
+    before = {t.pk: t.updated_at for t in Task.objects.all()}
+    publishing.publish(many[:2], author)
+    after = {t.pk: (t.status, t.updated_at) for t in Task.objects.all()}
+    for each in many[:2]:
+        assert after[each.pk][0] == Task.Status.PUBLISHED
+        assert after[each.pk][1] > before[each.pk]
+        assert (each.status, each.updated_at) == after[each.pk]  # the objects given, too
+    for pk in set(before) - {each.pk for each in many[:2]}:
+        assert after[pk] == (Task.objects.get(pk=pk).status, before[pk])
+        assert after[pk][0] != Task.Status.PUBLISHED
