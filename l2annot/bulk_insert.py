@@ -14,6 +14,7 @@ Like bulk_create, `insert` calls no save() and sends no signal; fields are fille
 """
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Any
 
 from django.db import connections, models, router
@@ -101,7 +102,10 @@ def _plain_types(field: Field[Any, Any]) -> tuple[type, ...]:
 def _rows(model: type[Model], objs: Sequence[Model], connection: Any) -> list[list[Any]] | None:
     """Each object's values as sent to the database, or None if one is an SQL expression."""
     fields = _fields(model)[1:]
-    plain = [(field, field.attname, _plain_types(field)) for field in fields]
+    plain = [
+        (field, field.attname, _plain_types(field), type(field) is models.DateTimeField)
+        for field in fields
+    ]
     relations = any(f.is_relation for f in model._meta.concrete_fields) or bool(
         model._meta.private_fields
     )
@@ -112,13 +116,18 @@ def _rows(model: type[Model], objs: Sequence[Model], connection: Any) -> list[li
             obj._prepare_related_fields_for_save(operation_name="bulk_create")  # type: ignore[attr-defined]
         values = obj.__dict__
         row: list[Any] = [obj.pk]
-        for field, attname, types in plain:
+        for field, attname, types, datetimes in plain:
             if types and attname in values:
                 value = values[attname]
                 if value is None or type(value) in types:
                     row.append(value)
                     continue
             value = field.pre_save(obj, True)
+            if datetimes and type(value) is datetime and value.tzinfo is not None:
+                # An aware datetime (auto_now_add's) goes as it is: PostgreSQL's backend
+                # would hand it back unchanged.
+                row.append(value)
+                continue
             if hasattr(value, "resolve_expression"):
                 return None
             row.append(field.get_db_prep_save(value, connection))

@@ -187,6 +187,25 @@ def test_values_of_another_type_than_the_columns_are_converted_as_bulk_create_do
     assert stored_epochs == [3, 1]
 
 
+def test_times_stamped_on_insert_are_stored_as_the_objects_hold_them(starter_framework):
+    sub = starter_framework.competencies.first().sub_competencies.first()
+    task = Task.objects.create(
+        framework=starter_framework, key="t-1", sub_competency=sub, instruction="Do."
+    )
+    made = bulk_insert.insert(
+        Response,
+        [Response(task=task, external_id=f"r{i}", model_name="m", text="x") for i in range(3)],
+    )
+    events = bulk_insert.insert(
+        AuditEvent, [AuditEvent(content_type_id=1, object_id="1", object_repr="x", kind="created")]
+    )
+    assert {r.pk: r.created_at for r in Response.objects.all()} == {
+        r.pk: r.created_at for r in made
+    }
+    assert all(r.created_at.tzinfo is not None for r in made)
+    assert AuditEvent.objects.get(pk=events[0].pk).at == events[0].at
+
+
 @on_postgres
 def test_on_postgresql_the_rows_go_through_copy_not_insert(starter_framework):
     with CaptureQueriesContext(connection) as queries:
