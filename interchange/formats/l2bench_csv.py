@@ -338,8 +338,13 @@ class _Reader:
         if cells.get(LANGUAGE_COLUMN, "").strip():
             try:
                 language = language_code(cells[LANGUAGE_COLUMN])
-            except UnknownLanguage as error:
-                self.report(self.row, LANGUAGE_COLUMN, str(error))
+            except UnknownLanguage:
+                message = gettext_noop(
+                    "%(value)s is not a language this application knows: give its ISO 639-1 "
+                    "code (like 'en' or 'es') or its English name (like 'Spanish').",
+                    value=repr(cells[LANGUAGE_COLUMN].strip()),
+                )
+                self.report(self.row, LANGUAGE_COLUMN, message)
         if len(self.problems) > before or published is None:
             return None
         return TaskRecord(
