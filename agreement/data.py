@@ -542,6 +542,7 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
     }
     verdicts = list(
         JudgeVerdict.objects.using(db)
+        .per_response()
         .filter(
             run=run.pk,
             response_id__in=units.response_of.values(),
@@ -591,6 +592,7 @@ def load_runs_data(runs: Sequence[JudgeRun], ratings: StudyRatings) -> RunsData:
     answers = np.full((len(runs), ratings.n_units), MISSING, dtype=np.int64)
     rows = (
         JudgeVerdict.objects.using(db)
+        .per_response()
         .filter(
             run__in=list(index),
             epoch=1,
@@ -818,11 +820,15 @@ def load_unit_details(
         grades.setdefault((item, version), []).append(
             ExpertGrade(label[annotator], verdict, rationale)
         )
-    verdicts = JudgeVerdict.objects.using(db).filter(
-        run=run.pk,
-        epoch=1,
-        response_id__in=[item.response_id for item in by_item.values()],
-        criterion_version_id__in=version_ids,
+    verdicts = (
+        JudgeVerdict.objects.using(db)
+        .per_response()
+        .filter(
+            run=run.pk,
+            epoch=1,
+            response_id__in=[item.response_id for item in by_item.values()],
+            criterion_version_id__in=version_ids,
+        )
     )
     rationales = {
         (response, version): rationale

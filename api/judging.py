@@ -2,10 +2,15 @@
 as true or false, its output kept as the rationale): read with Action.VIEW_BENCHMARK (never by
 annotators, whose grading must not be swayed by the judge), created in bulk with
 Action.IMPORT_DATA through the verdicts importer, so a POST and an uploaded file obey the same
-rules."""
+rules.
+
+A turn-level criterion of a dialogue is judged once per tutor turn: those verdicts (with their
+`turn`) sit beside the response's verdict that folds them. The verdict list gives the
+responses' verdicts unless asked for the turns' (`turns=true`), so a count never mixes the two.
+"""
 
 import django_filters
-from django.db.models import Count
+from django.db.models import Count, Q, QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -28,7 +33,10 @@ class UsageSerializer(ApiModelSerializer):
 
 
 class JudgeRunSerializer(ApiModelSerializer):
-    verdicts = serializers.IntegerField(source="verdict_count", help_text="How many verdicts.")
+    verdicts = serializers.IntegerField(
+        source="verdict_count",
+        help_text="How many verdicts on whole responses (a dialogue's turns not counted).",
+    )
     prompt_template = serializers.CharField(
         source="prompt.text",
         allow_null=True,
@@ -72,12 +80,19 @@ class JudgeVerdictSerializer(ApiModelSerializer):
     version = serializers.IntegerField(
         source="criterion_version.number", help_text="The criterion version the judge saw."
     )
+    turn = serializers.IntegerField(
+        source="turn.index",
+        allow_null=True,
+        read_only=True,
+        help_text="The tutor turn judged (its index in the dialogue, from 0) on a turn-level "
+        "criterion; null for the verdict on the whole response.",
+    )
 
     class Meta:
         model = JudgeVerdict
         fields = [
             *("id", "run", "judge_model", "response", "task_key", "criterion", "version"),
-            *("criterion_version", "epoch", "verdict", "rationale"),
+            *("criterion_version", "epoch", "turn", "verdict", "rationale"),
         ]
         read_only_fields = fields
 
@@ -98,6 +113,12 @@ class VerdictItemSerializer(ApiSerializer):
     prompt_version = serializers.CharField(required=False)
     run_id = serializers.CharField(required=False)
     weight = serializers.IntegerField(required=False, help_text="The weight the judge saw.")
+    turn = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        help_text="On a turn-level criterion of a dialogue: the tutor turn judged (its index, "
+        "from 0); the turns' verdicts are folded into the response's by the criterion's rule.",
+    )
 
 
 class JudgeVerdictFilter(FilterSet):
@@ -108,16 +129,23 @@ class JudgeVerdictFilter(FilterSet):
     )
     judge_model = django_filters.CharFilter("run__judge_model", label="Judge model")
     task_key = django_filters.CharFilter("response__task__key", label="Task key")
+    turns = django_filters.BooleanFilter(
+        method="by_turns",
+        label="true: the verdicts on single tutor turns; false (the default): on whole responses",
+    )
 
     class Meta:
         model = JudgeVerdict
         fields = ["run", "response", "criterion", "judge_model", "task_key", "epoch", "verdict"]
 
+    def by_turns(self, queryset: QuerySet, name: str, value: bool) -> QuerySet:
+        return queryset.filter(turn__isnull=not value)
+
 
 class JudgeRunViewSet(ReadOnlyViewSet):
     read_action = Action.VIEW_BENCHMARK
     queryset = JudgeRun.objects.select_related("prompt", "config").annotate(
-        verdict_count=Count("verdicts")
+        verdict_count=Count("verdicts", filter=Q(verdicts__turn__isnull=True))
     )
     serializer_class = JudgeRunSerializer
     filterset_fields = ["judge_model", "prompt_version", "run_id", "status"]
@@ -129,13 +157,19 @@ class JudgeVerdictViewSet(ReadOnlyViewSet):
     read_action = Action.VIEW_BENCHMARK
     write_action = Action.IMPORT_DATA
     queryset = JudgeVerdict.objects.select_related(
-        "run", "response__task", "criterion_version__criterion"
+        "run", "response__task", "criterion_version__criterion", "turn"
     )
     serializer_class = JudgeVerdictSerializer
     filterset_class = JudgeVerdictFilter
     parser_classes = imports.PARSERS
     ordering_fields = ["id", "epoch"]
     ordering = ["id"]
+
+    def get_queryset(self) -> QuerySet:
+        queryset = super().get_queryset()
+        if self.action == "list" and "turns" not in self.request.query_params:
+            return queryset.filter(turn__isnull=True)  # whole responses unless asked
+        return queryset
 
     @extend_schema(
         parameters=[imports.FRAMEWORK, imports.DRY_RUN],

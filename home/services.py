@@ -60,7 +60,7 @@ def studies_by_progress() -> list[Study]:
 def recent_judge_runs() -> list[JudgeRun]:
     """The latest judge runs with their status and verdict count, newest first. One query."""
     return list(
-        JudgeRun.objects.annotate(verdicts_count=Count("verdicts")).order_by("-created_at", "pk")[
-            :RUNS_SHOWN
-        ]
+        JudgeRun.objects.annotate(
+            verdicts_count=Count("verdicts", filter=Q(verdicts__turn__isnull=True))
+        ).order_by("-created_at", "pk")[:RUNS_SHOWN]
     )

@@ -35,7 +35,7 @@ class JudgeConfigAdmin(admin.ModelAdmin):
 
 @admin.register(JudgeVerdict)
 class JudgeVerdictAdmin(admin.ModelAdmin):
-    list_display = ["run", "response", "criterion_version", "epoch", "verdict"]
+    list_display = ["run", "response", "criterion_version", "epoch", "turn", "verdict"]
     list_select_related = ["run", "response", "criterion_version__criterion"]
     raw_id_fields = ["response", "criterion_version"]
 

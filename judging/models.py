@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from judging.prompting import AnswerStyle
-from rubrics.models import CriterionVersion, Response
+from rubrics.models import CriterionVersion, Response, Turn
 
 
 class PromptTemplate(models.Model):
@@ -196,9 +196,26 @@ class JudgeRun(models.Model):
         return elapsed / self.calls_done * max(self.calls_total - self.calls_done, 0)
 
 
+class JudgeVerdictQuerySet(models.QuerySet["JudgeVerdict"]):
+    def per_response(self) -> "JudgeVerdictQuerySet":
+        """The verdicts on whole responses: one per run, response, criterion version and
+        epoch (on a turn-level criterion, its turns folded by the criterion's rule). What
+        scores, leaderboards and per-response figures count."""
+        return self.filter(turn__isnull=True)
+
+    def per_turn(self) -> "JudgeVerdictQuerySet":
+        """The verdicts on single tutor turns of a dialogue (turn-level criteria)."""
+        return self.filter(turn__isnull=False)
+
+
 class JudgeVerdict(models.Model):
     """The judge's verdict on one criterion (at the version it judged) for one response: true
-    or false on a binary criterion, a `level` of the scale on an ordinal one."""
+    or false on a binary criterion, a `level` of the scale on an ordinal one.
+
+    On a turn-level criterion of a dialogue the judge answers once per tutor turn (`turn`);
+    those rows sit beside the response's verdict (`turn` empty), which folds them by the
+    criterion's rule (rubrics.scoring.turn_outcome). Count whole responses with
+    `JudgeVerdict.objects.per_response()`, turns with `per_turn()`."""
 
     run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="verdicts")
     response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="+")
@@ -213,13 +230,34 @@ class JudgeVerdict(models.Model):
         null=True, blank=True, help_text="The judge's level on an ordinal criterion."
     )
     rationale = models.TextField(blank=True, help_text="The judge's full output.")
+    # A dialogue whose turns are replaced (a re-imported response) loses its turns' verdicts:
+    # they judged turns that are gone. The response's verdict stays, as for any response.
+    turn = models.ForeignKey(
+        Turn,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The tutor turn judged, on a turn-level criterion; empty for the verdict on "
+        "the whole response.",
+    )
+
+    objects = JudgeVerdictQuerySet.as_manager()
 
     class Meta:
         ordering = ["run", "response", "criterion_version", "epoch"]
         constraints = [
+            # One verdict per response, and one per tutor turn: a NULL turn never collides in
+            # a unique constraint, so each kind has its own (partial) constraint.
             models.UniqueConstraint(
                 fields=["run", "response", "criterion_version", "epoch"],
+                condition=Q(turn__isnull=True),
                 name="judge_verdict_once_per_run",
+            ),
+            models.UniqueConstraint(
+                fields=["run", "response", "criterion_version", "epoch", "turn"],
+                condition=Q(turn__isnull=False),
+                name="judge_verdict_once_per_turn",
             ),
             models.CheckConstraint(
                 condition=Q(level__isnull=True) | Q(verdict__isnull=True),

@@ -289,6 +289,9 @@ LABELS = (
     gettext_noop("Empty when the judge's answer was still unparseable after retries."),
     gettext_noop("The judge's level on an ordinal criterion."),
     gettext_noop("The judge's full output."),
+    gettext_noop(
+        "The tutor turn judged, on a turn-level criterion; empty for the verdict on the whole response."
+    ),
     gettext_noop("Question"),
     gettext_noop("The draft of the criterion's next version this resolution opened."),
     gettext_noop("Original name"),

@@ -149,7 +149,9 @@ def _finish(
         report = import_verdicts(Path(log.location), study.framework, judge_model=run.judge_model)
         problems.extend(stored_problems(report.problems))
         if report.ok:
-            run.unparseable = run.verdicts.filter(verdict__isnull=True, level__isnull=True).count()
+            run.unparseable = (
+                run.verdicts.per_response().filter(verdict__isnull=True, level__isnull=True).count()
+            )
     elif log is not None and run.errors:
         failed = gettext_noop(
             "%(errors)s of %(total)s calls ended in an error: run it again to retry them (the "

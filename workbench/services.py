@@ -202,7 +202,7 @@ def resolve(
         raise ValidationError(
             {"note": gettext("Say what the judge got wrong: the note is for the prompt.")}
         )
-    judged = JudgeVerdict.objects.filter(
+    judged = JudgeVerdict.objects.per_response().filter(
         run=run, response_id=study_item.response_id, criterion_version=criterion_version
     )
     if not judged.exists():

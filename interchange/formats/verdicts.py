@@ -12,7 +12,10 @@ Fields:
 - ``judge_model`` (required), optional ``rationale``, ``prompt_version``, ``run_id``, ``weight``
   (the criterion weight the judge saw, an integer, checked later against the rubric);
 - optional ``record_id``: the batch inference id ``<task_key>/<criterion_id>``; when given it
-  must agree with ``criterion_id`` (and with ``task_key`` when that is given).
+  must agree with ``criterion_id`` (and with ``task_key`` when that is given);
+- optional ``turn``: on a turn-level criterion of a dialogue, the index of the tutor turn judged
+  (from 0, counting every turn of the dialogue); the importer keeps each turn's verdict and
+  folds them into the response's verdict by the criterion's rule.
 
 A line may instead carry the judge's 1-5 **rating** of the response on a rating question
 (e.g. the task's authenticity): ``question`` (the question's key, a slug) and ``score`` (a whole
@@ -210,7 +213,7 @@ def read_verdicts_jsonl(path: Path) -> VerdictsFile:
             )
         else:
             key = (record.response_key, record.criterion_id, record.judge_model)
-            key += (record.prompt_version, record.run_id)
+            key += (record.prompt_version, record.run_id, record.turn)
             same = gettext_noop(
                 "a second verdict for the same response, criterion, judge, prompt version and "
                 "run (first at line %(seen)s)",
@@ -313,6 +316,7 @@ def _verdict(fields: FieldReader) -> VerdictRecord | None:
         )
     judge_model, rationale, prompt_version, run_id = _judge(fields)
     weight = fields.integer("weight", default=None) if obj.get("weight") is not None else None
+    turn = fields.integer("turn", default=None, minimum=0) if obj.get("turn") is not None else None
     record_id = fields.text("record_id", required=False)
     if record_id is not None and criterion_id is not None:
         _check_record_id(fields, record_id, task_key, criterion_id)
@@ -330,6 +334,7 @@ def _verdict(fields: FieldReader) -> VerdictRecord | None:
         prompt_version=prompt_version,
         run_id=run_id,
         weight=weight,
+        turn=turn,
         line=fields.line or 0,
     )
 
@@ -362,8 +367,12 @@ def verdict_to_json(record: VerdictRecord) -> dict[str, Any]:
     obj |= {"epoch": record.epoch, "criterion_id": record.criterion_id}
     obj |= {"verdict": record.verdict, "rationale": record.rationale}
     obj["judge_model"] = record.judge_model
-    optional = {"prompt_version": record.prompt_version, "run_id": record.run_id}
-    obj |= {k: v for k, v in (optional | {"weight": record.weight}).items() if v is not None}
+    optional: dict[str, str | int | None] = {
+        "prompt_version": record.prompt_version,
+        "run_id": record.run_id,
+    }
+    optional |= {"weight": record.weight, "turn": record.turn}
+    obj |= {k: v for k, v in optional.items() if v is not None}
     return obj
 
 

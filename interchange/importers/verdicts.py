@@ -41,6 +41,7 @@ from rubrics.models import (
     RubricItem,
     RubricVersion,
     Task,
+    Turn,
 )
 from rubrics.scoring import turn_outcome
 from taxonomy.models import Framework
@@ -198,7 +199,8 @@ class VerdictsPlanner:
                 else gettext_noop("an earlier sample")
             )
             plans.append(VerdictPlan(record, run, response, version))
-        return fold_turns(plans)
+        # The turns' verdicts are kept beside the response's verdict that folds them.
+        return fold_turns(plans) + [plan for plan in plans if plan.record.turn is not None]
 
     def plan_ratings(self, records: Sequence[RatingRecord]) -> list[RatingPlan]:
         questions = set(
@@ -406,7 +408,11 @@ def write_verdicts(
     responses: list[ResponsePlan],
     report: ImportReport,
     ratings: Sequence[RatingPlan] = (),
+    source: str = "",
 ) -> None:
+    """Create the verdicts (a response's and, on a turn-level criterion, its tutor turns'); a
+    re-imported verdict is updated in place. A verdict naming a turn the response does not
+    have as a tutor turn is a problem (the caller rolls back)."""
     counts = report.count("verdicts")
     runs = report.count("judge runs")
     wanted = {plan.run for plan in plans} | {plan.run for plan in ratings}
@@ -435,21 +441,42 @@ def write_verdicts(
         if p.response is not None  # every one, once written
     }
     current = {
-        (v.run_id, v.response_id, v.criterion_version_id, v.epoch): v
+        (v.run_id, v.response_id, v.criterion_version_id, v.epoch, v.turn_id): v
         for v in JudgeVerdict.objects.filter(run__in=[r.pk for r in run_by_key.values()])
     }
+    tutor_turns = _tutor_turns(
+        {response_pk[p.response] for p in plans if p.record.turn is not None}
+    )
     new, changed = [], []
     for plan in plans:
         run = run_by_key[plan.run]
         response = response_pk[plan.response]
-        found = current.get((run.pk, response, plan.version.pk, plan.record.epoch))
+        turn = None
+        if plan.record.turn is not None:
+            turn = tutor_turns.get((response, plan.record.turn))
+            if turn is None:
+                report.problems.append(
+                    Problem(
+                        source,
+                        plan.record.line or None,
+                        "turn",
+                        f"the response has no tutor turn {plan.record.turn} "
+                        "(turns are counted from 0, every role included)",
+                    )
+                )
+                continue
+        found = current.get((run.pk, response, plan.version.pk, plan.record.epoch, turn))
+        # A dialogue's turns are counted apart, so "verdicts" still counts responses judged.
+        counter = counts if turn is None else report.count("turn verdicts")
         if found is None:
+            counter.created += 1
             new.append(
                 JudgeVerdict(
                     run=run,
                     response_id=response,
                     criterion_version=plan.version,
                     epoch=plan.record.epoch,
+                    turn_id=turn,
                     verdict=plan.record.verdict,
                     level=plan.record.level,
                     rationale=plan.record.rationale,
@@ -463,14 +490,22 @@ def write_verdicts(
             found.verdict, found.rationale = plan.record.verdict, plan.record.rationale
             found.level = plan.record.level
             changed.append(found)
+            counter.updated += 1
         else:
-            counts.unchanged += 1
+            counter.unchanged += 1
     insert(JudgeVerdict, new)
     JudgeVerdict.objects.bulk_update(changed, ["verdict", "level", "rationale"], batch_size=BATCH)
-    counts.created += len(new)
-    counts.updated += len(changed)
     if ratings:
         write_ratings(ratings, run_by_key, response_pk, report)
+
+
+def _tutor_turns(responses: set[int]) -> dict[tuple[int, int], int]:
+    """(response, turn index) -> the turn's pk, for the tutor turns of `responses`."""
+    rows = Turn.objects.filter(response__in=responses, role=Turn.Role.ASSISTANT)
+    return {
+        (response, index): pk
+        for pk, response, index in rows.values_list("pk", "response_id", "index")
+    }
 
 
 def write_ratings(
@@ -557,8 +592,8 @@ def import_judge_file(
         progress(3, 4, "writing")
         if response_plans:
             write_responses(response_plans, report, by)
-        write_verdicts(plans, response_plans, report, rating_plans)
-        if dry_run:
+        write_verdicts(plans, response_plans, report, rating_plans, source)
+        if dry_run or report.problems:
             transaction.set_rollback(True)
     progress(4, 4, "done")
     return report

@@ -180,10 +180,16 @@ def test_a_turn_level_criterion_is_judged_on_each_tutor_turn_seeing_the_dialogue
     assert sum(last in p for p in on_short) == 1  # the judge sees the dialogue up to its turn
     verdicts = {
         v.criterion_version.wording: v
-        for v in run.verdicts.select_related("criterion_version")
+        for v in run.verdicts.per_response().select_related("criterion_version")
         if v.criterion_version.per_turn
     }
     assert len(verdicts) == 4  # one verdict per turn-level criterion, on the dialogue
+    turns = run.verdicts.per_turn().filter(criterion_version__wording=short)
+    assert sorted((v.turn.index, v.verdict) for v in turns.select_related("turn")) == [
+        (1, True),
+        (3, True),
+        (5, False),
+    ]  # and each tutor turn's verdict beside it
     assert verdicts[short].verdict is False  # every turn: the last one fails
     assert verdicts[short].rationale == "Turn 2: true\nTurn 4: true\nTurn 6: false"
     recasts = "Recasts the learner's error instead of correcting it explicitly."

@@ -39,4 +39,6 @@ class Command(BaseCommand):
             self.stdout.write(f"Demo judge configuration: {judge} ({judge.model}, {judge.prompt})")
         if study is not None:
             for run in seed_demo_judge_runs(study):
-                self.stdout.write(f"Demo judge run: {run} ({run.verdicts.count()} verdicts)")
+                self.stdout.write(
+                    f"Demo judge run: {run} ({run.verdicts.per_response().count()} verdicts)"
+                )

@@ -93,7 +93,7 @@ class Command(BaseCommand):
         for problem in run.problems:
             self.stderr.write(problem_text(problem))
         self.stdout.write(
-            f"{run.get_status_display()}: {run.verdicts.count()} verdicts "
+            f"{run.get_status_display()}: {run.verdicts.per_response().count()} verdicts "
             f"({run.unparseable} unparseable), {run.errors} errors, "
             f"{run.total_tokens} tokens, {run.duration or 0:.1f} s. Log: {run.log_path}"
         )
