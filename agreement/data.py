@@ -11,6 +11,7 @@ Every query here reads from `reports_alias()`: the read replica when one is conf
 report that is a few seconds old, never one cached under a newer state than its data.
 """
 
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -291,6 +292,7 @@ def load_turn_ratings(study: Study, *, blind: bool = True) -> StudyRatings:
         rating_value=np.asarray(rating_value, dtype=np.int64),
         na_item=np.asarray(na_item, dtype=np.int64),
         na_criterion=np.asarray(na_criterion, dtype=np.int64),
+        unit_turn=np.asarray([k[2] for k in keys], dtype=np.int64),
     )
 
 
@@ -573,6 +575,38 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
     )
 
 
+def load_turn_judge(run: JudgeRun, turns: StudyRatings) -> IntArray:
+    """The judge's first-epoch verdict on each unit of `turns` (load_turn_ratings: a tutor
+    turn on a turn-level criterion): PASS, FAIL, UNPARSEABLE where its answer could not be
+    read, MISSING where it gave none. One query."""
+    db = reports_alias()
+    unit_of = {
+        (turns.criteria[c].key, turn): unit
+        for unit, (c, turn) in enumerate(
+            zip(turns.unit_criterion.tolist(), turns.unit_turn.tolist(), strict=True)
+        )
+    }
+    judge = np.full(turns.n_units, MISSING, dtype=np.int64)
+    if not unit_of:
+        return judge
+    rows = (
+        JudgeVerdict.objects.using(db)
+        .per_turn()
+        .filter(
+            run=run.pk,
+            epoch=1,
+            turn_id__in={turn for _, turn in unit_of},
+            criterion_version_id__in=[c.key for c in turns.criteria],
+        )
+        .values_list("criterion_version_id", "turn_id", "verdict")
+    )
+    for version, turn, verdict in rows:
+        unit = unit_of.get((version, turn))
+        if unit is not None:
+            judge[unit] = UNPARSEABLE if verdict is None else PASS if verdict else FAIL
+    return judge
+
+
 @dataclass(frozen=True)
 class RunsData:
     """Several judge runs' first-epoch answers on the units of one study's ratings."""
@@ -765,6 +799,35 @@ class ExpertGrade:
 
 
 @dataclass(frozen=True)
+class TurnLine:
+    """One tutor turn of a dialogue on a turn-level criterion: the judge's verdict on it and
+    the experts' grades of it, so a maintainer sees which turn a disagreement comes from."""
+
+    index: int  # the turn's index in the dialogue (shown as "Turn index + 1")
+    judge: bool | None  # None: no verdict (not judged, or the answer could not be read)
+    experts: tuple[tuple[str, str], ...]  # (expert, verdict) in the study's expert order
+
+    @property
+    def number(self) -> int:
+        return self.index + 1
+
+    @property
+    def majority(self) -> str:
+        """The experts' strict majority of pass and fail on the turn, "" when none."""
+        votes = [verdict for _, verdict in self.experts]
+        passes, fails = votes.count("pass"), votes.count("fail")
+        return "pass" if passes > fails else "fail" if fails > passes else ""
+
+    @property
+    def disagrees(self) -> bool:
+        return (
+            self.judge is not None
+            and self.majority != ""
+            and (self.majority != ("pass" if self.judge else "fail"))
+        )
+
+
+@dataclass(frozen=True)
 class UnitDetail:
     """What a maintainer reads to resolve one triage unit."""
 
@@ -772,6 +835,7 @@ class UnitDetail:
     criterion_version: CriterionVersion  # with its criterion
     experts: tuple[ExpertGrade, ...]
     judge_rationale: str
+    turns: tuple[TurnLine, ...] = ()  # a turn-level criterion on a dialogue: turn by turn
 
 
 def expert_label(n: int) -> str:
@@ -784,7 +848,9 @@ def load_unit_details(
 ) -> list[UnitDetail]:
     """For each (study item, criterion version) pair: the response, the criterion, every
     submitted grade with its rationale under an anonymous name, and the judge's output.
-    Five queries, whatever the number of pairs."""
+    On a turn-level criterion, each tutor turn with the judge's verdict on it and the
+    experts' grades of it. Five queries, whatever the number of pairs, and two more when a
+    pair's criterion is turn-level."""
     db = reports_alias()
     item_ids = {item for item, _ in pairs}
     version_ids = {version for _, version in pairs}
@@ -836,16 +902,65 @@ def load_unit_details(
             "response_id", "criterion_version_id", "rationale"
         )
     }
+    per_turn = {pk for pk, version in by_version.items() if version.per_turn}
+    turns = _turn_lines(study, run, by_item, per_turn, label, db) if per_turn else {}
     return [
         UnitDetail(
             study_item=by_item[item],
             criterion_version=by_version[version],
             experts=tuple(sorted(grades.get((item, version), []), key=lambda g: g.expert)),
             judge_rationale=rationales.get((by_item[item].response_id, version), ""),
+            turns=turns.get((item, version), ()),
         )
         for item, version in pairs
         if item in by_item and version in by_version
     ]
+
+
+def _turn_lines(
+    study: Study,
+    run: JudgeRun,
+    by_item: dict[int, StudyItem],
+    versions: set[int],
+    label: dict[int, str],
+    db: str,
+) -> dict[tuple[int, int], tuple[TurnLine, ...]]:
+    """(study item, criterion version) -> its tutor turns, each with the judge's first-epoch
+    verdict and the experts' submitted grades. Two queries."""
+    item_of = {item.response_id: pk for pk, item in by_item.items()}
+    judge = {
+        (turn, version): verdict
+        for turn, version, verdict in JudgeVerdict.objects.using(db)
+        .per_turn()
+        .filter(run=run.pk, epoch=1, response_id__in=item_of, criterion_version_id__in=versions)
+        .values_list("turn_id", "criterion_version_id", "verdict")
+    }
+    grades: dict[tuple[int, int, int, int], list[tuple[str, str]]] = defaultdict(list)
+    for item, version, turn, index, annotator, verdict in (
+        TurnGrade.objects.using(db)
+        .filter(
+            assignment__study_item__study=study,
+            assignment__study_item_id__in=by_item,
+            assignment__status=Assignment.Status.SUBMITTED,
+            criterion_version_id__in=versions,
+        )
+        .exclude(verdict="")
+        .values_list(
+            "assignment__study_item_id",
+            "criterion_version_id",
+            "turn_id",
+            "turn__index",
+            "assignment__annotator_id",
+            "verdict",
+        )
+    ):
+        grades[item, version, turn, index].append((label.get(annotator, "?"), verdict))
+    lines: dict[tuple[int, int], list[TurnLine]] = defaultdict(list)
+    for (item, version, turn, index), experts in sorted(grades.items(), key=lambda g: g[0][3]):
+        lines[item, version].append(
+            TurnLine(index, judge.get((turn, version)), tuple(sorted(experts)))
+        )
+    return {key: tuple(found) for key, found in lines.items()}
 
 
 def load_label_units(study: Study, *, blind: bool = True) -> list[LabelUnit]:

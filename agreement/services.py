@@ -6,7 +6,12 @@ from dataclasses import dataclass, replace
 from django.conf import settings as django_settings
 
 from agreement import cache
-from agreement.analysis.calibration import CalibrationReport, JudgeScale, calibration_report
+from agreement.analysis.calibration import (
+    CalibrationReport,
+    JudgeScale,
+    calibration_report,
+    turn_calibration,
+)
 from agreement.analysis.calibration import judge_scales as compare_judge_scales
 from agreement.analysis.comparison import RunComparison, RunSummary, compare_runs
 from agreement.analysis.labels import FinalLabel
@@ -25,6 +30,7 @@ from agreement.data import (
     load_scale_ratings,
     load_scale_scores,
     load_study_ratings,
+    load_turn_judge,
     load_turn_ratings,
     rating_runs_for,
     submitted_grade_count,
@@ -87,14 +93,23 @@ def judge_report(study: Study, run: JudgeRun) -> CalibrationReport:
     settings = AnalysisSettings.for_study(study)
 
     def compute() -> CalibrationReport:
-        ratings = load_study_ratings(study, blind=not settings.show_annotator_names)
-        return calibration_report(
+        blind = not settings.show_annotator_names
+        ratings = load_study_ratings(study, blind=blind)
+        report = calibration_report(
             load_judge_data(study, run, ratings),
             epsilon=settings.epsilon,
             judge_family=run.model_family,
             n_resamples=settings.resamples,
             seed=settings.seed,
         )
+        turns = load_turn_ratings(study, blind=blind)
+        found = turn_calibration(
+            turns,
+            load_turn_judge(run, turns),
+            n_resamples=settings.resamples,
+            seed=settings.seed,
+        )
+        return replace(report, turns=found)
 
     return cache.get_or_compute(cache.calibration_key(study, run, settings), compute)
 

@@ -20,7 +20,12 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agreement.analysis.export import judge_calibration_rows, labels_to_dict, report_to_dict
+from agreement.analysis.export import (
+    judge_calibration_rows,
+    judge_turn_row,
+    labels_to_dict,
+    report_to_dict,
+)
 from agreement.services import (
     final_labels,
     judge_calibration_summary,
@@ -123,7 +128,9 @@ class AgreementActions:
     def calibration(self, request: Request, pk: str, run: str) -> Response:
         """The judge of a run against the study's experts (agreement.services.judge_report),
         and under `figures` its calibration overall and per criterion as flat rows, every
-        figure with its interval and n (the same rows as the downloads)."""
+        figure with its interval and n (the same rows as the downloads); under `turn figures`
+        the turn-level criteria judged turn by turn (each tutor turn's verdict against the
+        experts' majority on it)."""
         study = self.get_object()  # type: ignore[attr-defined]
         if not run.isdecimal():  # any segment reaches the view: a malformed id is a JSON 404
             raise exceptions.NotFound("No such judge run.")
@@ -131,4 +138,7 @@ class AgreementActions:
         assert judge is not None  # judge_run raises NotFound for an unknown run
         report = replace(judge_report(study, judge), scales=judge_scale_report(study, judge))
         figures = judge_calibration_rows(judge_calibration_summary(study, judge))
-        return Response(as_json(report) | {"figures": as_json(figures)})
+        turns = [judge_turn_row(judge, turn) for turn in report.turns]
+        return Response(
+            as_json(report) | {"figures": as_json(figures), "turn figures": as_json(turns)}
+        )

@@ -127,7 +127,7 @@ def baseline_insert(run) -> float:  # type: ignore[no-untyped-def]
 
     rows = list(
         run.verdicts.values_list("response_id", "criterion_version_id", "epoch", "verdict",
-                                 "rationale")
+                                 "rationale", "turn_id")
     )  # fmt: skip
 
     def insert() -> None:
@@ -135,8 +135,8 @@ def baseline_insert(run) -> float:  # type: ignore[no-untyped-def]
             JudgeVerdict.objects.bulk_create(
                 [
                     JudgeVerdict(run=run, response_id=r, criterion_version_id=v, epoch=e + 1,
-                                 verdict=verdict, rationale=rationale)
-                    for r, v, e, verdict, rationale in rows
+                                 verdict=verdict, rationale=rationale, turn_id=turn)
+                    for r, v, e, verdict, rationale, turn in rows
                 ],
                 batch_size=BATCH,
             )  # fmt: skip

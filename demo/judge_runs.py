@@ -5,7 +5,10 @@ then with the critique-then-verdict prompt (v2).
 No model is called (the demo needs no network): the answers are generated from the experts'
 submitted grades, v1 agreeing with their majority less often than v2 and leaving two answers
 unreadable, and they land through the verdicts importer (`import_judge_file`), exactly as an
-Inspect log made elsewhere would. Seeded, so every `make demo` gives the same runs."""
+Inspect log made elsewhere would. On the dialogues' turn-level criteria they answer each tutor
+turn (drawn from the experts' majority on that turn), so the importer keeps the turns' verdicts
+beside the folded one and the judge page compares them turn by turn. Seeded, so every
+`make demo` gives the same runs."""
 
 import random
 from collections import Counter, defaultdict
@@ -13,7 +16,7 @@ from collections import Counter, defaultdict
 from django.db import transaction
 
 from demo.study import LOCAL_JUDGE, SEED, seed_demo_judge
-from grading.models import Assignment, Grade, Study, Verdict
+from grading.models import Assignment, Grade, Study, TurnGrade, Verdict
 from interchange.formats.verdicts import VerdictRecord
 from interchange.importers.verdicts import JudgeFile, import_judge_file
 from judging.models import JudgeConfig, JudgeRun
@@ -43,7 +46,7 @@ def seed_demo_judge_runs(study: Study) -> list[JudgeRun]:
         by=None,
     )
     units = study_units(study)
-    majority = _experts_majority(study)
+    majority = _experts_majority(study) | _experts_turn_majority(study)
     rng = random.Random(SEED)
     return [
         _import_run(study, config, run_id, units, majority, agreement, unreadable, rng)
@@ -51,9 +54,28 @@ def seed_demo_judge_runs(study: Study) -> list[JudgeRun]:
     ]
 
 
-def _experts_majority(study: Study) -> dict[tuple[int, int], bool]:
+def _experts_turn_majority(study: Study) -> dict[tuple[int, ...], bool]:
+    """(response, criterion version, turn index) -> the majority of the submitted grades of
+    that tutor turn, so that the judge's verdicts on a dialogue's turns track the experts'
+    turn by turn (the judge page compares them per turn)."""
+    votes: dict[tuple[int, ...], Counter[str]] = defaultdict(Counter)
+    rows = TurnGrade.objects.filter(
+        assignment__study_item__study=study,
+        assignment__status=Assignment.Status.SUBMITTED,
+        verdict__in=[Verdict.PASS, Verdict.FAIL],
+    ).values_list("turn__response_id", "criterion_version_id", "turn__index", "verdict")
+    for response, version, turn, verdict in rows:
+        votes[response, version, turn][verdict] += 1
+    return {
+        key: count[Verdict.PASS] > count[Verdict.FAIL]
+        for key, count in votes.items()
+        if count[Verdict.PASS] != count[Verdict.FAIL]
+    }
+
+
+def _experts_majority(study: Study) -> dict[tuple[int, ...], bool]:
     """(response, criterion version) -> the pass/fail majority of the submitted grades."""
-    votes: dict[tuple[int, int], Counter[str]] = defaultdict(Counter)
+    votes: dict[tuple[int, ...], Counter[str]] = defaultdict(Counter)
     rows = Grade.objects.filter(
         assignment__study_item__study=study,
         assignment__status=Assignment.Status.SUBMITTED,
@@ -74,7 +96,7 @@ def _import_run(
     config: JudgeConfig,
     run_id: str,
     units: list[PlannedCall],
-    majority: dict[tuple[int, int], bool],
+    majority: dict[tuple[int, ...], bool],
     agreement: float,
     unreadable: int,
     rng: random.Random,
@@ -82,7 +104,10 @@ def _import_run(
     unreadable_at = set(rng.sample(range(len(units)), min(unreadable, len(units))))
     records = []
     for n, unit in enumerate(units):
-        expected = majority.get((unit.response_pk, unit.version_pk), rng.random() < 0.7)
+        # A tutor turn follows the experts' majority on that turn, else on the response.
+        key = (unit.response_pk, unit.version_pk)
+        turn_key = key if unit.turn is None else (*key, unit.turn)
+        expected = majority.get(turn_key, majority.get(key, rng.random() < 0.7))
         verdict = expected if rng.random() < agreement else not expected
         # An ordinal criterion takes a level: the top of its scale, or one below, by the same draw.
         level = None if unit.scale is None else unit.scale[1] - (0 if verdict else 1)

@@ -35,11 +35,13 @@ from agreement.stats import (
     majority_reference,
     ordinal_agreement,
 )
+from agreement.stats.clustered import ClusteredCalibration, clustered_calibration
 from agreement.stats.grouped import grouped_intervals
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 MISSING = -1
+UNPARSEABLE = -2  # the judge was asked about the unit; its answer was neither pass nor fail
 SCALE_VALUES = np.arange(1, 6)  # the 1-5 scale; value index 0 is score 1
 ONE_EPOCH = "the judge scored this question in one epoch only"
 FEWER_THAN_TWO_REPEATED = "fewer than two responses scored in two epochs or more"
@@ -179,6 +181,77 @@ class JudgeScale:
 
 
 @dataclass(frozen=True)
+class TurnCalibration:
+    """The judge on the tutor turns of dialogues, one turn-level criterion (or all of them):
+    its verdict on each turn against the experts' majority on that turn. A turn counts when
+    the experts graded it pass or fail; those left out are counted by reason."""
+
+    label: str  # the criterion's code, or "all turn-level criteria"
+    wording: str
+    n_turns: int  # turns the experts graded pass or fail
+    vs_majority: ClusteredCalibration  # on the turns judged and decided by a majority
+    not_judged: int  # graded turns the judge gave no verdict on
+    unparseable: int  # graded turns whose judge answer could not be read
+    tied: int  # judged turns the experts split evenly on
+    graded_na: int  # turn grades of N/A (no pass or fail to compare)
+
+    @property
+    def n_compared(self) -> int:
+        return self.vs_majority.calibration.n_items
+
+    @property
+    def n_responses(self) -> int:
+        """Dialogues of the compared turns: what the intervals resample."""
+        return self.vs_majority.n_clusters
+
+
+def turn_calibration(
+    turns: StudyRatings, judge: IntArray, *, n_resamples: int = 1000, seed: int = 0
+) -> tuple[TurnCalibration, ...]:
+    """The judge against the experts' per-turn majority on each turn-level criterion, then on
+    every turn-level criterion together (when there are two or more). `turns` are the experts'
+    ratings of tutor turns (units: response, criterion, turn); `judge` per unit: FAIL, PASS,
+    UNPARSEABLE or MISSING (not judged). Accuracy and Cohen's kappa with their n, intervals
+    resampling responses (a dialogue's turns move together)."""
+    if turns.n_units == 0 and turns.na_item.size == 0:
+        return ()
+    na = np.bincount(turns.na_criterion, minlength=len(turns.criteria))
+    groups = [
+        (info.code, info.wording, turns.unit_criterion == index, int(na[index]))
+        for index, info in enumerate(turns.criteria)
+    ]
+    if len(groups) > 1:
+        every = np.ones(turns.n_units, dtype=bool)
+        groups.append(("all turn-level criteria", "", every, int(na.sum())))
+    answered = np.where(judge >= 0, judge, MISSING)
+    found = []
+    for label, wording, mask, graded_na in groups:
+        units = np.flatnonzero(mask)
+        experts = experts_matrix(turns, units)
+        majority = majority_reference(experts) if units.size else np.empty(0, dtype=np.int64)
+        judged = answered[units] != MISSING
+        found.append(
+            TurnCalibration(
+                label=label,
+                wording=wording,
+                n_turns=int(units.size),
+                vs_majority=clustered_calibration(
+                    answered[units],
+                    majority,
+                    turns.unit_item[units],
+                    n_resamples=n_resamples,
+                    seed=seed,
+                ),
+                not_judged=int((judge[units] == MISSING).sum()),
+                unparseable=int((judge[units] == UNPARSEABLE).sum()),
+                tied=int((judged & (majority == MISSING)).sum()),
+                graded_na=graded_na,
+            )
+        )
+    return tuple(found)
+
+
+@dataclass(frozen=True)
 class CalibrationReport:
     judge_name: str
     epsilon: float
@@ -190,6 +263,7 @@ class CalibrationReport:
     unmatched_units: int  # expert-graded units the judge did not rate
     scales: tuple[JudgeScale, ...] = ()  # the study's 1-5 questions the judge scored
     ordinal: tuple[JudgeScale, ...] = ()  # the study's ordinal criteria the judge rated
+    turns: tuple[TurnCalibration, ...] = ()  # turn-level criteria, judged turn by turn
 
 
 def judge_scales(
@@ -468,8 +542,10 @@ __all__ = [
     "JudgeScale",
     "ScaleScores",
     "ScaleStability",
+    "TurnCalibration",
     "calibration_report",
     "judge_ordinal_criteria",
     "judge_scales",
     "scale_stability",
+    "turn_calibration",
 ]

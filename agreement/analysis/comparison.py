@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from agreement.analysis.calibration import (
     MISSING,
+    UNPARSEABLE,
     JudgeData,
     JudgeGroup,
     experts_matrix,
@@ -40,7 +41,6 @@ from agreement.stats import (
 )
 from agreement.stats.grouped import grouped_intervals
 
-UNPARSEABLE = -2  # the run asked the judge about the unit; its answer was neither pass nor fail
 LEVEL = 0.05  # family-wise significance level of a pair's per-criterion tests
 
 

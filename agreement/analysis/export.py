@@ -11,7 +11,7 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
-from agreement.analysis.calibration import JudgeScale
+from agreement.analysis.calibration import JudgeScale, TurnCalibration
 from agreement.analysis.comparison import RunGroup, RunSummary
 from agreement.analysis.labels import COLUMNS as LABEL_COLUMNS
 from agreement.analysis.labels import FinalLabel, label_document, label_row
@@ -248,14 +248,43 @@ def judge_level_row(run: object, criterion: JudgeScale) -> dict[str, Any]:
     return row
 
 
+def judge_turn_row(run: object, turn: TurnCalibration) -> dict[str, Any]:
+    """One judge run on one turn-level criterion (or all of them), judged turn by turn: its
+    verdict on each tutor turn against the experts' majority on that turn, accuracy and kappa
+    with their n and percentile intervals resampling dialogues, and the turns left out."""
+    found = turn.vs_majority
+    return (
+        {
+            "judge": str(run),
+            "criterion": turn.label,
+            "graded turns": turn.n_turns,
+            "turns compared": turn.n_compared,
+            "dialogues": turn.n_responses,
+            "turns left out: not judged": turn.not_judged,
+            "turns left out: judge answer unreadable": turn.unparseable,
+            "turns left out: experts tied": turn.tied,
+            "turn grades N/A": turn.graded_na,
+        }
+        | _interval("accuracy vs majority per turn", found.accuracy)
+        | _interval("kappa vs majority per turn", found.kappa)
+        | {"confidence": found.kappa.confidence, "resamples": found.kappa.n_resamples}
+    )
+
+
 def write_judge_calibration_xlsx(
-    summary: RunSummary, out: IO[bytes], levels: Sequence[dict[str, Any]] = ()
+    summary: RunSummary,
+    out: IO[bytes],
+    levels: Sequence[dict[str, Any]] = (),
+    turns: Sequence[dict[str, Any]] = (),
 ) -> None:
-    """The calibration rows, and (`levels`, judge_level_row) a sheet of ordinal criteria."""
+    """The calibration rows, and (`levels`, judge_level_row) a sheet of ordinal criteria, and
+    (`turns`, judge_turn_row) one of turn-level criteria judged turn by turn."""
     rows = judge_calibration_rows(summary)
     sheets = [("Judge calibration", list(rows[0]), [list(row.values()) for row in rows])]
     if levels:
         sheets.append(("Ordinal criteria", list(levels[0]), [list(r.values()) for r in levels]))
+    if turns:
+        sheets.append(("Turn-level criteria", list(turns[0]), [list(r.values()) for r in turns]))
     write_sheets_xlsx(iter(sheets), out)
 
 

@@ -72,6 +72,8 @@ class StudyRatings:
     level_rater: IntArray = field(default_factory=_no_grades)
     level_value: IntArray = field(default_factory=_no_grades)
     level_raters: tuple[str, ...] = ()  # graders who gave levels only, after `raters`
+    # Ratings of tutor turns (load_turn_ratings): per unit, the turn's id; empty otherwise.
+    unit_turn: IntArray = field(default_factory=_no_grades)
 
     @property
     def n_units(self) -> int:

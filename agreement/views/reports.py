@@ -21,6 +21,7 @@ from agreement.analysis.calibration import JudgeScale
 from agreement.analysis.export import (
     judge_calibration_rows,
     judge_level_row,
+    judge_turn_row,
     report_to_dict,
     write_judge_calibration_xlsx,
     write_report_xlsx,
@@ -210,7 +211,9 @@ def judge_calibration_download(
     study = get_object_or_404(Study, pk=study_id)
     run = get_object_or_404(JudgeRun, pk=run_id)
     summary = judge_calibration_summary(study, run)
-    levels = [judge_level_row(run, criterion) for criterion in judge_report(study, run).ordinal]
+    report = judge_report(study, run)
+    levels = [judge_level_row(run, criterion) for criterion in report.ordinal]
+    turns = [judge_turn_row(run, turn) for turn in report.turns]
     filename = f"judge-{run.pk}-{slugify(study.name) or study.pk}"
     if fmt == "json":
         data = {
@@ -218,12 +221,13 @@ def judge_calibration_download(
             "judge": str(run),
             "rows": judge_calibration_rows(summary),
             "ordinal criteria": levels,
+            "turn-level criteria, per turn": turns,
         }
         response: HttpResponse = JsonResponse(data)
         response["Content-Disposition"] = f'attachment; filename="{filename}.json"'
         return response
     buffer = BytesIO()
-    write_judge_calibration_xlsx(summary, buffer, levels)
+    write_judge_calibration_xlsx(summary, buffer, levels, turns)
     response = HttpResponse(buffer.getvalue(), content_type=XLSX)
     response["Content-Disposition"] = f'attachment; filename="{filename}.xlsx"'
     return response

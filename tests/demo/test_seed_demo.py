@@ -70,11 +70,15 @@ def test_the_demo_study_has_two_judge_runs_to_compare_and_triage(seeded, client_
     assert v1.config.model_family == v2.model_family == "llama"
     units = study_units(study)  # a turn-level criterion on a dialogue: a call per tutor turn
     assert v1.calls_total == len(units) > len({(u.response_pk, u.version_pk) for u in units})
-    unreadable = v1.verdicts.filter(verdict__isnull=True, level__isnull=True)
+    unreadable = v1.verdicts.per_response().filter(verdict__isnull=True, level__isnull=True)
     assert 1 <= unreadable.count() <= v1.unparseable == 2
-    # the calls on a dialogue's turns are folded into one verdict on the response
+    # the calls on a dialogue's turns are folded into one verdict on the response, and each
+    # turn's verdict is kept beside it
     responses_and_criteria = len({(u.response_pk, u.version_pk) for u in units})
-    assert v2.verdicts.count() == v1.verdicts.count() == responses_and_criteria
+    responses = [run.verdicts.per_response().count() for run in (v1, v2)]
+    assert responses == [responses_and_criteria] * 2
+    turns = sum(1 for u in units if u.turn is not None)
+    assert turns and [run.verdicts.per_turn().count() for run in (v1, v2)] == [turns] * 2
     pair = run_comparison(study, [v1, v2]).pairs[0]
     assert pair.overall.test.second_only > pair.overall.test.first_only  # v2 agrees more
     assert triage(study, v1).units and triage(study, v2).units
@@ -90,3 +94,6 @@ def test_the_demo_study_has_two_judge_runs_to_compare_and_triage(seeded, client_
     calibration = maintainer.get(reverse("agreement:judge", args=[study.pk, v2.pk]))
     body = calibration.content.decode()
     assert "Ordinal criteria: the judge" in body and "Ordinal alpha: experts" in body
+    # The dialogues' turn-level criteria are compared turn by turn.
+    assert "Turn-level criteria: the judge on each tutor turn" in body
+    assert "graded turns, in 2 dialogues" in body
