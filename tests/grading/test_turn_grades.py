@@ -1,6 +1,7 @@
 """Turn-level criteria: a dialogue's tutor turns graded one by one, the response's grade
 derived by the criterion's turn rule, revisions after submission."""
 
+import io
 import json
 
 import pytest
@@ -281,6 +282,17 @@ def test_agreement_is_reported_on_each_turn_and_on_the_dialogue(make_user, clien
     body = page.content.decode()
     assert "Turn-level criteria: each turn and the dialogue" in body
     assert "(9 N/A grades left out)" in body
+    # The downloads carry the same rows, per turn and per dialogue.
+    maintainer = client_as(Role.MAINTAINER)
+    document = maintainer.get(reverse("agreement:study_report_json", args=[study.pk])).json()
+    downloaded = {row["group"]: row for row in document["turn-level criteria"]}
+    assert (downloaded[first]["pairable units"], downloaded[first]["items"]) == (9, 3)
+    assert downloaded[penalty]["N/A grades left out"] == 9
+    assert len(downloaded) == 4  # each criterion on each turn and on the dialogue
+    workbook = maintainer.get(reverse("agreement:study_report_xlsx", args=[study.pk]))
+    sheet = load_workbook(io.BytesIO(workbook.content))["Turn-level criteria"]
+    groups = [row[0] for row in sheet.iter_rows(min_row=2, values_only=True)]
+    assert sorted(groups) == sorted(downloaded)
 
 
 def test_the_offline_workbook_has_a_row_per_tutor_turn_and_records_it(dialogue, tmp_path):
