@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from accounts.roles import Action
 from api import imports
-from api.filters import FilterSet, IntegerFilter
+from api.filters import BooleanFilter, FilterSet, IntegerFilter
 from api.serializers import ApiModelSerializer, ApiSerializer
 from api.viewsets import ReadOnlyViewSet
 from interchange.importers import import_verdicts
@@ -129,7 +129,7 @@ class JudgeVerdictFilter(FilterSet):
     )
     judge_model = django_filters.CharFilter("run__judge_model", label="Judge model")
     task_key = django_filters.CharFilter("response__task__key", label="Task key")
-    turns = django_filters.BooleanFilter(
+    turns = BooleanFilter(
         method="by_turns",
         label="true: the verdicts on single tutor turns; false (the default): on whole responses",
     )

@@ -7,12 +7,15 @@ request's text and no text of only whitespace where a blank is refused."""
 import re
 from collections.abc import Iterator
 
+import django_filters
 import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.roles import Role
+from api.filters import DjangoFilterBackend, TrueOrFalse
 from api.schema import NO_NUL, NOT_BLANK, WHITESPACE
+from api.urls import router
 from grading import services
 from tests import factories
 from tests.api.test_schemathesis import openapi_document
@@ -77,12 +80,28 @@ def test_an_id_filter_naming_no_object_finds_nothing(framework, admin):
         ("criterion", {"task": "1.5"}, "task"),
         ("criterion", {"retired": "null"}, "retired"),
         ("judgeverdict", {"verdict": "maybe"}, "verdict"),
+        ("judgeverdict", {"turns": "maybe"}, "turns"),
         ("person", {"is_active": "null"}, "is_active"),
         ("study", {"status": "nope"}, "status"),
     ],
 )
 def test_a_filter_value_of_another_type_is_refused(framework, admin, name, params, field):
     assert field in errors(admin.get(reverse(f"api:{name}-list"), params))
+
+
+def test_every_boolean_filter_of_the_api_refuses_what_is_not_true_or_false():
+    backend = DjangoFilterBackend()
+    filter_sets = {
+        backend.get_filterset_class(view(), view.queryset) for _, view, _ in router.registry
+    }
+    booleans = [
+        (filter_set.__name__, name)
+        for filter_set in filter_sets - {None}
+        for name, declared in filter_set.base_filters.items()
+        if isinstance(declared, django_filters.BooleanFilter)
+        and not issubclass(declared.field_class, TrueOrFalse)
+    ]
+    assert booleans == []
 
 
 def test_the_schema_states_page_bounds_and_integer_bounds():
