@@ -12,6 +12,12 @@ PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 $$HOME/.pyenv/versio
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { command -v $$p; break; }; \
 	done)
 
+# Python caches compiled modules in __pycache__/ unless PYTHONDONTWRITEBYTECODE is set, as some
+# container images set it; uv does not compile the venv's packages at install either. The suite
+# starts dozens of Python processes (test workers, background workers, servers): without the cache
+# each compiles Django and every other module again, most of a test worker's start-up.
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: messages run serve worker-forever install migrate demo test test-sqlite test-postgres test-browser schemathesis lint format migrations-check bench postgres chromium axe clean
 
 # The project is installed with uv (from PyPI into the venv): a fifth of pip's time on a fresh venv.
