@@ -8,7 +8,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 
 from audit.models import AuditEvent
-from l2annot.bulk_insert import insert
+from l2annot.bulk_insert import insert, insert_rows
 
 
 def snapshot(obj: models.Model, fields: Iterable[str]) -> dict[str, Any]:
@@ -52,7 +52,7 @@ def event(
         content_type_id=ContentType.objects.get_for_model(obj, for_concrete_model=False).pk,
         object_id=str(obj.pk),
         object_repr=str(obj)[:300],
-        actor_id=actor.pk if getattr(actor, "is_authenticated", False) else None,
+        actor_id=_actor_id(actor),
         kind=kind,
         changes=changes or {},
         comment=comment,
@@ -74,6 +74,45 @@ def record(
 def record_many(events: Iterable[AuditEvent]) -> list[AuditEvent]:
     """Save events made by `event` in bulk inserts (an import records thousands)."""
     return insert(AuditEvent, events)
+
+
+# The columns of an event that record_rows fills (`at` is stamped on insert).
+EVENT_FIELDS = (
+    "content_type_id",
+    "object_id",
+    "object_repr",
+    "actor_id",
+    "kind",
+    "changes",
+    "comment",
+)
+
+
+def record_rows(
+    model: type[models.Model],
+    kind: AuditEvent.Kind | str,
+    actor: Any,
+    objects: Iterable[tuple[Any, str, dict[str, list[Any]] | None]],
+    comment: str = "",
+) -> list[int]:
+    """Save the events `record_many` saves for `event(obj, kind, actor, changes, comment)` of
+    each object of `model`, given as its (primary key, `str(obj)`, changes): no instance of the
+    object or of its event is made (an import records tens of thousands). Returns their ids."""
+    content_type = ContentType.objects.get_for_model(model, for_concrete_model=False).pk
+    actor_id = _actor_id(actor)
+    kind = AuditEvent.Kind(kind).value
+    return insert_rows(
+        AuditEvent,
+        EVENT_FIELDS,
+        (
+            (content_type, str(pk), text[:300], actor_id, kind, changes or {}, comment)
+            for pk, text, changes in objects
+        ),
+    )
+
+
+def _actor_id(actor: Any) -> int | None:
+    return actor.pk if getattr(actor, "is_authenticated", False) else None
 
 
 def record_creation(obj: models.Model, fields: Iterable[str], actor: Any = None) -> AuditEvent:

@@ -23,7 +23,7 @@ from interchange.formats.responses import ResponseRecord, read_responses_jsonl
 from interchange.importers.collector import collector_paused
 from interchange.importers.report import ImportReport, Progress, no_progress
 from interchange.importers.writing import BATCH, COMMENT
-from l2annot.bulk_insert import insert
+from l2annot.bulk_insert import insert_rows
 from rubrics.models import Response, Task, Turn
 from taxonomy.models import Framework
 
@@ -44,7 +44,7 @@ class ResponsePlan:
     external_id: str
     existing: Response | None
     changed: bool = False
-    response: Response | None = None
+    response_id: int | None = None  # once written
 
 
 class ResponsesPlanner:
@@ -139,7 +139,9 @@ def fields_of(record: ResponseRecord) -> dict[str, str | int]:
         "model_family": record.family or "",
         "model_version": record.version or "",
         "epoch": record.epoch,
-        "kind": Response.Kind.CONVERSATION if record.turns is not None else Response.Kind.TEXT,
+        "kind": (
+            Response.Kind.CONVERSATION if record.turns is not None else Response.Kind.TEXT
+        ).value,
         "text": record.response or "",
     }
 
@@ -157,23 +159,27 @@ def turns_of(record: ResponseRecord) -> list[tuple[str, str]]:
 
 
 def write_responses(plans: list[ResponsePlan], report: ImportReport, by: Any) -> None:
-    """Create and update the planned responses (and their turns) in bulk."""
+    """Create and update the planned responses (and their turns) in bulk.
+
+    New responses, their turns and their history go as plain rows (`insert_rows`,
+    `audit.record_rows`): an import makes tens of thousands, and a model instance each cost
+    more than writing them."""
     counts = report.count("responses")
-    events: list[AuditEvent] = []
     new = [p for p in plans if p.existing is None]
-    responses = [
-        Response(task=p.task, external_id=p.external_id, **fields_of(p.record)) for p in new
-    ]
-    insert(Response, responses)
-    for plan, response in zip(new, responses, strict=True):
-        plan.response = response
-        change = {"model_name": [None, response.model_name]}
-        events.append(audit.event(response, AuditEvent.Kind.IMPORTED, by, change, COMMENT))
+    names = fields_of_names()
+    rows = []
+    for plan in new:
+        fields = fields_of(plan.record)
+        rows.append((plan.task.pk, plan.external_id, *(fields[name] for name in names)))
+    ids = insert_rows(Response, ("task_id", "external_id", *names), rows)
+    for plan, response_id in zip(new, ids, strict=True):
+        plan.response_id = response_id
+    events: list[AuditEvent] = []
     changed = []
     for plan in plans:
         if plan.existing is None:
             continue
-        plan.response = plan.existing
+        plan.response_id = plan.existing.pk
         if not plan.changed:
             counts.unchanged += 1
             continue
@@ -191,17 +197,32 @@ def write_responses(plans: list[ResponsePlan], report: ImportReport, by: Any) ->
         changed.append(plan.existing)
     Response.objects.bulk_update(changed, list(fields_of_names()), batch_size=BATCH)
     Turn.objects.filter(response__in=[r.pk for r in changed]).delete()
-    insert(
+    insert_rows(
         Turn,
+        ("response_id", "index", "role", "content"),
         (
-            Turn(response=plan.response, index=index, role=role, content=content)
+            (plan.response_id, index, role, content)
             for plan in plans
             if plan.existing is None or plan.changed
             for index, (role, content) in enumerate(turns_of(plan.record))
         ),
     )
+    audit.record_rows(
+        Response,
+        AuditEvent.Kind.IMPORTED,
+        by,
+        (
+            (
+                response_id,
+                Response.describe(p.record.model, p.task),
+                {"model_name": [None, p.record.model]},
+            )
+            for p, response_id in zip(new, ids, strict=True)
+        ),
+        COMMENT,
+    )
     audit.record_many(events)
-    counts.created += len(responses)
+    counts.created += len(new)
     counts.updated += len(changed)
 
 

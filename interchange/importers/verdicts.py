@@ -436,9 +436,9 @@ def write_verdicts(
         )
     }
     response_pk |= {
-        (p.task.pk, p.external_id): p.response.pk
+        (p.task.pk, p.external_id): p.response_id
         for p in responses
-        if p.response is not None  # every one, once written
+        if p.response_id is not None  # every one, once written
     }
     current = {
         (v.run_id, v.response_id, v.criterion_version_id, v.epoch, v.turn_id): v

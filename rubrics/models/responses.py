@@ -48,7 +48,12 @@ class Response(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.model_name} on {self.task}"
+        return self.describe(self.model_name, self.task)
+
+    @staticmethod
+    def describe(model_name: str, task: Task) -> str:
+        """A response's `str`, from its model's name and its task (without the response)."""
+        return f"{model_name} on {task}"
 
     def clean(self) -> None:
         if self.kind == self.Kind.TEXT and not self.text.strip():
