@@ -61,7 +61,10 @@ def start_label_studio(command: str, data: str) -> tuple[subprocess.Popen[bytes]
         SENTRY_DSN="",
         FRONTEND_SENTRY_DSN="",
     )
+    # Ours, inherited from setup_django: Label Studio, a Django project too, would read them
+    # (with l2annot.settings it exits at once: no module named l2annot).
     env.pop("DATABASE_URL", None)
+    env.pop("DJANGO_SETTINGS_MODULE", None)
     process = subprocess.Popen(
         [
             command,
@@ -86,6 +89,8 @@ def start_label_studio(command: str, data: str) -> tuple[subprocess.Popen[bytes]
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 600  # the first start migrates its database
     while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"Label Studio exited with status {process.returncode}")
         try:
             call(base, "GET", "/api/projects")
             return process, base
