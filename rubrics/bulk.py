@@ -27,7 +27,7 @@ from django.utils import timezone
 from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
-from l2annot.bulk_insert import insert
+from l2annot.bulk_insert import insert, insert_rows
 from rubrics import publishing
 from rubrics.models import (
     Criterion,
@@ -106,8 +106,8 @@ def create_tasks(
         for spec in new
     ]
     insert(Task, tasks)
-    audit.record_many(
-        audit.event(task, kind, by, {"key": [None, task.key]}, comment) for task in tasks
+    audit.record_rows(
+        Task, kind, by, ((task.pk, str(task), {"key": [None, task.key]}) for task in tasks), comment
     )
     return tasks
 
@@ -214,32 +214,33 @@ def create_criteria(
         for spec in new
     ]
     insert(Criterion, criteria)
-    insert(
+    actor = _actor(by)
+    # The versions and the history as plain rows: an import makes tens of thousands.
+    insert_rows(
         CriterionVersion,
+        ("criterion_id", "number", "wording", "weight", "created_by_id"),
         (
-            CriterionVersion(
-                criterion=criterion,
-                number=1,
-                wording=spec.wording,
-                weight=spec.weight,
-                created_by=_actor(by),
-            )
+            (criterion.pk, 1, spec.wording, spec.weight, actor.pk if actor else None)
             for spec, criterion in zip(new, criteria, strict=True)
         ),
     )
-    audit.record_many(
-        audit.event(
-            criterion,
-            kind,
-            by,
-            {
-                "code": [None, spec.code],
-                "wording": [None, spec.wording],
-                "weight": [None, spec.weight],
-            },
-            comment,
-        )
-        for spec, criterion in zip(new, criteria, strict=True)
+    audit.record_rows(
+        Criterion,
+        kind,
+        by,
+        (
+            (
+                criterion.pk,
+                str(criterion),
+                {
+                    "code": [None, spec.code],
+                    "wording": [None, spec.wording],
+                    "weight": [None, spec.weight],
+                },
+            )
+            for spec, criterion in zip(new, criteria, strict=True)
+        ),
+        comment,
     )
     return criteria
 

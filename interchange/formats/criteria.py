@@ -168,16 +168,17 @@ def _parse_one(
     id_end = _ID_END.search(piece)
     raw_id = piece[: id_end.start()] if id_end else ""
     rest = piece[id_end.end() :] if id_end else piece
-    where = (
-        gettext_noop("criterion %(position)s: '%(id)s'", position=position, id=raw_id)
-        if raw_id
-        else gettext_noop("criterion %(position)s", position=position)
-    )
+
+    def where() -> Text:  # made for a message only: most criteria have none
+        if raw_id:
+            return gettext_noop("criterion %(position)s: '%(id)s'", position=position, id=raw_id)
+        return gettext_noop("criterion %(position)s", position=position)
+
     if not raw_id:
         errors.append(
             gettext_noop(
                 "missing id, expected 'ID. description ==WEIGHT' (%(where)s: '%(text)s')",
-                where=where,
+                where=where(),
                 text=_clip(piece),
             )
         )
@@ -186,7 +187,7 @@ def _parse_one(
             gettext_noop(
                 "id '%(id)s' contains white space, expected 'ID. description ==WEIGHT' (%(where)s)",
                 id=_clip(raw_id),
-                where=where,
+                where=where(),
             )
         )
     description, equals, weight_text = rest.rpartition("==")
@@ -195,7 +196,7 @@ def _parse_one(
         description = rest
         errors.append(
             gettext_noop(
-                "missing weight, expected 'ID. description ==WEIGHT' (%(where)s)", where=where
+                "missing weight, expected 'ID. description ==WEIGHT' (%(where)s)", where=where()
             )
         )
     elif _INTEGER.fullmatch(weight_text.strip()):
@@ -205,7 +206,7 @@ def _parse_one(
             gettext_noop(
                 "criterion weight '%(weight)s' is not a whole number (%(where)s)",
                 weight=weight_text.strip(),
-                where=where,
+                where=where(),
             )
         )
     else:
@@ -213,12 +214,12 @@ def _parse_one(
             gettext_noop(
                 "criterion weight '%(weight)s' is not a number (%(where)s)",
                 weight=_clip(weight_text.strip()),
-                where=where,
+                where=where(),
             )
         )
     description = description.strip()
     if not description:
-        errors.append(gettext_noop("empty description (%(where)s)", where=where))
+        errors.append(gettext_noop("empty description (%(where)s)", where=where()))
     if layer is Layer.TASK and task_key and raw_id.startswith(f"{task_key}-"):
         errors.append(
             gettext_noop(
@@ -227,7 +228,7 @@ def _parse_one(
                 local=raw_id[len(task_key) + 1 :],
                 id=raw_id,
                 read=task_criterion_id(task_key, raw_id),
-                where=where,
+                where=where(),
             )
         )
     if errors or weight is None:

@@ -46,7 +46,7 @@ from interchange.formats.l2bench_csv import (
     TasksFile,
     read_l2bench_folder,
 )
-from interchange.formats.problems import Problem, gettext_noop
+from interchange.formats.problems import Problem, Text, gettext_noop
 from interchange.importers.collector import collector_paused
 from interchange.importers.plan import (
     BenchmarkPlan,
@@ -67,6 +67,8 @@ TEXT_EXTENSIONS = (".md", ".markdown", ".txt")
 TASK_KEY = re.compile(r"^[\w.-]{1,64}$")
 # What follows the competency's code in a sub-competency code it may create (02 -> 02a).
 SUB_CODE_SUFFIX = re.compile(r"^[a-z]{1,3}$")
+# A criterion code's number, after its owner's code and a hyphen (02a-05, 137-06).
+NUMBER = re.compile(r"\d{2,}")
 PLACEHOLDER_NAME = "{code} (placeholder: to be named)"
 PLACEHOLDER_NOTE = (
     "Created by a benchmark import because the file names it and the framework lacked it: "
@@ -198,6 +200,7 @@ class Planner:
         self.progress = progress
         subs = list(SubCompetency.objects.filter(competency__framework=framework))
         self.subs_by_code = {sub.code: sub for sub in subs}
+        self.bounds: dict[tuple[str, object], list[str]] = {}
         self.subs_by_name: dict[str, list[SubCompetency]] = defaultdict(list)
         for sub in subs:
             self.subs_by_name[sub.name.strip().lower()].append(sub)
@@ -218,6 +221,14 @@ class Planner:
 
     def problem(self, row: int | None, column: str | None, message: str) -> None:
         self.report.problems.append(Problem(TASKS_FILE, row, column, message, unit="row"))
+
+    def bound_problems(self, field: str, value: object) -> list[str]:
+        """bound_problems of a criterion version's field, once per value: a shared criterion
+        is given again on every task's row."""
+        key = (field, value)
+        if key not in self.bounds:
+            self.bounds[key] = bound_problems(CriterionVersion, field, value)
+        return self.bounds[key]
 
     # ----- the plan ------------------------------------------------------------------------
 
@@ -411,21 +422,24 @@ class Planner:
         criteria: dict[str, CriterionPlan],
     ) -> None:
         code, row = criterion.id, record.row
-        where = criterion_named(layer, code)
+
+        def where() -> Text:  # made for a message only: most criteria have none
+            return criterion_named(layer, code)
+
         if criterion.weight == 0:
             self.problem(
                 row,
                 column,
-                gettext_noop("%(where)s has weight 0: it would count for nothing", where=where),
+                gettext_noop("%(where)s has weight 0: it would count for nothing", where=where()),
             )
         for field, value in (("weight", criterion.weight), ("wording", criterion.description)):
-            for message in bound_problems(CriterionVersion, field, value):
+            for message in self.bound_problems(field, value):
                 self.problem(
                     row,
                     column,
                     gettext_noop(
                         "%(where)s: %(field)s: %(message)s",
-                        where=where,
+                        where=where(),
                         field=field,
                         message=message,
                     ),
@@ -434,7 +448,7 @@ class Planner:
             self.problem(
                 row,
                 column,
-                gettext_noop("%(where)s: a code has at most 80 characters", where=where),
+                gettext_noop("%(where)s: a code has at most 80 characters", where=where()),
             )
         sub_id, task_key = None, None
         if layer == Layer.UNIVERSAL:
@@ -449,7 +463,7 @@ class Planner:
         elif layer == Layer.CONSENSUS:
             owner_code = code.rpartition("-")[0]
             owner = self.subs_by_code.get(owner_code)
-            if owner is None or not re.fullmatch(rf"{re.escape(owner_code)}-\d{{2,}}", code):
+            if owner is None or not NUMBER.fullmatch(code, len(owner_code) + 1):
                 self.problem(
                     row,
                     column,
@@ -467,7 +481,7 @@ class Planner:
                     gettext_noop(
                         "%(where)s belongs to sub-competency %(owner)s, but the task is in "
                         "%(sub)s: consensus criteria apply to the tasks of their sub-competency",
-                        where=where,
+                        where=where(),
                         owner=owner.code,
                         sub=sub.code,
                     ),
@@ -476,7 +490,7 @@ class Planner:
                 sub_id = owner.pk
         else:
             task_key = record.task_key
-            if not re.fullmatch(rf"{re.escape(task_key)}-\d{{2,}}", code):
+            if not (code.startswith(f"{task_key}-") and NUMBER.fullmatch(code, len(task_key) + 1)):
                 self.problem(
                     row,
                     column,

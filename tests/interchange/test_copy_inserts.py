@@ -395,3 +395,27 @@ def test_plain_rows_name_columns_other_than_the_primary_key(starter_framework):
         bulk_insert.insert_rows(Response, ("id", "model_name"), [(1, "m")])
     with pytest.raises(ValueError):
         bulk_insert.insert_rows(Response, ("task", "model_name"), [(1, "m")])
+
+
+def test_an_imported_benchmark_is_in_the_history_as_event_would_record_it(
+    tmp_path, starter_framework
+):
+    """Tasks, criteria and their publication are recorded from plain rows: each event is the
+    one audit.event makes of the object."""
+    tasks = generated(3)
+    assert import_l2bench(benchmark_folder(tmp_path / "bench", tasks), starter_framework).ok
+    objects = [*Task.objects.all(), *Criterion.objects.all()]
+    assert len(objects) > 3
+    for obj in objects:
+        events = AuditEvent.objects.for_object(obj).order_by("pk")
+        assert events.exists()
+        for stored in events:
+            made = audit.event(obj, stored.kind, None, stored.changes, stored.comment)
+            assert (stored.content_type_id, stored.object_id, stored.object_repr) == (
+                made.content_type_id,
+                made.object_id,
+                made.object_repr,
+            )
+    published = AuditEvent.objects.filter(kind="status")
+    assert published.count() == Task.objects.filter(status="published").count() > 0
+    assert {e.changes["status"][1] for e in published} == {"published"}
