@@ -142,7 +142,7 @@ def make_user(db: None):  # type: ignore[no-untyped-def]
 
     def make(role: Role, username: str | None = None) -> User:
         # Migrating makes the role groups (post_migrate), as does a transactional test's flush:
-        # syncing them again for every user was a fifth of some tests' time.
+        # syncing them again for every user was a sixth of some tests' time.
         if not Group.objects.filter(name=role.value).exists():
             sync_roles()
         counter["n"] += 1

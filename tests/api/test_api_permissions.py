@@ -21,7 +21,7 @@ from taxonomy.models import (
     ProficiencyScale,
     SubCompetency,
 )
-from tests.factories import benchmark_objects, first, grading_objects
+from tests.factories import benchmark_objects, first, grading_objects, make_framework
 
 pytestmark = pytest.mark.django_db
 
@@ -137,14 +137,26 @@ def allowed(actions: Action | tuple[Action, ...] | None) -> frozenset[Role]:
     return frozenset().union(*(roles_allowed(action) for action in actions))
 
 
+@pytest.fixture(scope="module")
+def benchmark(module_db: None) -> None:
+    """The test framework and one object of every benchmark resource, built once for the
+    module (what a test changes is rolled back after it)."""
+    make_framework()
+    benchmark_objects()
+
+
 @pytest.fixture
-def api_with_objects(make_user):  # type: ignore[no-untyped-def]
+def framework(benchmark: None, db: None) -> Framework:
+    return Framework.objects.get()
+
+
+@pytest.fixture
+def api_with_objects(framework, make_user):  # type: ignore[no-untyped-def]
     """api_with_objects(role) -> a client with a token of a new user of that role (anonymous
-    for None), after creating one object of every resource (grading ones graded by them)."""
+    for None), with one object of every resource (grading ones graded by them)."""
 
     def client(role: Role | None) -> APIClient:
         user = make_user(role) if role else None
-        benchmark_objects()
         grades = user is not None and user_can(user, Action.GRADE)
         grading_objects(user if grades else make_user(Role.ANNOTATOR))
         api = APIClient()
