@@ -19,6 +19,7 @@ from taxonomy.models import (
     Competency,
     ContextValue,
     ContextVariable,
+    Framework,
     ProficiencyLevel,
     ProficiencyScale,
     SubCompetency,
@@ -216,7 +217,30 @@ GRADING_PARAMS = {
 }
 
 
-def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
+@pytest.fixture(scope="module")
+def route_objects(module_db: None) -> dict[str, int]:
+    """The objects the routes address, by the names the routes use, built once for the module
+    (what a test changes is rolled back after it): the ids, read again by each test."""
+    framework = make_framework()
+    sub = SubCompetency.objects.get(code="01b")
+    audit.record(sub, AuditEvent.Kind.CREATED)
+    scale = ProficiencyScale.objects.create(framework=framework, code="cefr", name="CEFR")
+    objects = {
+        "competency": Competency.objects.get(code="02"),
+        "subcompetency": sub,
+        "contextvariable": ContextVariable.objects.get(key="class_size"),
+        "contextvalue": ContextValue.objects.get(code="b1"),
+        "scale": scale,
+        "level": ProficiencyLevel.objects.create(scale=scale, code="a1", label="A1"),
+        **factories.rubric_route_objects(sub),
+        "person": User.objects.create(username="invitee", email="invitee@example.org"),
+    }
+    return {kind: obj.pk for kind, obj in objects.items()}
+
+
+def url_for(
+    name: str, pattern: URLPattern, objects: dict[str, int], user=None, make_user=None
+) -> str:
     grading = GRADING_PARAMS & set(pattern.pattern.converters)
     if grading:  # the user's own assignment: another's would rightly be a 404
         kwargs = factories.grading_route_kwargs(grading, user, make_user)
@@ -225,25 +249,9 @@ def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
             JudgeRun.objects.filter(pk=run.pk).update(parameters={"study": kwargs["study_id"]})
             kwargs["run_id"] = run.pk
         return reverse(name, kwargs=kwargs)
-    framework = make_framework()
-    sub = SubCompetency.objects.get(code="01b")
-    audit.record(sub, AuditEvent.Kind.CREATED)
-    objects = {
-        "competency": Competency.objects.get(code="02"),
-        "subcompetency": sub,
-        "contextvariable": ContextVariable.objects.get(key="class_size"),
-        "contextvalue": ContextValue.objects.get(code="b1"),
-        "scale": (
-            scale := ProficiencyScale.objects.create(framework=framework, code="cefr", name="CEFR")
-        ),
-        "level": ProficiencyLevel.objects.create(scale=scale, code="a1", label="A1"),
-        **factories.rubric_route_objects(sub),
-        # A person can revoke only their own tokens; anonymous visitors are sent to log in.
-        "token": ApiToken.issue(user or User.objects.create(username="someone"), "script")[0],
-        "person": User.objects.create(username="invitee", email="invitee@example.org"),
-    }
     if "prompt_id" in pattern.pattern.converters:
         return reverse(name, kwargs={"prompt_id": PromptTemplate.objects.first().pk})
+    framework = Framework.objects.get()
     if name == "interchange:job":
         return reverse(name, kwargs={"pk": factories.make_job(framework).pk})
     kwargs = {}
@@ -255,10 +263,16 @@ def url_for(name: str, pattern: URLPattern, user=None, make_user=None) -> str:
         elif param == "uidb64":  # a reset link that does not work: the page says so
             kwargs.update(uidb64="MQ", token="not-a-token")
         elif param == "app_label":
-            kwargs.update(app_label="taxonomy", model="subcompetency", pk=sub.pk)
+            kwargs.update(app_label="taxonomy", model="subcompetency", pk=objects["subcompetency"])
         elif param == "pk" and "pk" not in kwargs:
             kind = name.split(":")[-1].rsplit("_", 1)[0]
-            kwargs[param] = (CREATE_UNDER[kind]() if name.endswith("_create") else objects[kind]).pk
+            if name.endswith("_create"):
+                kwargs[param] = CREATE_UNDER[kind]().pk
+            elif kind == "token":  # a person can revoke only their own tokens; anonymous
+                owner = user or User.objects.create(username="someone")  # visitors log in
+                kwargs[param] = ApiToken.issue(owner, "script")[0].pk
+            else:
+                kwargs[param] = objects[kind]
     kwargs = {k: v for k, v in kwargs.items() if k in pattern.pattern.converters}
     return reverse(name, kwargs=kwargs)
 
@@ -276,11 +290,11 @@ CASES = [(name, role) for name in ROUTES for role in [*Role, None]]
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(("name", "role"), CASES, ids=[f"{n}-{r or 'anonymous'}" for n, r in CASES])
-def test_route_answers_each_role_as_the_table_says(name, role, make_user):
+def test_route_answers_each_role_as_the_table_says(name, role, route_objects, make_user):
     pattern = dict(named_routes())[name]
     route = ROUTES[name]
     user = make_user(role) if role is not None else None
-    url = url_for(name, pattern, user, make_user)
+    url = url_for(name, pattern, route_objects, user, make_user)
     client = Client()
     if user is not None:
         client.force_login(user)
