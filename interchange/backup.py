@@ -33,6 +33,7 @@ from django.core.serializers.base import DeserializationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, connection, models, transaction
 from django.db.models import Q
+from django.utils.translation import gettext
 
 from accounts.models import User
 from accounts.roles import Role
@@ -63,6 +64,7 @@ from interchange.backup_files import (
 )
 from interchange.formats.jsonl import nul_in
 from interchange.models import TaskSource
+from interchange.problem_text import message_text
 from judging.apps import shipped_prompt_names
 from judging.models import JudgeRating, JudgeVerdict, PromptTemplate, PromptVersion
 from rubrics.models import (
@@ -256,8 +258,11 @@ def backup_study(
     files, missing = media_files(_resource_files(records), media_root)
     if missing and not allow_missing_files:
         raise BackupError(
-            "Task resource files missing from MEDIA_ROOT: " + ", ".join(missing) + " (put them "
-            "back, or back up without them with --allow-missing-files)."
+            gettext(
+                "Task resource files missing from MEDIA_ROOT: %(files)s (put them back, or back "
+                "up without them with --allow-missing-files)."
+            )
+            % {"files": ", ".join(missing)}
         )
     document = {
         "format": FORMAT,
@@ -298,13 +303,18 @@ def read_document(raw: bytes | str) -> dict[str, Any]:
     try:
         document = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise BackupError(f"Not a study backup: {error}") from None
+        raise BackupError(gettext("Not a study backup: %(error)s") % {"error": error}) from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise BackupError(f"Not a study backup (no '{FORMAT}' format marker).")
+        raise BackupError(
+            gettext("Not a study backup (no '%(format)s' format marker).") % {"format": FORMAT}
+        )
     if document.get("version") not in READABLE_VERSIONS:
         raise BackupError(
-            f"Backup version {document.get('version')} is not one this version reads "
-            f"({', '.join(map(str, READABLE_VERSIONS))})."
+            gettext("Backup version %(version)s is not one this version reads (%(readable)s).")
+            % {
+                "version": document.get("version"),
+                "readable": ", ".join(map(str, READABLE_VERSIONS)),
+            }
         )
     return document
 
@@ -330,25 +340,38 @@ def _checked_records(objects: Any) -> list[dict[str, Any]]:
     """The backup's records, users stripped of privileges; a BackupError naming the first record
     that is not a row of a kind a backup holds."""
     if not isinstance(objects, list):
-        raise BackupError("The backup's list of rows is malformed (not a list).")
+        raise BackupError(gettext("The backup's list of rows is malformed (not a list)."))
     allowed = {model._meta.label_lower for model in backed_up_models()}
     records = []
     for number, record in enumerate(objects, start=1):
         if not isinstance(record, dict) or not isinstance(record.get("fields"), dict):
-            raise BackupError(f"Record {number} of the backup is malformed: {str(record)[:200]!r}.")
+            raise BackupError(
+                gettext("Record %(number)s of the backup is malformed: %(record)r.")
+                % {"number": number, "record": str(record)[:200]}
+            )
         model = record.get("model")
         if not isinstance(model, str) or model.lower() not in allowed:
             raise BackupError(
-                f"Record {number} of the backup (model {str(model)[:100]!r}, "
-                f"pk {str(record.get('pk'))[:40]!r}) is not a kind of row a study backup holds: "
-                "the backup is refused and nothing was restored."
+                gettext(
+                    "Record %(number)s of the backup (model %(model)r, pk %(pk)r) is not a kind "
+                    "of row a study backup holds: the backup is refused and nothing was restored."
+                )
+                % {"number": number, "model": str(model)[:100], "pk": str(record.get("pk"))[:40]}
             )
         if (nul := nul_in(record["fields"])) is not None:
             field = ".".join(str(key) for key in nul.path)
             raise BackupError(
-                f"Record {number} of the backup (model {model!r}, "
-                f"pk {str(record.get('pk'))[:40]!r}): field {field!r} {nul}: "
-                "the backup is refused and nothing was restored."
+                gettext(
+                    "Record %(number)s of the backup (model %(model)r, pk %(pk)r): field "
+                    "%(field)r %(problem)s: the backup is refused and nothing was restored."
+                )
+                % {
+                    "number": number,
+                    "model": model,
+                    "pk": str(record.get("pk"))[:40],
+                    "field": field,
+                    "problem": message_text(nul.message),
+                }
             )
         if model.lower() == User._meta.label_lower:
             record = {**record, "fields": _unprivileged_user(record["fields"])}
@@ -360,11 +383,16 @@ def _check_empty_database() -> None:
     try:
         occupied = occupied_models()
     except DatabaseError:
-        raise BackupError("The database has no tables: run `manage.py migrate` first.") from None
+        raise BackupError(
+            gettext("The database has no tables: run `manage.py migrate` first.")
+        ) from None
     if occupied:
         raise BackupError(
-            "The database is not empty (" + ", ".join(occupied[:5]) + "): restore a study only "
-            "into a new database (migrate, then restore_study, then createsuperuser)."
+            gettext(
+                "The database is not empty (%(tables)s): restore a study only into a new "
+                "database (migrate, then restore_study, then createsuperuser)."
+            )
+            % {"tables": ", ".join(occupied[:5])}
         )
 
 
@@ -379,7 +407,9 @@ def _load_rows(records: list[dict[str, Any]]) -> None:
                 obj.save()
                 loaded.add(type(obj.object))
         except DeserializationError as error:
-            raise BackupError(f"The backup's rows cannot be read: {error}") from None
+            raise BackupError(
+                gettext("The backup's rows cannot be read: %(error)s") % {"error": error}
+            ) from None
     connection.check_constraints(table_names=[m._meta.db_table for m in loaded])
     with connection.cursor() as cursor:
         for sql in connection.ops.sequence_reset_sql(no_style(), list(loaded)):
@@ -396,14 +426,14 @@ def restore_study(path: Path) -> RestoreSummary:
         with zipfile.ZipFile(path) as archive:
             return _restore(read_document(read_document_member(archive)), archive)
     except zipfile.BadZipFile as error:
-        raise BackupError(f"Not a study backup: {error}") from None
+        raise BackupError(gettext("Not a study backup: %(error)s") % {"error": error}) from None
 
 
 def _restore(document: dict[str, Any], archive: zipfile.ZipFile | None) -> RestoreSummary:
     rows = _checked_records(document.get("objects"))
     records = document.get("files", [])
     if records and archive is None:
-        raise BackupError("This backup lists files but is not an archive that holds them.")
+        raise BackupError(gettext("This backup lists files but is not an archive that holds them."))
     media_root = Path(settings.MEDIA_ROOT)
     files: list[MediaFile] = verified_files(archive, records) if archive is not None else []
     held = {file.path for file in files}
@@ -411,8 +441,8 @@ def _restore(document: dict[str, Any], archive: zipfile.ZipFile | None) -> Resto
     unexplained = set(not_in_backup) - set(document.get("missing_files", []))
     if document["version"] >= 2 and unexplained:
         raise BackupError(
-            "Resources name files the backup neither holds nor lists as missing: "
-            + ", ".join(sorted(unexplained))
+            gettext("Resources name files the backup neither holds nor lists as missing: %(files)s")
+            % {"files": ", ".join(sorted(unexplained))}
         )
     _check_empty_database()
     pending = files_to_write(files, media_root)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
+from django.utils.translation import gettext
+
 DOCUMENT_MEMBER = "study.json"
 MEDIA_PREFIX = "media/"
 CHUNK = 1 << 20
@@ -47,7 +49,7 @@ def checked_path(name: str) -> str:
         or ".." in path.parts
         or (path.parts and ":" in path.parts[0])  # a Windows drive, "C:"
     ):
-        raise BackupError(f"Unsafe file path in the backup: {name!r}.")
+        raise BackupError(gettext("Unsafe file path in the backup: %(name)r.") % {"name": name})
     return name
 
 
@@ -56,7 +58,9 @@ def target_path(media_root: Path, name: str) -> Path:
     root = media_root.resolve()
     target = (root / checked_path(name)).resolve()
     if not target.is_relative_to(root) or target == root:
-        raise BackupError(f"Unsafe file path in the backup: {name!r} leaves MEDIA_ROOT.")
+        raise BackupError(
+            gettext("Unsafe file path in the backup: %(name)r leaves MEDIA_ROOT.") % {"name": name}
+        )
     return target
 
 
@@ -100,7 +104,10 @@ def read_document_member(archive: zipfile.ZipFile) -> bytes:
     try:
         return archive.read(DOCUMENT_MEMBER)
     except KeyError:
-        raise BackupError(f"Not a study backup (no {DOCUMENT_MEMBER} in the archive).") from None
+        raise BackupError(
+            gettext("Not a study backup (no %(member)s in the archive).")
+            % {"member": DOCUMENT_MEMBER}
+        ) from None
 
 
 def verified_files(archive: zipfile.ZipFile, records: list[dict[str, Any]]) -> list[MediaFile]:
@@ -110,16 +117,25 @@ def verified_files(archive: zipfile.ZipFile, records: list[dict[str, Any]]) -> l
         try:
             listed = MediaFile(checked_path(str(record["path"])), record["sha256"], record["size"])
         except (KeyError, TypeError):
-            raise BackupError(f"The backup's file list is malformed: {record!r}.") from None
+            raise BackupError(
+                gettext("The backup's file list is malformed: %(record)r.") % {"record": record}
+            ) from None
         try:
             info = archive.getinfo(MEDIA_PREFIX + listed.path)
         except KeyError:
-            raise BackupError(f"The backup lists {listed.path} but does not hold it.") from None
+            raise BackupError(
+                gettext("The backup lists %(path)s but does not hold it.") % {"path": listed.path}
+            ) from None
         if info.file_size != listed.size:
-            raise BackupError(f"{listed.path} in the backup is damaged (size differs).")
+            raise BackupError(
+                gettext("%(path)s in the backup is damaged (size differs).") % {"path": listed.path}
+            )
         with archive.open(info) as member:
             if _digest(member) != (listed.sha256, listed.size):
-                raise BackupError(f"{listed.path} in the backup is damaged (checksum differs).")
+                raise BackupError(
+                    gettext("%(path)s in the backup is damaged (checksum differs).")
+                    % {"path": listed.path}
+                )
         files.append(listed)
     return files
 
@@ -136,8 +152,11 @@ def files_to_write(files: list[MediaFile], media_root: Path) -> list[MediaFile]:
         with target.open("rb") as handle:
             if _digest(handle) != (listed.sha256, listed.size):
                 raise BackupError(
-                    f"MEDIA_ROOT already holds a different file {listed.path}: move it away, or "
-                    "restore into an empty MEDIA_ROOT. Nothing was restored."
+                    gettext(
+                        "MEDIA_ROOT already holds a different file %(path)s: move it away, or "
+                        "restore into an empty MEDIA_ROOT. Nothing was restored."
+                    )
+                    % {"path": listed.path}
                 )
     return pending
 
@@ -159,7 +178,9 @@ class FileWriter:
         try:
             out = target.open("xb")  # never replace a file that appeared since the check
         except FileExistsError:
-            raise BackupError(f"MEDIA_ROOT already holds a file {listed.path}.") from None
+            raise BackupError(
+                gettext("MEDIA_ROOT already holds a file %(path)s.") % {"path": listed.path}
+            ) from None
         self.written.append(target)
         with out, self.archive.open(MEDIA_PREFIX + listed.path) as member:
             shutil.copyfileobj(member, out, CHUNK)

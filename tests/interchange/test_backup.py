@@ -27,6 +27,7 @@ from grading import services as grading
 from grading.models import GoldVerdict, Grade, Study, Verdict
 from interchange import backup_files
 from interchange.backup import backed_up_models
+from interchange.management.commands._common import environment_language
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict, PromptTemplate
 from rubrics.models import Response, TaskResource
 from taxonomy.models import Framework
@@ -190,6 +191,44 @@ def test_restore_accepts_identical_files_already_in_media_root(backup, media):
     assert "0 resource files written to MEDIA_ROOT (2 already there)" in out.getvalue()
     assert {path: path.read_bytes() for path in media.rglob("*") if path.is_file()} == files
     assert Study.objects.count() == 1
+
+
+def shell_language(monkeypatch, name, value):
+    for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv(name, value)
+
+
+def test_restore_speaks_the_language_of_the_shell_that_runs_it(backup, media, monkeypatch):
+    shell_language(monkeypatch, "LANG", "es_ES.UTF-8")
+    out = StringIO()
+    call_command("restore_study", str(backup), stdout=out)
+    assert "filas restauradas, 0 archivos de recursos escritos en MEDIA_ROOT (2 ya estaban)" in (
+        out.getvalue()
+    )
+
+
+def test_a_refused_restore_says_why_in_the_language_of_the_shell(backup, media, monkeypatch):
+    victim = sorted(path for path in media.rglob("*") if path.is_file())[0]
+    victim.write_bytes(b"someone else's file")
+    relative = victim.relative_to(media).as_posix()
+    shell_language(monkeypatch, "LC_ALL", "es_ES.UTF-8")
+    with pytest.raises(CommandError, match=f"MEDIA_ROOT ya contiene otro archivo {relative}"):
+        call_command("restore_study", str(backup))
+
+
+@pytest.mark.parametrize(
+    ("environ", "language"),
+    [
+        ({"LANG": "es_ES.UTF-8"}, "es"),
+        ({"LANGUAGE": "fr:es", "LANG": "en_GB.UTF-8"}, "es"),
+        ({"LC_ALL": "en_US.UTF-8", "LANG": "es_MX.UTF-8"}, "en"),
+        ({"LANG": "C.UTF-8"}, "en"),
+        ({}, "en"),
+    ],
+)
+def test_a_commands_language_is_the_first_the_shell_asks_for_that_the_app_ships(environ, language):
+    assert environment_language(environ) == language
 
 
 def test_restore_refuses_to_overwrite_a_different_file(backup, media):

@@ -1,16 +1,31 @@
 """What the import and export commands share: choosing the framework, drawing the progress bar,
 printing a report and failing with every problem."""
 
+import os
 from argparse import ArgumentParser
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import InterfaceError, OperationalError
 
 from interchange.importers.report import ImportReport, Progress
 from interchange.progress import TextProgressBar
 from taxonomy.models import Framework
+
+
+def environment_language(environ: Mapping[str, str] = os.environ) -> str:
+    """The interface language the shell asks for (LANGUAGE, LC_ALL, LC_MESSAGES, LANG, in the
+    order gettext reads them: `es_ES.UTF-8` is Spanish) when the app ships it; else
+    LANGUAGE_CODE. A command that speaks to the person running it speaks their language."""
+    shipped = {code for code, _ in settings.LANGUAGES}
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        for wanted in environ.get(name, "").split(":"):
+            code = wanted.split(".")[0].split("@")[0].split("_")[0].lower()
+            if code in shipped:
+                return code
+    return settings.LANGUAGE_CODE
 
 
 def add_framework_argument(parser: ArgumentParser) -> None:

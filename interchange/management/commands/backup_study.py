@@ -2,9 +2,12 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import translation
+from django.utils.translation import gettext
 
 from grading.commands import STUDY_HELP, study_argument
 from interchange.backup import BackupError, backup_study
+from interchange.management.commands._common import environment_language
 
 
 class Command(BaseCommand):
@@ -25,6 +28,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        with translation.override(environment_language()):
+            self.back_up(options)
+
+    def back_up(self, options: dict[str, Any]) -> None:
         study = study_argument(options["study"])
         path = Path(options["output"])
         try:
@@ -37,9 +44,19 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         for name in summary.missing_files:
             self.stderr.write(
-                f"warning: resource file missing from MEDIA_ROOT, not backed up: {name}"
+                gettext("warning: resource file missing from MEDIA_ROOT, not backed up: %(name)s")
+                % {"name": name}
             )
         self.stdout.write(
-            f"Study {study.pk} ({study.name}): {summary.rows} rows and {summary.files} resource "
-            f"files written to {path}"
+            gettext(
+                "Study %(id)s (%(name)s): %(rows)s rows and %(files)s resource files written to "
+                "%(path)s"
+            )
+            % {
+                "id": study.pk,
+                "name": study.name,
+                "rows": summary.rows,
+                "files": summary.files,
+                "path": path,
+            }
         )

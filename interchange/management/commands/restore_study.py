@@ -2,33 +2,55 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import translation
+from django.utils.translation import gettext
 
 from interchange.backup import BackupError, restore_study
+from interchange.management.commands._common import environment_language
 
 
 class Command(BaseCommand):
     help = (
         "Load an archive written by backup_study into an empty (freshly migrated) database and "
         "its resource files into MEDIA_ROOT, all or nothing. Restored users have no usable "
-        "password: set one, or create a superuser."
+        "password: set one, or create a superuser. Speaks the shell's language (LANG) when the "
+        "app ships it."
     )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("file", type=Path, help="The backup (.zip, or an older .json).")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        path = Path(options["file"])
+        with translation.override(environment_language()):
+            self.restore(Path(options["file"]))
+
+    def restore(self, path: Path) -> None:
         if not path.is_file():
-            raise CommandError(f"No file {path}.")
+            raise CommandError(gettext("No file %(path)s.") % {"path": path})
         try:
             summary = restore_study(path)
         except BackupError as error:
             raise CommandError(str(error)) from None
         for name in summary.files_not_in_backup:
-            self.stderr.write(f"warning: not in the backup, copy it into MEDIA_ROOT: {name}")
-        study = summary.study
-        self.stdout.write(
-            f"Study {study['id']} ({study['name']}): {summary.rows} rows restored, "
-            f"{summary.files_written} resource files written to MEDIA_ROOT"
-            + (f" ({summary.files_present} already there)" if summary.files_present else "")
-        )
+            self.stderr.write(
+                gettext("warning: not in the backup, copy it into MEDIA_ROOT: %(name)s")
+                % {"name": name}
+            )
+        values = {
+            "id": summary.study["id"],
+            "name": summary.study["name"],
+            "rows": summary.rows,
+            "written": summary.files_written,
+            "present": summary.files_present,
+        }
+        if summary.files_present:
+            done = gettext(
+                "Study %(id)s (%(name)s): %(rows)s rows restored, %(written)s resource files "
+                "written to MEDIA_ROOT (%(present)s already there)"
+            )
+        else:
+            done = gettext(
+                "Study %(id)s (%(name)s): %(rows)s rows restored, %(written)s resource files "
+                "written to MEDIA_ROOT"
+            )
+        self.stdout.write(done % values)
