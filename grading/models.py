@@ -224,7 +224,12 @@ class Expertise(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="expertise"
     )
     sub_competency = models.ForeignKey(
-        SubCompetency, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+        SubCompetency,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("sub-competency"),
     )
     language = models.CharField(
         max_length=8, choices=languages.CHOICES, blank=True, help_text="ISO 639-1 code."

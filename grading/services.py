@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Count, F, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.functional import Promise
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from accounts.models import User
@@ -73,9 +74,9 @@ class Incomplete(GradingError, Conflict):
     """The assignment still lacks answers (`problems`, in page order): its state, not the
     request, refuses the submission, so a retry succeeds once they are given (409)."""
 
-    def __init__(self, problems: Sequence[str]) -> None:
+    def __init__(self, problems: Sequence[ValidationError]) -> None:
         super().__init__(list(problems))
-        self.problems = list(problems)
+        self.problems = self.messages
 
 
 class SubmittedIncomplete(GradingError, Conflict):
@@ -493,8 +494,8 @@ def _check_study_open(assignment: Assignment, now: datetime) -> None:
     study = assignment.study_item.study
     if study.is_closed(now):
         raise StudyClosed(
-            gettext("The study “%(study)s” is closed: grades can no longer change.")
-            % {"study": study.name}
+            gettext("The study “%(study)s” is closed: grades can no longer change."),
+            params={"study": study.name},
         )
 
 
@@ -580,8 +581,8 @@ def _answer(
     if version.is_ordinal and verdict != Verdict.NA:
         low, high = version.scale_min, version.scale_max
         raise GradingError(
-            gettext("%(code)s: choose a level from %(low)s to %(high)s or N/A.")
-            % {"code": version.criterion.code, "low": low, "high": high}
+            gettext("%(code)s: choose a level from %(low)s to %(high)s or N/A."),
+            params={"code": version.criterion.code, "low": low, "high": high},
         )
     return verdict, None
 
@@ -633,8 +634,8 @@ def save_grade_line(
         ):
             label = answer_label(version, new_verdict, new_level)
             raise SubmittedIncomplete(
-                gettext("This grade is submitted: write the rationale before choosing %(answer)s.")
-                % {"answer": label}
+                gettext("This grade is submitted: write the rationale before choosing %(answer)s."),
+                params={"answer": label},
             )
         changed: list[str] = []
         recount = False  # a submitted verdict changes: its pair's counts too (PairTally)
@@ -741,10 +742,10 @@ def save_turn_grade(
         if assignment.is_submitted and _rationale_missing(
             assignment, version, new_verdict, None, new_rationale
         ):
-            label = verdict_label(new_verdict, penalty=penalty)
+            label = shown_label(verdict_label(new_verdict, penalty=penalty))
             raise SubmittedIncomplete(
-                gettext("This grade is submitted: write the rationale before choosing %(answer)s.")
-                % {"answer": label}
+                gettext("This grade is submitted: write the rationale before choosing %(answer)s."),
+                params={"answer": label},
             )
         if (new_verdict, new_rationale) != (turn_grade.verdict, turn_grade.rationale):
             if assignment.is_submitted:
@@ -808,17 +809,25 @@ def parse_level(text: str | None) -> int | None:
         return int(str(text).strip())
     except ValueError:
         raise GradingError(
-            gettext("'%(text)s' is not a level: give a whole number of the scale.") % {"text": text}
+            gettext("'%(text)s' is not a level: give a whole number of the scale."),
+            params={"text": text},
         ) from None
 
 
-def answer_label(version: CriterionVersion, verdict: str, level: int | None) -> str:
+def answer_label(version: CriterionVersion, verdict: str, level: int | None) -> str | Promise:
     """How an answer reads to a grader: a level with its scale point's label ("1 (Not at
-    all)"), or the verdict as it reads on this criterion (Fail, Present, N/A...)."""
+    all)"), or the verdict as it reads on this criterion (Fail, Present, N/A...), translated
+    where it is read."""
     if level is not None:
         label = dict(version.scale()).get(level, "")
         return f"{level} ({label})" if label else str(level)
-    return verdict_label(verdict, penalty=version.is_penalty)
+    return shown_label(verdict_label(verdict, penalty=version.is_penalty))
+
+
+def shown_label(label: str) -> str | Promise:
+    """A verdict label of rubrics.scoring (marked for the catalogue by the grading_verdicts
+    template tags), translated in the language of whoever reads the message holding it."""
+    return gettext_lazy(label)
 
 
 def is_adverse(version: CriterionVersion, verdict: str, level: int | None) -> bool:
@@ -870,8 +879,19 @@ def save_likert(assignment: Assignment, item_id: int, value: int, *, by: User) -
 
 @dataclass(frozen=True)
 class Problem:
+    """One answer still missing: where it is on the grading page, and what to do, as a
+    refusal whose values stay apart (read in the language of whoever reads it)."""
+
     anchor: str  # element id on the grading page
-    message: str
+    refusal: ValidationError
+
+    @property
+    def message(self) -> str:
+        return self.refusal.messages[0]
+
+
+def _missing(anchor: str, message: str, **values: object) -> Problem:
+    return Problem(anchor, ValidationError(message, params=values))
 
 
 def missing_answers(assignment: Assignment) -> list[Problem]:
@@ -899,19 +919,31 @@ def missing_answers(assignment: Assignment) -> list[Problem]:
                 )
                 continue
         if grade is None or not grade.answered:
-            pass_, fail, na = verdict_labels(penalty=penalty).values()
-            choices = f"{pass_}, {fail} or {na}"
+            labels = _choices(penalty)
             if version.is_ordinal:
-                choices = f"a level from {version.scale_min} to {version.scale_max} or {na}"
-            problems.append(Problem(anchor, f"{line.code}: choose {choices}."))
+                message = gettext("%(code)s: choose a level from %(low)s to %(high)s or %(na)s.")
+                low, high = version.scale_min, version.scale_max
+                problems.append(
+                    _missing(anchor, message, code=line.code, low=low, high=high, **labels)
+                )
+            else:
+                message = gettext("%(code)s: choose %(pass)s, %(fail)s or %(na)s.")
+                problems.append(_missing(anchor, message, code=line.code, **labels))
         elif _rationale_missing(assignment, version, grade.verdict, grade.level, grade.rationale):
             label = answer_label(version, grade.verdict, grade.level)
-            problems.append(Problem(anchor, f"{line.code}: {label} needs a rationale."))
+            message = gettext("%(code)s: %(answer)s needs a rationale.")
+            problems.append(_missing(anchor, message, code=line.code, answer=label))
     rated = set(assignment.likert_ratings.values_list("item_id", flat=True))
     for item in assignment.study_item.study.likert_items.all():
         if item.pk not in rated:
-            problems.append(Problem(f"likert-{item.pk}", f"Rate: {item.prompt}"))
+            message = gettext("Rate: %(prompt)s")
+            problems.append(_missing(f"likert-{item.pk}", message, prompt=item.prompt))
     return problems
+
+
+def _choices(penalty: bool) -> dict[str, str | Promise]:
+    """The verdicts a criterion offers, as the values `pass`, `fail` and `na` of a message."""
+    return {key: shown_label(label) for key, label in verdict_labels(penalty=penalty).items()}
 
 
 def _missing_turn_answers(
@@ -926,15 +958,14 @@ def _missing_turn_answers(
     for turn in turns:
         grade = turn_grades.get((version_id, turn.pk))
         anchor = f"criterion-{version_id}-turn-{turn.pk}"
+        number = turn.index + 1  # as turn_label counts
         if grade is None or not grade.verdict:
-            pass_, fail, na = verdict_labels(penalty=penalty).values()
-            message = f"{code}, {turn_label(turn)}: choose {pass_}, {fail} or {na}."
-            problems.append(Problem(anchor, message))
+            message = gettext("%(code)s, Turn %(turn)s: choose %(pass)s, %(fail)s or %(na)s.")
+            problems.append(_missing(anchor, message, code=code, turn=number, **_choices(penalty)))
         elif _rationale_missing(assignment, version, grade.verdict, None, grade.rationale):
-            label = verdict_label(grade.verdict, penalty=penalty)
-            problems.append(
-                Problem(anchor, f"{code}, {turn_label(turn)}: {label} needs a rationale.")
-            )
+            label = shown_label(verdict_label(grade.verdict, penalty=penalty))
+            message = gettext("%(code)s, Turn %(turn)s: %(answer)s needs a rationale.")
+            problems.append(_missing(anchor, message, code=code, turn=number, answer=label))
     return problems
 
 
@@ -953,7 +984,7 @@ def submit(assignment: Assignment, *, by: User) -> None:
         return
     problems = missing_answers(assignment)
     if problems:
-        raise Incomplete([p.message for p in problems])
+        raise Incomplete([p.refusal for p in problems])
     _touch(assignment, now)
     assignment.status = Assignment.Status.SUBMITTED
     assignment.submitted_at = now

@@ -35,7 +35,7 @@ from django.utils import timezone, translation
 
 from interchange import offline
 from interchange.formats.l2bench_csv import TASKS_FILE
-from interchange.formats.problems import Text, gettext_noop
+from interchange.formats.problems import Text, gettext_noop, stored_message
 from interchange.importers import (
     ImportReport,
     Progress,
@@ -82,7 +82,9 @@ def run_import_job(job_id: int) -> None:
         # Problems name the stored file; the person knows it by the name they uploaded.
         stored = Path(job.file.name or "").name
         problems = stored_problems(report.problems, names={stored: job.original_name})
-        summary = " ".join([report.summary(), *report.notes])
+        notes = [stored_message(note) for note in report.notes]
+        # The summary in English, for the admin; the page reads the counts and the notes.
+        summary = " ".join([report.summary(), *report.notes]) if report.counts else report.summary()
     except UnsafeArchive as error:
         _finish(
             job, ImportJob.Status.FAILED, [stored_line(job.original_name, error.args[0])], {}, ""
@@ -92,7 +94,7 @@ def run_import_job(job_id: int) -> None:
         logger.exception("import job %s stopped", job.pk)
         _finish_failed(job, [stored_line(job.original_name, stopped_by(error, job.pk))])
         raise
-    _finish(job, status, problems, counts, summary)
+    _finish(job, status, problems, counts, summary, notes)
 
 
 def stopped_by(error: BaseException, job_id: int) -> Text:
@@ -202,9 +204,17 @@ class Heartbeat:
             connections.close_all()  # this thread's own connections
 
 
-def _finish(job: ImportJob, status: str, problems: list, counts: dict, summary: str) -> None:
+def _finish(
+    job: ImportJob,
+    status: str,
+    problems: list,
+    counts: dict,
+    summary: str,
+    notes: list | None = None,
+) -> None:
     job.heartbeat_at = timezone.now()
     job.status, job.problems, job.counts, job.summary = status, problems, counts, summary
+    job.notes = notes or []
     job.finished_at, job.progress, job.stage = timezone.now(), 100, "finished"
     job.save(
         update_fields=[
@@ -212,6 +222,7 @@ def _finish(job: ImportJob, status: str, problems: list, counts: dict, summary: 
             "problems",
             "counts",
             "summary",
+            "notes",
             "finished_at",
             "progress",
             "stage",

@@ -79,6 +79,9 @@ class ImportJob(models.Model):
     progress = models.PositiveIntegerField(default=0, help_text="Percent done.")
     counts = models.JSONField(default=dict, blank=True)
     summary = models.TextField(blank=True)
+    # What a finished import says after its counts (the whole line of an offline workbook's),
+    # as stored messages: shown in the reader's language (interchange.problem_text).
+    notes = models.JSONField(default=list, blank=True)
     problems = models.JSONField(default=list, blank=True, help_text="Every problem, as text.")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"

@@ -47,6 +47,7 @@ from interchange.formats.offline_workbook import (
 )
 from interchange.formats.problems import Problem, Text, gettext_noop
 from interchange.importers.report import Counts, problem_lines
+from interchange.refusals import refusal_texts
 from rubrics.models import (
     CriterionVersion,
     PublishedResource,
@@ -257,9 +258,9 @@ class OfflineImport:
     submitted: int = 0
     incomplete: list[str] = field(default_factory=list)
 
-    # What a background job (interchange.jobs) reads of any import's report.
+    # What a background job (interchange.jobs) reads of any import's report: no counts of
+    # rows created and updated; what it did is said by its notes.
     counts: ClassVar[dict[str, Counts]] = {}
-    notes: ClassVar[list[str]] = []
 
     @property
     def ok(self) -> bool:
@@ -268,18 +269,40 @@ class OfflineImport:
     def problem_lines(self) -> list[str]:
         return problem_lines(self.problems)
 
+    @property
+    def notes(self) -> list[Text]:
+        """What the upload did, as messages read in the reader's language (a job's page)."""
+        if self.problems:
+            return []
+        counts = {
+            "answers_changed": self.answers_changed,
+            "answers_unchanged": self.answers_unchanged,
+            "ratings_changed": self.ratings_changed,
+            "ratings_unchanged": self.ratings_unchanged,
+            "submitted": self.submitted,
+        }
+        if not self.incomplete:
+            done = gettext_noop(
+                "answers: %(answers_changed)s changed, %(answers_unchanged)s unchanged; "
+                "ratings: %(ratings_changed)s changed, %(ratings_unchanged)s unchanged; "
+                "%(submitted)s submitted",
+                **counts,
+            )
+        else:
+            done = gettext_noop(
+                "answers: %(answers_changed)s changed, %(answers_unchanged)s unchanged; "
+                "ratings: %(ratings_changed)s changed, %(ratings_unchanged)s unchanged; "
+                "%(submitted)s submitted; %(incomplete)s not complete, so not submitted",
+                incomplete=len(self.incomplete),
+                **counts,
+            )
+        return [done]
+
     def summary(self) -> str:
         if self.problems:
             count = len(self.problems)
             return f"{count} problem{'s' if count != 1 else ''}: nothing was imported"
-        text = (
-            f"answers: {self.answers_changed} changed, {self.answers_unchanged} unchanged; "
-            f"ratings: {self.ratings_changed} changed, {self.ratings_unchanged} unchanged; "
-            f"{self.submitted} submitted"
-        )
-        if self.incomplete:
-            text += f"; {len(self.incomplete)} not complete, so not submitted"
-        return text
+        return " ".join(self.notes)
 
 
 class _RollBack(Exception):
@@ -447,7 +470,9 @@ def _record(
         answer: Grade | TurnGrade
         try:
             if turn_id and row.level is not None:
-                raise services.GradingError(f"{row.level} is not Pass, Fail or N/A")
+                message = gettext_noop("%(level)s is not Pass, Fail or N/A", level=row.level)
+                problem(row.row, "level", message)
+                continue
             if turn_id:
                 answer, _, _ = services.save_turn_grade(
                     assignment,
@@ -470,7 +495,8 @@ def _record(
             # The level's own field when a level was refused (off its scale, or on a binary
             # criterion): the message names the criterion and its scale.
             field_name = "level" if row.level is not None else "verdict"
-            problem(row.row, field_name, _refusal(error))
+            for refusal in refusal_texts(error):
+                problem(row.row, field_name, refusal)
             continue
         old = before.get((assignment.pk, row.criterion_version_id))
         level = answer.level if isinstance(answer, Grade) else None
@@ -495,21 +521,13 @@ def _record(
                 assignment, int(rating.question_id), rating.value, by=annotator
             )
         except services.GradingError as error:
-            problem(rating.row, "rating", _refusal(error))
+            for refusal in refusal_texts(error):
+                problem(rating.row, "rating", refusal)
             continue
         if rated_before.get((assignment.pk, saved.item_id)) == saved.value:
             report.ratings_unchanged += 1
         else:
             report.ratings_changed += 1
-
-
-def _refusal(error: services.GradingError) -> str:
-    """What the grading services said, for the job's list. They translate as they refuse, and
-    a job runs in English: a message without values is its own catalogue entry, so it is kept
-    as one (shown translated where it is read); one with values is kept as English text."""
-    if len(error.messages) == 1:
-        return Text(error.messages[0])
-    return " ".join(error.messages)
 
 
 def _submit(assignments: Iterable[Assignment], annotator: User, report: OfflineImport) -> None:

@@ -86,6 +86,16 @@ def message_text(message: object) -> str:
         name: message_text(value) if isinstance(value, Mapping) else value
         for name, value in raw.items()
     }
+    plural = message.get("plural")
+    if isinstance(plural, str):  # a counted message (Text.counted)
+        count = values.get(str(message.get("number")))
+        number = count if isinstance(count, int) else 0
+        if number != 1:
+            template = plural
+        try:
+            return ngettext(str(message.get("text", "")), plural, number) % values
+        except (KeyError, ValueError, TypeError):
+            return template % values
     if not values:
         return gettext(template) if template else ""
     try:
@@ -145,10 +155,19 @@ def _number(count: int) -> str:
     return number_format(count, force_grouping=True)
 
 
-def summary_text(summary: str, counts: Mapping[str, Mapping[str, int]], dry_run: bool) -> str:
+def summary_text(
+    summary: str,
+    counts: Mapping[str, Mapping[str, int]],
+    dry_run: bool,
+    notes: Sequence[object] = (),
+) -> str:
     """A finished import's summary in the reader's language: its counts (`ImportJob.counts`),
-    then any notes after them as they were stored. A summary that does not start with the
-    counts (an offline workbook's) is shown as it is."""
+    then its notes (`ImportJob.notes`, stored messages). An import stored before its notes
+    were shows them as they were stored, after its counts; one without counts (an offline
+    workbook's, then) is shown as it is."""
+    if notes:
+        parts = [_counts_text(counts, dry_run)] if counts else []
+        return " ".join([*parts, *(message_text(note) for note in notes)])
     if not counts:
         return summary
     report = ImportReport(kind="", dry_run=dry_run)
@@ -156,6 +175,12 @@ def summary_text(summary: str, counts: Mapping[str, Mapping[str, int]], dry_run:
     english = report.summary()
     if not summary.startswith(english):
         return summary
+    text = _counts_text(counts, dry_run)
+    rest = summary[len(english) :].strip()
+    return f"{text} {rest}" if rest else text
+
+
+def _counts_text(counts: Mapping[str, Mapping[str, int]], dry_run: bool) -> str:
     text = "; ".join(
         gettext("%(name)s: %(created)s created, %(updated)s updated, %(unchanged)s unchanged")
         % {"name": gettext(COUNTED[name]) if name in COUNTED else name, **numbers}
@@ -163,8 +188,7 @@ def summary_text(summary: str, counts: Mapping[str, Mapping[str, int]], dry_run:
     )
     if dry_run:
         text = gettext("%(counts)s (dry run: nothing was written)") % {"counts": text}
-    notes = summary[len(english) :].strip()
-    return f"{text} {notes}" if notes else text
+    return text
 
 
 def stage_text(stage: str) -> str:

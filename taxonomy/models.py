@@ -84,7 +84,9 @@ class SubCompetency(models.Model):
 
     class Meta:
         ordering = ["competency__order", "competency__code", "order", "code"]
-        verbose_name_plural = "sub-competencies"
+        # Written as everywhere else (Django would say "sub competency"), in every language.
+        verbose_name = _("sub-competency")
+        verbose_name_plural = _("sub-competencies")
         constraints = [
             models.UniqueConstraint(
                 fields=["competency", "code"],
@@ -322,7 +324,10 @@ class ContextVariable(models.Model):
             return self._number(raw)
         text = str(raw).strip()
         if not text:
-            raise ValidationError(_("%(variable)s takes a text.") % {"variable": self.name})
+            raise ValidationError(
+                _("%(variable)s takes a text."),
+                params={"variable": self.name},
+            )
         return text
 
     def _listed_value(self, raw: object) -> "ContextValue":
@@ -337,8 +342,8 @@ class ContextVariable(models.Model):
                     return value
         allowed = ", ".join(value.label for value in values)
         raise ValidationError(
-            _("'%(raw)s' is not an allowed value of %(variable)s: %(allowed)s.")
-            % {"raw": raw, "variable": self.name, "allowed": allowed}
+            _("'%(raw)s' is not an allowed value of %(variable)s: %(allowed)s."),
+            params={"raw": raw, "variable": self.name, "allowed": allowed},
         )
 
     def _number(self, raw: object) -> Decimal:
@@ -346,29 +351,28 @@ class ContextVariable(models.Model):
             number = Decimal(str(raw).strip())
         except ArithmeticError:
             raise ValidationError(
-                _("%(variable)s takes a number, not '%(raw)s'.")
-                % {"variable": self.name, "raw": raw}
+                _("%(variable)s takes a number, not '%(raw)s'."),
+                params={"variable": self.name, "raw": raw},
             ) from None
         if self.whole_numbers and number.is_finite() and number != number.to_integral_value():
             raise ValidationError(
-                _("%(variable)s takes a whole number, not '%(raw)s'.")
-                % {"variable": self.name, "raw": raw}
+                _("%(variable)s takes a whole number, not '%(raw)s'."),
+                params={"variable": self.name, "raw": raw},
             )
         if not number.is_finite() or number != number.quantize(NUMBER_STEP):
             raise ValidationError(
-                _("%(variable)s takes a number with at most 3 decimals, not '%(raw)s'.")
-                % {"variable": self.name, "raw": raw}
+                _("%(variable)s takes a number with at most 3 decimals, not '%(raw)s'."),
+                params={"variable": self.name, "raw": raw},
             )
         low, high = self.minimum, self.maximum
         if (low is not None and number < low) or (high is not None and number > high):
+            bounds = {
+                "low": _plain(low) if low is not None else "-inf",
+                "high": _plain(high) if high is not None else "inf",
+            }
             raise ValidationError(
-                _("%(variable)s must be from %(low)s to %(high)s; %(number)s is not.")
-                % {
-                    "variable": self.name,
-                    "low": _plain(low) if low is not None else "-inf",
-                    "high": _plain(high) if high is not None else "inf",
-                    "number": _plain(number),
-                }
+                _("%(variable)s must be from %(low)s to %(high)s; %(number)s is not."),
+                params={"variable": self.name, "number": _plain(number), **bounds},
             )
         return number.quantize(NUMBER_STEP)
 

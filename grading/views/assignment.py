@@ -120,7 +120,7 @@ class Answer:
         version = self.version
         if self.ordinal:
             level = version.scale_max if self.penalty else version.scale_min
-            return services.answer_label(version, "", level)
+            return str(services.answer_label(version, "", level))
         return shown(verdict_label(adverse_verdict(penalty=self.penalty), penalty=self.penalty))
 
     @property

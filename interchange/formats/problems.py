@@ -32,15 +32,33 @@ class Text(str):
 
     template: str
     values: dict[str, object]
+    plural: str | None = None
+    number: str | None = None
 
     def __new__(cls, template: str, /, **values: object) -> Text:
         text = super().__new__(cls, template % values if values else template)
         text.template, text.values = template, values
         return text
 
+    @classmethod
+    def counted(cls, singular: str, plural: str, number: str, /, **values: object) -> Text:
+        """A message with a singular and a plural form, chosen by the value named `number`
+        (as `ngettext` chooses them, in each language)."""
+        count = values[number]
+        text = cls(singular if count == 1 else plural, **values)
+        text.template, text.plural, text.number = singular, plural, number
+        return text
+
     def as_json(self) -> dict[str, object]:
-        """``{"text": template, "values": {...}}``, each value JSON (a Text as its own dict)."""
-        return {"text": self.template, "values": {k: _json(v) for k, v in self.values.items()}}
+        """``{"text": template, "values": {...}}``, each value JSON (a Text as its own dict);
+        a counted message adds ``"plural"`` and the ``"number"`` value's name."""
+        stored: dict[str, object] = {
+            "text": self.template,
+            "values": {k: _json(v) for k, v in self.values.items()},
+        }
+        if self.plural is not None:
+            stored |= {"plural": self.plural, "number": self.number}
+        return stored
 
 
 def _json(value: object) -> object:

@@ -57,6 +57,7 @@ from interchange.importers.plan import (
 from interchange.importers.report import ImportReport, Progress, no_progress
 from interchange.importers.writing import BenchmarkWriter, publish_imported
 from interchange.models import TaskSource
+from interchange.refusals import refusal_texts
 from rubrics.bulk import ContextSetting
 from rubrics.models import Criterion, CriterionVersion, Layer, Task, TaskContextValue
 from rubrics.models.criteria import UNIVERSAL_CODE
@@ -173,9 +174,13 @@ def create_missing_sub_competencies(
         created.append(sub)
     report.count("sub-competencies").created += len(created)
     if created:
-        listed = ", ".join(f"{sub.code} under {sub.competency.code}" for sub in created)
+        listed = ", ".join(f"{sub.code} ({sub.competency.code})" for sub in created)
         report.notes.append(
-            f"Created as placeholders to be named: {listed}. Name them in the taxonomy."
+            gettext_noop(
+                "Created as placeholders to be named (each with its competency): %(listed)s. "
+                "Name them in the taxonomy.",
+                listed=listed,
+            )
         )
     return created
 
@@ -678,7 +683,7 @@ def bound_problems(model: type[Model], field: str, value: object) -> list[str]:
     try:
         model._meta.get_field(field).run_validators(value)  # type: ignore[union-attr]
     except ValidationError as error:
-        return [message.rstrip(".") for message in error.messages]
+        return refusal_texts(error)
     return []
 
 
@@ -687,7 +692,7 @@ def context_setting(variable: ContextVariable, raw: str) -> tuple[ContextSetting
     try:
         value = variable.parse_value(raw)
     except ValidationError as error:
-        return None, error.messages[0]
+        return None, refusal_texts(error)[0]
     if isinstance(value, ContextValue):
         return ContextSetting(value_id=value.pk), ""
     if isinstance(value, Decimal):

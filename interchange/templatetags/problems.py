@@ -27,4 +27,4 @@ def stage_text(stage: str) -> str:
 
 @register.filter
 def import_summary(job: ImportJob) -> str:
-    return texts.summary_text(job.summary, job.counts, job.dry_run)
+    return texts.summary_text(job.summary, job.counts, job.dry_run, job.notes)

@@ -59,6 +59,7 @@ class Criterion(models.Model):
         null=True,
         blank=True,
         related_name="consensus_criteria",
+        verbose_name=_("sub-competency"),
     )
     task = models.ForeignKey(
         "rubrics.Task", on_delete=models.CASCADE, null=True, blank=True, related_name="criteria"
@@ -291,26 +292,26 @@ class CriterionVersion(models.Model):
     def is_ordinal(self) -> bool:
         return self.scoring_type == self.ScoringType.ORDINAL
 
-    def level_error(self, level: int | None) -> str:
-        """Why `level` cannot be this criterion's answer ("" when it can): a binary criterion
+    def level_error(self, level: int | None) -> ValidationError | None:
+        """Why `level` cannot be this criterion's answer (None when it can): a binary criterion
         takes no level, an ordinal one a whole number within its scale. Every writer of a
         grade, gold answer or judge level asks this (the database cannot: the scale is in
-        another row)."""
+        another row). The values stay apart from the message (`params`), so a refusal kept by
+        an import is read in its reader's language."""
         if level is None:
-            return ""
+            return None
+        code = self.criterion.code
         if not self.is_ordinal:
-            return _("%(code)s is met or not met: it takes no level.") % {
-                "code": self.criterion.code
-            }
+            return ValidationError(
+                _("%(code)s is met or not met: it takes no level."), params={"code": code}
+            )
         low, high = self.scale_min, self.scale_max
         if low is None or high is None or not low <= level <= high:
-            return _("%(code)s: %(level)s is outside its scale %(low)s to %(high)s.") % {
-                "code": self.criterion.code,
-                "level": level,
-                "low": low,
-                "high": high,
-            }
-        return ""
+            return ValidationError(
+                _("%(code)s: %(level)s is outside its scale %(low)s to %(high)s."),
+                params={"code": code, "level": level, "low": low, "high": high},
+            )
+        return None
 
     def scale(self) -> list[tuple[int, str]]:
         """(value, label) for every point of an ordinal scale, min to max; a point without a

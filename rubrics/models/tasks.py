@@ -55,7 +55,10 @@ class Task(models.Model):
         help_text="The task's id in files and criterion codes, e.g. 137. Kept as text.",
     )
     sub_competency = models.ForeignKey(
-        SubCompetency, on_delete=models.PROTECT, related_name="tasks"
+        SubCompetency,
+        on_delete=models.PROTECT,
+        related_name="tasks",
+        verbose_name=_("sub-competency"),
     )
     instruction = models.TextField(
         help_text="What the model is asked to do.",

@@ -30,3 +30,17 @@ def test_the_admin_list_of_each_model_opens(model, client_as, starter_framework)
     meta = model._meta
     url = reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")
     assert client_as(Role.ADMIN).get(url).status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "url", ["admin:rubrics_task_changelist", "admin:taxonomy_subcompetency_changelist"]
+)
+def test_the_admin_names_the_sub_competency_as_everywhere_else_in_the_readers_language(
+    url, client_as, starter_framework
+):
+    client = client_as(Role.ADMIN)
+    english = client.get(reverse(url), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Sub-competenc" in english and "Sub competenc" not in english
+    spanish = client.get(reverse(url), HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Subcompetencia" in spanish and "Sub-competenc" not in spanish

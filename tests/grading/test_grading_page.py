@@ -150,6 +150,22 @@ def test_submit_refuses_an_incomplete_grading_and_lists_what_is_missing(study, g
     assert mine.status != Assignment.Status.SUBMITTED
 
 
+def test_what_is_missing_is_listed_in_the_graders_language(study, graders):
+    """A Spanish grader reads what still stops the submission in Spanish, the verdicts'
+    labels included; the API's problems stay English."""
+    mine = assignment_of(study, graders[0])
+    version = factories.rubric_of(mine)[0]
+    client = client_for(graders[0])
+    reply = client.post(reverse("grading:submit", args=[mine.pk]), HTTP_ACCEPT_LANGUAGE="es")
+    html = reply.content.decode()
+    assert reply.status_code == 409 and "Aún sin enviar. Falta:" in html
+    code = version.criterion.code
+    labels = ("Presente", "Ausente") if version.is_penalty else ("Cumple", "Incumple")
+    assert f"{code}: elija {labels[0]}, {labels[1]} o No aplica." in html
+    assert "Valore: " in html and ": choose " not in html
+    assert f"{code}: choose " in " ".join(p.message for p in services.missing_answers(mine))
+
+
 def test_submit_moves_on_to_the_next_response(graders):
     study = factories.study(graders[:1], responses=2, overlap=1)
     services.assign_study(study)

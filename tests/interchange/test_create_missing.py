@@ -62,7 +62,7 @@ def test_missing_sub_competencies_are_created_under_their_competency_as_placehol
     }
     assert str(report.counts["sub-competencies"]) == "2 created, 0 updated, 0 unchanged"
     assert report.notes == [
-        "Created as placeholders to be named: 02x under 02, 11q under 11. "
+        "Created as placeholders to be named (each with its competency): 02x (02), 11q (11). "
         "Name them in the taxonomy."
     ]
     assert Task.objects.filter(sub_competency__code="02x").exists()
@@ -118,7 +118,9 @@ def test_the_command_creates_them_with_create_missing_and_says_so(tmp_path, star
     out, err = io.StringIO(), io.StringIO()
     call_command("import_l2bench", str(folder), "--create-missing", stdout=out, stderr=err)
     assert "sub-competencies: 1 created" in out.getvalue()
-    assert "Created as placeholders to be named: 02x under 02" in err.getvalue()
+    assert (
+        "Created as placeholders to be named (each with its competency): 02x (02)" in err.getvalue()
+    )
 
 
 def test_the_upload_page_checkbox_creates_them_and_the_job_lists_them(
@@ -138,7 +140,12 @@ def test_the_upload_page_checkbox_creates_them_and_the_job_lists_them(
     job = ImportJob.objects.get()
     assert job.status == "succeeded", job.problems
     page = client.get(response.url).content.decode()
-    assert "Created as placeholders to be named: 02x under 02" in page
+    assert "Created as placeholders to be named (each with its competency): 02x (02)" in page
+    spanish = client.get(response.url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert (
+        "Creadas como provisionales, a falta de nombre (cada una con su competencia): 02x (02)"
+        in spanish
+    )
     assert placeholders() == {"02x": ("02", "02x (placeholder: to be named)")}
 
 

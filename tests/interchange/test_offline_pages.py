@@ -168,3 +168,45 @@ def test_only_maintainers_and_admins_use_the_offline_pages(study, client_as, rol
     assert client.get(url, {"annotator": "ann"}).status_code == 403
     assert upload(client, study, b"PK").status_code == 403
     assert not Grade.objects.exists()
+
+
+def test_a_finished_upload_is_summed_up_in_the_readers_language(study, client_as, tmp_path, worker):
+    """The worker runs in English; a Spanish reader reads what it did in Spanish."""
+    client = client_as(Role.MAINTAINER)
+    content = download(client, study, annotator="ann")
+    first_item_rows = {3, 4, 5, 6, 7}  # the first response's criteria and questions
+    answered = filled(tmp_path, content, only=lambda kind, row: row in first_item_rows)
+    response = upload(client, study, answered, submit="on", worker=worker)
+    assert ImportJob.objects.get().status == ImportJob.Status.SUCCEEDED
+    spanish = client.get(response.url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert (
+        "respuestas: 3 modificadas, 0 sin cambios; valoraciones: 2 modificadas, 0 sin cambios; "
+        "1 enviadas; 1 incompletas, y por tanto sin enviar"
+    ) in spanish
+    english = client.get(response.url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "1 submitted; 1 not complete, so not submitted" in english
+
+
+def test_a_refusal_of_the_grading_rules_is_read_in_the_readers_language(
+    study, annotator, client_as, tmp_path, worker
+):
+    """save_grade refuses a Fail without its rationale on a submitted response, naming the
+    answer: the job keeps the message's template and values, so the Spanish reader reads it
+    all in Spanish, the verdict's label included."""
+    _, second = Assignment.objects.filter(annotator=annotator).order_by("position")
+    for version in factories.rubric_of(second):
+        verdict = "fail" if version.is_penalty else "pass"
+        services.save_grade(second, version.pk, verdict=verdict, rationale="", by=annotator)
+    for question in study.likert_items.all():
+        services.save_likert(second, question.pk, 3, by=annotator)
+    services.submit(second, by=annotator)
+    client = client_as(Role.MAINTAINER)
+    content = download(client, study, annotator="ann", all="1")
+    response = upload(client, study, filled(tmp_path, content, verdict="Fail"), worker=worker)
+    assert ImportJob.objects.get().status == ImportJob.Status.FAILED
+    spanish = client.get(response.url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert (
+        "campo &#x27;verdict&#x27;: Esta calificación está enviada: escriba la justificación "
+        "antes de elegir Incumple."
+    ) in spanish
+    assert "write the rationale" not in spanish

@@ -98,7 +98,7 @@ SUMMARY = (
 )
 
 
-def test_a_finished_imports_counts_are_read_in_the_readers_language_and_its_notes_kept():
+def test_an_earlier_imports_counts_are_read_in_the_readers_language_and_its_notes_kept():
     with translation.override("es"):
         text = summary_text(SUMMARY, COUNTS, dry_run=False)
     assert text == (
@@ -110,6 +110,30 @@ def test_a_finished_imports_counts_are_read_in_the_readers_language_and_its_note
         assert summary_text(SUMMARY, COUNTS, dry_run=False) == SUMMARY
 
 
+def test_a_finished_imports_stored_notes_are_read_in_the_readers_language():
+    note = gettext_noop(
+        "Created as placeholders to be named (each with its competency): %(listed)s. "
+        "Name them in the taxonomy.",
+        listed="09z (09)",
+    )
+    counts = {"sub-competencies": {"created": 1, "updated": 0, "unchanged": 0}}
+    with translation.override("es"):
+        text = summary_text(str(note), counts, dry_run=False, notes=[note.as_json()])
+    assert text == (
+        "subcompetencias: 1 altas, 0 modificaciones, 0 sin cambios Creadas como provisionales, "
+        "a falta de nombre (cada una con su competencia): 09z (09). Póngales nombre en la "
+        "taxonomía."
+    )
+
+
+def test_an_offline_uploads_stored_notes_are_read_without_counts():
+    line = gettext_noop("%(level)s is not Pass, Fail or N/A", level=7)
+    with translation.override("es"):
+        assert summary_text("ignored", {}, dry_run=False, notes=[line.as_json()]) == (
+            "7 no es Pass, Fail ni N/A"
+        )
+
+
 def test_a_dry_runs_summary_says_nothing_was_written_in_the_readers_language():
     counts = {"responses": {"created": 2, "updated": 0, "unchanged": 0}}
     english = "responses: 2 created, 0 updated, 0 unchanged (dry run: nothing was written)"
@@ -119,7 +143,7 @@ def test_a_dry_runs_summary_says_nothing_was_written_in_the_readers_language():
         )
 
 
-def test_a_summary_without_counts_is_shown_as_it_is():
+def test_an_earlier_summary_without_counts_is_shown_as_it_is():
     offline = "answers: 1 changed, 0 unchanged; ratings: 0 changed, 0 unchanged; 0 submitted"
     with translation.override("es"):
         assert summary_text(offline, {}, dry_run=False) == offline

@@ -104,15 +104,15 @@ def test_the_import_refuses_out_of_bounds_weights_and_texts_naming_row_and_field
     lines = report.problem_lines()
     assert (
         "l2-bench_tasks.csv: row 2: field 'task_criteria': task criterion '1-01': weight: "
-        "Ensure this value is less than or equal to 100"
+        "Ensure this value is less than or equal to 100."
     ) in lines, lines
     assert (
         "l2-bench_tasks.csv: row 3: field 'task_criteria': task criterion '2-01': wording: "
-        f"Ensure this value has at most {WORDING_MAX} characters (it has 1500)"
+        f"Ensure this value has at most {WORDING_MAX} characters (it has 1500)."
     ) in lines, lines
     assert (
         "l2-bench_tasks.csv: row 4: field 'task': Ensure this value has at most "
-        f"{TASK_TEXT_MAX:,} characters (it has {TASK_TEXT_MAX + 1:,})".replace(",", "")
+        f"{TASK_TEXT_MAX:,} characters (it has {TASK_TEXT_MAX + 1:,}).".replace(",", "")
     ) in lines, lines
     assert not Task.objects.exists()
 
