@@ -63,9 +63,9 @@ class StudyQuerySet(models.QuerySet["Study"]):
 
 
 class Escalation(models.TextChoices):
-    OFF = "off", "Never"
-    ANY = "any", "On any criterion"
-    LOW = "low", "On criteria below a threshold"
+    OFF = "off", _("Never")
+    ANY = "any", _("On any criterion")
+    LOW = "low", _("On criteria below a threshold")
 
 
 class Study(models.Model):

@@ -34,8 +34,8 @@ class PromptVersion(models.Model):
     slots it may use and how the judge's answer is read)."""
 
     class Style(models.TextChoices):
-        BINARY = AnswerStyle.BINARY.value, "Binary: true or false"
-        CRITIQUE = AnswerStyle.CRITIQUE.value, "Critique, then the verdict"
+        BINARY = AnswerStyle.BINARY.value, _("Binary: true or false")
+        CRITIQUE = AnswerStyle.CRITIQUE.value, _("Critique, then the verdict")
 
     template = models.ForeignKey(PromptTemplate, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()

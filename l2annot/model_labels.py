@@ -127,9 +127,6 @@ LABELS = (
     ),
     gettext_noop("Escalation"),
     gettext_noop("When the submitted graders of a response disagree, assign one more grader."),
-    gettext_noop("Never"),
-    gettext_noop("On any criterion"),
-    gettext_noop("On criteria below a threshold"),
     gettext_noop("Escalation threshold"),
     gettext_noop(
         "Escalate only on criteria whose Krippendorff's alpha in this study is below this (with 'criteria below a threshold')."
@@ -244,8 +241,6 @@ LABELS = (
     gettext_noop(
         "Binary: the answer is true or false. Critique: a critique, then the verdict alone on its last line."
     ),
-    gettext_noop("Binary: true or false"),
-    gettext_noop("Critique, then the verdict"),
     gettext_noop("What changed, and why."),
     gettext_noop("Model"),
     gettext_noop("Inspect AI model string."),

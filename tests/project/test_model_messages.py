@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.utils import translation
 from django.utils.functional import Promise
 
-from l2annot.forms import MODEL_APPS
+from l2annot.forms import LONGEST_CHOICE_LIST, MODEL_APPS
 from taxonomy.models import Competency
 from tests.factories import make_framework
 
@@ -52,3 +52,37 @@ def test_a_unique_constraint_refuses_in_the_readers_language():
     with translation.override("es"), pytest.raises(ValidationError) as refused:
         duplicate.full_clean()
     assert "Este código ya lo usa otra competencia." in refused.value.messages
+
+
+# Choice labels written the same in Spanish.
+SAME_IN_SPANISH = {"Universal"}
+
+
+def choice_labels() -> list[tuple[str, object]]:
+    """(where, label) for every choice of a short list the project's models offer; a page
+    shows it with `get_FOO_display`, a form in its select. Long lists (the ISO 639-1 language
+    names) are data, and the interface languages are named in their own language."""
+    found: list[tuple[str, object]] = []
+    for app in MODEL_APPS:
+        for model in apps.get_app_config(app).get_models():
+            for field in model._meta.local_fields:
+                choices = field.choices or ()
+                if not choices or len(choices) > LONGEST_CHOICE_LIST or field.name == "language":
+                    continue
+                found += [(f"{model.__name__}.{field.name}", label) for _, label in choices]
+    return found
+
+
+def test_the_check_sees_the_choice_labels():
+    where = {name for name, _ in choice_labels()}
+    assert {"Study.escalation", "PromptVersion.style", "ImportJob.status"} <= where
+
+
+@pytest.mark.parametrize(("where", "label"), choice_labels(), ids=lambda v: str(v)[:60])
+def test_a_choice_label_is_read_in_the_readers_language(where, label):
+    assert isinstance(label, Promise), f"{where}: mark {label!r} with gettext_lazy"
+    with translation.override("en"):
+        english = str(label)
+    with translation.override("es"):
+        spanish = str(label)
+    assert spanish != english or english in SAME_IN_SPANISH, f"{where}: translate {english!r}"

@@ -118,6 +118,13 @@ def test_saving_the_editor_makes_a_new_version(maintainer):
     assert refused.status_code == 422 and b"unknown slot {{oops}}" in refused.content
 
 
+def test_a_prompt_versions_answer_style_is_read_in_the_readers_language(maintainer):
+    template = PromptTemplate.objects.get(name="reference-guided")
+    url = reverse("workbench:prompt", args=[template.pk])
+    page = maintainer.get(url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Binario: verdadero o falso" in page and "Binary: true or false" not in page
+
+
 def test_the_preview_fills_the_text_being_written_with_a_real_unit(study, maintainer):
     answer = htmx(maintainer).post(
         reverse("workbench:prompt_preview"), {"text": TEXT, "study": study.pk}
