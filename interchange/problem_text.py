@@ -15,6 +15,17 @@ from django.utils.translation import gettext, gettext_noop, ngettext
 
 from interchange.formats.problems import SHOWN_PROBLEMS, Problem, Text, stored_message
 from interchange.importers.report import Counts, ImportReport
+from l2annot.shown import message_text
+
+__all__ = [
+    "message_text",
+    "problem_text",
+    "stage_message",
+    "stage_text",
+    "stored_line",
+    "stored_problems",
+    "summary_text",
+]
 
 # The stages a running import reports (`ImportJob.stage`, the importers' `progress` calls).
 STAGES = {
@@ -71,37 +82,6 @@ def stored_line(file: str, message: str) -> dict[str, Any]:
     """A problem with the whole file (the import stopped, the archive is refused)."""
     message_json = stored_message(message)
     return {"file": file, "unit": "line", "at": None, "field": None, "message": message_json}
-
-
-def message_text(message: object) -> str:
-    """A stored message (or a `Text`) in the active language; English where the catalogue has
-    no translation."""
-    if isinstance(message, Text):
-        message = message.as_json()
-    if not isinstance(message, Mapping):
-        return str(message)
-    template = str(message.get("text", ""))
-    raw = message.get("values") or {}
-    values = {
-        name: message_text(value) if isinstance(value, Mapping) else value
-        for name, value in raw.items()
-    }
-    plural = message.get("plural")
-    if isinstance(plural, str):  # a counted message (Text.counted)
-        count = values.get(str(message.get("number")))
-        number = count if isinstance(count, int) else 0
-        if number != 1:
-            template = plural
-        try:
-            return ngettext(str(message.get("text", "")), plural, number) % values
-        except (KeyError, ValueError, TypeError):
-            return template % values
-    if not values:
-        return gettext(template) if template else ""
-    try:
-        return gettext(template) % values
-    except (KeyError, ValueError, TypeError):  # a translation that lost a placeholder
-        return template % values
 
 
 def problem_text(problem: object) -> str:

@@ -43,7 +43,7 @@ def _refusal_text(error: ValidationError) -> str:
     if forms:
         singular, plural, number = forms
         if isinstance(values.get(number), int):
-            return Text.counted(singular, plural, number, **values)
+            return Text.ngettext(singular, plural, number, **values)
         return str(message % params)
     return Text(str(message), **values)
 

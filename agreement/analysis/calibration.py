@@ -37,14 +37,15 @@ from agreement.stats import (
 )
 from agreement.stats.clustered import ClusteredCalibration, clustered_calibration
 from agreement.stats.grouped import grouped_intervals
+from l2annot.messages import gettext_noop
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 MISSING = -1
 UNPARSEABLE = -2  # the judge was asked about the unit; its answer was neither pass nor fail
 SCALE_VALUES = np.arange(1, 6)  # the 1-5 scale; value index 0 is score 1
-ONE_EPOCH = "the judge scored this question in one epoch only"
-FEWER_THAN_TWO_REPEATED = "fewer than two responses scored in two epochs or more"
+ONE_EPOCH = gettext_noop("the judge scored this question in one epoch only")
+FEWER_THAN_TWO_REPEATED = gettext_noop("fewer than two responses scored in two epochs or more")
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from agreement.stats import (
     mcnemar,
 )
 from agreement.stats.grouped import grouped_intervals
+from l2annot.messages import Text, gettext_noop
 
 LEVEL = 0.05  # family-wise significance level of a pair's per-criterion tests
 
@@ -120,27 +121,38 @@ class PairComparison:
         """E.g. "v2 agrees with the experts more than v1 on 14 criteria, less on 2, no
         detectable difference on 12 (McNemar's test per criterion, Holm-corrected p-values,
         5% family-wise level)"."""
-        text = (
-            f"{self.second} agrees with the experts more than {self.first} on "
-            f"{_criteria(self.more)}, less on {self.less}, "
-            f"no detectable difference on {self.no_difference}"
+        text = Text.ngettext(
+            "%(second)s agrees with the experts more than %(first)s on %(more)s criterion, "
+            "less on %(less)s, no detectable difference on %(same)s",
+            "%(second)s agrees with the experts more than %(first)s on %(more)s criteria, "
+            "less on %(less)s, no detectable difference on %(same)s",
+            "more",
+            second=self.second,
+            first=self.first,
+            more=self.more,
+            less=self.less,
+            same=self.no_difference,
         )
         if self.untestable:
-            text += f"; {self.untestable} without a shared unit to compare"
+            text = gettext_noop(
+                "%(text)s; %(n)s without a shared unit to compare", text=text, n=self.untestable
+            )
         tested = len(self.criteria) - self.untestable
-        return f"{text} (McNemar's test per criterion, {_correction(tested, self.level)})"
-
-
-def _criteria(n: int) -> str:
-    return f"{n} criterion" if n == 1 else f"{n} criteria"
+        return gettext_noop(
+            "%(text)s (McNemar's test per criterion, %(correction)s)",
+            text=text,
+            correction=_correction(tested, self.level),
+        )
 
 
 def _correction(tested: int, level: float) -> str:
     level_text = f"{level * 100:g}%"
     if tested <= 1:
-        return f"{level_text} level"
-    return (
-        f"p-values Holm-corrected for the {tested} criteria tested, {level_text} family-wise level"
+        return gettext_noop("%(level)s level", level=level_text)
+    return gettext_noop(
+        "p-values Holm-corrected for the %(n)s criteria tested, %(level)s family-wise level",
+        n=tested,
+        level=level_text,
     )
 
 

@@ -29,6 +29,7 @@ from agreement.stats import (
     counts_from_pairs,
 )
 from agreement.stats.grouped import grouped_intervals
+from l2annot.messages import gettext_noop
 
 DEFAULT_THRESHOLD = 0.667  # Krippendorff 2004: lowest alpha for tentative conclusions.
 # Below this many units graded by two experts or more, no criterion is called validated: a
@@ -162,22 +163,31 @@ def criterion_verdict(
     the lower bound of alpha's CI reaches the threshold."""
     n_units = interval.estimate.n_units
     if n_units < minimum_units:
-        return None, f"too few units (n = {n_units}; {minimum_units} needed to validate)"
+        return None, gettext_noop(
+            "too few units (n = %(n)s; %(needed)s needed to validate)",
+            n=n_units,
+            needed=minimum_units,
+        )
     if interval.unreliable_reason is not None:
         return None, interval.unreliable_reason
     if interval.low is None:
-        reason = interval.undefined_reason or interval.estimate.undefined_reason or "no interval"
-        if unstable:
-            return None, f"alpha unstable (prevalence); {reason}"
-        return None, f"not enough data: {reason}"
-    if interval.low >= threshold:
-        return True, f"validated: lower bound {interval.low:.3f} >= {threshold:.3f}"
-    if unstable:
-        return None, (
-            f"alpha unstable (prevalence): lower bound {interval.low:.3f}; judge by percent "
-            "agreement and AC1"
+        reason = (
+            interval.undefined_reason
+            or interval.estimate.undefined_reason
+            or gettext_noop("no interval")
         )
-    return False, f"not validated: lower bound {interval.low:.3f} < {threshold:.3f}"
+        if unstable:
+            return None, gettext_noop("alpha unstable (prevalence); %(reason)s", reason=reason)
+        return None, gettext_noop("not enough data: %(reason)s", reason=reason)
+    bounds = {"low": f"{interval.low:.3f}", "threshold": f"{threshold:.3f}"}
+    if interval.low >= threshold:
+        return True, gettext_noop("validated: lower bound %(low)s >= %(threshold)s", **bounds)
+    if unstable:
+        return None, gettext_noop(
+            "alpha unstable (prevalence): lower bound %(low)s; judge by percent agreement and AC1",
+            **bounds,
+        )
+    return False, gettext_noop("not validated: lower bound %(low)s < %(threshold)s", **bounds)
 
 
 def _groups(

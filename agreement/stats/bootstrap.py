@@ -35,6 +35,8 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
+from l2annot.messages import gettext_noop
+
 from .alpha import Level, alpha_from_coincidences, alpha_from_counts
 from .counts import FloatArray, IntArray, ratings_per_unit, unit_pair_products
 from .gwet import GwetWeights, ac_from_sums, ac_unit_features, gwet_ac, gwet_weights
@@ -207,7 +209,7 @@ def _percentile_interval(
             method,
             n,
             n_undefined,
-            "fewer than two resamples with a defined coefficient",
+            gettext_noop("fewer than two resamples with a defined coefficient"),
         )
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(ok, [tail, 1.0 - tail])
@@ -234,14 +236,18 @@ def _bootstrap_values(
 ) -> tuple[FloatArray, str]:
     if n_units == 0:
         # Nothing to resample; the estimate is undefined and carries the reason.
-        method = "units" if clusters is None else "clusters"
-        return np.empty(0, dtype=np.float64), f"percentile bootstrap ({method})"
+        method = (
+            gettext_noop("percentile bootstrap (units)")
+            if clusters is None
+            else gettext_noop("percentile bootstrap (clusters)")
+        )
+        return np.empty(0, dtype=np.float64), method
     rng = rng_from_seed(seed)
     chunks: list[FloatArray] = []
     if clusters is None:
         for idx in resample_index_blocks(n_units, n_resamples, rng):
             chunks.append(stack(weights_from_indices(idx, n_units)))
-        return np.concatenate(chunks), "percentile bootstrap (units)"
+        return np.concatenate(chunks), gettext_noop("percentile bootstrap (units)")
     labels = np.asarray(clusters)
     if labels.shape != (n_units,):
         raise ValueError("clusters must give one cluster label per unit")
@@ -249,7 +255,7 @@ def _bootstrap_values(
     n_clusters = int(unit_cluster.max()) + 1
     for idx in resample_index_blocks(n_clusters, n_resamples, rng):
         chunks.append(stack(cluster_weights(idx, n_clusters, unit_cluster)))
-    return np.concatenate(chunks), "percentile bootstrap (clusters)"
+    return np.concatenate(chunks), gettext_noop("percentile bootstrap (clusters)")
 
 
 def bootstrap_alpha(
@@ -331,7 +337,7 @@ def jackknife_alpha(
     """
     c = np.asarray(counts, dtype=np.int64)
     estimate = alpha_from_counts(c, level, value_domain)
-    method = "jackknife (units), normal interval"
+    method = gettext_noop("jackknife (units), normal interval")
     m = ratings_per_unit(c)
     pairable = c[m >= 2]
     n = pairable.shape[0]
@@ -339,7 +345,14 @@ def jackknife_alpha(
         return Interval(estimate, None, None, confidence, method, n, 0, estimate.undefined_reason)
     if n < 2:
         return Interval(
-            estimate, None, None, confidence, method, n, 0, "fewer than two pairable units"
+            estimate,
+            None,
+            None,
+            confidence,
+            method,
+            n,
+            0,
+            gettext_noop("fewer than two pairable units"),
         )
     per_unit = unit_pair_products(pairable).astype(np.float64)
     per_unit /= (m[m >= 2] - 1.0)[:, None, None]
@@ -356,7 +369,7 @@ def jackknife_alpha(
             method,
             n,
             n_undefined,
-            "fewer than two leave-one-out values are defined",
+            gettext_noop("fewer than two leave-one-out values are defined"),
         )
     k = ok.size
     se = float(np.sqrt((k - 1.0) / k * ((ok - ok.mean()) ** 2).sum()))

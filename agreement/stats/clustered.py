@@ -16,6 +16,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
+from l2annot.messages import gettext_noop
+
 from .bootstrap import DEFAULT_RESAMPLES, Interval, Seed, _bootstrap_values, _percentile_interval
 from .counts import FloatArray
 from .intervals import too_few_responses
@@ -83,7 +85,7 @@ def clustered_calibration(
     accuracy_estimate = (
         defined("accuracy", found.accuracy.value, n_units=n, n_ratings=2 * n)
         if found.accuracy.value is not None
-        else undefined("accuracy", "no unit to compare", n_units=0, n_ratings=0)
+        else undefined("accuracy", gettext_noop("no unit to compare"), n_units=0, n_ratings=0)
     )
     n_clusters = int(np.unique(labels).size)
     withheld = too_few_responses(n_clusters)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from l2annot.messages import gettext_noop
+
 from .results import Coefficient, defined, undefined
 
 __all__ = ["MINIMUM_RESPONDENTS", "cronbach_alpha"]
@@ -22,9 +24,9 @@ __all__ = ["MINIMUM_RESPONDENTS", "cronbach_alpha"]
 #: distribution with ``n - 1`` and ``(n - 1)(k - 1)`` degrees of freedom, wide for small n.)
 MINIMUM_RESPONDENTS = 15
 
-TOO_FEW_ITEMS = "fewer than two items"
-TOO_FEW_RESPONDENTS = "fewer than two respondents"
-ZERO_VARIANCE = "zero variance of the total score"
+TOO_FEW_ITEMS = gettext_noop("fewer than two items")
+TOO_FEW_RESPONDENTS = gettext_noop("fewer than two respondents")
+ZERO_VARIANCE = gettext_noop("zero variance of the total score")
 
 
 def cronbach_alpha(
@@ -60,7 +62,9 @@ def cronbach_alpha(
     if n < 2:
         return undefined(name, TOO_FEW_RESPONDENTS, n_units=n, n_ratings=n * k)
     if n < minimum_respondents:
-        reason = f"too few respondents (n = {n}; {minimum_respondents} needed)"
+        reason = gettext_noop(
+            "too few respondents (n = %(n)s; %(needed)s needed)", n=n, needed=minimum_respondents
+        )
         return undefined(name, reason, n_units=n, n_ratings=n * k)
     item_var = float(x.var(axis=0, ddof=1).sum())
     total_var = float(x.sum(axis=1).var(ddof=1))

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from l2annot.messages import gettext_noop
+
 from .alpha import Level, alpha_from_coincidences, alpha_from_counts
 from .bootstrap import DEFAULT_RESAMPLES, Interval, Seed, rng_from_seed
 from .counts import FloatArray, IntArray, ratings_per_unit, unit_pair_products
@@ -32,11 +34,11 @@ from .results import Coefficient
 
 __all__ = ["GroupIntervals", "grouped_intervals"]
 
-BCA = "BCa bootstrap (responses)"
+BCA = gettext_noop("BCa bootstrap (responses)")
 _CACHED_SIZE = 100
 _BATCH = 64  # groups whose replicates are evaluated together
-AC_METHOD = "Wilson-type, Gwet's linearised variance (responses)"
-WILSON = "Wilson, effective n of responses"
+AC_METHOD = gettext_noop("Wilson-type, Gwet's linearised variance (responses)")
+WILSON = gettext_noop("Wilson, effective n of responses")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +67,7 @@ def _analytic(
 ) -> Interval:
     low, high = float(bounds[0]), float(bounds[1])
     if not estimate.is_defined or np.isnan(low) or np.isnan(high):
-        reason = estimate.undefined_reason or "no interval: fewer than two responses"
+        reason = estimate.undefined_reason or gettext_noop("no interval: fewer than two responses")
         return Interval(estimate, None, None, confidence, method, 0, 0, reason)
     se = None if variance is None or np.isnan(variance) else float(np.sqrt(variance))
     return Interval(estimate, low, high, confidence, method, 0, 0, None, se)
@@ -226,7 +228,7 @@ def _alpha_interval(
     if np.isnan(low):
         return Interval(
             estimate, None, None, confidence, BCA, n_resamples, n_undefined,
-            "fewer than two resamples with a defined coefficient",
+            gettext_noop("fewer than two resamples with a defined coefficient"),
         )  # fmt: skip
     se = float(ok.std(ddof=1))
     if unreliable is not None:

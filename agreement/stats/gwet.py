@@ -35,6 +35,8 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from l2annot.messages import gettext_noop
+
 from .counts import FloatArray, ratings_per_unit
 from .results import FEWER_THAN_TWO_PAIRABLE, NO_VARIATION, Coefficient, defined, undefined
 
@@ -52,7 +54,7 @@ __all__ = [
 
 type GwetWeights = Literal["identity", "linear", "quadratic", "ordinal"]
 
-SINGLE_CATEGORY = "the value domain has a single category"
+SINGLE_CATEGORY = gettext_noop("the value domain has a single category")
 
 
 def gwet_weights(

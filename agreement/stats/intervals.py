@@ -43,6 +43,8 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
+from l2annot.messages import Text, gettext_noop
+
 from .counts import FloatArray
 
 __all__ = [
@@ -216,21 +218,20 @@ def alpha_unreliable_reason(
     """Why alpha's interval must not be shown, from the pairable ratings per value and the
     number of clusters (``None`` when the simulated coverage supports it)."""
     if n_clusters < ALPHA_MINIMUM_CLUSTERS:
-        return (
-            f"interval unreliable: {n_clusters} response{'' if n_clusters == 1 else 's'} "
-            f"(coverage checked from "
-            f"{ALPHA_MINIMUM_CLUSTERS})"
-        )
+        return too_few_responses(n_clusters, ALPHA_MINIMUM_CLUSTERS)
     totals = np.asarray(value_totals, dtype=np.float64)
     total = float(totals.sum())
     if not binary or total <= 0:
         return None
     rarer = float(totals.min())
     if rarer / total < ALPHA_MINORITY_SHARE:
-        return (
-            f"interval unreliable: the rarer value is {math.floor(rarer)} of {math.floor(total)} "
-            f"ratings (under {ALPHA_MINORITY_SHARE:.0%}, where no interval covers alpha 90% "
-            "of the time)"
+        return gettext_noop(
+            "interval unreliable: the rarer value is %(rarer)s of %(total)s ratings (under "
+            "%(share)s, where no interval covers alpha %(coverage)s of the time)",
+            rarer=math.floor(rarer),
+            total=math.floor(total),
+            share=f"{ALPHA_MINORITY_SHARE:.0%}",
+            coverage="90%",
         )
     return None
 
@@ -240,9 +241,12 @@ def too_few_responses(n_clusters: int, minimum: int = MINIMUM_RESPONSES) -> str 
     ``None`` from ``minimum`` up (where its coverage was simulated)."""
     if n_clusters >= minimum:
         return None
-    return (
-        f"interval unreliable: {n_clusters} response{'' if n_clusters == 1 else 's'} "
-        f"(coverage checked from {minimum})"
+    return Text.ngettext(
+        "interval unreliable: %(n)s response (coverage checked from %(minimum)s)",
+        "interval unreliable: %(n)s responses (coverage checked from %(minimum)s)",
+        "n",
+        n=n_clusters,
+        minimum=minimum,
     )
 
 

@@ -32,6 +32,8 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from l2annot.messages import gettext_noop
+
 from .counts import FloatArray, IntArray
 from .distributions import benjamini_yekutieli, mcnemar_exact, student_t_cdf
 from .intervals import paired_difference_bounds, too_few_responses
@@ -483,7 +485,16 @@ def alternative_annotator_test(
         n = int(items.sum())
         if n < min_items:
             rows.append(
-                AltTestExpert(h, n, None, None, None, None, False, f"fewer than {min_items} items")
+                AltTestExpert(
+                    h,
+                    n,
+                    None,
+                    None,
+                    None,
+                    None,
+                    False,
+                    gettext_noop("fewer than %(n)s items", n=min_items),
+                )
             )
             continue
         rest = e[np.ix_(others, np.flatnonzero(items))]
@@ -513,15 +524,21 @@ def alternative_annotator_test(
         for row in rows
     )
     if len(tested) < min_experts:
-        reason = (
-            f"not enough data: {len(tested)} expert(s) with >= {min_items} items, "
-            f"need >= {min_experts}"
+        reason = gettext_noop(
+            "not enough data: %(tested)s expert(s) with >= %(items)s items, need >= %(needed)s",
+            tested=len(tested),
+            items=min_items,
+            needed=min_experts,
         )
         return AltTestResult(epsilon, fdr, scoring, final, None, None, None, reason, reason)
     omega = sum(rejected.values()) / len(tested)
     rho = float(np.mean([stats[h][0] for h in tested]))
     can = omega >= 0.5
-    verdict = "judge can replace an expert" if can else "judge cannot replace an expert"
+    verdict = (
+        gettext_noop("judge can replace an expert")
+        if can
+        else gettext_noop("judge cannot replace an expert")
+    )
     return AltTestResult(epsilon, fdr, scoring, final, omega, rho, can, verdict, None)
 
 

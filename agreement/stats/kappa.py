@@ -19,6 +19,8 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from l2annot.messages import gettext_noop
+
 from .counts import FloatArray, IntArray, ratings_per_unit
 from .results import FEWER_THAN_TWO_PAIRABLE, NO_VARIATION, Coefficient, defined, undefined
 
@@ -35,7 +37,7 @@ __all__ = [
 type Weights = Literal["none", "linear", "quadratic"]
 
 #: Reason used by :func:`fleiss_kappa` when units carry different numbers of ratings.
-UNEQUAL_RATERS = "unequal number of raters per unit"
+UNEQUAL_RATERS = gettext_noop("unequal number of raters per unit")
 
 
 def agreement_weights(n_values: int, weights: Weights = "none") -> FloatArray:

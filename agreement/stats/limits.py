@@ -15,12 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from l2annot.messages import gettext_noop
+
 from .distributions import student_t_quantile
 
 __all__ = ["FEWER_THAN_TWO_PAIRS", "BlandAltman", "bland_altman"]
 
 #: Reason used by :func:`bland_altman` when fewer than two items carry both scores.
-FEWER_THAN_TWO_PAIRS = "fewer than two items with both scores"
+FEWER_THAN_TWO_PAIRS = gettext_noop("fewer than two items with both scores")
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
+from l2annot.messages import gettext_noop
+
 from .bootstrap import (
     DEFAULT_RESAMPLES,
     Interval,
@@ -139,7 +141,11 @@ def _kappa_stack(tables: FloatArray, w: FloatArray) -> FloatArray:
 MINIMUM_ITEMS = 50
 #: The gap's percentile interval covered 0.87-0.96 at 50 items in the same simulation (under 90%
 #: with three experts on skewed scores): no item count checked reaches 90%, so it is withheld.
-GAP_UNRELIABLE = "interval unreliable: under 90% coverage in simulation up to 50 responses"
+GAP_UNRELIABLE = gettext_noop(
+    "interval unreliable: under %(coverage)s coverage in simulation up to %(n)s responses",
+    coverage="90%",
+    n=50,
+)
 
 
 def _withheld(interval: Interval, reason: str | None) -> Interval:

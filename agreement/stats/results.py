@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from l2annot.messages import gettext_noop
+
 __all__ = [
     "FEWER_THAN_TWO_PAIRABLE",
     "NO_VARIATION",
@@ -19,9 +21,9 @@ __all__ = [
 ]
 
 #: Reason used when no unit carries at least two ratings (nothing can be paired).
-FEWER_THAN_TWO_PAIRABLE = "fewer than two pairable ratings"
+FEWER_THAN_TWO_PAIRABLE = gettext_noop("fewer than two pairable ratings")
 #: Reason used when expected disagreement is zero (chance-corrected coefficients are 0/0).
-NO_VARIATION = "no variation: every rating is the same value"
+NO_VARIATION = gettext_noop("no variation: every rating is the same value")
 
 
 @dataclass(frozen=True, slots=True)

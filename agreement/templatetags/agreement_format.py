@@ -7,8 +7,18 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.translation import gettext, gettext_noop
 
 from agreement.stats import Coefficient, Ratio
+from l2annot.shown import message_text
 
 register = template.Library()
+
+
+@register.filter
+def message(value: object) -> str:
+    """A message of the statistics (why a figure is undefined, an interval withheld or a
+    criterion validated; a method's name) in the reader's language: the pure modules write
+    them in English with their template and values (l2annot.messages), and a report is
+    computed once, by whoever asked first or by the worker, then cached."""
+    return message_text(value) if value else ""
 
 
 @register.filter
@@ -58,17 +68,19 @@ def interval(value: Any, as_percent: bool = False) -> str:
     text = conditional_escape(shown(estimate))
     low = getattr(value, "low", None)
     if undefined := getattr(estimate, "undefined_reason", ""):
-        return format_html('{} <span class="muted">({})</span>', text, undefined)
+        return format_html('{} <span class="muted">({})</span>', text, message_text(undefined))
     if getattr(value, "unreliable_reason", ""):
         return format_html(
             '{} <span class="badge" title="{}">{}</span>',
             text,
             gettext(UNRELIABLE_TITLE).replace("%%", "%"),
-            value.unreliable_reason,
+            message_text(value.unreliable_reason),
         )
     if low is not None:
         bounds = gettext("[%(low)s, %(high)s]") % {"low": shown(low), "high": shown(value.high)}
         return format_html('{} <span class="muted">{}</span>', text, bounds)
     if getattr(value, "undefined_reason", ""):
-        return format_html('{} <span class="muted">({})</span>', text, value.undefined_reason)
+        return format_html(
+            '{} <span class="muted">({})</span>', text, message_text(value.undefined_reason)
+        )
     return text

@@ -47,6 +47,7 @@ from grading.models import Study, StudyItem
 from judging.models import JudgeRun
 from judging.services import set_run_family
 from l2annot.htmx import render_page, wants_fragment
+from l2annot.shown import message_text
 from taxonomy.models import Competency
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -59,7 +60,7 @@ def _forest_rows(groups: list[GroupAgreement]) -> list[charts.ForestRow]:
             estimate=g.alpha.estimate.value,
             low=g.alpha.low,
             high=g.alpha.high,
-            note=g.alpha.estimate.undefined_reason or g.alpha.unreliable_reason or "",
+            note=message_text(g.alpha.estimate.undefined_reason or g.alpha.unreliable_reason or ""),
         )
         for g in groups
     ]

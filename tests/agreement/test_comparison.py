@@ -3,11 +3,13 @@ exclusions, and McNemar's test per criterion, Holm-corrected, said in a sentence
 
 import numpy as np
 import pytest
+from django.utils import translation
 
 from agreement.analysis.calibration import MISSING, experts_matrix
 from agreement.analysis.comparison import UNPARSEABLE, RunVerdicts, compare_runs
 from agreement.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
 from agreement.stats import majority_reference
+from l2annot.shown import message_text
 
 N_ITEMS, N_CRITERIA, N_EXPERTS = 120, 3, 3
 
@@ -48,6 +50,12 @@ def test_a_judge_that_follows_the_truth_beats_a_coin_on_every_criterion():
         "no detectable difference on 0 (McNemar's test per criterion, p-values "
         "Holm-corrected for the 3 criteria tested, 5% family-wise level)"
     )
+    with translation.override("es"):  # written in English, read in the reader's language
+        assert message_text(pair.sentence) == (
+            "v2 concuerda con los expertos más que coin en 3 criterios, menos en 0, sin "
+            "diferencia detectable en 0 (prueba de McNemar por criterio, valores p corregidos "
+            "por Holm para los 3 criterios contrastados, nivel por familia 5%)"
+        )
     assert pair.overall.direction == 1
     coin_run, good_run = result.runs
     assert good_run.overall.calibration.vs_majority.accuracy.value > 0.95

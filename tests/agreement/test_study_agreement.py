@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from openpyxl import load_workbook
 
 from accounts.roles import Role
@@ -117,6 +117,23 @@ def test_the_agreement_page_shows_the_plots_to_readers(study, client_as):
     # Three responses: alpha's interval is withheld, saying why, and AC1 keeps its interval.
     assert "interval unreliable: 3 responses (coverage checked from 20)" in body
     assert "AC1 [95% CI]" in body
+
+
+def test_why_a_figure_is_missing_is_read_in_the_readers_language_from_a_cached_report(
+    study, client_as
+):
+    """The report is computed once (by the worker, in English) and cached: each reader reads
+    its reasons and methods in their own language."""
+    with translation.override("en"):
+        study_report(study)
+    client = client_as(Role.VIEWER)
+    url = reverse("agreement:study", args=[study.pk])
+    spanish = client.get(url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "intervalo poco fiable: 3 respuestas (cobertura comprobada a partir de 20)" in spanish
+    assert "bootstrap BCa (respuestas)" in spanish
+    assert "interval unreliable" not in spanish and "(responses)" not in spanish
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "interval unreliable: 3 responses (coverage checked from 20)" in english
 
 
 def test_the_agreement_page_shows_the_criteria_a_page_at_a_time(study, client_as, monkeypatch):

@@ -164,21 +164,31 @@ def test_a_job_whose_worker_died_names_its_stage_in_the_readers_language():
 
 
 def stored_templates() -> list[tuple[str, str]]:
-    """(module, template) for every gettext_noop(...) of the import code: the messages stored
-    to be translated when read."""
+    """(module, template) for every gettext_noop(...) and Text.ngettext(...) of the code that
+    writes messages read later (imports, jobs, the statistics of cached reports): each is
+    translated where it is read. A template with a plural is named by its singular form."""
     found = []
-    for path in sorted((settings.BASE_DIR / "interchange").rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Name)
-                and node.func.id == "gettext_noop"
-            ):
+    for folder in ("interchange", "agreement", "workbench"):
+        for path in sorted((settings.BASE_DIR / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.Call):
+                    continue
+                noop = isinstance(node.func, ast.Name) and node.func.id == "gettext_noop"
+                # Text.ngettext with its forms written out (interchange.refusals passes on
+                # those of Django's own validators, in Django's catalogue).
+                plural = (
+                    isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "ngettext"
+                    and isinstance(node.args[0], ast.Constant)
+                )
+                if not (noop or plural):
+                    continue
                 module = path.relative_to(settings.BASE_DIR).as_posix()
-                argument = node.args[0] if node.args else None
-                assert isinstance(argument, ast.Constant), f"{module}: a literal, for makemessages"
-                found.append((module, str(argument.value)))
+                forms = node.args[: 2 if plural else 1]
+                assert all(isinstance(a, ast.Constant) for a in forms), f"{module}: a literal"
+                template = str(forms[0].value)  # type: ignore[attr-defined]
+                found.append((module, (template, 0) if plural else template))
     return found
 
 
@@ -186,6 +196,7 @@ def test_the_check_sees_the_importers_messages():
     modules = {module for module, _ in stored_templates()}
     assert {"interchange/jobs.py", "interchange/formats/jsonl.py"} <= modules
     assert "interchange/importers/benchmark.py" in modules
+    assert {"agreement/stats/intervals.py", "agreement/analysis/comparison.py"} <= modules
 
 
 @pytest.mark.parametrize(("module", "template"), stored_templates(), ids=lambda v: v[:50])

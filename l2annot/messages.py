@@ -1,0 +1,73 @@
+"""Messages written now and read later, in the reader's language: an import's problems, a judge
+run's, why a statistic of a cached report is undefined.
+
+Pure (no Django), so the pure cores can write them. A message is a `Text`: English text that
+keeps its template and values, made with `gettext_noop(template, **values)` or, with a plural,
+`Text.ngettext(singular, plural, number, **values)` (names Django's `makemessages` looks for,
+so the templates reach the catalogue); `l2annot.shown.message_text` shows it in the language
+of whoever reads it.
+"""
+
+from __future__ import annotations
+
+__all__ = ["StoredMessage", "Text", "gettext_noop", "stored_message"]
+
+# A stored message: plain text (not translatable), or a Text's template and values.
+type StoredMessage = str | dict[str, object]
+
+
+class Text(str):
+    """English text that remembers how it was made: an English `template` with ``%(name)s``
+    placeholders and the `values` that fill them (texts, numbers, or other `Text`s, translated
+    in their turn), so that it can be shown in another language where it is read."""
+
+    template: str
+    values: dict[str, object]
+    plural: str | None = None
+    number: str | None = None
+
+    def __new__(cls, template: str, /, **values: object) -> Text:
+        text = super().__new__(cls, template % values if values else template)
+        text.template, text.values = template, values
+        return text
+
+    @classmethod
+    def ngettext(cls, singular: str, plural: str, number: str, /, **values: object) -> Text:
+        """A message with a singular and a plural form, chosen by the value named `number`
+        as `ngettext` chooses them in each language (`makemessages` reads the name: both
+        forms must be literals)."""
+        count = values[number]
+        text = cls(singular if count == 1 else plural, **values)
+        text.template, text.plural, text.number = singular, plural, number
+        return text
+
+    def as_json(self) -> dict[str, object]:
+        """``{"text": template, "values": {...}}``, each value JSON (a Text as its own dict);
+        a message with a plural adds ``"plural"`` and the ``"number"`` value's name."""
+        stored: dict[str, object] = {
+            "text": self.template,
+            "values": {k: _json(v) for k, v in self.values.items()},
+        }
+        if self.plural is not None:
+            stored |= {"plural": self.plural, "number": self.number}
+        return stored
+
+
+def _json(value: object) -> object:
+    if isinstance(value, Text):
+        return value.as_json()
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def gettext_noop(template: str, /, **values: object) -> Text:
+    """`template` filled with `values`, in English now, translatable where it is shown.
+
+    The name is the one Django's `makemessages` marks for the catalogue without translating
+    (this module imports no Django): the template must be a literal."""
+    return Text(template, **values)
+
+
+def stored_message(message: str) -> StoredMessage:
+    return message.as_json() if isinstance(message, Text) else str(message)

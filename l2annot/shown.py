@@ -1,0 +1,40 @@
+"""Stored messages (l2annot.messages) shown in the language of whoever reads them."""
+
+from collections.abc import Mapping
+
+from django.utils.translation import gettext, ngettext
+
+from l2annot.messages import Text
+
+__all__ = ["message_text"]
+
+
+def message_text(message: object) -> str:
+    """A stored message (or a `Text`) in the active language; English where the catalogue has
+    no translation."""
+    if isinstance(message, Text):
+        message = message.as_json()
+    if not isinstance(message, Mapping):
+        return str(message)
+    template = str(message.get("text", ""))
+    raw = message.get("values") or {}
+    values = {
+        name: message_text(value) if isinstance(value, Mapping) else value
+        for name, value in raw.items()
+    }
+    plural = message.get("plural")
+    if isinstance(plural, str):  # a message with a plural (Text.ngettext)
+        count = values.get(str(message.get("number")))
+        number = count if isinstance(count, int) else 0
+        if number != 1:
+            template = plural
+        try:
+            return ngettext(str(message.get("text", "")), plural, number) % values
+        except (KeyError, ValueError, TypeError):
+            return template % values
+    if not values:
+        return gettext(template) if template else ""
+    try:
+        return gettext(template) % values
+    except (KeyError, ValueError, TypeError):  # a translation that lost a placeholder
+        return template % values
