@@ -309,6 +309,7 @@ class Disagreement:
     criterion_code: str
     wording: str
     grades: tuple[tuple[str, str, str], ...]  # (annotator, verdict, rationale)
+    weight: int  # the criterion's: a penalty's verdicts read Present and Absent
 
 
 def disagreements(
@@ -330,6 +331,7 @@ def disagreements(
             "assignment__study_item__response__task__key",
             "criterion_version__criterion__code",
             "criterion_version__wording",
+            "criterion_version__weight",
         )
     )
     # The graders with a submitted pass or fail, as the report numbers them; asked of their
@@ -357,6 +359,7 @@ def disagreements(
                 task_key=first[6],
                 criterion_code=first[7],
                 wording=first[8],
+                weight=first[9],
                 grades=tuple(
                     (names[row[2]], row[4], row[5])
                     for row in sorted(rows, key=lambda r: names[r[2]])

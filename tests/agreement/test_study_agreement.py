@@ -132,6 +132,10 @@ def test_why_a_figure_is_missing_is_read_in_the_readers_language_from_a_cached_r
     assert "intervalo poco fiable: 3 respuestas (cobertura comprobada a partir de 20)" in spanish
     assert "bootstrap BCa (respuestas)" in spanish
     assert "interval unreliable" not in spanish and "(responses)" not in spanish
+    # Where graders split, each grader's verdict reads as on the grading page.
+    labels = ("Cumple", "Incumple", "Presente", "Ausente")
+    assert any(f"</strong>: {label}" in spanish for label in labels)
+    assert "</strong>: pass" not in spanish and "</strong>: fail" not in spanish
     english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "interval unreliable: 3 responses (coverage checked from 20)" in english
 

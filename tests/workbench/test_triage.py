@@ -83,6 +83,10 @@ def test_the_page_shows_each_unit_with_anonymous_experts_and_the_judge_output(
     assert "reason number 2" in body  # the dissenter's rationale
     assert "judge v1 reasons about" in body
     assert body.count('<article class="card"') == 20  # one page
+    spanish = maintainer.get(url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    labels = ("Cumple", "Incumple", "Presente", "Ausente")
+    assert any(f"</strong>: {label}" in spanish for label in labels)
+    assert "</strong>: pass" not in spanish and "</strong>: fail" not in spanish
 
 
 def test_a_run_that_judged_nothing_of_the_study_is_not_found(study, maintainer):
