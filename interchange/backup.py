@@ -304,6 +304,10 @@ def read_document(raw: bytes | str) -> dict[str, Any]:
         document = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise BackupError(gettext("Not a study backup: %(error)s") % {"error": error}) from None
+    except RecursionError:
+        raise BackupError(
+            gettext("Not a study backup: its JSON is nested more deeply than Python can read.")
+        ) from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise BackupError(
             gettext("Not a study backup (no '%(format)s' format marker).") % {"format": FORMAT}
@@ -336,6 +340,24 @@ def _unprivileged_user(fields: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+MAX_NESTING = 32  # lists and objects in a field's value: a backup's deepest is a few levels
+
+
+def _nested_too_deeply(fields: dict[str, Any]) -> str | None:
+    """The name of the first field whose value nests lists and objects beyond MAX_NESTING,
+    found without recursion (a crafted value would otherwise exhaust the stack later)."""
+    for name, value in fields.items():
+        stack = [(value, 1)]
+        while stack:
+            node, depth = stack.pop()
+            if isinstance(node, dict | list):
+                if depth > MAX_NESTING:
+                    return str(name)
+                children = node.values() if isinstance(node, dict) else node
+                stack.extend((child, depth + 1) for child in children)
+    return None
+
+
 def _checked_records(objects: Any) -> list[dict[str, Any]]:
     """The backup's records, users stripped of privileges; a BackupError naming the first record
     that is not a row of a kind a backup holds."""
@@ -357,6 +379,21 @@ def _checked_records(objects: Any) -> list[dict[str, Any]]:
                     "of row a study backup holds: the backup is refused and nothing was restored."
                 )
                 % {"number": number, "model": str(model)[:100], "pk": str(record.get("pk"))[:40]}
+            )
+        if (field := _nested_too_deeply(record["fields"])) is not None:
+            raise BackupError(
+                gettext(
+                    "Record %(number)s of the backup (model %(model)r, pk %(pk)r): field "
+                    "%(field)r is nested more than %(depth)s levels deep, which no row of a "
+                    "backup is: the backup is refused and nothing was restored."
+                )
+                % {
+                    "number": number,
+                    "model": model,
+                    "pk": str(record.get("pk"))[:40],
+                    "field": field,
+                    "depth": MAX_NESTING,
+                }
             )
         if (nul := nul_in(record["fields"])) is not None:
             field = ".".join(str(key) for key in nul.path)

@@ -356,6 +356,27 @@ def hostile_backup(tmp_path, *records):
     return path
 
 
+def test_restore_refuses_json_nested_too_deeply_to_read(db, tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000)
+    with pytest.raises(CommandError, match="nested more deeply than Python can read"):
+        call_command("restore_study", str(path))
+
+
+def test_restore_refuses_a_field_nested_too_deeply_naming_record_and_field(db, tmp_path):
+    # Deeper than Python's recursion limit (a recursive walk of the field would fail), within
+    # what the JSON reader follows; written as text because json.dumps would recurse too.
+    path = hostile_backup(
+        tmp_path,
+        {"model": "taxonomy.framework", "pk": 1, "fields": {"code": "fw", "name": "F"}},
+        {"model": "grading.study", "pk": 1, "fields": {"name": "DEEP"}},
+    )
+    path.write_text(path.read_text().replace('"DEEP"', "[" * 1200 + '"x"' + "]" * 1200))
+    with pytest.raises(CommandError, match=r"Record 2 .*field 'name' is nested more than 32"):
+        call_command("restore_study", str(path))
+    assert not Study.objects.exists()
+
+
 def test_restore_refuses_an_api_token_and_writes_nothing(backup):
     document = document_of(backup)
     user = next(o for o in document["objects"] if o["model"] == "accounts.user")
