@@ -104,9 +104,12 @@ def loads(text: str) -> Any:
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     try:
         value = _DECODER.decode(text)
+        # The reader follows deeper nesting than Python's recursion limit: walking a value
+        # the reader accepted can be what overflows.
+        long_number = _long_number(value)
     except RecursionError:
         raise JsonRefused(gettext_noop("nested too deeply")) from None
-    if (long_number := _long_number(value)) is not None:
+    if long_number is not None:
         raise long_number
     return value
 

@@ -41,6 +41,16 @@ def test_a_key_given_twice_is_reported(tmp_path):
     assert read(path)[1] == ["x.jsonl: line 1: not valid JSON (key 'a' appears twice)"]
 
 
+def test_a_line_nested_deeper_than_python_walks_is_reported(tmp_path):
+    # Within what the JSON reader follows, beyond Python's recursion limit: the checks that
+    # walk the decoded value must refuse it as well, not end in a RecursionError.
+    deep = '{"a": ' + "[" * 1200 + "]" * 1200 + "}"
+    path = jsonl_file(tmp_path, "x.jsonl", [deep, {"b": 2}])
+    objects, problems = read(path)
+    assert [n for n, _ in objects] == [2]
+    assert problems == ["x.jsonl: line 1: not valid JSON (nested too deeply)"]
+
+
 def test_a_line_that_is_not_utf8_is_reported(tmp_path):
     path = tmp_path / "x.jsonl"
     path.write_bytes(b'{"a": 1}\n{"b": "\xff"}\n')
