@@ -17,10 +17,11 @@ from typing import Any, cast
 
 from django.core.cache import cache
 
-from agreement.data import gold_state, ratings_state, scales_state, study_state, verdicts_state
+from agreement.data import gold_state, ratings_state, scales_state, verdicts_state
 from agreement.models import AnalysisSettings
-from grading.models import Study
+from grading.models import ResultsRevision, Study
 from judging.models import JudgeRun
+from l2annot.db_routers import reports_alias
 
 CACHE_SECONDS = 24 * 3600
 PENDING_SECONDS = 600  # a report asked of the worker but not delivered by then is asked again
@@ -45,9 +46,9 @@ CODE_VERSION = code_fingerprint(
 
 
 def _study_part(study: Study, settings: AnalysisSettings) -> str:
-    count, latest = study_state(study)
+    revision = ResultsRevision.objects.using(reports_alias()).of(study.pk)
     return (
-        f"{CODE_VERSION}:{study.pk}:{count}:{latest}:{settings.validation_threshold}:{settings.minimum_units}:"
+        f"{CODE_VERSION}:{study.pk}:{revision}:{settings.validation_threshold}:{settings.minimum_units}:"
         f"{settings.resamples}:"
         f"{settings.seed}:{settings.show_annotator_names}:{settings.epsilon}:{scales_state(study)}"
     )

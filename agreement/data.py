@@ -6,14 +6,16 @@ The grades come back as one row per rating (no ORM objects), so a 100k-grade stu
 query for the ratings plus one per lookup table, never one per grade.
 
 Every query here reads from `reports_alias()`: the read replica when one is configured
-(docs/deploy.md), so heavy reports do not load the primary. The report's cache key
-(`study_state`) is read from the same database as the ratings, so a replica that lags gives a
-report that is a few seconds old, never one cached under a newer state than its data.
+(docs/deploy.md), so heavy reports do not load the primary. The states that key the report
+cache are read from the same database as the ratings (and so is the study's results revision,
+in agreement.cache), so a replica that lags gives a report that is a few seconds old, never one
+cached under a newer state than its data.
 """
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -80,27 +82,24 @@ def submitted_grade_count(study: Study) -> int:
     return submitted_grades(study).count()
 
 
-def study_state(study: Study) -> tuple[int, str]:
-    """Changes whenever a submitted grade or 1-5 rating is added, changed or withdrawn, and
-    whenever an assignment is submitted (its grades may all be older than the newest one
-    already in): a cache key part."""
+def last_graded_at(study: Study) -> datetime | None:
+    """When the study's submitted data last changed: the newest submitted grade or 1-5 rating,
+    or the latest submission (its grades may all be older), None before the first. Three
+    aggregates over every submitted grade: a moment to report (an EEE record's evaluation
+    time), not a cache key (grading.models.ResultsRevision is)."""
     db = reports_alias()
     graded = Grade.objects.using(db).filter(
         Q(verdict__in=list(GRADE_INDEX)) | Q(level__isnull=False),
         assignment__study_item__study=study,
         assignment__status=Assignment.Status.SUBMITTED,
     )
-    grades = graded.aggregate(
-        n=Count("pk"), latest=Max("updated_at"), submitted=Max("assignment__submitted_at")
+    grades = graded.aggregate(latest=Max("updated_at"), submitted=Max("assignment__submitted_at"))
+    rated = LikertRating.objects.using(db).filter(
+        assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED
     )
-    scales = (
-        LikertRating.objects.using(db)
-        .filter(assignment__study_item__study=study, assignment__status=Assignment.Status.SUBMITTED)
-        .aggregate(n=Count("pk"), latest=Max("updated_at"))
-    )
+    scales = rated.aggregate(latest=Max("updated_at"))
     moments = (grades["latest"], grades["submitted"], scales["latest"])
-    latest = max((moment for moment in moments if moment), default=None)
-    return grades["n"] + scales["n"], latest.isoformat() if latest else "-"
+    return max((moment for moment in moments if moment), default=None)
 
 
 def scales_state(study: Study) -> str:

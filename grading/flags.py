@@ -29,6 +29,7 @@ from grading.models import (
     Grade,
     LikertRating,
     PoolMember,
+    ResultsRevision,
     Study,
     StudyItem,
 )
@@ -263,6 +264,7 @@ def _reassign(skipped: Assignment, to: User | None, *, by: User) -> None:
     skipped.delete()
     if skipped.is_submitted:  # its verdicts were counted (PairTally)
         tallies.refresh([item.pk])
+        ResultsRevision.objects.bump(item.study_id)
 
 
 # ----- what maintainers read ------------------------------------------------------------------

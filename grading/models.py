@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce, Lower
 from django.utils import timezone
 from django.utils.text import slugify
@@ -787,3 +787,41 @@ class PairTally(models.Model):
 
     def __str__(self) -> str:
         return f"{self.study_item} {self.criterion_version}: {self.passes}/{self.fails}/{self.nas}"
+
+
+class ResultsRevisionQuerySet(models.QuerySet["ResultsRevision"]):
+    def of(self, study_id: int) -> int:
+        """The study's revision: 0 until its submitted data first changes."""
+        return self.filter(study_id=study_id).values_list("value", flat=True).first() or 0
+
+    def bump(self, study_id: int) -> None:
+        """Count one more change, in the caller's transaction. The row is made on the first
+        change; two first changes at once both count (the later waits for the first's row)."""
+        if self.filter(study_id=study_id).update(value=F("value") + 1):
+            return
+        self.get_or_create(study_id=study_id)
+        self.filter(study_id=study_id).update(value=F("value") + 1)
+
+
+class ResultsRevision(models.Model):
+    """How many times the study's submitted data changed: an assignment submitted, a submitted
+    grade, turn grade or 1-5 rating changed, a submitted response given to another grader.
+    What the results computed from that data (agreement, calibration, leaderboard) are cached
+    under (agreement.cache): reading it is one primary-key lookup, where counting the study's
+    grades for a state took tens of milliseconds in a large study.
+
+    Bumped by grading.services, grading.flags and grading.tallies.rebuild in the transaction
+    that makes the change; a new write path of submitted data must bump it too. It lives
+    beside the study rather than in it, so saving a study read before a change (the admin's
+    form) cannot write an older value back. Not part of a backup: a restored study starts
+    again from 0 in a database whose cache holds nothing of it."""
+
+    study = models.OneToOneField(
+        Study, on_delete=models.CASCADE, primary_key=True, related_name="results_revision"
+    )
+    value = models.PositiveBigIntegerField(default=0)
+
+    objects = ResultsRevisionQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"{self.study_id}: {self.value}"

@@ -29,6 +29,7 @@ from grading.models import (
     LikertRating,
     PairTally,
     PoolMember,
+    ResultsRevision,
     Study,
     StudyItem,
     TurnGrade,
@@ -641,6 +642,7 @@ def save_grade_line(
         recount = False  # a submitted verdict changes: its pair's counts too (PairTally)
         if (new_verdict, new_level, new_rationale) != (grade.verdict, grade.level, grade.rationale):
             if assignment.is_submitted:
+                ResultsRevision.objects.bump(assignment.study_item.study_id)
                 GradeRevision.objects.create(
                     grade=grade,
                     verdict=grade.verdict,
@@ -748,7 +750,8 @@ def save_turn_grade(
                 params={"answer": label},
             )
         if (new_verdict, new_rationale) != (turn_grade.verdict, turn_grade.rationale):
-            if assignment.is_submitted:
+            if assignment.is_submitted:  # the turn's grade, and any grade derived from it
+                ResultsRevision.objects.bump(assignment.study_item.study_id)
                 TurnGradeRevision.objects.create(
                     turn_grade=turn_grade,
                     verdict=turn_grade.verdict,
@@ -867,11 +870,16 @@ def save_likert(assignment: Assignment, item_id: int, value: int, *, by: User) -
     rating = LikertRating.objects.filter(assignment=assignment, item=item).first()
     if rating is None:
         rating = LikertRating.objects.create(assignment=assignment, item=item, value=value)
-    elif rating.value != value:
-        if assignment.is_submitted:  # kept in the audit trail, like any later change
+        changed = True
+    else:
+        changed = rating.value != value
+        if changed and assignment.is_submitted:  # kept in the audit trail, like any later change
             audit.record(rating, AuditEvent.Kind.UPDATED, by, {"value": [rating.value, value]})
-        rating.value = value
-        rating.save()
+        if changed:
+            rating.value = value
+            rating.save()
+    if changed and assignment.is_submitted:
+        ResultsRevision.objects.bump(assignment.study_item.study_id)
     _touch(assignment, now)
     assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
     return rating
@@ -990,6 +998,7 @@ def submit(assignment: Assignment, *, by: User) -> None:
     assignment.submitted_at = now
     assignment.save()
     tallies.refresh([assignment.study_item_id])
+    ResultsRevision.objects.bump(assignment.study_item.study_id)
     if assignment.study_item.study.escalation != Study.Escalation.OFF:
         escalation.escalate(assignment.study_item_id, by=by)
 

@@ -11,7 +11,15 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models import Count, Max, Min, Q, QuerySet
 
-from grading.models import Assignment, Grade, PairTally, Study, StudyItem, Verdict
+from grading.models import (
+    Assignment,
+    Grade,
+    PairTally,
+    ResultsRevision,
+    Study,
+    StudyItem,
+    Verdict,
+)
 
 
 def is_split(
@@ -77,8 +85,8 @@ def _refresh(ids: list[int], criterion_version_id: int | None) -> None:
 
 
 def rebuild(study: Study) -> None:
-    """Count a whole study's submitted verdicts again: for data written around the services
-    (a migration, a benchmark's bulk inserts)."""
+    """Count a whole study's submitted verdicts again, and bump its results revision: for data
+    written around the services (a migration, a benchmark's bulk inserts)."""
     with transaction.atomic():
         items = dict(
             StudyItem.objects.select_for_update().filter(study=study).values_list("pk", "study_id")
@@ -88,6 +96,7 @@ def rebuild(study: Study) -> None:
             _counted(Grade.objects.filter(assignment__study_item__study=study), items),
             batch_size=2000,
         )
+        ResultsRevision.objects.bump(study.pk)
 
 
 def check_study(study: Study) -> bool:

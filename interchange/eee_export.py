@@ -15,7 +15,7 @@ import numpy as np
 
 from agreement.analysis.leaderboard import Leaderboard, ModelRow, response_scores
 from agreement.analysis.leaderboard import Score as BoardScore
-from agreement.data import judge_runs_for, load_judge_data, load_study_ratings, study_state
+from agreement.data import judge_runs_for, last_graded_at, load_judge_data, load_study_ratings
 from agreement.services import study_leaderboard
 from grading.models import Study, StudyItem
 from interchange.formats import eee
@@ -253,8 +253,8 @@ def export(
         evaluated = run.started.isoformat() if run.started else None
     else:
         judge = None
-        latest = study_state(study)[1]
-        evaluated = None if latest == "-" else latest
+        latest = last_graded_at(study)
+        evaluated = latest.isoformat() if latest else None
     shared = eee.Export(
         benchmark=options.benchmark,
         dataset_name=options.dataset_name,

@@ -19,9 +19,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.roles import Role
-from agreement.data import calibration_runs, disagreements, judge_runs_for, study_state
+from agreement.cache import report_key
+from agreement.data import calibration_runs, disagreements, judge_runs_for
+from agreement.models import AnalysisSettings
 from agreement.services import judge_report, judge_scale_report, study_leaderboard, study_report
-from grading.models import Grade
+from grading.models import Grade, ResultsRevision
 from judging.models import JudgeRun, JudgeVerdict
 from l2annot.db_routers import ReportsReplicaRouter, reports_alias, reports_from_primary
 from tests.factories import graded_study, rubric_of
@@ -33,6 +35,7 @@ REPORT_TABLES = (
     "grading_likertrating",
     "judging_judgeverdict",
     "judging_judgerating",
+    "grading_resultsrevision",
 )
 
 
@@ -95,11 +98,13 @@ def test_without_a_replica_reports_read_from_default(study):
 
 
 def test_reads_right_after_a_write_in_a_transaction_stay_on_default(study, replica):
-    before = study_state(study)
+    settings = AnalysisSettings.for_study(study)
+    before = report_key(study, settings)
     grade = Grade.objects.filter(assignment__study_item__study=study).first()
     with CaptureQueriesContext(connections["reports"]) as on_replica, transaction.atomic():
         Grade.objects.filter(pk=grade.pk).update(verdict="fail", updated_at=timezone.now())
-        during = study_state(study)  # sees the write not yet committed
+        ResultsRevision.objects.bump(study.pk)
+        during = report_key(study, settings)  # sees the write not yet committed
         study_report(study)
     assert on_replica.captured_queries == []
     assert during != before
