@@ -48,7 +48,7 @@ from grading.models import (
 )
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from l2annot.db_routers import reports_alias
-from rubrics.models import CriterionVersion, TaskContextValue
+from rubrics.models import CriterionVersion, Task, TaskContextValue
 from taxonomy.models import ProficiencyLevel
 from taxonomy.scales import reporting_label, reporting_levels
 
@@ -425,27 +425,48 @@ def report_context(task_ids: Iterable[int], db: str) -> dict[int, list[tuple[str
     return context
 
 
+def _labels(field_name: str) -> dict[str, str]:
+    """A Task choice field's labels by value, read once per report: get_FOO_display rebuilds
+    the field's choice dictionary on every call (the language list has hundreds)."""
+    choices = Task._meta.get_field(field_name).flatchoices
+    return {value: str(label) for value, label in choices}
+
+
 def _items(item_ids: list[int], db: str) -> list[ItemInfo]:
-    items = (
+    task = "response__task__"
+    rows = (
         StudyItem.objects.using(db)
         .filter(pk__in=item_ids)
-        .select_related("response__task__sub_competency__competency")
+        .values_list(
+            "pk",
+            "response__task_id",
+            f"{task}key",
+            f"{task}sub_competency__code",
+            f"{task}sub_competency__competency__code",
+            "response__model_family",
+            "response__model_name",
+            f"{task}difficulty",
+            f"{task}task_type",
+            f"{task}language",
+        )
     )
-    context = report_context({item.response.task_id for item in items}, db)
+    rows = list(rows)
+    context = report_context({row[1] for row in rows}, db)
+    difficulties, types = _labels("difficulty"), _labels("task_type")
+    languages = _labels("language")
     by_pk = {}
-    for item in items:
-        task = item.response.task
-        by_pk[item.pk] = ItemInfo(
-            key=item.pk,
-            task_key=task.key,
-            sub_competency=task.sub_competency.code,
-            competency=task.sub_competency.competency.code,
-            model_family=item.response.model_family,
-            context=tuple(context.get(task.pk, ())),
-            model=item.response.model_name,
-            difficulty=task.get_difficulty_display() if task.difficulty else "",
-            task_type=task.get_task_type_display() if task.task_type else "",
-            language=task.get_language_display(),
+    for pk, task_id, key, sub, competency, family, model, difficulty, kind, language in rows:
+        by_pk[pk] = ItemInfo(
+            key=pk,
+            task_key=key,
+            sub_competency=sub,
+            competency=competency,
+            model_family=family,
+            context=tuple(context.get(task_id, ())),
+            model=model,
+            difficulty=difficulties.get(difficulty, difficulty) if difficulty else "",
+            task_type=types.get(kind, kind) if kind else "",
+            language=languages.get(language, language),
         )
     return [by_pk[pk] for pk in item_ids]
 
