@@ -18,6 +18,7 @@ from grading.models import (
     LikertRating,
     PairTally,
     PoolMember,
+    ResultsRevision,
     Study,
     StudyItem,
     TurnGrade,
@@ -103,6 +104,14 @@ class PairTallyAdmin(ReadOnlyAdmin):
 
     list_display = ["study_item", "criterion_version", "passes", "fails", "nas", "levels"]
     list_filter = ["study"]
+
+
+@admin.register(ResultsRevision)
+class ResultsRevisionAdmin(ReadOnlyAdmin):
+    """Counted by grading.services as submitted data changes; the agreement results' cache
+    key."""
+
+    list_display = ["study", "value"]
 
 
 @admin.register(LikertRating)
