@@ -12,7 +12,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.functional import cached_property
-from django.utils.html import format_html_join
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
@@ -65,12 +65,14 @@ def list_url(study_id: int, filters: Filters) -> str:
 
 def code_options(codes: list[str], chosen: str) -> SafeString:
     """The criterion filter's <option> elements, joined here: a large study has over a
-    thousand codes, and the template's loop took longer than the page's queries."""
-    return format_html_join(
-        "",
-        '<option value="{}"{}>{}</option>',
-        ((code, mark_safe(" selected") if code == chosen else "", code) for code in codes),
-    )
+    thousand codes, and the template's loop took longer than the page's queries (and
+    format_html's per-call checks a third of the rest)."""
+    options = []
+    for code in codes:
+        text = escape(code)
+        selected = " selected" if code == chosen else ""
+        options.append(f'<option value="{text}"{selected}>{text}</option>')
+    return mark_safe("".join(options))  # each code escaped above
 
 
 @require(Action.MANAGE_STUDIES)

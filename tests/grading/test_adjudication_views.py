@@ -8,6 +8,7 @@ from django.urls import reverse
 from accounts.roles import Role
 from grading import adjudication
 from grading.models import GoldVerdict, Grade
+from grading.views.adjudication import code_options
 from rubrics import services as rubric_services
 from taxonomy.models import ContextVariable
 from tests import factories
@@ -197,3 +198,12 @@ def test_the_pair_page_shows_the_teaching_context_the_graders_saw(client_as):
     assert "<dt>CEFR level</dt><dd>B1</dd>" in context
     assert "<dt>Learner age</dt><dd>adults (26-64)</dd>" in context
     assert "C1" not in context
+
+
+def test_the_criterion_filter_options_escape_each_code_and_mark_the_chosen_one():
+    html = code_options(["<b>", "A&1", "U01"], "A&1")
+    assert html == (
+        '<option value="&lt;b&gt;">&lt;b&gt;</option>'
+        '<option value="A&amp;1" selected>A&amp;1</option>'
+        '<option value="U01">U01</option>'
+    )
