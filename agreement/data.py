@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from django.db.models import Count, Exists, F, Max, OuterRef, Q, Sum
+from django.db.models import Count, Exists, F, Field, Max, OuterRef, Q, Sum
 
 from agreement.analysis.calibration import MISSING, FloatArray, JudgeData, ScaleScores
 from agreement.analysis.comparison import UNPARSEABLE, RunVerdicts
@@ -428,13 +428,15 @@ def report_context(task_ids: Iterable[int], db: str) -> dict[int, list[tuple[str
 def _labels(field_name: str) -> dict[str, str]:
     """A Task choice field's labels by value, read once per report: get_FOO_display rebuilds
     the field's choice dictionary on every call (the language list has hundreds)."""
-    choices = Task._meta.get_field(field_name).flatchoices
+    field = Task._meta.get_field(field_name)
+    assert isinstance(field, Field)  # a column of Task, not a relation
+    choices = field.flatchoices
     return {value: str(label) for value, label in choices}
 
 
 def _items(item_ids: list[int], db: str) -> list[ItemInfo]:
     task = "response__task__"
-    rows = (
+    found = (
         StudyItem.objects.using(db)
         .filter(pk__in=item_ids)
         .values_list(
@@ -450,7 +452,7 @@ def _items(item_ids: list[int], db: str) -> list[ItemInfo]:
             f"{task}language",
         )
     )
-    rows = list(rows)
+    rows = list(found)
     context = report_context({row[1] for row in rows}, db)
     difficulties, types = _labels("difficulty"), _labels("task_type")
     languages = _labels("language")

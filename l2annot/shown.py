@@ -1,12 +1,30 @@
-"""Stored messages (l2annot.messages) shown in the language of whoever reads them."""
+"""Stored messages (l2annot.messages), and the pseudonyms a cached report names hidden graders
+by, shown in the language of whoever reads them."""
 
+import re
 from collections.abc import Mapping
 
 from django.utils.translation import gettext, ngettext
 
 from l2annot.messages import Text
 
-__all__ = ["message_text"]
+__all__ = ["grader_name", "message_text"]
+
+# How agreement.data names graders the reader may not see ("Annotator 2", "Expert B"). A
+# username has no space, so no grader named by username reads like one.
+PSEUDONYM = re.compile(r"(Annotator|Expert) (\w+)")
+
+
+def grader_name(name: object) -> str:
+    """A grader's name as a report holds it, a pseudonym in the active language: reports are
+    computed once and cached, so they hold the English form."""
+    text = str(name)
+    found = PSEUDONYM.fullmatch(text)
+    if found is None:
+        return text
+    if found[1] == "Annotator":
+        return gettext("Annotator %(number)s") % {"number": found[2]}
+    return gettext("Expert %(letter)s") % {"letter": found[2]}
 
 
 def message_text(message: object) -> str:

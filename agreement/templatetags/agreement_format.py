@@ -7,6 +7,7 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.translation import gettext, gettext_noop
 
 from agreement.stats import Coefficient, Ratio
+from l2annot import shown
 from l2annot.shown import message_text
 
 register = template.Library()
@@ -19,6 +20,12 @@ def message(value: object) -> str:
     them in English with their template and values (l2annot.messages), and a report is
     computed once, by whoever asked first or by the worker, then cached."""
     return message_text(value) if value else ""
+
+
+@register.filter
+def grader_name(value: object) -> str:
+    """A hidden grader's pseudonym ("Annotator 2") in the reader's language."""
+    return shown.grader_name(value)
 
 
 @register.filter

@@ -47,7 +47,7 @@ from grading.models import Study, StudyItem
 from judging.models import JudgeRun
 from judging.services import set_run_family
 from l2annot.htmx import render_page, wants_fragment
-from l2annot.shown import message_text
+from l2annot.shown import grader_name, message_text
 from taxonomy.models import Competency
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -129,7 +129,7 @@ def _charts(report: StudyAgreement) -> dict[str, str]:
         ),
         "rater_chart": mark_safe(
             charts.heatmap(
-                report.rater_names,
+                [grader_name(name) for name in report.rater_names],
                 matrix,
                 title=gettext("Pairwise percent agreement of annotators"),
                 decimal=_decimal(),

@@ -117,7 +117,9 @@ def _pair_context(
     }
     graders = [
         GraderRow(
-            a.annotator.username if study.show_grader_names_to_adjudicator else f"Grader {n}",
+            a.annotator.username
+            if study.show_grader_names_to_adjudicator
+            else _("Grader %(number)s") % {"number": n},
             grades.get(a.pk),
             a.is_submitted,
         )

@@ -136,8 +136,11 @@ def test_why_a_figure_is_missing_is_read_in_the_readers_language_from_a_cached_r
     labels = ("Cumple", "Incumple", "Presente", "Ausente")
     assert any(f"</strong>: {label}" in spanish for label in labels)
     assert "</strong>: pass" not in spanish and "</strong>: fail" not in spanish
+    # Hidden graders' names, computed once into the cached report, read in the reader's language.
+    assert '<th scope="row">Anotador/a 1</th>' in spanish and "Annotator 1" not in spanish
     english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "interval unreliable: 3 responses (coverage checked from 20)" in english
+    assert '<th scope="row">Annotator 1</th>' in english
 
 
 def test_the_agreement_page_shows_the_criteria_a_page_at_a_time(study, client_as, monkeypatch):

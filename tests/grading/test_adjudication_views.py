@@ -94,6 +94,10 @@ def test_the_pair_page_shows_task_response_criterion_and_every_rationale(client_
     assert [f"<strong>Grader {n}</strong>" in html for n in (1, 2, 3)] == [True] * 3
     assert not any(g.username in html for g in graders)
     assert "secret-model-x" not in html
+    spanish = (
+        client_as(Role.MAINTAINER).get(pair_url(study, row), HTTP_ACCEPT_LANGUAGE="es").content
+    ).decode()
+    assert "<strong>Calificador/a 3</strong>" in spanish and "Grader 3" not in spanish
 
 
 def test_grader_names_are_shown_when_the_study_allows_it(client_as, graders):

@@ -87,6 +87,7 @@ def test_the_page_shows_each_unit_with_anonymous_experts_and_the_judge_output(
     labels = ("Cumple", "Incumple", "Presente", "Ausente")
     assert any(f"</strong>: {label}" in spanish for label in labels)
     assert "</strong>: pass" not in spanish and "</strong>: fail" not in spanish
+    assert "<strong>Experto/a A</strong>" in spanish and "Expert A" not in spanish
 
 
 def test_a_run_that_judged_nothing_of_the_study_is_not_found(study, maintainer):
