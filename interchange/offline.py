@@ -19,9 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, ClassVar
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Prefetch
+from django.utils import translation
 from django.utils.crypto import salted_hmac
+from django.utils.translation import gettext
 
 from accounts.models import User
 from grading import services
@@ -42,6 +45,7 @@ from interchange.formats.offline_workbook import (
     GradingSheet,
     LikertQuestion,
     RatedRow,
+    SheetWords,
     read_grading_workbook,
     write_grading_workbook,
 )
@@ -56,6 +60,7 @@ from rubrics.models import (
     TaskResource,
     Turn,
 )
+from rubrics.scoring import verdict_labels
 
 # The signing key is derived from SECRET_KEY for this one purpose, so a workbook signature can
 # never be replayed as another signed value of the app; rotating SECRET_KEY voids old workbooks.
@@ -129,10 +134,54 @@ def grading_sheet(study: Study, annotator: User, *, unfinished_only: bool = True
 def write_workbook(
     target: Path | IO[bytes], study: Study, annotator: User, *, unfinished_only: bool = True
 ) -> int:
-    """Write the signed workbook; returns the number of responses in it."""
-    sheet = grading_sheet(study, annotator, unfinished_only=unfinished_only)
-    write_grading_workbook(target, sheet, signing_key())
+    """Write the signed workbook, in the annotator's interface language (the active one when
+    they chose none); returns the number of responses in it."""
+    with translation.override(annotator.language or translation.get_language()):
+        sheet = grading_sheet(study, annotator, unfinished_only=unfinished_only)
+        words = sheet_words()
+    write_grading_workbook(target, sheet, signing_key(), words)
     return len(sheet.items)
+
+
+def sheet_words() -> SheetWords:
+    """The workbook's words in the active language (the annotator's, on a download)."""
+    plain, penalty = verdict_labels(penalty=False), verdict_labels(penalty=True)
+    yes, no, na = (gettext(plain[v]) for v in ("pass", "fail", "na"))
+    present, absent = gettext(penalty["pass"]), gettext(penalty["fail"])
+    return SheetWords(
+        header=(
+            "item id",  # the hidden id columns keep their names
+            "criterion version id",
+            gettext("Item / code"),
+            gettext("Task / criterion"),
+            gettext("Response / guidance"),
+            gettext("Verdict"),
+            gettext("Rationale"),
+        ),
+        item=gettext("Item %(number)s"),
+        rating=gettext("Rating"),
+        verdicts=(yes, no, na),
+        penalty_verdicts=(present, absent, na),
+        verdict_title=gettext("Verdict"),
+        verdict_error=gettext("Choose %(pass)s, %(fail)s or %(na)s.")
+        % {"pass": yes, "fail": no, "na": na},
+        penalty_title=gettext("Verdict on a penalty"),
+        penalty_error=gettext("Choose %(present)s (the response does it), %(absent)s or %(na)s.")
+        % {"present": present, "absent": absent, "na": na},
+        rating_error=gettext("Choose a whole number from 1 to 5."),
+        level_title=gettext("Level"),
+        level_error=gettext("Choose a level from %(low)s to %(high)s, or %(na)s."),
+    )
+
+
+def every_languages_words() -> list[SheetWords]:
+    """The workbook's words in each interface language: a workbook downloaded in one is read
+    whatever the language of whoever uploads it."""
+    words = []
+    for code, _ in settings.LANGUAGES:
+        with translation.override(code):
+            words.append(sheet_words())
+    return words
 
 
 def _turn_rows(
@@ -145,12 +194,11 @@ def _turn_rows(
     rows = []
     for turn in tutor:
         grade = grades.get(turn.pk)
-        label = services.turn_label(turn)
+        label = gettext("Turn %(number)s") % {"number": turn.index + 1}
         rows.append(
             CriterionRow(
                 criterion_version_id=f"{version.pk}.{turn.pk}",
-                code=f"{version.criterion.code} {label}"
-                + (" (penalty)" if version.is_penalty else ""),
+                code=_code(f"{version.criterion.code} {label}", version),
                 penalty=version.is_penalty,
                 wording=f"{version.wording}\n{label}: {turn.content}",
                 guidance=_guidance(version),
@@ -178,7 +226,7 @@ def _item(assignment: Assignment, questions: list[LikertItem]) -> GradingItem:
         criteria.append(
             CriterionRow(
                 criterion_version_id=str(version.pk),
-                code=version.criterion.code + (" (penalty)" if version.is_penalty else ""),
+                code=_code(version.criterion.code, version),
                 penalty=version.is_penalty,
                 wording=version.wording,
                 guidance=_guidance(version),
@@ -210,16 +258,20 @@ def _scale(version: CriterionVersion) -> tuple[int, int] | None:
     return version.scale_min, version.scale_max
 
 
+def _code(code: str, version: CriterionVersion) -> str:
+    return gettext("%(code)s (penalty)") % {"code": code} if version.is_penalty else code
+
+
 def _guidance(version: CriterionVersion) -> str:
     parts = [
-        ("What passes", version.passes),
-        ("What fails", version.fails),
-        ("Passes, for example", version.pass_example),
-        ("Fails, for example", version.fail_example),
+        (gettext("What passes"), version.passes),
+        (gettext("What fails"), version.fails),
+        (gettext("Pass example"), version.pass_example),
+        (gettext("Fail example"), version.fail_example),
     ]
     if version.is_ordinal:  # each level with its label, as the grading page shows them
         points = "; ".join(f"{v} = {label}" if label else str(v) for v, label in version.scale())
-        parts.insert(0, ("Levels (choose one, or N/A)", points))
+        parts.insert(0, (gettext("Levels (choose one, or N/A)"), points))
     return "\n".join(f"{label}: {text.strip()}" for label, text in parts if text.strip())
 
 
@@ -227,15 +279,19 @@ def _task_text(assignment: Assignment) -> str:
     rubric = assignment.study_item.rubric_version  # the task as published for this study
     parts = [rubric.instruction.strip()]
     if rubric.system_prompt.strip():
-        parts.append(f"System prompt:\n{rubric.system_prompt.strip()}")
+        parts.append(f"{gettext('System prompt')}:\n{rubric.system_prompt.strip()}")
     context = [f"{v.variable}: {v.display_value}" for v in rubric.context_values.all()]
     if context:
-        parts.append("Context:\n" + "\n".join(context))
+        parts.append(f"{gettext('Teaching context')}:\n" + "\n".join(context))
     for resource in rubric.resources.all():
         if resource.kind == TaskResource.Kind.MARKDOWN:
-            parts.append(f"Resource “{resource.title}”:\n{resource.text.strip()}")
+            title = gettext("Resource “%(title)s”:") % {"title": resource.title}
+            parts.append(f"{title}\n{resource.text.strip()}")
         else:
-            parts.append(f"Resource “{resource.title}”: a file, shown in the web app.")
+            parts.append(
+                gettext("Resource “%(title)s”: a file, shown in the web app.")
+                % {"title": resource.title}
+            )
     return "\n\n".join(parts)
 
 
@@ -325,7 +381,7 @@ def import_workbook(
     """
     name = filename or path.name
     report = OfflineImport()
-    result, problems = read_grading_workbook(path, signing_key())
+    result, problems = read_grading_workbook(path, signing_key(), every_languages_words())
     report.problems = [dataclasses.replace(p, file=name) for p in problems]
     if report.problems:
         return report

@@ -56,6 +56,7 @@ __all__ = [
     "GradingSheet",
     "LikertQuestion",
     "RatedRow",
+    "SheetWords",
     "read_grading_workbook",
     "signature",
     "write_grading_workbook",
@@ -97,8 +98,54 @@ class GradeVerdict(StrEnum):
         return verdict_label(self.stored, penalty=penalty)
 
 
-def _choice_list(*, penalty: bool) -> str:
-    return ",".join(verdict_labels(penalty=penalty).values())
+def _in_order(labels: dict[str, str]) -> tuple[str, str, str]:
+    """The labels of pass, fail and na (GradeVerdict's order)."""
+    return labels["pass"], labels["fail"], labels["na"]
+
+
+@dataclass(frozen=True, slots=True)
+class SheetWords:
+    """The words of the sheet a person reads, English here: the caller passes them translated,
+    so the workbook is written in its annotator's language, and passes every language's to the
+    reader, which takes a verdict in any of them. The hidden id columns keep their names."""
+
+    header: tuple[str, ...] = HEADER
+    item: str = "Item %(number)s"
+    rating: str = "Rating"
+    verdicts: tuple[str, str, str] = _in_order(verdict_labels(penalty=False))
+    penalty_verdicts: tuple[str, str, str] = _in_order(verdict_labels(penalty=True))
+    verdict_title: str = "Verdict"
+    verdict_error: str = "Choose Pass, Fail or N/A."
+    penalty_title: str = "Verdict on a penalty"
+    penalty_error: str = "Choose Present (the response does it), Absent or N/A."
+    rating_error: str = "Choose a whole number from 1 to 5."
+    level_title: str = "Level"
+    level_error: str = "Choose a level from %(low)s to %(high)s, or %(na)s."
+
+    def verdict(self, verdict: GradeVerdict, *, penalty: bool) -> str:
+        words = self.penalty_verdicts if penalty else self.verdicts
+        return words[list(GradeVerdict).index(verdict)]
+
+    def choice_list(self, *, penalty: bool) -> str:
+        return ",".join(self.penalty_verdicts if penalty else self.verdicts)
+
+
+ENGLISH = SheetWords()
+# A word typed in a verdict cell, casefolded -> (the verdict, whether it is a penalty's word).
+VerdictWords = dict[str, tuple[GradeVerdict, bool]]
+
+
+def verdict_words(languages: Sequence[SheetWords]) -> VerdictWords:
+    """The verdict words of these languages and English. Present and Absent (a penalty's words)
+    read as the Pass and Fail they are stored as."""
+    table: VerdictWords = {}
+    for words in (ENGLISH, *languages):
+        for verdict, plain, penalty in zip(
+            GradeVerdict, words.verdicts, words.penalty_verdicts, strict=True
+        ):
+            table.setdefault(plain.strip().casefold(), (verdict, False))
+            table.setdefault(penalty.strip().casefold(), (verdict, True))
+    return table
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,8 +238,11 @@ def signature(key: bytes, annotator: str, study_id: str, row_ids: Sequence[tuple
     return hmac.new(key, message.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: bytes) -> None:
-    """Write the workbook for ``sheet``, signed with ``key`` (keep the key on the server).
+def write_grading_workbook(
+    path: Path | IO[bytes], sheet: GradingSheet, key: bytes, words: SheetWords = ENGLISH
+) -> None:
+    """Write the workbook for ``sheet``, signed with ``key`` (keep the key on the server), in
+    ``words``.
 
     Raises ``ValueError`` for an id that a spreadsheet cannot hold unchanged, or a criterion
     version id that would read as a question's. A prefilled rationale that a cell cannot hold
@@ -202,22 +252,22 @@ def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: byt
     ws = workbook.active
     assert ws is not None
     ws.title = SHEET
-    _header(ws)
+    _header(ws, words.header)
     choices = DataValidation(
-        type="list", formula1=f'"{_choice_list(penalty=False)}"', allow_blank=True
+        type="list", formula1=f'"{words.choice_list(penalty=False)}"', allow_blank=True
     )
     choices.showErrorMessage = True
-    choices.errorTitle, choices.error = "Verdict", "Choose Pass, Fail or N/A."
+    choices.errorTitle, choices.error = words.verdict_title, words.verdict_error
     ws.add_data_validation(choices)
     penalty_choices = DataValidation(
-        type="list", formula1=f'"{_choice_list(penalty=True)}"', allow_blank=True
+        type="list", formula1=f'"{words.choice_list(penalty=True)}"', allow_blank=True
     )
     penalty_choices.showErrorMessage = True
-    penalty_choices.errorTitle = "Verdict on a penalty"
-    penalty_choices.error = "Choose Present (the response does it), Absent or N/A."
+    penalty_choices.errorTitle = words.penalty_title
+    penalty_choices.error = words.penalty_error
     ratings = DataValidation(type="whole", operator="between", formula1="1", formula2="5")
     ratings.allow_blank = ratings.showErrorMessage = True
-    ratings.errorTitle, ratings.error = "Rating", "Choose a whole number from 1 to 5."
+    ratings.errorTitle, ratings.error = words.rating, words.rating_error
     row_ids: list[tuple[str, str]] = []
     verdict_cells: list[str] = []
     penalty_cells: list[str] = []
@@ -225,7 +275,7 @@ def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: byt
     level_cells: dict[tuple[int, int], list[str]] = {}  # per scale
     row = 2
     for number, item in enumerate(sheet.items, start=1):
-        texts = (f"Item {number}", item.task_text, item.response_text)
+        texts = (words.item % {"number": number}, item.task_text, item.response_text)
         _row(ws, row, (item.item_id, ""), texts, item_row=True)
         row_ids.append((item.item_id, ""))
         row += 1
@@ -239,7 +289,8 @@ def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: byt
             if criterion.level is not None:
                 ws.cell(row, VERDICT_COLUMN, criterion.level)
             elif criterion.verdict is not None:
-                _text(ws, row, VERDICT_COLUMN, criterion.verdict.label(penalty=criterion.penalty))
+                label = words.verdict(criterion.verdict, penalty=criterion.penalty)
+                _text(ws, row, VERDICT_COLUMN, label)
             if criterion.rationale and _display(criterion.rationale) == criterion.rationale:
                 _text(ws, row, RATIONALE_COLUMN, criterion.rationale).alignment = _WRAP
             if criterion.scale is not None:
@@ -252,7 +303,7 @@ def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: byt
         for question in item.likert:
             ids = (item.item_id, LIKERT_PREFIX + question.question_id)
             points = "; ".join(f"{n} = {label}" for n, label in enumerate(question.labels, 1))
-            _row(ws, row, ids, ("Rating", question.prompt, points))
+            _row(ws, row, ids, (words.rating, question.prompt, points))
             cell = ws.cell(row, VERDICT_COLUMN, question.value)
             cell.protection = Protection(locked=False)
             rating_cells.append(cell.coordinate)
@@ -268,7 +319,7 @@ def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: byt
         ratings.sqref = MultiCellRange(" ".join(rating_cells))
         ws.add_data_validation(ratings)
     for scale, cells in level_cells.items():
-        ws.add_data_validation(_level_choices(scale, cells))
+        ws.add_data_validation(_level_choices(scale, cells, words))
     ws.protection.sheet = True
     ws.protection.formatColumns = ws.protection.formatRows = False  # resizing stays allowed
     meta = workbook.create_sheet(META)
@@ -282,22 +333,21 @@ def write_grading_workbook(path: Path | IO[bytes], sheet: GradingSheet, key: byt
     workbook.save(path)
 
 
-def _level_choices(scale: tuple[int, int], cells: list[str]) -> DataValidation:
+def _level_choices(scale: tuple[int, int], cells: list[str], words: SheetWords) -> DataValidation:
     """The drop-down of an ordinal criterion's cells: each level of the scale, then N/A."""
     low, high = scale
     levels = ",".join(str(level) for level in range(low, high + 1))
-    choices = DataValidation(
-        type="list", formula1=f'"{levels},{GradeVerdict.NA.value}"', allow_blank=True
-    )
+    na = words.verdict(GradeVerdict.NA, penalty=False)
+    choices = DataValidation(type="list", formula1=f'"{levels},{na}"', allow_blank=True)
     choices.showErrorMessage = True
-    choices.errorTitle = "Level"
-    choices.error = f"Choose a level from {low} to {high}, or N/A."
+    choices.errorTitle = words.level_title
+    choices.error = words.level_error % {"low": low, "high": high, "na": na}
     choices.sqref = MultiCellRange(" ".join(cells))
     return choices
 
 
-def _header(ws: Worksheet) -> None:
-    for column, (title, width) in enumerate(zip(HEADER, WIDTHS, strict=True), start=1):
+def _header(ws: Worksheet, header: tuple[str, ...]) -> None:
+    for column, (title, width) in enumerate(zip(header, WIDTHS, strict=True), start=1):
         cell = ws.cell(1, column, title)
         cell.font, cell.fill = Font(bold=True), _HEADER_FILL
         ws.column_dimensions[cell.column_letter].width = width
@@ -337,8 +387,11 @@ def _display(text: str) -> str:
     return text
 
 
-def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[Problem, ...]]:
+def read_grading_workbook(
+    path: Path, key: bytes, languages: Sequence[SheetWords] = ()
+) -> tuple[GradingResult, tuple[Problem, ...]]:
     """Read an uploaded workbook: the verdicts and rationales, checked against the signature.
+    A verdict may be written in English or in any of ``languages``.
 
     Every problem is returned; rows are returned even when the signature fails (for showing),
     with ``signature_valid`` false: import nothing unless there are no problems.
@@ -358,7 +411,7 @@ def read_grading_workbook(path: Path, key: bytes) -> tuple[GradingResult, tuple[
         report(None, None, _malformed(error))
         return empty, tuple(problems)
     try:
-        return _read(workbook, key, problems, report)
+        return _read(workbook, key, problems, report, verdict_words(languages))
     except _TooLarge as error:
         problems.clear()  # the rows read so far are beside the point: the file is refused
         report(None, None, error.args[0])
@@ -389,7 +442,7 @@ class _TooLarge(Exception):
 
 
 def _read(
-    workbook: Any, key: bytes, problems: list[Problem], report: Any
+    workbook: Any, key: bytes, problems: list[Problem], report: Any, words: VerdictWords
 ) -> tuple[GradingResult, tuple[Problem, ...]]:
     empty = GradingResult("", "", (), False)
     missing = [name for name in (SHEET, META) if name not in workbook.sheetnames]
@@ -440,7 +493,7 @@ def _read(
             )
             continue
         level = _level(value)
-        verdict = None if level is not None else _verdict(value)
+        verdict = None if level is not None else _verdict(value, words)
         if verdict is False:  # (a whole number is a level, checked by the caller)
             report(
                 number,
@@ -450,7 +503,8 @@ def _read(
                 ),
             )
         rationale = _cell_text(cells[RATIONALE_COLUMN - 1])
-        wording = isinstance(value, str) and value.strip().casefold() in _PENALTY_WORDS
+        typed = words.get(value.strip().casefold()) if isinstance(value, str) else None
+        wording = typed is not None and typed[1]
         verdict = verdict if isinstance(verdict, GradeVerdict) else None
         graded.append(GradedRow(item_id, criterion_id, verdict, rationale, number, wording, level))
     expected = signature(key, annotator, study_id, row_ids)
@@ -523,24 +577,13 @@ def _cell_text(value: object) -> str:
     return "" if value is None else str(value)
 
 
-_PENALTY_WORDS = {
-    verdict.label(penalty=True).casefold(): verdict
-    for verdict in GradeVerdict
-    if verdict.label(penalty=True) != verdict.label(penalty=False)
-}
-
-
-def _verdict(value: object) -> GradeVerdict | bool | None:
-    """The verdict, ``None`` when blank, ``False`` when not a verdict. Present and Absent (a
-    penalty's words) read as the Pass and Fail they are stored as."""
+def _verdict(value: object, words: VerdictWords) -> GradeVerdict | bool | None:
+    """The verdict, ``None`` when blank, ``False`` when not a verdict."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, str):
-        typed = value.strip().casefold()
-        for verdict in GradeVerdict:
-            if typed == verdict.value.casefold():
-                return verdict
-        return _PENALTY_WORDS.get(typed, False)
+        found = words.get(value.strip().casefold())
+        return found[0] if found else False
     return False
 
 

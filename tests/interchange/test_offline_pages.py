@@ -210,3 +210,43 @@ def test_a_refusal_of_the_grading_rules_is_read_in_the_readers_language(
         "antes de elegir Incumple."
     ) in spanish
     assert "write the rationale" not in spanish
+
+
+def test_a_workbook_is_in_its_annotators_language_and_read_back_in_it(
+    study, annotator, client_as, tmp_path, worker
+):
+    annotator.language = "es"
+    annotator.save(update_fields=["language"])
+    client = client_as(Role.MAINTAINER)  # an English-speaking maintainer downloads it
+    content = download(client, study, annotator="ann")
+    grading = load_workbook(io.BytesIO(content))["Grading"]
+    assert [cell.value for cell in grading[1]][2:] == [
+        "Elemento / código",
+        "Tarea / criterio",
+        "Respuesta / orientaciones",
+        "Veredicto",
+        "Justificación",
+    ]
+    codes = [row[2].value for row in grading.iter_rows(min_row=2)]
+    assert codes[0] == "Elemento 1" and sum("(penalización)" in str(c) for c in codes) == 2
+    lists = {v.formula1 for v in grading.data_validations.dataValidation}
+    assert {'"Cumple,Incumple,No aplica"', '"Presente,Ausente,No aplica"'} <= lists
+    path = tmp_path / "work.xlsx"
+    path.write_bytes(content)
+    workbook = load_workbook(path)
+    sheet = workbook["Grading"]
+    for row in range(2, sheet.max_row + 1):
+        criterion_id = sheet.cell(row, 2).value
+        if not criterion_id:
+            continue
+        if criterion_id.startswith("likert:"):
+            sheet.cell(row, 6).value = 4
+        else:
+            penalty = "(penalización)" in sheet.cell(row, 3).value
+            sheet.cell(row, 6).value = "Ausente" if penalty else "Cumple"
+    workbook.save(path)
+    upload(client, study, path.read_bytes(), submit="on", worker=worker)
+    verdicts = Grade.objects.filter(assignment__annotator=annotator).values_list(
+        "verdict", flat=True
+    )
+    assert sorted(verdicts) == ["fail"] * 2 + ["pass"] * 4  # the two penalties Absent

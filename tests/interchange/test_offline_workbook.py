@@ -14,6 +14,7 @@ from interchange.formats.offline_workbook import (
     GradingItem,
     GradingSheet,
     LikertQuestion,
+    SheetWords,
     read_grading_workbook,
     write_grading_workbook,
 )
@@ -115,6 +116,67 @@ def test_a_penalty_offers_present_and_absent_and_reads_them_as_stored(tmp_path):
     penalty = result.rows[1]
     assert (penalty.verdict, penalty.penalty_wording) == (GradeVerdict.FAIL, True)
     assert result.rows[0].penalty_wording is False
+
+
+GERMAN = SheetWords(
+    header=("item id", "criterion version id", "Element", "Aufgabe", "Antwort", "Urteil", "Grund"),
+    item="Element %(number)s",
+    verdicts=("Erfüllt", "Nicht erfüllt", "Entfällt"),
+    penalty_verdicts=("Vorhanden", "Fehlt", "Entfällt"),
+    level_error="Stufe %(low)s bis %(high)s oder %(na)s.",
+)
+
+
+def test_a_workbook_is_written_in_the_words_given_and_read_back_in_any_language_given(tmp_path):
+    item = GradingItem(
+        "signed-item-0",
+        "Task",
+        "Response",
+        (
+            CriterionRow("cv1", "01", "Wording", verdict=GradeVerdict.FAIL),
+            CriterionRow("cv2", "02", "Uses jargon", verdict=GradeVerdict.PASS, penalty=True),
+            CriterionRow("cv3", "03", "Levels", scale=(1, 3)),
+        ),
+    )
+    path = tmp_path / "grading.xlsx"
+    write_grading_workbook(path, GradingSheet("annotator1", "s-7", (item,)), KEY, GERMAN)
+    grading = load_workbook(path)["Grading"]
+    assert [cell.value for cell in grading[1]][2:] == [
+        "Element",
+        "Aufgabe",
+        "Antwort",
+        "Urteil",
+        "Grund",
+    ]
+    assert (grading["C2"].value, grading["F3"].value, grading["F4"].value) == (
+        "Element 1",
+        "Nicht erfüllt",
+        "Vorhanden",
+    )
+    lists = {str(v.sqref): v.formula1 for v in grading.data_validations.dataValidation}
+    assert lists == {
+        "F3": '"Erfüllt,Nicht erfüllt,Entfällt"',
+        "F4": '"Vorhanden,Fehlt,Entfällt"',
+        "F5": '"1,2,3,Entfällt"',
+    }
+    fill(
+        path,
+        {("Grading", "F3"): "erfüllt", ("Grading", "F4"): "Fail", ("Grading", "F5"): "Entfällt"},
+    )
+    result, problems = read_grading_workbook(path, KEY, [GERMAN])
+    assert problems == ()
+    read = [(row.verdict, row.penalty_wording) for row in result.rows]
+    assert read == [
+        (GradeVerdict.PASS, False),
+        (GradeVerdict.FAIL, False),
+        (GradeVerdict.NA, False),
+    ]
+    fill(path, {("Grading", "F4"): "Fehlt"})
+    result, _ = read_grading_workbook(path, KEY, [GERMAN])
+    assert (result.rows[1].verdict, result.rows[1].penalty_wording) == (GradeVerdict.FAIL, True)
+    # A language the reader is not given is not read.
+    _, problems = read_grading_workbook(path, KEY)
+    assert [p.line_or_row for p in problems] == [3, 4, 5]
 
 
 @pytest.mark.parametrize(
