@@ -40,7 +40,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
 from l2annot.formulas import as_text_cell
-from rubrics.scoring import verdict_label, verdict_labels
+from rubrics.scoring import verdict_labels
 
 from .problems import Problem, gettext_noop, shown
 
@@ -93,9 +93,6 @@ class GradeVerdict(StrEnum):
     @property
     def stored(self) -> str:
         return {"Pass": "pass", "Fail": "fail", "N/A": "na"}[self.value]
-
-    def label(self, *, penalty: bool) -> str:
-        return verdict_label(self.stored, penalty=penalty)
 
 
 def _in_order(labels: dict[str, str]) -> tuple[str, str, str]:
