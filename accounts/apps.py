@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 def _sync_roles_after_migrate(sender: AppConfig, **kwargs: object) -> None:
@@ -10,7 +11,7 @@ def _sync_roles_after_migrate(sender: AppConfig, **kwargs: object) -> None:
 
 class AccountsConfig(AppConfig):
     name = "accounts"
-    verbose_name = "Accounts and roles"
+    verbose_name = _("Accounts and roles")
 
     def ready(self) -> None:
         # Permissions are created by Django's own post_migrate handler; groups follow the role table

@@ -29,6 +29,8 @@ class Capability(models.Model):
     (`accounts.<action>`) that groups carry and `user.has_perm` checks."""
 
     class Meta:
+        verbose_name = _("capability")
+        verbose_name_plural = _("capabilities")
         managed = False
         default_permissions = ()
         permissions = [(action.value, label) for action, label in ACTION_LABELS.items()]
@@ -63,8 +65,9 @@ class ApiToken(models.Model):
     objects = ApiTokenQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
         ordering = ["-created", "-id"]
-        verbose_name = "API token"
 
     def __str__(self) -> str:
         return f"{self.name} ({self.hint}…)"

@@ -1,5 +1,6 @@
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from agreement.analysis.reports import DEFAULT_MINIMUM_UNITS, DEFAULT_THRESHOLD
 from grading.models import Study
@@ -37,7 +38,8 @@ class AnalysisSettings(models.Model):
     )
 
     class Meta:
-        verbose_name_plural = "analysis settings"
+        verbose_name = _("analysis settings")
+        verbose_name_plural = _("analysis settings")
 
     def __str__(self) -> str:
         return f"Analysis of {self.study}"

@@ -41,6 +41,8 @@ class AuditEvent(models.Model):
     objects = AuditEventQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("audit event")
+        verbose_name_plural = _("audit events")
         ordering = ["-at", "-id"]
         indexes = [models.Index(fields=["content_type", "object_id", "-at"])]
 

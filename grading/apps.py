@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class GradingConfig(AppConfig):
     name = "grading"
-    verbose_name = "Grading studies"
+    verbose_name = _("Grading studies")

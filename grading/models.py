@@ -156,8 +156,9 @@ class Study(models.Model):
     submitted_count: int
 
     class Meta:
+        verbose_name = _("study")
+        verbose_name_plural = _("studies")
         ordering = ["-created_at", "pk"]
-        verbose_name_plural = "studies"
         constraints = [
             models.CheckConstraint(condition=Q(overlap__gte=1), name="study_overlap_gte_1"),
             # Two studies named alike confuse the people who pick one from a list.
@@ -205,6 +206,8 @@ class PoolMember(models.Model):
     )
 
     class Meta:
+        verbose_name = _("pool member")
+        verbose_name_plural = _("pool members")
         ordering = ["study", "annotator__username"]
         constraints = [
             models.UniqueConstraint(fields=["study", "annotator"], name="pool_member_once")
@@ -236,7 +239,8 @@ class Expertise(models.Model):
     )
 
     class Meta:
-        verbose_name_plural = "expertise"
+        verbose_name = _("expertise")
+        verbose_name_plural = _("expertise")
         constraints = [
             models.CheckConstraint(
                 condition=(Q(sub_competency__isnull=False) & Q(language=""))
@@ -300,6 +304,8 @@ class LikertItem(models.Model):
     label_5 = models.CharField(max_length=60, default="Strongly agree")
 
     class Meta:
+        verbose_name = _("rating question")
+        verbose_name_plural = _("rating questions")
         ordering = ["study", "order", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["study", "key"], name="likert_item_key_once"),
@@ -350,6 +356,8 @@ class StudyItem(models.Model):
     objects = StudyItemQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("study item")
+        verbose_name_plural = _("study items")
         ordering = ["study", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["study", "response"], name="study_item_response_once")
@@ -389,6 +397,8 @@ class Assignment(models.Model):
     objects = AssignmentQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("assignment")
+        verbose_name_plural = _("assignments")
         ordering = ["annotator", "position", "pk"]
         constraints = [
             models.UniqueConstraint(
@@ -438,6 +448,8 @@ class Grade(models.Model):
     )
 
     class Meta:
+        verbose_name = _("grade")
+        verbose_name_plural = _("grades")
         ordering = ["assignment", "pk"]
         constraints = [
             models.UniqueConstraint(
@@ -479,6 +491,8 @@ class GradeRevision(models.Model):
     )
 
     class Meta:
+        verbose_name = _("grade revision")
+        verbose_name_plural = _("grade revisions")
         ordering = ["grade", "replaced_at", "pk"]
 
     def __str__(self) -> str:
@@ -503,6 +517,8 @@ class TurnGrade(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("turn grade")
+        verbose_name_plural = _("turn grades")
         ordering = ["assignment", "criterion_version", "turn__index"]
         constraints = [
             models.UniqueConstraint(
@@ -528,6 +544,8 @@ class TurnGradeRevision(models.Model):
     )
 
     class Meta:
+        verbose_name = _("turn grade revision")
+        verbose_name_plural = _("turn grade revisions")
         ordering = ["turn_grade", "replaced_at", "pk"]
 
     def __str__(self) -> str:
@@ -545,6 +563,8 @@ class LikertRating(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("rating")
+        verbose_name_plural = _("ratings")
         ordering = ["assignment", "item__order"]
         constraints = [
             models.UniqueConstraint(fields=["assignment", "item"], name="likert_rating_once"),
@@ -579,6 +599,8 @@ class GoldVerdict(models.Model):
     revision = models.PositiveIntegerField(default=1)
 
     class Meta:
+        verbose_name = _("gold verdict")
+        verbose_name_plural = _("gold verdicts")
         ordering = ["study_item", "pk"]
         constraints = [
             models.UniqueConstraint(
@@ -614,6 +636,8 @@ class GoldVerdictRevision(models.Model):
     )
 
     class Meta:
+        verbose_name = _("gold verdict revision")
+        verbose_name_plural = _("gold verdict revisions")
         ordering = ["gold", "-revision"]
         constraints = [
             models.UniqueConstraint(fields=["gold", "revision"], name="gold_revision_once")
@@ -641,6 +665,8 @@ class AdjudicationRequest(models.Model):
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("adjudication request")
+        verbose_name_plural = _("adjudication requests")
         ordering = ["study_item", "pk"]
         constraints = [
             models.UniqueConstraint(
@@ -727,6 +753,8 @@ class Flag(models.Model):
     candidates: list[Any]
 
     class Meta:
+        verbose_name = _("flag")
+        verbose_name_plural = _("flags")
         ordering = ["-created_at", "pk"]
         constraints = [
             models.CheckConstraint(
@@ -777,6 +805,8 @@ class PairTally(models.Model):
     )
 
     class Meta:
+        verbose_name = _("pair tally")
+        verbose_name_plural = _("pair tallies")
         ordering = ["study_item", "criterion_version"]
         constraints = [
             models.UniqueConstraint(
@@ -822,6 +852,10 @@ class ResultsRevision(models.Model):
     value = models.PositiveBigIntegerField(default=0)
 
     objects = ResultsRevisionQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("results revision")
+        verbose_name_plural = _("results revisions")
 
     def __str__(self) -> str:
         return f"{self.study_id}: {self.value}"

@@ -95,6 +95,8 @@ class ImportJob(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("import job")
+        verbose_name_plural = _("import jobs")
         ordering = ["-created_at", "-pk"]
 
     def __str__(self) -> str:
@@ -110,6 +112,10 @@ class TaskSource(models.Model):
 
     task = models.OneToOneField(Task, on_delete=models.CASCADE, related_name="source")
     version_at_time_of_draft = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        verbose_name = _("task source")
+        verbose_name_plural = _("task sources")
 
     def __str__(self) -> str:
         return f"{self.task} drafted under {self.version_at_time_of_draft or '?'}"

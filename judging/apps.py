@@ -3,6 +3,7 @@ import importlib
 from django.apps import AppConfig, apps
 from django.db import connections
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 # The shipped prompts' texts live in the data migration that first wrote them.
 SHIPPED_PROMPTS = "judging.migrations.0004_shipped_prompts"
@@ -23,7 +24,7 @@ def _ship_prompts_after_migrate(
 
 class JudgingConfig(AppConfig):
     name = "judging"
-    verbose_name = "LLM-judge verdicts"
+    verbose_name = _("LLM-judge verdicts")
 
     def ready(self) -> None:
         # The migration ships the prompts once; a flushed database (`manage.py flush`, a

@@ -23,6 +23,8 @@ class PromptTemplate(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("prompt template")
+        verbose_name_plural = _("prompt templates")
         ordering = ["name"]
 
     def __str__(self) -> str:
@@ -54,6 +56,8 @@ class PromptVersion(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("prompt version")
+        verbose_name_plural = _("prompt versions")
         ordering = ["template", "number"]
         constraints = [
             models.UniqueConstraint(fields=["template", "number"], name="prompt_version_unique")
@@ -90,6 +94,8 @@ class JudgeConfig(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("judge configuration")
+        verbose_name_plural = _("judge configurations")
         ordering = ["name"]
 
     def __str__(self) -> str:
@@ -159,6 +165,8 @@ class JudgeRun(models.Model):
     problems = models.JSONField(default=list, blank=True)
 
     class Meta:
+        verbose_name = _("judge run")
+        verbose_name_plural = _("judge runs")
         ordering = ["-created_at", "pk"]
         constraints = [
             models.UniqueConstraint(
@@ -245,6 +253,8 @@ class JudgeVerdict(models.Model):
     objects = JudgeVerdictQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("judge verdict")
+        verbose_name_plural = _("judge verdicts")
         ordering = ["run", "response", "criterion_version", "epoch"]
         constraints = [
             # One verdict per response, and one per tutor turn: a NULL turn never collides in
@@ -290,6 +300,8 @@ class JudgeRating(models.Model):
     rationale = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = _("judge rating")
+        verbose_name_plural = _("judge ratings")
         ordering = ["run", "response", "question", "epoch"]
         constraints = [
             models.UniqueConstraint(
@@ -341,6 +353,8 @@ class TriageResolution(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("triage resolution")
+        verbose_name_plural = _("triage resolutions")
         ordering = ["run", "pk"]
         constraints = [
             models.UniqueConstraint(

@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class PeopleConfig(AppConfig):
     name = "people"
-    verbose_name = "People"
+    verbose_name = _("People")

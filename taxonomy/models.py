@@ -39,6 +39,8 @@ class Framework(models.Model):
     objects = FrameworkQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("framework")
+        verbose_name_plural = _("frameworks")
         ordering = ["name"]
 
     def __str__(self) -> str:
@@ -56,8 +58,9 @@ class Competency(models.Model):
     objects = OrderedQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("competency")
+        verbose_name_plural = _("competencies")
         ordering = ["framework", "order", "code"]
-        verbose_name_plural = "competencies"
         constraints = [
             models.UniqueConstraint(
                 fields=["framework", "code"],
@@ -133,6 +136,8 @@ class ProficiencyScale(models.Model):
     objects = OrderedQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("proficiency scale")
+        verbose_name_plural = _("proficiency scales")
         ordering = ["framework", "order", "code"]
         constraints = [
             models.UniqueConstraint(
@@ -178,6 +183,8 @@ class ProficiencyLevel(models.Model):
     objects = OrderedQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("proficiency level")
+        verbose_name_plural = _("proficiency levels")
         ordering = ["scale", "order", "code"]
         constraints = [
             models.UniqueConstraint(
@@ -274,6 +281,8 @@ class ContextVariable(models.Model):
     objects = OrderedQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("context variable")
+        verbose_name_plural = _("context variables")
         ordering = ["framework", "order", "key"]
         constraints = [
             models.UniqueConstraint(
@@ -418,6 +427,8 @@ class ContextValue(models.Model):
     objects = OrderedQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("context value")
+        verbose_name_plural = _("context values")
         ordering = ["variable", "order", "code"]
         constraints = [
             models.UniqueConstraint(

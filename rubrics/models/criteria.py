@@ -74,8 +74,9 @@ class Criterion(models.Model):
     objects = OrderedQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("criterion")
+        verbose_name_plural = _("criteria")
         ordering = ["framework", "layer", "order", "code"]
-        verbose_name_plural = "criteria"
         constraints = [
             models.UniqueConstraint(
                 fields=["framework", "code"],
@@ -248,6 +249,8 @@ class CriterionVersion(models.Model):
     )
 
     class Meta:
+        verbose_name = _("criterion version")
+        verbose_name_plural = _("criterion versions")
         ordering = ["criterion", "number"]
         get_latest_by = "number"
         constraints = [
@@ -381,6 +384,8 @@ class ScalePoint(models.Model):
     label = models.CharField(max_length=200)
 
     class Meta:
+        verbose_name = _("scale point")
+        verbose_name_plural = _("scale points")
         ordering = ["version", "value"]
         constraints = [
             models.UniqueConstraint(fields=["version", "value"], name="scale_point_value_unique")

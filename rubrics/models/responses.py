@@ -30,6 +30,8 @@ class Response(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("response")
+        verbose_name_plural = _("responses")
         ordering = ["task", "model_name", "pk"]
         constraints = [
             models.UniqueConstraint(
@@ -74,6 +76,8 @@ class Turn(models.Model):
     content = models.TextField()
 
     class Meta:
+        verbose_name = _("turn")
+        verbose_name_plural = _("turns")
         ordering = ["response", "index"]
         constraints = [
             models.UniqueConstraint(fields=["response", "index"], name="turn_index_unique")

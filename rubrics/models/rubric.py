@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from rubrics.models.criteria import CriterionVersion, EffectiveCriterion, Layer
 from rubrics.models.tasks import Task, TaskResource, context_display
@@ -27,6 +28,8 @@ class RubricVersion(models.Model):
     reference_answer = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = _("rubric version")
+        verbose_name_plural = _("rubric versions")
         ordering = ["task", "number"]
         get_latest_by = "number"
         constraints = [
@@ -57,6 +60,8 @@ class RubricItem(models.Model):
     na_reason = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = _("rubric item")
+        verbose_name_plural = _("rubric items")
         ordering = ["rubric_version", "order"]
         constraints = [
             models.UniqueConstraint(
@@ -100,6 +105,8 @@ class PublishedResource(models.Model):
     file = models.FileField(upload_to="task_resources/%Y/", blank=True)
 
     class Meta:
+        verbose_name = _("published resource")
+        verbose_name_plural = _("published resources")
         ordering = ["rubric_version", "order", "pk"]
 
     def __str__(self) -> str:
@@ -120,6 +127,8 @@ class PublishedContextValue(models.Model):
     number = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
 
     class Meta:
+        verbose_name = _("published context value")
+        verbose_name_plural = _("published context values")
         ordering = ["rubric_version", "variable__order", "variable__key"]
         constraints = [
             models.UniqueConstraint(

@@ -107,6 +107,8 @@ class Task(models.Model):
     )
 
     class Meta:
+        verbose_name = _("task")
+        verbose_name_plural = _("tasks")
         ordering = ["framework", "key"]
         constraints = [
             models.UniqueConstraint(
@@ -226,6 +228,8 @@ class TaskResource(models.Model):
     objects = OrderedQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("task resource")
+        verbose_name_plural = _("task resources")
         ordering = ["task", "order", "pk"]
         constraints = [
             models.CheckConstraint(
@@ -273,6 +277,8 @@ class TaskContextValue(models.Model):
     revision = models.PositiveIntegerField(default=1, editable=False)
 
     class Meta:
+        verbose_name = _("task context value")
+        verbose_name_plural = _("task context values")
         ordering = ["task", "variable__order", "variable__key"]
         constraints = [
             models.UniqueConstraint(
@@ -334,6 +340,8 @@ class UniversalExclusion(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("universal exclusion")
+        verbose_name_plural = _("universal exclusions")
         ordering = ["task", "criterion__code"]
         constraints = [
             models.UniqueConstraint(
@@ -386,6 +394,8 @@ class Review(models.Model):
     )
 
     class Meta:
+        verbose_name = _("review")
+        verbose_name_plural = _("reviews")
         ordering = ["task", "at", "pk"]
         constraints = [
             models.CheckConstraint(

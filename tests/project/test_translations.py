@@ -96,3 +96,33 @@ def test_a_form_shows_model_field_labels_and_help_texts_in_the_interface_languag
     with translation.override("es"):
         html = ContextVariableForm().as_div()
     assert "Solo números enteros" in html and "Identificador estable, p. ej. cefr_level." in html
+
+
+def test_every_project_model_and_app_is_named_in_the_interface_language():
+    """The admin's headings and lists name apps and models by their verbose names."""
+    from django.apps import apps
+    from django.utils import translation
+    from django.utils.functional import Promise
+
+    from l2annot.forms import MODEL_APPS
+
+    untranslated = []
+    with translation.override("es"):
+        for app in MODEL_APPS:
+            config = apps.get_app_config(app)
+            names = [config.verbose_name]
+            for model in config.get_models():
+                names += [model._meta.verbose_name, model._meta.verbose_name_plural]
+            for name in names:
+                with translation.override("en"):
+                    english = str(name)
+                if not isinstance(name, Promise) or str(name) == english:
+                    untranslated.append(english)
+    assert untranslated == []
+
+
+@pytest.mark.django_db
+def test_the_admin_index_reads_in_spanish(admin_client):
+    html = admin_client.get("/admin/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Estudios de calificación" in html and "Asignaciones" in html
+    assert "Grading studies" not in html and ">Assignments<" not in html
