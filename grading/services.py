@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, F, OuterRef, Q, Subquery, Sum, Value
+from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.functional import Promise
@@ -1107,31 +1108,53 @@ def progress_per_task(study: Study) -> list[dict[str, Any]]:
     return cast(list[dict[str, Any]], list(rows))
 
 
-def progress_per_criterion(study: Study) -> list[dict[str, Any]]:
-    """One row per criterion of the study's rubrics: code, layer, expected (graders assigned to
-    a response whose rubric applies it), graded (verdicts given, drafts included) and submitted
-    (verdicts in submitted assignments). Four queries: graders per rubric version, the rubric
-    lines once per rubric version, the submitted verdicts from their counts (PairTally) and
-    the open assignments' verdicts from the grades, added up per code here."""
+def expected_graders(study: Study) -> list[tuple[int, str, str, int]]:
+    """Per criterion version of the study's rubrics: (version, code, layer, graders assigned to
+    a response whose rubric applies it). Cached under the study's count of assignments and its
+    newest one, which change with any assignment made or taken away (ids only grow); the rest
+    it is read from does not change once a study uses it (a study item's rubric version is
+    published, and a criterion with a published version keeps its code and layer). Two
+    queries when cached (its key and the cache's row); a large study's rubric lines are tens
+    of thousands of rows otherwise."""
+    assignments = Assignment.objects.filter(study_item__study=study)
+    state = assignments.aggregate(n=Count("pk"), last=Max("pk"))
+    key = f"expected-graders:{study.pk}:{state['n']}:{state['last']}"
+    found: list[tuple[int, str, str, int]] | None = cache.get(key)
+    if found is not None:
+        return found
     graders = dict(
-        Assignment.objects.filter(study_item__study=study)
-        .values_list("study_item__rubric_version")
-        .annotate(n=Count("pk"))
-        .order_by()
+        assignments.values_list("study_item__rubric_version").annotate(n=Count("pk")).order_by()
     )
     lines = RubricItem.objects.filter(rubric_version__in=list(graders), applicable=True)
-    rows: dict[str, dict[str, Any]] = {}
-    code_of: dict[int, str] = {}
+    per_version: dict[int, list[Any]] = {}
     for rubric_id, version_id, code, layer in lines.values_list(
         "rubric_version",
         "criterion_version",
         "criterion_version__criterion__code",
         "criterion_version__criterion__layer",
     ):
+        per_version.setdefault(version_id, [code, layer, 0])[2] += graders[rubric_id]
+    found = [(version, code, layer, n) for version, (code, layer, n) in per_version.items()]
+    cache.set(key, found, EXPECTED_GRADERS_SECONDS)
+    return found
+
+
+EXPECTED_GRADERS_SECONDS = 24 * 3600
+
+
+def progress_per_criterion(study: Study) -> list[dict[str, Any]]:
+    """One row per criterion of the study's rubrics: code, layer, expected (graders assigned to
+    a response whose rubric applies it), graded (verdicts given, drafts included) and submitted
+    (verdicts in submitted assignments). Four queries with `expected_graders` cached: its two,
+    the submitted verdicts from their counts (PairTally) and the open assignments' verdicts from
+    the grades, added up per code here."""
+    rows: dict[str, dict[str, Any]] = {}
+    code_of: dict[int, str] = {}
+    for version_id, code, layer, graders in expected_graders(study):
         row = rows.setdefault(
             code, {"code": code, "layer": layer, "expected": 0, "graded": 0, "submitted": 0}
         )
-        row["expected"] += graders[rubric_id]
+        row["expected"] += graders
         code_of[version_id] = code
     # Submitted verdicts from their counts per pair; verdicts not yet submitted (the open
     # assignments' only) from the grades.

@@ -38,9 +38,33 @@ def test_the_dashboard_takes_a_fixed_number_of_queries(
     study = half_done_study(make_user, responses)
     Assignment.objects.filter(study_item__study=study).update(last_activity_at=None)
     Study.objects.filter(pk=study.pk).update(created_at=timezone.now() - timedelta(days=30))
+    # The graders each criterion expects are computed once per set of assignments and cached:
+    # 7 queries more that first time (their two, the cache's miss and its write).
+    with django_assert_num_queries(25):
+        page(client, study)
     with django_assert_num_queries(18):  # 16, the open flags, and the criteria's counted pairs
         html = page(client, study)
     assert "overdue-table" in html
+
+
+def test_the_expected_graders_follow_the_assignments_once_cached(make_user):
+    study = half_done_study(make_user, 5)
+
+    def expected() -> dict[str, int]:
+        return {row["code"]: row["expected"] for row in services.progress_per_criterion(study)}
+
+    before = expected()  # now cached
+    open_work = Assignment.objects.filter(study_item__study=study, grades__isnull=True)
+    taken = open_work.order_by("pk").first()
+    codes = {version.criterion.code for version in factories.rubric_of(taken)}
+    taken.delete()
+    fewer = expected()
+    assert {code for code in before if fewer[code] == before[code] - 1} == codes
+    # Another response gets a grader: as many assignments as at first, but not the same ones.
+    other = study.items.exclude(response__task=taken.study_item.response.task).first()
+    Assignment.objects.create(study_item=other, annotator=make_user(Role.ANNOTATOR), position=1)
+    moved = expected()
+    assert sum(moved.values()) == sum(before.values()) and moved != before
 
 
 def test_the_progress_bar_counts_submitted_assignments(client_as, make_user):
