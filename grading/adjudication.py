@@ -9,6 +9,7 @@ is refused, and every replaced value is kept as a GoldVerdictRevision and in the
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import (
@@ -17,6 +18,7 @@ from django.db.models import (
     F,
     FilteredRelation,
     IntegerField,
+    Max,
     Q,
     QuerySet,
     When,
@@ -32,6 +34,7 @@ from grading.models import (
     GoldVerdict,
     GoldVerdictRevision,
     PairTally,
+    ResultsRevision,
     Study,
     StudyItem,
     Verdict,
@@ -62,6 +65,9 @@ class StaleGoldVerdict(AdjudicationError, Conflict):
             values["adjudicator"] = str(current.by)
         super().__init__(message % values)
         self.current = current
+
+
+SUMMARY_SECONDS = 24 * 3600  # the cached counts of disagreeing pairs
 
 
 class GoldVerdictGone(AdjudicationError, Conflict):
@@ -172,8 +178,31 @@ def with_task_keys(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def unresolved_count(study: Study, filters: Filters = Filters()) -> int:
-    """How many pairs of `disagreements(study, filters)` have no gold verdict yet. One query."""
-    return _pairs(study, filters).filter(gold__isnull=True).count()
+    """How many pairs of `disagreements(study, filters)` have no gold verdict yet. One query
+    with filters; without, cached as `disagreement_summary` is, and under the study's gold
+    verdicts too (their count and newest id: a revised verdict keeps its pair resolved)."""
+    if filters != Filters():
+        return _pairs(study, filters).filter(gold__isnull=True).count()
+    gold = GoldVerdict.objects.filter(study_item__study=study).aggregate(
+        n=Count("pk"), last=Max("pk")
+    )
+    key = f"unresolved:{_pairs_state(study)}:{gold['n']}:{gold['last']}"
+    found: int | None = cache.get(key)
+    if found is None:
+        found = _pairs(study, filters).filter(gold__isnull=True).count()
+        cache.set(key, found, SUMMARY_SECONDS)
+    return found
+
+
+def _pairs_state(study: Study) -> str:
+    """What makes a pair one of `disagreements(study)`: the study's results revision (bumped
+    wherever its counted pairs change) and its adjudication requests (their count and newest
+    id). Two queries."""
+    requests = AdjudicationRequest.objects.filter(study_item__study=study).aggregate(
+        n=Count("pk"), last=Max("pk")
+    )
+    revision = ResultsRevision.objects.of(study.pk)
+    return f"{study.pk}:{revision}:{requests['n']}:{requests['last']}"
 
 
 def disagreeing_codes(study: Study) -> list[str]:
@@ -184,14 +213,22 @@ def disagreeing_codes(study: Study) -> list[str]:
 def disagreement_summary(study: Study) -> tuple[int, list[str]]:
     """How many pairs `disagreements(study)` holds, and the criterion codes among them (the
     list page needs both), from one reading of the study's counted pairs grouped by criterion
-    version (joining the criteria to every pair would cost more than the pairs). Two queries."""
+    version (joining the criteria to every pair would cost more than the pairs). Cached under
+    what makes a pair one of them (`_pairs_state`; a gold verdict names no new pair). Three
+    queries when cached (the two of its key, the cache's row), five more otherwise."""
+    key = f"disagreements:{_pairs_state(study)}"
+    found: tuple[int, list[str]] | None = cache.get(key)
+    if found is not None:
+        return found
     per_version = dict(
         _pairs(study, Filters()).values_list("criterion_version").annotate(n=Count("pk")).order_by()
     )
     codes = CriterionVersion.objects.filter(pk__in=list(per_version)).values_list(
         "criterion__code", flat=True
     )
-    return sum(per_version.values()), sorted(set(codes))
+    found = (sum(per_version.values()), sorted(set(codes)))
+    cache.set(key, found, SUMMARY_SECONDS)
+    return found
 
 
 def next_unresolved(study: Study, filters: Filters = Filters()) -> dict[str, Any] | None:

@@ -186,3 +186,26 @@ def test_changing_a_gold_verdict_removed_meanwhile_is_a_conflict(graders, make_u
     assert answer is not None and answer.status_code == 409
     assert answer.data == {"detail": "This gold verdict no longer exists; reload the page."}
     assert not GoldVerdict.objects.exists()
+
+
+def test_the_cached_summary_follows_changed_grades_and_requests(graders, make_user):
+    study = factories.graded_study(graders, ["pass", "pass", "fail"], responses=2)
+    assert adjudication.disagreement_summary(study)[0] == 6  # now cached
+    # The dissenter changes a submitted verdict on each response to agree: those pairs leave.
+    agreed = []
+    for dissent in Assignment.objects.filter(study_item__study=study, annotator=graders[2]):
+        version = factories.rubric_of(dissent)[0]
+        services.save_grade(dissent, version.pk, verdict="pass", rationale="ok", by=graders[2])
+        agreed.append((dissent.study_item, version))
+    assert adjudication.disagreement_summary(study)[0] == 4
+    # A maintainer sends one unanimous pair to adjudication, takes it back, sends the other:
+    # as many requests as before, but another pair.
+    maintainer = make_user(Role.MAINTAINER)
+    (first_item, first), (second_item, second) = agreed
+    adjudication.request_adjudication(first_item, first.pk, reason="check", by=maintainer)
+    count, codes = adjudication.disagreement_summary(study)
+    assert count == 5 and first.criterion.code in codes
+    assert adjudication.withdraw_request(first_item, first.pk, by=maintainer)
+    adjudication.request_adjudication(second_item, second.pk, reason="check", by=maintainer)
+    count, codes = adjudication.disagreement_summary(study)
+    assert count == 5 and second.criterion.code in codes and first.criterion.code not in codes
