@@ -67,9 +67,6 @@ class StaleGoldVerdict(AdjudicationError, Conflict):
         self.current = current
 
 
-SUMMARY_SECONDS = 24 * 3600  # the cached counts of disagreeing pairs
-
-
 class GoldVerdictGone(AdjudicationError, Conflict):
     """The gold verdict the adjudicator changed was removed meanwhile (409)."""
 
@@ -175,6 +172,9 @@ def with_task_keys(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         row["task"] = keys[row["item"]]
     return rows
+
+
+SUMMARY_SECONDS = 24 * 3600  # the cached counts of disagreeing pairs
 
 
 def unresolved_count(study: Study, filters: Filters = Filters()) -> int:

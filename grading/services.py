@@ -869,16 +869,14 @@ def save_likert(assignment: Assignment, item_id: int, value: int, *, by: User) -
     if value not in LikertItem.SCALE:
         raise GradingError(gettext("Choose a value from 1 to 5."))
     rating = LikertRating.objects.filter(assignment=assignment, item=item).first()
+    changed = rating is None or rating.value != value
     if rating is None:
         rating = LikertRating.objects.create(assignment=assignment, item=item, value=value)
-        changed = True
-    else:
-        changed = rating.value != value
-        if changed and assignment.is_submitted:  # kept in the audit trail, like any later change
+    elif changed:
+        if assignment.is_submitted:  # kept in the audit trail, like any later change
             audit.record(rating, AuditEvent.Kind.UPDATED, by, {"value": [rating.value, value]})
-        if changed:
-            rating.value = value
-            rating.save()
+        rating.value = value
+        rating.save()
     if changed and assignment.is_submitted:
         ResultsRevision.objects.bump(assignment.study_item.study_id)
     _touch(assignment, now)

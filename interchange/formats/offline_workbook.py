@@ -490,8 +490,8 @@ def _read(
             )
             continue
         level = _level(value)
-        verdict = None if level is not None else _verdict(value, words)
-        if verdict is False:  # (a whole number is a level, checked by the caller)
+        typed = None if level is not None else _verdict(value, words)
+        if typed is False:  # (a whole number is a level, checked by the caller)
             report(
                 number,
                 "verdict",
@@ -500,9 +500,7 @@ def _read(
                 ),
             )
         rationale = _cell_text(cells[RATIONALE_COLUMN - 1])
-        typed = words.get(value.strip().casefold()) if isinstance(value, str) else None
-        wording = typed is not None and typed[1]
-        verdict = verdict if isinstance(verdict, GradeVerdict) else None
+        verdict, wording = typed if isinstance(typed, tuple) else (None, False)
         graded.append(GradedRow(item_id, criterion_id, verdict, rationale, number, wording, level))
     expected = signature(key, annotator, study_id, row_ids)
     valid = hmac.compare_digest(expected, meta.get("signature", ""))
@@ -574,13 +572,13 @@ def _cell_text(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _verdict(value: object, words: VerdictWords) -> GradeVerdict | bool | None:
-    """The verdict, ``None`` when blank, ``False`` when not a verdict."""
+def _verdict(value: object, words: VerdictWords) -> tuple[GradeVerdict, bool] | bool | None:
+    """The verdict, and whether it was written in a penalty's words; ``None`` when blank,
+    ``False`` when not a verdict."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, str):
-        found = words.get(value.strip().casefold())
-        return found[0] if found else False
+        return words.get(value.strip().casefold(), False)
     return False
 
 
