@@ -138,8 +138,6 @@ MESSAGE_DIRS := --ignore=.venv --ignore=staticfiles --ignore=var --ignore=media 
 
 messages: install
 	@command -v msgfmt >/dev/null || { echo "GNU gettext is required: apt-get install gettext"; exit 1; }
-	DJANGO_SETTINGS_MODULE=l2annot.settings $(PY) -c 'import django; django.setup(); from l2annot.forms import write_model_labels; write_model_labels()'
-	$(VENV)/bin/ruff format --quiet l2annot/model_labels.py
 	$(PY) manage.py makemessages --locale=es --no-obsolete --add-location=file $(MESSAGE_DIRS)
 	$(PY) manage.py makemessages --locale=es --no-obsolete --add-location=file --domain=djangojs $(MESSAGE_DIRS)
 	$(PY) manage.py compilemessages --locale=es $(MESSAGE_DIRS)

@@ -14,7 +14,7 @@ from accounts.roles import ACTION_LABELS
 class User(AbstractUser):
     """The project's own user model, so profile fields can grow without a swap later."""
 
-    display_name = models.CharField(max_length=150, blank=True)
+    display_name = models.CharField(max_length=150, blank=True, verbose_name=_("display name"))
     # The interface language this person chose; blank: their browser's (accounts.middleware).
     language = models.CharField(
         _("interface language"), max_length=10, blank=True, choices=settings.LANGUAGES
@@ -54,13 +54,28 @@ class ApiToken(models.Model):
 
     KEY_PREFIX = "l2a_"  # makes a pasted key easy to recognise (and to scan for in leaks)
 
-    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
-    name = models.CharField(max_length=100, help_text="What the token is for, e.g. nightly export.")
-    key_hash = models.CharField(max_length=64, unique=True, editable=False)
-    hint = models.CharField(max_length=12, editable=False, help_text="The key's first characters.")
-    created = models.DateTimeField(auto_now_add=True)
-    last_used = models.DateTimeField(null=True, blank=True, editable=False)
-    revoked = models.DateTimeField(null=True, blank=True, editable=False)
+    user = models.ForeignKey(
+        User, on_delete=models.CASCADE, related_name="api_tokens", verbose_name=_("user")
+    )
+    name = models.CharField(
+        max_length=100,
+        help_text=_("What the token is for, e.g. nightly export."),
+        verbose_name=_("name"),
+    )
+    key_hash = models.CharField(
+        max_length=64, unique=True, editable=False, verbose_name=_("key hash")
+    )
+    hint = models.CharField(
+        max_length=12,
+        editable=False,
+        help_text=_("The key's first characters."),
+        verbose_name=_("hint"),
+    )
+    created = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    last_used = models.DateTimeField(
+        null=True, blank=True, editable=False, verbose_name=_("last used at")
+    )
+    revoked = models.DateTimeField(null=True, blank=True, editable=False, verbose_name=_("revoked"))
 
     objects = ApiTokenQuerySet.as_manager()
 

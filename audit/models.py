@@ -26,17 +26,23 @@ class AuditEvent(models.Model):
         IMPORTED = "imported", _("imported")
         STATUS = "status", _("status changed")
 
-    content_type = models.ForeignKey(ContentType, on_delete=models.PROTECT)
-    object_id = models.CharField(max_length=64)
-    object_repr = models.CharField(max_length=300)
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    content_type = models.ForeignKey(
+        ContentType, on_delete=models.PROTECT, verbose_name=_("content type")
     )
-    at = models.DateTimeField(auto_now_add=True, db_index=True)
-    kind = models.CharField(max_length=16, choices=Kind.choices)
+    object_id = models.CharField(max_length=64, verbose_name=_("object id"))
+    object_repr = models.CharField(max_length=300, verbose_name=_("object"))
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("actor"),
+    )
+    at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("recorded at"))
+    kind = models.CharField(max_length=16, choices=Kind.choices, verbose_name=_("kind"))
     # {"field": [old, new], ...}; for a creation old is null, for a deletion new is null.
-    changes = models.JSONField(default=dict, blank=True)
-    comment = models.TextField(blank=True)
+    changes = models.JSONField(default=dict, blank=True, verbose_name=_("changes"))
+    comment = models.TextField(blank=True, verbose_name=_("comment"))
 
     objects = AuditEventQuerySet.as_manager()
 

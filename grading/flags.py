@@ -306,7 +306,10 @@ def open_flags(study: Study) -> OpenFlags:
         group = by_response[item.pk]
         if not group.key:
             group.key = f"item-{item.pk}"
-            group.label = f"{item.response.task.key}, response {item.pk}"
+            group.label = gettext("%(task)s, response %(number)s") % {
+                "task": item.response.task.key,
+                "number": item.pk,
+            }
         group.flags.append(flag)
     return OpenFlags(
         flags,

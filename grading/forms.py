@@ -32,7 +32,7 @@ class StudyForm(forms.ModelForm):
     """A new study's settings and pool; which responses it holds is the StudySelectionForm's."""
 
     annotators = forms.ModelMultipleChoiceField(
-        queryset=User.objects.none(), widget=forms.CheckboxSelectMultiple
+        queryset=User.objects.none(), widget=forms.CheckboxSelectMultiple, label=_("Annotators")
     )
     assign_now = forms.BooleanField(required=False, initial=True, label=_("Assign graders now"))
 
@@ -117,7 +117,7 @@ class StudySelectionForm(TaskFilterForm):
 
     MATCHING, CHOSEN = "matching", "chosen"
 
-    model = forms.ChoiceField(required=False)
+    model = forms.ChoiceField(required=False, label=_("Model"))
     scope = forms.ChoiceField(
         choices=[(MATCHING, "All tasks that match"), (CHOSEN, "Only the tasks ticked")],
         required=False,
@@ -133,7 +133,7 @@ class StudySelectionForm(TaskFilterForm):
         super().__init__(*args, languages=languages, **kwargs)
         self.fields["status"].label = _("Review status")
         model = cast(forms.ChoiceField, self.fields["model"])
-        model.choices = [("", "Any model")] + [(m, m) for m in models]
+        model.choices = [("", gettext("Any model"))] + [(m, m) for m in models]
         cast(forms.ModelMultipleChoiceField, self.fields["tasks"]).queryset = published_tasks()
 
     def filter_fields(self) -> list[forms.BoundField]:
@@ -189,8 +189,12 @@ class StudySelectionForm(TaskFilterForm):
 class GoldVerdictForm(forms.Form):
     """An adjudicator's verdict on one pair; `revision` is the gold revision they saw (0: none)."""
 
-    verdict = forms.ChoiceField(choices=Verdict.choices, widget=forms.RadioSelect)
-    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    verdict = forms.ChoiceField(
+        choices=Verdict.choices, widget=forms.RadioSelect, label=_("Verdict")
+    )
+    note = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 3}), label=_("Note")
+    )
     revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
 
     def __init__(
@@ -311,19 +315,25 @@ class LikertQuestionsForm(forms.Form):
 class FlagForm(forms.Form):
     """A grader's flag on their response or one of its criteria (grading.flags.raise_flag)."""
 
-    kind = forms.ChoiceField(choices=Flag.Kind.choices, widget=forms.RadioSelect)
-    comment = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
-    skip = forms.BooleanField(required=False)
+    kind = forms.ChoiceField(choices=Flag.Kind.choices, widget=forms.RadioSelect, label=_("Kind"))
+    comment = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 3}), label=_("Comment")
+    )
+    skip = forms.BooleanField(required=False, label=_("Skip"))
     criterion_version = forms.IntegerField(required=False, widget=forms.HiddenInput)
 
 
 class ResolveFlagForm(forms.Form):
     """A maintainer's resolution of a flag (grading.flags.resolve_flag)."""
 
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}))
-    outcome = forms.ChoiceField(choices=[("", ""), *Flag.Outcome.choices], required=False)
-    reassign_to = forms.ModelChoiceField(queryset=User.objects.none(), required=False)
-    open_draft = forms.BooleanField(required=False)
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), label=_("Note"))
+    outcome = forms.ChoiceField(
+        choices=[("", ""), *Flag.Outcome.choices], required=False, label=_("Outcome")
+    )
+    reassign_to = forms.ModelChoiceField(
+        queryset=User.objects.none(), required=False, label=_("Reassign to")
+    )
+    open_draft = forms.BooleanField(required=False, label=_("Open draft"))
 
     def __init__(self, *args: Any, candidates: list[User], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

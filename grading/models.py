@@ -75,79 +75,116 @@ class Study(models.Model):
 
     Escalation = Escalation
 
-    name = models.CharField(max_length=200)
-    framework = models.ForeignKey(Framework, on_delete=models.PROTECT, related_name="studies")
-    description = models.TextField(blank=True)
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    framework = models.ForeignKey(
+        Framework, on_delete=models.PROTECT, related_name="studies", verbose_name=_("framework")
+    )
+    description = models.TextField(blank=True, verbose_name=_("description"))
     overlap = models.PositiveSmallIntegerField(
         default=3,
         validators=[MinValueValidator(1)],
-        help_text="How many independent graders each response needs (k).",
+        help_text=_("How many independent graders each response needs (k)."),
+        verbose_name=_("overlap"),
     )
     overlap_percent = models.PositiveSmallIntegerField(
         default=100,
         validators=[MinValueValidator(1), MaxValueValidator(100)],
-        help_text="Share of the responses (in %) graded by k graders; the rest get one grader, "
-        "chosen by the study's seed.",
+        help_text=_(
+            "Share of the responses (in %) graded by k graders; the rest get one grader, "
+            "chosen by the study's seed."
+        ),
+        verbose_name=_("overlap percent"),
     )
     escalation = models.CharField(
         max_length=8,
         choices=Escalation.choices,
         default=Escalation.OFF,
-        help_text="When the submitted graders of a response disagree, assign one more grader.",
+        help_text=_("When the submitted graders of a response disagree, assign one more grader."),
+        verbose_name=_("escalation"),
     )
     escalation_threshold = models.FloatField(
         null=True,
         blank=True,
         validators=[MinValueValidator(-1), MaxValueValidator(1)],
-        help_text="Escalate only on criteria whose Krippendorff's alpha in this study is below "
-        "this (with 'criteria below a threshold').",
+        help_text=_(
+            "Escalate only on criteria whose Krippendorff's alpha in this study is below "
+            "this (with 'criteria below a threshold')."
+        ),
+        verbose_name=_("escalation threshold"),
     )
     escalation_cap = models.PositiveSmallIntegerField(
         null=True,
         blank=True,
         validators=[MinValueValidator(2)],
-        help_text="Most graders a response may reach by escalation.",
+        help_text=_("Most graders a response may reach by escalation."),
+        verbose_name=_("escalation cap"),
     )
     gold_rate = models.PositiveSmallIntegerField(
         default=0,
         validators=[MaxValueValidator(50)],
-        help_text="Share (in %) of each annotator's queue made of gold checks, unannounced.",
+        help_text=_("Share (in %) of each annotator's queue made of gold checks, unannounced."),
+        verbose_name=_("gold rate"),
     )
     gold_warning = models.FloatField(
         null=True,
         blank=True,
         validators=[MinValueValidator(0), MaxValueValidator(1)],
-        help_text="Warn maintainers when an annotator's accuracy on gold checks is below this "
-        "(0 to 1).",
+        help_text=_(
+            "Warn maintainers when an annotator's accuracy on gold checks is below this (0 to 1)."
+        ),
+        verbose_name=_("gold warning"),
     )
     qualification_items = models.PositiveSmallIntegerField(
         default=0,
-        help_text="Gold checks a new annotator grades first, before any real response; "
-        "0: no qualification round.",
+        help_text=_(
+            "Gold checks a new annotator grades first, before any real response; "
+            "0: no qualification round."
+        ),
+        verbose_name=_("qualification items"),
     )
     qualification_accuracy = models.FloatField(
         default=0.8,
         validators=[MinValueValidator(0), MaxValueValidator(1)],
-        help_text="Accuracy (0 to 1) on the qualification round needed to go on to real items.",
+        help_text=_("Accuracy (0 to 1) on the qualification round needed to go on to real items."),
+        verbose_name=_("qualification accuracy"),
     )
     annotators = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, through="PoolMember", related_name="grading_studies"
+        settings.AUTH_USER_MODEL,
+        through="PoolMember",
+        related_name="grading_studies",
+        verbose_name=_("annotators"),
     )
     match_expertise = models.BooleanField(
         default=False,
-        help_text="Give a response only to annotators tagged for its sub-competency and language.",
+        help_text=_(
+            "Give a response only to annotators tagged for its sub-competency and language."
+        ),
+        verbose_name=_("match expertise"),
     )
-    deadline = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
-    require_rationale_on_fail = models.BooleanField(default=True)
-    show_grader_names_to_adjudicator = models.BooleanField(default=False)
+    deadline = models.DateTimeField(null=True, blank=True, verbose_name=_("deadline"))
+    status = models.CharField(
+        max_length=8, choices=Status.choices, default=Status.OPEN, verbose_name=_("status")
+    )
+    require_rationale_on_fail = models.BooleanField(
+        default=True, verbose_name=_("require rationale on fail")
+    )
+    show_grader_names_to_adjudicator = models.BooleanField(
+        default=False, verbose_name=_("show grader names to adjudicator")
+    )
     seed = models.PositiveIntegerField(
-        default=new_seed, help_text="Seeds the assignment and each annotator's item order."
+        default=new_seed,
+        help_text=_("Seeds the assignment and each annotator's item order."),
+        verbose_name=_("seed"),
     )
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("created by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     objects = StudyQuerySet.as_manager()
     # Set on the studies of StudyQuerySet.with_progress() only.
@@ -197,12 +234,20 @@ class Study(models.Model):
 
 
 class PoolMember(models.Model):
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="pool")
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="pool", verbose_name=_("study")
+    )
     annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="study_memberships"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="study_memberships",
+        verbose_name=_("annotator"),
     )
     capacity = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Most responses this annotator grades; empty: no limit."
+        null=True,
+        blank=True,
+        help_text=_("Most responses this annotator grades; empty: no limit."),
+        verbose_name=_("capacity"),
     )
 
     class Meta:
@@ -224,7 +269,10 @@ class Expertise(models.Model):
     languages. Studies use the tags only when `match_expertise` is on."""
 
     annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="expertise"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="expertise",
+        verbose_name=_("annotator"),
     )
     sub_competency = models.ForeignKey(
         SubCompetency,
@@ -235,7 +283,11 @@ class Expertise(models.Model):
         verbose_name=_("sub-competency"),
     )
     language = models.CharField(
-        max_length=8, choices=languages.CHOICES, blank=True, help_text="ISO 639-1 code."
+        max_length=8,
+        choices=languages.CHOICES,
+        blank=True,
+        help_text=_("ISO 639-1 code."),
+        verbose_name=_("language"),
     )
 
     class Meta:
@@ -290,18 +342,25 @@ class LikertItem(models.Model):
 
     SCALE = range(1, 6)
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="likert_items")
-    order = models.PositiveIntegerField(default=0)
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="likert_items", verbose_name=_("study")
+    )
+    order = models.PositiveIntegerField(default=0, verbose_name=_("order"))
     key = models.SlugField(
         max_length=QUESTION_KEY_LENGTH,
-        help_text="Names the question in files: a judge's 1-5 ratings are matched on it.",
+        help_text=_("Names the question in files: a judge's 1-5 ratings are matched on it."),
+        verbose_name=_("key"),
     )
-    prompt = models.CharField(max_length=300)
-    label_1 = models.CharField(max_length=60, default="Strongly disagree")
-    label_2 = models.CharField(max_length=60, default="Disagree")
-    label_3 = models.CharField(max_length=60, default="Neither agree nor disagree")
-    label_4 = models.CharField(max_length=60, default="Agree")
-    label_5 = models.CharField(max_length=60, default="Strongly agree")
+    prompt = models.CharField(max_length=300, verbose_name=_("prompt"))
+    label_1 = models.CharField(
+        max_length=60, default="Strongly disagree", verbose_name=_("label 1")
+    )
+    label_2 = models.CharField(max_length=60, default="Disagree", verbose_name=_("label 2"))
+    label_3 = models.CharField(
+        max_length=60, default="Neither agree nor disagree", verbose_name=_("label 3")
+    )
+    label_4 = models.CharField(max_length=60, default="Agree", verbose_name=_("label 4"))
+    label_5 = models.CharField(max_length=60, default="Strongly agree", verbose_name=_("label 5"))
 
     class Meta:
         verbose_name = _("rating question")
@@ -332,16 +391,26 @@ class StudyItem(models.Model):
     """One response in a study, with the rubric version it is graded against (the task's latest
     published one when the response was added)."""
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items")
-    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="study_items")
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="items", verbose_name=_("study")
+    )
+    response = models.ForeignKey(
+        Response, on_delete=models.PROTECT, related_name="study_items", verbose_name=_("response")
+    )
     rubric_version = models.ForeignKey(
-        RubricVersion, on_delete=models.PROTECT, related_name="study_items"
+        RubricVersion,
+        on_delete=models.PROTECT,
+        related_name="study_items",
+        verbose_name=_("rubric version"),
     )
     graders_wanted = models.PositiveSmallIntegerField(
         null=True,
         blank=True,
-        help_text="Graders this response needs; empty: the study's k. One for the responses "
-        "left out of the overlap, raised by escalation.",
+        help_text=_(
+            "Graders this response needs; empty: the study's k. One for the responses "
+            "left out of the overlap, raised by escalation."
+        ),
+        verbose_name=_("graders wanted"),
     )
     gold_source = models.ForeignKey(
         "self",
@@ -349,8 +418,11 @@ class StudyItem(models.Model):
         null=True,
         blank=True,
         related_name="gold_checks",
-        help_text="A gold check: the adjudicated item (of another study) whose gold verdicts "
-        "its grades are scored against. Gold checks are not study data.",
+        help_text=_(
+            "A gold check: the adjudicated item (of another study) whose gold verdicts "
+            "its grades are scored against. Gold checks are not study data."
+        ),
+        verbose_name=_("gold source"),
     )
 
     objects = StudyItemQuerySet.as_manager()
@@ -377,21 +449,40 @@ class Assignment(models.Model):
         IN_PROGRESS = "in_progress", _("In progress")
         SUBMITTED = "submitted", _("Submitted")
 
-    study_item = models.ForeignKey(StudyItem, on_delete=models.CASCADE, related_name="assignments")
-    annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments"
+    study_item = models.ForeignKey(
+        StudyItem,
+        on_delete=models.CASCADE,
+        related_name="assignments",
+        verbose_name=_("study item"),
     )
-    position = models.PositiveIntegerField(help_text="Place in this annotator's random order.")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ASSIGNED)
-    started_at = models.DateTimeField(null=True, blank=True)
-    last_activity_at = models.DateTimeField(null=True, blank=True)
-    submitted_at = models.DateTimeField(null=True, blank=True)
-    time_spent_seconds = models.PositiveIntegerField(default=0)
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="assignments",
+        verbose_name=_("annotator"),
+    )
+    position = models.PositiveIntegerField(
+        help_text=_("Place in this annotator's random order."), verbose_name=_("position")
+    )
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.ASSIGNED, verbose_name=_("status")
+    )
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
+    last_activity_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("last activity at")
+    )
+    submitted_at = models.DateTimeField(null=True, blank=True, verbose_name=_("submitted at"))
+    time_spent_seconds = models.PositiveIntegerField(
+        default=0, verbose_name=_("time spent (seconds)")
+    )
     skipped_at = models.DateTimeField(
         null=True,
         blank=True,
-        help_text="Set aside by its grader with a flag: out of their queue until a maintainer "
-        "resolves the flag (returns it to them or gives it to another grader).",
+        help_text=_(
+            "Set aside by its grader with a flag: out of their queue until a maintainer "
+            "resolves the flag (returns it to them or gives it to another grader)."
+        ),
+        verbose_name=_("skipped at"),
     )
 
     objects = AssignmentQuerySet.as_manager()
@@ -429,22 +520,35 @@ class Grade(models.Model):
     against its criterion's scale by CriterionVersion.level_error, which every writer calls
     (a check constraint cannot read the criterion's row)."""
 
-    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="grades")
+    assignment = models.ForeignKey(
+        Assignment, on_delete=models.PROTECT, related_name="grades", verbose_name=_("assignment")
+    )
     criterion_version = models.ForeignKey(
-        CriterionVersion, on_delete=models.PROTECT, related_name="grades"
+        CriterionVersion,
+        on_delete=models.PROTECT,
+        related_name="grades",
+        verbose_name=_("criterion version"),
     )
-    verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
+    verdict = models.CharField(
+        max_length=4, choices=Verdict.choices, blank=True, verbose_name=_("verdict")
+    )
     level = models.IntegerField(
-        null=True, blank=True, help_text="The scale point chosen on an ordinal criterion."
+        null=True,
+        blank=True,
+        help_text=_("The scale point chosen on an ordinal criterion."),
+        verbose_name=_("level"),
     )
-    rationale = models.TextField(blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    rationale = models.TextField(blank=True, verbose_name=_("rationale"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
     active_ms = models.PositiveIntegerField(
         null=True,
         blank=True,
-        help_text="Active time the grader spent on this criterion before submitting, in "
-        "milliseconds, as the grading page measures it (docs/grading.md); empty when not "
-        "measured (the API, the offline workbook, a page without JavaScript).",
+        help_text=_(
+            "Active time the grader spent on this criterion before submitting, in "
+            "milliseconds, as the grading page measures it (docs/grading.md); empty when not "
+            "measured (the API, the offline workbook, a page without JavaScript)."
+        ),
+        verbose_name=_("active time (ms)"),
     )
 
     class Meta:
@@ -480,14 +584,25 @@ def _shown(verdict: str, level: int | None) -> str:
 class GradeRevision(models.Model):
     """A grade's value as it was before a change made after submission."""
 
-    grade = models.ForeignKey(Grade, on_delete=models.PROTECT, related_name="revisions")
-    verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
-    level = models.IntegerField(null=True, blank=True)
-    rationale = models.TextField(blank=True)
-    written_at = models.DateTimeField(help_text="When this value was saved.")
-    replaced_at = models.DateTimeField(auto_now_add=True)
+    grade = models.ForeignKey(
+        Grade, on_delete=models.PROTECT, related_name="revisions", verbose_name=_("grade")
+    )
+    verdict = models.CharField(
+        max_length=4, choices=Verdict.choices, blank=True, verbose_name=_("verdict")
+    )
+    level = models.IntegerField(null=True, blank=True, verbose_name=_("level"))
+    rationale = models.TextField(blank=True, verbose_name=_("rationale"))
+    written_at = models.DateTimeField(
+        help_text=_("When this value was saved."), verbose_name=_("written at")
+    )
+    replaced_at = models.DateTimeField(auto_now_add=True, verbose_name=_("replaced at"))
     replaced_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("replaced by"),
     )
 
     class Meta:
@@ -507,14 +622,26 @@ class TurnGrade(models.Model):
     criterion's turn rule (rubrics.scoring.turn_outcome) on every save, so everything that
     reads grades per response (agreement, scores, exports) sees the rule's verdict."""
 
-    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="turn_grades")
-    criterion_version = models.ForeignKey(
-        CriterionVersion, on_delete=models.PROTECT, related_name="turn_grades"
+    assignment = models.ForeignKey(
+        Assignment,
+        on_delete=models.PROTECT,
+        related_name="turn_grades",
+        verbose_name=_("assignment"),
     )
-    turn = models.ForeignKey(Turn, on_delete=models.PROTECT, related_name="grades")
-    verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
-    rationale = models.TextField(blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    criterion_version = models.ForeignKey(
+        CriterionVersion,
+        on_delete=models.PROTECT,
+        related_name="turn_grades",
+        verbose_name=_("criterion version"),
+    )
+    turn = models.ForeignKey(
+        Turn, on_delete=models.PROTECT, related_name="grades", verbose_name=_("turn")
+    )
+    verdict = models.CharField(
+        max_length=4, choices=Verdict.choices, blank=True, verbose_name=_("verdict")
+    )
+    rationale = models.TextField(blank=True, verbose_name=_("rationale"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
         verbose_name = _("turn grade")
@@ -534,13 +661,24 @@ class TurnGrade(models.Model):
 class TurnGradeRevision(models.Model):
     """A turn grade's value as it was before a change made after submission."""
 
-    turn_grade = models.ForeignKey(TurnGrade, on_delete=models.PROTECT, related_name="revisions")
-    verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
-    rationale = models.TextField(blank=True)
-    written_at = models.DateTimeField(help_text="When this value was saved.")
-    replaced_at = models.DateTimeField(auto_now_add=True)
+    turn_grade = models.ForeignKey(
+        TurnGrade, on_delete=models.PROTECT, related_name="revisions", verbose_name=_("turn grade")
+    )
+    verdict = models.CharField(
+        max_length=4, choices=Verdict.choices, blank=True, verbose_name=_("verdict")
+    )
+    rationale = models.TextField(blank=True, verbose_name=_("rationale"))
+    written_at = models.DateTimeField(
+        help_text=_("When this value was saved."), verbose_name=_("written at")
+    )
+    replaced_at = models.DateTimeField(auto_now_add=True, verbose_name=_("replaced at"))
     replaced_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("replaced by"),
     )
 
     class Meta:
@@ -554,13 +692,18 @@ class TurnGradeRevision(models.Model):
 
 class LikertRating(models.Model):
     assignment = models.ForeignKey(
-        Assignment, on_delete=models.PROTECT, related_name="likert_ratings"
+        Assignment,
+        on_delete=models.PROTECT,
+        related_name="likert_ratings",
+        verbose_name=_("assignment"),
     )
-    item = models.ForeignKey(LikertItem, on_delete=models.PROTECT, related_name="ratings")
+    item = models.ForeignKey(
+        LikertItem, on_delete=models.PROTECT, related_name="ratings", verbose_name=_("item")
+    )
     value = models.PositiveSmallIntegerField(
-        validators=[MinValueValidator(1), MaxValueValidator(5)]
+        validators=[MinValueValidator(1), MaxValueValidator(5)], verbose_name=_("value")
     )
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
         verbose_name = _("rating")
@@ -585,18 +728,30 @@ class GoldVerdict(models.Model):
     GoldVerdictRevision row. On an ordinal criterion the gold is a `level` of its scale (or
     the verdict N/A), as for a grade."""
 
-    study_item = models.ForeignKey(StudyItem, on_delete=models.PROTECT, related_name="gold")
+    study_item = models.ForeignKey(
+        StudyItem, on_delete=models.PROTECT, related_name="gold", verbose_name=_("study item")
+    )
     criterion_version = models.ForeignKey(
-        CriterionVersion, on_delete=models.PROTECT, related_name="gold_verdicts"
+        CriterionVersion,
+        on_delete=models.PROTECT,
+        related_name="gold_verdicts",
+        verbose_name=_("criterion version"),
     )
-    verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
-    level = models.IntegerField(null=True, blank=True)
-    note = models.TextField(blank=True)
+    verdict = models.CharField(
+        max_length=4, choices=Verdict.choices, blank=True, verbose_name=_("verdict")
+    )
+    level = models.IntegerField(null=True, blank=True, verbose_name=_("level"))
+    note = models.TextField(blank=True, verbose_name=_("note"))
     by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("by"),
     )
-    at = models.DateTimeField(auto_now=True)
-    revision = models.PositiveIntegerField(default=1)
+    at = models.DateTimeField(auto_now=True, verbose_name=_("recorded at"))
+    revision = models.PositiveIntegerField(default=1, verbose_name=_("revision"))
 
     class Meta:
         verbose_name = _("gold verdict")
@@ -621,18 +776,34 @@ class GoldVerdict(models.Model):
 class GoldVerdictRevision(models.Model):
     """A gold verdict's value as it was before an adjudicator changed it."""
 
-    gold = models.ForeignKey(GoldVerdict, on_delete=models.PROTECT, related_name="revisions")
-    revision = models.PositiveIntegerField()
-    verdict = models.CharField(max_length=4, choices=Verdict.choices, blank=True)
-    level = models.IntegerField(null=True, blank=True)
-    note = models.TextField(blank=True)
-    by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    gold = models.ForeignKey(
+        GoldVerdict, on_delete=models.PROTECT, related_name="revisions", verbose_name=_("gold")
     )
-    written_at = models.DateTimeField(help_text="When this value was saved.")
-    replaced_at = models.DateTimeField(auto_now_add=True)
+    revision = models.PositiveIntegerField(verbose_name=_("revision"))
+    verdict = models.CharField(
+        max_length=4, choices=Verdict.choices, blank=True, verbose_name=_("verdict")
+    )
+    level = models.IntegerField(null=True, blank=True, verbose_name=_("level"))
+    note = models.TextField(blank=True, verbose_name=_("note"))
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("by"),
+    )
+    written_at = models.DateTimeField(
+        help_text=_("When this value was saved."), verbose_name=_("written at")
+    )
+    replaced_at = models.DateTimeField(auto_now_add=True, verbose_name=_("replaced at"))
     replaced_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("replaced by"),
     )
 
     class Meta:
@@ -653,16 +824,27 @@ class AdjudicationRequest(models.Model):
     adjudication queue beside the pairs whose grades differ."""
 
     study_item = models.ForeignKey(
-        StudyItem, on_delete=models.CASCADE, related_name="adjudication_requests"
+        StudyItem,
+        on_delete=models.CASCADE,
+        related_name="adjudication_requests",
+        verbose_name=_("study item"),
     )
     criterion_version = models.ForeignKey(
-        CriterionVersion, on_delete=models.PROTECT, related_name="+"
+        CriterionVersion,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("criterion version"),
     )
-    reason = models.TextField()
+    reason = models.TextField(verbose_name=_("reason"))
     by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("by"),
     )
-    at = models.DateTimeField(auto_now_add=True)
+    at = models.DateTimeField(auto_now_add=True, verbose_name=_("requested at"))
 
     class Meta:
         verbose_name = _("adjudication request")
@@ -707,33 +889,46 @@ class Flag(models.Model):
         RETURNED = "returned", _("Returned to its grader")
         REASSIGNED = "reassigned", _("Given to another grader")
 
-    study_item = models.ForeignKey(StudyItem, on_delete=models.PROTECT, related_name="flags")
+    study_item = models.ForeignKey(
+        StudyItem, on_delete=models.PROTECT, related_name="flags", verbose_name=_("study item")
+    )
     criterion_version = models.ForeignKey(
         CriterionVersion,
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="flags",
-        help_text="The criterion flagged; empty for the response as a whole.",
+        help_text=_("The criterion flagged; empty for the response as a whole."),
+        verbose_name=_("criterion version"),
     )
-    kind = models.CharField(max_length=20, choices=Kind.choices)
-    comment = models.TextField(blank=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices, verbose_name=_("kind"))
+    comment = models.TextField(blank=True, verbose_name=_("comment"))
     skipped = models.BooleanField(
-        default=False, help_text="The grader set the response aside with this flag."
+        default=False,
+        help_text=_("The grader set the response aside with this flag."),
+        verbose_name=_("skipped"),
     )
     by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="flags_raised"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="flags_raised",
+        verbose_name=_("by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
-    resolution_note = models.TextField(blank=True)
-    outcome = models.CharField(max_length=10, choices=Outcome.choices, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    status = models.CharField(
+        max_length=8, choices=Status.choices, default=Status.OPEN, verbose_name=_("status")
+    )
+    resolution_note = models.TextField(blank=True, verbose_name=_("resolution note"))
+    outcome = models.CharField(
+        max_length=10, choices=Outcome.choices, blank=True, verbose_name=_("outcome")
+    )
     reassigned_to = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="+",
+        verbose_name=_("reassigned to"),
     )
     draft = models.ForeignKey(
         CriterionVersion,
@@ -741,12 +936,18 @@ class Flag(models.Model):
         null=True,
         blank=True,
         related_name="+",
-        help_text="The draft of the criterion's next version this flag's resolution opened.",
+        help_text=_("The draft of the criterion's next version this flag's resolution opened."),
+        verbose_name=_("draft"),
     )
     resolved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("resolved by"),
     )
-    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True, verbose_name=_("resolved at"))
 
     objects = FlagQuerySet.as_manager()
     # Set by the study's flags page only: who could take a response set aside.
@@ -789,19 +990,30 @@ class PairTally(models.Model):
     A new write path of submitted verdicts must call it too; `tallies.check_study` tells
     whether a study's rows agree with its grades."""
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="+")
-    study_item = models.ForeignKey(StudyItem, on_delete=models.CASCADE, related_name="tallies")
-    criterion_version = models.ForeignKey(
-        CriterionVersion, on_delete=models.CASCADE, related_name="+"
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="+", verbose_name=_("study")
     )
-    passes = models.PositiveIntegerField(default=0)
-    fails = models.PositiveIntegerField(default=0)
-    nas = models.PositiveIntegerField(default=0)
-    levels = models.PositiveIntegerField(default=0)  # grades with a level (ordinal criteria)
-    low_level = models.IntegerField(null=True, blank=True)
-    high_level = models.IntegerField(null=True, blank=True)
+    study_item = models.ForeignKey(
+        StudyItem, on_delete=models.CASCADE, related_name="tallies", verbose_name=_("study item")
+    )
+    criterion_version = models.ForeignKey(
+        CriterionVersion,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("criterion version"),
+    )
+    passes = models.PositiveIntegerField(default=0, verbose_name=_("passes"))
+    fails = models.PositiveIntegerField(default=0, verbose_name=_("fails"))
+    nas = models.PositiveIntegerField(default=0, verbose_name=_("not applicable"))
+    levels = models.PositiveIntegerField(
+        default=0, verbose_name=_("levels")
+    )  # grades with a level (ordinal criteria)
+    low_level = models.IntegerField(null=True, blank=True, verbose_name=_("low level"))
+    high_level = models.IntegerField(null=True, blank=True, verbose_name=_("high level"))
     split = models.BooleanField(
-        default=False, help_text="The submitted verdicts are not all the same."
+        default=False,
+        help_text=_("The submitted verdicts are not all the same."),
+        verbose_name=_("split"),
     )
 
     class Meta:
@@ -847,9 +1059,13 @@ class ResultsRevision(models.Model):
     again from 0 in a database whose cache holds nothing of it."""
 
     study = models.OneToOneField(
-        Study, on_delete=models.CASCADE, primary_key=True, related_name="results_revision"
+        Study,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="results_revision",
+        verbose_name=_("study"),
     )
-    value = models.PositiveBigIntegerField(default=0)
+    value = models.PositiveBigIntegerField(default=0, verbose_name=_("value"))
 
     objects = ResultsRevisionQuerySet.as_manager()
 

@@ -22,9 +22,13 @@ def max_upload_bytes() -> int:
 
 
 class ImportForm(forms.Form):
-    kind = forms.ChoiceField(choices=[c for c in ImportJob.Kind.choices if c[0] in ALLOWED])
-    framework = forms.ModelChoiceField(Framework.objects.all(), empty_label=None)
-    file = forms.FileField()
+    kind = forms.ChoiceField(
+        choices=[c for c in ImportJob.Kind.choices if c[0] in ALLOWED], label=_("Kind")
+    )
+    framework = forms.ModelChoiceField(
+        Framework.objects.all(), empty_label=None, label=_("Framework")
+    )
+    file = forms.FileField(label=_("File"))
     dry_run = forms.BooleanField(required=False, label=_("Dry run: check and count, write nothing"))
     create_missing = forms.BooleanField(
         required=False,
@@ -73,7 +77,9 @@ class ImportForm(forms.Form):
 class OfflineUploadForm(forms.Form):
     """A filled offline grading workbook, recorded as the annotator chosen."""
 
-    annotator = forms.ModelChoiceField(queryset=None, to_field_name="username")  # type: ignore[arg-type,var-annotated]  # set in __init__
+    annotator = forms.ModelChoiceField(
+        queryset=None, to_field_name="username", label=_("Annotator")
+    )  # type: ignore[arg-type,var-annotated]  # set in __init__
     file = forms.FileField(label=_("Workbook (.xlsx)"))
     submit = forms.BooleanField(
         required=False, label=_("Submit every response the workbook completes")

@@ -57,42 +57,76 @@ class ImportJob(models.Model):
         Kind.OFFLINE: ".xlsx",
     }
 
-    kind = models.CharField(max_length=16, choices=Kind.choices)
-    token = models.CharField(max_length=32, unique=True, editable=False)
-    file = models.FileField(upload_to=_job_upload_path, storage=import_storage, max_length=200)
-    original_name = models.CharField(max_length=255, blank=True)
-    framework = models.ForeignKey("taxonomy.Framework", on_delete=models.CASCADE, related_name="+")
-    dry_run = models.BooleanField(default=False)
+    kind = models.CharField(max_length=16, choices=Kind.choices, verbose_name=_("kind"))
+    token = models.CharField(max_length=32, unique=True, editable=False, verbose_name=_("token"))
+    file = models.FileField(
+        upload_to=_job_upload_path, storage=import_storage, max_length=200, verbose_name=_("file")
+    )
+    original_name = models.CharField(max_length=255, blank=True, verbose_name=_("original name"))
+    framework = models.ForeignKey(
+        "taxonomy.Framework",
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("framework"),
+    )
+    dry_run = models.BooleanField(default=False, verbose_name=_("dry run"))
     # An offline grading workbook: recorded as `annotator` in `study`, submitting what it completes.
     study = models.ForeignKey(
-        "grading.Study", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+        "grading.Study",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("study"),
     )
     annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("annotator"),
     )
-    submit = models.BooleanField(default=False)
+    submit = models.BooleanField(default=False, verbose_name=_("submit"))
     create_missing = models.BooleanField(
-        default=False, help_text="A benchmark import creates the sub-competencies it lacks."
+        default=False,
+        help_text=_("A benchmark import creates the sub-competencies it lacks."),
+        verbose_name=_("create missing"),
     )
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    stage = models.CharField(max_length=100, blank=True)
-    progress = models.PositiveIntegerField(default=0, help_text="Percent done.")
-    counts = models.JSONField(default=dict, blank=True)
-    summary = models.TextField(blank=True)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.QUEUED, verbose_name=_("status")
+    )
+    stage = models.CharField(max_length=100, blank=True, verbose_name=_("stage"))
+    progress = models.PositiveIntegerField(
+        default=0, help_text=_("Percent done."), verbose_name=_("progress")
+    )
+    counts = models.JSONField(default=dict, blank=True, verbose_name=_("counts"))
+    summary = models.TextField(blank=True, verbose_name=_("summary"))
     # What a finished import says after its counts (the whole line of an offline workbook's),
     # as stored messages: shown in the reader's language (interchange.problem_text).
-    notes = models.JSONField(default=list, blank=True)
-    problems = models.JSONField(default=list, blank=True, help_text="Every problem, as text.")
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    notes = models.JSONField(default=list, blank=True, verbose_name=_("notes"))
+    problems = models.JSONField(
+        default=list, blank=True, help_text=_("Every problem, as text."), verbose_name=_("problems")
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
     # The lease of a running job (interchange.jobs): which process runs it, and when it last
     # said it was alive. A job whose worker is gone is marked failed, never left "running".
-    worker = models.CharField(max_length=200, blank=True, help_text="host:pid:start of the worker")
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text=_("host:pid:start of the worker"),
+        verbose_name=_("worker"),
+    )
+    heartbeat_at = models.DateTimeField(null=True, blank=True, verbose_name=_("heartbeat at"))
 
     class Meta:
         verbose_name = _("import job")
@@ -110,8 +144,12 @@ class ImportJob(models.Model):
 class TaskSource(models.Model):
     """L2-Bench columns a Task has no field for, kept so an export writes them back."""
 
-    task = models.OneToOneField(Task, on_delete=models.CASCADE, related_name="source")
-    version_at_time_of_draft = models.CharField(max_length=100, blank=True)
+    task = models.OneToOneField(
+        Task, on_delete=models.CASCADE, related_name="source", verbose_name=_("task")
+    )
+    version_at_time_of_draft = models.CharField(
+        max_length=100, blank=True, verbose_name=_("version at time of draft")
+    )
 
     class Meta:
         verbose_name = _("task source")

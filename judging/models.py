@@ -17,10 +17,10 @@ class PromptTemplate(models.Model):
     """A judge prompt, by name. Its text lives in versions: editing it makes a new version, so
     a run always points at the exact text it sent."""
 
-    name = models.SlugField(max_length=60, unique=True)
-    description = models.TextField(blank=True)
-    revision = models.PositiveIntegerField(default=1, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    name = models.SlugField(max_length=60, unique=True, verbose_name=_("name"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         verbose_name = _("prompt template")
@@ -39,21 +39,36 @@ class PromptVersion(models.Model):
         BINARY = AnswerStyle.BINARY.value, _("Binary: true or false")
         CRITIQUE = AnswerStyle.CRITIQUE.value, _("Critique, then the verdict")
 
-    template = models.ForeignKey(PromptTemplate, on_delete=models.CASCADE, related_name="versions")
-    number = models.PositiveIntegerField()
-    text = models.TextField()
+    template = models.ForeignKey(
+        PromptTemplate,
+        on_delete=models.CASCADE,
+        related_name="versions",
+        verbose_name=_("template"),
+    )
+    number = models.PositiveIntegerField(verbose_name=_("number"))
+    text = models.TextField(verbose_name=_("text"))
     style = models.CharField(
         max_length=16,
         choices=Style.choices,
         default=Style.BINARY,
-        help_text="Binary: the answer is true or false. Critique: a critique, then the verdict "
-        "alone on its last line.",
+        help_text=_(
+            "Binary: the answer is true or false. Critique: a critique, then the verdict "
+            "alone on its last line."
+        ),
+        verbose_name=_("style"),
     )
-    note = models.TextField(blank=True, help_text="What changed, and why.")
+    note = models.TextField(
+        blank=True, help_text=_("What changed, and why."), verbose_name=_("note")
+    )
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("created by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         verbose_name = _("prompt version")
@@ -76,22 +91,31 @@ class JudgeConfig(models.Model):
     `true`/`false` is asked again with a corrective message up to `parse_retries` times at
     `retry_temperature` (as L2-Bench's scorer does: 3 times at 0.2)."""
 
-    name = models.SlugField(max_length=60, unique=True)
-    model = models.CharField(max_length=200, help_text="Inspect AI model string.")
-    prompt = models.ForeignKey(PromptVersion, on_delete=models.PROTECT, related_name="configs")
+    name = models.SlugField(max_length=60, unique=True, verbose_name=_("name"))
+    model = models.CharField(
+        max_length=200, help_text=_("Inspect AI model string."), verbose_name=_("model")
+    )
+    prompt = models.ForeignKey(
+        PromptVersion, on_delete=models.PROTECT, related_name="configs", verbose_name=_("prompt")
+    )
     model_family = models.CharField(
         max_length=200,
         blank=True,
-        help_text="The judge's vendor or family, compared with the responses' families to "
-        "measure self-preference.",
+        help_text=_(
+            "The judge's vendor or family, compared with the responses' families to "
+            "measure self-preference."
+        ),
+        verbose_name=_("model family"),
     )
-    temperature = models.FloatField(default=0.0)
-    epochs = models.PositiveSmallIntegerField(default=1)
-    max_connections = models.PositiveSmallIntegerField(default=10)
-    parse_retries = models.PositiveSmallIntegerField(default=3)
-    retry_temperature = models.FloatField(default=0.2)
-    revision = models.PositiveIntegerField(default=1, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    temperature = models.FloatField(default=0.0, verbose_name=_("temperature"))
+    epochs = models.PositiveSmallIntegerField(default=1, verbose_name=_("epochs"))
+    max_connections = models.PositiveSmallIntegerField(
+        default=10, verbose_name=_("max connections")
+    )
+    parse_retries = models.PositiveSmallIntegerField(default=3, verbose_name=_("parse retries"))
+    retry_temperature = models.FloatField(default=0.2, verbose_name=_("retry temperature"))
+    revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         verbose_name = _("judge configuration")
@@ -127,42 +151,73 @@ class JudgeRun(models.Model):
         FAILED = "failed", _("Failed")
         CANCELLED = "cancelled", _("Cancelled")
 
-    judge_model = models.CharField(max_length=200)
-    prompt_version = models.CharField(max_length=100, blank=True)
-    run_id = models.CharField(max_length=200, blank=True, help_text="The run's id in its source.")
-    started = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    judge_model = models.CharField(max_length=200, verbose_name=_("judge model"))
+    prompt_version = models.CharField(max_length=100, blank=True, verbose_name=_("prompt version"))
+    run_id = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text=_("The run's id in its source."),
+        verbose_name=_("run id"),
+    )
+    started = models.DateTimeField(null=True, blank=True, verbose_name=_("started"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     prompt = models.ForeignKey(
-        PromptVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="runs"
+        PromptVersion,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="runs",
+        verbose_name=_("prompt"),
     )
     config = models.ForeignKey(
-        JudgeConfig, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
+        JudgeConfig,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="runs",
+        verbose_name=_("judge configuration"),
     )
     model_family = models.CharField(
         max_length=200,
         blank=True,
-        help_text="The judge's vendor or family, which self-preference compares with the "
-        "responses' families: its configuration's for a run made here, given on import (or "
-        "here) for an imported one.",
+        help_text=_(
+            "The judge's vendor or family, which self-preference compares with the "
+            "responses' families: its configuration's for a run made here, given on import (or "
+            "here) for an imported one."
+        ),
+        verbose_name=_("model family"),
     )
-    parameters = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.IMPORTED)
-    calls_total = models.PositiveIntegerField(default=0)
-    calls_done = models.PositiveIntegerField(default=0)
-    errors = models.PositiveIntegerField(default=0, help_text="Calls that ended in an error.")
+    parameters = models.JSONField(default=dict, blank=True, verbose_name=_("parameters"))
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.IMPORTED, verbose_name=_("status")
+    )
+    calls_total = models.PositiveIntegerField(default=0, verbose_name=_("calls total"))
+    calls_done = models.PositiveIntegerField(default=0, verbose_name=_("calls done"))
+    errors = models.PositiveIntegerField(
+        default=0, help_text=_("Calls that ended in an error."), verbose_name=_("errors")
+    )
     unparseable = models.PositiveIntegerField(
-        default=0, help_text="Answers still not true/false after the retries."
+        default=0,
+        help_text=_("Answers still not true/false after the retries."),
+        verbose_name=_("unparseable"),
     )
-    input_tokens = models.PositiveBigIntegerField(default=0)
-    output_tokens = models.PositiveBigIntegerField(default=0)
-    total_tokens = models.PositiveBigIntegerField(default=0)
-    finished = models.DateTimeField(null=True, blank=True)
+    input_tokens = models.PositiveBigIntegerField(default=0, verbose_name=_("input tokens"))
+    output_tokens = models.PositiveBigIntegerField(default=0, verbose_name=_("output tokens"))
+    total_tokens = models.PositiveBigIntegerField(default=0, verbose_name=_("total tokens"))
+    finished = models.DateTimeField(null=True, blank=True, verbose_name=_("finished"))
     heartbeat = models.DateTimeField(
-        null=True, blank=True, help_text="Last sign of life of the job running it."
+        null=True,
+        blank=True,
+        help_text=_("Last sign of life of the job running it."),
+        verbose_name=_("heartbeat"),
     )
-    duration = models.FloatField(null=True, blank=True, help_text="Seconds.")
-    log_path = models.CharField(max_length=500, blank=True, help_text="The kept .eval log.")
-    problems = models.JSONField(default=list, blank=True)
+    duration = models.FloatField(
+        null=True, blank=True, help_text=_("Seconds."), verbose_name=_("duration")
+    )
+    log_path = models.CharField(
+        max_length=500, blank=True, help_text=_("The kept .eval log."), verbose_name=_("log path")
+    )
+    problems = models.JSONField(default=list, blank=True, verbose_name=_("problems"))
 
     class Meta:
         verbose_name = _("judge run")
@@ -225,19 +280,33 @@ class JudgeVerdict(models.Model):
     criterion's rule (rubrics.scoring.turn_outcome). Count whole responses with
     `JudgeVerdict.objects.per_response()`, turns with `per_turn()`."""
 
-    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="verdicts")
-    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="+")
-    criterion_version = models.ForeignKey(
-        CriterionVersion, on_delete=models.PROTECT, related_name="+"
+    run = models.ForeignKey(
+        JudgeRun, on_delete=models.CASCADE, related_name="verdicts", verbose_name=_("run")
     )
-    epoch = models.PositiveIntegerField(default=1)
+    response = models.ForeignKey(
+        Response, on_delete=models.PROTECT, related_name="+", verbose_name=_("response")
+    )
+    criterion_version = models.ForeignKey(
+        CriterionVersion,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("criterion version"),
+    )
+    epoch = models.PositiveIntegerField(default=1, verbose_name=_("epoch"))
     verdict = models.BooleanField(
-        null=True, help_text="Empty when the judge's answer was still unparseable after retries."
+        null=True,
+        help_text=_("Empty when the judge's answer was still unparseable after retries."),
+        verbose_name=_("verdict"),
     )
     level = models.IntegerField(
-        null=True, blank=True, help_text="The judge's level on an ordinal criterion."
+        null=True,
+        blank=True,
+        help_text=_("The judge's level on an ordinal criterion."),
+        verbose_name=_("level"),
     )
-    rationale = models.TextField(blank=True, help_text="The judge's full output.")
+    rationale = models.TextField(
+        blank=True, help_text=_("The judge's full output."), verbose_name=_("rationale")
+    )
     # A dialogue whose turns are replaced (a re-imported response) loses its turns' verdicts:
     # they judged turns that are gone. The response's verdict stays, as for any response.
     turn = models.ForeignKey(
@@ -246,8 +315,11 @@ class JudgeVerdict(models.Model):
         null=True,
         blank=True,
         related_name="+",
-        help_text="The tutor turn judged, on a turn-level criterion; empty for the verdict on "
-        "the whole response.",
+        help_text=_(
+            "The tutor turn judged, on a turn-level criterion; empty for the verdict on "
+            "the whole response."
+        ),
+        verbose_name=_("turn"),
     )
 
     objects = JudgeVerdictQuerySet.as_manager()
@@ -290,14 +362,18 @@ class JudgeRating(models.Model):
 
     SCALE = range(1, 6)
 
-    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="ratings")
-    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="+")
-    question = models.SlugField(max_length=50)
-    epoch = models.PositiveIntegerField(default=1)
-    value = models.PositiveSmallIntegerField(
-        validators=[MinValueValidator(1), MaxValueValidator(5)]
+    run = models.ForeignKey(
+        JudgeRun, on_delete=models.CASCADE, related_name="ratings", verbose_name=_("run")
     )
-    rationale = models.TextField(blank=True)
+    response = models.ForeignKey(
+        Response, on_delete=models.PROTECT, related_name="+", verbose_name=_("response")
+    )
+    question = models.SlugField(max_length=50, verbose_name=_("question"))
+    epoch = models.PositiveIntegerField(default=1, verbose_name=_("epoch"))
+    value = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(1), MaxValueValidator(5)], verbose_name=_("value")
+    )
+    rationale = models.TextField(blank=True, verbose_name=_("rationale"))
 
     class Meta:
         verbose_name = _("judge rating")
@@ -329,28 +405,46 @@ class TriageResolution(models.Model):
         JUDGE_ERROR = "judge_error", _("Judge error")
         EXPERTS_WRONG = "experts_wrong", _("The experts were wrong")
 
-    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="resolutions")
+    run = models.ForeignKey(
+        JudgeRun, on_delete=models.CASCADE, related_name="resolutions", verbose_name=_("run")
+    )
     prompt = models.ForeignKey(
-        PromptVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="notes"
+        PromptVersion,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="notes",
+        verbose_name=_("prompt"),
     )
-    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="+")
+    response = models.ForeignKey(
+        Response, on_delete=models.PROTECT, related_name="+", verbose_name=_("response")
+    )
     criterion_version = models.ForeignKey(
-        CriterionVersion, on_delete=models.PROTECT, related_name="+"
+        CriterionVersion,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("criterion version"),
     )
-    kind = models.CharField(max_length=16, choices=Kind.choices)
-    note = models.TextField(blank=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices, verbose_name=_("kind"))
+    note = models.TextField(blank=True, verbose_name=_("note"))
     draft = models.ForeignKey(
         CriterionVersion,
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="+",
-        help_text="The draft of the criterion's next version this resolution opened.",
+        help_text=_("The draft of the criterion's next version this resolution opened."),
+        verbose_name=_("draft"),
     )
     by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         verbose_name = _("triage resolution")

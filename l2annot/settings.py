@@ -105,9 +105,6 @@ TEMPLATES = [
     }
 ]
 
-# Form labels and help texts shown in the interface language (l2annot/forms.py).
-FORM_RENDERER = "l2annot.forms.Renderer"
-
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),

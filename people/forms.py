@@ -25,7 +25,7 @@ class InviteForm(forms.Form):
 
 
 class RoleForm(forms.Form):
-    role = forms.ChoiceField(choices=ROLE_CHOICES)
+    role = forms.ChoiceField(choices=ROLE_CHOICES, label=_("Role"))
 
 
 class SubCompetencyChoices(forms.ModelMultipleChoiceField):

@@ -5,6 +5,7 @@ what grades point at."""
 from typing import Any
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from audit.admin import AuditedAdmin
 from rubrics.models import (
@@ -126,8 +127,12 @@ class TaskResourceAdmin(AuditedAdmin):
 
 @admin.register(TaskContextValue)
 class TaskContextValueAdmin(AuditedAdmin):
-    list_display = ["task", "variable", "display_value"]
+    list_display = ["task", "variable", "shown_value"]
     raw_id_fields = ["task", "variable", "value"]
+
+    @admin.display(description=_("value"))
+    def shown_value(self, value: TaskContextValue) -> str:
+        return value.display_value
 
 
 @admin.register(UniversalExclusion)

@@ -206,7 +206,7 @@ class ContextValuesForm(forms.Form):
 
 
 class ResourceForm(forms.Form):
-    title = forms.CharField(max_length=200)
+    title = forms.CharField(max_length=200, label=_("Title"))
     text = forms.CharField(
         label=_("Text (markdown)"), widget=forms.Textarea(attrs={"rows": 5}), required=False
     )
@@ -215,6 +215,7 @@ class ResourceForm(forms.Form):
         help_text=format_lazy(
             _("Or upload a file of at most {size}."), size=filesizeformat(RESOURCE_MAX_BYTES)
         ),
+        label=_("File"),
     )
 
     def clean_file(self) -> Any:
@@ -271,7 +272,9 @@ class CriterionForm(forms.Form):
     lines."""
 
     # Bounds: CriterionVersion's fields (rubrics.models.criteria), shown and checked here too.
-    wording = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=WORDING_MAX)
+    wording = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), max_length=WORDING_MAX, label=_("Wording")
+    )
     passes = forms.CharField(
         label=_("What passes"),
         widget=forms.Textarea(attrs={"rows": 2}),
@@ -306,6 +309,7 @@ class CriterionForm(forms.Form):
             ),
             limit=WEIGHT_LIMIT,
         ),
+        label=_("Weight"),
     )
     scoring_type = forms.ChoiceField(
         label=_("Scoring"), choices=CriterionVersion.ScoringType.choices, initial="binary"
@@ -424,7 +428,9 @@ class TaskFilterForm(forms.Form):
     q = forms.CharField(
         label=_("Search"), required=False, help_text=_("Key, instruction or reference answer.")
     )
-    competency = forms.ModelChoiceField(Competency.objects.none(), required=False)
+    competency = forms.ModelChoiceField(
+        Competency.objects.none(), required=False, label=_("Competency")
+    )
     sub_competency = forms.ModelChoiceField(
         SubCompetency.objects.none(), required=False, label=_("Sub-competency")
     )
@@ -436,8 +442,10 @@ class TaskFilterForm(forms.Form):
         required=False,
         help_text=_("A listed value's label or code, a number, or words of a text."),
     )
-    status = forms.ChoiceField(choices=[("", "Any status"), *Task.Status.choices], required=False)
-    language = forms.ChoiceField(required=False)
+    status = forms.ChoiceField(
+        choices=[("", _("Any status")), *Task.Status.choices], required=False, label=_("Status")
+    )
+    language = forms.ChoiceField(required=False, label=_("Language"))
 
     def __init__(self, *args: Any, languages: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -448,7 +456,7 @@ class TaskFilterForm(forms.Form):
         _choice_field(self, "variable").queryset = ContextVariable.objects.all()
         language = cast(forms.ChoiceField, self.fields["language"])
         named = sorted(((x, language_name(x)) for x in languages), key=lambda pair: pair[1])
-        language.choices = [("", "Any language"), *named]
+        language.choices = [("", gettext("Any language")), *named]
 
     def filter(self, tasks: QuerySet[Task]) -> QuerySet[Task]:
         """`tasks` narrowed by the valid filters."""

@@ -15,7 +15,7 @@ from audit.errors import Conflict
 
 # Context numbers are stored with 3 decimals (TaskContextValue.number).
 NUMBER_STEP = Decimal("0.001")
-CODE_HELP = "Stable identifier used in criterion codes and files, e.g. 02 or 02a."
+CODE_HELP = _("Stable identifier used in criterion codes and files, e.g. 02 or 02a.")
 
 
 class FrameworkQuerySet(models.QuerySet["Framework"]):
@@ -28,13 +28,15 @@ class FrameworkQuerySet(models.QuerySet["Framework"]):
 
 
 class Framework(models.Model):
-    code = models.SlugField(max_length=64, unique=True)
-    name = models.CharField(max_length=200)
-    description = models.TextField(blank=True)
+    code = models.SlugField(max_length=64, unique=True, verbose_name=_("code"))
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
     note = models.TextField(
-        blank=True, help_text="Where the names come from and how far to trust them."
+        blank=True,
+        help_text=_("Where the names come from and how far to trust them."),
+        verbose_name=_("note"),
     )
-    revision = models.PositiveIntegerField(default=1, editable=False)
+    revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
 
     objects = FrameworkQuerySet.as_manager()
 
@@ -48,12 +50,17 @@ class Framework(models.Model):
 
 
 class Competency(models.Model):
-    framework = models.ForeignKey(Framework, on_delete=models.CASCADE, related_name="competencies")
-    code = models.CharField(max_length=16, help_text=CODE_HELP)
-    name = models.CharField(max_length=200)
-    description = models.TextField(blank=True)
-    order = models.PositiveIntegerField(default=0)
-    revision = models.PositiveIntegerField(default=1, editable=False)
+    framework = models.ForeignKey(
+        Framework,
+        on_delete=models.CASCADE,
+        related_name="competencies",
+        verbose_name=_("framework"),
+    )
+    code = models.CharField(max_length=16, help_text=CODE_HELP, verbose_name=_("code"))
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    order = models.PositiveIntegerField(default=0, verbose_name=_("order"))
+    revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
 
     objects = OrderedQuerySet.as_manager()
 
@@ -75,13 +82,16 @@ class Competency(models.Model):
 
 class SubCompetency(models.Model):
     competency = models.ForeignKey(
-        Competency, on_delete=models.PROTECT, related_name="sub_competencies"
+        Competency,
+        on_delete=models.PROTECT,
+        related_name="sub_competencies",
+        verbose_name=_("competency"),
     )
-    code = models.CharField(max_length=16, help_text=CODE_HELP)
-    name = models.CharField(max_length=200)
-    description = models.TextField(blank=True)
-    order = models.PositiveIntegerField(default=0)
-    revision = models.PositiveIntegerField(default=1, editable=False)
+    code = models.CharField(max_length=16, help_text=CODE_HELP, verbose_name=_("code"))
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    order = models.PositiveIntegerField(default=0, verbose_name=_("order"))
+    revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
 
     objects = OrderedQuerySet.as_manager()
 
@@ -123,15 +133,24 @@ class ProficiencyScale(models.Model):
     """An ordered scale of learner proficiency (the CEFR, ACTFL's guidelines, a school's own):
     data, so a new scale needs no release. A context variable may take its values from one."""
 
-    framework = models.ForeignKey(Framework, on_delete=models.CASCADE, related_name="scales")
-    code = models.SlugField(max_length=64, help_text="Stable identifier, e.g. cefr or actfl.")
-    name = models.CharField(max_length=200, help_text="Short name reports use, e.g. CEFR.")
-    description = models.TextField(blank=True)
-    source = models.CharField(
-        max_length=300, blank=True, help_text="The publication the levels and mapping come from."
+    framework = models.ForeignKey(
+        Framework, on_delete=models.CASCADE, related_name="scales", verbose_name=_("framework")
     )
-    order = models.PositiveIntegerField(default=0)
-    revision = models.PositiveIntegerField(default=1, editable=False)
+    code = models.SlugField(
+        max_length=64, help_text=_("Stable identifier, e.g. cefr or actfl."), verbose_name=_("code")
+    )
+    name = models.CharField(
+        max_length=200, help_text=_("Short name reports use, e.g. CEFR."), verbose_name=_("name")
+    )
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    source = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text=_("The publication the levels and mapping come from."),
+        verbose_name=_("source"),
+    )
+    order = models.PositiveIntegerField(default=0, verbose_name=_("order"))
+    revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
 
     objects = OrderedQuerySet.as_manager()
 
@@ -156,18 +175,21 @@ class ProficiencyLevel(models.Model):
     it corresponds to. Reports group a level on the start of that range, following the mapping
     until a level maps to nothing: ACTFL Intermediate Mid is reported as CEFR B1."""
 
-    scale = models.ForeignKey(ProficiencyScale, on_delete=models.PROTECT, related_name="levels")
-    code = models.SlugField(max_length=64)
-    label = models.CharField(max_length=200)
-    description = models.TextField(blank=True)
-    order = models.PositiveIntegerField(default=0)
+    scale = models.ForeignKey(
+        ProficiencyScale, on_delete=models.PROTECT, related_name="levels", verbose_name=_("scale")
+    )
+    code = models.SlugField(max_length=64, verbose_name=_("code"))
+    label = models.CharField(max_length=200, verbose_name=_("label"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    order = models.PositiveIntegerField(default=0, verbose_name=_("order"))
     corresponds_to = models.ForeignKey(
         "self",
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="+",
-        help_text="The closest level of another scale (approximate); reports group on it.",
+        help_text=_("The closest level of another scale (approximate); reports group on it."),
+        verbose_name=_("corresponds to"),
     )
     corresponds_to_upper = models.ForeignKey(
         "self",
@@ -175,10 +197,10 @@ class ProficiencyLevel(models.Model):
         null=True,
         blank=True,
         related_name="+",
-        verbose_name="up to",
-        help_text="When the level spans a range of the other scale: its highest level.",
+        verbose_name=_("up to"),
+        help_text=_("When the level spans a range of the other scale: its highest level."),
     )
-    revision = models.PositiveIntegerField(default=1, editable=False)
+    revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
 
     objects = OrderedQuerySet.as_manager()
 
@@ -252,31 +274,48 @@ class ContextVariable(models.Model):
     LISTED_KINDS = (Kind.CATEGORICAL, Kind.ORDINAL, Kind.BOOLEAN)
 
     framework = models.ForeignKey(
-        Framework, on_delete=models.CASCADE, related_name="context_variables"
+        Framework,
+        on_delete=models.CASCADE,
+        related_name="context_variables",
+        verbose_name=_("framework"),
     )
-    key = models.SlugField(max_length=64, help_text="Stable identifier, e.g. cefr_level.")
-    label = models.CharField(max_length=200)
-    description = models.TextField(blank=True)
-    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.CATEGORICAL)
-    group = models.SlugField(max_length=32, blank=True, help_text="e.g. learner, context, culture")
-    minimum = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
-    maximum = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
+    key = models.SlugField(
+        max_length=64, help_text=_("Stable identifier, e.g. cefr_level."), verbose_name=_("key")
+    )
+    label = models.CharField(max_length=200, verbose_name=_("label"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    kind = models.CharField(
+        max_length=16, choices=Kind.choices, default=Kind.CATEGORICAL, verbose_name=_("kind")
+    )
+    group = models.SlugField(
+        max_length=32,
+        blank=True,
+        help_text=_("e.g. learner, context, culture"),
+        verbose_name=_("group"),
+    )
+    minimum = models.DecimalField(
+        max_digits=12, decimal_places=3, null=True, blank=True, verbose_name=_("minimum")
+    )
+    maximum = models.DecimalField(
+        max_digits=12, decimal_places=3, null=True, blank=True, verbose_name=_("maximum")
+    )
     whole_numbers = models.BooleanField(
-        "whole numbers only",
+        _("whole numbers only"),
         default=False,
-        help_text="A number variable that counts (a class size): 12.5 is refused.",
+        help_text=_("A number variable that counts (a class size): 12.5 is refused."),
     )
-    source = models.CharField(max_length=300, blank=True)
+    source = models.CharField(max_length=300, blank=True, verbose_name=_("source"))
     scale = models.ForeignKey(
         ProficiencyScale,
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="variables",
-        help_text="An ordinal variable may take its values from a proficiency scale's levels.",
+        help_text=_("An ordinal variable may take its values from a proficiency scale's levels."),
+        verbose_name=_("scale"),
     )
-    order = models.PositiveIntegerField(default=0)
-    revision = models.PositiveIntegerField(default=1, editable=False)
+    order = models.PositiveIntegerField(default=0, verbose_name=_("order"))
+    revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
 
     objects = OrderedQuerySet.as_manager()
 
@@ -412,17 +451,24 @@ class ValueFollowsScale(Conflict):
 class ContextValue(models.Model):
     """One allowed value of a categorical, ordinal or yes/no variable, in its order."""
 
-    variable = models.ForeignKey(ContextVariable, on_delete=models.PROTECT, related_name="values")
-    code = models.SlugField(max_length=64)
-    label = models.CharField(max_length=200)
-    description = models.TextField(blank=True)
-    order = models.PositiveIntegerField(default=0)
+    variable = models.ForeignKey(
+        ContextVariable, on_delete=models.PROTECT, related_name="values", verbose_name=_("variable")
+    )
+    code = models.SlugField(max_length=64, verbose_name=_("code"))
+    label = models.CharField(max_length=200, verbose_name=_("label"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    order = models.PositiveIntegerField(default=0, verbose_name=_("order"))
     # Set on the values of a variable that takes a scale's levels (kept in step by
     # taxonomy.scales.sync_scale_values); deleting the level deletes the value unless tasks use it.
     level = models.ForeignKey(
-        ProficiencyLevel, on_delete=models.CASCADE, null=True, blank=True, related_name="values"
+        ProficiencyLevel,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="values",
+        verbose_name=_("level"),
     )
-    revision = models.PositiveIntegerField(default=1, editable=False)
+    revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
 
     objects = OrderedQuerySet.as_manager()
 

@@ -41,6 +41,7 @@ class ResolveForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
         required=False,
         help_text=_("Why. Required for a judge error: it is kept on the run's prompt version."),
+        label=_("Note"),
     )
 
 
@@ -76,8 +77,11 @@ class RunForm(forms.Form):
             "openai-api/<service>/<model> for an OpenAI-compatible server (its address in "
             "<SERVICE>_BASE_URL). API keys come from the server's environment."
         ),
+        label=_("Model"),
     )
-    prompt = forms.ModelChoiceField(queryset=PromptVersion.objects.none(), required=False)
+    prompt = forms.ModelChoiceField(
+        queryset=PromptVersion.objects.none(), required=False, label=_("Prompt")
+    )
     model_family = forms.CharField(
         max_length=200,
         required=False,
@@ -85,10 +89,15 @@ class RunForm(forms.Form):
             "The judge's vendor or family, as responses name theirs: self-preference "
             "compares the judge's leniency on its own family's responses with the others'."
         ),
+        label=_("Model family"),
     )
-    temperature = forms.FloatField(min_value=0.0, max_value=2.0, initial=0.0, required=False)
-    epochs = forms.IntegerField(min_value=1, max_value=10, initial=1)
-    max_connections = forms.IntegerField(min_value=1, max_value=200, initial=10)
+    temperature = forms.FloatField(
+        min_value=0.0, max_value=2.0, initial=0.0, required=False, label=_("Temperature")
+    )
+    epochs = forms.IntegerField(min_value=1, max_value=10, initial=1, label=_("Epochs"))
+    max_connections = forms.IntegerField(
+        min_value=1, max_value=200, initial=10, label=_("Max connections")
+    )
     parse_retries = forms.IntegerField(
         min_value=0,
         max_value=10,
@@ -97,9 +106,14 @@ class RunForm(forms.Form):
         label=_("Retries of an unreadable answer"),
         help_text=_("Asked again with a corrective message, at the retry temperature."),
     )
-    retry_temperature = forms.FloatField(min_value=0.0, max_value=2.0, initial=0.2, required=False)
+    retry_temperature = forms.FloatField(
+        min_value=0.0, max_value=2.0, initial=0.2, required=False, label=_("Retry temperature")
+    )
     limit = forms.IntegerField(
-        min_value=1, required=False, help_text=_("Judge only the first N units (a trial run).")
+        min_value=1,
+        required=False,
+        help_text=_("Judge only the first N units (a trial run)."),
+        label=_("Limit"),
     )
 
     def __init__(self, *args: Any, refill_url: str = "", **kwargs: Any) -> None:
@@ -147,12 +161,16 @@ class RunForm(forms.Form):
 class PromptForm(forms.Form):
     """A prompt's text: saving a changed text makes a new version."""
 
-    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 24, "cols": 100}))
-    style = forms.ChoiceField(choices=PromptVersion.Style.choices)
-    note = forms.CharField(required=False, max_length=500, help_text=_("What changed, and why."))
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 24, "cols": 100}), label=_("Text"))
+    style = forms.ChoiceField(choices=PromptVersion.Style.choices, label=_("Style"))
+    note = forms.CharField(
+        required=False, max_length=500, help_text=_("What changed, and why."), label=_("Note")
+    )
 
 
 class NewPromptForm(PromptForm):
-    name = forms.SlugField(max_length=60, help_text=_("Letters, digits and hyphens."))
-    description = forms.CharField(required=False, max_length=500)
+    name = forms.SlugField(
+        max_length=60, help_text=_("Letters, digits and hyphens."), label=_("Name")
+    )
+    description = forms.CharField(required=False, max_length=500, label=_("Description"))
     field_order = ["name", "description", "style", "text"]

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from audit.editing import OrderedQuerySet
@@ -48,11 +49,15 @@ class Criterion(models.Model):
     """A criterion's identity. Its owner follows its layer: the framework for a universal
     criterion, a sub-competency for a consensus one, a task for a task criterion."""
 
-    framework = models.ForeignKey(Framework, on_delete=models.PROTECT, related_name="criteria")
-    code = models.CharField(
-        max_length=80, help_text="Universal 06u1, consensus 02a-05, task <task key>-06."
+    framework = models.ForeignKey(
+        Framework, on_delete=models.PROTECT, related_name="criteria", verbose_name=_("framework")
     )
-    layer = models.CharField(max_length=16, choices=Layer.choices)
+    code = models.CharField(
+        max_length=80,
+        help_text=_("Universal 06u1, consensus 02a-05, task <task key>-06."),
+        verbose_name=_("code"),
+    )
+    layer = models.CharField(max_length=16, choices=Layer.choices, verbose_name=_("layer"))
     sub_competency = models.ForeignKey(
         SubCompetency,
         on_delete=models.PROTECT,
@@ -62,14 +67,21 @@ class Criterion(models.Model):
         verbose_name=_("sub-competency"),
     )
     task = models.ForeignKey(
-        "rubrics.Task", on_delete=models.CASCADE, null=True, blank=True, related_name="criteria"
+        "rubrics.Task",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="criteria",
+        verbose_name=_("task"),
     )
-    order = models.PositiveIntegerField(default=0)
+    order = models.PositiveIntegerField(default=0, verbose_name=_("order"))
     retired = models.BooleanField(
-        default=False, help_text="Retired criteria leave every rubric published after retiring."
+        default=False,
+        help_text=_("Retired criteria leave every rubric published after retiring."),
+        verbose_name=_("retired"),
     )
-    revision = models.PositiveIntegerField(default=1, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     objects = OrderedQuerySet.as_manager()
 
@@ -171,65 +183,99 @@ class CriterionVersion(models.Model):
         SHARE = "share", _("A share of the turns")
         ANY = "any", _("Any turn")
 
-    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="versions")
-    number = models.PositiveIntegerField()
-    wording = models.TextField(max_length=WORDING_MAX, validators=[MaxLengthValidator(WORDING_MAX)])
+    criterion = models.ForeignKey(
+        Criterion, on_delete=models.CASCADE, related_name="versions", verbose_name=_("criterion")
+    )
+    number = models.PositiveIntegerField(verbose_name=_("number"))
+    wording = models.TextField(
+        max_length=WORDING_MAX,
+        validators=[MaxLengthValidator(WORDING_MAX)],
+        verbose_name=_("wording"),
+    )
     passes = models.TextField(
-        "what passes",
+        _("what passes"),
         blank=True,
         max_length=GUIDANCE_MAX,
         validators=[MaxLengthValidator(GUIDANCE_MAX)],
     )
     fails = models.TextField(
-        "what fails",
+        _("what fails"),
         blank=True,
         max_length=GUIDANCE_MAX,
         validators=[MaxLengthValidator(GUIDANCE_MAX)],
     )
     pass_example = models.TextField(
-        blank=True, max_length=GUIDANCE_MAX, validators=[MaxLengthValidator(GUIDANCE_MAX)]
+        blank=True,
+        max_length=GUIDANCE_MAX,
+        validators=[MaxLengthValidator(GUIDANCE_MAX)],
+        verbose_name=_("pass example"),
     )
     fail_example = models.TextField(
-        blank=True, max_length=GUIDANCE_MAX, validators=[MaxLengthValidator(GUIDANCE_MAX)]
+        blank=True,
+        max_length=GUIDANCE_MAX,
+        validators=[MaxLengthValidator(GUIDANCE_MAX)],
+        verbose_name=_("fail example"),
     )
     weight = models.IntegerField(
-        help_text=(
-            f"A whole number from -{WEIGHT_LIMIT} to {WEIGHT_LIMIT}, not 0. Negative for a "
-            "penalty: the criterion then names an undesirable behaviour."
+        help_text=format_lazy(
+            _(
+                "A whole number from -{limit} to {limit}, not 0. Negative for a penalty: the "
+                "criterion then names an undesirable behaviour."
+            ),
+            limit=WEIGHT_LIMIT,
         ),
         validators=[MinValueValidator(-WEIGHT_LIMIT), MaxValueValidator(WEIGHT_LIMIT)],
+        verbose_name=_("weight"),
     )
     scoring_type = models.CharField(
-        max_length=16, choices=ScoringType.choices, default=ScoringType.BINARY
+        max_length=16,
+        choices=ScoringType.choices,
+        default=ScoringType.BINARY,
+        verbose_name=_("scoring type"),
     )
-    scale_min = models.IntegerField(null=True, blank=True)
-    scale_max = models.IntegerField(null=True, blank=True)
+    scale_min = models.IntegerField(null=True, blank=True, verbose_name=_("scale minimum"))
+    scale_max = models.IntegerField(null=True, blank=True, verbose_name=_("scale maximum"))
     applies_to = models.CharField(
         max_length=8,
         choices=AppliesTo.choices,
         default=AppliesTo.RESPONSE,
-        help_text="A turn-level criterion is graded on each tutor turn of a dialogue (on a text "
-        "response, once, as a whole).",
+        help_text=_(
+            "A turn-level criterion is graded on each tutor turn of a dialogue (on a text "
+            "response, once, as a whole)."
+        ),
+        verbose_name=_("applies to"),
     )
     turn_rule = models.CharField(
         max_length=8,
         choices=TurnRule.choices,
         default=TurnRule.ALL,
-        help_text="A turn-level criterion is judged true of the response when it is judged true "
-        "of every turn, of at least the share below, or of any turn (docs/rubrics.md).",
+        help_text=_(
+            "A turn-level criterion is judged true of the response when it is judged true "
+            "of every turn, of at least the share below, or of any turn (docs/rubrics.md)."
+        ),
+        verbose_name=_("turn rule"),
     )
     turn_share = models.PositiveSmallIntegerField(
         null=True,
         blank=True,
         validators=[MinValueValidator(1), MaxValueValidator(100)],
-        help_text="For 'a share of the turns': the percentage of graded turns (1-100).",
+        help_text=_("For 'a share of the turns': the percentage of graded turns (1-100)."),
+        verbose_name=_("turn share"),
     )
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("created by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     frozen = models.BooleanField(
-        default=False, editable=False, help_text="Used by a published rubric: never changes."
+        default=False,
+        editable=False,
+        help_text=_("Used by a published rubric: never changes."),
+        verbose_name=_("frozen"),
     )
 
     # Fields an edit may change; everything else is identity or bookkeeping.
@@ -378,10 +424,13 @@ class ScalePoint(models.Model):
     """An optional label for one point of an ordinal criterion's scale."""
 
     version = models.ForeignKey(
-        CriterionVersion, on_delete=models.CASCADE, related_name="scale_points"
+        CriterionVersion,
+        on_delete=models.CASCADE,
+        related_name="scale_points",
+        verbose_name=_("version"),
     )
-    value = models.IntegerField()
-    label = models.CharField(max_length=200)
+    value = models.IntegerField(verbose_name=_("value"))
+    label = models.CharField(max_length=200, verbose_name=_("label"))
 
     class Meta:
         verbose_name = _("scale point")

@@ -13,21 +13,33 @@ class Response(models.Model):
         TEXT = "text", _("Text")
         CONVERSATION = "conversation", _("Conversation")
 
-    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="responses")
-    external_id = models.CharField(
-        max_length=200, blank=True, help_text="Id in the source file, so re-imports update."
+    task = models.ForeignKey(
+        Task, on_delete=models.PROTECT, related_name="responses", verbose_name=_("task")
     )
-    model_name = models.CharField(max_length=200)
-    model_family = models.CharField(max_length=200, blank=True, help_text="Vendor or family.")
-    model_version = models.CharField(max_length=200, blank=True)
+    external_id = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text=_("Id in the source file, so re-imports update."),
+        verbose_name=_("external id"),
+    )
+    model_name = models.CharField(max_length=200, verbose_name=_("model name"))
+    model_family = models.CharField(
+        max_length=200, blank=True, help_text=_("Vendor or family."), verbose_name=_("model family")
+    )
+    model_version = models.CharField(max_length=200, blank=True, verbose_name=_("model version"))
     epoch = models.PositiveIntegerField(
         default=1,
-        help_text="Which repeat of the run gave this response (1 unless its file said otherwise); "
-        "judge verdicts may name a response by task, model and epoch.",
+        help_text=_(
+            "Which repeat of the run gave this response (1 unless its file said otherwise); "
+            "judge verdicts may name a response by task, model and epoch."
+        ),
+        verbose_name=_("epoch"),
     )
-    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.TEXT)
-    text = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    kind = models.CharField(
+        max_length=16, choices=Kind.choices, default=Kind.TEXT, verbose_name=_("kind")
+    )
+    text = models.TextField(blank=True, verbose_name=_("text"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         verbose_name = _("response")
@@ -70,10 +82,12 @@ class Turn(models.Model):
         USER = "user", _("User")
         ASSISTANT = "assistant", _("Assistant")
 
-    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="turns")
-    index = models.PositiveIntegerField()
-    role = models.CharField(max_length=16, choices=Role.choices)
-    content = models.TextField()
+    response = models.ForeignKey(
+        Response, on_delete=models.CASCADE, related_name="turns", verbose_name=_("response")
+    )
+    index = models.PositiveIntegerField(verbose_name=_("index"))
+    role = models.CharField(max_length=16, choices=Role.choices, verbose_name=_("role"))
+    content = models.TextField(verbose_name=_("content"))
 
     class Meta:
         verbose_name = _("turn")

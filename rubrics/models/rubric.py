@@ -17,15 +17,22 @@ class RubricVersion(models.Model):
     Nothing here changes after publication; later edits make the next version. Graders see only
     this: a draft edit of the task reaches them once it is published again."""
 
-    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="rubric_versions")
-    number = models.PositiveIntegerField()
-    published_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    task = models.ForeignKey(
+        Task, on_delete=models.PROTECT, related_name="rubric_versions", verbose_name=_("task")
     )
-    published_at = models.DateTimeField(auto_now_add=True)
-    instruction = models.TextField()
-    system_prompt = models.TextField(blank=True)
-    reference_answer = models.TextField(blank=True)
+    number = models.PositiveIntegerField(verbose_name=_("number"))
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("published by"),
+    )
+    published_at = models.DateTimeField(auto_now_add=True, verbose_name=_("published at"))
+    instruction = models.TextField(verbose_name=_("instruction"))
+    system_prompt = models.TextField(blank=True, verbose_name=_("system prompt"))
+    reference_answer = models.TextField(blank=True, verbose_name=_("reference answer"))
 
     class Meta:
         verbose_name = _("rubric version")
@@ -49,15 +56,21 @@ class RubricVersion(models.Model):
 
 class RubricItem(models.Model):
     rubric_version = models.ForeignKey(
-        RubricVersion, on_delete=models.CASCADE, related_name="items"
+        RubricVersion,
+        on_delete=models.CASCADE,
+        related_name="items",
+        verbose_name=_("rubric version"),
     )
     criterion_version = models.ForeignKey(
-        CriterionVersion, on_delete=models.PROTECT, related_name="rubric_items"
+        CriterionVersion,
+        on_delete=models.PROTECT,
+        related_name="rubric_items",
+        verbose_name=_("criterion version"),
     )
-    layer = models.CharField(max_length=16, choices=Layer.choices)
-    order = models.PositiveIntegerField()
-    applicable = models.BooleanField(default=True)
-    na_reason = models.TextField(blank=True)
+    layer = models.CharField(max_length=16, choices=Layer.choices, verbose_name=_("layer"))
+    order = models.PositiveIntegerField(verbose_name=_("order"))
+    applicable = models.BooleanField(default=True, verbose_name=_("applicable"))
+    na_reason = models.TextField(blank=True, verbose_name=_("why it does not apply"))
 
     class Meta:
         verbose_name = _("rubric item")
@@ -96,13 +109,18 @@ class PublishedResource(models.Model):
     keeps its bytes whatever the author does to the draft."""
 
     rubric_version = models.ForeignKey(
-        RubricVersion, on_delete=models.CASCADE, related_name="resources"
+        RubricVersion,
+        on_delete=models.CASCADE,
+        related_name="resources",
+        verbose_name=_("rubric version"),
     )
-    order = models.PositiveIntegerField()
-    title = models.CharField(max_length=200)
-    kind = models.CharField(max_length=16, choices=TaskResource.Kind.choices)
-    text = models.TextField(blank=True)
-    file = models.FileField(upload_to="task_resources/%Y/", blank=True)
+    order = models.PositiveIntegerField(verbose_name=_("order"))
+    title = models.CharField(max_length=200, verbose_name=_("title"))
+    kind = models.CharField(
+        max_length=16, choices=TaskResource.Kind.choices, verbose_name=_("kind")
+    )
+    text = models.TextField(blank=True, verbose_name=_("text"))
+    file = models.FileField(upload_to="task_resources/%Y/", blank=True, verbose_name=_("file"))
 
     class Meta:
         verbose_name = _("published resource")
@@ -117,14 +135,26 @@ class PublishedContextValue(models.Model):
     """A context value of the task as it was published with `rubric_version`."""
 
     rubric_version = models.ForeignKey(
-        RubricVersion, on_delete=models.CASCADE, related_name="context_values"
+        RubricVersion,
+        on_delete=models.CASCADE,
+        related_name="context_values",
+        verbose_name=_("rubric version"),
     )
-    variable = models.ForeignKey(ContextVariable, on_delete=models.PROTECT, related_name="+")
+    variable = models.ForeignKey(
+        ContextVariable, on_delete=models.PROTECT, related_name="+", verbose_name=_("variable")
+    )
     value = models.ForeignKey(
-        ContextValue, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        ContextValue,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("value"),
     )
-    text = models.TextField(blank=True)
-    number = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
+    text = models.TextField(blank=True, verbose_name=_("text"))
+    number = models.DecimalField(
+        max_digits=12, decimal_places=3, null=True, blank=True, verbose_name=_("number")
+    )
 
     class Meta:
         verbose_name = _("published context value")

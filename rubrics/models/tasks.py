@@ -48,11 +48,14 @@ class Task(models.Model):
         OPEN_ENDED = "open_ended", _("Open-ended")
         STRUCTURED = "structured", _("Structured")
 
-    framework = models.ForeignKey(Framework, on_delete=models.PROTECT, related_name="tasks")
+    framework = models.ForeignKey(
+        Framework, on_delete=models.PROTECT, related_name="tasks", verbose_name=_("framework")
+    )
     key = models.CharField(
         max_length=64,
         validators=[RegexValidator(r"^[\w.-]+$", _("Letters, digits, '.', '_' and '-' only."))],
-        help_text="The task's id in files and criterion codes, e.g. 137. Kept as text.",
+        help_text=_("The task's id in files and criterion codes, e.g. 137. Kept as text."),
+        verbose_name=_("key"),
     )
     sub_competency = models.ForeignKey(
         SubCompetency,
@@ -61,38 +64,58 @@ class Task(models.Model):
         verbose_name=_("sub-competency"),
     )
     instruction = models.TextField(
-        help_text="What the model is asked to do.",
+        help_text=_("What the model is asked to do."),
         max_length=TASK_TEXT_MAX,
         validators=[MaxLengthValidator(TASK_TEXT_MAX)],
+        verbose_name=_("instruction"),
     )
     system_prompt = models.TextField(
-        blank=True, max_length=TASK_TEXT_MAX, validators=[MaxLengthValidator(TASK_TEXT_MAX)]
+        blank=True,
+        max_length=TASK_TEXT_MAX,
+        validators=[MaxLengthValidator(TASK_TEXT_MAX)],
+        verbose_name=_("system prompt"),
     )
     reference_answer = models.TextField(
         blank=True,
-        help_text="The experts' reference answer.",
+        help_text=_("The experts' reference answer."),
         max_length=TASK_TEXT_MAX,
         validators=[MaxLengthValidator(TASK_TEXT_MAX)],
+        verbose_name=_("reference answer"),
     )
-    difficulty = models.CharField(max_length=8, choices=Difficulty.choices, blank=True)
+    difficulty = models.CharField(
+        max_length=8, choices=Difficulty.choices, blank=True, verbose_name=_("difficulty")
+    )
     language = models.CharField(
         max_length=8,
         choices=languages.CHOICES,
         default="en",
-        help_text="Target language: its ISO 639-1 code (taxonomy.languages).",
+        help_text=_("Target language: its ISO 639-1 code (taxonomy.languages)."),
+        verbose_name=_("language"),
     )
     task_type = models.CharField(
-        max_length=16, choices=TaskType.choices, default=TaskType.OPEN_ENDED
+        max_length=16,
+        choices=TaskType.choices,
+        default=TaskType.OPEN_ENDED,
+        verbose_name=_("task type"),
     )
     status = models.CharField(
-        max_length=16, choices=Status.choices, default=Status.DRAFT, editable=False
+        max_length=16,
+        choices=Status.choices,
+        default=Status.DRAFT,
+        editable=False,
+        verbose_name=_("status"),
     )
-    revision = models.PositiveIntegerField(default=1, editable=False)
+    revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("created by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     # Fields a person edits through rubrics.services.edit_task.
     CONTENT_FIELDS = (
@@ -217,13 +240,17 @@ class TaskResource(models.Model):
     # The L2-Bench tasks file has three resource columns: a task with more cannot be exported.
     L2BENCH_LIMIT = 3
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="resources")
-    order = models.PositiveIntegerField(default=0)
-    title = models.CharField(max_length=200)
-    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.MARKDOWN)
-    text = models.TextField(blank=True)
-    file = models.FileField(upload_to="task_resources/%Y/", blank=True)
-    revision = models.PositiveIntegerField(default=1, editable=False)
+    task = models.ForeignKey(
+        Task, on_delete=models.CASCADE, related_name="resources", verbose_name=_("task")
+    )
+    order = models.PositiveIntegerField(default=0, verbose_name=_("order"))
+    title = models.CharField(max_length=200, verbose_name=_("title"))
+    kind = models.CharField(
+        max_length=16, choices=Kind.choices, default=Kind.MARKDOWN, verbose_name=_("kind")
+    )
+    text = models.TextField(blank=True, verbose_name=_("text"))
+    file = models.FileField(upload_to="task_resources/%Y/", blank=True, verbose_name=_("file"))
+    revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
 
     objects = OrderedQuerySet.as_manager()
 
@@ -267,14 +294,25 @@ class TaskContextValue(models.Model):
     """The value of one context variable for one task: a listed value, a text or a number,
     according to the variable's kind."""
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="context_values")
-    variable = models.ForeignKey(ContextVariable, on_delete=models.PROTECT, related_name="+")
-    value = models.ForeignKey(
-        ContextValue, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    task = models.ForeignKey(
+        Task, on_delete=models.CASCADE, related_name="context_values", verbose_name=_("task")
     )
-    text = models.TextField(blank=True)
-    number = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
-    revision = models.PositiveIntegerField(default=1, editable=False)
+    variable = models.ForeignKey(
+        ContextVariable, on_delete=models.PROTECT, related_name="+", verbose_name=_("variable")
+    )
+    value = models.ForeignKey(
+        ContextValue,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("value"),
+    )
+    text = models.TextField(blank=True, verbose_name=_("text"))
+    number = models.DecimalField(
+        max_digits=12, decimal_places=3, null=True, blank=True, verbose_name=_("number")
+    )
+    revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
 
     class Meta:
         verbose_name = _("task context value")
@@ -331,13 +369,22 @@ class TaskContextValue(models.Model):
 class UniversalExclusion(models.Model):
     """ "This universal criterion does not apply to this task", with the reason."""
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="universal_exclusions")
-    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="exclusions")
-    reason = models.TextField()
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    task = models.ForeignKey(
+        Task, on_delete=models.CASCADE, related_name="universal_exclusions", verbose_name=_("task")
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    criterion = models.ForeignKey(
+        Criterion, on_delete=models.PROTECT, related_name="exclusions", verbose_name=_("criterion")
+    )
+    reason = models.TextField(verbose_name=_("reason"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         verbose_name = _("universal exclusion")
@@ -377,20 +424,28 @@ class Review(models.Model):
         APPROVED = "approved", _("Approved and published")
         RETURNED = "returned", _("Returned for changes")
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="reviews")
-    action = models.CharField(max_length=16, choices=Action.choices)
-    by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    task = models.ForeignKey(
+        Task, on_delete=models.CASCADE, related_name="reviews", verbose_name=_("task")
     )
-    at = models.DateTimeField(auto_now_add=True)
-    comment = models.TextField(blank=True)
+    action = models.CharField(max_length=16, choices=Action.choices, verbose_name=_("action"))
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("by"),
+    )
+    at = models.DateTimeField(auto_now_add=True, verbose_name=_("reviewed at"))
+    comment = models.TextField(blank=True, verbose_name=_("comment"))
     rubric_version = models.ForeignKey(
         "rubrics.RubricVersion",
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="+",
-        help_text="The version an approval published.",
+        help_text=_("The version an approval published."),
+        verbose_name=_("rubric version"),
     )
 
     class Meta:

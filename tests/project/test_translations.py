@@ -80,13 +80,6 @@ def _plural_keys(po: Path) -> list[str]:
     return [key for key in read_po(po) if "\x00" in key]
 
 
-def test_the_model_texts_forms_show_are_marked_for_the_catalogue():
-    from l2annot.forms import model_texts
-    from l2annot.model_labels import LABELS
-
-    assert list(LABELS) == model_texts(), "a model changed: run `make messages`"
-
-
 @pytest.mark.django_db
 def test_a_form_shows_model_field_labels_and_help_texts_in_the_interface_language():
     from django.utils import translation
@@ -104,7 +97,7 @@ def test_every_project_model_and_app_is_named_in_the_interface_language():
     from django.utils import translation
     from django.utils.functional import Promise
 
-    from l2annot.forms import MODEL_APPS
+    from tests.project.test_model_messages import MODEL_APPS
 
     untranslated = []
     with translation.override("es"):
@@ -126,3 +119,37 @@ def test_the_admin_index_reads_in_spanish(admin_client):
     html = admin_client.get("/admin/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
     assert "Estudios de calificación" in html and "Asignaciones" in html
     assert "Grading studies" not in html and ">Assignments<" not in html
+
+
+@pytest.mark.django_db
+def test_the_admin_names_fields_in_spanish(admin_client):
+    """Column headers, filters and the labels of a read-only page come from the fields'
+    verbose names; the form of an editable one too."""
+    from tests.factories import universal_criterion
+
+    version = universal_criterion().versions.get()
+
+    def page(url: str) -> str:
+        return admin_client.get(url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+
+    listed = page("/admin/rubrics/criterionversion/")
+    assert "Tipo de puntuación" in listed and "Creado el" in listed
+    assert 'data-filter-title="congelada"' in listed
+    assert "Scoring type" not in listed and "Created at" not in listed
+
+    shown = page(f"/admin/rubrics/criterionversion/{version.pk}/change/")
+    assert "Qué cumple:" in shown and "Mínimo de la escala:" in shown
+    assert "What passes" not in shown and "Scale min" not in shown
+
+    edited = page(f"/admin/rubrics/criterion/{version.criterion_id}/change/")
+    assert "Capa:" in edited and "Layer:" not in edited
+
+    from django.contrib import admin
+    from django.contrib.admin.utils import label_for_field
+    from django.utils import translation
+
+    from rubrics.models import TaskContextValue
+
+    with translation.override("es"):
+        model_admin = admin.site.get_model_admin(TaskContextValue)
+        assert str(label_for_field("shown_value", TaskContextValue, model_admin)) == "valor"
