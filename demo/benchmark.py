@@ -10,6 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext
 
 from rubrics import services
 from rubrics.models import Criterion, Task
@@ -323,11 +324,17 @@ class DemoReport:
     responses_created: int = 0
 
     def summary(self) -> str:
-        return (
-            f"universal criteria {self.universal}; tasks created: "
-            f"{', '.join(self.tasks_created) or 'none'}; already there: "
-            f"{', '.join(self.tasks_kept) or 'none'}; {self.responses_created} responses created"
-        )
+        """What was loaded, in the active language (seed_demo's: the shell's)."""
+        none = gettext("none")
+        return gettext(
+            "universal criteria %(universal)s; tasks created: %(created)s; already there: "
+            "%(kept)s; %(responses)s responses created"
+        ) % {
+            "universal": self.universal,
+            "created": ", ".join(self.tasks_created) or none,
+            "kept": ", ".join(self.tasks_kept) or none,
+            "responses": self.responses_created,
+        }
 
 
 @transaction.atomic

@@ -12,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+from django.utils.translation import gettext
 
 from agreement.analysis.leaderboard import Leaderboard, ModelRow, response_scores
 from agreement.analysis.leaderboard import Score as BoardScore
@@ -51,13 +52,18 @@ def judge_run_for(study: Study, run_id: int | None) -> JudgeRun:
         for run in runs:
             if run.pk == run_id:
                 return run
-        raise ExportProblem(f"Judge run {run_id} has no verdict on a response of this study.")
+        raise ExportProblem(
+            gettext("Judge run %(id)s has no verdict on a response of this study.") % {"id": run_id}
+        )
     if len(runs) == 1:
         return runs[0]
     if not runs:
-        raise ExportProblem("No judge run has verdicts on this study's responses.")
+        raise ExportProblem(gettext("No judge run has verdicts on this study's responses."))
     listed = ", ".join(f"{run.pk} ({run})" for run in runs)
-    raise ExportProblem(f"The study has several judge runs: give one with --judge-run ({listed}).")
+    raise ExportProblem(
+        gettext("The study has several judge runs: give one with --judge-run (%(runs)s).")
+        % {"runs": listed}
+    )
 
 
 def _score(score: BoardScore | None) -> eee.Score | None:
@@ -200,11 +206,18 @@ def model_results(
             if len(families) == 1:
                 developer = next(iter(families))
             else:
-                known = f" (families: {', '.join(sorted(families))})" if families else ""
-                problems.append(
-                    f"model '{row.model}' has no single developer{known}: "
-                    f"give it with --developer '{row.model}=NAME'"
-                )
+                values = {"model": row.model, "families": ", ".join(sorted(families))}
+                if families:
+                    problem = gettext(
+                        "model '%(model)s' has no single developer (families: %(families)s): "
+                        "give it with --developer '%(model)s=NAME'"
+                    )
+                else:
+                    problem = gettext(
+                        "model '%(model)s' has no single developer: give it with --developer "
+                        "'%(model)s=NAME'"
+                    )
+                problems.append(problem % values)
                 continue
         models.append(
             eee.ModelResults(
@@ -239,14 +252,18 @@ def export(
     """Write one EEE record per model under `folder`; return the files and the skipped models.
     Checks every record before writing the first, so a refused export writes nothing."""
     if options.source not in SOURCES:
-        raise ExportProblem(f"Unknown source {options.source!r}: experts or judge.")
+        raise ExportProblem(
+            gettext("Unknown source '%(source)s': experts or judge.") % {"source": options.source}
+        )
     if options.source == "judge" and run is None:
-        raise ExportProblem("A judge export needs a judge run.")
+        raise ExportProblem(gettext("A judge export needs a judge run."))
     models, skipped = model_results(study, options, run)
     if not models:
-        raise ExportProblem(
-            f"No model of study '{study.name}' has a score by the {options.source}."
-        )
+        if options.source == "judge":
+            refusal = gettext("No model of study '%(study)s' has a score by the judge.")
+        else:
+            refusal = gettext("No model of study '%(study)s' has a score by the experts.")
+        raise ExportProblem(refusal % {"study": study.name})
     if options.source == "judge" and run is not None:
         prompt = run.prompt.text if run.prompt is not None else ""
         judge = eee.Judge(run.judge_model, run.prompt_version, run.run_id, prompt)

@@ -594,6 +594,12 @@ def _submit(assignments: Iterable[Assignment], annotator: User, report: OfflineI
         try:
             services.submit(assignment, by=annotator)
         except services.GradingError as error:
-            report.incomplete.append(f"assignment {assignment.pk}: {' '.join(error.messages)}")
+            report.incomplete.append(
+                gettext_noop(
+                    "assignment %(id)s: %(reasons)s",
+                    id=assignment.pk,
+                    reasons=" ".join(error.messages),
+                )
+            )
         else:
             report.submitted += 1

@@ -20,6 +20,7 @@ from l2annot.shown import message_text
 __all__ = [
     "message_text",
     "problem_text",
+    "report_summary",
     "stage_message",
     "stage_text",
     "stored_line",
@@ -158,6 +159,20 @@ def summary_text(
     text = _counts_text(counts, dry_run)
     rest = summary[len(english) :].strip()
     return f"{text} {rest}" if rest else text
+
+
+def report_summary(report: ImportReport) -> str:
+    """What an import command prints when it ends, in the interface language: how many
+    problems stopped it, or its counts (its notes are printed apart)."""
+    if report.problems:
+        count = len(report.problems)
+        return ngettext(
+            "%(count)s problem: nothing was imported",
+            "%(count)s problems: nothing was imported",
+            count,
+        ) % {"count": _number(count)}
+    counts = {name: numbers.as_dict() for name, numbers in report.counts.items()}
+    return summary_text(report.summary(), counts, report.dry_run)
 
 
 def _counts_text(counts: Mapping[str, Mapping[str, int]], dry_run: bool) -> str:

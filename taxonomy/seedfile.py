@@ -1,7 +1,8 @@
 """Reading taxonomy and context-variable files (the L2-Bench seed layout) into plain values.
 
 Pure: no Django. Every problem is collected with the file and the place in it, so a person can fix
-the whole file in one pass.
+the whole file in one pass; each is a `Text`, shown in the reader's language
+(`l2annot.shown.message_text`).
 """
 
 import json
@@ -11,6 +12,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
+
+from l2annot.messages import gettext_noop
 
 KINDS = ("categorical", "ordinal", "boolean", "text", "number")
 
@@ -103,10 +106,23 @@ def _load_json(path: Path) -> Any:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
         raise SeedFileError(
-            [f"{path.name}: line {exc.lineno}: not valid JSON ({exc.msg})"]
+            [
+                gettext_noop(
+                    "%(file)s: line %(line)s: not valid JSON (%(error)s)",
+                    file=path.name,
+                    line=exc.lineno,
+                    error=exc.msg,
+                )
+            ]
         ) from exc
     except OSError as exc:
-        raise SeedFileError([f"{path.name}: cannot be read ({exc.strerror})"]) from exc
+        raise SeedFileError(
+            [
+                gettext_noop(
+                    "%(file)s: cannot be read (%(error)s)", file=path.name, error=exc.strerror
+                )
+            ]
+        ) from exc
     check_no_nul(data, path.name)
     return data
 
@@ -116,11 +132,15 @@ def check_no_nul(data: Any, source: str) -> None:
     naming where: the keys and list positions (from 1) that lead to it."""
     found = _nul_at(data, ())
     if found is not None:
-        place = " > ".join(found) or "the top level"
+        place = " > ".join(found) or gettext_noop("the top level")
         raise SeedFileError(
             [
-                f"{source}: {place}: holds the NUL character (\\u0000), which the database "
-                "cannot store"
+                gettext_noop(
+                    "%(file)s: %(place)s: holds the NUL character (\\u0000), which the "
+                    "database cannot store",
+                    file=source,
+                    place=place,
+                )
             ]
         )
 
@@ -148,7 +168,9 @@ def _listed(path: Path, key: str) -> list[Any]:
     data = _load_json(path)
     listed = data.get(key) if isinstance(data, dict) else data
     if not isinstance(listed, list):
-        raise SeedFileError([f"{path.name}: expected a list under '{key}'"])
+        raise SeedFileError(
+            [gettext_noop("%(file)s: expected a list under '%(key)s'", file=path.name, key=key)]
+        )
     return listed
 
 
@@ -157,10 +179,17 @@ def _text(obj: dict[str, Any], key: str, where: str, problems: list[str], requir
     if value is None:
         value = ""
     if not isinstance(value, str):
-        problems.append(f"{where}: field '{key}' must be text, not {type(value).__name__}")
+        problems.append(
+            gettext_noop(
+                "%(where)s: field '%(key)s' must be text, not %(type)s",
+                where=where,
+                key=key,
+                type=type(value).__name__,
+            )
+        )
         return ""
     if required and not value.strip():
-        problems.append(f"{where}: field '{key}' is empty")
+        problems.append(gettext_noop("%(where)s: field '%(key)s' is empty", where=where, key=key))
     return value.strip()
 
 
@@ -169,33 +198,50 @@ def read_taxonomy(path: Path) -> FrameworkSpec:
     problems: list[str] = []
     name = path.name
     if not isinstance(data, dict) or not isinstance(data.get("framework"), dict):
-        raise SeedFileError([f"{name}: expected an object with 'framework' and 'competencies'"])
+        raise SeedFileError(
+            [
+                gettext_noop(
+                    "%(file)s: expected an object with 'framework' and 'competencies'", file=name
+                )
+            ]
+        )
     fw = data["framework"]
-    fw_code = _text(fw, "code", f"{name}: framework", problems, required=True)
-    fw_name = _text(fw, "name", f"{name}: framework", problems, required=True)
+    fw_where = gettext_noop("%(file)s: framework", file=name)
+    fw_code = _text(fw, "code", fw_where, problems, required=True)
+    fw_name = _text(fw, "name", fw_where, problems, required=True)
     raw_competencies = data.get("competencies")
     if not isinstance(raw_competencies, list):
-        raise SeedFileError([f"{name}: field 'competencies' must be a list"])
+        raise SeedFileError(
+            [gettext_noop("%(file)s: field 'competencies' must be a list", file=name)]
+        )
     seen_codes: set[str] = set()
     competencies = []
     for i, raw in enumerate(raw_competencies, start=1):
-        where = f"{name}: competency {i}"
+        where = gettext_noop("%(file)s: competency %(number)s", file=name, number=i)
         if not isinstance(raw, dict):
-            problems.append(f"{where}: must be an object")
+            problems.append(gettext_noop("%(where)s: must be an object", where=where))
             continue
         code = _text(raw, "code", where, problems, required=True)
         if code in seen_codes:
-            problems.append(f"{where}: duplicate code {code}")
+            problems.append(
+                gettext_noop("%(where)s: duplicate code %(code)s", where=where, code=code)
+            )
         seen_codes.add(code)
         subs = []
         for j, sub in enumerate(raw.get("sub_competencies") or [], start=1):
-            sub_where = f"{where} ({code}), sub-competency {j}"
+            sub_where = gettext_noop(
+                "%(where)s (%(code)s), sub-competency %(number)s", where=where, code=code, number=j
+            )
             if not isinstance(sub, dict):
-                problems.append(f"{sub_where}: must be an object")
+                problems.append(gettext_noop("%(where)s: must be an object", where=sub_where))
                 continue
             sub_code = _text(sub, "code", sub_where, problems, required=True)
             if sub_code in seen_codes:
-                problems.append(f"{sub_where}: duplicate code {sub_code}")
+                problems.append(
+                    gettext_noop(
+                        "%(where)s: duplicate code %(code)s", where=sub_where, code=sub_code
+                    )
+                )
             seen_codes.add(sub_code)
             subs.append(
                 SubCompetencySpec(
@@ -228,7 +274,13 @@ def read_taxonomy(path: Path) -> FrameworkSpec:
 def _order(obj: dict[str, Any], default: int, where: str, problems: list[str]) -> int:
     value = obj.get("order", default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        problems.append(f"{where}: field 'order' must be a whole number >= 0, not {value!r}")
+        problems.append(
+            gettext_noop(
+                "%(where)s: field 'order' must be a whole number >= 0, not %(value)s",
+                where=where,
+                value=repr(value),
+            )
+        )
         return default
     return value
 
@@ -241,7 +293,9 @@ def _decimal(value: Any, where: str, problems: list[str]) -> Decimal | None:
             raise InvalidOperation
         return Decimal(str(value))
     except InvalidOperation:
-        problems.append(f"{where}: {value!r} is not a number")
+        problems.append(
+            gettext_noop("%(where)s: %(value)s is not a number", where=where, value=repr(value))
+        )
         return None
 
 
@@ -252,22 +306,33 @@ def read_context_variables(path: Path) -> tuple[VariableSpec, ...]:
     seen: set[str] = set()
     variables = []
     for i, raw in enumerate(raw_variables, start=1):
-        where = f"{name}: variable {i}"
+        where = gettext_noop("%(file)s: variable %(number)s", file=name, number=i)
         if not isinstance(raw, dict):
-            problems.append(f"{where}: must be an object")
+            problems.append(gettext_noop("%(where)s: must be an object", where=where))
             continue
         key = _text(raw, "key", where, problems, required=True)
-        where = f"{where} ({key})"
+        where = gettext_noop("%(where)s (%(key)s)", where=where, key=key)
         if key in seen:
-            problems.append(f"{where}: duplicate key")
+            problems.append(gettext_noop("%(where)s: duplicate key", where=where))
         seen.add(key)
         kind = _text(raw, "kind", where, problems, required=True)
         if kind and kind not in KINDS:
-            problems.append(f"{where}: kind '{kind}' is not one of {', '.join(KINDS)}")
+            problems.append(
+                gettext_noop(
+                    "%(where)s: kind '%(kind)s' is not one of %(kinds)s",
+                    where=where,
+                    kind=kind,
+                    kinds=", ".join(KINDS),
+                )
+            )
         raw_values = raw.get("values")
         scale = _text(raw, "scale", where, problems, required=False)
         if scale and kind != "ordinal":
-            problems.append(f"{where}: only an ordinal variable takes a scale's levels")
+            problems.append(
+                gettext_noop(
+                    "%(where)s: only an ordinal variable takes a scale's levels", where=where
+                )
+            )
         if scale and raw_values is None:
             raw_values = []  # the scale's levels are the values
         values: list[ValueSpec] = []
@@ -275,26 +340,62 @@ def read_context_variables(path: Path) -> tuple[VariableSpec, ...]:
         whole = False
         if kind == "number":
             bounds = raw_values if isinstance(raw_values, dict) else {}
-            minimum = _decimal(bounds.get("min"), f"{where}: min", problems)
-            maximum = _decimal(bounds.get("max"), f"{where}: max", problems)
+            minimum = _decimal(
+                bounds.get("min"), gettext_noop("%(where)s: min", where=where), problems
+            )
+            maximum = _decimal(
+                bounds.get("max"), gettext_noop("%(where)s: max", where=where), problems
+            )
             if minimum is not None and maximum is not None and minimum > maximum:
-                problems.append(f"{where}: min {minimum} is above max {maximum}")
+                problems.append(
+                    gettext_noop(
+                        "%(where)s: min %(minimum)s is above max %(maximum)s",
+                        where=where,
+                        minimum=str(minimum),
+                        maximum=str(maximum),
+                    )
+                )
             whole = bounds.get("whole", False)
             if not isinstance(whole, bool):
-                problems.append(f"{where}: 'whole' must be true or false, not {whole!r}")
+                problems.append(
+                    gettext_noop(
+                        "%(where)s: 'whole' must be true or false, not %(value)s",
+                        where=where,
+                        value=repr(whole),
+                    )
+                )
                 whole = False
         elif kind in ("categorical", "ordinal", "boolean"):
             if not isinstance(raw_values, list) or (not raw_values and not scale):
-                problems.append(f"{where}: a {kind} variable needs a non-empty list of values")
+                problems.append(
+                    gettext_noop(
+                        "%(where)s: a %(kind)s variable needs a non-empty list of values",
+                        where=where,
+                        kind=kind,
+                    )
+                )
                 raw_values = []
             codes: set[str] = set()
             for j, label in enumerate(raw_values, start=1):
                 if not isinstance(label, str) or not label.strip():
-                    problems.append(f"{where}: value {j} must be non-empty text")
+                    problems.append(
+                        gettext_noop(
+                            "%(where)s: value %(number)s must be non-empty text",
+                            where=where,
+                            number=j,
+                        )
+                    )
                     continue
                 code = value_code(label)
                 if code in codes:
-                    problems.append(f"{where}: value {j} '{label}' repeats an earlier value")
+                    problems.append(
+                        gettext_noop(
+                            "%(where)s: value %(number)s '%(label)s' repeats an earlier value",
+                            where=where,
+                            number=j,
+                            label=label,
+                        )
+                    )
                 codes.add(code)
                 values.append(ValueSpec(code=code, label=label.strip(), order=j))
         variables.append(
@@ -328,29 +429,39 @@ def read_scales(path: Path) -> tuple[ScaleSpec, ...]:
     scales = []
     seen: set[str] = set()
     for i, raw in enumerate(raw_scales, start=1):
-        where = f"{name}: scale {i}"
+        where = gettext_noop("%(file)s: scale %(number)s", file=name, number=i)
         if not isinstance(raw, dict):
-            problems.append(f"{where}: must be an object")
+            problems.append(gettext_noop("%(where)s: must be an object", where=where))
             continue
         code = _text(raw, "code", where, problems, required=True)
-        where = f"{where} ({code})"
+        where = gettext_noop("%(where)s (%(code)s)", where=where, code=code)
         if code in seen:
-            problems.append(f"{where}: duplicate code")
+            problems.append(gettext_noop("%(where)s: duplicate code", where=where))
         seen.add(code)
         raw_levels = raw.get("levels")
         if not isinstance(raw_levels, list) or not raw_levels:
-            problems.append(f"{where}: needs a non-empty list of levels")
+            problems.append(
+                gettext_noop("%(where)s: needs a non-empty list of levels", where=where)
+            )
             raw_levels = []
         levels: list[LevelSpec] = []
         for j, level in enumerate(raw_levels, start=1):
-            level_where = f"{where}, level {j}"
+            level_where = gettext_noop("%(where)s, level %(number)s", where=where, number=j)
             entry = {"label": level} if isinstance(level, str) else level
             if not isinstance(entry, dict):
-                problems.append(f"{level_where}: must be a label or an object")
+                problems.append(
+                    gettext_noop("%(where)s: must be a label or an object", where=level_where)
+                )
                 continue
             label = _text(entry, "label", level_where, problems, required=True)
             if value_code(label) in {other.code for other in levels}:
-                problems.append(f"{level_where}: '{label}' repeats an earlier level")
+                problems.append(
+                    gettext_noop(
+                        "%(where)s: '%(label)s' repeats an earlier level",
+                        where=level_where,
+                        label=label,
+                    )
+                )
             levels.append(
                 LevelSpec(
                     code=value_code(label),
@@ -378,9 +489,11 @@ def read_scales(path: Path) -> tuple[ScaleSpec, ...]:
 def _mapping(raw: Any, where: str, problems: list[str]) -> tuple[str, str, str] | None:
     if raw is None:
         return None
-    where = f"{where}: corresponds_to"
+    where = gettext_noop("%(where)s: corresponds_to", where=where)
     if not isinstance(raw, dict):
-        problems.append(f"{where}: must be an object with 'scale' and 'level'")
+        problems.append(
+            gettext_noop("%(where)s: must be an object with 'scale' and 'level'", where=where)
+        )
         return None
     scale = _text(raw, "scale", where, problems, required=True)
     level = _text(raw, "level", where, problems, required=True)

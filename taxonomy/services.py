@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import models, transaction
+from django.utils.translation import gettext
 
 from accounts.models import User
 from audit import services as audit
@@ -33,12 +34,22 @@ class LoadReport:
     not_in_file: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        text = (
-            f"{len(self.created)} created, {len(self.updated)} updated, {self.unchanged} unchanged"
-        )
+        """What was loaded, in the active language (a command's: the shell's)."""
+        values = {
+            "created": len(self.created),
+            "updated": len(self.updated),
+            "unchanged": self.unchanged,
+            "kept": ", ".join(self.not_in_file),
+        }
         if self.not_in_file:
-            text += f"; kept but not in the file: {', '.join(self.not_in_file)}"
-        return text
+            return (
+                gettext(
+                    "%(created)s created, %(updated)s updated, %(unchanged)s unchanged; kept "
+                    "but not in the file: %(kept)s"
+                )
+                % values
+            )
+        return gettext("%(created)s created, %(updated)s updated, %(unchanged)s unchanged") % values
 
 
 type Row = tuple[Hashable, dict[str, Any], dict[str, Any]]
@@ -178,7 +189,8 @@ def load_context_variables(
     if unknown:
         raise SeedFileError(
             [
-                f"No proficiency scale {code!r} in {framework}: load the scales first."
+                gettext("No proficiency scale '%(code)s' in %(framework)s: load the scales first.")
+                % {"code": code, "framework": framework}
                 for code in unknown
             ]
         )
@@ -282,7 +294,10 @@ def load_scales(
             return None
         found = levels.get((scale, code))
         if found is None:
-            problems.append(f"{where}: no level {code!r} in scale {scale!r}")
+            problems.append(
+                gettext("%(where)s: no level '%(code)s' in scale '%(scale)s'")
+                % {"where": where, "code": code, "scale": scale}
+            )
         return found
 
     mapped: list[Row] = []
@@ -290,10 +305,16 @@ def load_scales(
         for level_spec in spec.levels:
             if level_spec.corresponds_to is None:
                 continue
-            where = f"scale {spec.code}, level {level_spec.label}"
+            where = gettext("scale %(scale)s, level %(level)s") % {
+                "scale": spec.code,
+                "level": level_spec.label,
+            }
             scale, low, high = level_spec.corresponds_to
             if scale == spec.code:
-                problems.append(f"{where}: a level corresponds to another scale's level")
+                problems.append(
+                    gettext("%(where)s: a level corresponds to another scale's level")
+                    % {"where": where}
+                )
             mapped.append(
                 (
                     (spec.code, level_spec.code),

@@ -108,6 +108,17 @@ def _unspelling_string(length: int) -> str:
 
 
 @pytest.fixture(autouse=True, scope="session")
+def english_shell() -> Iterator[None]:
+    """Commands speak the language the shell asks for (l2annot.commands): the tests run them
+    in English whatever the shell running the tests asks for (a test asking for Spanish sets
+    its own variables)."""
+    asked = ("LANGUAGE", "LC_ALL", "LC_MESSAGES")
+    shell = {name: value for name, value in os.environ.items() if name not in asked}
+    with mock.patch.dict(os.environ, {**shell, "LANG": "C.UTF-8"}, clear=True):
+        yield
+
+
+@pytest.fixture(autouse=True, scope="session")
 def tokens_that_spell_nothing() -> Iterator[None]:
     with (
         mock.patch.object(csrf, "_get_new_csrf_string", lambda: _unspelling_string(32)),

@@ -27,8 +27,8 @@ from grading import services as grading
 from grading.models import GoldVerdict, Grade, Study, Verdict
 from interchange import backup_files
 from interchange.backup import backed_up_models
-from interchange.management.commands._common import environment_language
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict, PromptTemplate
+from l2annot.commands import environment_language
 from rubrics.models import Response, TaskResource
 from taxonomy.models import Framework
 from tests.factories import demo_benchmark_and_graders, grade_study

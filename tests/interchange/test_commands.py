@@ -78,3 +78,33 @@ def test_verdicts_command_reports_a_missing_criterion(tmp_path, starter_framewor
     with pytest.raises(CommandError):
         call_command("import_verdicts", str(tmp_path / "v.jsonl"), stdout=io.StringIO(), stderr=err)
     assert "field 'criterion_id': no criterion '101-77'" in err.getvalue()
+
+
+def spanish_shell(monkeypatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("LANG", "es_ES.UTF-8")
+
+
+def test_an_import_command_speaks_the_shells_language(tmp_path, starter_framework, monkeypatch):
+    spanish_shell(monkeypatch)
+    folder = benchmark_folder(tmp_path, generated(3))
+    out, err = run("import_l2bench", str(folder), "--dry-run")
+    assert out.startswith("tareas: 3 altas, 0 modificaciones, 0 sin cambios; criterios: ")
+    assert out.endswith("(simulación: no se escribió nada)\n")
+    assert "lectura del archivo de tareas" in err  # the progress bar's stage
+    assert "tasks:" not in out and "reading the tasks file" not in err
+
+
+def test_an_import_command_lists_its_problems_in_the_shells_language(
+    tmp_path, starter_framework, monkeypatch
+):
+    spanish_shell(monkeypatch)
+    folder = benchmark_folder(tmp_path, generated(2))
+    text = (folder / TASKS_FILE).read_text(encoding="utf-8-sig").replace(",02a,", ",zz9,")
+    (folder / TASKS_FILE).write_text(text, encoding="utf-8-sig")
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="1 problema: no se importó nada"):
+        call_command("import_l2bench", str(folder), stdout=io.StringIO(), stderr=err)
+    assert (
+        "l2-bench_tasks.csv: fila 2: campo 'competency': subcompetencia desconocida 'zz9'"
+        in err.getvalue()
+    )

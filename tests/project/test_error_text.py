@@ -1,5 +1,6 @@
-"""Every refusal a person reads goes through the translation catalogue: a service or model that
-raises a ValidationError, a Conflict or a NotFound with a plain string fails here
+"""Every refusal a person reads goes through the translation catalogue: a service, model or
+command that raises a ValidationError, a Conflict, a NotFound or a CommandError with a plain
+string fails here
 (docs/development.md, "Translations").
 
 The modules are read with `ast`: in a `raise` of an error (programming errors such as ValueError
@@ -21,6 +22,9 @@ MODULES = sorted(
         *settings.BASE_DIR.glob("*/models.py"),
         *settings.BASE_DIR.glob("*/models/*.py"),
         *settings.BASE_DIR.glob("*/forms.py"),
+        # What the command-line tools refuse, in the shell's language (l2annot.commands).
+        *settings.BASE_DIR.glob("*/management/commands/*.py"),
+        *settings.BASE_DIR.glob("*/commands.py"),
         *(
             settings.BASE_DIR / name
             for name in (
@@ -29,6 +33,9 @@ MODULES = sorted(
                 "grading/adjudication.py",
                 "grading/flags.py",
                 "grading/gold.py",
+                "interchange/eee_export.py",
+                "rubrics/seedfile.py",
+                "taxonomy/seedfile.py",
                 "rubrics/publishing.py",
             )
         ),
@@ -37,6 +44,7 @@ MODULES = sorted(
 )
 TRANSLATING = {
     "_",
+    "gettext_noop",  # l2annot.messages: a Text, shown in the reader's language
     "gettext",
     "gettext_lazy",
     "ngettext",

@@ -2,15 +2,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
+from django.utils.translation import gettext, gettext_noop
 
 from agreement.analysis.export import report_to_dict, write_report_xlsx
 from agreement.services import judge_scales_by_run, study_report
 from grading.commands import STUDY_HELP, study_argument
+from l2annot.commands import Command as TranslatedCommand
 
 
-class Command(BaseCommand):
-    help = "Write the agreement report of a study (every figure with its CI) as JSON or XLSX."
+class Command(TranslatedCommand):
+    help = gettext_noop(
+        "Write the agreement report of a study (every figure with its CI) as JSON or XLSX."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("study", help=STUDY_HELP)
@@ -28,4 +32,7 @@ class Command(BaseCommand):
         else:
             with output.open("wb") as stream:
                 write_report_xlsx(study.name, report, stream, judges)
-        self.stdout.write(f"Wrote the agreement report of {study.name} to {output}")
+        self.stdout.write(
+            gettext("Wrote the agreement report of %(study)s to %(path)s")
+            % {"study": study.name, "path": output}
+        )

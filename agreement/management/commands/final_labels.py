@@ -2,15 +2,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
+from django.utils.translation import gettext_noop, ngettext
 
 from agreement.analysis.export import labels_to_dict, write_labels_csv, write_labels_xlsx
 from agreement.services import final_labels
 from grading.commands import STUDY_HELP, study_argument
+from l2annot.commands import Command as TranslatedCommand
 
 
-class Command(BaseCommand):
-    help = (
+class Command(TranslatedCommand):
+    help = gettext_noop(
         "Write a study's final labels: each graded response and criterion with the experts' "
         "verdicts, how its label was reached (adjudicated, unanimous, majority, tied) and the "
         "label, as CSV, XLSX or JSON."
@@ -34,4 +36,11 @@ class Command(BaseCommand):
         else:
             with output.open("wb") as stream:
                 write_labels_xlsx(labels, stream)
-        self.stdout.write(f"Wrote {len(labels)} final labels of {study.name} to {output}")
+        self.stdout.write(
+            ngettext(
+                "Wrote %(count)s final label of %(study)s to %(path)s",
+                "Wrote %(count)s final labels of %(study)s to %(path)s",
+                len(labels),
+            )
+            % {"count": len(labels), "study": study.name, "path": output}
+        )

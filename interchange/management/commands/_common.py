@@ -1,36 +1,33 @@
 """What the import and export commands share: choosing the framework, drawing the progress bar,
 printing a report and failing with every problem."""
 
-import os
 from argparse import ArgumentParser
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import InterfaceError, OperationalError
+from django.utils.translation import gettext, gettext_noop
 
 from interchange.importers.report import ImportReport, Progress
+from interchange.problem_text import (
+    message_text,
+    problem_text,
+    report_summary,
+    stage_text,
+    stored_problems,
+)
 from interchange.progress import TextProgressBar
 from taxonomy.models import Framework
 
-
-def environment_language(environ: Mapping[str, str] = os.environ) -> str:
-    """The interface language the shell asks for (LANGUAGE, LC_ALL, LC_MESSAGES, LANG, in the
-    order gettext reads them: `es_ES.UTF-8` is Spanish) when the app ships it; else
-    LANGUAGE_CODE. A command that speaks to the person running it speaks their language."""
-    shipped = {code for code, _ in settings.LANGUAGES}
-    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
-        for wanted in environ.get(name, "").split(":"):
-            code = wanted.split(".")[0].split("@")[0].split("_")[0].lower()
-            if code in shipped:
-                return code
-    return settings.LANGUAGE_CODE
+DRY_RUN_HELP = gettext_noop("Check and count; write nothing.")
 
 
 def add_framework_argument(parser: ArgumentParser) -> None:
     parser.add_argument(
-        "--framework", metavar="CODE", help="The framework's code (needed when there are several)."
+        "--framework",
+        metavar="CODE",
+        help=gettext_noop("The framework's code (needed when there are several)."),
     )
 
 
@@ -39,11 +36,16 @@ def framework_from(code: str | None) -> Framework:
         return Framework.objects.chosen(code)
     except Framework.DoesNotExist:
         if code:
-            raise CommandError(f"No framework with code '{code}'.") from None
-        found = "none exists"
+            raise CommandError(
+                gettext("No framework with code '%(code)s'.") % {"code": code}
+            ) from None
+        raise CommandError(
+            gettext("Give the framework with --framework CODE (none exists).")
+        ) from None
     except Framework.MultipleObjectsReturned:
-        found = "there are several"
-    raise CommandError(f"Give the framework with --framework CODE ({found}).")
+        raise CommandError(
+            gettext("Give the framework with --framework CODE (there are several).")
+        ) from None
 
 
 class _NoNewline:
@@ -64,23 +66,33 @@ def run_import(
 ) -> None:
     """Run an import with a progress bar on stderr; exit non-zero listing every problem."""
     bar = TextProgressBar(_NoNewline(command.stderr)) if options.get("verbosity", 1) else None
+
+    def progress(done: int, total: int, stage: str) -> None:
+        if bar:
+            bar(done, total, stage_text(stage))
+
     try:
-        report = run(bar or (lambda done, total, stage: None))
+        report = run(progress)
     except (InterfaceError, OperationalError) as error:
         # The server went away (restart, network): the import's transaction never committed.
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
         raise CommandError(
-            f"The database connection was lost during the import ({first_line}). The import "
-            "is all or nothing and did not commit: run it again once the database answers "
-            "(re-running an import that did commit changes nothing)."
+            gettext(
+                "The database connection was lost during the import (%(error)s). The import "
+                "is all or nothing and did not commit: run it again once the database answers "
+                "(re-running an import that did commit changes nothing)."
+            )
+            % {"error": first_line}
         ) from None
     finally:
         if bar:
             bar.close()
     for note in report.notes:
-        command.stderr.write(f"note: {note}")
+        command.stderr.write(gettext("note: %(note)s") % {"note": message_text(note)})
     if report.problems:
-        for line in report.problem_lines():
-            command.stderr.write(line)
-        raise CommandError(report.summary())
-    command.stdout.write(report.summary())
+        for problem in stored_problems(report.problems):
+            command.stderr.write(problem_text(problem))
+    summary = report_summary(report)
+    if report.problems:
+        raise CommandError(summary)
+    command.stdout.write(summary)

@@ -3,6 +3,7 @@
 from typing import Any
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from accounts.models import User
 from grading.commands import STUDY_HELP, study_argument
@@ -18,5 +19,5 @@ def study_and_annotator(options: dict[str, Any]) -> tuple[Study, User]:
     study = study_argument(options["study"])
     annotator = User.objects.filter(username=options["annotator"]).first()
     if annotator is None:
-        raise CommandError(f"No user '{options['annotator']}'.")
+        raise CommandError(gettext("No user '%(username)s'.") % {"username": options["annotator"]})
     return study, annotator

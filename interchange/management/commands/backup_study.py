@@ -1,17 +1,16 @@
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
-from django.utils import translation
-from django.utils.translation import gettext
+from django.core.management.base import CommandError
+from django.utils.translation import gettext, gettext_noop
 
 from grading.commands import STUDY_HELP, study_argument
 from interchange.backup import BackupError, backup_study
-from interchange.management.commands._common import environment_language
+from l2annot.commands import Command as TranslatedCommand
 
 
-class Command(BaseCommand):
-    help = (
+class Command(TranslatedCommand):
+    help = gettext_noop(
         "Write one study and everything it needs (taxonomy, tasks and their resource files, "
         "criteria, rubric versions, responses, judge verdicts, assignments, grades, ratings, gold "
         "verdicts, annotators without passwords, analysis settings) to a zip archive that "
@@ -24,14 +23,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--allow-missing-files",
             action="store_true",
-            help="Back up even when resource files are missing from MEDIA_ROOT (listed as such).",
+            help=gettext_noop(
+                "Back up even when resource files are missing from MEDIA_ROOT (listed as such)."
+            ),
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        with translation.override(environment_language()):
-            self.back_up(options)
-
-    def back_up(self, options: dict[str, Any]) -> None:
         study = study_argument(options["study"])
         path = Path(options["output"])
         try:

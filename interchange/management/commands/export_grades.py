@@ -1,14 +1,16 @@
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext, gettext_noop
 
 from grading.commands import STUDY_HELP, study_argument
 from interchange import grades_export
+from l2annot.commands import Command as TranslatedCommand
 
 
-class Command(BaseCommand):
-    help = (
+class Command(TranslatedCommand):
+    help = gettext_noop(
         "Write a study's grades (one row per grade) and per-response scores: CSV (grades, or "
         "scores with --scores) or XLSX (a sheet of each). Names the models; annotators are "
         "pseudonymised unless the study shows grader names."
@@ -19,7 +21,9 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=("csv", "xlsx"), default="csv")
         parser.add_argument("--output", type=Path, required=True, metavar="FILE")
         parser.add_argument(
-            "--scores", action="store_true", help="CSV only: the scores instead of the grades."
+            "--scores",
+            action="store_true",
+            help=gettext_noop("CSV only: the scores instead of the grades."),
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -27,9 +31,11 @@ class Command(BaseCommand):
         path = Path(options["output"])
         if options["format"] == "xlsx":
             if options["scores"]:
-                raise CommandError("--scores is for CSV: the workbook has a Scores sheet.")
+                raise CommandError(gettext("--scores is for CSV: the workbook has a Scores sheet."))
             grades_export.write_xlsx(study, path)
         else:
             with path.open("w", encoding="utf-8", newline="") as out:
                 grades_export.write_csv(study, out, scores=options["scores"])
-        self.stdout.write(f"Study {study.pk} written to {path}")
+        self.stdout.write(
+            gettext("Study %(id)s written to %(path)s") % {"id": study.pk, "path": path}
+        )

@@ -1,14 +1,17 @@
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from interchange import offline
 from interchange.management.commands._offline import add_study_and_annotator, study_and_annotator
+from interchange.problem_text import message_text, problem_text
+from l2annot.commands import Command as TranslatedCommand
 
 
-class Command(BaseCommand):
-    help = (
+class Command(TranslatedCommand):
+    help = gettext_noop(
         "Record the answers of a filled offline grading workbook as the annotator, through the "
         "same rules as the grading page. All or nothing."
     )
@@ -17,7 +20,9 @@ class Command(BaseCommand):
         parser.add_argument("file", type=Path)
         add_study_and_annotator(parser)
         parser.add_argument(
-            "--submit", action="store_true", help="Submit every response the workbook completes."
+            "--submit",
+            action="store_true",
+            help=gettext_noop("Submit every response the workbook completes."),
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -25,10 +30,18 @@ class Command(BaseCommand):
         report = offline.import_workbook(
             options["file"], study, annotator, submit=options["submit"]
         )
-        for line in report.problems:
-            self.stderr.write(str(line))
+        for problem in report.problems:
+            self.stderr.write(problem_text(problem))
         if report.problems:
-            raise CommandError(report.summary())
+            count = len(report.problems)
+            raise CommandError(
+                ngettext(
+                    "%(count)s problem: nothing was imported",
+                    "%(count)s problems: nothing was imported",
+                    count,
+                )
+                % {"count": count}
+            )
         for note in report.incomplete:
-            self.stderr.write(f"not submitted: {note}")
-        self.stdout.write(report.summary())
+            self.stderr.write(gettext("not submitted: %(reason)s") % {"reason": message_text(note)})
+        self.stdout.write(" ".join(message_text(note) for note in report.notes))

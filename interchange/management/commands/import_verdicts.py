@@ -1,25 +1,29 @@
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.utils.translation import gettext_noop
 
 from interchange.importers import import_verdicts
 from interchange.management.commands._common import (
+    DRY_RUN_HELP,
     add_framework_argument,
     framework_from,
     run_import,
 )
+from l2annot.commands import Command as TranslatedCommand
 
 
-class Command(BaseCommand):
-    help = "Import judge verdicts from a JSONL file or an Inspect AI .eval log. All or nothing."
+class Command(TranslatedCommand):
+    help = gettext_noop(
+        "Import judge verdicts from a JSONL file or an Inspect AI .eval log. All or nothing."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("file", type=Path)
+        parser.add_argument("--dry-run", action="store_true", help=DRY_RUN_HELP)
         parser.add_argument(
-            "--dry-run", action="store_true", help="Check and count; write nothing."
+            "--judge-model", help=gettext_noop("The judge, when an .eval log does not name it.")
         )
-        parser.add_argument("--judge-model", help="The judge, when an .eval log does not name it.")
         add_framework_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:

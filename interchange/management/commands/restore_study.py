@@ -1,30 +1,27 @@
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
-from django.utils import translation
-from django.utils.translation import gettext
+from django.core.management.base import CommandError
+from django.utils.translation import gettext, gettext_noop
 
 from interchange.backup import BackupError, restore_study
-from interchange.management.commands._common import environment_language
+from l2annot.commands import Command as TranslatedCommand
 
 
-class Command(BaseCommand):
-    help = (
+class Command(TranslatedCommand):
+    help = gettext_noop(
         "Load an archive written by backup_study into an empty (freshly migrated) database and "
         "its resource files into MEDIA_ROOT, all or nothing. Restored users have no usable "
-        "password: set one, or create a superuser. Speaks the shell's language (LANG) when the "
-        "app ships it."
+        "password: set one, or create a superuser."
     )
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("file", type=Path, help="The backup (.zip, or an older .json).")
+        parser.add_argument(
+            "file", type=Path, help=gettext_noop("The backup (.zip, or an older .json).")
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        with translation.override(environment_language()):
-            self.restore(Path(options["file"]))
-
-    def restore(self, path: Path) -> None:
+        path = Path(options["file"])
         if not path.is_file():
             raise CommandError(gettext("No file %(path)s.") % {"path": path})
         try:
