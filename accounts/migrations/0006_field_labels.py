@@ -12,16 +12,17 @@ class Migration(migrations.Migration):
 
     operations = [
         LabelFields(
-            "apitoken",
             {
-                "created": "created at",
-                "hint": "hint",
-                "key_hash": "key hash",
-                "last_used": "last used at",
-                "name": "name",
-                "revoked": "revoked",
-                "user": "user",
-            },
+                "apitoken": {
+                    "created": "created at",
+                    "hint": "hint",
+                    "key_hash": "key hash",
+                    "last_used": "last used at",
+                    "name": "name",
+                    "revoked": "revoked",
+                    "user": "user",
+                },
+                "user": {"display_name": "display name"},
+            }
         ),
-        LabelFields("user", {"display_name": "display name"}),
     ]

@@ -13,15 +13,16 @@ class Migration(migrations.Migration):
 
     operations = [
         LabelFields(
-            "analysissettings",
             {
-                "epsilon": "epsilon",
-                "minimum_units": "minimum units",
-                "resamples": "resamples",
-                "seed": "seed",
-                "show_annotator_names": "show annotator names",
-                "study": "study",
-                "validation_threshold": "validation threshold",
-            },
+                "analysissettings": {
+                    "epsilon": "epsilon",
+                    "minimum_units": "minimum units",
+                    "resamples": "resamples",
+                    "seed": "seed",
+                    "show_annotator_names": "show annotator names",
+                    "study": "study",
+                    "validation_threshold": "validation threshold",
+                }
+            }
         ),
     ]

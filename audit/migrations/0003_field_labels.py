@@ -15,16 +15,17 @@ class Migration(migrations.Migration):
 
     operations = [
         LabelFields(
-            "auditevent",
             {
-                "actor": "actor",
-                "at": "recorded at",
-                "changes": "changes",
-                "comment": "comment",
-                "content_type": "content type",
-                "kind": "kind",
-                "object_id": "object id",
-                "object_repr": "object",
-            },
+                "auditevent": {
+                    "actor": "actor",
+                    "at": "recorded at",
+                    "changes": "changes",
+                    "comment": "comment",
+                    "content_type": "content type",
+                    "kind": "kind",
+                    "object_id": "object id",
+                    "object_repr": "object",
+                }
+            }
         ),
     ]

@@ -17,7 +17,7 @@ def test_label_fields_gives_the_state_alter_fields_would():
     labelled = before.clone()
     # Rendered, and its relations known, as during migrate.
     assert labelled.apps is not None and labelled.relations is not None
-    LabelFields("AuditEvent", LABELS).state_forwards("audit", labelled)
+    LabelFields({"AuditEvent": LABELS}).state_forwards("audit", labelled)
     altered = before.clone()
     assert altered.relations is not None
     for name, label in LABELS.items():
