@@ -19,6 +19,7 @@ from l2annot.shown import message_text
 
 __all__ = [
     "message_text",
+    "nothing_imported",
     "problem_text",
     "report_summary",
     "stage_message",
@@ -165,14 +166,18 @@ def report_summary(report: ImportReport) -> str:
     """What an import command prints when it ends, in the interface language: how many
     problems stopped it, or its counts (its notes are printed apart)."""
     if report.problems:
-        count = len(report.problems)
-        return ngettext(
-            "%(count)s problem: nothing was imported",
-            "%(count)s problems: nothing was imported",
-            count,
-        ) % {"count": _number(count)}
+        return nothing_imported(len(report.problems))
     counts = {name: numbers.as_dict() for name, numbers in report.counts.items()}
     return summary_text(report.summary(), counts, report.dry_run)
+
+
+def nothing_imported(problems: int) -> str:
+    """How many problems stopped an import, in the interface language."""
+    return ngettext(
+        "%(count)s problem: nothing was imported",
+        "%(count)s problems: nothing was imported",
+        problems,
+    ) % {"count": problems}
 
 
 def _counts_text(counts: Mapping[str, Mapping[str, int]], dry_run: bool) -> str:

@@ -92,7 +92,5 @@ def run_import(
     if report.problems:
         for problem in stored_problems(report.problems):
             command.stderr.write(problem_text(problem))
-    summary = report_summary(report)
-    if report.problems:
-        raise CommandError(summary)
-    command.stdout.write(summary)
+        raise CommandError(report_summary(report))
+    command.stdout.write(report_summary(report))

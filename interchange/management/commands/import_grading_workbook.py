@@ -2,11 +2,11 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import CommandError
-from django.utils.translation import gettext, gettext_noop, ngettext
+from django.utils.translation import gettext, gettext_noop
 
 from interchange import offline
 from interchange.management.commands._offline import add_study_and_annotator, study_and_annotator
-from interchange.problem_text import message_text, problem_text
+from interchange.problem_text import message_text, nothing_imported, problem_text
 from l2annot.commands import Command as TranslatedCommand
 
 
@@ -33,15 +33,7 @@ class Command(TranslatedCommand):
         for problem in report.problems:
             self.stderr.write(problem_text(problem))
         if report.problems:
-            count = len(report.problems)
-            raise CommandError(
-                ngettext(
-                    "%(count)s problem: nothing was imported",
-                    "%(count)s problems: nothing was imported",
-                    count,
-                )
-                % {"count": count}
-            )
+            raise CommandError(nothing_imported(len(report.problems)))
         for note in report.incomplete:
             self.stderr.write(gettext("not submitted: %(reason)s") % {"reason": message_text(note)})
         self.stdout.write(" ".join(message_text(note) for note in report.notes))
