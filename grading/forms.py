@@ -1,4 +1,5 @@
 from typing import Any, cast
+from urllib.parse import urlencode
 
 from django import forms
 from django.db.models import Count, Exists, Field, OuterRef, Q, QuerySet
@@ -141,17 +142,38 @@ class StudySelectionForm(TaskFilterForm):
 
     @property
     def scope_value(self) -> str:
-        data = self.cleaned_data if self.is_bound and self.is_valid() else {}
-        chosen = self.MATCHING if not data.get("tasks") else self.CHOSEN
-        return str(data.get("scope") or (chosen if self.is_bound else self.MATCHING))
+        """The scope asked for, whatever else of the form is valid; by default "chosen" once a
+        task is ticked."""
+        scope = self._valid("scope")
+        if scope in (self.MATCHING, self.CHOSEN):
+            return str(scope)
+        return self.CHOSEN if self.is_bound and self.chosen_ids() else self.MATCHING
 
     def chosen_ids(self) -> set[int]:
-        data = self.cleaned_data if self.is_bound and self.is_valid() else {}
-        return {t.pk for t in data.get("tasks") or []}
+        """The tasks ticked, whatever else of the form is valid (a filter's mistake loses no
+        tick)."""
+        return {t.pk for t in self._valid("tasks") or []}
+
+    def _valid(self, name: str) -> Any:
+        """A field's cleaned value (None when unbound or invalid), other fields' errors aside."""
+        if not self.is_bound:
+            return None
+        self.is_valid()
+        return self.cleaned_data.get(name)
+
+    def filters_valid(self) -> bool:
+        return not self.is_bound or not any(name in self.errors for name in ("q", *self.FILTERS))
+
+    def list_key(self, framework: Framework | None) -> str:
+        """What the list of matching tasks is built from (the framework and the filters): the
+        page shown stays while it is the same, and a changed filter starts again at page 1."""
+        values = [("framework", str(framework.pk if framework else ""))]
+        values += [(name, str(self[name].value() or "")) for name in ("q", *self.FILTERS)]
+        return urlencode(values)
 
     def _responses_filter(self, prefix: str = "") -> Q:
-        data = self.cleaned_data if self.is_bound and self.is_valid() else {}
-        return Q(**{f"{prefix}model_name": data["model"]}) if data.get("model") else Q()
+        model = self._valid("model")
+        return Q(**{f"{prefix}model_name": model}) if model else Q()
 
     def matching(self, framework: Framework | None) -> QuerySet[Task]:
         """The published tasks of `framework` that match the filters, each with the number of
@@ -160,7 +182,7 @@ class StudySelectionForm(TaskFilterForm):
         if framework is not None:
             tasks = tasks.filter(framework=framework)
         if self.is_bound:
-            tasks = self.filter(tasks) if self.is_valid() else tasks.none()
+            tasks = self.filter(tasks) if self.filters_valid() else tasks.none()
         only_model = self._responses_filter("responses__")
         return (
             tasks.select_related("sub_competency")
@@ -178,12 +200,6 @@ class StudySelectionForm(TaskFilterForm):
         """The responses the study would hold."""
         chosen = self.selected_tasks(framework).values("pk")
         return Response.objects.filter(self._responses_filter(), task__in=chosen)
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        if data.get("scope") == self.CHOSEN and not data.get("tasks"):
-            self.add_error("tasks", "Tick at least one task, or take all tasks that match.")
-        return data
 
 
 class GoldVerdictForm(forms.Form):

@@ -10,6 +10,7 @@ from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
@@ -54,7 +55,8 @@ def _setup_context(
     if framework is None and not form.is_bound and form.initial.get("framework"):
         framework = Framework.objects.filter(pk=form.initial["framework"]).first()
     matching = selection.matching(framework)
-    page = Paginator(matching, SETUP_TASKS_PER_PAGE).get_page(request.POST.get("page"))
+    list_key = selection.list_key(framework)
+    page = Paginator(matching, SETUP_TASKS_PER_PAGE).get_page(_page_number(request, list_key))
     chosen = selection.chosen_ids()
     responses = selection.responses(framework)
     annotators = list(data.get("annotators") or [])
@@ -77,7 +79,18 @@ def _setup_context(
         "scope": selection.scope_value,
         "preview": preview,
         "pool_size": len(annotators),
+        "list_key": list_key,
     }
+
+
+def _page_number(request: AuthenticatedHttpRequest, list_key: str) -> str | None:
+    """The page of tasks asked for (a pager button), else the page shown while the list it
+    showed is the same (a tick, the scope or a field of the study changed), else the first."""
+    if request.POST.get("page"):
+        return request.POST["page"]
+    if request.POST.get("listed") == list_key:
+        return request.POST.get("shown_page")
+    return None
 
 
 def _sum_responses(tasks: Any) -> int:
@@ -93,20 +106,23 @@ def study_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid() and selection.is_valid():
         data = form.cleaned_data
         options = {f: data[f] for f in StudyForm.Meta.fields if f not in ("name", "framework")}
-        responses = selection.responses(data["framework"]).only("pk")
+        responses = list(selection.responses(data["framework"]).only("pk"))
         others = [
             t.key for t in selection.cleaned_data["tasks"] if t.framework_id != data["framework"].pk
         ]
         try:
+            if selection.scope_value == selection.CHOSEN and not selection.chosen_ids():
+                raise ValidationError(_("Tick at least one task, or take all tasks that match."))
             if others and selection.scope_value == selection.CHOSEN:
                 raise ValidationError(
                     _("Not in %(framework)s: %(tasks)s.")
                     % {"framework": data["framework"], "tasks": ", ".join(others)}
                 )
-            if not responses.exists():
+            if not responses:
                 raise ValidationError(
                     _("No response is selected: change the filters or tick tasks.")
                 )
+            _check_count_shown(request, len(responses))
             study = services.create_study(
                 name=data["name"],
                 framework=data["framework"],
@@ -132,6 +148,23 @@ def study_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render_page(
         request, "grading/study_form.html", _setup_context(request, form, selection), status=status
     )
+
+
+def _check_count_shown(request: AuthenticatedHttpRequest, count: int) -> None:
+    """Refuses to create a study of another number of responses than the preview showed (a
+    tick or a filter changed after it, or responses were added meanwhile)."""
+    shown = request.POST.get("shown_responses", "")
+    if shown.isdigit() and int(shown) != count:
+        raise ValidationError(
+            ngettext(
+                "The selection now holds %(count)s response, not the %(shown)s the preview "
+                "showed: check the preview, then create the study.",
+                "The selection now holds %(count)s responses, not the %(shown)s the preview "
+                "showed: check the preview, then create the study.",
+                count,
+            )
+            % {"count": count, "shown": shown}
+        )
 
 
 @require(Action.MANAGE_STUDIES)

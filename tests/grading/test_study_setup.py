@@ -137,3 +137,80 @@ def test_a_selection_without_responses_is_refused(maintainer, benchmark):
     assert response.status_code == 422
     assert "No response is selected" in response.content.decode()
     assert not Study.objects.exists()
+
+
+def hidden(html: str, name: str) -> str:
+    found = re.search(rf'<input type="hidden" name="{name}" value="([^"]*)">', html)
+    assert found, name
+    return found.group(1).replace("&amp;", "&")
+
+
+def checked_scope(html: str) -> str:
+    found = re.search(r'name="scope" value="(\w+)" checked', html)
+    assert found
+    return found.group(1)
+
+
+def test_choosing_only_ticked_tasks_before_ticking_keeps_that_scope_and_the_list(
+    maintainer, benchmark
+):
+    html = preview(maintainer, form(benchmark, scope="chosen", language="es"))
+    assert checked_scope(html) == "chosen"
+    assert "Only the tasks ticked (0)" in html
+    assert html.count('type="checkbox" name="tasks"') == 10
+    assert "<strong>0</strong> responses to grade" in html
+
+
+def test_ticking_keeps_the_page_shown_and_a_changed_filter_starts_at_page_one(
+    maintainer, benchmark
+):
+    second = preview(maintainer, form(benchmark, page=2))
+    assert "Page 2 of 2" in second
+    shown = {"listed": hidden(second, "listed"), "shown_page": hidden(second, "shown_page")}
+    tick = Task.objects.exclude(key="zz-draft").order_by("key").last()
+    ticked = preview(maintainer, form(benchmark, scope="chosen", tasks=[tick.pk], **shown))
+    assert "Page 2 of 2" in ticked
+    assert f'value="{tick.pk}" id="task-{tick.pk}" checked' in ticked
+    assert "Only the tasks ticked (1)" in ticked
+    overlap = preview(maintainer, form(benchmark, overlap=1, tasks=[tick.pk], **shown))
+    assert "Page 2 of 2" in overlap
+    filtered = preview(maintainer, form(benchmark, model="model-a", tasks=[tick.pk], **shown))
+    assert "Page 1 of 2" in filtered
+    assert f'<input type="hidden" name="tasks" value="{tick.pk}">' in filtered
+
+
+def test_a_mistake_in_the_filters_loses_neither_the_ticks_nor_the_scope(maintainer, benchmark):
+    ticked = list(Task.objects.exclude(key="zz-draft").values_list("pk", flat=True)[:3])
+    html = preview(maintainer, form(benchmark, scope="chosen", tasks=ticked, value="B1"))
+    assert "Choose the variable this value belongs to." in html
+    assert checked_scope(html) == "chosen"
+    assert "Only the tasks ticked (3)" in html
+    assert all(f'name="tasks" value="{pk}"' in html for pk in ticked), html
+
+
+def test_the_study_holds_as_many_responses_as_the_preview_showed(maintainer, benchmark):
+    ticked = list(Task.objects.filter(language="es").values_list("pk", flat=True)[:4])
+    data = form(benchmark, scope="chosen", tasks=ticked, model="model-b")
+    shown = int(hidden(preview(maintainer, data), "shown_responses"))
+    assert shown == 4
+    response = maintainer.post(reverse("grading:study_create"), data | {"shown_responses": shown})
+    assert response.status_code == 302
+    assert Study.objects.get(name="Pilot").items.count() == shown
+
+
+def test_a_study_other_than_the_preview_showed_is_refused(maintainer, benchmark):
+    ticked = list(Task.objects.filter(language="es").values_list("pk", flat=True)[:4])
+    data = form(benchmark, scope="chosen", tasks=ticked, shown_responses=6)
+    response = maintainer.post(reverse("grading:study_create"), data)
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "The selection now holds 8 responses, not the 6 the preview showed" in html
+    assert hidden(html, "shown_responses") == "8"  # the page now shows the true count
+    assert not Study.objects.exists()
+
+
+def test_only_ticked_tasks_without_a_tick_is_refused_on_creating(maintainer, benchmark):
+    response = maintainer.post(reverse("grading:study_create"), form(benchmark, scope="chosen"))
+    assert response.status_code == 422
+    assert "Tick at least one task, or take all tasks that match." in response.content.decode()
+    assert not Study.objects.exists()
