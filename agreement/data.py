@@ -473,12 +473,22 @@ def _items(item_ids: list[int], db: str) -> list[ItemInfo]:
     return [by_pk[pk] for pk in item_ids]
 
 
-def judge_runs_for(study: Study) -> list[JudgeRun]:
-    """Judge runs with at least one verdict on a response of the study."""
+def _study_runs(study: Study, answers: type[JudgeVerdict] | type[JudgeRating]) -> list[JudgeRun]:
+    """The study's own runs with at least one answer (verdict or 1-5 rating) on its data: a run
+    made here for this study, or one imported (made for no study) that answered one of the
+    study's own responses. Gold checks do not count: they are another study's responses, and
+    that study's runs judged them, not this one's. A run made here for another study stays
+    that study's, even where the two share responses."""
     db = reports_alias()
-    responses = StudyItem.objects.using(db).filter(study=study).values("response_id")
-    judged = JudgeVerdict.objects.using(db).filter(run=OuterRef("pk"), response_id__in=responses)
-    return list(JudgeRun.objects.using(db).filter(Exists(judged)).order_by("pk"))
+    responses = StudyItem.objects.using(db).filter(study=study).data().values("response_id")
+    answered = answers.objects.using(db).filter(run=OuterRef("pk"), response_id__in=responses)
+    own = Q(parameters__study=study.pk) | ~Q(parameters__has_key="study")
+    return list(JudgeRun.objects.using(db).filter(own, Exists(answered)).order_by("pk"))
+
+
+def judge_runs_for(study: Study) -> list[JudgeRun]:
+    """The study's judge runs with at least one verdict on its data (see _study_runs)."""
+    return _study_runs(study, JudgeVerdict)
 
 
 def verdicts_state(run: JudgeRun) -> str:
@@ -792,17 +802,23 @@ def ratings_state(run: JudgeRun) -> str:
 
 
 def rating_runs_for(study: Study) -> list[JudgeRun]:
-    """Judge runs with at least one 1-5 rating on a response of the study."""
-    db = reports_alias()
-    responses = StudyItem.objects.using(db).filter(study=study).values("response_id")
-    rated = JudgeRating.objects.using(db).filter(run=OuterRef("pk"), response_id__in=responses)
-    return list(JudgeRun.objects.using(db).filter(Exists(rated)).order_by("pk"))
+    """The study's judge runs with at least one 1-5 rating on its data (see _study_runs)."""
+    return _study_runs(study, JudgeRating)
 
 
 def calibration_runs(study: Study) -> list[JudgeRun]:
-    """Judge runs with a verdict or a 1-5 rating on a response of the study."""
+    """The study's judge runs with a verdict or a 1-5 rating on its data."""
     runs = {run.pk: run for run in [*judge_runs_for(study), *rating_runs_for(study)]}
     return [runs[pk] for pk in sorted(runs)]
+
+
+def study_run(study: Study, run_id: int) -> JudgeRun | None:
+    """The run `run_id` if it is the study's: made for it (with or without answers yet), or one
+    of its calibration runs; else None."""
+    run = JudgeRun.objects.using(reports_alias()).filter(pk=run_id).first()
+    if run is None or run.parameters.get("study") == study.pk:
+        return run
+    return next((own for own in calibration_runs(study) if own.pk == run_id), None)
 
 
 def gold_state(study: Study) -> str:

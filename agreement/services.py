@@ -23,6 +23,7 @@ from agreement.analysis.reports import StudyAgreement, study_agreement, turn_agr
 from agreement.analysis.scales import criteria_consistency, scale_agreement, scale_consistency
 from agreement.analysis.triage import TriageUnit, triage_queue
 from agreement.data import (
+    judge_runs_for,
     load_judge_data,
     load_label_units,
     load_ordinal_ratings,
@@ -139,6 +140,12 @@ def judge_calibration_summary(study: Study, run: JudgeRun) -> RunSummary:
     """`run` against the experts of `study` on every unit it judged, every figure with its
     interval and n (the exports' judge calibration): a comparison of one run."""
     return run_comparison(study, [run]).runs[0]
+
+
+def judge_calibrations(study: Study) -> list[RunSummary]:
+    """The calibration of each of the study's judge runs (agreement.data.judge_runs_for), as
+    the agreement report's downloads and `manage.py agreement_report` write them."""
+    return [judge_calibration_summary(study, run) for run in judge_runs_for(study)]
 
 
 @dataclass(frozen=True)

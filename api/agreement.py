@@ -26,6 +26,7 @@ from agreement.analysis.export import (
     labels_to_dict,
     report_to_dict,
 )
+from agreement.data import study_run
 from agreement.services import (
     final_labels,
     judge_calibration_summary,
@@ -35,6 +36,7 @@ from agreement.services import (
     study_report,
 )
 from api import schema
+from grading.models import Study
 from judging.models import JudgeRun
 
 
@@ -84,14 +86,16 @@ JUDGE = OpenApiParameter(
 )
 
 
-def judge_run(raw: Any) -> JudgeRun | None:
+def judge_run(study: Study, raw: Any) -> JudgeRun | None:
+    """The study's judge run `raw` (agreement.data.study_run): a run of another study, or one
+    that judged only the study's gold checks, is not found."""
     if raw is None:
         return None
     if not str(raw).isdecimal():
         raise exceptions.ValidationError({"judge": ["A judge run id."]})
-    run = JudgeRun.objects.filter(pk=int(raw)).first()
+    run = study_run(study, int(raw))
     if run is None:
-        raise exceptions.NotFound("No such judge run.")
+        raise exceptions.NotFound("No such judge run in this study.")
     return run
 
 
@@ -120,7 +124,7 @@ class AgreementActions:
     def leaderboard(self, request: Request, pk: str) -> Response:
         """Model scores by experts (and by a judge run with `?judge=`), with bootstrap CIs."""
         study = self.get_object()  # type: ignore[attr-defined]
-        run = judge_run(request.query_params.get("judge"))
+        run = judge_run(study, request.query_params.get("judge"))
         return Response(as_json(study_leaderboard(study, run)))
 
     @extend_schema(responses=REPORT_RESPONSES)
@@ -134,7 +138,7 @@ class AgreementActions:
         study = self.get_object()  # type: ignore[attr-defined]
         if not run.isdecimal():  # any segment reaches the view: a malformed id is a JSON 404
             raise exceptions.NotFound("No such judge run.")
-        judge = judge_run(run)
+        judge = judge_run(study, run)
         assert judge is not None  # judge_run raises NotFound for an unknown run
         report = replace(judge_report(study, judge), scales=judge_scale_report(study, judge))
         figures = judge_calibration_rows(judge_calibration_summary(study, judge))

@@ -53,7 +53,7 @@ def judge_run_for(study: Study, run_id: int | None) -> JudgeRun:
             if run.pk == run_id:
                 return run
         raise ExportProblem(
-            gettext("Judge run %(id)s has no verdict on a response of this study.") % {"id": run_id}
+            gettext("Judge run %(id)s is not one of this study's judge runs.") % {"id": run_id}
         )
     if len(runs) == 1:
         return runs[0]

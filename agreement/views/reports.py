@@ -4,7 +4,7 @@ from io import BytesIO
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.formats import get_format
 from django.utils.safestring import mark_safe
@@ -28,13 +28,20 @@ from agreement.analysis.export import (
 )
 from agreement.analysis.leaderboard import Leaderboard
 from agreement.analysis.reports import CriterionAgreement, GroupAgreement, StudyAgreement
-from agreement.data import calibration_runs, disagreements, judge_runs_for, unmatched_questions
+from agreement.data import (
+    calibration_runs,
+    disagreements,
+    judge_runs_for,
+    study_run,
+    unmatched_questions,
+)
 from agreement.forms import AnalysisSettingsForm
 from agreement.models import AnalysisSettings
 from agreement.services import (
     cached_study_report,
     is_large,
     judge_calibration_summary,
+    judge_calibrations,
     judge_report,
     judge_scale_report,
     judge_scales_by_run,
@@ -190,7 +197,7 @@ def study_report_download(
     report = study_report(study)
     filename = f"agreement-{slugify(study.name) or study.pk}"
     judges = judge_scales_by_run(study)
-    calibrations = [judge_calibration_summary(study, run) for run in judge_runs_for(study)]
+    calibrations = judge_calibrations(study)
     if fmt == "json":
         data = report_to_dict(study.name, report, judges, calibrations)
         response: HttpResponse = JsonResponse(data)
@@ -203,6 +210,14 @@ def study_report_download(
     return response
 
 
+def _study_run(study: Study, run_id: int) -> JudgeRun:
+    """One of the study's judge runs (agreement.data.study_run); another's is a 404."""
+    run = study_run(study, run_id)
+    if run is None:
+        raise Http404("This run judged none of this study's own responses.")
+    return run
+
+
 @require(Action.EXPORT_DATA)
 def judge_calibration_download(
     request: AuthenticatedHttpRequest, study_id: int, run_id: int, fmt: str
@@ -210,7 +225,7 @@ def judge_calibration_download(
     """The judge's calibration overall and per criterion, every figure with its interval and
     n, as JSON or XLSX."""
     study = get_object_or_404(Study, pk=study_id)
-    run = get_object_or_404(JudgeRun, pk=run_id)
+    run = _study_run(study, run_id)
     summary = judge_calibration_summary(study, run)
     report = judge_report(study, run)
     levels = [judge_level_row(run, criterion) for criterion in report.ordinal]
@@ -239,7 +254,7 @@ def judge_calibration(
     request: AuthenticatedHttpRequest, study_id: int, run_id: int
 ) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
-    run = get_object_or_404(JudgeRun, pk=run_id)
+    run = _study_run(study, run_id)
     calibration = judge_report(study, run)
     criteria = Paginator(calibration.by_criterion, CRITERIA_PER_PAGE).get_page(
         request.GET.get("page")
@@ -396,7 +411,7 @@ def _changes(form: AnalysisSettingsForm) -> dict[str, list[object]]:
 def judge_family(request: AuthenticatedHttpRequest, study_id: int, run_id: int) -> HttpResponse:
     """Name an imported run's model family, so that self-preference can be measured."""
     study = get_object_or_404(Study, pk=study_id)
-    run = get_object_or_404(JudgeRun, pk=run_id)
+    run = _study_run(study, run_id)
     try:
         set_run_family(run, request.POST.get("model_family", ""), by=request.user)
     except ValidationError as error:
