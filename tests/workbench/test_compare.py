@@ -4,6 +4,7 @@ import json
 from io import BytesIO
 
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 from openpyxl import load_workbook
 from rest_framework.test import APIClient
@@ -201,6 +202,22 @@ def test_every_figure_of_the_calibration_downloads_carries_its_n(study, runs, cl
     assert header == list(overall)
     report = reverse("agreement:study_report_json", args=[study.pk])
     assert_every_figure_has_its_n(json.loads(client.get(report).content)["judge calibration"])
+
+
+def test_the_report_command_writes_the_judge_calibrations_the_download_has(
+    study, runs, client_as, tmp_path
+):
+    report = reverse("agreement:study_report_json", args=[study.pk])
+    downloaded = json.loads(client_as(Role.MAINTAINER).get(report).content)["judge calibration"]
+    output = tmp_path / "report.json"
+    call_command("agreement_report", str(study.pk), "--output", str(output))
+    written = json.loads(output.read_text(encoding="utf-8"))["judge calibration"]
+    assert {row["judge"] for row in written} == {str(run) for run in runs}
+    assert written == downloaded
+    workbook = tmp_path / "report.xlsx"
+    call_command("agreement_report", str(study.pk), "--format", "xlsx", "--output", str(workbook))
+    sheet = load_workbook(workbook)["Judge calibration"]
+    assert sheet.max_row == len(written) + 1
 
 
 def test_every_figure_of_the_calibration_api_carries_its_n(study, runs, make_user):

@@ -6,7 +6,7 @@ from django.core.management.base import CommandParser
 from django.utils.translation import gettext, gettext_noop
 
 from agreement.analysis.export import report_to_dict, write_report_xlsx
-from agreement.services import judge_scales_by_run, study_report
+from agreement.services import judge_calibrations, judge_scales_by_run, study_report
 from grading.commands import STUDY_HELP, study_argument
 from l2annot.commands import Command as TranslatedCommand
 
@@ -25,13 +25,14 @@ class Command(TranslatedCommand):
         study = study_argument(options["study"])
         report = study_report(study)
         judges = judge_scales_by_run(study)
+        calibrations = judge_calibrations(study)
         output: Path = options["output"]
         if options["format"] == "json":
-            data = report_to_dict(study.name, report, judges)
+            data = report_to_dict(study.name, report, judges, calibrations)
             output.write_text(json.dumps(data, indent=2), encoding="utf-8")
         else:
             with output.open("wb") as stream:
-                write_report_xlsx(study.name, report, stream, judges)
+                write_report_xlsx(study.name, report, stream, judges, calibrations)
         self.stdout.write(
             gettext("Wrote the agreement report of %(study)s to %(path)s")
             % {"study": study.name, "path": output}
