@@ -1,5 +1,6 @@
 """Loading a framework from files: in place by code, all-or-nothing, clear errors."""
 
+import io
 import json
 
 import pytest
@@ -167,3 +168,89 @@ def test_a_nul_in_a_taxonomy_file_is_refused_naming_where_and_nothing_is_loaded(
         "(\\u0000), which the database cannot store"
     )
     assert not Framework.objects.filter(code="fw2").exists()
+
+
+@pytest.mark.django_db
+def test_variables_refused_after_the_taxonomy_loaded_say_what_was_and_how_to_go_on(tmp_path):
+    out = io.StringIO()
+    with pytest.raises(CommandError) as refused:
+        call_command(
+            "load_taxonomy",
+            FIXTURES / "taxonomy.json",
+            context_variables=FIXTURES / "context_variables.json",
+            stdout=out,
+        )
+    message = str(refused.value)
+    assert "Nothing was loaded" not in message
+    assert out.getvalue().startswith("Taxonomy l2bench-starter: 44 created")
+    lines = message.splitlines()
+    assert lines[0] == "The context variables were not loaded (what is listed above was):"
+    assert (
+        "No proficiency scale 'cefr' in L2-Bench starter taxonomy: load the scales first." in lines
+    )
+    assert lines[-2] == "Once that is mended, load what is left into l2bench-starter:"
+    assert lines[-1] == (
+        "python manage.py load_taxonomy --framework l2bench-starter --scales FILE "
+        f"--context-variables {FIXTURES / 'context_variables.json'}"
+    )
+    framework = Framework.objects.get(code="l2bench-starter")
+    assert framework.competencies.count() and not framework.context_variables.exists()
+    # The command it gives, with the scales file, loads the rest.
+    call_command(
+        "load_taxonomy",
+        framework="l2bench-starter",
+        scales=FIXTURES / "proficiency_scales.json",
+        context_variables=FIXTURES / "context_variables.json",
+    )
+    assert framework.context_variables.filter(key="actfl_level").exists()
+
+
+@pytest.mark.django_db
+def test_scales_refused_after_the_taxonomy_loaded_name_the_variables_left_too(tmp_path):
+    scales = {
+        "proficiency_scales": [
+            {
+                "code": "local",
+                "name": "Local",
+                "levels": [{"label": "One", "corresponds_to": {"scale": "zz", "level": "a1"}}],
+            }
+        ]
+    }
+    cv = write(tmp_path, "cv.json", [{"key": "mood", "label": "Mood", "kind": "text"}])
+    with pytest.raises(CommandError) as refused:
+        call_command(
+            "load_taxonomy",
+            write(tmp_path, "tax.json", small_taxonomy()),
+            scales=write(tmp_path, "scales.json", scales),
+            context_variables=cv,
+        )
+    lines = str(refused.value).splitlines()
+    assert lines[0] == (
+        "The proficiency scales were not loaded, nor the context variables after them "
+        "(what is listed above was):"
+    )
+    assert lines[1] == "scale local, level One: no level 'a1' in scale 'zz'"
+    assert lines[-1] == (
+        "python manage.py load_taxonomy --framework fw2 "
+        f"--scales {tmp_path / 'scales.json'} --context-variables {cv}"
+    )
+    assert Framework.objects.filter(code="fw2").exists()
+    assert not ContextVariable.objects.filter(key="mood").exists()
+
+
+@pytest.mark.django_db
+def test_a_bare_load_taxonomy_loads_the_shipped_starter_set():
+    out = io.StringIO()
+    call_command("load_taxonomy", stdout=out)
+    assert out.getvalue().startswith("No file given: loading the shipped starter set (")
+    framework = Framework.objects.get(code="l2bench-starter")
+    assert {scale.code for scale in framework.scales.all()} == {"cefr", "actfl"}
+    assert ContextValue.objects.filter(variable__framework=framework).count() == 131
+    assert "Context variables of l2bench-starter: " in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_a_framework_without_a_file_is_still_refused():
+    with pytest.raises(CommandError, match="Give a taxonomy file"):
+        call_command("load_taxonomy", framework="l2bench-starter")
+    assert not Framework.objects.exists()
