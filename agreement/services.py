@@ -206,8 +206,10 @@ def judge_scales_by_run(study: Study) -> list[tuple[JudgeRun, tuple[JudgeScale, 
     return [(run, judge_scale_report(study, run)) for run in rating_runs_for(study)]
 
 
-def final_labels(study: Study) -> list[FinalLabel]:
+def final_labels(study: Study, *, single: bool = True) -> list[FinalLabel]:
     """The final label of every graded (response, criterion) of `study` (agreement.analysis.
-    labels); graders are named as the study's reports name them."""
+    labels), without those resting on a single expert's verdict unless `single`; graders are
+    named as the study's reports name them."""
     settings = AnalysisSettings.for_study(study)
-    return decide_labels(load_label_units(study, blind=not settings.show_annotator_names))
+    units = load_label_units(study, blind=not settings.show_annotator_names)
+    return decide_labels(units, single=single)

@@ -81,6 +81,11 @@ REPORT_RESPONSES = {
     403: schema.FORBIDDEN,
     404: schema.NOT_FOUND,
 }
+WITHOUT_SINGLE = OpenApiParameter(
+    "without_single",
+    OpenApiTypes.BOOL,
+    description="true: leave out the labels resting on a single expert's verdict (`single`).",
+)
 JUDGE = OpenApiParameter(
     "judge", OpenApiTypes.INT, description="A judge run id: adds the judge's scores."
 )
@@ -110,14 +115,18 @@ class AgreementActions:
         study = self.get_object()  # type: ignore[attr-defined]
         return Response(report_to_dict(study.name, study_report(study)))
 
-    @extend_schema(responses=REPORT_RESPONSES)
+    @extend_schema(parameters=[WITHOUT_SINGLE], responses=REPORT_RESPONSES | {400: schema.INVALID})
     @action(detail=True, methods=["get"], url_path="final-labels")
     def final_labels(self, request: Request, pk: str) -> Response:
         """Each graded (response, criterion) with the experts' verdicts and rationales, the gold
-        verdict, how the label was reached (adjudicated, unanimous, majority, tied, not
+        verdict, how the label was reached (adjudicated, unanimous, majority, single, tied, not
         applicable), who decided and when (agreement.analysis.labels)."""
         study = self.get_object()  # type: ignore[attr-defined]
-        return Response(labels_to_dict(study.name, final_labels(study)))
+        raw = request.query_params.get("without_single", "false").lower()
+        if raw not in ("true", "false", "1", "0"):
+            raise exceptions.ValidationError({"without_single": ["Must be true or false."]})
+        single = raw in ("false", "0")
+        return Response(labels_to_dict(study.name, final_labels(study, single=single)))
 
     @extend_schema(parameters=[JUDGE], responses=REPORT_RESPONSES | {400: schema.INVALID})
     @action(detail=True, methods=["get"])

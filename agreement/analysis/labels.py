@@ -4,11 +4,14 @@ label was reached and the label itself.
 The rule, in order: an adjudicated (gold) verdict decides; otherwise the experts' pass/fail
 verdicts decide when they are unanimous or when one side has more of them; a tie, or no pass/fail
 verdict at all (only N/A), leaves the unit without a label, said as such. N/A is not a vote: it
-says the criterion did not apply for that expert, and it is counted beside the votes.
+says the criterion did not apply for that expert, and it is counted beside the votes. A label
+resting on one expert's verdict (one vote, with or without others' N/A) is said as such
+(single), never as unanimous: nobody agreed with it.
 
 On an ordinal criterion the experts give levels, and the label is a `level`: the gold level
-decides; otherwise the level every expert gave (unanimous), or the level more experts gave
-than any other (majority, a plurality); two levels given equally often leave no level (tied).
+decides; otherwise the level every expert gave (unanimous, or single when one expert gave a
+level), or the level more experts gave than any other (majority, a plurality); two levels given
+equally often leave no level (tied).
 """
 
 from collections import Counter
@@ -25,6 +28,7 @@ PASS, FAIL, NOT_APPLICABLE = "pass", "fail", "na"
 class Basis(StrEnum):
     ADJUDICATED = "adjudicated"
     UNANIMOUS = "unanimous"
+    SINGLE = "single"  # one expert's verdict (or level): nobody else voted
     MAJORITY = "majority"
     TIED = "tied"
     NOT_APPLICABLE = "not applicable"  # every expert said N/A
@@ -99,7 +103,10 @@ def final_label(unit: LabelUnit) -> FinalLabel:
         basis = Basis.TIED if n_pass else Basis.NOT_APPLICABLE
         return FinalLabel(unit, None, basis, **counts, decided_by="", decided_at="")
     label = PASS if n_pass > n_fail else FAIL
-    basis = Basis.UNANIMOUS if n_pass == 0 or n_fail == 0 else Basis.MAJORITY
+    if n_pass + n_fail == 1:
+        basis = Basis.SINGLE
+    else:
+        basis = Basis.UNANIMOUS if n_pass == 0 or n_fail == 0 else Basis.MAJORITY
     return FinalLabel(
         unit, label, basis, **counts, decided_by="experts", decided_at=last_submission
     )
@@ -123,7 +130,10 @@ def _final_level(unit: LabelUnit) -> FinalLabel:
         return FinalLabel(unit, None, Basis.NOT_APPLICABLE, **counts, decided_by="", decided_at="")
     if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
         return FinalLabel(unit, None, Basis.TIED, **counts, decided_by="", decided_at="")
-    basis = Basis.UNANIMOUS if len(ranked) == 1 else Basis.MAJORITY
+    if levels.total() == 1:
+        basis = Basis.SINGLE
+    else:
+        basis = Basis.UNANIMOUS if len(ranked) == 1 else Basis.MAJORITY
     last_submission = max((expert.submitted_at for expert in unit.experts), default="")
     return FinalLabel(
         unit, None, basis, **counts,
@@ -131,8 +141,11 @@ def _final_level(unit: LabelUnit) -> FinalLabel:
     )  # fmt: skip
 
 
-def final_labels(units: Iterable[LabelUnit]) -> list[FinalLabel]:
-    return [final_label(unit) for unit in units]
+def final_labels(units: Iterable[LabelUnit], *, single: bool = True) -> list[FinalLabel]:
+    """The final label of each unit; without `single`, those resting on one expert's verdict
+    (Basis.SINGLE) are left out, as a reference set built on agreement may want."""
+    found = (final_label(unit) for unit in units)
+    return [label for label in found if single or label.basis != Basis.SINGLE]
 
 
 COLUMNS = [

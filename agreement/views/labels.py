@@ -13,14 +13,19 @@ from agreement.services import final_labels
 from agreement.views.reports import XLSX
 from grading.models import Study
 
+TRUE = ("1", "true", "on", "yes")
+
 
 @require(Action.EXPORT_DATA)
 def download(request: AuthenticatedHttpRequest, study_id: int, fmt: str) -> HttpResponse:
     """Every graded (response, criterion) with the experts' verdicts, how its label was reached
-    (adjudicated, unanimous, majority, tied) and the label."""
+    (adjudicated, unanimous, majority, single, tied) and the label; `?without_single=1` leaves
+    out the labels resting on a single expert's verdict."""
     study = get_object_or_404(Study, pk=study_id)
-    labels = final_labels(study)
-    filename = f"labels-{slugify(study.name) or study.pk}.{fmt}"
+    without_single = request.GET.get("without_single", "") in TRUE
+    labels = final_labels(study, single=not without_single)
+    suffix = "-without-single" if without_single else ""
+    filename = f"labels-{slugify(study.name) or study.pk}{suffix}.{fmt}"
     response: HttpResponse
     if fmt == "json":
         response = JsonResponse(labels_to_dict(study.name, labels))

@@ -161,3 +161,57 @@ def test_an_ordinal_criterions_final_labels_carry_the_levels(make_user, client_a
         ("2", "adjudicated", "2"),
     ]
     assert {row["label"] for row in rows if row["criterion"] != scaled.criterion.code} == {"fail"}
+
+
+@pytest.fixture
+def half_single(make_user) -> tuple[Study, int]:
+    """Two graders on two responses: both submit the first, only one the second, whose labels
+    therefore rest on a single expert's verdict. Returns the study and that response."""
+    graders = [make_user(Role.ANNOTATOR) for _ in range(2)]
+    made = factories.study(graders, responses=2, overlap=2, require_rationale_on_fail=False)
+    services.assign_study(made)
+    first, second = made.items.order_by("pk")
+    for grader in graders:
+        for item in (first, second) if grader == graders[0] else (first,):
+            assignment = item.assignments.get(annotator=grader)
+            factories.complete(assignment, grader, "pass")
+            services.submit(assignment, by=grader)
+    return made, second.response_id
+
+
+def test_a_label_from_one_expert_is_single_and_each_export_can_leave_it_out(
+    half_single, client_as, make_user, tmp_path
+):
+    made, lone = half_single
+    labels = final_labels(made)
+    assert {str(f.basis) for f in labels if f.unit.response_id == lone} == {"single"}
+    assert {str(f.basis) for f in labels if f.unit.response_id != lone} == {"unanimous"}
+    shared = [f.unit.criterion.code for f in labels if f.unit.response_id != lone]
+
+    client = client_as(Role.MAINTAINER)
+    page = client.get(reverse("agreement:study", args=[made.pk])).content.decode()
+    assert 'name="without_single"' in page
+    url = reverse("agreement:labels_csv", args=[made.pk])
+    every = list(csv.DictReader(io.StringIO(client.get(url).content.decode())))
+    assert {row["basis"] for row in every} == {"single", "unanimous"}
+    download = client.get(url, {"without_single": "1"})
+    assert "-without-single.csv" in download["Content-Disposition"]
+    rows = list(csv.DictReader(io.StringIO(download.content.decode())))
+    assert [row["criterion"] for row in rows] == shared
+    assert {row["response"] for row in rows} != {str(lone)}
+    assert all(row["basis"] == "unanimous" for row in rows)
+
+    output = tmp_path / "labels.json"
+    call_command("final_labels", str(made.pk), format="json", output=output, without_single=True)
+    written = json.loads(output.read_text())["labels"]
+    assert [label["criterion"] for label in written] == shared
+
+    api = APIClient()
+    api.credentials(
+        HTTP_AUTHORIZATION=f"Token {ApiToken.issue(make_user(Role.MAINTAINER), 't')[1]}"
+    )
+    url = f"/api/v1/studies/{made.pk}/final-labels/"
+    assert api.get(url, {"without_single": "true"}).json()["labels"] == written
+    assert len(api.get(url).json()["labels"]) == len(labels)
+    refused = api.get(url, {"without_single": "maybe"})
+    assert refused.status_code == 400 and "without_single" in refused.json()["errors"]

@@ -13,6 +13,7 @@ from agreement.analysis.labels import (
     Gold,
     LabelUnit,
     final_label,
+    final_labels,
     label_row,
 )
 from agreement.analysis.ratings import CriterionInfo, ItemInfo
@@ -39,7 +40,9 @@ def unit(*verdicts: str, gold: Gold | None = None) -> LabelUnit:
         (("pass", "fail"), None, Basis.TIED),
         (("pass", "na", "fail"), None, Basis.TIED),
         (("na", "na"), None, Basis.NOT_APPLICABLE),
-        (("pass", "na"), "pass", Basis.UNANIMOUS),  # N/A is not a vote
+        (("pass", "na"), "pass", Basis.SINGLE),  # N/A is not a vote: one expert's verdict
+        (("fail",), "fail", Basis.SINGLE),
+        (("na", "pass", "na"), "pass", Basis.SINGLE),
     ],
 )
 def test_the_experts_decide_when_nobody_adjudicated(verdicts, label, basis):
@@ -108,7 +111,9 @@ def leveled(*answers: int | str, gold: Gold | None = None) -> LabelUnit:
     ("answers", "level", "basis"),
     [
         ((2, 2, 2), 2, Basis.UNANIMOUS),
-        ((2, "na"), 2, Basis.UNANIMOUS),  # N/A is not a level
+        ((2, 2, "na"), 2, Basis.UNANIMOUS),  # N/A is not a level
+        ((2, "na"), 2, Basis.SINGLE),  # one expert's level
+        ((3,), 3, Basis.SINGLE),
         ((1, 3, 3), 3, Basis.MAJORITY),
         ((0, 1, 1, 3), 1, Basis.MAJORITY),  # the level given most often
         ((1, 3), None, Basis.TIED),
@@ -133,3 +138,16 @@ def test_a_gold_level_decides_and_every_level_is_written():
     [document] = labels_to_dict("Pilot", [found])["labels"]
     assert (document["label"], document["level"], document["gold"]["level"]) == (None, 2, 2)
     assert [e["level"] for e in document["experts"]] == [1, 3, None]
+
+
+def test_a_single_experts_label_is_said_single_and_can_be_left_out():
+    units = [unit("pass"), unit("pass", "pass"), unit("fail", "na"), leveled(2), leveled(2, 2)]
+    found = final_labels(units)
+    assert [str(f.basis) for f in found] == ["single", "unanimous", "single", "single", "unanimous"]
+    row = dict(zip(COLUMNS, label_row(found[0]), strict=True))
+    assert (row["label"], row["basis"], row["decided by"]) == ("pass", "single", "experts")
+    kept = final_labels(units, single=False)
+    assert [f.unit for f in kept] == [units[1], units[4]]
+    gold = Gold("fail", "maintainer", "2026-12-09T08:00:00+00:00", "")
+    adjudicated = final_labels([unit("pass", gold=gold)], single=False)
+    assert [f.basis for f in adjudicated] == [Basis.ADJUDICATED]  # a gold verdict is no single

@@ -14,18 +14,23 @@ from l2annot.commands import Command as TranslatedCommand
 class Command(TranslatedCommand):
     help = gettext_noop(
         "Write a study's final labels: each graded response and criterion with the experts' "
-        "verdicts, how its label was reached (adjudicated, unanimous, majority, tied) and the "
-        "label, as CSV, XLSX or JSON."
+        "verdicts, how its label was reached (adjudicated, unanimous, majority, single, tied) "
+        "and the label, as CSV, XLSX or JSON."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("study", help=STUDY_HELP)
         parser.add_argument("--format", choices=["csv", "xlsx", "json"], default="csv")
         parser.add_argument("--output", type=Path, required=True)
+        parser.add_argument(
+            "--without-single",
+            action="store_true",
+            help=gettext_noop("leave out the labels resting on a single expert's verdict"),
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         study = study_argument(options["study"])
-        labels = final_labels(study)
+        labels = final_labels(study, single=not options["without_single"])
         output: Path = options["output"]
         if options["format"] == "json":
             text = json.dumps(labels_to_dict(study.name, labels), indent=2)
