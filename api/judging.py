@@ -92,7 +92,7 @@ class JudgeVerdictSerializer(ApiModelSerializer):
         model = JudgeVerdict
         fields = [
             *("id", "run", "judge_model", "response", "task_key", "criterion", "version"),
-            *("criterion_version", "epoch", "turn", "verdict", "rationale"),
+            *("criterion_version", "epoch", "turn", "verdict", "level", "rationale"),
         ]
         read_only_fields = fields
 
