@@ -56,8 +56,13 @@ def grades_xlsx(study: Study) -> FileResponse:
     )
 
 
-def rubrics_xlsx(framework: Framework) -> FileResponse:
+def rubrics_xlsx(
+    framework: Framework, studies: list[Study] | None = None, only_validated: bool = False
+) -> FileResponse:
+    validated = "-validated" if studies is not None else ""
     return _file(
-        lambda handle: export_rubrics_xlsx(framework, handle),
-        f"rubrics-{framework.code}-{timezone.now():%Y%m%d}.xlsx",
+        lambda handle: export_rubrics_xlsx(
+            framework, handle, studies, only_validated=only_validated
+        ),
+        f"rubrics{validated}-{framework.code}-{timezone.now():%Y%m%d}.xlsx",
     )

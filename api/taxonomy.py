@@ -9,17 +9,19 @@ from typing import Any, cast
 import django_filters
 from django.db import models, transaction
 from django.http.response import HttpResponseBase
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, serializers
 from rest_framework.decorators import action
 from rest_framework.request import Request
 
 from accounts.roles import Action
-from api import exports
+from api import exports, schema
 from api.filters import FilterSet, IntegerFilter
 from api.permissions import acting_user
 from api.serializers import ApiModelSerializer, RevisionedSerializer, SlugRelatedField
 from api.viewsets import RevisionedModelViewSet
+from interchange.forms import RubricsExportForm
 from taxonomy.models import (
     Competency,
     ContextValue,
@@ -265,12 +267,36 @@ class FrameworkViewSet(TaxonomyViewSet):
     filterset_fields = ["code"]
     action_overrides = {"rubrics_xlsx": Action.EXPORT_DATA}
 
-    @extend_schema(responses=exports.responses(exports.XLSX))
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "validated_by",
+                OpenApiTypes.STR,
+                description="A study's id, or `all`: each criterion's validation in that study "
+                "(or every study of the framework that graded it), with alpha, its interval, "
+                "n, the threshold and the study.",
+            ),
+            OpenApiParameter(
+                "only_validated",
+                OpenApiTypes.BOOL,
+                description="true: only the criteria a study validated (needs validated_by).",
+            ),
+        ],
+        responses=exports.responses(exports.XLSX) | {400: schema.INVALID},
+    )
     @action(detail=True, methods=["get"], url_path="rubrics-xlsx")
     def rubrics_xlsx(self, request: Request, code: str) -> HttpResponseBase:
         """The framework's rubrics as an .xlsx workbook: a task sheet, then one sheet per layer
         (interchange.exporters.export_rubrics_xlsx, as the export page's download)."""
-        return exports.rubrics_xlsx(self.get_object())
+        framework = self.get_object()
+        form = RubricsExportForm(request.query_params, framework=framework)
+        if not form.is_valid():
+            raise exceptions.ValidationError(
+                {name: [str(e) for e in errors] for name, errors in form.errors.items()}
+            )
+        return exports.rubrics_xlsx(
+            framework, form.cleaned_data["studies"], form.cleaned_data["only_validated"]
+        )
 
 
 class CompetencyViewSet(TaxonomyViewSet):

@@ -14,12 +14,13 @@ from __future__ import annotations
 import shutil
 import zipfile
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from audit.errors import Conflict
+from grading.models import Study
 from interchange.formats.criteria import Criterion as FileCriterion
 from interchange.formats.criteria import Layer as FileLayer
 from interchange.formats.l2bench_csv import (
@@ -31,6 +32,7 @@ from interchange.formats.l2bench_csv import (
 )
 from interchange.formats.sheets_xlsx import Column, Table, write_tables_xlsx
 from interchange.models import TaskSource
+from interchange.rubric_validation import VALIDATED, Validation, validation_in
 from rubrics.models import (
     CriterionVersion,
     Layer,
@@ -42,6 +44,7 @@ from rubrics.models import (
 from taxonomy.models import Framework
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
+NOT_GRADED = "not graded"
 
 
 class BenchmarkNotExportable(Conflict):
@@ -269,24 +272,53 @@ TASK_COLUMNS = [
 ]
 
 
-# criterion version id -> (validated, why); see agreement.analysis.reports.CriterionAgreement.
-type Validation = Mapping[int, tuple[bool | None, str]]
+VALIDATION_COLUMNS = [
+    Column("Validation", 14),
+    Column("Why", 40),
+    Column("Alpha", 9),
+    Column("Alpha CI low", 9),
+    Column("Alpha CI high", 9),
+    Column("Units (n)", 9),
+    Column("Threshold", 9),
+    Column("Study", 24),
+    Column("Study id", 8),
+]
+
+
+def _validation_cells(
+    version_pk: int, validation: Validation, studies: Sequence[Study]
+) -> list[list[object]]:
+    """The validation columns of a criterion version's rows: one row per chosen study that
+    graded it at this version; one "not graded" row when none did."""
+    found = validation.get(version_pk)
+    if found:
+        return [
+            [v.status, v.why, v.alpha, v.low, v.high, v.n_units, v.threshold, v.study, v.study_id]
+            for v in found
+        ]
+    if len(studies) == 1:
+        [study] = studies
+        why = "not graded at this version in the study"
+        return [[NOT_GRADED, why, None, None, None, 0, None, study.name, study.pk]]
+    return [[NOT_GRADED, "not graded at this version in any study", *[None] * 3, 0, *[None] * 3]]
 
 
 def rubric_tables(
-    framework: Framework, validation: Validation | None = None, *, only_validated: bool = False
+    framework: Framework,
+    validation: Validation | None = None,
+    *,
+    studies: Sequence[Study] = (),
+    only_validated: bool = False,
 ) -> list[Table]:
     """A task sheet, then one sheet per layer (universal, consensus, task). With `validation`
-    (from a study's agreement report) each criterion says whether it was validated, and
-    `only_validated` keeps only the validated ones."""
+    (interchange.rubric_validation, from the agreement reports of `studies`) each criterion
+    row carries a study's decision, its alpha with its interval and n, the threshold and the
+    study: one row per study that graded the criterion at its latest version (or one saying
+    none did). `only_validated` keeps only the rows of a study that validated it."""
     rows: dict[str, list[list[object]]] = {layer: [] for layer in Layer.values}
     versions = _latest_versions(framework)
     universal: list[tuple[int, str]] = []  # (criterion id, code) of the sheet's universal rows
-    found = validation or {}
     for version in versions:
-        validated, why = found.get(version.pk, (None, "not graded at this version in the study"))
-        if only_validated and validated is not True:
-            continue
         if version.layer == Layer.UNIVERSAL:
             owner = framework.code
             universal.append((version.criterion_id, version.code))
@@ -294,19 +326,23 @@ def rubric_tables(
             owner = version.sub_competency_code
         else:
             owner = version.task_key
-        rows[version.layer].append(
-            [
-                version.code,
-                owner,
-                version.number,
-                version.wording,
-                version.weight,
-                version.frozen,
-                version.passes,
-                version.fails,
-                *([why] if validation is not None else []),
-            ]
-        )
+        cells = [
+            version.code,
+            owner,
+            version.number,
+            version.wording,
+            version.weight,
+            version.frozen,
+            version.passes,
+            version.fails,
+        ]
+        if validation is None:
+            rows[version.layer].append(cells)
+            continue
+        for decided in _validation_cells(version.pk, validation, studies):
+            if only_validated and decided[0] != VALIDATED:
+                continue
+            rows[version.layer].append(cells + decided)
     # The tasks as benchmark_records lists them, read without what this sheet does not show.
     excluded = _universal_exclusions(framework)
     context = _task_context(framework)
@@ -337,7 +373,7 @@ def rubric_tables(
         ]
         for pk, key, sub_competency, status, instruction, system_prompt, reference_answer in tasks
     ]
-    columns = CRITERIA_COLUMNS + ([Column("Validation", 40)] if validation is not None else [])
+    columns = CRITERIA_COLUMNS + (VALIDATION_COLUMNS if validation is not None else [])
     return [
         Table("Tasks", TASK_COLUMNS, task_rows),
         Table("Universal criteria", columns, rows[Layer.UNIVERSAL]),
@@ -349,8 +385,14 @@ def rubric_tables(
 def export_rubrics_xlsx(
     framework: Framework,
     target: Path | IO[bytes],
-    validation: Validation | None = None,
+    studies: Sequence[Study] | None = None,
     *,
     only_validated: bool = False,
 ) -> None:
-    write_tables_xlsx(target, rubric_tables(framework, validation, only_validated=only_validated))
+    """The rubrics workbook; with `studies` (interchange.rubric_validation.validating_studies)
+    each criterion carries their decisions on it."""
+    validation = validation_in(studies) if studies is not None else None
+    tables = rubric_tables(
+        framework, validation, studies=studies or (), only_validated=only_validated
+    )
+    write_tables_xlsx(target, tables)

@@ -3,10 +3,13 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from grading.models import Study
 from interchange.models import ImportJob
+from interchange.rubric_validation import validating_studies
 from taxonomy.models import Framework
 
 ALLOWED = {
@@ -101,3 +104,56 @@ class OfflineUploadForm(forms.Form):
             )
         upload.seek(0)
         return upload
+
+
+class RubricsExportForm(forms.Form):
+    """How the rubrics workbook is asked for, on the export page and in the API: the studies
+    whose validation of each criterion it carries (none, one study's id, or `all`: every study
+    of the framework that graded it) and whether it keeps only the validated criteria."""
+
+    ALL = "all"
+    TRUE, FALSE = ("1", "true", "on"), ("", "0", "false")
+
+    validated_by = forms.CharField(
+        required=False,
+        label=_("Validation from"),
+        help_text=_("A study's id, or all (every study of the framework that graded it)."),
+    )
+    only_validated = forms.CharField(required=False, label=_("Only the validated criteria"))
+
+    def __init__(self, *args: Any, framework: Framework, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.framework = framework
+
+    def clean_only_validated(self) -> bool:
+        raw = str(self.cleaned_data.get("only_validated") or "").lower()
+        if raw not in (*self.TRUE, *self.FALSE):
+            raise ValidationError(gettext("Must be true or false."))
+        return raw in self.TRUE
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        raw = (data.get("validated_by") or "").strip()
+        studies: list[Study] | None = None
+        if raw == self.ALL:
+            studies = validating_studies(self.framework, None)
+        elif raw:
+            study = Study.objects.filter(pk=int(raw)).first() if raw.isdecimal() else None
+            if study is None:
+                self.add_error(
+                    "validated_by",
+                    gettext("No study with id %(id)s: give a study's id, or all.") % {"id": raw},
+                )
+                return data
+            try:
+                studies = validating_studies(self.framework, [study])
+            except ValidationError as error:
+                self.add_error("validated_by", error)
+                return data
+        if data.get("only_validated") and studies is None:
+            self.add_error(
+                "only_validated",
+                gettext("Keeping only the validated criteria needs a study, or all."),
+            )
+        data["studies"] = studies
+        return data

@@ -13,17 +13,28 @@ from accounts.roles import Action
 from grading.models import Study
 from interchange import grades_export
 from interchange.exporters import BenchmarkNotExportable, export_l2bench_zip, export_rubrics_xlsx
+from interchange.forms import RubricsExportForm
 from l2annot.errors import status_for
 from taxonomy.models import Framework
 
 
 @require(Action.EXPORT_DATA)
-def export_rubrics(request: HttpRequest) -> FileResponse:
+def export_rubrics(request: HttpRequest) -> HttpResponseBase:
+    """The rubrics workbook; `?validated_by=<study id>|all` adds each criterion's validation in
+    those studies, `&only_validated=1` keeps only the validated ones (RubricsExportForm)."""
     framework = _framework(request)
+    form = RubricsExportForm(request.GET, framework=framework)
+    if not form.is_valid():
+        problems = [error for errors in form.errors.values() for error in errors]
+        context = {"framework": framework, "problems": problems}
+        return render(request, "interchange/rubrics_refused.html", context, status=422)
+    studies = form.cleaned_data["studies"]
     handle = tempfile.TemporaryFile()  # noqa: SIM115 (FileResponse closes it)
-    export_rubrics_xlsx(framework, handle)
+    only_validated = form.cleaned_data["only_validated"]
+    export_rubrics_xlsx(framework, handle, studies, only_validated=only_validated)
     handle.seek(0)
-    name = f"rubrics-{framework.code}-{timezone.now():%Y%m%d}.xlsx"
+    validated = "-validated" if studies is not None else ""
+    name = f"rubrics{validated}-{framework.code}-{timezone.now():%Y%m%d}.xlsx"
     return FileResponse(handle, as_attachment=True, filename=name)
 
 

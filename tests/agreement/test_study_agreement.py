@@ -1,6 +1,7 @@
 """Agreement of a real grading study: from grades in the database to the page and the report."""
 
 import json
+from dataclasses import replace
 
 import pytest
 from django.core.cache import cache
@@ -20,6 +21,7 @@ from audit.models import AuditEvent
 from grading import services as grading
 from grading.models import Grade, Study, Verdict
 from interchange.exporters import rubric_tables
+from interchange.rubric_validation import criterion_validation, validation_in
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import CriterionVersion, Response
 from tests.factories import demo_benchmark_and_graders, grade_study
@@ -431,25 +433,34 @@ def test_a_maintainer_sets_the_threshold_and_the_report_follows(study, client_as
 def test_rubric_export_can_keep_only_the_criteria_a_study_validated(study):
     starter_framework = study.framework
     report = study_report(study)
-    chosen = report.criteria[0].criterion
+    chosen = report.criteria[0]
+    decided = replace(criterion_validation(study, chosen, 0.8), status="validated")
     tables = rubric_tables(
-        starter_framework, {chosen.key: (True, "validated: test")}, only_validated=True
+        starter_framework, {chosen.criterion.key: [decided]}, studies=[study], only_validated=True
     )
     rows = [row for table in tables[1:] for row in table.rows]
-    assert [row[0] for row in rows] == [chosen.code]
-    assert rows[0][-1] == "validated: test"
-    every = rubric_tables(
-        starter_framework, {c.criterion.key: (c.validated, c.verdict) for c in report.criteria}
-    )
+    assert [row[0] for row in rows] == [chosen.criterion.code]
+    assert rows[0][-9:] == [
+        "validated",
+        str(chosen.verdict),
+        chosen.agreement.alpha.estimate.value,
+        chosen.agreement.alpha.low,
+        chosen.agreement.alpha.high,
+        chosen.agreement.alpha.estimate.n_units,
+        0.8,
+        study.name,
+        study.pk,
+    ]
+    every = rubric_tables(starter_framework, validation_in([study]), studies=[study])
     assert sum(len(t.rows) for t in every[1:]) > 1
-    assert every[1].columns[-1].header == "Validation"
+    assert [c.header for c in every[1].columns][-9] == "Validation"
 
 
 def test_the_export_command_reports_validation_from_a_study(study, tmp_path):
     output = tmp_path / "rubrics.xlsx"
-    call_command("export_rubrics", output, validated_by=str(study.pk), only_validated=True)
+    call_command("export_rubrics", output, validated_by=[str(study.pk)], only_validated=True)
     sheet = load_workbook(output)["Universal criteria"]
-    assert sheet.cell(1, sheet.max_column).value == "Validation"
+    assert "Validation" in [cell.value for cell in sheet[1]]
     # The dissenting annotator keeps every universal criterion from being validated.
     assert sheet.max_row == 1
 

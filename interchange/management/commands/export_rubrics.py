@@ -1,19 +1,21 @@
 from pathlib import Path
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils.translation import gettext, gettext_noop
 
-from agreement.services import study_report
 from grading.commands import study_argument
-from interchange.exporters import Validation, export_rubrics_xlsx
+from interchange.exporters import export_rubrics_xlsx
 from interchange.management.commands._common import add_framework_argument, framework_from
+from interchange.rubric_validation import validating_studies
 from l2annot.commands import Command as TranslatedCommand
 
 
 class Command(TranslatedCommand):
     help = gettext_noop(
-        "Write the rubrics to an .xlsx workbook: a task sheet and one sheet per layer."
+        "Write the rubrics to an .xlsx workbook: a task sheet and one sheet per layer; with "
+        "--validated-by or --all-studies, each criterion's validation in those studies."
     )
 
     def add_arguments(self, parser: Any) -> None:
@@ -22,29 +24,46 @@ class Command(TranslatedCommand):
         parser.add_argument(
             "--validated-by",
             metavar="STUDY",
-            help=gettext_noop("add each criterion's validation in this study (id or exact name)"),
+            action="append",
+            help=gettext_noop(
+                "add each criterion's validation in this study (id or exact name): its "
+                "decision, alpha with its interval and n, the threshold; may be repeated"
+            ),
+        )
+        parser.add_argument(
+            "--all-studies",
+            action="store_true",
+            help=gettext_noop(
+                "add each criterion's validation in every study of the framework that graded it"
+            ),
         )
         parser.add_argument(
             "--only-validated",
             action="store_true",
-            help=gettext_noop("with --validated-by: keep only the criteria the study validated"),
+            help=gettext_noop("keep only the criteria a study validated (one row per study)"),
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
         path: Path = options["file"]
         if path.suffix.lower() != ".xlsx":
             raise CommandError(gettext("The file name must end in .xlsx."))
-        if options["only_validated"] and not options["validated_by"]:
-            raise CommandError(gettext("--only-validated needs --validated-by STUDY."))
-        validation = self._validation(options["validated_by"]) if options["validated_by"] else None
-        export_rubrics_xlsx(
-            framework_from(options["framework"]),
-            path,
-            validation,
-            only_validated=options["only_validated"],
-        )
+        chosen, every = options["validated_by"], options["all_studies"]
+        if chosen and every:
+            raise CommandError(gettext("Give --validated-by STUDY or --all-studies, not both."))
+        if options["only_validated"] and not (chosen or every):
+            raise CommandError(
+                gettext("--only-validated needs --validated-by STUDY or --all-studies.")
+            )
+        named = [study_argument(key) for key in chosen] if chosen else None
+        if named and not options["framework"]:  # the studies say which framework
+            framework = named[0].framework
+        else:
+            framework = framework_from(options["framework"])
+        studies = None
+        if chosen or every:
+            try:
+                studies = validating_studies(framework, named)
+            except ValidationError as error:
+                raise CommandError(" ".join(error.messages)) from error
+        export_rubrics_xlsx(framework, path, studies, only_validated=options["only_validated"])
         self.stdout.write(gettext("Rubrics written to %(path)s") % {"path": path})
-
-    def _validation(self, key: str) -> Validation:
-        study = study_argument(key)
-        return {c.criterion.key: (c.validated, c.verdict) for c in study_report(study).criteria}
