@@ -121,24 +121,34 @@ def assumed_judge_agreement(
     )
 
 
-def uncertainty_from_pass_probability(probability: npt.ArrayLike) -> FloatArray:
-    """``sqrt(p (1 - p))``: the standard deviation of a verdict the judge passes with
-    probability ``p`` (a stated probability, or a critique's hedging read as one), which is
-    the judge's expected error when ``p`` is calibrated."""
+def uncertainty_from_pass_probability(
+    probability: npt.ArrayLike, judge: npt.ArrayLike | None = None
+) -> FloatArray:
+    """The judge's expected error on each response, ``sqrt(E[(Y - f)^2])``, when the experts
+    pass it with probability ``p`` (a probability the judge stated, or a critique's hedging
+    read as one, taken as calibrated) and the judge's value is ``f``:
+    ``sqrt(p (1 - f)^2 + (1 - p) f^2)``. With ``judge`` omitted the judge's value is ``p``
+    itself (``sqrt(p (1 - p))``); with its verdict, ``sqrt(min(p, 1 - p))`` for the likelier
+    one. Zrnic and Candes's best sampling probabilities are proportional to it."""
     p = np.clip(np.asarray(probability, dtype=np.float64), 0.0, 1.0)
-    result: FloatArray = np.sqrt(p * (1.0 - p))
+    f = p if judge is None else np.clip(np.asarray(judge, dtype=np.float64), 0.0, 1.0)
+    result: FloatArray = np.sqrt(p * (1.0 - f) ** 2 + (1.0 - p) * f**2)
     return result
 
 
-def uncertainty_from_epochs(passes: npt.ArrayLike, epochs: npt.ArrayLike) -> FloatArray:
+def uncertainty_from_epochs(
+    passes: npt.ArrayLike, epochs: npt.ArrayLike, judge: npt.ArrayLike | None = None
+) -> FloatArray:
     """Uncertainty from disagreement across epochs: ``passes`` of ``epochs`` verdicts, read
     as the pass probability ``(passes + 1/2) / (epochs + 1)`` (so unanimous epochs still
-    leave some doubt; one epoch alone tells nothing and gives every response the same)."""
+    leave some doubt; one epoch alone tells nothing and gives every response the same), for
+    the judge's value ``judge`` (by default the majority verdict, a tie counting as a pass)."""
     k = np.asarray(passes, dtype=np.float64)
     m = np.asarray(epochs, dtype=np.float64)
     if np.any(m < 1) or np.any(k < 0) or np.any(k > m):
         raise ValueError("passes must be between 0 and the epochs (at least one)")
-    return uncertainty_from_pass_probability((k + 0.5) / (m + 1.0))
+    value = (2 * k >= m).astype(np.float64) if judge is None else judge
+    return uncertainty_from_pass_probability((k + 0.5) / (m + 1.0), value)
 
 
 def response_uncertainty(criteria: npt.ArrayLike, weights: npt.ArrayLike) -> FloatArray:

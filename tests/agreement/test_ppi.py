@@ -51,7 +51,7 @@ def test_the_mean_and_interval_equal_ppi_python_on_random_data(kind: str, lam: f
         if len(set(f.tolist() + f_u.tolist())) < 2:
             continue  # ppi-python's lam is 0/0 there (NaN); ours is 0, tested below
         confidence = float(rng.choice([0.8, 0.9, 0.95, 0.99]))
-        ours = ppi_mean(y, f, f_u, confidence=confidence, lam=lam)
+        ours = ppi_mean(y, f, f_u, confidence=confidence, lam=lam, interval="normal")
         theirs = ppi_python(y, f, f_u, lam, confidence)
         assert ours.estimate == pytest.approx(theirs[0], abs=TOLERANCE)
         assert ours.low == pytest.approx(theirs[1], abs=TOLERANCE)
@@ -78,14 +78,14 @@ def test_weighted_samples_equal_ppi_python_with_w_and_w_unlabeled():
             continue
         w, w_u = rng.uniform(0.1, 5, y.size), rng.uniform(0.1, 5, f_u.size)
         for lam in (None, 1.0, 0.5):
-            ours = ppi_mean(y, f, f_u, lam=lam, weights=w, unlabeled_weights=w_u)
+            ours = ppi_mean(y, f, f_u, lam=lam, weights=w, unlabeled_weights=w_u, interval="normal")
             theirs = ppi_python(y, f, f_u, lam, 0.95, w, w_u)
             assert (ours.estimate, ours.low, ours.high) == pytest.approx(theirs, abs=TOLERANCE)
 
 
 def test_lambda_zero_is_the_experts_mean_with_its_normal_interval():
     y = np.array([1, 0, 1, 1, 0, 1, 1, 1.0])
-    found = ppi_mean(y, np.zeros(8), np.ones(30), lam=0.0)
+    found = ppi_mean(y, np.zeros(8), np.ones(30), lam=0.0, interval="normal")
     assert found.estimate == pytest.approx(0.75)
     assert found.standard_error == pytest.approx(np.sqrt(0.75 * 0.25 / 8))
     assert found.half_width == pytest.approx(1.959963984540054 * np.sqrt(0.75 * 0.25 / 8))
@@ -151,8 +151,8 @@ finite_unit = st.floats(0.0, 1.0, allow_nan=False)
 def test_shifting_every_value_shifts_the_estimate_and_interval(pairs, unlabeled, shift, lam):
     y, f = (np.array(column) for column in zip(*pairs, strict=True))
     f_u = np.array(unlabeled)
-    base = ppi_mean(y, f, f_u, lam=lam)
-    moved = ppi_mean(y + shift, f + shift, f_u + shift, lam=lam)
+    base = ppi_mean(y, f, f_u, lam=lam, interval="normal")
+    moved = ppi_mean(y + shift, f + shift, f_u + shift, lam=lam, interval="normal")
     assert moved.lam == pytest.approx(base.lam, abs=1e-9)
     assert moved.estimate == pytest.approx(base.estimate + shift, abs=1e-9)
     assert moved.low == pytest.approx(base.low + shift, abs=1e-9)
@@ -169,6 +169,56 @@ def test_a_judge_that_always_agrees_with_plain_ppi_is_the_judges_mean(pairs, unl
     y = np.array([p[0] for p in pairs])
     found = ppi_mean(y, y, np.array(unlabeled), lam=1.0)
     assert found.estimate == pytest.approx(np.mean(unlabeled))
+
+
+def test_the_score_interval_is_newcombe_s_paired_interval_added_to_the_judge_s_mean():
+    """At lam = 1 the rectifier is the paired difference of the experts' and the judge's
+    rates: its interval is intervals.paired_difference_bounds (Newcombe's method 10) at
+    Student's t level; a judge-only mean of 1 over 10^8 responses adds next to nothing."""
+    from statistics import NormalDist
+
+    from agreement.stats.distributions import student_t_quantile
+    from agreement.stats.intervals import paired_difference_bounds
+
+    rng = np.random.default_rng(6)
+    for n in (20, 50, 200):
+        y = (rng.random(n) < 0.7).astype(float)
+        f = np.where(rng.random(n) < 0.9, y, 1 - y)
+        found = ppi_mean(y, f, np.ones(10**8 // n), lam=1.0)
+        level = 2 * NormalDist().cdf(student_t_quantile(0.975, n - 1)) - 1
+        difference, low, high = paired_difference_bounds(y, f, confidence=level)
+        assert found.estimate == pytest.approx(1 + difference)
+        assert (found.low, min(found.high, 1.0)) == pytest.approx(
+            (1 + low, min(1 + high, 1.0)), abs=1e-5
+        )
+
+
+def test_the_score_interval_is_not_a_point_when_the_judge_never_errs_on_the_sample():
+    y = (np.arange(60) % 3 > 0).astype(float)
+    normal = ppi_mean(y, y, np.tile([0.0, 1.0, 1.0], 300), lam=1.0, interval="normal")
+    score = ppi_mean(y, y, np.tile([0.0, 1.0, 1.0], 300), lam=1.0)
+    assert normal.half_width < 0.035  # the judge-only mean's alone
+    assert score.half_width > 0.035
+    assert score.low <= score.estimate <= score.high
+    assert score.method == "prediction-powered, score interval"
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(st.tuples(finite_unit, finite_unit), min_size=2, max_size=40),
+    st.lists(finite_unit, min_size=1, max_size=40),
+    st.sampled_from([None, 0.0, 1.0, 0.5]),
+)
+def test_the_score_interval_holds_its_estimate_within_zero_and_one(pairs, unlabeled, lam):
+    y, f = (np.array(column) for column in zip(*pairs, strict=True))
+    found = ppi_mean(y, f, np.array(unlabeled), lam=lam)
+    assert 0.0 <= found.low <= 1.0 and 0.0 <= found.high <= 1.0
+    assert found.low - 1e-12 <= min(max(found.estimate, 0.0), 1.0) <= found.high + 1e-12
+
+
+def test_the_score_interval_refuses_values_outside_zero_and_one():
+    with pytest.raises(ValueError, match=r"values in \[0, 1\]"):
+        ppi_mean([2.0, 0.0], [1.0, 0.0], [1.0])
 
 
 def test_each_row_of_a_stack_is_its_own_mean():
@@ -214,6 +264,12 @@ def test_each_stratum_is_its_own_ppi_mean_and_the_strata_combine_by_population_s
     assert found.combined.standard_error == pytest.approx(
         float(np.sqrt((shares**2) @ (errors**2))), abs=1e-12
     )
+    below = np.array([m.estimate - m.low for m in found.per_stratum])
+    assert found.combined.low == pytest.approx(
+        found.combined.estimate - float(np.sqrt((shares**2) @ (below**2))), abs=1e-12
+    )
+    normal = stratified_ppi_mean(y, f, ls, f_u, us, interval="normal").combined
+    assert normal.high - normal.estimate == pytest.approx(1.959964 * normal.standard_error)
     assert (found.combined.n_labeled, found.combined.n_unlabeled) == (90, 900)
 
 

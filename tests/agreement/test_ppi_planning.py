@@ -106,7 +106,7 @@ def test_a_half_width_beyond_the_pool_has_no_plan():
 def test_the_active_plan_needs_fewer_grades_when_the_judge_knows_where_it_is_unsure():
     rng = np.random.default_rng(4)
     stated = rng.beta(0.3, 0.3, 10000)
-    u = uncertainty_from_pass_probability(stated)
+    u = uncertainty_from_pass_probability(stated, judge=(stated > 0.5).astype(float))
     agreement = assumed_judge_agreement(1 - float(np.minimum(stated, 1 - stated).mean()), 0.5)
     found = expert_grades_needed(agreement, half_width=0.03, pool=10000, uncertainty=u)
     assert found.active is not None and found.uniform is not None
@@ -161,9 +161,19 @@ def test_the_draw_is_seeded_and_its_weights_are_the_inverse_probabilities():
 
 def test_uncertainty_from_epochs_reads_unanimous_epochs_as_surer_than_split_ones():
     u = uncertainty_from_epochs([0, 1, 2, 3], [3, 3, 3, 3])
-    assert u[0] == u[3] < u[1] == u[2]
-    assert u[0] > 0  # three epochs agreeing still leave some doubt
+    assert u[0] == pytest.approx(u[3]) and u[1] == pytest.approx(u[2])
+    assert u[0] < u[1]
+    assert u[0] == pytest.approx(np.sqrt(0.5 / 4))  # three epochs agreeing leave some doubt
     assert np.unique(uncertainty_from_epochs([0, 1], [1, 1])).size == 1
+
+
+def test_the_expected_error_depends_on_what_the_judge_answers():
+    p = np.array([0.1, 0.5, 0.8])
+    assert uncertainty_from_pass_probability(p) == pytest.approx(np.sqrt(p * (1 - p)))
+    verdicts = uncertainty_from_pass_probability(p, judge=(p > 0.5).astype(float))
+    assert verdicts == pytest.approx(np.sqrt([0.1, 0.5, 0.2]))
+    wrong_way = uncertainty_from_pass_probability([0.9], judge=[0.0])
+    assert wrong_way == pytest.approx([np.sqrt(0.9)])
 
 
 def test_a_response_s_uncertainty_combines_its_criteria_by_their_weights():
