@@ -38,6 +38,7 @@ def test_the_pure_modules_include_every_module_of_each_pure_package():
     modules = set(pure_modules())
     assert {
         "agreement.stats.alpha",
+        "agreement.stats.alpha_likelihood",
         "agreement.stats.ppi",
         "agreement.stats.ppi_planning",
         "agreement.analysis.reports",

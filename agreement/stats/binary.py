@@ -14,7 +14,9 @@ both pass) they reduce to ``2a / (2a + b + c)`` and ``2d / (2d + b + c)``.
 
 Kappa-type coefficients (alpha, kappa) collapse when one category dominates even if
 raters almost always agree (the "kappa paradox", Feinstein & Cicchetti 1990). The summary
-therefore reports PSA/NSA and AC1 next to alpha and flags prevalence outside [0.1, 0.9].
+therefore reports PSA/NSA and AC1 next to alpha and flags prevalence outside [0.15, 0.85]: the
+textbook paradox (Feinstein & Cicchetti 1990: pass rate 0.875, 85% agreement) has alpha 0.32
+against AC1 0.81.
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ __all__ = [
 ]
 
 #: Above this pass rate (or below :data:`PREVALENCE_LOW`) alpha/kappa are flagged unstable.
-PREVALENCE_HIGH = 0.9
-PREVALENCE_LOW = 0.1
+#: At 0.9 the flag missed the textbook paradox (pass rate 0.875, alpha 0.32, AC1 0.81).
+PREVALENCE_HIGH = 0.85
+PREVALENCE_LOW = 0.15
 
 
 def _binary(counts: npt.ArrayLike) -> npt.NDArray[np.int64]:
@@ -87,7 +90,7 @@ class BinarySummary:
         prevalence: Pass rate over all ratings (:class:`Ratio`).
         positive_agreement: Positive specific agreement (PSA).
         negative_agreement: Negative specific agreement (NSA).
-        alpha_unstable_prevalence: True when the pass rate is > 0.9 or < 0.1; alpha (and
+        alpha_unstable_prevalence: True when the pass rate is > 0.85 or < 0.15; alpha (and
             kappa) can then be low or undefined despite high raw agreement.
     """
 

@@ -13,6 +13,11 @@ Per group the work is one ``(B, C_g) @ (C_g, features)`` product of cluster mult
 with per-cluster sums of per-unit terms (alpha's coincidence contributions, AC1's features);
 the BCa bounds of every group are then computed in one vectorised pass. Methods: see
 :mod:`agreement.stats.intervals`.
+
+A binary group whose units each come from a different response (a criterion) takes the
+profile-likelihood interval of :mod:`agreement.stats.alpha_likelihood` for alpha instead of
+the BCa one: at 20-30 units the bootstrap covered a true alpha of 0.8 only 0.77-0.88 of the
+time (samples without disagreement give [1, 1]). Its bootstrap standard error is still given.
 """
 
 from __future__ import annotations
@@ -26,15 +31,24 @@ import numpy.typing as npt
 from l2annot.messages import gettext_noop
 
 from .alpha import Level, alpha_from_coincidences, alpha_from_counts
+from .alpha_likelihood import alpha_profile_bounds, binary_patterns
 from .bootstrap import DEFAULT_RESAMPLES, Interval, Seed, rng_from_seed
 from .counts import FloatArray, IntArray, ratings_per_unit, unit_pair_products
 from .gwet import ac_unit_features, gwet_ac, percent_agreement
-from .intervals import ac_wilson_bounds, alpha_unreliable_reason, bca_bounds, cluster_variance
+from .intervals import (
+    ALPHA_MINIMUM_CLUSTERS,
+    ac_wilson_bounds,
+    alpha_unreliable_reason,
+    bca_bounds,
+    cluster_variance,
+    too_few_responses,
+)
 from .results import Coefficient
 
 __all__ = ["GroupIntervals", "grouped_intervals"]
 
 BCA = gettext_noop("BCa bootstrap (responses)")
+PROFILE = gettext_noop("profile likelihood (units)")
 _CACHED_SIZE = 100
 _BATCH = 64  # groups whose replicates are evaluated together
 AC_METHOD = gettext_noop("Wilson-type, Gwet's linearised variance (responses)")
@@ -141,6 +155,7 @@ def grouped_intervals(
     pending: list[tuple[int, FloatArray]] = []
     left_out: list[FloatArray] = []
     left_out_of: list[int] = []
+    profiled: list[int] = []
 
     def flush() -> None:
         if pending:
@@ -180,7 +195,11 @@ def grouped_intervals(
             left_out_of.append(g)
         pairable = sub[m[units] >= 2].sum(axis=0)
         n_pairable = int((per_cluster[:, q * q] > 0).sum())
-        reasons.append(alpha_unreliable_reason(pairable, n_pairable, binary=q == 2))
+        if q == 2 and sizes[g] == units.size:  # each unit its own response: a criterion
+            profiled.append(g)
+            reasons.append(too_few_responses(n_pairable, ALPHA_MINIMUM_CLUSTERS))
+        else:
+            reasons.append(alpha_unreliable_reason(pairable, n_pairable, binary=q == 2))
         analytic[g] = _linearised(per_cluster[:, q * q :], q)
     flush()
     if left_out:
@@ -192,13 +211,30 @@ def grouped_intervals(
             jackknife[g, : sizes[g]] = values[start : start + sizes[g]]
             start += sizes[g]
     low, high = bca_bounds(alpha_estimates, replicates, jackknife, confidence)
+    methods = [BCA] * n_groups
+    if profiled:
+        patterns, weights = binary_patterns([c[members[g]] for g in profiled])
+        profile_low, profile_high = alpha_profile_bounds(patterns, weights, confidence)
+        for g, lower, upper in zip(profiled, profile_low, profile_high, strict=True):
+            # The interval is the model's, the estimate the coincidence-matrix alpha: where
+            # they part (a sample without disagreement), the interval reaches the estimate.
+            estimate = alpha_estimates[g]
+            low[g] = np.fmin(lower, estimate) if not np.isnan(lower) else np.nan
+            high[g] = np.fmax(upper, estimate) if not np.isnan(upper) else np.nan
+            methods[g] = PROFILE
     pa, pe, var_pa, var_ac, clusters = analytic.T
     agreement_low, agreement_high, _ = ac_wilson_bounds(pa, 0.0, var_pa, clusters, confidence)
     ac_low, ac_high, _ = ac_wilson_bounds(pa, pe, (1.0 - pe) ** 2 * var_ac, clusters, confidence)
     return [
         GroupIntervals(
             alpha=_alpha_interval(
-                alpha, low[g], high[g], replicates[g], confidence, n_resamples, reasons[g]
+                alpha,
+                (low[g], high[g]),
+                replicates[g],
+                confidence,
+                n_resamples,
+                reasons[g],
+                methods[g],
             ),
             ac1=_analytic(ac1, AC_METHOD, (ac_low[g], ac_high[g]), confidence, var_ac[g]),
             percent_agreement=_analytic(
@@ -211,32 +247,38 @@ def grouped_intervals(
 
 def _alpha_interval(
     estimate: Coefficient,
-    low: float,
-    high: float,
+    bounds: tuple[float, float],
     replicates: FloatArray,
     confidence: float,
     n_resamples: int,
     unreliable: str | None,
+    method: str = BCA,
 ) -> Interval:
+    low, high = bounds
     ok = replicates[~np.isnan(replicates)]
     n_undefined = n_resamples - int(ok.size)
     if not estimate.is_defined:
         return Interval(
-            estimate, None, None, confidence, BCA, n_resamples, n_undefined,
+            estimate, None, None, confidence, method, n_resamples, n_undefined,
             estimate.undefined_reason,
         )  # fmt: skip
-    if np.isnan(low):
-        return Interval(
-            estimate, None, None, confidence, BCA, n_resamples, n_undefined,
-            gettext_noop("fewer than two resamples with a defined coefficient"),
-        )  # fmt: skip
-    se = float(ok.std(ddof=1))
+    se = float(ok.std(ddof=1)) if ok.size >= 2 else None
     if unreliable is not None:
         return Interval(
-            estimate, None, None, confidence, BCA, n_resamples, n_undefined, None, se, unreliable
+            estimate, None, None, confidence, method, n_resamples, n_undefined, None, se,
+            unreliable,
+        )  # fmt: skip
+    if np.isnan(low):
+        reason = (
+            gettext_noop("fewer than two resamples with a defined coefficient")
+            if method == BCA
+            else gettext_noop("fewer than two units with two ratings")
         )
+        return Interval(
+            estimate, None, None, confidence, method, n_resamples, n_undefined, reason
+        )  # fmt: skip
     return Interval(
-        estimate, float(low), float(high), confidence, BCA, n_resamples, n_undefined, None, se
+        estimate, float(low), float(high), confidence, method, n_resamples, n_undefined, None, se
     )
 
 

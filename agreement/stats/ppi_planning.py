@@ -191,7 +191,7 @@ def sampling_probabilities(
         return np.full(m, budget / m)
     # A response the judge is sure of still ranks below every other, so that a budget
     # larger than the unsure responses plus the floor is filled from the sure ones alike.
-    u = np.maximum(u, 1e-9 * float(u.max()))
+    u = np.maximum(u / float(u.max()), 1e-9)
     low, high = 0.0, 1.0
     while float(np.clip(high * u, floor, 1.0).sum()) < budget:
         high *= 2.0

@@ -145,6 +145,11 @@ def test_probabilities_are_valid_for_any_uncertainty_and_budget(values, fraction
     assert np.all(pi > 0)
 
 
+def test_tiny_uncertainties_still_add_up_to_the_budget():
+    assert sampling_probabilities(np.array([5e-324, 5e-324]), 1.5).sum() == pytest.approx(1.5)
+    assert sampling_probabilities(np.array([1e-300, 0.0, 3e-300]), 1.2).sum() == pytest.approx(1.2)
+
+
 def test_equal_uncertainty_is_uniform_sampling():
     assert sampling_probabilities(np.full(10, 0.3), 4) == pytest.approx(np.full(10, 0.4))
     assert sampling_probabilities(np.zeros(10), 4) == pytest.approx(np.full(10, 0.4))

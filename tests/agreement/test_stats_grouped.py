@@ -15,6 +15,7 @@ from agreement.stats import (
     percent_agreement,
     scott_pi,
 )
+from agreement.stats.alpha_likelihood import alpha_profile_bounds, binary_patterns
 from agreement.stats.distributions import student_t_quantile
 from agreement.stats.grouped import grouped_intervals
 from agreement.stats.gwet import nominal_family
@@ -51,7 +52,9 @@ def replay(counts, item, groups, seed, resamples):
 
 def test_each_group_is_its_own_cluster_bootstrap_replayed_one_resample_at_a_time():
     counts, item = study()
-    groups = [np.arange(counts.shape[0]), np.flatnonzero(item < 25), np.arange(0, 120, 3)]
+    # Groups whose responses carry several units (a criterion alone takes the likelihood
+    # interval: test_a_criterion_takes_the_profile_likelihood_interval).
+    groups = [np.arange(counts.shape[0]), np.flatnonzero(item < 25), np.flatnonzero(item % 2)]
     found = grouped_intervals(counts, item, groups, n_resamples=200, seed=11)
     for g, values, result in zip(groups, replay(counts, item, groups, 11, 200), found, strict=True):
         clusters = np.unique(item[g])
@@ -62,6 +65,19 @@ def test_each_group_is_its_own_cluster_bootstrap_replayed_one_resample_at_a_time
         assert result.alpha.standard_error == pytest.approx(values.std(ddof=1), abs=1e-12)
         assert result.alpha.low == pytest.approx(low[0], abs=1e-12)
         assert result.alpha.high == pytest.approx(high[0], abs=1e-12)
+
+
+def test_a_criterion_takes_the_profile_likelihood_interval():
+    counts, item = study()
+    criterion = np.arange(0, 120, 3)  # one unit per response
+    (found,) = grouped_intervals(counts, item, [criterion], n_resamples=200, seed=11)
+    patterns, weights = binary_patterns([counts[criterion]])
+    low, high = alpha_profile_bounds(patterns, weights)
+    estimate = alpha_from_counts(counts[criterion]).value
+    assert found.alpha.method == "profile likelihood (units)"
+    assert found.alpha.low == pytest.approx(min(low[0], estimate), abs=1e-12)
+    assert found.alpha.high == pytest.approx(max(high[0], estimate), abs=1e-12)
+    assert found.alpha.standard_error is not None  # the bootstrap's, still given
 
 
 def test_the_same_seed_gives_the_same_intervals_and_another_seed_others():

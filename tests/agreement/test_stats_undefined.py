@@ -116,6 +116,21 @@ def test_binary_summary_flags_extreme_prevalence() -> None:
     assert empty.alpha_unstable_prevalence is False
 
 
+def test_the_textbook_paradox_is_flagged() -> None:
+    """Feinstein & Cicchetti (1990): two raters, 100 units, 80 both pass, 15 split, 5 both
+    fail: pass rate 0.875, 85% agreement, kappa 0.32 against AC1 0.81."""
+    counts = np.array([[0, 2]] * 80 + [[1, 1]] * 15 + [[2, 0]] * 5)
+    summary = binary_summary(counts)
+    assert summary.prevalence.value == pytest.approx(0.875)
+    assert summary.alpha.value == pytest.approx(0.32, abs=0.005)
+    assert summary.ac1.value == pytest.approx(0.81, abs=0.005)
+    assert summary.alpha_unstable_prevalence is True
+    mirrored = binary_summary(counts[:, ::-1])
+    assert mirrored.prevalence.value == pytest.approx(0.125)
+    assert mirrored.alpha_unstable_prevalence is True
+    assert binary_summary(np.array([[0, 2]] * 8 + [[2, 0]] * 2)).alpha_unstable_prevalence is False
+
+
 @pytest.mark.parametrize("clusters", [None, np.empty(0, dtype=np.int64)])
 def test_bootstrap_of_no_units_is_undefined_with_a_reason(clusters):
     interval = bootstrap_alpha(np.zeros((0, 2), dtype=np.int64), n_resamples=50, clusters=clusters)
