@@ -156,6 +156,7 @@ def grouped_intervals(
     left_out: list[FloatArray] = []
     left_out_of: list[int] = []
     profiled: list[int] = []
+    methods = [BCA] * n_groups
 
     def flush() -> None:
         if pending:
@@ -196,8 +197,10 @@ def grouped_intervals(
         pairable = sub[m[units] >= 2].sum(axis=0)
         n_pairable = int((per_cluster[:, q * q] > 0).sum())
         if q == 2 and sizes[g] == units.size:  # each unit its own response: a criterion
-            profiled.append(g)
+            methods[g] = PROFILE
             reasons.append(too_few_responses(n_pairable, ALPHA_MINIMUM_CLUSTERS))
+            if reasons[-1] is None:  # a withheld interval is not computed
+                profiled.append(g)
         else:
             reasons.append(alpha_unreliable_reason(pairable, n_pairable, binary=q == 2))
         analytic[g] = _linearised(per_cluster[:, q * q :], q)
@@ -211,7 +214,6 @@ def grouped_intervals(
             jackknife[g, : sizes[g]] = values[start : start + sizes[g]]
             start += sizes[g]
     low, high = bca_bounds(alpha_estimates, replicates, jackknife, confidence)
-    methods = [BCA] * n_groups
     if profiled:
         patterns, weights = binary_patterns([c[members[g]] for g in profiled])
         profile_low, profile_high = alpha_profile_bounds(patterns, weights, confidence)
@@ -221,7 +223,6 @@ def grouped_intervals(
             estimate = alpha_estimates[g]
             low[g] = np.fmin(lower, estimate) if not np.isnan(lower) else np.nan
             high[g] = np.fmax(upper, estimate) if not np.isnan(upper) else np.nan
-            methods[g] = PROFILE
     pa, pe, var_pa, var_ac, clusters = analytic.T
     agreement_low, agreement_high, _ = ac_wilson_bounds(pa, 0.0, var_pa, clusters, confidence)
     ac_low, ac_high, _ = ac_wilson_bounds(pa, pe, (1.0 - pe) ** 2 * var_ac, clusters, confidence)
