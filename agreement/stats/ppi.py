@@ -24,7 +24,8 @@ the responses were drawn from (a model's L2-Bench score).
 * **Stratified** (by competency or criterion; Fisch et al. 2024, "Stratified prediction-powered
   inference"): PPI++ within each stratum, its own ``lam``, combined with the strata's shares of
   the population (``(n_k + N_k) / (n + N)``): ``theta = sum_k W_k theta_k``,
-  ``se^2 = sum_k W_k^2 se_k^2``.
+  ``se^2 = sum_k W_k^2 se_k^2``; the interval adds the strata's distances to their limits in
+  quadrature (MOVER), which for normal intervals is ``z se``.
 * **Active** (Zrnic & Candes 2024, "Active statistical inference", ICML): every one of ``M``
   responses has a judge value and a probability ``pi_i`` of being drawn for expert grading
   (``xi_i`` = 1 when drawn). The estimate is the mean over all ``M`` of
@@ -35,7 +36,7 @@ the responses were drawn from (a model's L2-Bench score).
 **Intervals.** ``interval="normal"`` is ``ppi-python``'s ``theta +/- z se``. It covers less
 than it claims with few expert grades and a good judge: the rectifier ``Y - lam f`` is then
 mostly 0, a sample with two or three disagreements underestimates its variance, and the
-simulated coverage at 50 expert grades fell to 0.88-0.92 (docs/statistics.md,
+simulated coverage at 50 expert grades fell to 0.89-0.93 (docs/statistics.md,
 "Prediction-powered scores"). ``interval="score"`` (the default, what reports show) keeps the
 same estimate and builds the interval as Newcombe's hybrid score interval does for a paired
 difference (Newcombe 1998, method 10; the MOVER of Zou & Donner 2008): the experts' mean and
@@ -69,6 +70,7 @@ from .distributions import student_t_quantile
 from .intervals import too_few_responses, wilson_bounds
 
 __all__ = [
+    "ACTIVE",
     "MINIMUM_LABELED",
     "NORMAL",
     "SCORE",
