@@ -11,7 +11,8 @@
       n = n_0 (1 - rho^2) M / (M - rho^2 n_0)
 
   the same ``n`` as ``ppi_py.ppi_power(rho, cost_X=0, cost_Y=1, cost_Yhat=~0,
-  effective_n=n_0, n_max=M)`` before its rounding (``tests/agreement/test_ppi_planning.py``).
+  effective_n=n_0, n_max=M)`` before its rounding (``tests/agreement/test_ppi_planning.py``),
+  with ``rho`` taken as 0 when negative (PPI++ clips ``lam`` at 0; that package squares it).
   Active sampling (Zrnic & Candes 2024) has, at ``lam = 1``, the variance
   ``(sigma^2 + mean_i e_i (1 / pi_i - 1)) / M``, ``e_i`` the judge's expected squared error on
   response ``i`` (its uncertainty squared, scaled to the judge's mean squared error); the
@@ -256,7 +257,8 @@ class ExpertGradesNeeded:
 
 
 def _uniform_needed(n0: float, rho: float, pool: int) -> float:
-    r2 = rho * rho
+    # PPI++ clips lam at 0: a judge that disagrees more than chance is not used, not reversed.
+    r2 = max(rho, 0.0) ** 2
     if n0 <= 0:
         return 0.0
     if pool - r2 * n0 <= 0:

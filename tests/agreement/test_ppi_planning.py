@@ -98,6 +98,14 @@ def test_a_useless_judge_needs_as_many_grades_as_the_experts_alone():
     assert found.uniform == pytest.approx(found.without_judge, abs=1)
 
 
+def test_a_judge_worse_than_chance_is_planned_as_no_judge():
+    # PPI++ clips lambda at 0: a negative correlation buys nothing.
+    contrary = assumed_judge_agreement(0.2, 0.5)
+    assert contrary.correlation == pytest.approx(-0.6)
+    found = expert_grades_needed(contrary, half_width=0.05, pool=10**6)
+    assert found.uniform == pytest.approx(found.without_judge, abs=1)
+
+
 def test_a_half_width_beyond_the_pool_has_no_plan():
     found = expert_grades_needed(assumed_judge_agreement(0.6, 0.5), half_width=0.01, pool=3000)
     assert found.uniform is None
