@@ -307,8 +307,8 @@ class JudgeVerdict(models.Model):
     rationale = models.TextField(
         blank=True, help_text=_("The judge's full output."), verbose_name=_("rationale")
     )
-    # A dialogue whose turns are replaced (a re-imported response) loses its turns' verdicts:
-    # they judged turns that are gone. The response's verdict stays, as for any response.
+    # A judged dialogue's turns are never replaced: a change to it is the response's next
+    # version (rubrics.responses), and these verdicts stay with the turns they judged.
     turn = models.ForeignKey(
         Turn,
         on_delete=models.CASCADE,

@@ -1,6 +1,7 @@
 """Admin for support work. Everyday authoring goes through rubrics.services (versioning, review
 flow); here, published snapshots and frozen versions are read-only so the admin cannot rewrite
-what grades point at."""
+what grades point at, nor is a response that a study, a grade or the judge holds (a change to
+one comes as its next version, through an import or the API)."""
 
 from typing import Any
 
@@ -24,6 +25,7 @@ from rubrics.models import (
     Turn,
     UniversalExclusion,
 )
+from rubrics.responses import responses_in_use
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -72,9 +74,27 @@ class RubricItemInline(ReadOnlyInline):
     readonly_fields = fields
 
 
+def _response_is_held(obj: Any) -> bool:
+    """A superseded version, or a response something points at: never rewritten."""
+    return (
+        isinstance(obj, Response)
+        and obj.pk is not None
+        and (not obj.is_current or bool(responses_in_use([obj.pk])))
+    )
+
+
 class TurnInline(admin.TabularInline):
     model = Turn
     extra = 0
+
+    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
+        return not _response_is_held(obj) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return not _response_is_held(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
+        return not _response_is_held(obj) and super().has_delete_permission(request, obj)
 
 
 @admin.register(Criterion)
@@ -206,11 +226,15 @@ class ReviewAdmin(AuditedAdmin):
 
 @admin.register(Response)
 class ResponseAdmin(AuditedAdmin):
-    list_display = ["task", "model_name", "model_family", "kind", "external_id"]
+    list_display = ["task", "model_name", "model_family", "kind", "external_id", "version"]
     list_filter = ["model_family", "kind"]
     search_fields = ["task__key", "model_name", "external_id"]
     raw_id_fields = ["task"]
+    readonly_fields = ["version", "superseded_at"]
     inlines = [TurnInline]
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return not _response_is_held(obj) and super().has_change_permission(request, obj)
 
 
 @admin.register(Turn)

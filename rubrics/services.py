@@ -30,7 +30,7 @@ from audit import services as audit
 from audit.editing import EditConflict
 from audit.errors import Conflict
 from audit.models import AuditEvent
-from rubrics import publishing
+from rubrics import publishing, responses
 from rubrics.models import (
     Criterion,
     CriterionVersion,
@@ -668,7 +668,6 @@ class TurnSpec:
     content: str
 
 
-@transaction.atomic
 def record_response(
     task: Task,
     model_name: str,
@@ -680,55 +679,42 @@ def record_response(
     model_version: str = "",
 ) -> tuple[Response, bool]:
     """Store a model's answer: `text`, or a conversation of `turns`. With an `external_id`, a
-    second call updates the same response (idempotent import). Returns (response, created)."""
+    second call changes the same response, or makes its next version when it has been graded
+    or judged (rubrics.responses). Returns (the current version, whether it is new)."""
     if bool(text) == bool(turns):
         raise ValidationError(
             gettext("Give a response either a text or turns, not both or neither.")
         )
-    fields = {
-        "model_name": model_name,
-        "model_family": model_family,
-        "model_version": model_version,
-        "kind": Response.Kind.CONVERSATION if turns else Response.Kind.TEXT,
-        "text": text,
-    }
-    response: Response | None = None
-    if external_id:
-        existing = Response.objects.select_for_update().filter(task=task, external_id=external_id)
-        response = existing.first()
-    created = response is None
-    if response is None:
-        response = Response(task=task, external_id=external_id)
-    before = {} if created else audit.snapshot(response, fields)
-    for name, value in fields.items():
-        setattr(response, name, value)
-    response.full_clean()
-    response.save()
-    old_turns = [] if created else list(response.turns.values_list("role", "content"))
-    new_turns = [(turn.role, turn.content) for turn in turns]
-    for role, _ in new_turns:
-        if role not in Turn.Role.values:
+    for turn in turns:
+        if turn.role not in Turn.Role.values:
             raise ValidationError(
                 gettext("'%(role)s' is not a turn role (%(roles)s).")
-                % {"role": role, "roles": ", ".join(Turn.Role.values)}
+                % {"role": turn.role, "roles": ", ".join(Turn.Role.values)}
             )
-    if old_turns != new_turns:
-        if response.turns.filter(grades__isnull=False).exists():
-            raise ValidationError(
-                gettext("This dialogue's turns are graded in a study: its turns cannot change.")
-            )
-        response.turns.all().delete()
-        Turn.objects.bulk_create(
-            Turn(response=response, index=i, role=role, content=content)
-            for i, (role, content) in enumerate(new_turns)
-        )
-    delta = audit.diff(before, audit.snapshot(response, fields))
-    if old_turns != new_turns:
-        delta["turns"] = [len(old_turns), len(new_turns)]
-    if created or delta:
-        kind = AuditEvent.Kind.IMPORTED if external_id else AuditEvent.Kind.CREATED
-        audit.record(response, kind if created else AuditEvent.Kind.UPDATED, by, delta)
-    return response, created
+    kind = Response.Kind.CONVERSATION if turns else Response.Kind.TEXT
+    candidate = Response(
+        task=task,
+        model_name=model_name,
+        model_family=model_family,
+        kind=kind,
+        text=text,
+        model_version=model_version,
+        external_id=external_id,
+    )
+    candidate.full_clean(validate_unique=False, validate_constraints=False)
+    spec = responses.ResponseSpec(
+        task=task,
+        model_name=model_name,
+        external_id=external_id,
+        model_family=model_family,
+        model_version=model_version,
+        kind=kind.value,
+        text=text,
+        turns=tuple((turn.role, turn.content) for turn in turns),
+    )
+    kind_of_event = AuditEvent.Kind.IMPORTED if external_id else AuditEvent.Kind.CREATED
+    (saved,) = responses.save_responses([spec], by, created_kind=kind_of_event)
+    return Response.objects.get(pk=saved.response_id), saved.outcome == responses.Outcome.CREATED
 
 
 # ----- loading universal criteria ----------------------------------------------------------

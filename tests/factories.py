@@ -210,6 +210,44 @@ def study(
     )
 
 
+TEXT_V1 = "**Version one**: say hello to your partner."
+DIALOGUE_V1 = (("user", "Can you help me practise?"), ("assistant", "Of course: say hello."))
+
+
+def graded_imported_study(
+    graders: list[User], *, dialogue: bool = False, external_id: str = "r1", **options: object
+) -> Study:
+    """A study of one response recorded with an id (as an import records it), every grader's
+    assignment completed with Pass and submitted. A text (TEXT_V1) or, with `dialogue`, a
+    dialogue (DIALOGUE_V1) on a task whose first criterion is graded turn by turn."""
+    task = published_task(turn_rule="all" if dialogue else "")
+    content: dict[str, Any] = (
+        {"turns": [rubric_services.TurnSpec(role, text) for role, text in DIALOGUE_V1]}
+        if dialogue
+        else {"text": TEXT_V1}
+    )
+    answer, _ = rubric_services.record_response(
+        task,
+        "model-a",
+        external_id=external_id,
+        model_family="family-a",
+        model_version="1.0",
+        **content,
+    )
+    made = grading_services.create_study(
+        **({"name": f"Study {next(_serial)}"} | options),  # type: ignore[arg-type]
+        framework=task.framework,
+        responses=[answer],
+        annotators=graders,
+        overlap=len(graders),
+    )
+    grading_services.assign_study(made)
+    for assignment in Assignment.objects.filter(study_item__study=made):
+        complete(assignment, assignment.annotator)
+        grading_services.submit(assignment, by=assignment.annotator)
+    return made
+
+
 def rubric_of(assignment) -> list[CriterionVersion]:  # type: ignore[no-untyped-def]
     return [line.version for line in assignment.study_item.rubric_version.effective_rubric()]
 
