@@ -66,10 +66,36 @@ class CountsSerializer(ApiSerializer):
     unchanged = serializers.IntegerField()
 
 
+class NewVersionSerializer(ApiSerializer):
+    item = serializers.IntegerField(
+        allow_null=True, help_text="The item's index in the request (from 0)."
+    )
+    task_key = serializers.CharField()
+    response_id = serializers.CharField(help_text="The response's `id`.")
+    version = serializers.IntegerField(help_text="The new version's number.")
+    previous_version = serializers.IntegerField(
+        help_text="The version it superseded, kept as it was with its grades and verdicts."
+    )
+    changed = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="What changed: model_name, model_family, model_version, epoch, kind, text, "
+        "turns.",
+    )
+    studies = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Names of the studies that hold the previous version (they keep grading it).",
+    )
+
+
 class ImportResultSerializer(ApiSerializer):
     dry_run = serializers.BooleanField(help_text="True: nothing was written.")
     counts = serializers.DictField(
         child=CountsSerializer(), help_text='By kind, e.g. {"responses": {"created": 3, ...}}.'
+    )
+    new_versions = NewVersionSerializer(
+        many=True,
+        help_text="The responses that changed while graded or judged: each got a new version "
+        "(in a dry run: would get), the previous version kept as it was. Counted as updated.",
     )
 
 
@@ -119,6 +145,12 @@ def problems_by_item(report: ImportReport) -> dict[str, list[str]]:
     return errors
 
 
+def _new_version(found: dict[str, Any]) -> dict[str, Any]:
+    """A new version as the API names it: by the item's index rather than its line."""
+    line = found.pop("line")
+    return {"item": None if line is None else line - 1, **found}
+
+
 def bulk_import(request: Request, importer: Importer) -> Response:
     """Run `importer` on the request body; 201 with the counts, or 400 with every problem."""
     framework, dry_run = _framework(request), _dry_run(request)
@@ -131,7 +163,11 @@ def bulk_import(request: Request, importer: Importer) -> Response:
         report = importer(path, framework, dry_run=dry_run, by=request.user)
     if report.problems:
         raise exceptions.ValidationError(problems_by_item(report))
-    body = {"dry_run": dry_run, "counts": {k: c.as_dict() for k, c in report.counts.items()}}
+    body = {
+        "dry_run": dry_run,
+        "counts": {k: c.as_dict() for k, c in report.counts.items()},
+        "new_versions": [_new_version(found.as_json()) for found in report.new_versions],
+    }
     return Response(body, status=status.HTTP_200_OK if dry_run else status.HTTP_201_CREATED)
 
 

@@ -19,7 +19,7 @@ from rest_framework.response import Response as ApiResponse
 
 from accounts.roles import Action
 from api import imports, schema
-from api.filters import FilterSet, IntegerFilter
+from api.filters import BooleanFilter, FilterSet, IntegerFilter
 from api.permissions import acting_user
 from api.serializers import ApiModelSerializer, ApiSerializer, RevisionedSerializer
 from api.viewsets import ReadOnlyViewSet, RevisionedModelViewSet, etag
@@ -252,12 +252,24 @@ class TurnSerializer(ApiModelSerializer):
 class ResponseSerializer(ApiModelSerializer):
     task_key = serializers.CharField(source="task.key")
     turns = TurnSerializer(many=True)
+    response_version = serializers.IntegerField(
+        source="version",
+        read_only=True,
+        help_text="1, then one more for each change made after the response was graded or "
+        "judged: a graded version is never rewritten.",
+    )
+    current = serializers.BooleanField(
+        source="is_current",
+        read_only=True,
+        help_text="False for a version a newer one superseded (its studies keep grading it).",
+    )
 
     class Meta:
         model = Response
         fields = [
-            *("id", "task", "task_key", "external_id", "model_name", "model_family"),
-            *("model_version", "epoch", "kind", "text", "turns", "created_at"),
+            *("id", "task", "task_key", "external_id", "response_version", "current"),
+            *("superseded_at", "model_name", "model_family", "model_version", "epoch"),
+            *("kind", "text", "turns", "created_at"),
         ]
         read_only_fields = fields
 
@@ -280,15 +292,24 @@ class ResponseFilter(FilterSet):
     framework = django_filters.CharFilter("task__framework__code", label="Framework code")
     task = IntegerFilter(label="Task id")
     task_key = django_filters.CharFilter("task__key", label="Task key")
+    response_version = IntegerFilter("version", label="Response version")
+    current = BooleanFilter(
+        method="by_current",
+        label="true: only current versions; false: only superseded ones",
+    )
 
     class Meta:
         model = Response
         fields = ["framework", "task", "task_key", "external_id", "model_name", "epoch", "kind"]
 
+    def by_current(self, queryset: QuerySet, name: str, value: bool) -> QuerySet:
+        return queryset.filter(superseded_at__isnull=value)
+
 
 class ResponseViewSet(ReadOnlyViewSet):
-    """Model responses. Annotators have no access: they see a response only through their
-    own assignment, without the model's name."""
+    """Model responses, every version of each (`current=true` for the current ones).
+    Annotators have no access: they see a response only through their own assignment, without
+    the model's name."""
 
     read_action = Action.VIEW_BENCHMARK
     write_action = Action.IMPORT_DATA
@@ -307,5 +328,8 @@ class ResponseViewSet(ReadOnlyViewSet):
     )
     def create(self, request: Request) -> ApiResponse:
         """Create or update responses in bulk, all or nothing: a JSON list of items (or JSON
-        Lines). Errors are keyed by item index and field, e.g. `2.task_key`."""
+        Lines). Errors are keyed by item index and field, e.g. `2.task_key`. An item matches a
+        response by task and `id`: unchanged, it is left as it is; changed, it is updated in
+        place while nothing grades or judges it, and otherwise stored as the response's next
+        version (listed in `new_versions`), the graded version kept as it was."""
         return imports.bulk_import(request, import_responses)

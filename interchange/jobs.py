@@ -83,6 +83,7 @@ def run_import_job(job_id: int) -> None:
         stored = Path(job.file.name or "").name
         problems = stored_problems(report.problems, names={stored: job.original_name})
         notes = [stored_message(note) for note in report.notes]
+        new_versions = [found.as_json() for found in report.new_versions]
         # The summary in English, for the admin; the page reads the counts and the notes.
         summary = " ".join([report.summary(), *report.notes]) if report.counts else report.summary()
     except UnsafeArchive as error:
@@ -94,7 +95,7 @@ def run_import_job(job_id: int) -> None:
         logger.exception("import job %s stopped", job.pk)
         _finish_failed(job, [stored_line(job.original_name, stopped_by(error, job.pk))])
         raise
-    _finish(job, status, problems, counts, summary, notes)
+    _finish(job, status, problems, counts, summary, notes, new_versions)
 
 
 def stopped_by(error: BaseException, job_id: int) -> Text:
@@ -211,10 +212,12 @@ def _finish(
     counts: dict,
     summary: str,
     notes: list | None = None,
+    new_versions: list | None = None,
 ) -> None:
     job.heartbeat_at = timezone.now()
     job.status, job.problems, job.counts, job.summary = status, problems, counts, summary
     job.notes = notes or []
+    job.new_versions = (new_versions or []) if status == ImportJob.Status.SUCCEEDED else []
     job.finished_at, job.progress, job.stage = timezone.now(), 100, "finished"
     job.save(
         update_fields=[
@@ -223,6 +226,7 @@ def _finish(
             "counts",
             "summary",
             "notes",
+            "new_versions",
             "finished_at",
             "progress",
             "stage",

@@ -108,6 +108,14 @@ class ImportJob(models.Model):
     problems = models.JSONField(
         default=list, blank=True, help_text=_("Every problem, as text."), verbose_name=_("problems")
     )
+    # Every response the import gave a new version (it changed while graded or judged), as
+    # `NewVersion.as_json()`: line, task, id, versions, what changed, the studies holding the old.
+    new_versions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_("The responses given a new version: the graded one was kept."),
+        verbose_name=_("new versions"),
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,

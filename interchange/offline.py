@@ -50,7 +50,7 @@ from interchange.formats.offline_workbook import (
     write_grading_workbook,
 )
 from interchange.formats.problems import Problem, Text, gettext_noop
-from interchange.importers.report import Counts, problem_lines
+from interchange.importers.report import Counts, NewVersion, problem_lines
 from interchange.refusals import refusal_texts
 from rubrics.models import (
     CriterionVersion,
@@ -315,8 +315,10 @@ class OfflineImport:
     incomplete: list[str] = field(default_factory=list)
 
     # What a background job (interchange.jobs) reads of any import's report: no counts of
-    # rows created and updated; what it did is said by its notes.
+    # rows created and updated, no response given a new version; what it did is said by its
+    # notes.
     counts: ClassVar[dict[str, Counts]] = {}
+    new_versions: ClassVar[tuple[NewVersion, ...]] = ()
 
     @property
     def ok(self) -> bool:

@@ -10,15 +10,19 @@ a plain line of English text, shown as it is.
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.core.exceptions import FieldDoesNotExist
 from django.utils.formats import number_format
 from django.utils.translation import gettext, gettext_noop, ngettext
 
 from interchange.formats.problems import SHOWN_PROBLEMS, Problem, Text, stored_message
 from interchange.importers.report import Counts, ImportReport
 from l2annot.shown import message_text
+from rubrics.models import Response, Turn
 
 __all__ = [
+    "changed_fields_text",
     "message_text",
+    "new_version_text",
     "nothing_imported",
     "problem_text",
     "report_summary",
@@ -199,3 +203,65 @@ def stage_text(stage: str) -> str:
 def stage_message(stage: str) -> str:
     """The stage as a value of a stored message: translated where the message is read."""
     return Text(stage) if stage in STAGES else stage
+
+
+def changed_fields_text(names: Sequence[str]) -> str:
+    """What changed in a response (`NewVersion.changed`), by its fields' names in the reader's
+    language: "text, turns"."""
+    labels = {"turns": Turn._meta.verbose_name_plural}
+    shown = []
+    for name in names:
+        if name in labels:
+            shown.append(str(labels[name]))
+        else:
+            try:
+                field = Response._meta.get_field(name)
+            except FieldDoesNotExist:
+                shown.append(name)
+            else:
+                shown.append(str(getattr(field, "verbose_name", name)))
+    return ", ".join(shown)
+
+
+def new_version_text(found: Mapping[str, Any], dry_run: bool = False) -> str:
+    """One response an import gave (or, in a dry run, would give) a new version
+    (`NewVersion.as_json()`), in the reader's language, after its line when it has one."""
+    studies = list(found.get("studies") or [])
+    values = {
+        "id": found["response_id"],
+        "task": found["task_key"],
+        "version": found["version"],
+        "previous": found["previous_version"],
+        "changed": changed_fields_text(found.get("changed") or []),
+        "studies": ", ".join(f"“{name}”" for name in studies),
+    }
+    if studies and dry_run:
+        text = ngettext(
+            "response '%(id)s' of task %(task)s would get version %(version)s (%(changed)s "
+            "changed); version %(previous)s stays as it is, graded in study %(studies)s",
+            "response '%(id)s' of task %(task)s would get version %(version)s (%(changed)s "
+            "changed); version %(previous)s stays as it is, graded in studies %(studies)s",
+            len(studies),
+        )
+    elif studies:
+        text = ngettext(
+            "response '%(id)s' of task %(task)s got version %(version)s (%(changed)s "
+            "changed); version %(previous)s stays as it was, graded in study %(studies)s",
+            "response '%(id)s' of task %(task)s got version %(version)s (%(changed)s "
+            "changed); version %(previous)s stays as it was, graded in studies %(studies)s",
+            len(studies),
+        )
+    elif dry_run:
+        text = gettext(
+            "response '%(id)s' of task %(task)s would get version %(version)s (%(changed)s "
+            "changed); version %(previous)s stays as it is, with the judge's verdicts on it"
+        )
+    else:
+        text = gettext(
+            "response '%(id)s' of task %(task)s got version %(version)s (%(changed)s "
+            "changed); version %(previous)s stays as it was, with the judge's verdicts on it"
+        )
+    message = text % values
+    if found.get("line") is None:
+        return message
+    return gettext("line %(at)s: %(message)s") % {"at": found["line"], "message": message}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from interchange.formats.problems import SHOWN_PROBLEMS, Problem
 
@@ -30,6 +31,31 @@ class Counts:
         return {"created": self.created, "updated": self.updated, "unchanged": self.unchanged}
 
 
+@dataclass(frozen=True)
+class NewVersion:
+    """A response that changed while something pointed at it (a study item, a judge verdict):
+    stored as its next `version`; the version before it stays as it was, graded in `studies`."""
+
+    line: int | None
+    task_key: str
+    response_id: str  # its id in the file (external_id)
+    version: int  # the new version's number
+    previous_version: int  # the version it superseded
+    changed: tuple[str, ...]  # the fields that changed (model_name, text, turns, ...)
+    studies: tuple[str, ...]  # names of the studies that hold the version before it
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "task_key": self.task_key,
+            "response_id": self.response_id,
+            "version": self.version,
+            "previous_version": self.previous_version,
+            "changed": list(self.changed),
+            "studies": list(self.studies),
+        }
+
+
 @dataclass
 class ImportReport:
     """The outcome of one import. Nothing was written unless `ok` and not `dry_run`."""
@@ -39,6 +65,7 @@ class ImportReport:
     counts: dict[str, Counts] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    new_versions: list[NewVersion] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -2,8 +2,14 @@
 
 A response is matched to an existing one by its id in the file (`id`), kept as the Response's
 `external_id`; a response given without an `id` gets the id `<model>:<version>:e<epoch>` (see
-`synthetic_response_id`), so importing it again updates the same row. Either way its epoch is
+`synthetic_response_id`), so importing it again finds the same response. Either way its epoch is
 stored, and judge verdicts can name it by its id or by task, model and epoch.
+
+What is written is decided by `rubrics.responses.save_responses`, the one path of every
+response write: an unchanged response is left as it is; a changed one is updated in place while
+nothing points at it, and otherwise gets a new version, the graded one kept as it was. The
+report lists every new version (`ImportReport.new_versions`): its line, task and id, and the
+studies that keep grading the version before it. A dry run lists the same, writing nothing.
 """
 
 from __future__ import annotations
@@ -16,20 +22,20 @@ from typing import Any
 
 from django.db import transaction
 
-from audit import services as audit
-from audit.models import AuditEvent
+from grading.models import StudyItem
 from interchange.formats.problems import Problem, gettext_noop
 from interchange.formats.responses import ResponseRecord, read_responses_jsonl
 from interchange.importers.collector import collector_paused
-from interchange.importers.report import ImportReport, Progress, no_progress
-from interchange.importers.writing import BATCH, COMMENT
-from l2annot.bulk_insert import insert_rows
-from rubrics.models import Response, Task, Turn
+from interchange.importers.report import ImportReport, NewVersion, Progress, no_progress
+from rubrics.models import Response, Task
+from rubrics.responses import Outcome, ResponseChangedMeanwhile, ResponseSpec, save_responses
 from taxonomy.models import Framework
 
 # Both are CharFields: their max_length is set.
 MAX_ID: int = Response._meta.get_field("external_id").max_length  # type: ignore[assignment]
 MAX_NAME: int = Response._meta.get_field("model_name").max_length  # type: ignore[assignment]
+COMMENT = "Imported from a file."
+CHANGE_COMMENT = "Changed by an import."
 
 
 def synthetic_response_id(model: str, version: str | None, epoch: int) -> str:
@@ -42,13 +48,11 @@ class ResponsePlan:
     record: ResponseRecord
     task: Task
     external_id: str
-    existing: Response | None
-    changed: bool = False
     response_id: int | None = None  # once written
 
 
 class ResponsesPlanner:
-    """Checks response records against a framework's tasks and works out what changes."""
+    """Checks response records against a framework's tasks."""
 
     def __init__(self, framework: Framework, file_name: str, report: ImportReport) -> None:
         self.framework = framework
@@ -61,11 +65,27 @@ class ResponsesPlanner:
 
     def plan(self, records: Sequence[ResponseRecord]) -> list[ResponsePlan]:
         plans = []
+        seen: dict[tuple[str, str], int] = {}
         for record in records:
             task = self.tasks.get(record.task_key)
             external_id = record.external_id or synthetic_response_id(
                 record.model, record.version, record.epoch
             )
+            # An id given in the file may equal the one made for a line without an id.
+            first = seen.setdefault((record.task_key, external_id), record.line)
+            if first != record.line:
+                self.problem(
+                    record.line,
+                    "id",
+                    gettext_noop(
+                        "a second response with the id '%(external_id)s' for task "
+                        "'%(task_key)s' (first at line %(first)s)",
+                        external_id=external_id,
+                        task_key=record.task_key,
+                        first=first,
+                    ),
+                )
+                continue
             if task is None:
                 self.problem(
                     record.line,
@@ -91,139 +111,73 @@ class ResponsesPlanner:
             if record.response is not None and not record.response.strip():
                 self.problem(record.line, "response", gettext_noop("is empty"))
             if task is not None:
-                plans.append(ResponsePlan(record, task, external_id, None))
-        existing = {
-            (r.task_id, r.external_id): r
-            for r in Response.objects.filter(task__framework=self.framework).exclude(external_id="")
-        }
-        for plan in plans:
-            plan.existing = existing.get((plan.task.pk, plan.external_id))
-        self.find_changes([p for p in plans if p.existing is not None])
+                plans.append(ResponsePlan(record, task, external_id))
         return plans
 
-    def find_changes(self, plans: list[ResponsePlan]) -> None:
-        turns: dict[int, list[tuple[str, str]]] = defaultdict(list)
-        existing = [p.existing for p in plans if p.existing is not None]  # all of them
-        conversations = [r.pk for r in existing if r.kind == "conversation"]
-        for response_id, role, content in (
-            Turn.objects.filter(response__in=conversations)
-            .order_by("response_id", "index")
-            .values_list("response_id", "role", "content")
-        ):
-            turns[response_id].append((role, content))
-        graded = set(
-            Turn.objects.filter(response__in=conversations, grades__isnull=False).values_list(
-                "response_id", flat=True
-            )
-        )
-        for plan, response in zip(plans, existing, strict=True):
-            plan.changed = fields_of(plan.record) != current_fields(response) or (
-                turns_of(plan.record) != turns[response.pk]
-            )
-            if plan.changed and response.pk in graded:
-                # Turn grades hold the turns (a submitted grade is never lost).
-                self.problem(
-                    plan.record.line,
-                    "turns",
-                    gettext_noop(
-                        "response %(external_id)s is a dialogue graded turn by turn in a study: it "
-                        "cannot change",
-                        external_id=repr(plan.external_id),
-                    ),
-                )
+
+def spec_of(plan: ResponsePlan) -> ResponseSpec:
+    record = plan.record
+    return ResponseSpec(
+        task=plan.task,
+        model_name=record.model,
+        external_id=plan.external_id,
+        model_family=record.family or "",
+        model_version=record.version or "",
+        epoch=record.epoch,
+        kind=(Response.Kind.CONVERSATION if record.turns is not None else Response.Kind.TEXT).value,
+        text=record.response or "",
+        turns=tuple((turn.role.value, turn.content) for turn in record.turns or ()),
+    )
 
 
-def fields_of(record: ResponseRecord) -> dict[str, str | int]:
-    return {
-        "model_name": record.model,
-        "model_family": record.family or "",
-        "model_version": record.version or "",
-        "epoch": record.epoch,
-        "kind": (
-            Response.Kind.CONVERSATION if record.turns is not None else Response.Kind.TEXT
-        ).value,
-        "text": record.response or "",
-    }
-
-
-def current_fields(response: Response) -> dict[str, str | int]:
-    return {name: getattr(response, name) for name in fields_of_names()}
-
-
-def fields_of_names() -> tuple[str, ...]:
-    return ("model_name", "model_family", "model_version", "epoch", "kind", "text")
-
-
-def turns_of(record: ResponseRecord) -> list[tuple[str, str]]:
-    return [(turn.role.value, turn.content) for turn in record.turns or ()]
-
-
-def write_responses(plans: list[ResponsePlan], report: ImportReport, by: Any) -> None:
-    """Create and update the planned responses (and their turns) in bulk.
-
-    New responses, their turns and their history go as plain rows (`insert_rows`,
-    `audit.record_rows`): an import makes tens of thousands, and a model instance each cost
-    more than writing them."""
+def write_responses(
+    plans: list[ResponsePlan], report: ImportReport, by: Any, source: str = ""
+) -> None:
+    """Save the planned responses (rubrics.responses.save_responses), count them and list the
+    new versions with the studies that keep the version before each. A response another import
+    changed meanwhile is a problem of `source` (the caller rolls back)."""
     counts = report.count("responses")
-    new = [p for p in plans if p.existing is None]
-    names = fields_of_names()
-    rows = []
-    for plan in new:
-        fields = fields_of(plan.record)
-        rows.append((plan.task.pk, plan.external_id, *(fields[name] for name in names)))
-    ids = insert_rows(Response, ("task_id", "external_id", *names), rows)
-    for plan, response_id in zip(new, ids, strict=True):
-        plan.response_id = response_id
-    events: list[AuditEvent] = []
-    changed = []
-    for plan in plans:
-        if plan.existing is None:
-            continue
-        plan.response_id = plan.existing.pk
-        if not plan.changed:
-            counts.unchanged += 1
-            continue
-        before = current_fields(plan.existing)
-        for name, value in fields_of(plan.record).items():
-            setattr(plan.existing, name, value)
-        delta = {
-            k: [v, getattr(plan.existing, k)]
-            for k, v in before.items()
-            if v != getattr(plan.existing, k)
-        }
-        events.append(
-            audit.event(plan.existing, AuditEvent.Kind.UPDATED, by, delta, "Changed by an import.")
+    try:
+        saved = save_responses(
+            [spec_of(plan) for plan in plans], by, comment=COMMENT, change_comment=CHANGE_COMMENT
         )
-        changed.append(plan.existing)
-    Response.objects.bulk_update(changed, list(fields_of_names()), batch_size=BATCH)
-    Turn.objects.filter(response__in=[r.pk for r in changed]).delete()
-    insert_rows(
-        Turn,
-        ("response_id", "index", "role", "content"),
-        (
-            (plan.response_id, index, role, content)
-            for plan in plans
-            if plan.existing is None or plan.changed
-            for index, (role, content) in enumerate(turns_of(plan.record))
-        ),
-    )
-    audit.record_rows(
-        Response,
-        AuditEvent.Kind.IMPORTED,
-        by,
-        (
-            (
-                response_id,
-                Response.describe(p.record.model, p.task),
-                {"model_name": [None, p.record.model]},
+    except ResponseChangedMeanwhile as error:
+        report.problems.append(
+            Problem(
+                source,
+                None,
+                None,
+                gettext_noop(
+                    "response '%(id)s' was changed by another import at the same time: nothing "
+                    "was imported; import the file again",
+                    id=error.external_id,
+                ),
             )
-            for p, response_id in zip(new, ids, strict=True)
-        ),
-        COMMENT,
+        )
+        return
+    for plan, result in zip(plans, saved, strict=True):
+        plan.response_id = result.response_id
+    counts.created += sum(1 for r in saved if r.outcome == Outcome.CREATED)
+    counts.updated += sum(1 for r in saved if r.outcome in (Outcome.UPDATED, Outcome.NEW_VERSION))
+    counts.unchanged += sum(1 for r in saved if r.outcome == Outcome.UNCHANGED)
+    versioned = [(plan, r) for plan, r in zip(plans, saved, strict=True) if r.previous_id]
+    studies: dict[int, set[str]] = defaultdict(set)
+    for response_id, name in StudyItem.objects.filter(
+        response__in=[r.previous_id for _, r in versioned]
+    ).values_list("response_id", "study__name"):
+        studies[response_id].add(name)
+    report.new_versions.extend(
+        NewVersion(
+            line=plan.record.line or None,
+            task_key=plan.task.key,
+            response_id=plan.external_id,
+            version=result.version,
+            previous_version=result.previous_version or 0,
+            changed=result.changed,
+            studies=tuple(sorted(studies[result.previous_id or 0])),
+        )
+        for plan, result in versioned
     )
-    audit.record_many(events)
-    counts.created += len(new)
-    counts.updated += len(changed)
 
 
 @collector_paused
@@ -247,8 +201,8 @@ def import_responses(
         if report.problems:
             return report
         progress(2, 3, "writing responses")
-        write_responses(plans, report, by)
-        if dry_run:
+        write_responses(plans, report, by, path.name)
+        if dry_run or report.problems:
             transaction.set_rollback(True)
     progress(3, 3, "done")
     return report

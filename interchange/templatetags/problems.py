@@ -26,5 +26,10 @@ def stage_text(stage: str) -> str:
 
 
 @register.filter
+def changed_fields(names: list[str]) -> str:
+    return texts.changed_fields_text(names)
+
+
+@register.filter
 def import_summary(job: ImportJob) -> str:
     return texts.summary_text(job.summary, job.counts, job.dry_run, job.notes)

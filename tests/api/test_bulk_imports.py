@@ -46,6 +46,7 @@ def test_a_list_of_responses_is_created(task, importer):
     assert response.json() == {
         "dry_run": False,
         "counts": {"responses": {"created": 3, "updated": 0, "unchanged": 0}},
+        "new_versions": [],
     }
     assert sorted(Response.objects.values_list("external_id", flat=True)) == ["r0", "r1", "r2"]
 

@@ -130,7 +130,7 @@ def test_turn_level_criteria_refuse_a_whole_response_grade_and_a_turn_not_the_tu
         )
 
 
-def test_graded_turns_of_a_dialogue_cannot_be_replaced_by_a_reimport(dialogue):
+def test_graded_turns_of_a_dialogue_are_kept_when_it_is_recorded_again(dialogue):
     assignment, grader, versions, turns = dialogue
     answer = assignment.study_item.response
     answer.external_id = "d1"
@@ -138,16 +138,18 @@ def test_graded_turns_of_a_dialogue_cannot_be_replaced_by_a_reimport(dialogue):
     services.save_turn_grade(
         assignment, versions["01"].pk, turns[0].pk, verdict="pass", rationale="", by=grader
     )
-    with pytest.raises(ValidationError, match="turns are graded"):
-        rubric_services.record_response(
-            answer.task,
-            answer.model_name,
-            turns=[rubric_services.TurnSpec("assistant", "Hi")],
-            external_id="d1",
-        )
+    current, created = rubric_services.record_response(
+        answer.task,
+        answer.model_name,
+        turns=[rubric_services.TurnSpec("assistant", "Hi")],
+        external_id="d1",
+    )
+    assert (created, current.version, current.turns.count()) == (False, 2, 1)
+    assert answer.turns.count() == 6
+    assert TurnGrade.objects.get(assignment=assignment, turn=turns[0]).verdict == "pass"
 
 
-def test_an_import_changing_a_graded_dialogue_is_refused_naming_it(dialogue, tmp_path):
+def test_an_import_changing_a_graded_dialogue_makes_its_next_version_naming_it(dialogue, tmp_path):
     assignment, grader, versions, turns = dialogue
     answer = assignment.study_item.response
     Response.objects.filter(pk=answer.pk).update(external_id="d1")
@@ -163,9 +165,10 @@ def test_an_import_changing_a_graded_dialogue_is_refused_naming_it(dialogue, tmp
     path = tmp_path / "responses.jsonl"
     path.write_text(json.dumps(line) + "\n")
     report = import_responses(path, answer.task.framework)
-    assert not report.ok
-    assert "'d1' is a dialogue graded turn by turn" in "\n".join(report.problem_lines())
+    assert report.ok, report.problem_lines()
+    assert [(v.response_id, v.changed) for v in report.new_versions] == [("d1", ("turns",))]
     assert answer.turns.count() == 6
+    assert assignment.study_item.response_id == answer.pk
 
 
 def test_a_share_rule_needs_its_percentage():

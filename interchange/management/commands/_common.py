@@ -12,6 +12,7 @@ from django.utils.translation import gettext, gettext_noop
 from interchange.importers.report import ImportReport, Progress
 from interchange.problem_text import (
     message_text,
+    new_version_text,
     problem_text,
     report_summary,
     stage_text,
@@ -93,4 +94,12 @@ def run_import(
         for problem in stored_problems(report.problems):
             command.stderr.write(problem_text(problem))
         raise CommandError(report_summary(report))
+    if report.new_versions:
+        command.stdout.write(
+            gettext("Responses that would get a new version (what was graded stays as it is):")
+            if report.dry_run
+            else gettext("Responses given a new version (what was graded stays as it was):")
+        )
+        for found in report.new_versions:
+            command.stdout.write("  " + new_version_text(found.as_json(), report.dry_run))
     command.stdout.write(report_summary(report))
