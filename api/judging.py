@@ -76,6 +76,9 @@ class JudgeRunSerializer(ApiModelSerializer):
 class JudgeVerdictSerializer(ApiModelSerializer):
     judge_model = serializers.CharField(source="run.judge_model")
     task_key = serializers.CharField(source="response.task.key")
+    response_version = serializers.IntegerField(
+        source="response.version", help_text="The version of the response the judge read."
+    )
     criterion = serializers.CharField(source="criterion_version.criterion.code")
     version = serializers.IntegerField(
         source="criterion_version.number", help_text="The criterion version the judge saw."
@@ -91,7 +94,8 @@ class JudgeVerdictSerializer(ApiModelSerializer):
     class Meta:
         model = JudgeVerdict
         fields = [
-            *("id", "run", "judge_model", "response", "task_key", "criterion", "version"),
+            *("id", "run", "judge_model", "response", "response_version", "task_key"),
+            *("criterion", "version"),
             *("criterion_version", "epoch", "turn", "verdict", "level", "rationale"),
         ]
         read_only_fields = fields
@@ -118,6 +122,11 @@ class VerdictItemSerializer(ApiSerializer):
         min_value=0,
         help_text="On a turn-level criterion of a dialogue: the tutor turn judged (its index, "
         "from 0); the turns' verdicts are folded into the response's by the criterion's rule.",
+    )
+    response_version = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        help_text="The version of the response the judge read, when not the current one.",
     )
 
 

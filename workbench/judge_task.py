@@ -8,8 +8,8 @@ scale, `parse_level`, and the score's `judgement` is that number), and an unread
 answer is asked again with a corrective message up to `parse_retries` times at
 `retry_temperature`. The score carries `metadata.scoring_results` with one result,
 `judgement` null when no answer could be read, and the sample's metadata names the stored
-response it judged (`response_id`), so the importer stores verdicts without creating
-responses.
+response it judged (`response_id`, and `response_version`: the version the study grades), so
+the importer stores verdicts against it without creating responses.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ class JudgeCall:
     weight: int
     scale: tuple[int, int] | None = None  # an ordinal criterion: the answer is a level
     turn: int | None = None  # the tutor turn judged, on a turn-level criterion
+    response_version: int | None = None  # the version judged, when not the current one
 
 
 def read_answer(answer: str, style: AnswerStyle, scale: Any) -> bool | int | None:
@@ -154,7 +155,12 @@ def judge_task(
                 "weight": call.weight,
                 "scale": list(call.scale) if call.scale else None,
             }
-            | ({"turn": call.turn} if call.turn is not None else {}),
+            | ({"turn": call.turn} if call.turn is not None else {})
+            | (
+                {"response_version": call.response_version}
+                if call.response_version is not None
+                else {}
+            ),
         )
         for call in calls
     ]

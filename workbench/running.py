@@ -61,6 +61,7 @@ def _judge(run: JudgeRun, on_progress: Any) -> JudgeRun:
             weight=p.weight,
             scale=p.scale,
             turn=p.turn,
+            response_version=p.response_version,
         )
         for p in planned
     ]

@@ -22,6 +22,7 @@ class PlannedCall:
     unit: Unit
     scale: tuple[int, int] | None = None  # an ordinal criterion's (min, max): it takes a level
     turn: int | None = None  # the tutor turn judged (its index), on a turn-level criterion
+    response_version: int = 1  # the version the study grades (a newer one may exist)
 
 
 TURN_NOTE = (
@@ -33,11 +34,12 @@ TURN_NOTE = (
 def study_units(study: Study, *, limit: int | None = None) -> list[PlannedCall]:
     """The study's (response, criterion) units as the judge sees them: every applicable
     criterion of the frozen rubric version each response was graded against (an ordinal one
-    asks for a level of its scale). Responses are named by their id (a response without one
-    cannot receive verdicts and is left out). A turn-level criterion on a dialogue is one unit
-    per tutor turn, the judge seeing the dialogue up to that turn (the importer folds the
-    turns' verdicts by the criterion's rule). Gold checks are left out: they are another
-    study's responses, and their grades are no part of this study's data."""
+    asks for a level of its scale). Responses are named by their id and the version the study
+    grades (a response without an id cannot receive verdicts and is left out). A turn-level
+    criterion on a dialogue is one unit per tutor turn, the judge seeing the dialogue up to that
+    turn (the importer folds the turns' verdicts by the criterion's rule). Gold checks are left
+    out: they are another study's responses, and their grades are no part of this study's
+    data."""
     items = (
         StudyItem.objects.filter(study=study)
         .data()
@@ -92,6 +94,7 @@ def study_units(study: Study, *, limit: int | None = None) -> list[PlannedCall]:
                             turns=shown,
                         ),
                         turn=turn,
+                        response_version=response.version,
                     )
                 )
                 if limit is not None and len(calls) >= limit:

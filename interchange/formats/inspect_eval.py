@@ -29,6 +29,9 @@ What is read (Inspect's log schema, version 2):
   by L2 Annot's own judge runs, one sample per response and criterion, is of this kind). Its
   ``metadata.turn`` (an integer), when present, is the tutor turn of a dialogue it judged on a
   turn-level criterion: one sample per turn, folded into the response's verdict on import.
+  Its ``metadata.response_version`` (an integer), when present, is the version of that response
+  it judged (a study grades the version it was made with, which a newer one may have followed);
+  without it, the response's current version.
 
 The judge model is looked for, in order: the caller's ``judge_model``; ``eval.model_roles``
 ``grader`` then ``judge`` (Inspect's model roles, ``{"model": ...}``); ``eval.task_args``
@@ -283,7 +286,22 @@ def _read_sample(
     seen[key] = member
     raw_turn = metadata.get("turn")
     turn = raw_turn if isinstance(raw_turn, int) and not isinstance(raw_turn, bool) else None
-    parsed = _verdicts(log, member, results, task_key, epoch, found, judged, judged_task, turn)
+    raw_version = metadata.get("response_version")
+    version = (
+        raw_version
+        if isinstance(raw_version, int) and not isinstance(raw_version, bool) and raw_version >= 1
+        else None
+    )
+    if raw_version is not None and version is None:
+        log.report(
+            member,
+            "metadata.response_version",
+            gettext_noop("expected an integer >= 1, got %(got)s", got=shown(raw_version)),
+        )
+        return
+    parsed = _verdicts(
+        log, member, results, task_key, epoch, found, judged, judged_task, turn, version
+    )
     model = found["model"]
     text = _completion(sample.get("output"))
     turns = _dialogue(sample.get("messages"))
@@ -343,6 +361,7 @@ def _verdicts(
     judged: str | None = None,
     judged_task: str | None = None,
     turn: int | None = None,
+    judged_version: int | None = None,
 ) -> list[VerdictRecord]:
     name, results = named_results
     verdicts: list[VerdictRecord] = []
@@ -425,6 +444,7 @@ def _verdicts(
                 run_id=found["run_id"],
                 weight=weight,
                 turn=turn if judged is not None else None,
+                response_version=judged_version if judged is not None else None,
             )
         )
     return verdicts

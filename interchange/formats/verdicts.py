@@ -15,7 +15,11 @@ Fields:
   must agree with ``criterion_id`` (and with ``task_key`` when that is given);
 - optional ``turn``: on a turn-level criterion of a dialogue, the index of the tutor turn judged
   (from 0, counting every turn of the dialogue); the importer keeps each turn's verdict and
-  folds them into the response's verdict by the criterion's rule.
+  folds them into the response's verdict by the criterion's rule;
+- optional ``response_version`` (an integer >= 1): the version of the response the judge read,
+  when it is not the current one (a response changed after it was graded keeps its graded
+  version; L2 Annot's judge runs name the version of the study they judge). Without it the
+  verdict is stored against the response's current version.
 
 A line may instead carry the judge's 1-5 **rating** of the response on a rating question
 (e.g. the task's authenticity): ``question`` (the question's key, a slug) and ``score`` (a whole
@@ -70,6 +74,7 @@ class _JudgeRecord:
     judge_model: str
     prompt_version: str | None
     run_id: str | None
+    response_version: int | None
 
     def _check_response_reference(self) -> None:
         # A response's id may be given with its task (ids made from the model and epoch repeat
@@ -81,12 +86,15 @@ class _JudgeRecord:
 
     @property
     def response_key(self) -> tuple[str, ...]:
-        """What identifies the response: ``(id,)`` or ``(task_key, model, epoch)``."""
+        """What identifies the response: ``(id,)`` or ``(task_key, model, epoch)``, then its
+        version when one is named."""
+        version = () if self.response_version is None else (f"v{self.response_version}",)
         if self.response_id is not None:
-            return (
+            named = (
                 (self.response_id,) if self.task_key is None else (self.task_key, self.response_id)
             )
-        return (str(self.task_key), str(self.model), str(self.epoch))
+            return named + version
+        return (str(self.task_key), str(self.model), str(self.epoch), *version)
 
     @property
     def run_key(self) -> tuple[str, str, str]:
@@ -120,6 +128,7 @@ class VerdictRecord(_JudgeRecord):
     turn: int | None = None
     line: int = field(default=0, compare=False)
     level: int | None = None
+    response_version: int | None = None  # the version judged; None: the current one
 
     def __post_init__(self) -> None:
         self._check_response_reference()
@@ -140,6 +149,7 @@ class RatingRecord(_JudgeRecord):
     prompt_version: str | None = None
     run_id: str | None = None
     line: int = field(default=0, compare=False)
+    response_version: int | None = None  # the version judged; None: the current one
 
     def __post_init__(self) -> None:
         self._check_response_reference()
@@ -230,8 +240,11 @@ def read_verdicts_jsonl(path: Path) -> VerdictsFile:
     return VerdictsFile(tuple(verdicts), tuple(problems), tuple(ratings))
 
 
-def _response(fields: FieldReader) -> tuple[str | None, str | None, str | None, int | None]:
-    """``(response_id, task_key, model, epoch)``: exactly one way of naming the response."""
+def _response(
+    fields: FieldReader,
+) -> tuple[str | None, str | None, str | None, int | None, int | None]:
+    """``(response_id, task_key, model, epoch, response_version)``: exactly one way of naming
+    the response, and the version judged when given."""
     obj = fields.obj
     response_id = fields.text("response_id", required=False, allow_int=True)
     by_key = obj.get("task_key") is not None or obj.get("model") is not None
@@ -246,7 +259,12 @@ def _response(fields: FieldReader) -> tuple[str | None, str | None, str | None, 
     task_key = fields.text("task_key", allow_int=True) if by_key else None
     model = fields.text("model") if by_key else None
     epoch = fields.integer("epoch", default=1, minimum=1)
-    return response_id, task_key, model, epoch
+    version = (
+        fields.integer("response_version", default=None, minimum=1)
+        if obj.get("response_version") is not None
+        else None
+    )
+    return response_id, task_key, model, epoch, version
 
 
 def _judge(fields: FieldReader) -> tuple[str | None, str, str | None, str | None]:
@@ -261,7 +279,7 @@ def _judge(fields: FieldReader) -> tuple[str | None, str, str | None, str | None
 
 def _rating(fields: FieldReader) -> RatingRecord | None:
     obj = fields.obj
-    response_id, task_key, model, epoch = _response(fields)
+    response_id, task_key, model, epoch, response_version = _response(fields)
     question = fields.text("question")
     if question is not None and not _is_slug(question):
         fields.report(
@@ -291,6 +309,7 @@ def _rating(fields: FieldReader) -> RatingRecord | None:
         prompt_version=prompt_version,
         run_id=run_id,
         line=fields.line or 0,
+        response_version=response_version,
     )
 
 
@@ -300,7 +319,7 @@ def _is_slug(text: str) -> bool:
 
 def _verdict(fields: FieldReader) -> VerdictRecord | None:
     obj = fields.obj
-    response_id, task_key, model, epoch = _response(fields)
+    response_id, task_key, model, epoch, response_version = _response(fields)
     criterion_id = fields.text("criterion_id")
     verdict = parse_verdict(obj.get("verdict"))
     if obj.get("verdict") is None:
@@ -336,6 +355,7 @@ def _verdict(fields: FieldReader) -> VerdictRecord | None:
         weight=weight,
         turn=turn,
         line=fields.line or 0,
+        response_version=response_version,
     )
 
 
@@ -364,6 +384,8 @@ def verdict_to_json(record: VerdictRecord) -> dict[str, Any]:
         obj["response_id"] = record.response_id
     else:
         obj |= {"task_key": record.task_key, "model": record.model}
+    if record.response_version is not None:
+        obj["response_version"] = record.response_version
     obj |= {"epoch": record.epoch, "criterion_id": record.criterion_id}
     obj |= {"verdict": record.verdict, "rationale": record.rationale}
     obj["judge_model"] = record.judge_model
@@ -383,6 +405,8 @@ def rating_to_json(record: RatingRecord) -> dict[str, Any]:
         obj["response_id"] = record.response_id
     else:
         obj |= {"task_key": record.task_key, "model": record.model}
+    if record.response_version is not None:
+        obj["response_version"] = record.response_version
     obj |= {"epoch": record.epoch, "question": record.question, "score": record.score}
     obj |= {"rationale": record.rationale, "judge_model": record.judge_model}
     optional = {"prompt_version": record.prompt_version, "run_id": record.run_id}

@@ -1,8 +1,10 @@
 """Import LLM-judge verdicts (JSONL, or an Inspect AI .eval log with its responses) into the
 judging app. All or nothing.
 
-A verdict is stored against the criterion version the judge saw: the one in the task's latest
-published rubric when the criterion is there, else the criterion's latest version. A verdict
+A verdict is stored against the response's current version, or the version it names
+(`response_version`: a judge run on a study judges the version the study grades, which a newer
+one may have followed), and against the criterion version the judge saw: the one in the task's
+latest published rubric when the criterion is there, else the criterion's latest version. A verdict
 naming a criterion the framework does not have, or one outside the response's task's rubric, is
 a problem; so is a `weight` that differs from that version's weight.
 
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from django.db import transaction
+from django.db.models import Q
 
 from grading.models import LikertItem
 from interchange.formats.inspect_eval import read_inspect_eval
@@ -47,8 +50,9 @@ from rubrics.scoring import turn_outcome
 from taxonomy.models import Framework
 
 RunKey = tuple[str, str, str]
-# A response as the verdicts name it before it is written: (task id, external id).
-ResponseKey = tuple[int, str]
+# A response as the verdicts name it before it is written: (task id, external id, version),
+# the version None for the current one.
+ResponseKey = tuple[int, str, int | None]
 
 
 @dataclass
@@ -100,23 +104,48 @@ class VerdictsPlanner:
         self.report = report
         self.tasks = {task.key: task for task in Task.objects.filter(framework=framework)}
         self.criteria = {c.code: c for c in Criterion.objects.filter(framework=framework)}
-        # Every response the verdicts may name: those in the database and those being imported
-        # (which replace the database's row of the same id), by id and by task, model and epoch.
+        # Every response the verdicts may name: the current versions in the database and
+        # those being imported (which become the current version of their id), by id and by
+        # task, model and epoch.
         self.by_id: dict[str, set[ResponseKey]] = defaultdict(set)
         self.by_epoch: dict[tuple[int, str, int], set[ResponseKey]] = defaultdict(set)
         importing = {(plan.task.pk, plan.external_id) for plan in responses}
-        existing = Response.objects.filter(task__framework=framework).exclude(external_id="")
-        for response in existing.only("task_id", "external_id", "model_name", "epoch"):
+        existing = (
+            Response.objects.current()
+            .filter(task__framework=framework)
+            .exclude(external_id="")
+            .only("task_id", "external_id", "model_name", "epoch", "version")
+        )
+        self.current_version: dict[tuple[int, str], int] = {}
+        for response in existing:
+            self.current_version[(response.task_id, response.external_id)] = response.version
             if (response.task_id, response.external_id) not in importing:
                 self.index(
                     response.task_id, response.external_id, response.model_name, response.epoch
                 )
         for plan in responses:
             self.index(plan.task.pk, plan.external_id, plan.record.model, plan.record.epoch)
+        self.importing = importing
+        self._versions: dict[tuple[int, str], list[int]] | None = None
 
     def index(self, task_id: int, external_id: str, model: str, epoch: int) -> None:
-        self.by_id[external_id].add((task_id, external_id))
-        self.by_epoch[(task_id, model, epoch)].add((task_id, external_id))
+        self.by_id[external_id].add((task_id, external_id, None))
+        self.by_epoch[(task_id, model, epoch)].add((task_id, external_id, None))
+
+    def versions(self) -> dict[tuple[int, str], list[int]]:
+        """Every stored version number of each response id of the framework (read once, when a
+        verdict names a version)."""
+        if self._versions is None:
+            self._versions = defaultdict(list)
+            rows = (
+                Response.objects.filter(task__framework=self.framework)
+                .exclude(external_id="")
+                .order_by("version")
+                .values_list("task_id", "external_id", "version")
+            )
+            for task_id, external_id, version in rows:
+                self._versions[(task_id, external_id)].append(version)
+        return self._versions
 
     def problem(
         self, record: VerdictRecord | RatingRecord, field: str | None, message: str
@@ -241,6 +270,34 @@ class VerdictsPlanner:
         return plans
 
     def resolve_response(self, record: VerdictRecord | RatingRecord) -> ResponseKey | None:
+        """The response a verdict or rating names: its current version, or the version named
+        by `response_version` (a version stored before this import)."""
+        found = self.resolve_current(record)
+        version = record.response_version
+        if found is None or version is None:
+            return found
+        task_id, external_id, _ = found
+        if (task_id, external_id) not in self.importing and version == self.current_version.get(
+            (task_id, external_id)
+        ):
+            return found
+        stored = self.versions().get((task_id, external_id), [])
+        if version not in stored:
+            self.problem(
+                record,
+                "response_version",
+                gettext_noop(
+                    "response '%(response_id)s' has no stored version %(version)s (its versions: "
+                    "%(versions)s)",
+                    response_id=external_id,
+                    version=version,
+                    versions=", ".join(str(v) for v in stored) or "-",
+                ),
+            )
+            return None
+        return (task_id, external_id, version)
+
+    def resolve_current(self, record: VerdictRecord | RatingRecord) -> ResponseKey | None:
         if record.response_id is not None:
             matches = self.by_id.get(record.response_id, set())
             if record.task_key is not None:  # the id within that task (ids repeat across tasks)
@@ -290,7 +347,7 @@ class VerdictsPlanner:
                 ),
             )
         elif len(matches) > 1:
-            ids = ", ".join(f"'{external_id}'" for _, external_id in sorted(matches))
+            ids = ", ".join(f"'{external_id}'" for _, external_id, _ in sorted(matches))
             self.problem(
                 record,
                 "model",
@@ -429,14 +486,17 @@ def write_verdicts(
     runs.unchanged += len(wanted & set(existing_runs))
     run_by_key = existing_runs | {(r.judge_model, r.prompt_version, r.run_id): r for r in new_runs}
     named = [plan.response for plan in plans] + [plan.response for plan in ratings]
-    response_pk = {
-        (r.task_id, r.external_id): r.pk
-        for r in Response.objects.filter(
-            task__in={key[0] for key in named}, external_id__in={key[1] for key in named}
-        )
-    }
+    versions_named = {key[2] for key in named if key[2] is not None}
+    stored = Response.objects.filter(
+        task__in={key[0] for key in named}, external_id__in={key[1] for key in named}
+    ).filter(Q(superseded_at__isnull=True) | Q(version__in=versions_named))
+    response_pk: dict[ResponseKey, int] = {}
+    for r in stored:
+        if r.is_current:
+            response_pk[(r.task_id, r.external_id, None)] = r.pk
+        response_pk[(r.task_id, r.external_id, r.version)] = r.pk
     response_pk |= {
-        (p.task.pk, p.external_id): p.response_id
+        (p.task.pk, p.external_id, None): p.response_id
         for p in responses
         if p.response_id is not None  # every one, once written
     }
@@ -591,7 +651,10 @@ def import_judge_file(
             return report
         progress(3, 4, "writing")
         if response_plans:
-            write_responses(response_plans, report, by)
+            write_responses(response_plans, report, by, source)
+        if report.problems:
+            transaction.set_rollback(True)
+            return report
         write_verdicts(plans, response_plans, report, rating_plans, source)
         if dry_run or report.problems:
             transaction.set_rollback(True)

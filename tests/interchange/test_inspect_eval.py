@@ -196,6 +196,23 @@ def test_a_sample_naming_a_stored_response_gives_verdicts_on_it_and_no_response(
     }
 
 
+def test_a_sample_naming_the_version_it_judged_gives_verdicts_on_that_version(tmp_path):
+    named = {"response_id": "resp-1", "task_key": "12", "response_version": 2}
+    result = read_inspect_eval(eval_file(tmp_path, samples=[sample("s-1", metadata=named)]))
+    assert result.problems == ()
+    assert {(v.response_id, v.response_version) for v in result.verdicts} == {("resp-1", 2)}
+
+
+@pytest.mark.parametrize(("version", "shown"), [(0, "0"), ("2", "'2'"), (True, "true")])
+def test_a_response_version_that_is_not_a_version_is_reported(tmp_path, version, shown):
+    named = {"response_id": "resp-1", "response_version": version}
+    result = read_inspect_eval(eval_file(tmp_path, samples=[sample("s-1", metadata=named)]))
+    assert [(p.field, str(p.message)) for p in result.problems] == [
+        ("metadata.response_version", f"expected an integer >= 1, got {shown}")
+    ]
+    assert result.verdicts == ()
+
+
 def test_a_nul_in_a_sample_is_reported_at_its_member_and_field(tmp_path):
     broken = sample(task_key="13", output={"completion": "Gen\u0000erated"})
     result = read_inspect_eval(eval_file(tmp_path, samples=[sample(), broken]))

@@ -77,12 +77,21 @@ def test_a_verdict_with_task_key_but_no_model_is_reported(tmp_path):
         ("judge_model", None, "is missing"),
         ("rationale", 3, "expected a string, got an integer"),
         ("weight", "5", "expected an integer, got a string"),
+        ("response_version", 0, "must be at least 1, got 0"),
+        ("response_version", "2", "expected an integer, got a string"),
     ],
 )
 def test_a_field_of_the_wrong_type_is_reported(tmp_path, field, value, expected):
     assert problems_for(tmp_path, verdict(**{field: value})) == [
         f"verdicts.jsonl: line 1: field '{field}': {expected}"
     ]
+
+
+def test_a_verdict_may_name_the_version_of_the_response_it_judged(tmp_path):
+    lines = [verdict(response_version=2), verdict()]
+    first, second = read_verdicts_jsonl(jsonl_file(tmp_path, "v.jsonl", lines)).verdicts
+    assert (first.response_version, second.response_version) == (2, None)
+    assert first.response_key == ("12", "model-a", "1", "v2") != second.response_key
 
 
 def test_a_second_verdict_for_the_same_response_criterion_judge_and_run_is_reported(tmp_path):
@@ -134,6 +143,7 @@ def test_written_verdicts_read_back_the_same(tmp_path):
             weight=-3,
         ),
         VerdictRecord("c1", False, "j", response_id="resp-9"),
+        VerdictRecord("c1", False, "j", response_id="resp-9", run_id="r", response_version=2),
     ]
     write_verdicts_jsonl(tmp_path / "v.jsonl", records)
     result = read_verdicts_jsonl(tmp_path / "v.jsonl")

@@ -12,6 +12,7 @@ from interchange.problem_text import problem_text
 from judging.models import JudgeRun, JudgeVerdict
 from judging.prompting import CORRECTIVE_MESSAGE, AnswerStyle
 from rubrics.models import Response
+from rubrics.services import record_response
 from tests.factories import demo_benchmark_and_graders, demo_study
 from tests.llm_server import Reply, model_name
 from workbench.running import execute_run
@@ -194,3 +195,24 @@ def test_a_turn_level_criterion_is_judged_on_each_tutor_turn_seeing_the_dialogue
     assert verdicts[short].rationale == "Turn 2: true\nTurn 4: true\nTurn 6: false"
     recasts = "Recasts the learner's error instead of correcting it explicitly."
     assert verdicts[recasts].verdict is True  # a share of 50 %
+
+
+def test_a_run_judges_the_version_its_study_grades_after_the_response_changed(study, llm_server):
+    graded = study.items.order_by("pk").first().response  # the run's first units judge it
+    newer, _ = record_response(
+        graded.task,
+        graded.model_name,
+        text="A rewritten answer nobody graded.",
+        external_id=graded.external_id,
+        model_family=graded.model_family,
+        model_version=graded.model_version,
+    )
+    assert (newer.version, Response.objects.get(pk=graded.pk).is_current) == (2, False)
+    assert {unit.response_version for unit in study_units(study)} == {1}
+
+    run = execute_run(start_run(study, model=JUDGE, limit=2, by=None, enqueue=False).pk)
+
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    assert set(run.verdicts.values_list("response_id", flat=True)) == {graded.pk}
+    prompts = [request.prompt for request in llm_server.completions]
+    assert len(prompts) == 2 and not any("rewritten answer" in p for p in prompts)
