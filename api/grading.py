@@ -81,6 +81,12 @@ class BlindResponseSerializer(ApiSerializer):
     )
     text = serializers.CharField(source="response.text", read_only=True)
     turns = TurnSerializer(source="response.turns", many=True, read_only=True)
+    response_version = serializers.IntegerField(
+        source="response.version",
+        read_only=True,
+        help_text="The version of the response the study grades (a newer one may exist: the "
+        "study keeps grading this one).",
+    )
 
 
 class PublishedContextSerializer(ApiSerializer):

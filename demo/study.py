@@ -49,7 +49,7 @@ def seed_demo_study() -> Study | None:
         return existing
     graders = list(User.objects.filter(username__in=ANNOTATORS).order_by("username"))
     published = RubricVersion.objects.filter(task=OuterRef("task"))
-    responses = list(Response.objects.filter(Exists(published)).select_related("task"))
+    responses = list(Response.objects.current().filter(Exists(published)).select_related("task"))
     if not responses or not graders:
         return None
     study = services.create_study(

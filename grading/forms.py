@@ -172,21 +172,24 @@ class StudySelectionForm(TaskFilterForm):
         return urlencode(values)
 
     def _responses_filter(self, prefix: str = "") -> Q:
+        """The responses a new study takes: current versions (of the chosen model)."""
         model = self._valid("model")
-        return Q(**{f"{prefix}model_name": model}) if model else Q()
+        current = Q(**{f"{prefix}superseded_at__isnull": True})
+        return current & Q(**{f"{prefix}model_name": model}) if model else current
 
     def matching(self, framework: Framework | None) -> QuerySet[Task]:
         """The published tasks of `framework` that match the filters, each with the number of
-        its responses (of the chosen model) as .responses_count."""
+        its responses (current versions, of the chosen model) as .responses_count."""
         tasks = published_tasks()
         if framework is not None:
             tasks = tasks.filter(framework=framework)
         if self.is_bound:
             tasks = self.filter(tasks) if self.filters_valid() else tasks.none()
-        only_model = self._responses_filter("responses__")
         return (
             tasks.select_related("sub_competency")
-            .annotate(responses_count=Count("responses", filter=only_model or None))
+            .annotate(
+                responses_count=Count("responses", filter=self._responses_filter("responses__"))
+            )
             .order_by("key", "pk")
         )
 
@@ -197,7 +200,7 @@ class StudySelectionForm(TaskFilterForm):
         return tasks if framework is None else tasks.filter(framework=framework)
 
     def responses(self, framework: Framework | None) -> QuerySet[Response]:
-        """The responses the study would hold."""
+        """The responses the study would hold: the current version of each."""
         chosen = self.selected_tasks(framework).values("pk")
         return Response.objects.filter(self._responses_filter(), task__in=chosen)
 

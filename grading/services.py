@@ -142,10 +142,28 @@ def create_study(
 
 def add_responses(study: Study, responses: Iterable[Response]) -> list[Response]:
     """Add responses to the study, each graded against its task's latest published rubric.
-    Returns the responses left out: their task has no published rubric version yet."""
+    Returns the responses left out: their task has no published rubric version yet. A version
+    a newer one has superseded is refused: a new study grades what is current."""
     latest = RubricVersion.objects.filter(task=OuterRef("task")).order_by("-number")
     ids = [r.pk for r in responses]
-    rows = Response.objects.filter(pk__in=ids).annotate(rv=Subquery(latest.values("pk")[:1]))
+    rows = list(Response.objects.filter(pk__in=ids).annotate(rv=Subquery(latest.values("pk")[:1])))
+    superseded = [r for r in rows if not r.is_current]
+    if superseded:
+        first = superseded[0]
+        raise ValidationError(
+            {
+                "responses": [
+                    ValidationError(
+                        gettext(
+                            "Response %(pk)s is version %(version)s of response '%(id)s', which "
+                            "a newer version has superseded: a new study grades the current "
+                            "version."
+                        ),
+                        params={"pk": first.pk, "version": first.version, "id": first.external_id},
+                    )
+                ]
+            }
+        )
     present = set(study.items.values_list("response_id", flat=True))
     skipped: list[Response] = [r for r in rows if r.rv is None]
     new = [r for r in rows if r.rv is not None and r.pk not in present]

@@ -37,7 +37,8 @@ def _selection_form(data: QueryDict | None) -> StudySelectionForm:
     tasks = published_tasks()
     languages = list(tasks.order_by("language").values_list("language", flat=True).distinct())
     models = list(
-        Response.objects.filter(task__in=tasks.values("pk"))
+        Response.objects.current()
+        .filter(task__in=tasks.values("pk"))
         .order_by("model_name")
         .values_list("model_name", flat=True)
         .distinct()

@@ -10,8 +10,10 @@ from django.urls import reverse
 from accounts.models import User
 from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
+from grading import services as grading_services
 from grading.models import Assignment, Study
-from rubrics.models import Task
+from rubrics.models import Response, Task
+from rubrics.services import record_response
 from tests import factories
 
 TASKS = 30  # more than a page (25)
@@ -214,3 +216,25 @@ def test_only_ticked_tasks_without_a_tick_is_refused_on_creating(maintainer, ben
     assert response.status_code == 422
     assert "Tick at least one task, or take all tasks that match." in response.content.decode()
     assert not Study.objects.exists()
+
+
+def test_a_new_study_takes_the_current_version_of_a_response_changed_after_grading(
+    maintainer, benchmark
+):
+    task = Task.objects.filter(language="es").order_by("key").first()
+    graded = task.responses.get(model_name="model-a")
+    Response.objects.filter(pk=graded.pk).update(external_id="r-es")
+    grading_services.create_study(
+        name="Earlier", framework=task.framework, responses=[graded], annotators=[]
+    )
+    current, _ = record_response(task, "model-a", text="Changed.", external_id="r-es")
+    assert current.version == 2
+
+    html = preview(maintainer, form(benchmark, language="es", model="model-a"))
+    assert "10 tasks match, with 10 responses." in html
+    maintainer.post(
+        reverse("grading:study_create"), form(benchmark, scope="matching", language="es")
+    )
+    responses = set(Study.objects.get(name="Pilot").items.values_list("response", flat=True))
+    assert current.pk in responses and graded.pk not in responses
+    assert len(responses) == 20
