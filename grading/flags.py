@@ -35,6 +35,7 @@ from grading.models import (
 )
 from rubrics import services as rubrics
 from rubrics.models import CriterionVersion, RubricItem
+from rubrics.models.responses import versions_count
 
 
 class AlreadyFlagged(Conflict):
@@ -287,10 +288,11 @@ class OpenFlags:
 def open_flags(study: Study) -> OpenFlags:
     """The study's open flags, grouped per criterion (flags on a response as a whole in a group
     keyed "") and per response. One query."""
-    flags = list(
+    flags: list[Flag] = list(
         Flag.objects.open()
         .filter(study_item__study=study)
         .select_related("by", "criterion_version__criterion", "study_item__response__task")
+        .annotate(response_versions=versions_count("study_item__response__"))
         .order_by("-created_at", "pk")
     )
     by_criterion: dict[str, FlagGroup] = {}

@@ -26,6 +26,7 @@ from grading.models import GoldVerdict, Grade, Study, StudyItem
 from l2annot.errors import message_of, status_for
 from l2annot.htmx import redirect_to, render_page, wants_fragment
 from rubrics.models.criteria import Layer
+from rubrics.models.responses import versions_count
 
 LIST = "grading/adjudication_list.html"
 PAGE = "grading/adjudication.html"
@@ -101,8 +102,10 @@ def adjudication_list(request: AuthenticatedHttpRequest, study_id: int) -> HttpR
 def _pair_context(
     study: Study, item_id: int, criterion_version_id: int, filters: Filters
 ) -> dict[str, Any]:
-    item = get_object_or_404(
-        StudyItem.objects.select_related("response__task", "rubric_version"),
+    item: StudyItem = get_object_or_404(
+        StudyItem.objects.select_related("response__task", "rubric_version").annotate(
+            response_versions=versions_count("response__")
+        ),
         pk=item_id,
         study=study,
     )

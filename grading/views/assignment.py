@@ -25,7 +25,8 @@ from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, T
 from grading.templatetags.grading_verdicts import shown
 from l2annot.errors import message_of, status_for
 from l2annot.htmx import redirect_to, render_page, wants_fragment
-from rubrics.models import EffectiveCriterion, RubricItem, Turn
+from rubrics.models import EffectiveCriterion, Response, RubricItem, Turn
+from rubrics.models.responses import versions_count
 from rubrics.scoring import adverse_verdict, verdict_label, verdict_labels
 
 PAGE = "grading/assignment.html"
@@ -171,7 +172,7 @@ def _own(request: AuthenticatedHttpRequest, assignment_id: int) -> Assignment:
     return get_object_or_404(
         Assignment.objects.select_related(
             "study_item__study", "study_item__rubric_version", "study_item__response__task"
-        ),
+        ).annotate(response_versions=versions_count("study_item__response__")),
         pk=assignment_id,
         annotator=request.user,
     )
@@ -254,6 +255,9 @@ def _page_context(
         "resources": item.rubric_version.resources.all(),
         "context_values": item.rubric_version.context_values.select_related("variable", "value"),
         "response": response,
+        # How many versions the response has had (the study grades `response.version`).
+        "response_versions": getattr(assignment, "response_versions", None)
+        or Response.objects.count_versions(response),
         "lines": gradable,
         "not_applicable": [line for line in lines if not line.effective.applicable],
         "likert": likert,

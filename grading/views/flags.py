@@ -23,6 +23,7 @@ from grading.views.assignment import PAGE, _own
 from l2annot.errors import message_of, status_for
 from l2annot.htmx import redirect_to, render_page, wants_fragment
 from rubrics.models import RubricItem
+from rubrics.models.responses import versions_count
 
 
 def _refused(form: forms.Form, error: ValidationError | Conflict) -> int:
@@ -150,6 +151,7 @@ def study_flags(request: AuthenticatedHttpRequest, study_id: int) -> HttpRespons
             "study_item__response__task",
             "draft__criterion",
         )
+        .annotate(response_versions=versions_count("study_item__response__"))
         .order_by("-resolved_at", "pk")[:RESOLVED_SHOWN]
     )
     context = {
@@ -168,10 +170,10 @@ def study_flags(request: AuthenticatedHttpRequest, study_id: int) -> HttpRespons
 def flag_resolve(request: AuthenticatedHttpRequest, flag_id: int) -> HttpResponse:
     """Resolve one flag: htmx gets its card back (resolved, or with what to fix), a plain form
     goes back to the study's flags."""
-    flag = get_object_or_404(
+    flag: Flag = get_object_or_404(
         Flag.objects.select_related(
             "by", "study_item__study", "criterion_version__criterion", "study_item__response__task"
-        ),
+        ).annotate(response_versions=versions_count("study_item__response__")),
         pk=flag_id,
     )
     study = flag.study_item.study
@@ -195,14 +197,18 @@ def flag_resolve(request: AuthenticatedHttpRequest, flag_id: int) -> HttpRespons
             if not wants_fragment(request):
                 messages.success(request, _("Flag resolved."))
                 return redirect_to(request, reverse("grading:study_flags", args=[study.pk]))
-            flag = Flag.objects.select_related(  # the resolved card
-                "by",
-                "resolved_by",
-                "reassigned_to",
-                "draft__criterion",
-                "criterion_version__criterion",
-                "study_item__response__task",
-            ).get(pk=flag.pk)
+            flag = (
+                Flag.objects.select_related(  # the resolved card
+                    "by",
+                    "resolved_by",
+                    "reassigned_to",
+                    "draft__criterion",
+                    "criterion_version__criterion",
+                    "study_item__response__task",
+                )
+                .annotate(response_versions=versions_count("study_item__response__"))
+                .get(pk=flag.pk)
+            )
     else:
         status = 422
     if flag.is_open:

@@ -1,6 +1,7 @@
 """Pages for tasks: the list, the task page with its review actions, the review queue and the
 version diff. Every change goes through rubrics.services; these views parse and render."""
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
@@ -27,9 +28,10 @@ from rubrics.models import Criterion, Response, Review, RubricVersion, Task, Tas
 TASKS_PER_PAGE = 25
 
 
-def _count_of(model: type[Model], field: str) -> Coalesce:
-    """The number of `model` rows whose `field` is the outer row, as a correlated subquery."""
-    rows = model._default_manager.filter(**{field: OuterRef("pk")}).order_by()
+def _count_of(model: type[Model], field: str, **conditions: Any) -> Coalesce:
+    """The number of `model` rows whose `field` is the outer row (and that meet `conditions`),
+    as a correlated subquery."""
+    rows = model._default_manager.filter(**{field: OuterRef("pk")}, **conditions).order_by()
     counted = rows.values(field).annotate(n=Count("pk")).values("n")
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
@@ -49,7 +51,9 @@ def task_list(request: HttpRequest) -> HttpResponse:
     # Counted per row of the page (two joined Count(distinct) multiplied every task's criteria
     # by its responses, over every task, before the page was cut).
     tasks = tasks.annotate(
-        criteria_count=_count_of(Criterion, "task"), responses_count=_count_of(Response, "task")
+        criteria_count=_count_of(Criterion, "task"),
+        # A response's versions are one response.
+        responses_count=_count_of(Response, "task", superseded_at__isnull=True),
     )
     page = Paginator(tasks.order_by("key", "pk"), TASKS_PER_PAGE).get_page(request.GET.get("page"))
     query = request.GET.copy()
@@ -71,8 +75,27 @@ def _detail_context(task: Task) -> dict[str, Any]:
             items_count=Count("items")
         ),
         "reviews": task.reviews.select_related("by", "rubric_version"),
-        "responses": task.responses.prefetch_related("turns"),
+        "responses": _responses_with_history(task),
     }
+
+
+@dataclass(frozen=True)
+class ResponseHistory:
+    response: Response  # the current version
+    earlier: list[Response]  # the versions it superseded, newest first
+
+
+def _responses_with_history(task: Task) -> list[ResponseHistory]:
+    """The task's current responses, each with the versions it superseded (a response changed
+    after it was graded or judged). Two queries, and two for their turns."""
+    earlier: dict[str, list[Response]] = {}
+    superseded = task.responses.filter(superseded_at__isnull=False).order_by("-version")
+    for old in superseded.prefetch_related("turns"):
+        earlier.setdefault(old.external_id, []).append(old)
+    return [
+        ResponseHistory(response, earlier.get(response.external_id, []))
+        for response in task.responses.current().prefetch_related("turns")
+    ]
 
 
 def task_or_404(pk: int) -> Task:

@@ -1,6 +1,7 @@
 """Script in the data never runs: hostile text in a task instruction, a model response (text and
-conversation turns), a criterion wording, a grader's rationale, a judge's rationale and a context
-value label is shown inert on every page that shows it, and stays text in the XLSX export."""
+conversation turns, an earlier version), a criterion wording, a grader's rationale, a judge's
+rationale, a context value label and an import's report is shown inert on every page that shows
+it, and stays text in the XLSX export."""
 
 import io
 import re
@@ -18,6 +19,7 @@ from grading.flags import raise_flag
 from grading.models import Assignment
 from judging.models import JudgeRun, JudgeVerdict, PromptTemplate, PromptVersion
 from rubrics.models import CriterionVersion, Response, RubricVersion, TaskContextValue, Turn
+from rubrics.services import record_response
 from taxonomy.models import ContextValue
 from tests import factories
 
@@ -124,7 +126,21 @@ def built(module_db):  # type: ignore[no-untyped-def]
         JudgeVerdict.objects.create(
             run=run, response=response, criterion_version=version, verdict=True, rationale=PAYLOAD
         )
+    # A response changed after it was judged: its earlier version on the task page, and the
+    # import that made the new one on its job page.
+    judged, _ = record_response(task, PAYLOAD[:200], text=PAYLOAD, external_id=PAYLOAD[:200])
+    JudgeVerdict.objects.create(run=run, response=judged, criterion_version=version, verdict=True)
+    record_response(task, PAYLOAD[:200], text=f"{PAYLOAD} again", external_id=PAYLOAD[:200])
+    job = factories.make_job(
+        task.framework,
+        original_name=PAYLOAD[:200],
+        new_versions=[
+            {"line": 1, "task_key": PAYLOAD, "response_id": PAYLOAD, "version": 2,
+             "previous_version": 1, "changed": ["text", PAYLOAD], "studies": [PAYLOAD]}
+        ],
+    )  # fmt: skip
     return {
+        "job": job,
         "admin": admin,
         "task": task,
         "study": study,
@@ -167,6 +183,7 @@ def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "people": reverse("people:people"),
         "flags": reverse("grading:study_flags", args=[study]),
         "flag form": reverse("grading:flag", args=[w["mine"].pk]),
+        "import job": reverse("interchange:job", args=[w["job"].pk]),
     }
 
 
@@ -194,6 +211,7 @@ def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "people",
         "flags",
         "flag form",
+        "import job",
     ],
 )
 def test_hostile_text_is_inert_on_every_page(world, page, as_htmx) -> None:  # type: ignore[no-untyped-def]
@@ -214,6 +232,9 @@ def test_the_pages_do_show_the_text(world) -> None:  # type: ignore[no-untyped-d
     assert editor.text.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3  # text, preview, note
     agreement = world["client"].get(_pages(world)["agreement"])
     assert "raw block" in agreement.text  # a disagreement, with its criterion wording
+    assert "1 earlier version" in response.text  # a response's history
+    job = world["client"].get(_pages(world)["import job"])
+    assert job.text.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 5  # id, task, studies
 
 
 def test_a_rationale_that_looks_like_a_formula_stays_text_in_the_xlsx(world) -> None:  # type: ignore[no-untyped-def]
