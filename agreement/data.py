@@ -450,6 +450,7 @@ def _items(item_ids: list[int], db: str) -> list[ItemInfo]:
             f"{task}difficulty",
             f"{task}task_type",
             f"{task}language",
+            "response__version",
         )
     )
     rows = list(found)
@@ -457,7 +458,8 @@ def _items(item_ids: list[int], db: str) -> list[ItemInfo]:
     difficulties, types = _labels("difficulty"), _labels("task_type")
     languages = _labels("language")
     by_pk = {}
-    for pk, task_id, key, sub, competency, family, model, difficulty, kind, language in rows:
+    for row in rows:
+        pk, task_id, key, sub, competency, family, model, difficulty, kind, language, version = row
         by_pk[pk] = ItemInfo(
             key=pk,
             task_key=key,
@@ -469,6 +471,7 @@ def _items(item_ids: list[int], db: str) -> list[ItemInfo]:
             difficulty=difficulties.get(difficulty, difficulty) if difficulty else "",
             task_type=types.get(kind, kind) if kind else "",
             language=languages.get(language, language),
+            response_version=version,
         )
     return [by_pk[pk] for pk in item_ids]
 

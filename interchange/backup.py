@@ -112,8 +112,10 @@ class RestoreSummary:
 def study_querysets(study: Study) -> list[models.QuerySet[Any]]:
     """The rows that belong to `study`; `_close` adds every row they point to."""
     items = StudyItem.objects.filter(study=study)
-    responses = Response.objects.filter(study_items__study=study).distinct()
-    tasks = Task.objects.filter(responses__in=responses).distinct()
+    graded = Response.objects.filter(study_items__study=study).distinct()
+    # Every version of a graded response: its history, and the version that superseded it.
+    responses = Response.objects.versions_of(graded)
+    tasks = Task.objects.filter(responses__in=graded).distinct()
     criteria = Criterion.objects.filter(
         Q(task__in=tasks) | Q(task__isnull=True, framework=study.framework_id)
     )
@@ -138,8 +140,8 @@ def study_querysets(study: Study) -> list[models.QuerySet[Any]]:
         PublishedContextValue.objects.filter(rubric_version__study_items__study=study).distinct(),
         responses,
         Turn.objects.filter(response__in=responses),
-        JudgeVerdict.objects.filter(response__in=responses),
-        JudgeRating.objects.filter(response__in=responses),
+        JudgeVerdict.objects.filter(response__in=graded),
+        JudgeRating.objects.filter(response__in=graded),
         Study.objects.filter(pk=study.pk),
         PoolMember.objects.filter(study=study),
         Expertise.objects.filter(annotator__in=annotators),

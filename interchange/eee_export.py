@@ -174,6 +174,7 @@ def _instances(study: Study, source: str, run: JudgeRun | None) -> dict[str, lis
                     ("task_key", response.task.key),
                     ("epoch", str(response.epoch)),
                     ("response_id", response.external_id or str(response.pk)),
+                    ("response_version", str(response.version)),
                     ("language", response.task.language),
                 ),
             )

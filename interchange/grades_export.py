@@ -30,6 +30,8 @@ from rubrics.scoring import Judgement, outcome, task_score
 GRADE_COLUMNS = (
     "study_item",
     "task_key",
+    "response_id",
+    "response_version",
     "model",
     "model_version",
     "criterion",
@@ -44,6 +46,8 @@ GRADE_COLUMNS = (
 SCORE_COLUMNS = (
     "study_item",
     "task_key",
+    "response_id",
+    "response_version",
     "model",
     "model_version",
     "annotator",
@@ -73,6 +77,8 @@ def annotator_labels(study: Study) -> dict[int, str]:
 _FIELDS = {
     "study_item": F("assignment__study_item_id"),
     "task_key": F("assignment__study_item__response__task__key"),
+    "response_id": F("assignment__study_item__response__external_id"),
+    "response_version": F("assignment__study_item__response__version"),
     "model": F("assignment__study_item__response__model_name"),
     "model_version": F("assignment__study_item__response__model_version"),
     "criterion": F("criterion_version__criterion__code"),

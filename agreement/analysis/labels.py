@@ -149,8 +149,8 @@ def final_labels(units: Iterable[LabelUnit], *, single: bool = True) -> list[Fin
 
 
 COLUMNS = [
-    "task", "response", "model", "criterion", "layer", "wording", "label", "level", "basis",
-    "pass", "fail", "n/a", "experts", "gold", "decided by", "decided at",
+    "task", "response", "response version", "model", "criterion", "layer", "wording", "label",
+    "level", "basis", "pass", "fail", "n/a", "experts", "gold", "decided by", "decided at",
 ]  # fmt: skip
 
 
@@ -164,6 +164,7 @@ def label_row(found: FinalLabel) -> list[Any]:
     return [
         unit.item.task_key,
         unit.response_id,
+        unit.item.response_version,
         unit.item.model,
         unit.criterion.code,
         unit.criterion.layer,

@@ -46,6 +46,7 @@ class ItemInfo:
     difficulty: str = ""
     task_type: str = ""
     language: str = ""  # the task's target language, by name
+    response_version: int = 1  # the version of the response the study grades
 
 
 @dataclass(frozen=True)

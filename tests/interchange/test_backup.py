@@ -30,7 +30,9 @@ from interchange.backup import backed_up_models
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict, PromptTemplate
 from l2annot.commands import environment_language
 from rubrics.models import Response, TaskResource
+from rubrics.services import record_response
 from taxonomy.models import Framework
+from tests import factories
 from tests.factories import demo_benchmark_and_graders, grade_study
 
 # The restore runs in its own transactions and the test flushes the database between them.
@@ -467,3 +469,40 @@ def test_restore_refuses_a_nul_in_a_text_naming_record_and_field_and_writes_noth
     with pytest.raises(CommandError, match=re.escape(message)):
         call_command("restore_study", str(path))
     assert not Framework.objects.exists()
+
+
+def stored_versions():
+    """(pk, version, superseded, text) of every response, oldest version first."""
+    return [
+        (pk, version, superseded is not None, text)
+        for pk, version, superseded, text in Response.objects.order_by("version").values_list(
+            "pk", "version", "superseded_at", "text"
+        )
+    ]
+
+
+def test_a_restored_study_keeps_the_version_it_graded_and_the_response_history(
+    db, media, tmp_path, make_user
+):
+    graders = [make_user(Role.ANNOTATOR), make_user(Role.ANNOTATOR)]
+    study = factories.graded_imported_study(graders)
+    graded = study.items.get().response
+    newer, _ = record_response(
+        graded.task, "model-a", text="Changed after grading.", external_id="r1",
+        model_family="family-a", model_version="1.0",
+    )  # fmt: skip
+    versions = stored_versions()
+    assert [(version, superseded) for _, version, superseded, _ in versions] == [
+        (1, True),
+        (2, False),
+    ]
+    path = tmp_path / "study.zip"
+    call_command("backup_study", str(study.pk), output=path)
+
+    call_command("flush", interactive=False)
+    cache.clear()
+    call_command("restore_study", str(path))
+
+    assert stored_versions() == versions
+    assert Study.objects.get(pk=study.pk).items.get().response_id == graded.pk
+    assert Response.objects.current().get().pk == newer.pk

@@ -14,6 +14,7 @@ from grading.models import Study, Verdict
 from interchange import eee_export
 from judging.models import JudgeRun, JudgeVerdict, PromptVersion
 from rubrics.models import Response
+from rubrics.services import record_response
 from tests.factories import demo_benchmark_and_graders, grade_study
 
 pytestmark = pytest.mark.django_db
@@ -122,6 +123,23 @@ def test_each_response_is_an_instance_record_beside_the_aggregate(study, tmp_pat
     # the leaderboard's mean is the mean of the instance scores
     overall = by_id(found["kestrel-large"])["overall"]["score_details"]["score"]
     assert overall == pytest.approx(sum(row["evaluation"]["score"] for row in rows) / 2)
+
+
+def test_an_instance_record_names_the_response_version_graded(study, tmp_path):
+    graded = study.items.filter(response__model_name="kestrel-large").first().response
+    record_response(
+        graded.task,
+        graded.model_name,
+        text="Rewritten after grading.",
+        external_id=graded.external_id,
+        model_family=graded.model_family,
+        model_version=graded.model_version,
+    )
+    call_command("export_eee", str(study.pk), str(tmp_path))
+    rows = samples(tmp_path, records(tmp_path)["kestrel-large"])
+    assert {row["metadata"]["response_version"] for row in rows} == {"1"}
+    mine = [row for row in rows if row["metadata"]["response_id"] == graded.external_id]
+    assert [row["output"]["raw"][0] for row in mine] == [graded.text]
 
 
 def test_a_dialogue_graded_turn_by_turn_is_a_multi_turn_instance_record(study, tmp_path):

@@ -132,7 +132,7 @@ def test_the_workbook_has_grades_and_scores_and_keeps_texts_as_text(study, tmp_p
     grades = workbook["Grades"]
     assert [c.value for c in grades[1]] == list(grades_export.GRADE_COLUMNS)
     assert grades.max_row == 1 + 9 and workbook["Scores"].max_row == 1 + 3
-    assert grades.auto_filter.ref == "A1:L10"
+    assert grades.auto_filter.ref == "A1:N10"
     formulas = [c for row in grades.iter_rows() for c in row if c.value == "=1+1"]
     assert len(formulas) == 3 and {c.data_type for c in formulas} == {"s"}
 
