@@ -140,13 +140,20 @@ def create_study(
     return study
 
 
+@transaction.atomic
 def add_responses(study: Study, responses: Iterable[Response]) -> list[Response]:
     """Add responses to the study, each graded against its task's latest published rubric.
     Returns the responses left out: their task has no published rubric version yet. A version
     a newer one has superseded is refused: a new study grades what is current."""
     latest = RubricVersion.objects.filter(task=OuterRef("task")).order_by("-number")
     ids = [r.pk for r in responses]
-    rows = list(Response.objects.filter(pk__in=ids).annotate(rv=Subquery(latest.values("pk")[:1])))
+    # Locked until the study commits (a foreign key is checked only then): an import changing
+    # one of them meanwhile waits, then finds it held and makes its next version.
+    rows = list(
+        Response.objects.select_for_update(no_key=True, of=("self",))
+        .filter(pk__in=ids)
+        .annotate(rv=Subquery(latest.values("pk")[:1]))
+    )
     superseded = [r for r in rows if not r.is_current]
     if superseded:
         first = superseded[0]

@@ -13,7 +13,9 @@ name, family or version, epoch, kind):
   the verdicts importer then take the current version; the old one's studies keep grading it.
 
 The rows changed are locked (`SELECT ... FOR UPDATE`) before what points at them is counted,
-so a study created at the same time cannot start grading a text that is being rewritten.
+and a new study locks the responses it takes (`grading.services.add_responses`): PostgreSQL
+checks a foreign key only at commit, so without both locks a study created at the same time
+could start grading a text that is being rewritten.
 """
 
 from __future__ import annotations
