@@ -2,6 +2,7 @@
 next version, the old one kept for the studies, grades and verdicts that hold it."""
 
 import pytest
+from django.contrib import admin
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -212,3 +213,22 @@ def test_a_response_superseded_while_it_was_checked_stops_the_save(graders):
     Response.objects.filter(pk=graded.pk).update(superseded_at=timezone.now())
     with pytest.raises(ResponseChangedMeanwhile, match="'r1' was changed by another import"):
         responses._lock([stale])
+
+
+def test_the_admin_does_not_edit_a_held_or_superseded_response(graders, task, rf, make_user):
+    study = factories.graded_imported_study(graders)
+    held = study.items.get().response
+    free, _ = services.record_response(task, "model-a", text="Nobody graded me.", external_id="f1")
+    request = rf.get("/")
+    request.user = make_user(Role.ADMIN)
+    response_admin = admin.site._registry[Response]
+    turns_admin = response_admin.get_inline_instances(request, free)[0]
+    assert response_admin.has_change_permission(request, free)
+    assert turns_admin.has_change_permission(request, free)
+    assert not response_admin.has_change_permission(request, held)
+    assert not turns_admin.has_add_permission(request, held)
+    (saved,) = save_responses([spec(held.task, text="Two.")])
+    held.refresh_from_db()
+    newer = Response.objects.get(pk=saved.response_id)
+    assert not response_admin.has_change_permission(request, held)  # superseded
+    assert response_admin.has_change_permission(request, newer)  # current, nothing holds it
