@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from judging.prompting import AnswerStyle
+from judging.providers import check_model
 from rubrics.models import CriterionVersion, Response, Turn
 
 
@@ -124,6 +125,9 @@ class JudgeConfig(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        check_model(self.model)  # the admin's form too: only the providers the server allows
 
     def parameters(self) -> dict[str, float | int]:
         return {

@@ -15,6 +15,7 @@ from audit.models import AuditEvent
 from audit.services import record, record_creation
 from judging.models import JudgeConfig, JudgeRun, PromptTemplate, PromptVersion
 from judging.prompting import AnswerStyle, template_problems
+from judging.providers import check_model
 
 _VERSION_FIELDS = ("template", "number", "style", "text", "note")
 
@@ -108,16 +109,6 @@ CONFIG_FIELDS = (
 def config_values(config: JudgeConfig) -> dict[str, Any]:
     """What a configuration names, as `save_config` takes it."""
     return {field: getattr(config, field) for field in CONFIG_FIELDS}
-
-
-def check_model(model: str) -> None:
-    if "/" not in model.strip("/") or model != model.strip():
-        raise ValidationError(
-            {
-                "model": gettext("'%(model)s' is not an Inspect model (provider/model).")
-                % {"model": model}
-            }
-        )
 
 
 @transaction.atomic

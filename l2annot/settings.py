@@ -248,6 +248,14 @@ IMPORTS_ROOT = Path(os.environ.get("IMPORTS_ROOT", BASE_DIR / "var" / "imports")
 JUDGE_LOG_DIR = Path(os.environ.get("JUDGE_LOG_DIR", BASE_DIR / "var" / "judge-logs"))
 JUDGE_CACHE_DIR = Path(os.environ.get("JUDGE_CACHE_DIR", BASE_DIR / "var" / "inspect-cache"))
 JUDGE_MAX_RETRIES = int(os.environ.get("JUDGE_MAX_RETRIES", 6))
+# The Inspect providers a judge may call (the first part of its model string; an entry such as
+# openai-api/local allows that one OpenAI-compatible service). By default the documented ones:
+# providers such as ollama, llama-cpp-python, hf or vllm reach the worker's own machine.
+JUDGE_ALLOWED_PROVIDERS = envlist("JUDGE_ALLOWED_PROVIDERS", "openai,anthropic,google,openai-api")
+# Seconds one attempt of a judge call may take before it is abandoned (and retried up to
+# JUDGE_MAX_RETRIES times), and a whole run before it is stopped: no provider holds the worker.
+JUDGE_CALL_TIMEOUT = int(os.environ.get("JUDGE_CALL_TIMEOUT", "120"))
+JUDGE_RUN_TIMEOUT = int(os.environ.get("JUDGE_RUN_TIMEOUT", str(24 * 3600)))
 # A request body other than uploaded files (an API bulk POST of responses or verdicts) is read
 # into memory; Django's 2.5 MB default refuses a batch of a few hundred long responses.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 32 * 1024 * 1024))

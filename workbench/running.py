@@ -20,6 +20,7 @@ from interchange.importers import import_verdicts
 from interchange.problem_text import stored_problems
 from judging.models import JudgeRun
 from judging.prompting import AnswerStyle, render
+from judging.providers import is_allowed
 from workbench.judge_task import JudgeCall, Watch, judge_task
 from workbench.units import study_units
 
@@ -33,6 +34,19 @@ def execute_run(run_pk: int, *, on_progress: Any = None) -> JudgeRun:
     run = JudgeRun.objects.select_related("prompt__template", "config").get(pk=run_pk)
     if not claimed:
         return run  # cancelled while queued, or already run by another worker
+    if not is_allowed(run.judge_model):  # queued before the allowed providers changed
+        refused = gettext_noop(
+            "The judge model %(model)s calls a provider this server no longer allows "
+            "(JUDGE_ALLOWED_PROVIDERS): no call was made.",
+            model=run.judge_model,
+        )
+        JudgeRun.objects.filter(pk=run.pk).update(
+            status=JudgeRun.Status.FAILED,
+            finished=timezone.now(),
+            problems=[stored_message(refused)],
+        )
+        run.refresh_from_db()
+        return run
     try:
         return _judge(run, on_progress)
     except BaseException as error:  # the run must end failed, never stay "running"
@@ -68,15 +82,26 @@ def _judge(run: JudgeRun, on_progress: Any) -> JudgeRun:
     watch = Watch()
     clock = time.monotonic()
     outcome: dict[str, Any] = {}
+    # A daemon: a provider's call that ignores its timeout must not keep the worker from ending.
     worker = threading.Thread(
-        target=_evaluate, args=(run, calls, watch, outcome), name=f"judge-run-{run.pk}"
+        target=_evaluate,
+        args=(run, calls, watch, outcome),
+        name=f"judge-run-{run.pk}",
+        daemon=True,
     )
+    deadline = clock + settings.JUDGE_RUN_TIMEOUT
+    # Past the deadline the calls not yet made are not made; a call in flight gets its own
+    # timeout to end, after which the run stops waiting for it.
+    given_up = deadline + settings.JUDGE_CALL_TIMEOUT + 5
     worker.start()
     try:
-        while worker.is_alive():
+        while worker.is_alive() and time.monotonic() < given_up:
             worker.join(timeout=0.5)
             status = JudgeRun.objects.filter(pk=run.pk).values_list("status", flat=True).first()
             if status == JudgeRun.Status.CANCELLED:
+                watch.cancelled.set()
+            if time.monotonic() >= deadline and not outcome.get("timed_out"):
+                outcome["timed_out"] = True
                 watch.cancelled.set()
             JudgeRun.objects.filter(pk=run.pk).update(
                 calls_done=watch.done, heartbeat=timezone.now()
@@ -86,7 +111,7 @@ def _judge(run: JudgeRun, on_progress: Any) -> JudgeRun:
     finally:
         if worker.is_alive():  # this thread failed: stop the calls not yet made
             watch.cancelled.set()
-            worker.join()
+            worker.join(timeout=settings.JUDGE_CALL_TIMEOUT)
     return _finish(run, study, watch, outcome, time.monotonic() - clock)
 
 
@@ -110,6 +135,9 @@ def _evaluate(run: JudgeRun, calls: list[JudgeCall], watch: Watch, outcome: dict
             temperature=run.config.temperature,
             max_connections=run.config.max_connections,
             max_retries=settings.JUDGE_MAX_RETRIES,
+            # Each attempt of a call, and a call with all its retries, ends in bounded time.
+            attempt_timeout=settings.JUDGE_CALL_TIMEOUT,
+            timeout=settings.JUDGE_CALL_TIMEOUT * (settings.JUDGE_MAX_RETRIES + 1),
             fail_on_error=False,
             log_dir=str(log_dir),
             metadata={"judge_model": run.judge_model, "prompt_version": run.prompt_version},
@@ -136,12 +164,23 @@ def _finish(
         run.output_tokens = sum(u.output_tokens for u in usage)
         run.total_tokens = sum(u.total_tokens for u in usage)
         results = log.results
-        run.errors = (results.total_samples - results.completed_samples) if results else 0
-    else:
+        if log.samples is not None:  # no results at all when every call failed
+            run.errors = sum(1 for sample in log.samples if sample.error)
+        else:
+            run.errors = (results.total_samples - results.completed_samples) if results else 0
+    elif "error" in outcome or not outcome.get("timed_out"):
         stopped = gettext_noop(
             "The evaluation stopped: %(error)s", error=repr(outcome.get("error"))
         )
         problems.append(stored_message(stopped))
+    timed_out = outcome.get("timed_out") and (log is None or run.errors)
+    if timed_out:
+        too_long = gettext_noop(
+            "The run took longer than %(seconds)s seconds (JUDGE_RUN_TIMEOUT) and was stopped: "
+            "run it again to go on (the answered calls come from the cache).",
+            seconds=settings.JUDGE_RUN_TIMEOUT,
+        )
+        problems.append(stored_message(too_long))
     run.calls_done, run.duration, run.finished = watch.done, seconds, timezone.now()
     if log is not None and not cancelled and log.status == "success" and not run.errors:
         # The importer finds this run by (judge, prompt version, run id): Inspect's run id.
@@ -163,7 +202,7 @@ def _finish(
         problems.append(stored_message(failed))
     status = (
         JudgeRun.Status.CANCELLED
-        if cancelled
+        if cancelled and not timed_out
         else JudgeRun.Status.FAILED
         if problems
         else JudgeRun.Status.SUCCEEDED

@@ -41,6 +41,7 @@ from judging.models import (
     TriageResolution,
 )
 from judging.prompting import render
+from judging.providers import check_model
 from judging.services import default_prompt, save_config
 from rubrics import services as rubrics
 from rubrics.models import CriterionVersion
@@ -103,6 +104,7 @@ def start_run(
             retry_temperature=retry_temperature,
             by=by,
         )
+    check_model(config.model)  # a saved configuration too: the allowed providers may change
     units = len(study_units(study, limit=limit))
     if not units:
         raise RunNotPossible(
@@ -154,6 +156,7 @@ def resume_run(run: JudgeRun, *, by: User | None, enqueue: bool = True) -> Judge
     stopped = (JudgeRun.Status.CANCELLED, JudgeRun.Status.FAILED)
     if run.status not in stopped and not run.is_stale(timezone.now()):
         raise RunNotPossible(gettext("Only a cancelled, failed or stopped run can be run again."))
+    check_model(run.judge_model)
     run.status, run.calls_done, run.errors, run.problems = JudgeRun.Status.QUEUED, 0, 0, []
     run.save(update_fields=["status", "calls_done", "errors", "problems"])
     record(run, "updated", by, comment="Judge run queued again.")
