@@ -32,6 +32,7 @@ from django.core.management.color import no_style
 from django.core.serializers.base import DeserializationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, connection, models, transaction
+from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Q
 from django.utils.translation import gettext
 
@@ -62,7 +63,8 @@ from interchange.backup_files import (
     verified_files,
     write_archive,
 )
-from interchange.formats.jsonl import nul_in
+from interchange.formats.jsonl import JsonRefused, unstorable_in
+from interchange.formats.problems import gettext_noop
 from interchange.models import TaskSource
 from interchange.problem_text import message_text
 from judging.apps import shipped_prompt_names
@@ -310,6 +312,10 @@ def read_document(raw: bytes | str) -> dict[str, Any]:
         raise BackupError(
             gettext("Not a study backup: its JSON is nested more deeply than Python can read.")
         ) from None
+    except ValueError:  # an integer of thousands of digits, which Python refuses to read
+        raise BackupError(
+            gettext("Not a study backup: it holds an integer longer than Python reads.")
+        ) from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise BackupError(
             gettext("Not a study backup (no '%(format)s' format marker).") % {"format": FORMAT}
@@ -320,6 +326,18 @@ def read_document(raw: bytes | str) -> dict[str, Any]:
             % {
                 "version": document.get("version"),
                 "readable": ", ".join(map(str, READABLE_VERSIONS)),
+            }
+        )
+    envelope = {key: value for key, value in document.items() if key != "objects"}
+    if (refused := unstorable_in(envelope)) is not None:  # the records are checked one by one
+        raise BackupError(
+            gettext(
+                "The backup's %(field)r %(problem)s: the backup is refused and nothing was "
+                "restored."
+            )
+            % {
+                "field": ".".join(str(key) for key in refused.path),
+                "problem": message_text(refused.message),
             }
         )
     return document
@@ -360,6 +378,46 @@ def _nested_too_deeply(fields: dict[str, Any]) -> str | None:
     return None
 
 
+def _out_of_range(label: str, record: dict[str, Any]) -> JsonRefused | None:
+    """The first integer of the record (its pk or a field) beyond what its column holds: the
+    driver would fail on it with a bare OverflowError or DataError."""
+    model = apps.get_model(label)
+    values = [("pk", model._meta.pk, record.get("pk"))] + [
+        (("fields", name), model._meta.get_field(name), value)
+        for name, value in record["fields"].items()
+        if name in {field.name for field in model._meta.concrete_fields}
+    ]
+    for path, field, value in values:
+        if isinstance(value, bool) or not isinstance(value, int):
+            continue
+        if isinstance(field, models.ForeignKey):
+            field = field.target_field
+        # PostgreSQL's ranges on every database (SQLite holds 64 bits in any integer column):
+        # a backup restores on both or on neither.
+        bounds = BaseDatabaseOperations.integer_field_ranges.get(field.get_internal_type())
+        if bounds is None:
+            continue
+        low, high = bounds
+        if not low <= value <= high:
+            if abs(value) < 10**30:
+                message = gettext_noop(
+                    "is %(value)s, outside what the database holds (%(low)s to %(high)s)",
+                    value=value,
+                    low=low,
+                    high=high,
+                )
+            else:
+                message = gettext_noop(
+                    "is an integer of %(digits)s digits, outside what the database holds "
+                    "(%(low)s to %(high)s)",
+                    digits=len(str(abs(value))),
+                    low=low,
+                    high=high,
+                )
+            return JsonRefused(message, path if isinstance(path, tuple) else (path,))
+    return None
+
+
 def _checked_records(objects: Any) -> list[dict[str, Any]]:
     """The backup's records, users stripped of privileges; a BackupError naming the first record
     that is not a row of a kind a backup holds."""
@@ -397,8 +455,10 @@ def _checked_records(objects: Any) -> list[dict[str, Any]]:
                     "depth": MAX_NESTING,
                 }
             )
-        if (nul := nul_in(record["fields"])) is not None:
-            field = ".".join(str(key) for key in nul.path)
+        refused = unstorable_in(record) or _out_of_range(model, record)
+        if refused is not None:
+            path = refused.path[1:] if refused.path[:1] == ("fields",) else refused.path
+            field = ".".join(str(key) for key in path)
             raise BackupError(
                 gettext(
                     "Record %(number)s of the backup (model %(model)r, pk %(pk)r): field "
@@ -409,7 +469,7 @@ def _checked_records(objects: Any) -> list[dict[str, Any]]:
                     "model": model,
                     "pk": str(record.get("pk"))[:40],
                     "field": field,
-                    "problem": message_text(nul.message),
+                    "problem": message_text(refused.message),
                 }
             )
         if model.lower() == User._meta.label_lower:

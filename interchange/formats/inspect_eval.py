@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .jsonl import nul_in
+from .jsonl import unstorable_in
 from .problems import Problem, describe, gettext_noop, shown
 from .responses import ResponseRecord, Role, Turn
 from .verdicts import ACCEPTED, VerdictRecord, parse_verdict
@@ -109,8 +109,9 @@ class _Log:
                 member, None, gettext_noop("not valid JSON (%(reason)s)", reason=str(error))
             )
             return None
-        if (nul := nul_in(value)) is not None:
-            self.report(member, ".".join(str(key) for key in nul.path) or None, nul.message)
+        if (refused := unstorable_in(value)) is not None:
+            field = ".".join(str(key) for key in refused.path) or None
+            self.report(member, field, refused.message)
             return None
         return value
 

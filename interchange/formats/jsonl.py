@@ -8,11 +8,12 @@ object are reported, not silently read.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .problems import Problem, describe, gettext_noop
+from .problems import Problem, Text, describe, gettext_noop
 
 __all__ = [
     "LARGEST_INTEGER",
@@ -22,6 +23,7 @@ __all__ = [
     "iter_jsonl",
     "loads",
     "nul_in",
+    "unstorable_in",
 ]
 
 # No id, count, weight or epoch needs more; Python itself refuses to read 4,300 digits and more.
@@ -71,35 +73,75 @@ def _long_number(value: Any, path: tuple[str | int, ...] = ()) -> JsonRefused | 
 
 
 NUL_REFUSED = gettext_noop("holds the NUL character (\\u0000), which the database cannot store")
+_NUL_KEY = gettext_noop("a key holds the NUL character (\\u0000), which the database cannot store")
+# A lone half of a UTF-16 surrogate pair (JSON's "\\ud800" escape) decodes to a string that no
+# UTF-8 encoder, hence no database, page or log, accepts. An escaped pair is one character.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+
+
+def _surrogate(text: str, *, key: bool = False) -> Text | None:
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    code = f"\\u{ord(found.group()):04x}"
+    if key:
+        return gettext_noop(
+            "a key holds %(code)s, half of a surrogate pair and not a character, which cannot "
+            "be stored",
+            code=code,
+        )
+    return gettext_noop(
+        "holds %(code)s, half of a surrogate pair and not a character, which cannot be stored",
+        code=code,
+    )
+
+
+def _nul(text: str, *, key: bool = False) -> Text | None:
+    if "\x00" not in text:
+        return None
+    return _NUL_KEY if key else NUL_REFUSED
+
+
+def _first_refused(
+    value: Any, refuse: Callable[..., Text | None], path: tuple[str | int, ...] = ()
+) -> JsonRefused | None:
+    """The first text or key of `value` that `refuse` has a message for, with where it is."""
+    if isinstance(value, str):
+        message = refuse(value)
+        return None if message is None else JsonRefused(message, path)
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if (message := refuse(key, key=True)) is not None:
+                return JsonRefused(message, path)
+            if (found := _first_refused(child, refuse, (*path, key))) is not None:
+                return found
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            if (found := _first_refused(child, refuse, (*path, index))) is not None:
+                return found
+    return None
 
 
 def nul_in(value: Any, path: tuple[str | int, ...] = ()) -> JsonRefused | None:
     """The first text (or key) of `value` holding the NUL character, which PostgreSQL refuses
     in text and JSON columns."""
-    if isinstance(value, str):
-        return JsonRefused(NUL_REFUSED, path) if "\x00" in value else None
-    if isinstance(value, dict):
-        for key, child in value.items():
-            if "\x00" in key:
-                return JsonRefused(
-                    gettext_noop(
-                        "a key holds the NUL character (\\u0000), which the database cannot store"
-                    ),
-                    path,
-                )
-            if (found := nul_in(child, (*path, key))) is not None:
-                return found
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            if (found := nul_in(child, (*path, index))) is not None:
-                return found
-    return None
+    return _first_refused(value, _nul, path)
+
+
+def unstorable_in(value: Any) -> JsonRefused | None:
+    """The first text (or key) of `value` that no database stores: one holding NUL or half of
+    a surrogate pair."""
+    return _first_refused(
+        value, lambda text, key=False: _nul(text, key=key) or _surrogate(text, key=key)
+    )
 
 
 def loads(text: str) -> Any:
     """``json.loads`` for text from outside: refuses ``NaN``, a key given twice, nesting deeper
-    than Python's reader follows and integers longer than ``MAX_INTEGER_DIGITS``, each with a
-    ``JsonRefused`` whose ``path`` names where (keys and list indexes)."""
+    than Python's reader follows, integers longer than ``MAX_INTEGER_DIGITS`` and half of a
+    surrogate pair (``"\\ud800"``), each with a ``JsonRefused`` whose ``path`` names where (keys
+    and list indexes)."""
     if text.startswith("\ufeff"):  # as json.loads says it
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     try:
@@ -111,6 +153,8 @@ def loads(text: str) -> Any:
         raise JsonRefused(gettext_noop("nested too deeply")) from None
     if long_number is not None:
         raise long_number
+    if _MAYBE_SURROGATE.search(text) and (found := _first_refused(value, _surrogate)) is not None:
+        raise found
     return value
 
 

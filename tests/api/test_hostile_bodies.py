@@ -117,3 +117,20 @@ def test_a_nul_byte_in_a_name_of_another_object_is_a_400_on_the_field(
     assert answer.status_code == 400, answer.content[:300]
     assert answer.json()["errors"][field] == ["Null characters are not allowed."]
     assert not Study.objects.exists()
+
+
+def test_half_a_surrogate_pair_in_a_json_lines_body_names_the_item_and_field(maintainer, task):
+    lines = [
+        json.dumps({"task_key": task.key, "model": "m", "id": "a", "response": "x"}),
+        f'{{"task_key": "{task.key}", "model": "m", "id": "b", "response": "x\\ud800"}}',
+    ]
+    answer = _post(
+        maintainer, _imports("api:response-list"), "\n".join(lines), "application/x-ndjson"
+    )
+    assert answer.status_code == 400, answer.content[:300]
+    assert answer.json()["errors"] == {
+        "1.response": [
+            "holds \\ud800, half of a surrogate pair and not a character, which cannot be stored"
+        ]
+    }
+    assert not Response.objects.exists()

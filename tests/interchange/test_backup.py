@@ -506,3 +506,35 @@ def test_a_restored_study_keeps_the_version_it_graded_and_the_response_history(
     assert stored_versions() == versions
     assert Study.objects.get(pk=study.pk).items.get().response_id == graded.pk
     assert Response.objects.current().get().pk == newer.pk
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"name": "Pilot \ud800"}, r"field 'name' holds \\ud800, half of a surrogate pair"),
+        ({"note\udfff": "x"}, r"field '' a key holds \\udfff, half of a surrogate pair"),
+        (
+            {"overlap": 10**400},
+            r"field 'overlap' is an integer of 401 digits, outside what the database holds "
+            r"\(0 to 32767\)",
+        ),
+        (
+            {"overlap": 40_000},
+            r"field 'overlap' is 40000, outside what the database holds \(0 to 32767\)",
+        ),
+    ],
+    ids=["surrogate", "surrogate-key", "huge-integer", "integer-out-of-range"],
+)
+def test_restore_refuses_text_or_numbers_no_database_stores_naming_record_and_field(
+    db, tmp_path, change, expected
+):
+    path = hostile_backup(
+        tmp_path,
+        {"model": "taxonomy.framework", "pk": 1, "fields": {"code": "fw", "name": "F"}},
+        {"model": "grading.study", "pk": 1, "fields": {"name": "Pilot"} | change},
+    )
+    with pytest.raises(CommandError, match=r"Record 2 of the backup \(model 'grading.study', "):
+        call_command("restore_study", str(path))
+    with pytest.raises(CommandError, match=expected):
+        call_command("restore_study", str(path))
+    assert not Study.objects.exists() and not Framework.objects.exists()

@@ -220,3 +220,14 @@ def test_a_nul_in_a_sample_is_reported_at_its_member_and_field(tmp_path):
         "run.eval: samples/13_epoch_1.json: field 'output.completion': "
         "holds the NUL character (\\u0000), which the database cannot store"
     ]
+
+
+def test_half_a_surrogate_pair_in_a_sample_is_reported_at_its_member_and_field(tmp_path):
+    broken = sample(task_key="13", output={"completion": "Gen\ud800erated"})
+    paired = sample(task_key="14", output={"completion": "An emoji \U0001f600, escaped as a pair"})
+    result = read_inspect_eval(eval_file(tmp_path, samples=[sample(), broken, paired]))
+    assert messages(result) == [
+        "run.eval: samples/13_epoch_1.json: field 'output.completion': holds \\ud800, half of "
+        "a surrogate pair and not a character, which cannot be stored"
+    ]
+    assert [r.task_key for r in result.responses] == ["12", "14"]

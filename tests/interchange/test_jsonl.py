@@ -108,3 +108,20 @@ def test_a_nul_anywhere_in_a_line_is_reported_at_its_field_as_the_database_refus
         f"x.jsonl: line 2: field 'turns.1.content': {nul}",
         f"x.jsonl: line 3: field 'metadata': a key {nul}",
     ]
+
+
+def test_half_a_surrogate_pair_is_reported_at_its_field_and_an_escaped_pair_is_read(tmp_path):
+    lines = [
+        '{"response": "fi\\ud800ne"}',
+        '{"turns": [{"role": "user", "content": "hi"}, {"content": "\\uDFFF"}]}',
+        '{"metadata": {"no\\udbffte": "x"}}',
+        '{"ok": "\\ud83d\\ude00 and \\\\ud800, an escaped backslash"}',
+    ]
+    objects, problems = read(jsonl_file(tmp_path, "x.jsonl", lines))
+    assert objects == [(4, {"ok": "\U0001f600 and \\ud800, an escaped backslash"})]
+    half = "half of a surrogate pair and not a character, which cannot be stored"
+    assert problems == [
+        f"x.jsonl: line 1: field 'response': holds \\ud800, {half}",
+        f"x.jsonl: line 2: field 'turns.1.content': holds \\udfff, {half}",
+        f"x.jsonl: line 3: field 'metadata': a key holds \\udbff, {half}",
+    ]
