@@ -92,6 +92,27 @@ def flat_errors(detail: Any, prefix: str = "") -> Iterator[tuple[str, list[str]]
         yield prefix or api_settings.NON_FIELD_ERRORS_KEY, [str(m) for m in messages]
 
 
+# A 400 lists at most this many messages: a body of 100,000 unknown ids or fields would
+# otherwise be answered with ten times its size.
+SHOWN_ERRORS = 200
+
+
+def shown_errors(errors: dict[str, list[str]]) -> dict[str, list[str]]:
+    """`errors` cut to their first SHOWN_ERRORS messages, the last saying how many more."""
+    shown: dict[str, list[str]] = {}
+    room = SHOWN_ERRORS
+    for field, messages in errors.items():
+        if room <= 0:
+            break
+        shown[field] = messages[:room]
+        room -= len(shown[field])
+    left = sum(len(messages) for messages in errors.values()) - SHOWN_ERRORS
+    if left > 0:
+        more = f"... and {left:,} more messages like these, not shown."
+        shown.setdefault(api_settings.NON_FIELD_ERRORS_KEY, []).append(more)
+    return shown
+
+
 def _current(exc: Exception, context: dict[str, Any]) -> Any:
     current = getattr(exc, "current", None)
     view = context.get("view")
@@ -133,7 +154,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
-        response.data = {"detail": "Invalid input.", "errors": dict(flat_errors(exc.detail))}
+        response.data = {
+            "detail": "Invalid input.",
+            "errors": shown_errors(dict(flat_errors(exc.detail))),
+        }
     elif response.status_code == status.HTTP_400_BAD_REQUEST:  # e.g. a body that is not JSON
         response.data = {"detail": str(exc.detail), "errors": {}}  # type: ignore[attr-defined]
     elif isinstance(exc, Conflict):

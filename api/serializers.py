@@ -1,6 +1,7 @@
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from django.conf import settings
 from django.core.validators import ProhibitNullCharactersValidator
 from django.http import QueryDict
 from rest_framework import serializers
@@ -21,6 +22,8 @@ def json_type_error(field: serializers.Field, value: Any) -> str | None:
     if isinstance(field, (serializers.ListField, serializers.ManyRelatedField)):
         if not isinstance(value, list):  # DRF would read an object as the list of its keys
             return "Must be a list."
+        if len(value) > settings.API_MAX_LIST_ITEMS:  # before DRF looks each one up
+            return f"At most {settings.API_MAX_LIST_ITEMS:,} items; this list has {len(value):,}."
         child = field.child if isinstance(field, serializers.ListField) else field.child_relation
         return next(
             (

@@ -57,13 +57,14 @@ from interchange.backup_files import (
     BackupError,
     FileWriter,
     MediaFile,
+    check_document_size,
     files_to_write,
     media_files,
     read_document_member,
     verified_files,
     write_archive,
 )
-from interchange.formats.jsonl import JsonRefused, unstorable_in
+from interchange.formats.jsonl import JsonRefused, unstorable_in, values_in
 from interchange.formats.problems import gettext_noop
 from interchange.models import TaskSource
 from interchange.problem_text import message_text
@@ -304,6 +305,14 @@ def occupied_models() -> list[str]:
 
 
 def read_document(raw: bytes | str) -> dict[str, Any]:
+    if values_in(raw) > settings.BACKUP_MAX_VALUES:
+        raise BackupError(
+            gettext(
+                "The backup's document holds about %(found)s values, more than the %(most)s "
+                "this server restores (BACKUP_MAX_VALUES): nothing was restored."
+            )
+            % {"found": f"{values_in(raw):,}", "most": f"{settings.BACKUP_MAX_VALUES:,}"}
+        )
     try:
         document = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
@@ -520,6 +529,7 @@ def restore_study(path: Path) -> RestoreSummary:
     nothing: the rows and the resource files are both restored or neither is. Files written
     before a failure are removed again; files that were already there are left alone."""
     if not zipfile.is_zipfile(path):
+        check_document_size(Path(path).stat().st_size)
         return _restore(read_document(Path(path).read_bytes()), None)
     try:
         with zipfile.ZipFile(path) as archive:

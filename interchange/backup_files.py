@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
+from django.conf import settings
 from django.utils.translation import gettext
 
 DOCUMENT_MEMBER = "study.json"
@@ -102,12 +103,28 @@ def read_document_member(archive: zipfile.ZipFile) -> bytes:
     for info in archive.infolist():
         checked_path(info.filename)
     try:
-        return archive.read(DOCUMENT_MEMBER)
+        info = archive.getinfo(DOCUMENT_MEMBER)
     except KeyError:
         raise BackupError(
             gettext("Not a study backup (no %(member)s in the archive).")
             % {"member": DOCUMENT_MEMBER}
         ) from None
+    check_document_size(info.file_size)  # zipfile never unpacks more than the size it says
+    return archive.read(info)
+
+
+def check_document_size(size: int) -> None:
+    """Refuse a document larger than settings.BACKUP_MAX_DOCUMENT_BYTES before it is read: a
+    few hundred kilobytes of archive can unpack to a document that takes gigabytes to read."""
+    most = settings.BACKUP_MAX_DOCUMENT_BYTES
+    if size > most:
+        raise BackupError(
+            gettext(
+                "The backup's document is %(size)s bytes, more than the %(most)s this server "
+                "restores (BACKUP_MAX_DOCUMENT_BYTES): nothing was restored."
+            )
+            % {"size": f"{size:,}", "most": f"{most:,}"}
+        )
 
 
 def verified_files(archive: zipfile.ZipFile, records: list[dict[str, Any]]) -> list[MediaFile]:

@@ -309,7 +309,12 @@ class JudgeVerdict(models.Model):
         verbose_name=_("level"),
     )
     rationale = models.TextField(
-        blank=True, help_text=_("The judge's full output."), verbose_name=_("rationale")
+        blank=True,
+        help_text=_(
+            "The judge's output, its first JUDGE_RATIONALE_MAX_CHARS characters (the run's .eval "
+            "log keeps all of it)."
+        ),
+        verbose_name=_("rationale"),
     )
     # A judged dialogue's turns are never replaced: a change to it is the response's next
     # version (rubrics.responses), and these verdicts stay with the turns they judged.

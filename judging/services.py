@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
@@ -20,8 +21,22 @@ from judging.providers import check_model
 _VERSION_FIELDS = ("template", "number", "style", "text", "note")
 
 
+def prompt_too_long(text: str) -> str | None:
+    """Why `text` is too long to be a prompt (settings.JUDGE_PROMPT_MAX_CHARS), or None."""
+    most = settings.JUDGE_PROMPT_MAX_CHARS
+    if len(text) <= most:
+        return None
+    return gettext("A prompt is at most %(most)s characters long; this one has %(length)s.") % {
+        "most": f"{most:,}",
+        "length": f"{len(text):,}",
+    }
+
+
 def check_prompt_text(text: str) -> None:
-    """Refuse a text a judge could not be run with (unknown slots, no response or criterion)."""
+    """Refuse a text a judge could not be run with (too long, unknown slots, no response or
+    criterion)."""
+    if (too_long := prompt_too_long(text)) is not None:
+        raise ValidationError({"text": [too_long]})
     problems = template_problems(text)
     if problems:
         raise ValidationError({"text": problems})

@@ -256,11 +256,29 @@ JUDGE_ALLOWED_PROVIDERS = envlist("JUDGE_ALLOWED_PROVIDERS", "openai,anthropic,g
 # JUDGE_MAX_RETRIES times), and a whole run before it is stopped: no provider holds the worker.
 JUDGE_CALL_TIMEOUT = int(os.environ.get("JUDGE_CALL_TIMEOUT", "120"))
 JUDGE_RUN_TIMEOUT = int(os.environ.get("JUDGE_RUN_TIMEOUT", str(24 * 3600)))
+# Characters of a judge prompt's text (refused longer when saved; the editor's preview, not
+# filled): a slot written many times fills as many copies of the response.
+JUDGE_PROMPT_MAX_CHARS = int(os.environ.get("JUDGE_PROMPT_MAX_CHARS", "50000"))
+# Characters of a judge's output (a verdict's rationale) stored and shown; the rest is replaced
+# by a marker (the whole answer stays in the run's .eval log): one verbose answer must not make
+# a page or an API answer of megabytes.
+JUDGE_RATIONALE_MAX_CHARS = int(os.environ.get("JUDGE_RATIONALE_MAX_CHARS", "20000"))
 # A request body other than uploaded files (an API bulk POST of responses or verdicts) is read
 # into memory; Django's 2.5 MB default refuses a batch of a few hundred long responses.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 32 * 1024 * 1024))
+# The longest list an API body may give (ids of responses, annotators...): each item is looked
+# up, and each unknown one answered with a message.
+API_MAX_LIST_ITEMS = int(os.environ.get("API_MAX_LIST_ITEMS", "20000"))
 # Files on the import page are streamed to disk; this caps one upload.
 IMPORT_MAX_UPLOAD_BYTES = int(os.environ.get("IMPORT_MAX_UPLOAD_BYTES", 200 * 1024 * 1024))
+# Bytes a member of an uploaded Inspect .eval log (a ZIP archive) may unpack to: each is read
+# whole, and a member of a few kilobytes can unpack to hundreds of megabytes.
+IMPORT_MAX_JSON_MEMBER_BYTES = int(os.environ.get("IMPORT_MAX_JSON_MEMBER_BYTES", 32 * 1024 * 1024))
+# A study backup's document (restore_study): the bytes it may unpack to and the values it may
+# hold (about 70 bytes of memory each once read, more once restored). Raise both, with the
+# memory of the machine that restores, for a larger study.
+BACKUP_MAX_DOCUMENT_BYTES = int(os.environ.get("BACKUP_MAX_DOCUMENT_BYTES", 64 * 1024 * 1024))
+BACKUP_MAX_VALUES = int(os.environ.get("BACKUP_MAX_VALUES", "2000000"))
 # A background import whose worker has sent no heartbeat for this long (or, on the worker's own
 # machine, whose worker process has ended) is marked failed: docs/deploy.md, "Background jobs".
 IMPORT_JOB_LEASE_SECONDS = float(os.environ.get("IMPORT_JOB_LEASE_SECONDS", "60"))

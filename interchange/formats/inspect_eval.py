@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .jsonl import unstorable_in
+from .jsonl import too_many_values, unstorable_in
 from .problems import Problem, describe, gettext_noop, shown
 from .responses import ResponseRecord, Role, Turn
 from .verdicts import ACCEPTED, VerdictRecord, parse_verdict
@@ -57,7 +57,10 @@ from .zip_members import MemberError, ZipMembers
 
 __all__ = ["EvalLogImport", "read_inspect_eval"]
 
-MAX_MEMBER_BYTES = 256 * 1024 * 1024
+# Bytes of one member read whole (unpacked), by default: a ZIP member of a few kilobytes can
+# unpack to hundreds of megabytes. The largest real samples (a dialogue with its scorer's
+# events) are a few megabytes; the importer passes settings.IMPORT_MAX_JSON_MEMBER_BYTES.
+MAX_MEMBER_BYTES = 32 * 1024 * 1024
 _SAMPLE = re.compile(r"samples/[^/]+\.json")
 _JUDGE_ROLES = ("grader", "judge")
 _JUDGE_ARGS = ("judge_model", "grader_model", "judge", "grader")
@@ -78,8 +81,9 @@ class EvalLogImport:
 
 
 class _Log:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, max_member_bytes: int) -> None:
         self.name = path.name
+        self.max_member_bytes = max_member_bytes
         self.problems: list[Problem] = []
 
     def report(self, member: str | None, field: str | None, message: str) -> None:
@@ -88,12 +92,13 @@ class _Log:
 
     def load(self, archive: ZipMembers, member: str) -> Any:
         info = archive.getinfo(member)
-        if info.file_size > MAX_MEMBER_BYTES:
-            self.report(
-                member,
-                None,
-                gettext_noop("is %(size)s bytes, over the limit", size=info.file_size),
+        if info.file_size > self.max_member_bytes:
+            message = gettext_noop(
+                "unpacks to %(size)s bytes, more than the %(most)s read at once",
+                size=f"{info.file_size:,}",
+                most=f"{self.max_member_bytes:,}",
             )
+            self.report(member, None, message)
             return None
         try:
             data = archive.read(member)
@@ -101,6 +106,9 @@ class _Log:
             self.report(
                 member, None, gettext_noop("cannot be read: it %(error)s", error=str(error))
             )
+            return None
+        if (too_many := too_many_values(data)) is not None:
+            self.report(member, None, too_many)
             return None
         try:
             value = json.loads(data)
@@ -117,13 +125,20 @@ class _Log:
 
 
 def read_inspect_eval(
-    path: Path, *, judge_model: str | None = None, scorer: str | None = None
+    path: Path,
+    *,
+    judge_model: str | None = None,
+    scorer: str | None = None,
+    max_member_bytes: int = MAX_MEMBER_BYTES,
 ) -> EvalLogImport:
     """Read an Inspect ``.eval`` log into responses and verdicts, collecting every problem.
 
-    ``scorer`` names the score to read when several carry ``scoring_results``.
+    ``scorer`` names the score to read when several carry ``scoring_results``. A member that
+    unpacks to more than ``max_member_bytes``, or holds more values than the JSON reader takes
+    at once (``jsonl.MAX_VALUES``), is reported and not read: memory stays bounded whatever
+    the archive holds.
     """
-    log = _Log(path)
+    log = _Log(path, max_member_bytes)
     empty = EvalLogImport(None, None, None, None, None, (), (), ())
     try:
         archive = ZipMembers(path)

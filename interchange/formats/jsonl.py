@@ -11,25 +11,55 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .problems import Problem, Text, describe, gettext_noop
 
 __all__ = [
     "LARGEST_INTEGER",
+    "MAX_LINE_BYTES",
+    "MAX_VALUES",
     "NUL_REFUSED",
     "FieldReader",
     "JsonRefused",
     "iter_jsonl",
     "loads",
     "nul_in",
+    "too_many_values",
     "unstorable_in",
+    "values_in",
 ]
 
 # No id, count, weight or epoch needs more; Python itself refuses to read 4,300 digits and more.
 MAX_INTEGER_DIGITS = 18
 # The largest value the database's integer columns hold (PostgreSQL's `integer`).
 LARGEST_INTEGER = 2**31 - 1
+# Values one JSON text may hold (as `values_in` counts them): a million take about 70 MB once
+# read, whatever their size in the text, where `[{},{},...]` needs three bytes each.
+MAX_VALUES = 1_000_000
+# Bytes of one line of JSON Lines, read whole: the longest response or dialogue is far shorter.
+MAX_LINE_BYTES = 32 * 1024 * 1024
+
+
+def values_in(text: str | bytes) -> int:
+    """At least how many values (and keys) reading `text` would make, counted in the text
+    before anything is built: every value after the first of a list or object follows a comma,
+    and every list or object opens with a bracket (those inside strings only count high)."""
+    if isinstance(text, bytes):
+        return text.count(b",") + text.count(b"[") + text.count(b"{") + 1
+    return text.count(",") + text.count("[") + text.count("{") + 1
+
+
+def too_many_values(text: str | bytes, most: int = MAX_VALUES) -> Text | None:
+    """Why `text` is refused before it is read (it holds more than `most` values), or None."""
+    found = values_in(text)
+    if found <= most:
+        return None
+    return gettext_noop(
+        "holds about %(found)s values, more than the %(most)s read at once",
+        found=f"{found:,}",
+        most=f"{most:,}",
+    )
 
 
 class JsonRefused(ValueError):
@@ -144,6 +174,8 @@ def loads(text: str) -> Any:
     and list indexes)."""
     if text.startswith("\ufeff"):  # as json.loads says it
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    if (too_many := too_many_values(text)) is not None:
+        raise JsonRefused(too_many)
     try:
         value = _DECODER.decode(text)
         # The reader follows deeper nesting than Python's recursion limit: walking a value
@@ -188,7 +220,13 @@ def iter_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[int, dict[
         problems.append(Problem(path.name, None, None, gettext_noop("file not found")))
         return
     with handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in enumerate(_lines(handle), start=1):
+            if raw is None:
+                message = gettext_noop(
+                    "longer than %(most)s bytes: not read", most=f"{MAX_LINE_BYTES:,}"
+                )
+                problems.append(Problem(path.name, number, None, message))
+                continue
             obj = _parse_line(raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw)
             if isinstance(obj, str):
                 problems.append(Problem(path.name, number, None, obj))
@@ -197,6 +235,18 @@ def iter_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[int, dict[
                 problems.append(Problem(path.name, number, field, obj.message))
             elif obj is not None:
                 yield number, obj
+
+
+def _lines(handle: BinaryIO) -> Iterator[bytes | None]:
+    """The file's lines, each read whole only when at most MAX_LINE_BYTES long: a longer one
+    is skipped in pieces (and given as None), so one line never holds the worker's memory."""
+    while raw := handle.readline(MAX_LINE_BYTES + 1):
+        if len(raw) <= MAX_LINE_BYTES or raw.endswith(b"\n"):
+            yield raw
+            continue
+        while (rest := handle.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+            pass
+        yield None
 
 
 def _parse_line(raw: bytes) -> dict[str, Any] | JsonRefused | str | None:

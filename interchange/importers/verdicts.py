@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
@@ -35,6 +36,7 @@ from interchange.importers.report import ImportReport, Progress, no_progress
 from interchange.importers.responses import ResponsePlan, ResponsesPlanner, write_responses
 from interchange.importers.writing import BATCH
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
+from judging.output import stored_output
 from l2annot.bulk_insert import insert
 from rubrics.models import (
     Criterion,
@@ -83,7 +85,9 @@ class JudgeFile:
 def read_verdict_file(path: Path, judge_model: str | None) -> JudgeFile:
     """The responses, verdicts, ratings and problems of a JSONL or .eval file."""
     if path.suffix.lower() == ".eval" or zipfile.is_zipfile(path):
-        log = read_inspect_eval(path, judge_model=judge_model)
+        log = read_inspect_eval(
+            path, judge_model=judge_model, max_member_bytes=settings.IMPORT_MAX_JSON_MEMBER_BYTES
+        )
         return JudgeFile(log.responses, log.verdicts, (), list(log.problems))
     verdicts_file = read_verdicts_jsonl(path)
     return JudgeFile(
@@ -539,15 +543,18 @@ def write_verdicts(
                     turn_id=turn,
                     verdict=plan.record.verdict,
                     level=plan.record.level,
-                    rationale=plan.record.rationale,
+                    rationale=stored_output(plan.record.rationale),
                 )
             )
         elif (found.verdict, found.level, found.rationale) != (
             plan.record.verdict,
             plan.record.level,
-            plan.record.rationale,
+            stored_output(plan.record.rationale),
         ):
-            found.verdict, found.rationale = plan.record.verdict, plan.record.rationale
+            found.verdict, found.rationale = (
+                plan.record.verdict,
+                stored_output(plan.record.rationale),
+            )
             found.level = plan.record.level
             changed.append(found)
             counter.updated += 1
@@ -593,11 +600,11 @@ def write_ratings(
                     question=record.question,
                     epoch=record.epoch,
                     value=record.score,
-                    rationale=record.rationale,
+                    rationale=stored_output(record.rationale),
                 )
             )
-        elif (found.value, found.rationale) != (record.score, record.rationale):
-            found.value, found.rationale = record.score, record.rationale
+        elif (found.value, found.rationale) != (record.score, stored_output(record.rationale)):
+            found.value, found.rationale = record.score, stored_output(record.rationale)
             changed.append(found)
         else:
             counts.unchanged += 1

@@ -2,6 +2,7 @@
 a live preview of the prompt filled on one real unit. Saving a changed text makes a new
 version; runs keep pointing at the version they sent. Maintainers only."""
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Max, Prefetch
 from django.http import HttpResponse
@@ -14,12 +15,15 @@ from grading.models import Study
 from judging import services as prompts
 from judging.models import PromptTemplate, TriageResolution
 from judging.prompting import SLOTS, template_problems
+from judging.services import prompt_too_long
 from l2annot.htmx import redirect_to, render_page
 from workbench.forms import NewPromptForm, PromptForm
 from workbench.services import RunNotPossible, preview
 
 LIST_PAGE = "workbench/prompts.html"
 PAGE = "workbench/prompt.html"
+# The preview shows at most this many times the longest prompt of the filled text.
+PREVIEW_FACTOR = 4
 
 
 @require(Action.MANAGE_STUDIES)
@@ -98,9 +102,14 @@ def prompt_preview(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 
 def _preview(text: str, study: Study | None) -> dict[str, object]:
+    if (too_long := prompt_too_long(text)) is not None:  # neither checked nor filled
+        return {"problems": [too_long], "text": "", "missing": "", "more": 0}
     problems = template_problems(text)
     try:
         filled = preview(text, study)
     except RunNotPossible as error:
-        return {"problems": problems, "text": "", "missing": str(error)}
-    return {"problems": problems, "text": filled, "missing": ""}
+        return {"problems": problems, "text": "", "missing": str(error), "more": 0}
+    # A slot written many times fills as many copies of a response: show the beginning.
+    most = PREVIEW_FACTOR * settings.JUDGE_PROMPT_MAX_CHARS
+    more = max(len(filled) - most, 0)
+    return {"problems": problems, "text": filled[:most], "missing": "", "more": more}
