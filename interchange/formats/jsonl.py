@@ -42,9 +42,9 @@ MAX_LINE_BYTES = 32 * 1024 * 1024
 
 
 def values_in(text: str | bytes) -> int:
-    """At least how many values (and keys) reading `text` would make, counted in the text
-    before anything is built: every value after the first of a list or object follows a comma,
-    and every list or object opens with a bracket (those inside strings only count high)."""
+    """How many values reading `text` would make, counted in the text before anything is
+    built, never too few: every value after the first of a list or object follows a comma,
+    and every list or object opens with a bracket (those inside strings count one more)."""
     if isinstance(text, bytes):
         return text.count(b",") + text.count(b"[") + text.count(b"{") + 1
     return text.count(",") + text.count("[") + text.count("{") + 1
