@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from l2annot.messages import gettext_noop
-from taxonomy.seedfile import SeedFileError, check_no_nul
+from taxonomy.seedfile import SeedFileError, check_storable
 
 UNIVERSAL_CODE = re.compile(r"^\d{2}u\d+$")
 GUIDANCE = ("passes", "fails", "pass_example", "fail_example")
@@ -40,7 +40,7 @@ def read_universal_criteria(path: Path) -> UniversalCriteriaFile:
         raise SeedFileError(
             [gettext_noop("%(file)s: %(error)s", file=str(path), error=str(exc))]
         ) from exc
-    check_no_nul(data, str(path))
+    check_storable(data, str(path))
     return parse_universal_criteria(data, str(path))
 
 

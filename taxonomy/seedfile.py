@@ -123,31 +123,51 @@ def _load_json(path: Path) -> Any:
                 )
             ]
         ) from exc
-    check_no_nul(data, path.name)
+    check_storable(data, path.name)
     return data
 
 
-def check_no_nul(data: Any, source: str) -> None:
-    """Refuse a seed file holding the NUL character anywhere (PostgreSQL cannot store it),
-    naming where: the keys and list positions (from 1) that lead to it."""
-    found = _nul_at(data, ())
-    if found is not None:
-        place = " > ".join(found) or gettext_noop("the top level")
-        raise SeedFileError(
-            [
-                gettext_noop(
-                    "%(file)s: %(place)s: holds the NUL character (\\u0000), which the "
-                    "database cannot store",
-                    file=source,
-                    place=place,
-                )
-            ]
+# Half of a UTF-16 surrogate pair ("\\ud800" in JSON) is no character: no database stores it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_storable(data: Any, source: str) -> None:
+    """Refuse a seed file holding, anywhere, a character no database stores (NUL, which
+    PostgreSQL refuses, or half of a surrogate pair), naming where: the keys and list
+    positions (from 1) that lead to it."""
+    found = _unstorable_at(data, ())
+    if found is None:
+        return
+    place = " > ".join(found[0]) or gettext_noop("the top level")
+    if found[1] == "\x00":
+        message = gettext_noop(
+            "%(file)s: %(place)s: holds the NUL character (\\u0000), which the database "
+            "cannot store",
+            file=source,
+            place=place,
         )
+    else:
+        message = gettext_noop(
+            "%(file)s: %(place)s: holds %(code)s, half of a surrogate pair and not a "
+            "character, which cannot be stored",
+            file=source,
+            place=place,
+            code=f"\\u{ord(found[1]):04x}",
+        )
+    raise SeedFileError([message])
 
 
-def _nul_at(value: Any, place: tuple[str, ...]) -> tuple[str, ...] | None:
+def _unstorable(text: str) -> str | None:
+    if "\x00" in text:
+        return "\x00"
+    surrogate = _SURROGATE.search(text)
+    return None if surrogate is None else surrogate.group()
+
+
+def _unstorable_at(value: Any, place: tuple[str, ...]) -> tuple[tuple[str, ...], str] | None:
     if isinstance(value, str):
-        return place if "\x00" in value else None
+        character = _unstorable(value)
+        return None if character is None else (place, character)
     if isinstance(value, dict):
         children = [(str(key), child) for key, child in value.items()]
     elif isinstance(value, list):
@@ -155,11 +175,10 @@ def _nul_at(value: Any, place: tuple[str, ...]) -> tuple[str, ...] | None:
     else:
         return None
     for key, child in children:
-        if "\x00" in key:
-            return place
-        found = _nul_at(child, (*place, key))
-        if found is not None:
-            return found
+        if (in_key := _unstorable(key)) is not None:
+            return place, in_key
+        if (inside := _unstorable_at(child, (*place, key))) is not None:
+            return inside
     return None
 
 

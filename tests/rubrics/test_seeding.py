@@ -74,13 +74,23 @@ def test_demo_seeding_twice_creates_nothing_new(starter_framework, author, maint
     assert report.tasks_created == [] and report.responses_created == 0
 
 
-def test_a_nul_in_a_universal_criteria_file_is_refused_naming_where(tmp_path):
+@pytest.mark.parametrize(
+    ("character", "problem"),
+    [
+        ("\x00", "holds the NUL character (\\u0000), which the database cannot store"),
+        (
+            "\udfff",
+            "holds \\udfff, half of a surrogate pair and not a character, which cannot be stored",
+        ),
+    ],
+    ids=["NUL", "surrogate"],
+)
+def test_a_character_no_database_stores_in_a_universal_criteria_file_is_refused_naming_where(
+    tmp_path, character, problem
+):
     path = tmp_path / "u.json"
-    criterion = {"code": "06u1", "wording": "Clear\x00", "weight": 1}
+    criterion = {"code": "06u1", "wording": f"Clear{character}", "weight": 1}
     path.write_text(json.dumps({"framework": "x", "criteria": [criterion]}), encoding="utf-8")
     with pytest.raises(SeedFileError) as error:
         read_universal_criteria(path)
-    assert error.value.problems == [
-        f"{path}: criteria > 1 > wording: holds the NUL character (\\u0000), which the "
-        "database cannot store"
-    ]
+    assert error.value.problems == [f"{path}: criteria > 1 > wording: {problem}"]

@@ -158,14 +158,26 @@ def test_context_variables_need_a_framework_when_several_exist(starter_framework
 
 
 @pytest.mark.django_db
-def test_a_nul_in_a_taxonomy_file_is_refused_naming_where_and_nothing_is_loaded(tmp_path):
+@pytest.mark.parametrize(
+    ("character", "problem"),
+    [
+        ("\x00", "holds the NUL character (\\u0000), which the database cannot store"),
+        (
+            "\ud800",
+            "holds \\ud800, half of a surrogate pair and not a character, which cannot be stored",
+        ),
+    ],
+    ids=["NUL", "surrogate"],
+)
+def test_a_character_no_database_stores_in_a_taxonomy_file_is_refused_naming_where(
+    tmp_path, character, problem
+):
     data = small_taxonomy()
-    data["competencies"][0]["sub_competencies"][0]["name"] = "Objec\x00tives"
+    data["competencies"][0]["sub_competencies"][0]["name"] = f"Objec{character}tives"
     with pytest.raises(CommandError) as refused:
         call_command("load_taxonomy", write(tmp_path, "tax.json", data))
     assert str(refused.value).endswith(
-        "tax.json: competencies > 1 > sub_competencies > 1 > name: holds the NUL character "
-        "(\\u0000), which the database cannot store"
+        f"tax.json: competencies > 1 > sub_competencies > 1 > name: {problem}"
     )
     assert not Framework.objects.filter(code="fw2").exists()
 
