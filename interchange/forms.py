@@ -58,6 +58,21 @@ class ImportForm(forms.Form):
                 gettext("The file is over %(size)s MB.") % {"size": max_upload_bytes() // 2**20},
             )
             return data
+        if (
+            kind in (ImportJob.Kind.RESPONSES, ImportJob.Kind.VERDICTS)
+            and upload.size > settings.IMPORT_MAX_JSONL_BYTES
+        ):
+            # The importer checks every line before it writes any, holding them all: a file
+            # of 100 MB takes the worker to about 250 MB.
+            self.add_error(
+                "file",
+                gettext(
+                    "A JSON Lines file is at most %(size)s MB here: split it, or import it "
+                    "with the import_responses or import_verdicts command."
+                )
+                % {"size": settings.IMPORT_MAX_JSONL_BYTES // 2**20},
+            )
+            return data
         allowed = ALLOWED[ImportJob.Kind(kind)]
         if not upload.name.lower().endswith(allowed):
             self.add_error("file", f"This kind of import takes a {' or '.join(allowed)} file.")

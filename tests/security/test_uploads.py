@@ -109,3 +109,16 @@ def test_media_files_are_not_served_by_url_even_in_debug(settings) -> None:  # t
         settings.DEBUG = False
         importlib.reload(l2annot.urls)
         clear_url_caches()
+
+
+@pytest.mark.parametrize("kind", ["responses", "verdicts"])
+def test_a_json_lines_file_over_its_own_limit_is_refused(client_as, settings, media, kind) -> None:  # type: ignore[no-untyped-def]
+    """The importer holds every line until all are checked: its files have a lower limit than
+    a benchmark archive's, so the worker stays under 300 MB (docs/deploy.md)."""
+    settings.IMPORT_MAX_JSONL_BYTES = 2**20
+    big = SimpleUploadedFile("r.jsonl", b"{}\n" * (2**19))
+
+    response = _import(client_as(Role.MAINTAINER), kind, big)
+
+    assert "A JSON Lines file is at most 1 MB here: split it" in response.text
+    assert not ImportJob.objects.exists()
