@@ -276,7 +276,10 @@ IMPORT_MAX_UPLOAD_BYTES = int(os.environ.get("IMPORT_MAX_UPLOAD_BYTES", 200 * 10
 IMPORT_MAX_JSONL_BYTES = int(os.environ.get("IMPORT_MAX_JSONL_BYTES", 100 * 1024 * 1024))
 # Bytes a member of an uploaded Inspect .eval log (a ZIP archive) may unpack to: each is read
 # whole, and a member of a few kilobytes can unpack to hundreds of megabytes.
-IMPORT_MAX_JSON_MEMBER_BYTES = int(os.environ.get("IMPORT_MAX_JSON_MEMBER_BYTES", 32 * 1024 * 1024))
+IMPORT_MAX_JSON_MEMBER_BYTES = int(os.environ.get("IMPORT_MAX_JSON_MEMBER_BYTES", 24 * 1024 * 1024))
+# Characters of responses and explanations one .eval log may yield: all are held until the
+# whole log is checked (a thousand samples of a repeated 30 MB explanation fit in megabytes).
+IMPORT_MAX_EVAL_TEXT_CHARS = int(os.environ.get("IMPORT_MAX_EVAL_TEXT_CHARS", "32000000"))
 # A study backup's document (restore_study): the bytes it may unpack to and the values it may
 # hold (about 70 bytes of memory each once read, more once restored). Raise both, with the
 # memory of the machine that restores, for a larger study.

@@ -60,7 +60,12 @@ __all__ = ["EvalLogImport", "read_inspect_eval"]
 # Bytes of one member read whole (unpacked), by default: a ZIP member of a few kilobytes can
 # unpack to hundreds of megabytes. The largest real samples (a dialogue with its scorer's
 # events) are a few megabytes; the importer passes settings.IMPORT_MAX_JSON_MEMBER_BYTES.
-MAX_MEMBER_BYTES = 32 * 1024 * 1024
+MAX_MEMBER_BYTES = 24 * 1024 * 1024
+# Characters of responses and explanations kept from one log, by default (the importer passes
+# settings.IMPORT_MAX_EVAL_TEXT_CHARS): each sample is read in bounded memory, but what it
+# yields stays until the whole log is checked, and a thousand samples of a repeated 30 MB
+# explanation fit in a few megabytes of archive.
+MAX_KEPT_CHARS = 32_000_000
 _SAMPLE = re.compile(r"samples/[^/]+\.json")
 _JUDGE_ROLES = ("grader", "judge")
 _JUDGE_ARGS = ("judge_model", "grader_model", "judge", "grader")
@@ -85,6 +90,7 @@ class _Log:
         self.name = path.name
         self.max_member_bytes = max_member_bytes
         self.problems: list[Problem] = []
+        self.kept = 0  # characters of the responses and explanations read so far
 
     def report(self, member: str | None, field: str | None, message: str) -> None:
         file = f"{self.name}: {member}" if member else self.name
@@ -130,13 +136,15 @@ def read_inspect_eval(
     judge_model: str | None = None,
     scorer: str | None = None,
     max_member_bytes: int = MAX_MEMBER_BYTES,
+    max_kept_chars: int = MAX_KEPT_CHARS,
 ) -> EvalLogImport:
     """Read an Inspect ``.eval`` log into responses and verdicts, collecting every problem.
 
     ``scorer`` names the score to read when several carry ``scoring_results``. A member that
     unpacks to more than ``max_member_bytes``, or holds more values than the JSON reader takes
-    at once (``jsonl.MAX_VALUES``), is reported and not read: memory stays bounded whatever
-    the archive holds.
+    at once (``jsonl.MAX_VALUES``), is reported and not read; past ``max_kept_chars`` of
+    responses and explanations the log is reported and read no further: memory stays bounded
+    whatever the archive holds.
     """
     log = _Log(path, max_member_bytes)
     empty = EvalLogImport(None, None, None, None, None, (), (), ())
@@ -165,6 +173,15 @@ def read_inspect_eval(
         for member in (n for n in names if _SAMPLE.fullmatch(n)):
             sample = log.load(archive, member)
             _read_sample(log, member, sample, found, scorer, seen, responses, verdicts)
+            if log.kept > max_kept_chars:
+                message = gettext_noop(
+                    "its responses and explanations add up to more than %(most)s characters, "
+                    "more than one import holds: split the log (read up to %(member)s)",
+                    most=f"{max_kept_chars:,}",
+                    member=member,
+                )
+                log.report(None, None, message)
+                break
     return EvalLogImport(
         task=found["task"],
         run_id=found["run_id"],
@@ -323,9 +340,12 @@ def _read_sample(
     turns = _dialogue(sample.get("messages"))
     if judged is None and model is not None and turns is not None:
         responses.append(ResponseRecord(task_key, model, turns=turns, epoch=epoch))
+        log.kept += sum(len(turn.content) for turn in turns)
     elif judged is None and model is not None and text is not None:
         responses.append(ResponseRecord(task_key, model, response=text, epoch=epoch))
+        log.kept += len(text)
     verdicts.extend(parsed)
+    log.kept += sum(len(verdict.rationale) for verdict in parsed)
 
 
 def _scoring_results(

@@ -86,7 +86,10 @@ def read_verdict_file(path: Path, judge_model: str | None) -> JudgeFile:
     """The responses, verdicts, ratings and problems of a JSONL or .eval file."""
     if path.suffix.lower() == ".eval" or zipfile.is_zipfile(path):
         log = read_inspect_eval(
-            path, judge_model=judge_model, max_member_bytes=settings.IMPORT_MAX_JSON_MEMBER_BYTES
+            path,
+            judge_model=judge_model,
+            max_member_bytes=settings.IMPORT_MAX_JSON_MEMBER_BYTES,
+            max_kept_chars=settings.IMPORT_MAX_EVAL_TEXT_CHARS,
         )
         return JudgeFile(log.responses, log.verdicts, (), list(log.problems))
     verdicts_file = read_verdicts_jsonl(path)

@@ -4,7 +4,7 @@ Measured before these bounds: an 82 KB `.eval` upload took the worker from 111 M
 (a member unpacking to 80 MB of `{},`), a 306 KB backup 1 GB to restore, a 5 MB judge answer
 made a 20 MB triage page and a 60 MB API page, and a 1.9 MB preview request was answered with
 14 MB (a message for each of its unknown ids). The memory of reading a file is measured in a
-process of its own (`ru_maxrss`), as the worker would spend it.
+process of its own (its peak resident memory, VmHWM), as the worker would spend it.
 """
 
 import importlib
@@ -47,16 +47,17 @@ READING_BUDGET_MB = 120
 
 def peak_megabytes_reading(code: str) -> tuple[float, float, str]:
     """(megabytes before, megabytes at the peak, what `code` printed), `code` run in a fresh
-    Python process after the readers are imported."""
+    Python process after the readers are imported (Linux: /proc/self/status)."""
     program = (
         textwrap.dedent(
             """
-        import resource, sys
         from pathlib import Path
         from interchange.formats.inspect_eval import read_inspect_eval
         from interchange.formats.jsonl import iter_jsonl
-        def megabytes():
-            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        def megabytes():  # the peak of this process (ru_maxrss starts at its parent's)
+            status = Path("/proc/self/status").read_text()
+            line = next(line for line in status.splitlines() if line.startswith("VmHWM:"))
+            return int(line.split()[1]) / 1024
         before = megabytes()
         """
         )
@@ -86,7 +87,7 @@ def eval_bomb(path, member_bytes: int):
     return path
 
 
-@pytest.mark.parametrize("megabytes", [80, 30], ids=["over-the-size", "over-the-values"])
+@pytest.mark.parametrize("megabytes", [80, 20], ids=["over-the-size", "over-the-values"])
 def test_an_eval_log_that_unpacks_hugely_is_refused_in_bounded_memory(tmp_path, megabytes):
     path = eval_bomb(tmp_path / "bomb.eval", megabytes * 1024 * 1024)
     assert path.stat().st_size < 200_000
@@ -99,6 +100,38 @@ def test_an_eval_log_that_unpacks_hugely_is_refused_in_bounded_memory(tmp_path, 
     assert peak - before < READING_BUDGET_MB, (before, peak)
     refusal = "unpacks to" if megabytes == 80 else "values, more than the 1,000,000 read at once"
     assert "samples/1_epoch_1.json" in printed and refusal in printed, printed
+
+
+def test_an_eval_log_of_many_samples_of_long_explanations_stops_in_bounded_memory(tmp_path):
+    """Each sample within the member limits, and as many as the archive holds: a thousand
+    would be 20 GB of explanations in a few megabytes of archive, all held until the log is
+    checked."""
+    path = tmp_path / "many.eval"
+    explanation = "it loops " * 2_200_000  # 20 MB
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        header = {"status": "success", "eval": {"model": "m/x", "task": "t"}}
+        archive.writestr("header.json", json.dumps(header))
+        for n in range(1, 11):
+            result = {"criterion_id": "c", "weight": 1, "judgement": True, "explanation": ""}
+            scores = {
+                "s": {"metadata": {"scoring_results": [result | {"explanation": explanation}]}}
+            }
+            sample = {"id": str(n), "epoch": 1, "scores": scores, "output": {"completion": "x"}}
+            archive.writestr(f"samples/{n}_epoch_1.json", json.dumps(sample))
+    assert path.stat().st_size < 2_000_000
+    before, peak, printed = peak_megabytes_reading(
+        f"""
+        result = read_inspect_eval(Path({str(path)!r}), judge_model="m/j")
+        print(len(result.verdicts), *(str(p) for p in result.problems), sep="\\n")
+        """
+    )
+    assert peak - before < READING_BUDGET_MB, (before, peak)
+    counted, problem = printed.splitlines()
+    assert counted == "2"
+    assert problem == (
+        "many.eval: its responses and explanations add up to more than 32,000,000 characters, "
+        "more than one import holds: split the log (read up to samples/2_epoch_1.json)"
+    )
 
 
 def test_a_json_lines_file_with_one_huge_line_is_read_in_bounded_memory(tmp_path):
