@@ -278,13 +278,13 @@ IMPORT_MAX_JSONL_BYTES = int(os.environ.get("IMPORT_MAX_JSONL_BYTES", 100 * 1024
 # whole, and a member of a few kilobytes can unpack to hundreds of megabytes.
 IMPORT_MAX_JSON_MEMBER_BYTES = int(os.environ.get("IMPORT_MAX_JSON_MEMBER_BYTES", 24 * 1024 * 1024))
 # Characters of responses and explanations one .eval log may yield: all are held until the
-# whole log is checked (a thousand samples of a repeated 30 MB explanation fit in megabytes).
+# whole log is checked (a thousand samples of a repeated 20 MB explanation fit in megabytes).
 IMPORT_MAX_EVAL_TEXT_CHARS = int(os.environ.get("IMPORT_MAX_EVAL_TEXT_CHARS", "32000000"))
 # A study backup's document (restore_study): the bytes it may unpack to and the values it may
-# hold (about 70 bytes of memory each once read, more once restored). Raise both, with the
-# memory of the machine that restores, for a larger study.
-BACKUP_MAX_DOCUMENT_BYTES = int(os.environ.get("BACKUP_MAX_DOCUMENT_BYTES", 64 * 1024 * 1024))
-BACKUP_MAX_VALUES = int(os.environ.get("BACKUP_MAX_VALUES", "2000000"))
+# hold (a restore of 900,000 values went from 65 to 181 MB). Raise both, with the memory of the
+# machine that restores, for a larger study.
+BACKUP_MAX_DOCUMENT_BYTES = int(os.environ.get("BACKUP_MAX_DOCUMENT_BYTES", 48 * 1024 * 1024))
+BACKUP_MAX_VALUES = int(os.environ.get("BACKUP_MAX_VALUES", "1500000"))
 # A background import whose worker has sent no heartbeat for this long (or, on the worker's own
 # machine, whose worker process has ended) is marked failed: docs/deploy.md, "Background jobs".
 IMPORT_JOB_LEASE_SECONDS = float(os.environ.get("IMPORT_JOB_LEASE_SECONDS", "60"))

@@ -63,7 +63,7 @@ __all__ = ["EvalLogImport", "read_inspect_eval"]
 MAX_MEMBER_BYTES = 24 * 1024 * 1024
 # Characters of responses and explanations kept from one log, by default (the importer passes
 # settings.IMPORT_MAX_EVAL_TEXT_CHARS): each sample is read in bounded memory, but what it
-# yields stays until the whole log is checked, and a thousand samples of a repeated 30 MB
+# yields stays until the whole log is checked, and a thousand samples of a repeated 20 MB
 # explanation fit in a few megabytes of archive.
 MAX_KEPT_CHARS = 32_000_000
 _SAMPLE = re.compile(r"samples/[^/]+\.json")

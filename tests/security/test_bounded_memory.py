@@ -184,13 +184,13 @@ def backup_bomb(path, document_bytes: int):
 def test_a_backup_that_unpacks_hugely_is_refused_before_it_is_read(db, tmp_path):
     path = backup_bomb(tmp_path / "bomb.zip", 300 * 1024 * 1024)
     assert path.stat().st_size < 400_000
-    with pytest.raises(CommandError, match=r"more than the 67,108,864 this server restores"):
+    with pytest.raises(CommandError, match=r"more than the 50,331,648 this server restores"):
         call_command("restore_study", str(path))
 
 
 def test_a_backup_of_too_many_values_is_refused_before_it_is_read(db, tmp_path):
     path = backup_bomb(tmp_path / "bomb.zip", 30 * 1024 * 1024)
-    with pytest.raises(CommandError, match=r"values, more than the 2,000,000 this server"):
+    with pytest.raises(CommandError, match=r"values, more than the 1,500,000 this server"):
         call_command("restore_study", str(path))
 
 
