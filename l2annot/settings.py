@@ -254,7 +254,7 @@ JUDGE_MAX_RETRIES = int(os.environ.get("JUDGE_MAX_RETRIES", 6))
 JUDGE_ALLOWED_PROVIDERS = envlist("JUDGE_ALLOWED_PROVIDERS", "openai,anthropic,google,openai-api")
 # Seconds one attempt of a judge call may take before it is abandoned (and retried up to
 # JUDGE_MAX_RETRIES times), and a whole run before it is stopped: no provider holds the worker.
-JUDGE_CALL_TIMEOUT = int(os.environ.get("JUDGE_CALL_TIMEOUT", "120"))
+JUDGE_CALL_TIMEOUT = int(os.environ.get("JUDGE_CALL_TIMEOUT", "300"))
 JUDGE_RUN_TIMEOUT = int(os.environ.get("JUDGE_RUN_TIMEOUT", str(24 * 3600)))
 # Characters of a judge prompt's text (refused longer when saved; the editor's preview, not
 # filled): a slot written many times fills as many copies of the response.
