@@ -6,13 +6,15 @@ The document is Django's own serialization (model, pk, fields) in an envelope th
 format and its version. Version 1 backups were that document alone, as a plain JSON file,
 without the resource files; they are still read. Primary keys are kept rather than replaced by
 natural keys: most models here have none, and restoring into an empty database means no key can
-collide. Users travel without their password hashes (restored users must reset their password)
-and without per-user permissions; their role is their group, carried by name.
+collide. Users travel without their password hashes (restored users must reset their password),
+without per-user permissions and without their roles.
 
 A backup file is input from outside: a restore writes only the kinds of row a backup holds
 (`backed_up_models`), refuses any other record (an API token, a permission, a session...) before
 it writes anything, and restores every user without privileges whatever the record says: no
-password, not staff, not superuser, no permissions, no group but a role.
+password, not staff, not superuser, no permissions, no group, so no role. A role names what a
+person may do on this server, which a file from elsewhere cannot decide: an admin grants it
+(the restore's report lists the people it brought in).
 """
 
 import json
@@ -37,8 +39,6 @@ from django.db.models import Q
 from django.utils.translation import gettext
 
 from accounts.models import User
-from accounts.roles import Role
-from accounts.services import sync_roles
 from agreement.models import AnalysisSettings
 from grading.models import (
     Assignment,
@@ -91,9 +91,8 @@ FORMAT = "l2annot-study-backup"
 VERSION = 2  # 2: a zip with the resource files; 1: the JSON document alone
 READABLE_VERSIONS = (1, 2)
 # Models a restore refuses to write over: the ones a backup holds. Groups (roles) are not here:
-# `sync_roles` makes them, and migrations may have made them already.
+# migrations make them, and a restore never puts anyone in one.
 GUARDED_APPS = ("accounts", "taxonomy", "rubrics", "grading", "judging", "agreement")
-ROLE_KEYS = [[role.value] for role in Role]  # groups by natural key, as the writer writes them
 
 
 @dataclass(frozen=True)
@@ -110,6 +109,8 @@ class RestoreSummary:
     files_written: int
     files_present: int  # already in MEDIA_ROOT with the same bytes
     files_not_in_backup: tuple[str, ...]  # a version 1 backup, or missing when backed up
+    # (username, email) of every person restored, all without a role: an admin grants them
+    people: tuple[tuple[str, str], ...] = ()
 
 
 def study_querysets(study: Study) -> list[models.QuerySet[Any]]:
@@ -256,8 +257,8 @@ def backup_study(
     others = [row for row in rows if not isinstance(row, User)]
     user_records = serializers.serialize("python", users, use_natural_foreign_keys=True)
     for record in user_records:
-        record["fields"]["password"] = ""  # made unusable on restore
-        record["fields"]["user_permissions"] = []
+        # No password, no permission, no role: see _unprivileged_user.
+        record["fields"].update(password="", user_permissions=[], groups=[])
     records = user_records + serializers.serialize("python", others)
     media_root = Path(settings.MEDIA_ROOT)
     files, missing = media_files(_resource_files(records), media_root)
@@ -355,17 +356,16 @@ def read_document(raw: bytes | str) -> dict[str, Any]:
 def _unprivileged_user(fields: dict[str, Any]) -> dict[str, Any]:
     """A user record's fields stripped of every privilege a crafted backup could claim: the
     password (made unusable on restore), staff and superuser flags, per-user permissions, and
-    every group that is not a role (a role is carried by name, as the writer writes it)."""
-    groups = fields.get("groups")
-    keys = groups if isinstance(groups, list) else []
-    roles = [key for key in keys if key in ROLE_KEYS]
+    every group, roles included (backups written before roles were left out still name them):
+    a crafted "Admin" beside the attacker's email would make an admin of whoever receives the
+    set-password link."""
     return {
         **fields,
         "password": "",
         "is_staff": False,
         "is_superuser": False,
         "user_permissions": [],
-        "groups": roles,
+        "groups": [],
     }
 
 
@@ -506,7 +506,6 @@ def _check_empty_database() -> None:
 
 def _load_rows(records: list[dict[str, Any]]) -> None:
     loaded: set[type[models.Model]] = set()
-    sync_roles()  # the groups users are restored into: their roles
     with connection.constraint_checks_disabled():
         try:
             for obj in serializers.deserialize("python", records):
@@ -577,4 +576,9 @@ def _restore(document: dict[str, Any], archive: zipfile.ZipFile | None) -> Resto
         files_written=len(pending),
         files_present=len(files) - len(pending),
         files_not_in_backup=not_in_backup,
+        people=tuple(
+            (str(record["fields"].get("username", "")), str(record["fields"].get("email", "")))
+            for record in rows
+            if str(record["model"]).lower() == User._meta.label_lower
+        ),
     )

@@ -182,7 +182,7 @@ def test_a_restored_study_gives_identical_agreement_figures_and_files(study, tmp
     assert JudgeRating.objects.get().value == 4
     annotator = User.objects.get(pk=restored.pool.first().annotator_id)
     assert not annotator.has_usable_password()
-    assert role_of(annotator) == Role.ANNOTATOR
+    assert role_of(annotator) is None  # an admin grants roles again
     Study.objects.create(name="After", framework=restored.framework)  # sequences moved on
 
 
@@ -444,9 +444,28 @@ def test_a_user_claiming_privileges_is_restored_without_them(backup):
     assert not restored.is_superuser and not restored.is_staff
     assert not restored.has_usable_password()
     assert not restored.user_permissions.exists()
-    assert [group.name for group in restored.groups.all()] == [role]
+    assert role and not restored.groups.exists()
     assert not Group.objects.filter(name="Superusers").exists()
     assert not User.objects.filter(Q(is_superuser=True) | Q(is_staff=True)).exists()
+
+
+def test_a_user_claiming_the_admin_role_is_restored_without_any_role(backup):
+    """A crafted backup naming a user of the Admin group, with the attacker's email: once the
+    admin sends restored people their set-password links, the attacker would sign in as an
+    admin. A restore brings people in without roles; an admin grants them."""
+    document = document_of(backup)
+    user = next(o for o in document["objects"] if o["model"] == "accounts.user")
+    user["fields"].update(groups=[[Role.ADMIN.value]], email="attacker@example.org")
+    rewrite_archive(backup, document)
+    out = StringIO()
+    call_command("restore_study", str(backup), stdout=out)
+
+    restored = User.objects.get(pk=user["pk"])
+    assert role_of(restored) is None and not restored.groups.exists()
+    assert not User.objects.filter(groups__isnull=False).exists()
+    people = User.objects.count()
+    assert f"{people} people restored without a role" in out.getvalue()
+    assert f"{restored.username} (attacker@example.org)" in out.getvalue()
 
 
 def test_every_kind_of_row_in_a_backup_is_one_a_restore_accepts(study, tmp_path):

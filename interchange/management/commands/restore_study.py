@@ -2,7 +2,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import CommandError
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from interchange.backup import BackupError, restore_study
 from l2annot.commands import Command as TranslatedCommand
@@ -12,7 +12,7 @@ class Command(TranslatedCommand):
     help = gettext_noop(
         "Load an archive written by backup_study into an empty (freshly migrated) database and "
         "its resource files into MEDIA_ROOT, all or nothing. Restored users have no usable "
-        "password: set one, or create a superuser."
+        "password and no role: create a superuser, who grants roles and sends set-password links."
     )
 
     def add_arguments(self, parser: Any) -> None:
@@ -51,3 +51,22 @@ class Command(TranslatedCommand):
                 "written to MEDIA_ROOT"
             )
         self.stdout.write(done % values)
+        if summary.people:
+            self.stdout.write(
+                ngettext(
+                    "%(count)s person restored without a role: %(people)s. Check the email "
+                    "address before sending a set-password link, then grant the role on the "
+                    "People page (an admin's).",
+                    "%(count)s people restored without a role: %(people)s. Check each email "
+                    "address before sending set-password links, then grant roles on the People "
+                    "page (an admin's).",
+                    len(summary.people),
+                )
+                % {
+                    "count": len(summary.people),
+                    "people": ", ".join(
+                        f"{username} ({email})" if email else username
+                        for username, email in summary.people
+                    ),
+                }
+            )
