@@ -343,6 +343,17 @@ def _touch(assignment: Assignment, now: datetime) -> None:
     assignment.last_activity_at = now
 
 
+def _record_activity(assignment: Assignment, now: datetime) -> None:
+    """Save the time an answer adds; the first answer starts an assignment nobody started
+    (its page was opened without JavaScript, which starts it as it loads)."""
+    _touch(assignment, now)
+    fields = ["time_spent_seconds", "last_activity_at"]
+    if assignment.status == Assignment.Status.ASSIGNED:
+        assignment.status, assignment.started_at = Assignment.Status.IN_PROGRESS, now
+        fields += ["status", "started_at"]
+    assignment.save(update_fields=fields)
+
+
 def _start(assignment: Assignment, now: datetime) -> Assignment:
     if assignment.status == Assignment.Status.ASSIGNED:
         assignment.status = Assignment.Status.IN_PROGRESS
@@ -354,7 +365,8 @@ def _start(assignment: Assignment, now: datetime) -> Assignment:
 
 @transaction.atomic
 def start(assignment: Assignment, *, by: User) -> Assignment:
-    """Mark an assignment opened directly (not through claim_next) as in progress."""
+    """Mark an assignment opened directly (not through claim_next) as in progress: its page
+    asks as it loads (a POST: opening a link, a GET, changes nothing)."""
     _check_own(assignment, by)
     locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
     _start(locked, timezone.now())
@@ -689,8 +701,7 @@ def save_grade_line(
             grade.save(update_fields=changed)
         if recount:
             tallies.refresh([assignment.study_item_id], criterion_version_id)
-        _touch(assignment, now)
-        assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
+        _record_activity(assignment, now)
         return grade, item
 
 
@@ -790,8 +801,7 @@ def save_turn_grade(
         grade = _derive_grade(assignment, version, turns, by)
         if _add_time(grade, assignment, active_ms):  # a turn's time is its criterion's
             grade.save(update_fields=["active_ms"])
-        _touch(assignment, now)
-        assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
+        _record_activity(assignment, now)
         return turn_grade, grade, item
 
 
@@ -904,8 +914,7 @@ def save_likert(assignment: Assignment, item_id: int, value: int, *, by: User) -
         rating.save()
     if changed and assignment.is_submitted:
         ResultsRevision.objects.bump(assignment.study_item.study_id)
-    _touch(assignment, now)
-    assignment.save(update_fields=["time_spent_seconds", "last_activity_at"])
+    _record_activity(assignment, now)
     return rating
 
 

@@ -7,6 +7,7 @@ urlpatterns = [
     path("", assignment.index, name="index"),
     path("studies/<int:study_id>/next/", assignment.next_item, name="next"),
     path("assignments/<int:assignment_id>/", assignment.assignment_page, name="assignment"),
+    path("assignments/<int:assignment_id>/start/", assignment.start, name="assignment_start"),
     path(
         "assignments/<int:assignment_id>/criteria/<int:criterion_version_id>/",
         assignment.save_grade,

@@ -310,13 +310,23 @@ def next_item(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
 
 @require(Action.GRADE)
 def assignment_page(request: AuthenticatedHttpRequest, assignment_id: int) -> HttpResponse:
+    # Opened from a link rather than "next": the page starts it as it loads (`start`), never
+    # the GET itself, which a link or an image in someone's text could send.
+    return render(request, PAGE, _page_context(request, _own(request, assignment_id)))
+
+
+@require(Action.GRADE)
+@require_POST
+def start(request: AuthenticatedHttpRequest, assignment_id: int) -> HttpResponse:
+    """Mark the assignment in progress (its time counts from now), sent by its page as it
+    loads; nothing to answer."""
     assignment = _own(request, assignment_id)
     if (
         assignment.status == Assignment.Status.ASSIGNED
         and not assignment.study_item.study.is_closed()
     ):
-        services.start(assignment, by=request.user)  # opened from a link rather than "next"
-    return render(request, PAGE, _page_context(request, assignment))
+        services.start(assignment, by=request.user)
+    return HttpResponse(status=204)
 
 
 def _fragment(

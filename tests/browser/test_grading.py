@@ -141,6 +141,21 @@ def test_annotator_grades_a_response_with_the_keyboard_and_gets_the_next(new_pag
     assert page.csp_errors == []
 
 
+def test_an_assignment_opened_from_a_link_is_started_by_its_page_as_it_loads(new_page, log_in):
+    page = new_page()
+    annotator = log_in(page, Role.ANNOTATOR)
+    study = factories.study([annotator], responses=1, overlap=1)
+    services.assign_study(study)
+    mine = Assignment.objects.get(annotator=annotator)
+    start = reverse("grading:assignment_start", args=[mine.pk])
+    with page.expect_response(lambda response: response.url.endswith(start)) as started:
+        page.goto(reverse("grading:assignment", args=[mine.pk]))
+    assert started.value.status == 204
+    mine.refresh_from_db()
+    assert mine.status == Assignment.Status.IN_PROGRESS
+    assert page.csp_errors == []
+
+
 def test_on_a_phone_the_response_and_the_criteria_each_keep_their_place(new_page, log_in):
     page = new_page(width=390)
     annotator = log_in(page, Role.ANNOTATOR)

@@ -213,7 +213,7 @@ def test_the_grading_page_runs_a_fixed_number_of_queries(
     mine = assignment_of(study, graders[0])
     factories.complete(mine, graders[0])
     client = client_for(graders[0])
-    client.get(page(mine))  # the first visit also marks it started
+    client.get(page(mine))
     # session, user, 2 permission lookups, then 7 for the page whatever the rubric's length:
     # the assignment with its study, rubric version, response and task; progress counts;
     # grades; rubric items with criterion versions and criteria; Likert questions with their
@@ -223,6 +223,37 @@ def test_the_grading_page_runs_a_fixed_number_of_queries(
         html = client.get(page(mine)).content.decode()
     assert html.count('name="verdict" value="pass"') == criteria
     assert markup(html).count('aria-pressed="true"') == criteria + study.likert_items.count()
+
+
+def test_opening_the_page_starts_nothing_the_page_starts_it_as_it_loads(study, graders):
+    mine = assignment_of(study, graders[0])
+    client = client_for(graders[0])
+    start = reverse("grading:assignment_start", args=[mine.pk])
+    html = client.get(page(mine)).content.decode()
+    mine.refresh_from_db()
+    assert (mine.status, mine.started_at) == (Assignment.Status.ASSIGNED, None)
+    assert f'hx-post="{start}" hx-trigger="load"' in html
+    assert client.get(start).status_code == 405
+    assert htmx(client).post(start).status_code == 204
+    mine.refresh_from_db()
+    assert mine.status == Assignment.Status.IN_PROGRESS and mine.started_at is not None
+    assert start not in client.get(page(mine)).content.decode()
+
+
+def test_the_first_answer_starts_an_assignment_opened_without_javascript(study, graders):
+    mine = assignment_of(study, graders[0])
+    version = factories.rubric_of(mine)[0]
+    client_for(graders[0]).post(save_url(mine, version), {"verdict": "pass"})
+    mine.refresh_from_db()
+    assert mine.status == Assignment.Status.IN_PROGRESS and mine.started_at is not None
+
+
+def test_another_graders_assignment_cannot_be_started(study, graders):
+    theirs = assignment_of(study, graders[1])
+    start = reverse("grading:assignment_start", args=[theirs.pk])
+    assert client_for(graders[0]).post(start).status_code == 404
+    theirs.refresh_from_db()
+    assert theirs.status == Assignment.Status.ASSIGNED
 
 
 def test_a_second_visit_renders_no_markdown_again(study, graders, monkeypatch):
