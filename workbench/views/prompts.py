@@ -8,6 +8,7 @@ from django.db.models import Count, Max, Prefetch
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
@@ -93,6 +94,7 @@ def prompt(request: AuthenticatedHttpRequest, prompt_id: int) -> HttpResponse:
 
 
 @require(Action.MANAGE_STUDIES)
+@require_POST
 def prompt_preview(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The text being written, filled on the first unit of the chosen study (htmx, as typed)."""
     text = request.POST.get("text", "")

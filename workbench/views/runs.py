@@ -8,6 +8,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import timezone
+from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
@@ -91,11 +92,13 @@ def run_context(study: Study, run: JudgeRun) -> dict[str, object]:
 
 
 @require(Action.MANAGE_STUDIES)
+@require_POST
 def cancel(request: AuthenticatedHttpRequest, study_id: int, run_id: int) -> HttpResponse:
     return _act(request, study_id, run_id, services.cancel_run)
 
 
 @require(Action.MANAGE_STUDIES)
+@require_POST
 def resume(request: AuthenticatedHttpRequest, study_id: int, run_id: int) -> HttpResponse:
     return _act(request, study_id, run_id, services.resume_run)
 
