@@ -4,13 +4,14 @@ pages.
 
 Blindness: whoever cannot run studies reads only the flags they raised (`visible()`); another
 grader's flag is a 404. A flag names an assignment of the caller's own (another's does not
-exist here)."""
+exist here). A grader reads their flag without `reassigned_to`: who took their response over is
+another grader, whom blind grading never names to them."""
 
 from typing import Any
 
 import django_filters
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -47,6 +48,33 @@ class FlagSerializer(ApiModelSerializer):
             *("reassigned_to", "draft", "resolved_by", "resolved_at"),
         ]
         read_only_fields = fields
+
+
+class GraderFlagSerializer(FlagSerializer):
+    """A flag as the grader who raised it reads it: everything but who took their response
+    over (`outcome` says it was reassigned)."""
+
+    reassigned_to = None  # type: ignore[assignment]
+
+    class Meta(FlagSerializer.Meta):
+        fields = [name for name in FlagSerializer.Meta.fields if name != "reassigned_to"]
+        read_only_fields = fields
+
+
+# What a flag reads as depends on who asks (FlagViewSet.get_serializer_class): the schema says
+# both.
+FLAG_FOR_ROLE = PolymorphicProxySerializer(
+    component_name="FlagForRole",
+    serializers=[FlagSerializer, GraderFlagSerializer],
+    resource_type_field_name=None,
+)
+FLAGS_FOR_ROLE = PolymorphicProxySerializer(
+    component_name="FlagForRole",
+    serializers=[FlagSerializer, GraderFlagSerializer],
+    resource_type_field_name=None,
+    many=True,
+)
+READ_ERRORS = {401: schema.UNAUTHENTICATED, 403: schema.FORBIDDEN, 404: schema.NOT_FOUND}
 
 
 class RaiseFlagSerializer(ApiSerializer):
@@ -118,6 +146,10 @@ class FlagFilter(FilterSet):
         fields = ["study", "study_item", "criterion", "kind", "status"]
 
 
+@extend_schema_view(
+    list=extend_schema(responses={200: FLAGS_FOR_ROLE, 400: schema.INVALID, **READ_ERRORS}),
+    retrieve=extend_schema(responses={200: FLAG_FOR_ROLE, **READ_ERRORS}),
+)
 class FlagViewSet(ReadOnlyViewSet):
     """Flags on responses and criteria (grading.flags)."""
 
@@ -137,10 +169,15 @@ class FlagViewSet(ReadOnlyViewSet):
         user = self.request.user
         return queryset if manages_studies(user) else queryset.filter(by=user)
 
+    def get_serializer_class(self) -> type[serializers.Serializer]:
+        if getattr(self, "swagger_fake_view", False) or manages_studies(self.request.user):
+            return FlagSerializer
+        return GraderFlagSerializer
+
     @extend_schema(
         request=RaiseFlagSerializer,
         responses={
-            201: FlagSerializer,
+            201: FLAG_FOR_ROLE,
             400: schema.INVALID,
             401: schema.UNAUTHENTICATED,
             403: schema.FORBIDDEN,
@@ -164,7 +201,7 @@ class FlagViewSet(ReadOnlyViewSet):
             by=acting_user(request),
         )
         return Response(
-            FlagSerializer(self.get_queryset().get(pk=raised.pk)).data,
+            self.get_serializer(self.get_queryset().get(pk=raised.pk)).data,
             status=status.HTTP_201_CREATED,
         )
 

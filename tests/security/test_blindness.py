@@ -1,6 +1,7 @@
 """Grading stays blind however an annotator asks: another grader's assignment (page, htmx
 fragments, resources), the study's agreement, adjudication and judge pages, the exports and the
-API's grades, verdicts and responses all answer 403 or 404, and never carry the secrets."""
+API's grades, verdicts and responses all answer 403 or 404, and never carry the secrets; and no
+page or endpoint an annotator reaches names another grader."""
 
 import pytest
 from django.test import Client
@@ -12,11 +13,12 @@ from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
 from grading import services
 from grading.adjudication import record_gold_verdict
-from grading.flags import raise_flag
-from grading.models import Assignment, Grade
+from grading.flags import raise_flag, resolve_flag
+from grading.models import Assignment, Flag, Grade, Study
 from judging.models import JudgeRun, JudgeVerdict, PromptTemplate
 from rubrics import services as rubric_services
 from tests import factories
+from tests.url_walk import api_model, body, every_pattern, fill, first_pk, parameters
 
 pytestmark = pytest.mark.django_db
 
@@ -25,6 +27,9 @@ JUDGE = "secret-judge-y"
 RATIONALE = "secret-rationale-of-ben"
 GOLD_NOTE = "secret-gold-note"
 SECRETS = (MODEL, JUDGE, RATIONALE, GOLD_NOTE)
+BEN_NAME, CARLA_NAME = "Benedikt Geheim", "Carlota Secreta"
+# Other graders, as a page could name them: by user name or by the name shown.
+OTHER_GRADERS = ("benedikt-grader", BEN_NAME, "carlota-grader", CARLA_NAME)
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +38,7 @@ def built(module_db):  # type: ignore[no-untyped-def]
     it and a maintainer recorded a gold verdict. Built once for the module."""
     sync_roles()
     ada = create_user_with_role("ada", "pw-ada", Role.ANNOTATOR)
-    ben = create_user_with_role("ben", "pw-ben", Role.ANNOTATOR)
+    ben = create_user_with_role("benedikt-grader", "pw", Role.ANNOTATOR, display_name=BEN_NAME)
     response = factories.response(factories.published_task(), model=MODEL)
     study = services.create_study(
         name="Blind study",
@@ -66,8 +71,29 @@ def built(module_db):  # type: ignore[no-untyped-def]
         criterion_version_id=versions[0].pk,
         by=ben,
     )
+    # Ada sets a response of another study aside; a maintainer gives it to Carlota.
+    carla = create_user_with_role("carlota-grader", "pw", Role.ANNOTATOR, display_name=CARLA_NAME)
+    maintainer = create_user_with_role("maintainer", "pw", Role.MAINTAINER)
+    other = factories.study([ada], responses=1, overlap=1)
+    services.assign_study(other)
+    other.pool.create(annotator=carla)
+    set_aside = raise_flag(
+        Assignment.objects.get(study_item__study=other, annotator=ada),
+        kind="response_broken",
+        comment="Cut off.",
+        skip=True,
+        by=ada,
+    )
+    resolve_flag(
+        set_aside,
+        note="Given to another grader.",
+        outcome="reassigned",
+        reassign_to=carla,
+        by=maintainer,
+    )
     return {
         "flag": flag,
+        "own_flag": set_aside,
         "ada": ada,
         "study": study,
         "mine": mine,
@@ -237,3 +263,62 @@ def test_annotator_api_lists_hold_only_their_own_work(world, name) -> None:  # t
         assert secret not in response.content.decode()
     if name == "api:assignment-list":
         assert {row["id"] for row in response.json()["results"]} == {world["mine"].pk}
+
+
+def _own_values(world, name: str, route: str, pattern) -> dict:  # type: ignore[no-untyped-def]
+    """URL values naming Ada's own work (another's is refused above); 0 for what she has none
+    of, which answers 404 or, for what her role may not open, 403."""
+    mine = world["mine"]
+    values = {
+        "study_id": world["study"].pk,
+        "assignment_id": mine.pk,
+        "study_item_id": mine.study_item_id,
+        "criterion_version_id": world["version"].pk,
+        "likert_item_id": world["likert"].pk,
+        "resource_id": world["resource"].pk,
+        "flag_id": world["own_flag"].pk,
+        "run_id": world["run"].pk,
+        "run": world["run"].pk,
+        "prompt_id": PromptTemplate.objects.first().pk,
+        "user_id": world["ada"].pk,
+        "id": world["ada"].pk,
+        "framework_code": world["study"].framework.code,
+        "code": world["study"].framework.code,
+        "direction": "up",
+        "uidb64": "MQ",
+        "token": "not-a-token",
+        "url": "no/such/page/",
+        "app_label": "grading",
+        "model": "flag",
+    } | dict.fromkeys(("pk", "turn_id", "object_id", "content_type_id"), 0)
+    if name.startswith("api:") and "pk" in parameters(route):
+        own = {Flag: world["own_flag"], Assignment: mine, Study: world["study"]}
+        model = api_model(pattern)
+        values["pk"] = own[model].pk if model in own else first_pk(model)
+    return values
+
+
+def test_no_page_or_endpoint_an_annotator_reaches_names_another_grader(world) -> None:  # type: ignore[no-untyped-def]
+    client = Client()
+    client.force_login(world["ada"])
+    named: dict[str, list[str]] = {}
+    reached = 0
+    for name, route, pattern in every_pattern():
+        url = fill(route, _own_values(world, name, route, pattern))
+        for headers in ({}, {"HTTP_HX_REQUEST": "true"}):
+            response = client.get(url, **headers)
+            reached += response.status_code == 200
+            text = body(response).lower()
+            found = [who for who in OTHER_GRADERS if who.lower() in text]
+            if found:
+                named[f"{url} {headers}"] = found
+    assert named == {}
+    assert reached > 40  # her pages, her grading, the taxonomy, her API lists: not only refusals
+
+
+def test_a_grader_reads_their_flag_without_who_took_their_response_over(world) -> None:  # type: ignore[no-untyped-def]
+    mine = _api(world).get(reverse("api:flag-detail", args=[world["own_flag"].pk])).json()
+    assert mine["outcome"] == "reassigned" and "reassigned_to" not in mine
+    listed = _api(world).get(reverse("api:flag-list")).json()["results"]
+    assert [flag["id"] for flag in listed] == [world["own_flag"].pk]
+    assert all("reassigned_to" not in flag for flag in listed)

@@ -16,11 +16,10 @@ from typing import Any
 
 import pytest
 from django.apps import apps
-from django.contrib import admin
 from django.contrib.contenttypes.models import ContentType
-from django.db import connection, models
+from django.db import connection
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls import URLPattern
 
 from accounts.models import ApiToken, User
 from accounts.roles import Role
@@ -38,48 +37,12 @@ from taxonomy.models import (
 )
 from tests import factories
 from tests.accounts.test_route_permissions import CREATE_UNDER, GRADING_PARAMS, ROUTES
+from tests.url_walk import admin_model, api_model, every_pattern, fill, first_pk, parameters
 
 # Written by reading, on purpose: the cache of computed reports, and the session a request
 # keeps (its CSRF token, its messages).
 NOT_STATE = ("l2annot_cache", "django_session")
 WRITE = re.compile(r"^\s*(INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
-
-
-def every_pattern(
-    patterns: list[Any] | None = None, prefix: str = "", namespace: str = ""
-) -> Iterator[tuple[str, str, URLPattern]]:
-    """(name, full route, pattern) of every URL pattern, named or not (an unnamed one is named
-    by its route)."""
-    for entry in patterns if patterns is not None else get_resolver().url_patterns:
-        route = prefix + str(entry.pattern)
-        if isinstance(entry, URLResolver):
-            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
-            yield from every_pattern(entry.url_patterns, route, inner)
-        else:
-            yield f"{namespace}{entry.name}" if entry.name else route, route, entry
-
-
-PARAMETER = re.compile(r"<(?:\w+:)?(\w+)>|\(\?P<(\w+)>[^)]*\)")
-
-
-def fill(route: str, values: dict[str, Any]) -> str:
-    """The URL of `route` (a path() route or a router's regular expression) with `values`."""
-    url = PARAMETER.sub(lambda m: str(values[m.group(1) or m.group(2)]), route)
-    return "/" + url.replace("^", "").replace("$", "")
-
-
-def admin_model(name: str) -> type[models.Model] | None:
-    """The model of an admin URL named `admin:<app>_<model>_<view>`."""
-    for model in admin.site._registry:
-        if name.startswith(f"admin:{model._meta.app_label}_{model._meta.model_name}_"):
-            return model
-    return None
-
-
-def first_pk(model: type[models.Model]) -> Any:
-    """The first row's key; 0 when there is none (the admin then answers "no such object")."""
-    found = model._default_manager.order_by("pk").values_list("pk", flat=True).first()
-    return 0 if found is None else found
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +84,7 @@ def walk_data(module_db: None) -> dict[str, Any]:
 
 
 def url_of(name: str, route: str, pattern: URLPattern, data: dict[str, Any]) -> str:
-    wanted = {m.group(1) or m.group(2) for m in PARAMETER.finditer(route)}
+    wanted = parameters(route)
     values: dict[str, Any] = {
         "framework_code": data["framework"],
         "code": data["framework"],
@@ -141,7 +104,7 @@ def url_of(name: str, route: str, pattern: URLPattern, data: dict[str, Any]) -> 
     elif name == "interchange:job":
         values["pk"] = data["job"]
     elif name.startswith("api:") and "pk" in wanted:
-        values["pk"] = first_pk(pattern.callback.cls.queryset.model)  # type: ignore[attr-defined]
+        values["pk"] = first_pk(api_model(pattern))
     elif "pk" in wanted:
         kind = name.split(":")[-1].rsplit("_", 1)[0]
         values["pk"] = CREATE_UNDER[kind]().pk if name.endswith("_create") else data["pages"][kind]
