@@ -32,7 +32,22 @@ class UsageSerializer(ApiModelSerializer):
         read_only_fields = fields
 
 
+# The schema's JudgeRunStatus (settings.ENUM_NAME_OVERRIDES): what is stored, and `stalled`.
+RUN_STATUSES = [*JudgeRun.Status.values, JudgeRun.STALLED]
+
+
 class JudgeRunSerializer(ApiModelSerializer):
+    status = serializers.ChoiceField(
+        source="live_status",
+        choices=RUN_STATUSES,
+        read_only=True,
+        help_text="`stalled`: the run was running, but its worker has given no sign of life for "
+        "a minute (it was killed or the machine stopped), as the run's page says; run it again "
+        "from the page.",
+    )
+    heartbeat = serializers.DateTimeField(
+        read_only=True, help_text="The last sign of life of the job running it."
+    )
     verdicts = serializers.IntegerField(
         source="verdict_count",
         help_text="How many verdicts on whole responses (a dialogue's turns not counted).",
@@ -68,7 +83,8 @@ class JudgeRunSerializer(ApiModelSerializer):
         fields = ["id", "judge_model", "prompt_version", "prompt_template", "config"]
         fields += ["model_family"]
         fields += ["run_id", "status", "parameters", "calls_total", "calls_done", "errors"]
-        fields += ["unparseable", "usage", "duration", "started", "finished", "created_at"]
+        fields += ["unparseable", "usage", "duration", "started", "heartbeat", "finished"]
+        fields += ["created_at"]
         fields += ["verdicts"]
         read_only_fields = fields
 

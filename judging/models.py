@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from judging.prompting import AnswerStyle
@@ -242,12 +243,27 @@ class JudgeRun(models.Model):
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
 
     STALE_AFTER = timedelta(seconds=60)
+    # Shown, never stored: a run still "running" whose job has stopped giving signs of life.
+    STALLED = "stalled"
+    STALLED_LABEL = _("Stopped (its worker gave no sign of life)")
 
     def is_stale(self, now: datetime) -> bool:
         """Running, but its job has given no sign of life for a minute: the worker died."""
         last = self.heartbeat or self.started
         silent = last is None or now - last > self.STALE_AFTER
         return self.status == self.Status.RUNNING and silent
+
+    @property
+    def live_status(self) -> str:
+        """The status as the pages and the API show it: `stalled` for a running run whose
+        worker died (a killed worker cannot say so itself), the stored status otherwise."""
+        return self.STALLED if self.is_stale(timezone.now()) else self.status
+
+    @property
+    def live_status_label(self) -> str:
+        if self.live_status == self.STALLED:
+            return str(self.STALLED_LABEL)
+        return str(self.get_status_display())  # type: ignore[attr-defined]
 
     def elapsed(self, now: datetime) -> float | None:
         """Seconds the run took, or has taken so far; None before it starts."""

@@ -365,6 +365,7 @@ SPECTACULAR_SETTINGS = {
         "FlagStatus": "grading.models.Flag.Status",
         "FlagOutcome": "grading.models.Flag.Outcome",
         "PersonRole": "api.people.ROLES",
+        "JudgeRunStatus": "api.judging.RUN_STATUSES",
     },
 }
 

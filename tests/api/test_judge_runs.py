@@ -1,12 +1,17 @@
 """Judge runs in the API: the prompt a run sent, its parameters, counts and token usage; an
 unparseable answer is a verdict of null with the judge's output."""
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
+from accounts.roles import Role
 from judging.models import JudgeRun, JudgeVerdict, PromptVersion
 from judging.services import save_config
 from rubrics.models import CriterionVersion, Response
+from tests import factories
 from tests.factories import demo_benchmark_and_graders
 
 pytestmark = pytest.mark.django_db
@@ -65,3 +70,34 @@ def test_a_run_shows_the_prompt_it_sent_its_parameters_counts_and_usage(runs, vi
 def test_an_unparseable_answer_is_a_null_verdict_with_the_judges_output(runs, viewer_api):
     (verdict,) = viewer_api.get(reverse("api:judgeverdict-list")).json()["results"]
     assert (verdict["verdict"], verdict["rationale"]) == (None, "Hmm.")
+
+
+def test_a_run_whose_worker_was_killed_reads_stalled_as_on_its_page(runs, viewer_api, client_as):
+    made, _ = runs
+    study = factories.study([], responses=1, overlap=1)
+    killed_at = timezone.now() - JudgeRun.STALE_AFTER - timedelta(seconds=5)
+    JudgeRun.objects.filter(pk=made.pk).update(
+        status=JudgeRun.Status.RUNNING, started=killed_at, heartbeat=killed_at,
+        parameters={"study": study.pk},
+    )  # fmt: skip
+    run = viewer_api.get(reverse("api:judgerun-detail", args=[made.pk])).json()
+    assert run["status"] == "stalled"
+    assert run["heartbeat"] is not None
+    page = client_as(Role.MAINTAINER).get(reverse("workbench:run", args=[study.pk, made.pk]))
+    assert "Stopped (its worker gave no sign of life)" in page.text
+    assert "Run it again" in page.text
+    JudgeRun.objects.filter(pk=made.pk).update(heartbeat=timezone.now())
+    alive = viewer_api.get(reverse("api:judgerun-detail", args=[made.pk])).json()
+    assert alive["status"] == "running"
+
+
+def test_a_runs_page_does_not_show_where_the_server_keeps_its_log(runs, client_as):
+    made, _ = runs
+    study = factories.study([], responses=1, overlap=1)
+    secret_place = "/srv/l2annot/judge-logs/17/2026-01-01T00-00-00_judge.eval"
+    JudgeRun.objects.filter(pk=made.pk).update(
+        log_path=secret_place, parameters={"study": study.pk}
+    )
+    page = client_as(Role.MAINTAINER).get(reverse("workbench:run", args=[study.pk, made.pk]))
+    assert page.status_code == 200 and "Calibration of this run" in page.text
+    assert "/srv/l2annot" not in page.text and "judge-logs" not in page.text
