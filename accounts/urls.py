@@ -32,7 +32,7 @@ urlpatterns = [
     ),
     path(
         "accounts/password/reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(),
+        password_reset.PasswordResetConfirmView.as_view(),
         name="password_reset_confirm",
     ),
     path(

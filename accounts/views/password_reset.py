@@ -5,13 +5,17 @@ and per client (settings PASSWORD_RESET_LIMIT_PER_EMAIL, PASSWORD_RESET_LIMIT_PE
 Every request ends on the same "check your email" page, whether an account has the address or
 not and whether the limit was reached or not, so the answer never tells which addresses exist.
 Django sends nothing to an address no active account with a usable password has.
+
+Choosing a new password through the link lifts the login lockout of the account (django-axes):
+whoever proved they read its mailbox is its owner, and may sign in at once with what they chose.
 """
 
 import hashlib
 
+from axes.utils import reset as reset_lockout
 from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.forms import PasswordResetForm
+from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm
 from django.core.cache import cache
 from django.http import HttpResponse, HttpResponseRedirect
 
@@ -49,3 +53,12 @@ class PasswordResetView(auth_views.PasswordResetView):
         if within_limits(form.cleaned_data["email"], client_ip(self.request)):
             return super().form_valid(form)
         return HttpResponseRedirect(self.get_success_url())
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's view; the new password also lifts the account's login lockout."""
+
+    def form_valid(self, form: SetPasswordForm) -> HttpResponse:
+        response = super().form_valid(form)
+        reset_lockout(username=form.user.get_username())
+        return response

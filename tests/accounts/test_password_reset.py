@@ -139,3 +139,21 @@ def test_development_prints_email_and_production_sends_it_over_smtp_from_the_env
         "use_tls": True,
     }
     assert sender == "L2 Annot <annot@example.org>"
+
+
+def test_a_new_password_from_the_link_lifts_the_login_lockout(client, person):
+    for _ in range(django_settings.AXES_FAILURE_LIMIT):
+        client.post(reverse("login"), {"username": person.username, "password": "wrong"})
+    login = {"username": person.username, "password": NEW_PASSWORD}
+    assert client.post(reverse("login"), login).status_code == 429  # locked out
+
+    ask(client, person.email)
+    form = client.get(link_in(mail.outbox[0]), follow=True)
+    done = client.post(
+        form.redirect_chain[-1][0],
+        {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
+    assert done.status_code == 302
+
+    signed_in = client.post(reverse("login"), login)
+    assert signed_in.status_code == 302 and signed_in.url == reverse("home")
