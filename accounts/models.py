@@ -1,6 +1,7 @@
 import hashlib
 import secrets
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
@@ -9,19 +10,60 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.roles import ACTION_LABELS
+from accounts.usernames import not_like_another, username_key
 
 
 class User(AbstractUser):
     """The project's own user model, so profile fields can grow without a swap later."""
 
+    username = models.CharField(
+        _("username"),
+        max_length=150,
+        unique=True,
+        help_text=_("Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only."),
+        validators=[AbstractUser.username_validator, not_like_another],
+        error_messages={"unique": _("A user with that username already exists.")},
+    )
+    # What the name reads as (accounts.usernames): one account per key, so no name passes for
+    # another. Empty only for rows written in bulk, which bypass save().
+    username_key = models.CharField(
+        _("user name as read"),
+        max_length=300,
+        blank=True,
+        default="",
+        editable=False,
+        help_text=_("The user name as a reader sees it: no two accounts share it."),
+    )
     display_name = models.CharField(max_length=150, blank=True, verbose_name=_("display name"))
     # The interface language this person chose; blank: their browser's (accounts.middleware).
     language = models.CharField(
         _("interface language"), max_length=10, blank=True, choices=settings.LANGUAGES
     )
 
+    class Meta(AbstractUser.Meta):
+        constraints = [
+            models.UniqueConstraint(
+                fields=["username_key"],
+                condition=~models.Q(username_key=""),
+                name="user_name_reads_unlike_any_other",
+                violation_error_message=_("This user name reads like another account's."),
+            )
+        ]
+
     def __str__(self) -> str:
         return self.display_name or self.get_full_name() or self.username
+
+    def clean(self) -> None:
+        super().clean()  # normalises the user name (NFKC)
+        if isinstance(self.username, str):  # None once a form has refused it
+            self.username_key = username_key(self.username)
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.username_key = username_key(self.username)
+        fields = kwargs.get("update_fields")
+        if fields is not None and "username" in fields:
+            kwargs["update_fields"] = {*fields, "username_key"}
+        super().save(*args, **kwargs)
 
 
 class Capability(models.Model):

@@ -39,6 +39,7 @@ from django.db.models import Q
 from django.utils.translation import gettext
 
 from accounts.models import User
+from accounts.usernames import username_key
 from agreement.models import AnalysisSettings
 from grading.models import (
     Assignment,
@@ -509,8 +510,9 @@ def _load_rows(records: list[dict[str, Any]]) -> None:
     with connection.constraint_checks_disabled():
         try:
             for obj in serializers.deserialize("python", records):
-                if isinstance(obj.object, User):
+                if isinstance(obj.object, User):  # saved raw: what User.save() sets, set here
                     obj.object.password = make_password(None)
+                    obj.object.username_key = username_key(obj.object.username)
                 obj.save()
                 loaded.add(type(obj.object))
         except DeserializationError as error:

@@ -90,10 +90,17 @@ def invite(
     display_name: str = "",
 ) -> User:
     """Create an account with `role` and no usable password, and email its owner a link to set
-    one. Refuses a user name or an email address already in use (case ignored)."""
+    one. Refuses a user name or an email address already in use (case ignored), and a user name
+    that reads like another's (accounts.usernames)."""
     errors: dict[str, list[str]] = {}
+    username = User.normalize_username(username)
     if User.objects.filter(username__iexact=username).exists():
         errors["username"] = [USERNAME_TAKEN]
+    else:
+        try:
+            User._meta.get_field("username").run_validators(username)
+        except ValidationError as error:
+            errors["username"] = error.messages
     if not email:
         errors["email"] = [_("An invitation needs an email address.")]
     elif User.objects.filter(email__iexact=email).exists():

@@ -21,6 +21,7 @@ from django.test import override_settings
 from accounts.models import ApiToken, User
 from accounts.roles import Role
 from accounts.services import role_of
+from accounts.usernames import username_key
 from agreement.models import AnalysisSettings
 from agreement.services import study_report
 from grading import services as grading
@@ -461,6 +462,7 @@ def test_a_user_claiming_the_admin_role_is_restored_without_any_role(backup):
     call_command("restore_study", str(backup), stdout=out)
 
     restored = User.objects.get(pk=user["pk"])
+    assert restored.username_key == username_key(restored.username)
     assert role_of(restored) is None and not restored.groups.exists()
     assert not User.objects.filter(groups__isnull=False).exists()
     people = User.objects.count()
