@@ -52,3 +52,23 @@ def test_check_deploy_flags_the_development_key() -> None:
 
 def test_hsts_preload_is_an_opt_in_that_check_deploy_accepts() -> None:
     assert _check_deploy(PRODUCTION | {"SECURE_HSTS_PRELOAD": "1"}).returncode == 0
+
+
+def test_production_hashes_passwords_at_least_as_strongly_as_djangos_default() -> None:
+    """A sign-in's time is its password hash (docs/deploy.md, "Sign-in time"): never bought
+    back by weakening it. The tests themselves hash fast (tests/conftest.py), production not."""
+    read = (
+        "from django.contrib.auth.hashers import get_hasher; "
+        "print(get_hasher().algorithm, getattr(get_hasher(), 'iterations', 0))"
+    )
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "--verbosity", "0", "-c", read],
+        cwd=settings.BASE_DIR,
+        env={k: v for k, v in os.environ.items() if k not in NOT_IN_PRODUCTION} | PRODUCTION,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    algorithm, iterations = result.stdout.split()
+    assert algorithm in ("pbkdf2_sha256", "argon2", "scrypt"), result.stderr
+    assert algorithm != "pbkdf2_sha256" or int(iterations) >= 1_500_000
