@@ -35,6 +35,15 @@ class User(AbstractUser):
         help_text=_("The user name as a reader sees it: no two accounts share it."),
     )
     display_name = models.CharField(max_length=150, blank=True, verbose_name=_("display name"))
+    invitation_unsent = models.BooleanField(
+        _("invitation not sent"),
+        default=False,
+        editable=False,
+        help_text=_(
+            "The last email with a set-password link could not be sent (the mail server "
+            "refused it or did not answer): send it again once mail works."
+        ),
+    )
     # The interface language this person chose; blank: their browser's (accounts.middleware).
     language = models.CharField(
         _("interface language"), max_length=10, blank=True, choices=settings.LANGUAGES

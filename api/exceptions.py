@@ -6,12 +6,14 @@
     {"detail": "Task 7 cannot be submitted.", "problems": ["Task 7 has no ..."]}     409
     {"detail": "The assignment is not complete ...", "problems": ["01: choose ..."]} 409
     {"detail": "The request body is larger than the 32 MiB this server accepts ..."} 413
+    {"detail": "The email could not be sent: ..."}                                   503
 
 The domain's errors are mapped here by their kind (audit.errors), as l2annot/errors.py maps them
 for pages: a Conflict (a stale edit, a refused delete, a closed study, a stale gold verdict, a
 refusal of the rubric workflow or the submission of an incomplete assignment, both listing
 their `problems`) is a 409, with `current` when the error carries the object as it now is;
-a NotFound (another grader's assignment) is a 404, as if it did not exist. Model validation
+a NotFound (another grader's assignment) is a 404, as if it did not exist; an Unavailable (the
+mail server refused an invitation or did not answer) is a 503. Model validation
 (full_clean in audit.editing) and the services' other refusals raise Django's
 ValidationError: a 400 with field messages, like a serializer's.
 """
@@ -60,6 +62,12 @@ class PreconditionRequired(exceptions.APIException):
         "or the `revision` field."
     )
     default_code = "precondition_required"
+
+
+class ServiceUnavailable(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "A service this needs did not answer: try again later."
+    default_code = "service_unavailable"
 
 
 class PayloadTooLarge(exceptions.APIException):
@@ -139,6 +147,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = exceptions.NotFound(_message(exc))
     elif isinstance(exc, domain.Conflict):
         exc = _conflict(exc)
+    elif isinstance(exc, domain.Unavailable):
+        exc = ServiceUnavailable(_message(exc))
     elif isinstance(exc, DjangoValidationError):
         errors = as_serializer_error(exc)
         if NON_FIELD_ERRORS in errors:  # Django's "__all__" is DRF's "non_field_errors"

@@ -1,8 +1,11 @@
 """People, for admins (*Invite people, set their role and expertise, deactivate them*): the
 same operations as the People pages, through people.services, with the same history.
 
-POST invites (an email with a set-password link goes to the address given); PATCH changes the
-role, the access (`is_active`) or the expertise; `POST .../invitation/` sends a new link."""
+POST invites (an email with a set-password link goes to the address given, once the account is
+committed; a refused invitation creates nothing); PATCH changes the role, the access
+(`is_active`) or the expertise; `POST .../invitation/` sends a new link. A mail server that
+refuses the email or does not answer leaves the account with `invitation_unsent: true`; sending
+again while it still fails is a 503."""
 
 from typing import Any
 
@@ -26,6 +29,10 @@ FIXED = ("username", "email")
 ROLES = [r.value for r in Role]  # the schema's PersonRole (settings.ENUM_NAME_OVERRIDES)
 WRITE_ERRORS = {400: schema.INVALID, 401: schema.UNAUTHENTICATED, 403: schema.FORBIDDEN}
 RACE = schema._error("The same user name was taken at the same time: retry.")
+UNSENT = schema._error(
+    "The mail server refused the email or did not answer: the account is kept, marked "
+    "`invitation_unsent`; send it again once mail works."
+)
 ONE_ERRORS = {
     404: schema.NOT_FOUND,
     409: schema._error(
@@ -46,6 +53,12 @@ class PersonSerializer(ApiModelSerializer):
     invited = serializers.SerializerMethodField(
         help_text="True until the person has chosen a password."
     )
+    invitation_unsent = serializers.BooleanField(
+        read_only=True,
+        help_text="True when the last email with a set-password link could not be sent (the "
+        "mail server refused it or did not answer): send it again with POST "
+        ".../invitation/ once mail works.",
+    )
     sub_competencies = serializers.PrimaryKeyRelatedField(
         queryset=SubCompetency.objects.all(),
         many=True,
@@ -63,7 +76,7 @@ class PersonSerializer(ApiModelSerializer):
         model = User
         fields = [
             *("id", "username", "email", "display_name", "role", "is_active", "invited"),
-            *("last_login", "date_joined", "sub_competencies", "languages"),
+            *("invitation_unsent", "last_login", "date_joined", "sub_competencies", "languages"),
         ]
         read_only_fields = ["last_login", "date_joined"]
         extra_kwargs = {"email": {"required": True, "allow_blank": False}}
@@ -106,24 +119,24 @@ class PersonViewSet(ReadOnlyViewSet):
         responses={201: PersonSerializer, **WRITE_ERRORS, 409: RACE},
     )
     def create(self, request: Request) -> Response:
-        """Invite someone: the account is created with the role and no password, and an email
-        with a link to choose one goes to their address."""
+        """Invite someone: the account is created with the role and no password, and once it
+        is committed an email with a link to choose one goes to their address. Everything is
+        checked first: a refused invitation (400) creates nothing and sends nothing. A mail
+        server that refuses the email or does not answer leaves the account made, with
+        `invitation_unsent: true`."""
         serializer = InvitationSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        by = acting_user(request)
         person = services.invite(
             username=data["username"],
             email=data["email"],
             display_name=data.get("display_name", ""),
             role=Role(data["role"]),
             base_url=request.build_absolute_uri("/"),
-            by=by,
+            by=acting_user(request),
+            sub_competencies=data.get("sub_competencies", []),
+            languages=data.get("languages", []),
         )
-        if "sub_competencies" in data or "languages" in data:
-            services.set_expertise(
-                person, data.get("sub_competencies", []), data.get("languages", []), by=by
-            )
         return Response(self._read(person), status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -156,10 +169,11 @@ class PersonViewSet(ReadOnlyViewSet):
             )
         return Response(self._read(person))
 
-    @extend_schema(request=None, responses={204: None, **WRITE_ERRORS, **ONE_ERRORS})
+    @extend_schema(request=None, responses={204: None, **WRITE_ERRORS, **ONE_ERRORS, 503: UNSENT})
     @action(detail=True, methods=["post"])
     def invitation(self, request: Request, pk: str) -> Response:
-        """Email the person a new link to choose their password (an invitation that expired)."""
+        """Email the person a new link to choose their password (an invitation that expired,
+        or one the mail server did not take: 503 when it does not take this one either)."""
         services.send_invitation(
             self.get_object(), request.build_absolute_uri("/"), by=acting_user(request)
         )

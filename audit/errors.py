@@ -1,8 +1,9 @@
 """The kinds of refusal a domain operation answers, whoever asked.
 
 Each app's errors subclass one of these (grading.services.StudyClosed is a Conflict,
-NotYourAssignment a NotFound); pages (l2annot/errors.py) and the API (api/exceptions.py) each
-turn a kind into an HTTP status in one place. Input that does not fit stays Django's
+NotYourAssignment a NotFound, people.services.InvitationNotSent an Unavailable); pages
+(l2annot/errors.py) and the API (api/exceptions.py) each turn a kind into an HTTP status in one
+place. Input that does not fit stays Django's
 ValidationError: 422 on pages, 400 in the API.
 """
 
@@ -15,3 +16,9 @@ class Conflict(Exception):
 class NotFound(Exception):
     """The object is not the caller's to use (404): answered as if it did not exist, so nobody
     learns what others hold."""
+
+
+class Unavailable(Exception):
+    """A service outside the application that the operation needs (the mail server) refused or
+    did not answer (503): nothing is wrong with the request or the data; try again once it
+    works."""

@@ -3,7 +3,8 @@ audit.errors into HTTP statuses for the browser (api/exceptions.py does the same
 
 A view that shows the refusal in its own form or fragment renders it with `status_for(error)`;
 a refusal the view does not catch is answered by DomainErrorMiddleware: a NotFound as the 404
-page, a Conflict as the 409 page with its message (its fragment for htmx).
+page, a Conflict as the 409 page with its message (its fragment for htmx), an Unavailable (the
+mail server did not answer) as the same page with 503.
 """
 
 from collections.abc import Callable
@@ -12,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from audit.errors import Conflict, NotFound
+from audit.errors import Conflict, NotFound, Unavailable
 
 
 def status_for(error: Exception) -> int:
@@ -22,6 +23,8 @@ def status_for(error: Exception) -> int:
         return 404
     if isinstance(error, Conflict):
         return 409
+    if isinstance(error, Unavailable):
+        return 503
     if isinstance(error, ValidationError):
         return 422
     raise TypeError(f"{type(error).__name__} is not a domain error.") from error
@@ -41,7 +44,7 @@ class DomainErrorMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, NotFound):
             raise Http404(message_of(exception)) from exception
-        if isinstance(exception, Conflict):
+        if isinstance(exception, Conflict | Unavailable):
             template = "409.html#refusal" if getattr(request, "htmx", False) else "409.html"
             context = {"message": message_of(exception)}
             return render(request, template, context, status=status_for(exception))

@@ -5,8 +5,16 @@ reactivate them. Every change is recorded in the history of the person's account
 An invitation is a password-reset link: the account is created without a usable password and
 the email carries Django's reset token (`default_token_generator`), which stops working once the
 password is set or after PASSWORD_RESET_TIMEOUT, so sending it again is the way to renew it.
+
+An invitation is checked whole before anything is written (user name, email address, role,
+expertise), and its email leaves once the account is committed (`transaction.on_commit`): a
+refused invitation creates nothing and sends nothing. A mail server that refuses the email or
+does not answer leaves the account made and marked `invitation_unsent` (on the People page and
+in the API), to be sent again from the person's page once mail works; sending again while mail
+still fails is an InvitationNotSent (503).
 """
 
+import logging
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -14,6 +22,7 @@ from django.contrib.auth.models import Group
 from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
+from django.core.validators import validate_email
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -27,7 +36,7 @@ from accounts.models import User
 from accounts.roles import Role
 from accounts.services import role_of
 from audit import services as audit
-from audit.errors import Conflict
+from audit.errors import Conflict, Unavailable
 from audit.models import AuditEvent
 from grading import services as grading_services
 from grading.models import Expertise, Study
@@ -44,6 +53,13 @@ class NoEmailToInvite(ValidationError, Conflict):
     """The account has no email address: its state, not the request, refuses an invitation
     (409 in the API; the People page shows it as a message)."""
 
+
+class InvitationNotSent(Unavailable):
+    """The mail server refused the invitation or did not answer (503): the account stays,
+    marked `invitation_unsent`, and the email can be sent again once mail works."""
+
+
+logger = logging.getLogger(__name__)
 
 USERNAME_TAKEN: str = gettext_lazy(  # type: ignore[assignment]
     "This user name is already used: choose another."
@@ -66,7 +82,8 @@ def invitation_link(user: User, base_url: str) -> str:
 
 
 def send_invitation(user: User, base_url: str, *, by: User | None = None) -> None:
-    """Email `user` a link to set their password (again, for a link that expired)."""
+    """Email `user` a link to set their password (again, for a link that expired, or one the
+    mail server did not take). InvitationNotSent when it does not take this one either."""
     if not user.email:
         raise NoEmailToInvite({"email": [_("This account has no email address to invite.")]})
     if not user.is_active:
@@ -76,7 +93,59 @@ def send_invitation(user: User, base_url: str, *, by: User | None = None) -> Non
     with translation.override(user.language or translation.get_language()):
         subject = render_to_string("people/invitation_subject.txt", context).strip()
         body = render_to_string("people/invitation_email.txt", context)
-    send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [user.email])
+    try:
+        send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [user.email])
+    except OSError as error:  # smtplib's errors, a refused or timed-out connection, DNS
+        _mark_unsent(user, True, by, reason=repr(error))
+        raise InvitationNotSent(
+            _(
+                "The email to %(email)s could not be sent: the mail server refused it or did "
+                "not answer (%(error)s). Check the mail settings (EMAIL_HOST, docs/deploy.md), "
+                "then send the set-password link again from the person's page."
+            )
+            % {"email": user.email, "error": error}
+        ) from error
+    _mark_unsent(user, False, by)
+
+
+def _mark_unsent(user: User, unsent: bool, by: User | None, reason: str = "") -> None:
+    if user.invitation_unsent == unsent:
+        return
+    user.invitation_unsent = unsent
+    user.save(update_fields=["invitation_unsent"])
+    comment = f"The invitation email could not be sent: {reason}" if unsent else ""
+    audit.record(
+        user, AuditEvent.Kind.UPDATED, by, {"invitation_unsent": [not unsent, unsent]}, comment
+    )
+
+
+def _send_after_commit(user: User, base_url: str, by: User | None) -> None:
+    try:
+        send_invitation(user, base_url, by=by)
+    except InvitationNotSent:  # kept on the account, which the pages and the API show
+        logger.warning("The invitation to %s could not be sent.", user.username, exc_info=True)
+
+
+def _invitation_errors(username: str, email: str) -> dict[str, list[str]]:
+    errors: dict[str, list[str]] = {}
+    if User.objects.filter(username__iexact=username).exists():
+        errors["username"] = [USERNAME_TAKEN]
+    else:
+        try:
+            User._meta.get_field("username").run_validators(username)
+        except ValidationError as error:
+            errors["username"] = error.messages
+    if not email:
+        errors["email"] = [_("An invitation needs an email address.")]
+    else:
+        try:
+            validate_email(email)
+        except ValidationError as error:
+            errors["email"] = error.messages
+        else:
+            if User.objects.filter(email__iexact=email).exists():
+                errors["email"] = [EMAIL_TAKEN]
+    return errors
 
 
 @transaction.atomic
@@ -88,23 +157,21 @@ def invite(
     base_url: str,
     by: User | None,
     display_name: str = "",
+    sub_competencies: Iterable[SubCompetency] = (),
+    languages: Iterable[str] = (),
 ) -> User:
-    """Create an account with `role` and no usable password, and email its owner a link to set
-    one. Refuses a user name or an email address already in use (case ignored), and a user name
-    that reads like another's (accounts.usernames)."""
-    errors: dict[str, list[str]] = {}
+    """Create an account with `role` (and expertise) and no usable password, and once it is
+    committed email its owner a link to set one. Everything is checked before anything is
+    written: a user name or an email address already in use (case ignored), a user name that
+    reads like another's (accounts.usernames), an unknown language; a ValidationError names
+    each field. The returned account says whether the email could be sent
+    (`invitation_unsent`, once the transaction this runs in is committed)."""
     username = User.normalize_username(username)
-    if User.objects.filter(username__iexact=username).exists():
-        errors["username"] = [USERNAME_TAKEN]
-    else:
-        try:
-            User._meta.get_field("username").run_validators(username)
-        except ValidationError as error:
-            errors["username"] = error.messages
-    if not email:
-        errors["email"] = [_("An invitation needs an email address.")]
-    elif User.objects.filter(email__iexact=email).exists():
-        errors["email"] = [EMAIL_TAKEN]
+    errors = _invitation_errors(username, email)
+    try:
+        codes = list(dict.fromkeys(language_codes(languages)))
+    except ValidationError as error:
+        errors["languages"] = error.messages
     if errors:
         raise ValidationError(errors)
     user = User(username=username, email=email, display_name=display_name)
@@ -119,8 +186,9 @@ def invite(
         {"username": [None, username], "email": [None, email], "role": [None, role.value]},
         comment="invited",
     )
-    # Inside the transaction: an email that cannot be sent leaves no account behind.
-    send_invitation(user, base_url, by=by)
+    set_expertise(user, sub_competencies, codes, by=by)
+    # Once committed: an account rolled back later must not have been told it exists.
+    transaction.on_commit(lambda: _send_after_commit(user, base_url, by))
     return user
 
 

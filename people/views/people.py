@@ -78,13 +78,25 @@ def invite(request: AuthenticatedHttpRequest) -> HttpResponse:
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(
-                request,
-                _("%(username)s is invited: an email is on its way.")
-                % {"username": person.username},
-            )
+            person.refresh_from_db(fields=["invitation_unsent"])  # the email left on commit
+            if person.invitation_unsent:
+                messages.error(request, unsent_message(person))
+            else:
+                messages.success(
+                    request,
+                    _("%(username)s is invited: an email is on its way.")
+                    % {"username": person.username},
+                )
             return redirect_to(request, reverse("people:person", args=[person.pk]))
     return _list_page(request, form, status=422)
+
+
+def unsent_message(person: User) -> str:
+    return _(
+        "%(username)s's account is made, but the email with their set-password link could not "
+        "be sent: the mail server refused it or did not answer. Check the mail settings, then "
+        "send the link again from this page."
+    ) % {"username": person.username}
 
 
 def _person_page(
@@ -171,6 +183,9 @@ def person_invite(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
         services.send_invitation(person, _base_url(request), by=request.user)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
+        return redirect_to(request, reverse("people:person", args=[person.pk]))
+    except services.InvitationNotSent as error:
+        messages.error(request, str(error))
         return redirect_to(request, reverse("people:person", args=[person.pk]))
     return _done(
         request,

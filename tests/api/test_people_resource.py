@@ -22,7 +22,9 @@ def person_url(person: User) -> str:
     return reverse("api:person-detail", args=[person.pk])
 
 
-def test_an_admin_invites_someone_with_their_expertise(api_as, framework):
+def test_an_admin_invites_someone_with_their_expertise(
+    api_as, framework, django_capture_on_commit_callbacks
+):
     sub = SubCompetency.objects.filter(competency__framework=framework).first()
     body = {
         "username": "ana",
@@ -31,10 +33,12 @@ def test_an_admin_invites_someone_with_their_expertise(api_as, framework):
         "sub_competencies": [sub.pk],
         "languages": ["Spanish"],
     }
-    response = api_as(Role.ADMIN).post(PEOPLE, body, format="json")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api_as(Role.ADMIN).post(PEOPLE, body, format="json")
     assert response.status_code == 201, response.json()
     data = response.json()
     assert data["role"] == "Annotator" and data["invited"] is True and data["is_active"] is True
+    assert data["invitation_unsent"] is False
     assert (data["sub_competencies"], data["languages"]) == ([sub.pk], ["es"])  # a name is read
     assert mail.outbox[0].to == ["ana@example.org"]
     assert "/accounts/password/reset/" in mail.outbox[0].body
@@ -150,4 +154,15 @@ def test_an_invitation_to_an_account_without_an_email_address_is_a_conflict(
     invite = reverse("people:person_invite", args=[nobody.pk])
     page = client_as(Role.ADMIN).post(invite, follow=True)
     assert page.status_code == 200 and "no email address to invite" in page.content.decode()
+    assert mail.outbox == []
+
+
+def test_an_invitation_refused_for_an_unknown_language_creates_nothing_and_sends_nothing(
+    api_as, framework, django_capture_on_commit_callbacks
+):
+    body = {"username": "ana", "email": "ana@example.org", "role": "Annotator"}
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = api_as(Role.ADMIN).post(PEOPLE, body | {"languages": ["Klingon"]}, format="json")
+    assert answer.status_code == 400 and "Klingon" in str(answer.json()["errors"]["languages"])
+    assert not User.objects.filter(username="ana").exists()
     assert mail.outbox == []

@@ -4,6 +4,7 @@ import re
 
 import pytest
 from django.core import mail
+from django.core.exceptions import ValidationError
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -15,6 +16,7 @@ from accounts.services import role_of
 from audit.models import AuditEvent
 from grading import services as grading_services
 from grading.models import Assignment, Expertise
+from people import services
 from taxonomy.models import SubCompetency
 from tests import factories
 from tests.factories import framework
@@ -50,8 +52,11 @@ def test_people_is_in_the_navigation_of_admins_only(admin_client, client_as):
     assert reverse("people:people") not in page
 
 
-def test_an_invitation_creates_the_account_and_mails_a_set_password_link(admin_client, admin):
-    response = invite(admin_client, display_name="Ana Ruiz")
+def test_an_invitation_creates_the_account_and_mails_a_set_password_link(
+    admin_client, admin, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = invite(admin_client, display_name="Ana Ruiz")
     ana = User.objects.get(username="ana")
     assert response.status_code == 302
     assert response.url == reverse("people:person", args=[ana.pk])
@@ -68,6 +73,35 @@ def test_an_invitation_creates_the_account_and_mails_a_set_password_link(admin_c
     assert signs_in("ana", "Ana-set-1t!")
     [event] = AuditEvent.objects.for_object(ana)
     assert event.actor == admin and event.changes["role"] == [None, "Annotator"]
+
+
+def test_the_email_leaves_only_once_the_account_is_committed(
+    admin, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks() as waiting:
+        services.invite(
+            username="ana", email="ana@example.org", role=Role.ANNOTATOR,
+            base_url="http://testserver", by=admin,
+        )  # fmt: skip
+        assert mail.outbox == []  # a rollback now would leave no account and no email
+    assert len(waiting) == 1 and mail.outbox == []
+    waiting[0]()
+    assert [m.to for m in mail.outbox] == [["ana@example.org"]]
+
+
+def test_a_refused_invitation_creates_nothing_and_sends_nothing(
+    admin, django_capture_on_commit_callbacks
+):
+    with (
+        django_capture_on_commit_callbacks(execute=True),
+        pytest.raises(ValidationError) as refused,
+    ):
+        services.invite(
+            username="ana", email="ana@example.org", role=Role.ANNOTATOR,
+            base_url="http://testserver", by=admin, languages=["es", "Klingon"],
+        )  # fmt: skip
+    assert "Klingon" in str(refused.value.message_dict["languages"])
+    assert not User.objects.filter(username="ana").exists() and mail.outbox == []
 
 
 def test_a_taken_user_name_or_email_is_refused_and_nothing_is_sent(admin_client, make_user):
