@@ -46,7 +46,10 @@ class JudgeRunSerializer(ApiModelSerializer):
         "from the page.",
     )
     heartbeat = serializers.DateTimeField(
-        read_only=True, help_text="The last sign of life of the job running it."
+        read_only=True,
+        allow_null=True,
+        help_text="The last sign of life of the job running it; null for a run not made here "
+        "or not started.",
     )
     verdicts = serializers.IntegerField(
         source="verdict_count",

@@ -64,6 +64,7 @@ def test_a_run_shows_the_prompt_it_sent_its_parameters_counts_and_usage(runs, vi
     assert run["usage"] == {"input_tokens": 120, "output_tokens": 4, "total_tokens": 124}
     assert (run["config"], run["model_family"]) == ("local-llama", "llama")
     assert found[imported.pk]["prompt_template"] is None
+    assert found[imported.pk]["heartbeat"] is None and found[imported.pk]["status"] == "imported"
     assert (found[imported.pk]["config"], found[imported.pk]["model_family"]) == (None, "")
 
 
