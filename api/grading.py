@@ -58,6 +58,7 @@ from grading.models import (
     StudyQuerySet,
     TurnGrade,
     Verdict,
+    check_graders,
 )
 from rubrics.models import PublishedResource, Task, TaskResource, Turn
 from rubrics.models import Response as ModelResponse
@@ -1061,6 +1062,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         serializer = PreviewRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        check_graders(data["annotators"])  # as the study itself would be
         rows = ModelResponse.objects.filter(pk__in=[r.pk for r in data["responses"]]).values_list(
             "pk", "task__sub_competency_id", "task__language"
         )

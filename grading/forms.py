@@ -7,8 +7,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from accounts.roles import Role
-from grading.models import Flag, LikertItem, Study, StudyItem, Verdict
+from grading.models import Flag, LikertItem, Study, StudyItem, Verdict, graders
 from grading.templatetags.grading_verdicts import shown
 from rubrics.forms import TaskFilterForm
 from rubrics.models import Response, RubricVersion, Task
@@ -89,9 +88,7 @@ class StudyForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         annotators = cast(forms.ModelMultipleChoiceField, self.fields["annotators"])
-        annotators.queryset = User.objects.filter(
-            groups__name=Role.ANNOTATOR.value, is_active=True
-        ).order_by("username")
+        annotators.queryset = graders().order_by("username")
         # Left out of a form (or a script's POST): the model's default, a plain study.
         for name in DEFAULTED:
             self.fields[name].required = False
@@ -305,11 +302,7 @@ class AddAnnotatorsForm(forms.Form):
     def __init__(self, *args: Any, study: Study, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         field = cast(forms.ModelMultipleChoiceField, self.fields["annotators"])
-        field.queryset = (
-            User.objects.filter(groups__name=Role.ANNOTATOR.value, is_active=True)
-            .exclude(study_memberships__study=study)
-            .order_by("username")
-        )
+        field.queryset = graders().exclude(study_memberships__study=study).order_by("username")
 
 
 class LikertQuestionsForm(forms.Form):

@@ -6,6 +6,7 @@ from deletion, and a change after submission first copies the old value into a r
 """
 
 import secrets
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -17,8 +18,11 @@ from django.db.models import F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce, Lower
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import User
+from accounts.roles import Role
 from audit.editing import OrderedQuerySet
 from rubrics.models import CriterionVersion, Response, RubricVersion, Turn
 from taxonomy import languages
@@ -233,6 +237,33 @@ class Study(models.Model):
         )
 
 
+def graders() -> "models.QuerySet[User]":
+    """Who may join a study's pool: active annotators (the Annotator role). The study pages
+    offer them, and `check_graders` refuses anyone else."""
+    return User.objects.filter(is_active=True, groups__name=Role.ANNOTATOR.value)
+
+
+def check_graders(people: Iterable[User], field: str = "annotators") -> None:
+    """A study's pool holds `graders()` only: the services that add to a pool (study creation,
+    adding annotators), the API and the Django admin refuse anyone else, naming them (a
+    ValidationError on `field`)."""
+    people = list(people)
+    allowed = set(
+        graders().filter(pk__in=[person.pk for person in people]).values_list("pk", flat=True)
+    )
+    refused = sorted(person.username for person in people if person.pk not in allowed)
+    if refused:
+        raise ValidationError(
+            {
+                field: gettext(
+                    "Only active annotators grade in a study: %(people)s cannot join its pool "
+                    "(an admin gives the Annotator role on the People page)."
+                )
+                % {"people": ", ".join(refused)}
+            }
+        )
+
+
 class PoolMember(models.Model):
     study = models.ForeignKey(
         Study, on_delete=models.CASCADE, related_name="pool", verbose_name=_("study")
@@ -260,6 +291,10 @@ class PoolMember(models.Model):
 
     def __str__(self) -> str:
         return f"{self.annotator} in {self.study}"
+
+    def clean(self) -> None:
+        if self.annotator_id is not None:
+            check_graders([self.annotator], field="annotator")
 
 
 class Expertise(models.Model):

@@ -36,6 +36,7 @@ from grading.models import (
     TurnGrade,
     TurnGradeRevision,
     Verdict,
+    check_graders,
     question_keys,
 )
 from rubrics.models import CriterionVersion, Response, RubricItem, RubricVersion, Turn
@@ -124,6 +125,8 @@ def create_study(
 ) -> Study:
     if Study.objects.filter(name__iexact=name).exists():
         raise ValidationError({"name": [STUDY_NAME_TAKEN % {"name": name}]})
+    annotators = list(annotators)
+    check_graders(annotators)
     study = Study(name=name, framework=framework, created_by=by, **options)
     study.full_clean(exclude=["name", "framework", "created_by"], validate_constraints=False)
     study.save()
@@ -1300,6 +1303,8 @@ def add_annotators(study: Study, annotators: Iterable[User], *, by: User | None)
             gettext("The study “%(study)s” is closed: reopen it to change the pool.")
             % {"study": study.name}
         )
+    annotators = list(annotators)
+    check_graders(annotators)
     before = _pool_names(study)
     present = set(study.pool.values_list("annotator_id", flat=True))
     PoolMember.objects.bulk_create(

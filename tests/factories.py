@@ -20,7 +20,15 @@ from accounts.services import create_user_with_role, sync_roles
 from demo.benchmark import seed_demo_benchmark
 from grading import services as grading_services
 from grading.adjudication import record_gold_verdict
-from grading.models import Assignment, Flag, LikertItem, Study, TurnGrade, Verdict
+from grading.models import (
+    Assignment,
+    Flag,
+    LikertItem,
+    PoolMember,
+    Study,
+    TurnGrade,
+    Verdict,
+)
 from interchange.formats.l2bench_csv import TaskRecord
 from interchange.lease import this_worker
 from interchange.models import ImportJob
@@ -200,14 +208,33 @@ def study(
         response(published_task(resources=resources, not_applicable=not_applicable))
         for _ in range(responses)
     ]
-    return grading_services.create_study(
+    graders, others = _graders_and_others(annotators)
+    new = grading_services.create_study(
         name=f"Study {next(_serial)}",
         framework=framework(),
         responses=answers,
-        annotators=annotators,
+        annotators=graders,
         overlap=overlap,
         **options,
     )
+    _join_directly(new, others)
+    return new
+
+
+def _graders_and_others(people: Sequence[User]) -> tuple[list[User], list[User]]:
+    annotators = set(
+        User.objects.filter(
+            pk__in=[p.pk for p in people], groups__name=Role.ANNOTATOR.value
+        ).values_list("pk", flat=True)
+    )
+    return [p for p in people if p.pk in annotators], [p for p in people if p.pk not in annotators]
+
+
+def _join_directly(study: Study, people: Sequence[User]) -> None:
+    """The route walks give an admin, who may open every grading route, work of their own: the
+    services admit only annotators to a pool (grading.models.check_graders), so anyone else
+    joins here, directly."""
+    PoolMember.objects.bulk_create(PoolMember(study=study, annotator=p) for p in people)
 
 
 TEXT_V1 = "**Version one**: say hello to your partner."
@@ -519,13 +546,15 @@ def grading_objects(grader: User) -> dict[str, object]:
     """A study of one response (from benchmark_objects) graded by `grader` alone: their
     assignment, one grade of theirs, and a gold verdict on the same criterion."""
     answer = first(Response)
+    graders, others = _graders_and_others([grader])
     study = grading_services.create_study(
         name="Permissions study",
         framework=answer.task.framework,
         responses=[answer],
-        annotators=[grader],
+        annotators=graders,
         overlap=1,
     )
+    _join_directly(study, others)
     grading_services.assign_study(study)
     assignment = Assignment.objects.get(study_item__study=study)
     version = rubric_of(assignment)[0]
