@@ -1,9 +1,8 @@
 from django.contrib import admin
-from django.contrib.auth.admin import UserAdmin
 
-from accounts.models import ApiToken, User
+from accounts.models import ApiToken
 
-admin.site.register(User, UserAdmin)
+# User is registered by people/admin.py: its role and access change through people.services.
 
 
 @admin.register(ApiToken)

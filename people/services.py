@@ -24,6 +24,7 @@ from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
 from django.db import transaction
+from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
@@ -47,6 +48,10 @@ from taxonomy.models import SubCompetency
 class NotOnYourself(Conflict):
     """An admin changes other people's role and access, never their own: the last admin could
     otherwise lock everyone out."""
+
+
+class LastAdmin(Conflict):
+    """The change would leave no active admin, and nobody to manage people."""
 
 
 class NoEmailToInvite(ValidationError, Conflict):
@@ -202,17 +207,61 @@ def _check_not_self(user: User, by: User | None, message: str) -> None:
         raise NotOnYourself(message)
 
 
+def _is_admin(user: User) -> bool:
+    return user.is_superuser or role_of(user) is Role.ADMIN
+
+
+def check_change(user: User, *, role: Role | None, active: bool, by: User | None) -> None:
+    """The rules of a change to someone's role or access, wherever it is made (the People
+    page, the API, the Django admin): never your own, and never leaving no active admin.
+    NotOnYourself or LastAdmin; `role` None keeps the role."""
+    if role is not None and role is not role_of(user):
+        _check_not_self(user, by, _("You cannot change your own role: ask another admin."))
+    if active != user.is_active:
+        _check_not_self(user, by, _("You cannot change your own access: ask another admin."))
+    stays_admin = active and (role is Role.ADMIN if role is not None else _is_admin(user))
+    if user.is_active and _is_admin(user) and not stays_admin:
+        others = (
+            User.objects.filter(is_active=True)
+            .filter(Q(is_superuser=True) | Q(groups__name=Role.ADMIN.value))
+            .exclude(pk=user.pk)
+        )
+        if not others.exists():
+            raise LastAdmin(
+                _(
+                    "%(username)s is the last active admin: make someone else an admin first, "
+                    "or nobody could manage people any more."
+                )
+                % {"username": user.username}
+            )
+
+
+def _locked(user: User, by: User | None) -> User:
+    """`user` read again under the lock every change of who is an admin takes (the Admin
+    group's row), so two admins demoting or deactivating each other at once are checked one
+    after the other; and the acting admin is still one."""
+    Group.objects.select_for_update().get(name=Role.ADMIN.value)
+    if by is not None and not User.objects.filter(pk=by.pk, is_active=True).exists():
+        raise Conflict(_("Your own account was deactivated meanwhile."))
+    return User.objects.get(pk=user.pk)
+
+
 @transaction.atomic
 def set_role(user: User, role: Role, *, by: User | None) -> None:
-    _check_not_self(user, by, _("You cannot change your own role: ask another admin."))
-    before = role_of(user)
+    current = _locked(user, by)
+    check_change(current, role=role, active=current.is_active, by=by)
+    before = role_of(current)
     if before is role:
         return
-    _apply_role(user, role)
-    user.save(update_fields=["is_staff", "is_superuser"])
-    user.groups.set([Group.objects.get(name=role.value)])
+    _apply_role(current, role)
+    current.save(update_fields=["is_staff", "is_superuser"])
+    current.groups.set([Group.objects.get(name=role.value)])
+    user.is_staff, user.is_superuser = current.is_staff, current.is_superuser
     audit.record(
-        user, AuditEvent.Kind.UPDATED, by, {"role": [before.value if before else None, role.value]}
+        current,
+        AuditEvent.Kind.UPDATED,
+        by,
+        {"role": [before.value if before else None, role.value]},
     )
 
 
@@ -222,15 +271,16 @@ def set_active(user: User, active: bool, *, by: User | None) -> None:
     Deactivating takes the person out of every study's pool: what they submitted stays, their
     unfinished work is planned for the others (grading.services.remove_annotator, in each
     study's history). Reactivating does not put them back: a maintainer adds them again."""
-    _check_not_self(user, by, _("You cannot change your own access: ask another admin."))
-    if user.is_active == active:
+    current = _locked(user, by)
+    check_change(current, role=None, active=active, by=by)
+    if current.is_active == active:
         return
-    user.is_active = active
-    user.save(update_fields=["is_active"])
-    audit.record(user, AuditEvent.Kind.STATUS, by, {"is_active": [not active, active]})
+    current.is_active = user.is_active = active
+    current.save(update_fields=["is_active"])
+    audit.record(current, AuditEvent.Kind.STATUS, by, {"is_active": [not active, active]})
     if not active:
-        for study in Study.objects.filter(pool__annotator=user).order_by("pk"):
-            grading_services.remove_annotator(study, user, by=by)
+        for study in Study.objects.filter(pool__annotator=current).order_by("pk"):
+            grading_services.remove_annotator(study, current, by=by)
 
 
 def expertise_of(user: User) -> tuple[list[SubCompetency], list[str]]:
