@@ -82,7 +82,10 @@ def update[M: models.Model](
 ) -> M:
     """Apply `changes` if nobody saved since `expected_revision`; else raise EditConflict."""
     model = type(instance)
-    current = model._default_manager.select_for_update().get(pk=instance.pk)
+    # NO KEY: the edit never changes the key, and a row that others' foreign keys point at
+    # stays referable while it is edited (a plain FOR UPDATE blocks their key-share checks,
+    # so two edits pointing at each other's rows would deadlock).
+    current = model._default_manager.select_for_update(no_key=True).get(pk=instance.pk)
     names = _editable_fields(changes)
     if current.revision != expected_revision:  # type: ignore[attr-defined]
         raise EditConflict(current, services.snapshot(current, names))

@@ -6,7 +6,7 @@ from collections.abc import Collection
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import connection, models
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
@@ -251,15 +251,30 @@ class ProficiencyLevel(models.Model):
                     % {"scale": low.scale, "level": low.label}
                 }
             )
-        if self.pk is not None and self.pk in {level.pk for level in low.mapped_chain()}:
+        if self.pk is not None and self._closes_a_circle(low):
             raise ValidationError({"corresponds_to": _("This mapping would go round in a circle.")})
 
-    def mapped_chain(self) -> list["ProficiencyLevel"]:
-        """This level, the level it corresponds to, that level's, and so on (a circle stops)."""
-        chain: list[ProficiencyLevel] = [self]
-        while (nxt := chain[-1].corresponds_to) is not None and nxt not in chain:
-            chain.append(nxt)
-        return chain
+    def _closes_a_circle(self, low: "ProficiencyLevel") -> bool:
+        """Whether following `low`'s mappings comes back to this level. In a transaction (every
+        save: audit.editing, the Django admin, the importer) the framework's row is locked
+        first and the mappings read again under the lock, so two edits that each close half of
+        a circle (A to B, B to A) are checked one after the other, and the second is refused."""
+        framework = self.scale.framework_id
+        if connection.in_atomic_block:
+            list(Framework.objects.select_for_update().filter(pk=framework).values("pk"))
+        mapping = dict(
+            ProficiencyLevel.objects.filter(scale__framework=framework).values_list(
+                "pk", "corresponds_to_id"
+            )
+        )
+        seen: set[int] = set()
+        step: int | None = low.pk
+        while step is not None and step not in seen:
+            if step == self.pk:
+                return True
+            seen.add(step)
+            step = mapping.get(step)
+        return False
 
 
 class ContextVariable(models.Model):
