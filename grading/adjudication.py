@@ -39,6 +39,7 @@ from grading.models import (
     StudyItem,
     Verdict,
 )
+from judging.models import TriageResolution
 from rubrics.models import CriterionVersion, RubricItem
 from rubrics.models.criteria import LAYER_RANK, Layer
 
@@ -249,22 +250,28 @@ def rubric_item(study_item: StudyItem, criterion_version_id: int) -> RubricItem 
 
 
 @transaction.atomic
+@transaction.atomic
 def request_adjudication(
     study_item: StudyItem, criterion_version_id: int, *, reason: str, by: User | None
 ) -> AdjudicationRequest:
     """Send a pair to adjudication whatever its grades say (the queue shows it until its gold
-    verdict is recorded). Asking again keeps the first request."""
+    verdict is recorded). Asking again keeps the first request, locked until the asker's
+    transaction ends, so a withdrawal (`withdraw_request`) waits and then sees what the asker
+    built on it."""
     if rubric_item(study_item, criterion_version_id) is None:
         raise AdjudicationError(
             gettext("This criterion is not in the rubric this response is graded on.")
         )
-    found, created = AdjudicationRequest.objects.get_or_create(
-        study_item=study_item,
-        criterion_version_id=criterion_version_id,
-        defaults={"reason": reason.strip(), "by": by},
-    )
-    if created:
-        audit.record_creation(found, ["reason"], actor=by)
+    pair = {"study_item": study_item, "criterion_version_id": criterion_version_id}
+    found = AdjudicationRequest.objects.select_for_update().filter(**pair).first()
+    if found is not None:
+        return found
+    try:
+        with transaction.atomic():
+            found = AdjudicationRequest.objects.create(**pair, reason=reason.strip(), by=by)
+    except IntegrityError:  # asked at the same time by someone else: theirs is the first
+        return AdjudicationRequest.objects.select_for_update().get(**pair)
+    audit.record_creation(found, ["reason"], actor=by)
     return found
 
 
@@ -272,18 +279,35 @@ def request_adjudication(
 def withdraw_request(study_item: StudyItem, criterion_version_id: int, *, by: User | None) -> bool:
     """Take a pair's adjudication request back while it waits: True when one was withdrawn.
     A pair already adjudicated keeps its request (its gold verdict stands), as does a pair
-    never requested; either way nothing changes and the answer is False."""
-    request = AdjudicationRequest.objects.filter(
-        study_item=study_item, criterion_version_id=criterion_version_id
-    ).first()
+    never requested, and a pair another judge run's resolution still sends to adjudication
+    ("the experts were wrong", judging.TriageResolution: the caller deletes its own first);
+    then nothing changes and the answer is False. The request's row is locked first, so a
+    resolution being made at the same time is either seen or finds no request and makes one."""
+    request = (
+        AdjudicationRequest.objects.select_for_update()
+        .filter(study_item=study_item, criterion_version_id=criterion_version_id)
+        .first()
+    )
+    if request is None or still_requested(study_item, criterion_version_id):
+        return False
     adjudicated = GoldVerdict.objects.filter(
         study_item=study_item, criterion_version_id=criterion_version_id
     ).exists()
-    if request is None or adjudicated:
+    if adjudicated:
         return False
     audit.record_deletion(request, ["reason"], actor=by)
     request.delete()
     return True
+
+
+def still_requested(study_item: StudyItem, criterion_version_id: int) -> bool:
+    """Whether a judge run's resolution ("the experts were wrong") sends the pair's response
+    and criterion version to adjudication."""
+    return TriageResolution.objects.filter(
+        kind=TriageResolution.Kind.EXPERTS_WRONG,
+        response_id=study_item.response_id,
+        criterion_version_id=criterion_version_id,
+    ).exists()
 
 
 @transaction.atomic

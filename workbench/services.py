@@ -269,19 +269,10 @@ def reopen(
     )
     if resolution is None:
         raise NotResolved()
-    done = [f"Reopened: “{resolution.get_kind_display()}” is undone (kept in the history)."]
-    if resolution.kind == Kind.EXPERTS_WRONG:
-        if adjudication.withdraw_request(study_item, criterion_version.pk, by=by):
-            done.append("The adjudication request is withdrawn.")
-        else:
-            done.append("The unit was already adjudicated: its gold verdict stands.")
-    elif resolution.kind == Kind.AMBIGUOUS and resolution.draft_id is not None:
-        done.append(
-            "The draft of the criterion's next version stays a draft: edit or delete it on "
-            "the criterion's page."
-        )
-    elif resolution.kind == Kind.JUDGE_ERROR:
-        done.append("The note on the prompt version goes with it (kept in the history).")
+    done = [
+        gettext("Reopened: “%(kind)s” is undone (kept in the history).")
+        % {"kind": resolution.get_kind_display()}
+    ]
     audit.record(
         resolution,
         AuditEvent.Kind.DELETED,
@@ -292,7 +283,28 @@ def reopen(
         },
         comment="Triage resolution reopened.",
     )
-    resolution.delete()
+    resolution.delete()  # first: what it did elsewhere is undone only if nothing else needs it
+    if resolution.kind == Kind.EXPERTS_WRONG:
+        if adjudication.withdraw_request(study_item, criterion_version.pk, by=by):
+            done.append(gettext("The adjudication request is withdrawn."))
+        elif adjudication.still_requested(study_item, criterion_version.pk):
+            done.append(
+                gettext(
+                    "Another judge run's resolution still sends the unit to adjudication: the "
+                    "request stays."
+                )
+            )
+        else:
+            done.append(gettext("The unit was already adjudicated: its gold verdict stands."))
+    elif resolution.kind == Kind.AMBIGUOUS and resolution.draft_id is not None:
+        done.append(
+            gettext(
+                "The draft of the criterion's next version stays a draft: edit or delete it on "
+                "the criterion's page."
+            )
+        )
+    elif resolution.kind == Kind.JUDGE_ERROR:
+        done.append(gettext("The note on the prompt version goes with it (kept in the history)."))
     return done
 
 

@@ -208,6 +208,26 @@ def test_reopening_experts_were_wrong_withdraws_the_waiting_request_with_its_his
     assert again.status_code == 409 and b"reopened meanwhile" in again.content
 
 
+def test_reopening_one_runs_experts_were_wrong_keeps_the_request_another_run_relies_on(
+    world, study, v3, maintainer
+):
+    twin = judge_run(study, "v4", fails_universal=False, fails_code=world["code"])
+    found = triage(study, v3)
+    pair = found.pair(found.units[0])
+    for run in (v3, twin):
+        maintainer.post(_resolve_url(study, run, pair), {"kind": "experts_wrong"})
+    requested = AdjudicationRequest.objects.filter(study_item=pair[0], criterion_version=pair[1])
+    assert requested.count() == 1
+
+    hx = {"HX-Request": "true"}
+    body = maintainer.post(_reopen_url(study, v3, pair), headers=hx).content.decode()
+    assert "Another judge run&#x27;s resolution still sends the unit to adjudication" in body
+    assert requested.count() == 1  # the twin run's resolution still relies on it
+    body = maintainer.post(_reopen_url(study, twin, pair), headers=hx).content.decode()
+    assert "The adjudication request is withdrawn." in body
+    assert requested.count() == 0
+
+
 def test_reopening_after_adjudication_keeps_the_gold_verdict_and_ambiguous_keeps_its_draft(
     study, v1, v3, maintainer, make_user
 ):
