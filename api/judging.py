@@ -32,8 +32,9 @@ class UsageSerializer(ApiModelSerializer):
         read_only_fields = fields
 
 
-# The schema's JudgeRunStatus (settings.ENUM_NAME_OVERRIDES): what is stored, and `stalled`.
-RUN_STATUSES = [*JudgeRun.Status.values, JudgeRun.STALLED]
+# The schema's JudgeRunStatus (settings.ENUM_NAME_OVERRIDES): what is stored, `stalled` and
+# `stopping`.
+RUN_STATUSES = [*JudgeRun.Status.values, JudgeRun.STALLED, JudgeRun.STOPPING]
 
 
 class JudgeRunSerializer(ApiModelSerializer):
@@ -43,7 +44,8 @@ class JudgeRunSerializer(ApiModelSerializer):
         read_only=True,
         help_text="`stalled`: the run was running, but its worker has given no sign of life for "
         "a minute (it was killed or the machine stopped), as the run's page says; run it again "
-        "from the page.",
+        "from the page. `stopping`: cancelled while it ran, its worker ends the calls under way "
+        "(then `cancelled`); it can be run again once it has stopped.",
     )
     heartbeat = serializers.DateTimeField(
         read_only=True,

@@ -243,9 +243,12 @@ class JudgeRun(models.Model):
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
 
     STALE_AFTER = timedelta(seconds=60)
-    # Shown, never stored: a run still "running" whose job has stopped giving signs of life.
+    # Shown, never stored: a run still "running" whose job has stopped giving signs of life,
+    # and a run cancelled while it ran whose worker has not ended it yet.
     STALLED = "stalled"
     STALLED_LABEL = _("Stopped (its worker gave no sign of life)")
+    STOPPING = "stopping"
+    STOPPING_LABEL = _("Stopping (the calls under way end first)")
 
     def is_stale(self, now: datetime) -> bool:
         """Running, but its job has given no sign of life for a minute: the worker died."""
@@ -253,16 +256,34 @@ class JudgeRun(models.Model):
         silent = last is None or now - last > self.STALE_AFTER
         return self.status == self.Status.RUNNING and silent
 
+    def is_stopping(self, now: datetime) -> bool:
+        """Cancelled while it ran, and its worker has not ended it yet (nor died: a minute
+        without a sign of life and it is taken for stopped)."""
+        last = self.heartbeat or self.started
+        alive = last is not None and now - last <= self.STALE_AFTER
+        return self.status == self.Status.CANCELLED and self.finished is None and alive
+
+    @property
+    def stopping(self) -> bool:
+        return self.is_stopping(timezone.now())
+
     @property
     def live_status(self) -> str:
         """The status as the pages and the API show it: `stalled` for a running run whose
-        worker died (a killed worker cannot say so itself), the stored status otherwise."""
-        return self.STALLED if self.is_stale(timezone.now()) else self.status
+        worker died (a killed worker cannot say so itself), `stopping` for a cancelled one
+        whose worker has not ended it yet, the stored status otherwise."""
+        now = timezone.now()
+        if self.is_stale(now):
+            return self.STALLED
+        return self.STOPPING if self.is_stopping(now) else self.status
 
     @property
     def live_status_label(self) -> str:
-        if self.live_status == self.STALLED:
+        shown = self.live_status
+        if shown == self.STALLED:
             return str(self.STALLED_LABEL)
+        if shown == self.STOPPING:
+            return str(self.STOPPING_LABEL)
         return str(self.get_status_display())  # type: ignore[attr-defined]
 
     def elapsed(self, now: datetime) -> float | None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 from inspect_ai import eval as inspect_eval
 
@@ -29,7 +30,7 @@ def execute_run(run_pk: int, *, on_progress: Any = None) -> JudgeRun:
     """Run a queued judge run to its end (the job's body; the command calls it in process)."""
     started = timezone.now()
     claimed = JudgeRun.objects.filter(pk=run_pk, status=JudgeRun.Status.QUEUED).update(
-        status=JudgeRun.Status.RUNNING, started=started
+        status=JudgeRun.Status.RUNNING, started=started, heartbeat=started, finished=None
     )
     run = JudgeRun.objects.select_related("prompt__template", "config").get(pk=run_pk)
     if not claimed:
@@ -50,7 +51,8 @@ def execute_run(run_pk: int, *, on_progress: Any = None) -> JudgeRun:
     try:
         return _judge(run, on_progress)
     except BaseException as error:  # the run must end failed, never stay "running"
-        JudgeRun.objects.filter(pk=run.pk).update(
+        # `started` names this attempt: a run queued again since is another's to end.
+        JudgeRun.objects.filter(pk=run.pk, started=started).update(
             status=JudgeRun.Status.FAILED,
             finished=timezone.now(),
             problems=[
@@ -97,15 +99,14 @@ def _judge(run: JudgeRun, on_progress: Any) -> JudgeRun:
     try:
         while worker.is_alive() and time.monotonic() < given_up:
             worker.join(timeout=0.5)
-            status = JudgeRun.objects.filter(pk=run.pk).values_list("status", flat=True).first()
-            if status == JudgeRun.Status.CANCELLED:
+            mine = JudgeRun.objects.filter(pk=run.pk, started=run.started)
+            status = mine.values_list("status", flat=True).first()
+            if status != JudgeRun.Status.RUNNING:  # cancelled, or no longer this attempt's
                 watch.cancelled.set()
             if time.monotonic() >= deadline and not outcome.get("timed_out"):
                 outcome["timed_out"] = True
                 watch.cancelled.set()
-            JudgeRun.objects.filter(pk=run.pk).update(
-                calls_done=watch.done, heartbeat=timezone.now()
-            )
+            mine.update(calls_done=watch.done, heartbeat=timezone.now())
             if on_progress is not None:
                 on_progress(watch.done, run.calls_total)
     finally:
@@ -150,10 +151,22 @@ def _evaluate(run: JudgeRun, calls: list[JudgeCall], watch: Watch, outcome: dict
         outcome["error"] = error
 
 
+@transaction.atomic
 def _finish(
     run: JudgeRun, study: Study, watch: Watch, outcome: dict[str, Any], seconds: float
 ) -> JudgeRun:
-    run.refresh_from_db(fields=["status"])
+    """End the run, under its row lock (as cancel_run and resume_run take it): a cancel that
+    came before is honoured, one after finds the run ended; and a run queued again since
+    (its worker taken for dead) belongs to its new attempt, left alone."""
+    mine = (
+        JudgeRun.objects.select_for_update()
+        .filter(pk=run.pk, started=run.started)
+        .values_list("status", flat=True)
+        .first()
+    )
+    if mine is None:
+        return JudgeRun.objects.get(pk=run.pk)
+    run.status = mine
     cancelled = run.status == JudgeRun.Status.CANCELLED
     log = outcome.get("log")
     problems: list[Any] = []  # stored as interchange.problem_text shows them
@@ -208,5 +221,12 @@ def _finish(
         else JudgeRun.Status.SUCCEEDED
     )
     run.status, run.problems = status, problems
-    run.save()
+    # Only what the run's end decides: a judge family set on the run's page meanwhile stays.
+    run.save(update_fields=FINISHED_FIELDS)
     return run
+
+
+FINISHED_FIELDS = [
+    *("status", "problems", "finished", "duration", "calls_done", "errors", "unparseable"),
+    *("log_path", "input_tokens", "output_tokens", "total_tokens"),
+]

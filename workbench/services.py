@@ -137,32 +137,58 @@ def _enqueue(run: JudgeRun) -> None:
     transaction.on_commit(lambda: run_judge_job.enqueue(run.pk))
 
 
+@transaction.atomic
 def cancel_run(run: JudgeRun, *, by: User | None) -> JudgeRun:
-    """Ask a queued or running run to stop: the calls not yet made are not made."""
-    updated = JudgeRun.objects.filter(
-        pk=run.pk, status__in=[JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING]
-    ).update(status=JudgeRun.Status.CANCELLED)
-    if not updated:
+    """Ask a queued or running run to stop: the calls not yet made are not made. A queued run
+    stops at once; a running one is stopping until its worker, which reads the request between
+    calls, ends it (`finished`). Under the run's row lock, as `resume_run` and the worker's
+    last write take it, so a cancel and a "Run it again" are never both half done."""
+    locked = JudgeRun.objects.select_for_update().get(pk=run.pk)
+    if locked.status not in (JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING):
         raise RunNotPossible(gettext("This run is not running: there is nothing to cancel."))
-    record(run, "updated", by, comment="Judge run cancelled.")
-    run.refresh_from_db()
-    return run
+    queued = locked.status == JudgeRun.Status.QUEUED
+    locked.status = JudgeRun.Status.CANCELLED
+    if queued:  # no worker has it: nothing is left to stop
+        locked.finished = timezone.now()
+    locked.save(update_fields=["status", "finished"])
+    record(locked, "updated", by, comment="Judge run cancelled.")
+    return locked
 
 
 @transaction.atomic
 def resume_run(run: JudgeRun, *, by: User | None, enqueue: bool = True) -> JudgeRun:
     """Queue a cancelled or failed run again, or one whose worker died (`is_stale`). Calls
-    already answered come from Inspect's cache, so only the calls not yet made are paid for."""
+    already answered come from Inspect's cache, so only the calls not yet made are paid for.
+    A cancelled run whose worker is still stopping is refused until it has stopped: queued
+    again meanwhile, the stopping worker would end the new attempt as its own (the run would
+    never run again) or never see the cancel."""
+    locked = JudgeRun.objects.select_for_update().get(pk=run.pk)
+    now = timezone.now()
+    if locked.is_stopping(now):
+        raise RunNotPossible(
+            gettext("This run is still stopping: run it again once it has stopped.")
+        )
     stopped = (JudgeRun.Status.CANCELLED, JudgeRun.Status.FAILED)
-    if run.status not in stopped and not run.is_stale(timezone.now()):
+    if locked.status not in stopped and not locked.is_stale(now):
         raise RunNotPossible(gettext("Only a cancelled, failed or stopped run can be run again."))
-    check_model(run.judge_model)
-    run.status, run.calls_done, run.errors, run.problems = JudgeRun.Status.QUEUED, 0, 0, []
-    run.save(update_fields=["status", "calls_done", "errors", "problems"])
-    record(run, "updated", by, comment="Judge run queued again.")
+    check_model(locked.judge_model)
+    locked.status, locked.calls_done, locked.errors, locked.problems = (
+        JudgeRun.Status.QUEUED,
+        0,
+        0,
+        [],
+    )
+    locked.started = locked.finished = locked.heartbeat = None
+    locked.save(
+        update_fields=[
+            *("status", "calls_done", "errors", "problems"),
+            *("started", "finished", "heartbeat"),
+        ]
+    )
+    record(locked, "updated", by, comment="Judge run queued again.")
     if enqueue:
-        _enqueue(run)
-    return run
+        _enqueue(locked)
+    return locked
 
 
 Kind = TriageResolution.Kind

@@ -102,3 +102,15 @@ def test_a_runs_page_does_not_show_where_the_server_keeps_its_log(runs, client_a
     page = client_as(Role.MAINTAINER).get(reverse("workbench:run", args=[study.pk, made.pk]))
     assert page.status_code == 200 and "Calibration of this run" in page.text
     assert "/srv/l2annot" not in page.text and "judge-logs" not in page.text
+
+
+def test_a_run_cancelled_while_it_runs_reads_stopping_until_its_worker_ends_it(runs, viewer_api):
+    made, _ = runs
+    now = timezone.now()
+    JudgeRun.objects.filter(pk=made.pk).update(
+        status=JudgeRun.Status.CANCELLED, started=now, heartbeat=now, finished=None
+    )
+    url = reverse("api:judgerun-detail", args=[made.pk])
+    assert viewer_api.get(url).json()["status"] == "stopping"
+    JudgeRun.objects.filter(pk=made.pk).update(finished=timezone.now())
+    assert viewer_api.get(url).json()["status"] == "cancelled"
