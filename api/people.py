@@ -154,19 +154,14 @@ class PersonViewSet(ReadOnlyViewSet):
         if fixed or ("display_name" in data and data["display_name"] != person.display_name):
             names = fixed or ["display_name"]
             raise serializers.ValidationError({n: ["Cannot be changed here."] for n in names})
-        by = acting_user(request)
-        if data.get("role") is not None:
-            services.set_role(person, Role(data["role"]), by=by)
-        if "is_active" in data:
-            services.set_active(person, data["is_active"], by=by)
-        if "sub_competencies" in data or "languages" in data:
-            subs, languages = services.expertise_of(person)
-            services.set_expertise(
-                person,
-                data.get("sub_competencies", subs),
-                data.get("languages", languages),
-                by=by,
-            )
+        services.change_person(
+            person,
+            role=Role(data["role"]) if data.get("role") is not None else None,
+            active=data.get("is_active"),
+            sub_competencies=data.get("sub_competencies"),
+            languages=data.get("languages"),
+            by=acting_user(request),
+        )
         return Response(self._read(person))
 
     @extend_schema(request=None, responses={204: None, **WRITE_ERRORS, **ONE_ERRORS, 503: UNSENT})

@@ -283,6 +283,36 @@ def set_active(user: User, active: bool, *, by: User | None) -> None:
             grading_services.remove_annotator(study, current, by=by)
 
 
+@transaction.atomic
+def change_person(
+    user: User,
+    *,
+    role: Role | None = None,
+    active: bool | None = None,
+    sub_competencies: Iterable[SubCompetency] | None = None,
+    languages: Iterable[str] | None = None,
+    by: User | None,
+) -> None:
+    """Several changes at once (the API's PATCH): all made or none. The languages are read
+    before anything changes; any refusal after (your own role, the last admin) undoes the
+    changes made before it. None leaves a thing as it is; one list of expertise alone keeps
+    the other."""
+    if languages is not None:
+        languages = language_codes(languages)
+    if role is not None:
+        set_role(user, role, by=by)
+    if active is not None:
+        set_active(user, active, by=by)
+    if sub_competencies is not None or languages is not None:
+        subs, codes = expertise_of(user)
+        set_expertise(
+            user,
+            subs if sub_competencies is None else sub_competencies,
+            codes if languages is None else languages,
+            by=by,
+        )
+
+
 def expertise_of(user: User) -> tuple[list[SubCompetency], list[str]]:
     """The person's sub-competency tags and target-language tags."""
     rows = Expertise.objects.filter(annotator=user).select_related("sub_competency")

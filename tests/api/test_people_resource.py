@@ -166,3 +166,15 @@ def test_an_invitation_refused_for_an_unknown_language_creates_nothing_and_sends
     assert answer.status_code == 400 and "Klingon" in str(answer.json()["errors"]["languages"])
     assert not User.objects.filter(username="ana").exists()
     assert mail.outbox == []
+
+
+def test_a_patch_refused_for_an_unknown_language_changes_nothing_else(api_as, make_user):
+    ana = make_user(Role.ANNOTATOR, "ana")
+    answer = api_as(Role.ADMIN).patch(
+        person_url(ana), {"role": "Author", "is_active": False, "languages": ["Klingon"]},
+        format="json",
+    )  # fmt: skip
+    assert answer.status_code == 400 and "Klingon" in str(answer.json())
+    ana.refresh_from_db()
+    assert role_of(ana) is Role.ANNOTATOR and ana.is_active
+    assert not AuditEvent.objects.for_object(ana).exists()
