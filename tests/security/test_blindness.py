@@ -305,7 +305,9 @@ def test_no_page_or_endpoint_an_annotator_reaches_names_another_grader(world) ->
     reached = 0
     for name, route, pattern in every_pattern():
         url = fill(route, _own_values(world, name, route, pattern))
-        for headers in ({}, {"HTTP_HX_REQUEST": "true"}):
+        # A page may answer htmx with a fragment of its own; the API and the admin do not.
+        page = not name.startswith(("api:", "admin:"))
+        for headers in ({}, {"HTTP_HX_REQUEST": "true"}) if page else ({},):
             response = client.get(url, **headers)
             reached += response.status_code == 200
             text = body(response).lower()
