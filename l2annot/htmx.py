@@ -13,6 +13,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
+from django_htmx.http import HttpResponseClientRedirect
 
 
 def wants_fragment(request: HttpRequest) -> bool:
@@ -43,9 +44,7 @@ def render_page(
 def redirect_to(request: HttpRequest, url: str) -> HttpResponse:
     """Go to `url`: a 302, or for htmx an HX-Redirect (htmx loads that page in full)."""
     if getattr(request, "htmx", None):
-        response = HttpResponse()
-        response["HX-Redirect"] = url
-        return _varies(response)
+        return _varies(HttpResponseClientRedirect(url))
     return _varies(HttpResponseRedirect(url))
 
 

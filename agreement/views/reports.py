@@ -12,6 +12,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRefresh
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
@@ -158,9 +159,7 @@ def study_agreement(request: AuthenticatedHttpRequest, study_id: int) -> HttpRes
         return render(request, "agreement/computing.html", {"study": study}, status=202)
     paging = "page" in request.GET  # htmx asking for another page of criteria, not polling
     if report is not None and wants_fragment(request) and not paging:
-        response = HttpResponse(status=204)
-        response["HX-Refresh"] = "true"  # ready: the waiting page reloads as the full report
-        return response
+        return HttpResponseClientRefresh()  # ready: the waiting page reloads as the full report
     report = report or study_report(study)
     criteria = Paginator(report.criteria, CRITERIA_PER_PAGE).get_page(request.GET.get("page"))
     page_context = {

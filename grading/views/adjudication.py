@@ -16,6 +16,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
+from django_htmx.http import push_url
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
@@ -233,6 +234,4 @@ def _next(
     else:
         context = _pair_context(study, following["item"], following["version"], filters)
         context["recorded"] = recorded
-    reply = render_page(request, PAGE, context, fragment="pair")
-    reply["HX-Push-Url"] = url
-    return reply
+    return push_url(render_page(request, PAGE, context, fragment="pair"), url)

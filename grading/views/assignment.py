@@ -24,7 +24,7 @@ from grading.forms import FlagForm
 from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, TurnGrade
 from grading.templatetags.grading_verdicts import shown
 from l2annot.errors import message_of, status_for
-from l2annot.htmx import redirect_to, render_page, wants_fragment
+from l2annot.htmx import render_page, respond, wants_fragment
 from rubrics.models import EffectiveCriterion, Response, RubricItem, Turn
 from rubrics.models.responses import versions_count
 from rubrics.scoring import adverse_verdict, verdict_label, verdict_labels
@@ -349,9 +349,15 @@ def _saved(
     request: AuthenticatedHttpRequest, assignment: Assignment, name: str, anchor: str, **state: Any
 ) -> HttpResponse:
     """A save went through: htmx gets the saved part back, a plain form goes back to it."""
-    if wants_fragment(request):
-        return _fragment(request, assignment, name, saved=True, **state)
-    return redirect_to(request, reverse("grading:assignment", args=[assignment.pk]) + anchor)
+    study = assignment.study_item.study
+    context = {"assignment": assignment, "study": study, "closed": study.is_closed()}
+    return respond(
+        request,
+        PAGE,
+        context | state | {"saved": True},
+        fragment=name,
+        done_url=reverse("grading:assignment", args=[assignment.pk]) + anchor,
+    )
 
 
 def _refused(
