@@ -8,10 +8,14 @@ the whole file in one pass; each is a `Text`, shown in the reader's language
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+from jsonschema import Draft202012Validator, ValidationError
 
 from l2annot.messages import gettext_noop
 
@@ -182,6 +186,162 @@ def _unstorable_at(value: Any, place: tuple[str, ...]) -> tuple[tuple[str, ...],
     return None
 
 
+# The shape of each file is a JSON Schema (taxonomy/schemas/, also the files' reference); what a
+# schema cannot say (codes that repeat, a range upside down) is checked below.
+SCHEMAS = Path(__file__).with_name("schemas")
+
+
+@cache
+def _validator(name: str) -> Draft202012Validator:
+    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8"))
+    return Draft202012Validator(schema)
+
+
+type Place = tuple[str | int, ...]
+
+
+class _Problems:
+    """Problems found in one file, each at the place of the item it concerns, reported in the
+    order of the file (and of the item's fields)."""
+
+    def __init__(self, field_order: dict[str, int]) -> None:
+        self.field_order = field_order
+        self.found: dict[str, tuple[int, ...]] = {}
+
+    def add(self, item: Place, message: str, field_name: str = "") -> None:
+        # A list inside an item (its sub-competencies) sorts at that field's place in the item.
+        place = tuple(part if isinstance(part, int) else self._rank(part) for part in item)
+        self.found.setdefault(message, (*place, self._rank(field_name)))
+
+    def _rank(self, field_name: str) -> int:
+        return self.field_order.get(field_name, len(self.field_order))
+
+    def raise_any(self) -> None:
+        if self.found:
+            ordered = sorted(self.found.items(), key=lambda entry: entry[1])
+            raise SeedFileError([message for message, _ in ordered])
+
+
+def _shape(
+    problems: _Problems,
+    data: Any,
+    schema: str,
+    where: Callable[[Place], str],
+    items: frozenset[str],
+) -> None:
+    """Every way `data` departs from the file's schema, as a message at its item's place: an
+    item is a position in one of the lists named `items`."""
+    for error in _validator(schema).iter_errors(data):
+        path = tuple(error.absolute_path)
+        cut = max((i + 2 for i in range(len(path) - 1) if path[i] in items), default=0)
+        item, rest = path[:cut], path[cut:]
+        at = where(item)
+        entry = data
+        for part in item:
+            entry = entry[part]
+        if error.validator == "required" and not rest and isinstance(entry, dict):
+            for key in error.validator_value:
+                if key not in entry:
+                    problems.add(item, _missing(at, str(key), entry), str(key))
+            continue
+        is_level = len(item) > 1 and item[-2] == "levels"
+        problems.add(item, _wrong(at, rest, error, entry, is_level), str(rest[0]) if rest else "")
+
+
+def _missing(where: str, key: str, item: dict[str, Any]) -> str:
+    if key == "levels":
+        return gettext_noop("%(where)s: needs a non-empty list of levels", where=where)
+    if key == "values":
+        return _needs_values(where, item)
+    return gettext_noop("%(where)s: field '%(key)s' is empty", where=where, key=key)
+
+
+def _needs_values(where: str, item: dict[str, Any]) -> str:
+    return gettext_noop(
+        "%(where)s: a %(kind)s variable needs a non-empty list of values",
+        where=where,
+        kind=item.get("kind"),
+    )
+
+
+def _wrong(where: str, rest: Place, error: ValidationError, entry: Any, is_level: bool) -> str:
+    """The message for one departure from the schema at `rest` inside the item `entry`."""
+    value = error.instance
+    if not rest and is_level and error.validator == "pattern":
+        return gettext_noop("%(where)s: field '%(key)s' is empty", where=where, key="label")
+    if not rest and is_level:
+        return gettext_noop("%(where)s: must be a label or an object", where=where)
+    if not rest:
+        return gettext_noop("%(where)s: must be an object", where=where)
+    key = str(rest[0])
+    if len(rest) == 1:
+        if key == "order":
+            return gettext_noop(
+                "%(where)s: field 'order' must be a whole number >= 0, not %(value)s",
+                where=where,
+                value=repr(value),
+            )
+        if key == "kind" and error.validator == "enum":
+            return gettext_noop(
+                "%(where)s: kind '%(kind)s' is not one of %(kinds)s",
+                where=where,
+                kind=value,
+                kinds=", ".join(KINDS),
+            )
+        if key == "levels":
+            return gettext_noop("%(where)s: needs a non-empty list of levels", where=where)
+        if key == "values" and entry.get("kind") in LISTED:
+            return _needs_values(where, entry)
+        if key == "values":
+            return gettext_noop(
+                "%(where)s: a number variable's values are its bounds: an object with 'min', "
+                "'max' and 'whole'",
+                where=where,
+            )
+        if key == "corresponds_to" and error.validator == "required":
+            required: list[str] = list(error.validator_value)  # type: ignore[arg-type]
+            given: dict[str, Any] = value if isinstance(value, dict) else {}
+            missing = [name for name in required if name not in given]
+            return gettext_noop(
+                "%(where)s: field '%(key)s' is empty",
+                where=gettext_noop("%(where)s: corresponds_to", where=where),
+                key=missing[0],
+            )
+        if key == "corresponds_to":
+            return gettext_noop(
+                "%(where)s: must be an object with 'scale' and 'level'",
+                where=gettext_noop("%(where)s: corresponds_to", where=where),
+            )
+        if error.validator == "pattern" or value is None:
+            return gettext_noop("%(where)s: field '%(key)s' is empty", where=where, key=key)
+        return gettext_noop(
+            "%(where)s: field '%(key)s' must be text, not %(type)s",
+            where=where,
+            key=key,
+            type=type(value).__name__,
+        )
+    if key == "values" and isinstance(rest[1], int):
+        return gettext_noop(
+            "%(where)s: value %(number)s must be non-empty text", where=where, number=rest[1] + 1
+        )
+    if key == "values" and rest[1] == "whole":
+        return gettext_noop(
+            "%(where)s: 'whole' must be true or false, not %(value)s",
+            where=where,
+            value=repr(value),
+        )
+    if key == "values":
+        return gettext_noop(
+            "%(where)s: %(value)s is not a number",
+            where=gettext_noop("%(where)s: %(bound)s", where=where, bound=rest[1]),
+            value=repr(value),
+        )
+    inner = entry.get(key) if isinstance(entry, dict) else None
+    return _wrong(
+        gettext_noop("%(where)s: %(key)s", where=where, key=key), rest[1:], error, inner, False
+    )
+
+
 def _listed(path: Path, key: str) -> list[Any]:
     """The list a seed file holds under `key` (or the file's top-level list)."""
     data = _load_json(path)
@@ -193,28 +353,17 @@ def _listed(path: Path, key: str) -> list[Any]:
     return listed
 
 
-def _text(obj: dict[str, Any], key: str, where: str, problems: list[str], required: bool) -> str:
-    value = obj.get(key, "")
-    if value is None:
-        value = ""
-    if not isinstance(value, str):
-        problems.append(
-            gettext_noop(
-                "%(where)s: field '%(key)s' must be text, not %(type)s",
-                where=where,
-                key=key,
-                type=type(value).__name__,
-            )
-        )
-        return ""
-    if required and not value.strip():
-        problems.append(gettext_noop("%(where)s: field '%(key)s' is empty", where=where, key=key))
-    return value.strip()
+def _text(obj: dict[str, Any], key: str) -> str:
+    return (obj.get(key) or "").strip()
+
+
+def _entry(items: list[Any], index: int) -> dict[str, Any]:
+    entry = items[index] if index < len(items) else None
+    return entry if isinstance(entry, dict) else {}
 
 
 def read_taxonomy(path: Path) -> FrameworkSpec:
     data = _load_json(path)
-    problems: list[str] = []
     name = path.name
     if not isinstance(data, dict) or not isinstance(data.get("framework"), dict):
         raise SeedFileError(
@@ -224,218 +373,199 @@ def read_taxonomy(path: Path) -> FrameworkSpec:
                 )
             ]
         )
-    fw = data["framework"]
-    fw_where = gettext_noop("%(file)s: framework", file=name)
-    fw_code = _text(fw, "code", fw_where, problems, required=True)
-    fw_name = _text(fw, "name", fw_where, problems, required=True)
-    raw_competencies = data.get("competencies")
-    if not isinstance(raw_competencies, list):
+    if not isinstance(data.get("competencies"), list):
         raise SeedFileError(
             [gettext_noop("%(file)s: field 'competencies' must be a list", file=name)]
         )
-    seen_codes: set[str] = set()
-    competencies = []
-    for i, raw in enumerate(raw_competencies, start=1):
-        where = gettext_noop("%(file)s: competency %(number)s", file=name, number=i)
+    competencies: list[Any] = data["competencies"]
+
+    def where(item: Place) -> str:
+        if not item:
+            return name
+        if item == ("framework",):
+            return gettext_noop("%(file)s: framework", file=name)
+        competency = gettext_noop(
+            "%(file)s: competency %(number)s", file=name, number=int(item[1]) + 1
+        )
+        if len(item) == 2:
+            return competency
+        code = _entry(competencies, int(item[1])).get("code")
+        return gettext_noop(
+            "%(where)s (%(code)s), sub-competency %(number)s",
+            where=competency,
+            code=code if isinstance(code, str) else "",
+            number=int(item[3]) + 1,
+        )
+
+    fields = ["code", "sub_competencies", "name", "order", "description"]
+    problems = _Problems({field_name: rank for rank, field_name in enumerate(fields)})
+    _shape(problems, data, "taxonomy", where, frozenset({"competencies", "sub_competencies"}))
+    seen: set[str] = set()
+    for i, raw in enumerate(competencies):
         if not isinstance(raw, dict):
-            problems.append(gettext_noop("%(where)s: must be an object", where=where))
             continue
-        code = _text(raw, "code", where, problems, required=True)
-        if code in seen_codes:
-            problems.append(
-                gettext_noop("%(where)s: duplicate code %(code)s", where=where, code=code)
-            )
-        seen_codes.add(code)
-        subs = []
-        for j, sub in enumerate(raw.get("sub_competencies") or [], start=1):
-            sub_where = gettext_noop(
-                "%(where)s (%(code)s), sub-competency %(number)s", where=where, code=code, number=j
-            )
-            if not isinstance(sub, dict):
-                problems.append(gettext_noop("%(where)s: must be an object", where=sub_where))
-                continue
-            sub_code = _text(sub, "code", sub_where, problems, required=True)
-            if sub_code in seen_codes:
-                problems.append(
-                    gettext_noop(
-                        "%(where)s: duplicate code %(code)s", where=sub_where, code=sub_code
+        for place, entry in [(("competencies", i), raw)] + [
+            (("competencies", i, "sub_competencies", j), sub)
+            for j, sub in enumerate(raw.get("sub_competencies") or [])
+            if isinstance(raw.get("sub_competencies"), list) and isinstance(sub, dict)
+        ]:
+            code = entry.get("code")
+            if isinstance(code, str) and code.strip():
+                if code.strip() in seen:
+                    problems.add(
+                        place,
+                        gettext_noop(
+                            "%(where)s: duplicate code %(code)s",
+                            where=where(place),
+                            code=code.strip(),
+                        ),
+                        "code",
                     )
-                )
-            seen_codes.add(sub_code)
-            subs.append(
-                SubCompetencySpec(
-                    code=sub_code,
-                    name=_text(sub, "name", sub_where, problems, required=True),
-                    order=_order(sub, j, sub_where, problems),
-                    description=_text(sub, "description", sub_where, problems, required=False),
-                )
-            )
-        competencies.append(
-            CompetencySpec(
-                code=code,
-                name=_text(raw, "name", where, problems, required=True),
-                order=_order(raw, i, where, problems),
-                description=_text(raw, "description", where, problems, required=False),
-                sub_competencies=tuple(subs),
-            )
-        )
-    if problems:
-        raise SeedFileError(problems)
+                seen.add(code.strip())
+    problems.raise_any()
+    framework = data["framework"]
     return FrameworkSpec(
-        code=fw_code,
-        name=fw_name,
-        note=_text(fw, "note", name, problems, required=False),
-        description=_text(fw, "description", name, problems, required=False),
-        competencies=tuple(competencies),
-    )
-
-
-def _order(obj: dict[str, Any], default: int, where: str, problems: list[str]) -> int:
-    value = obj.get("order", default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        problems.append(
-            gettext_noop(
-                "%(where)s: field 'order' must be a whole number >= 0, not %(value)s",
-                where=where,
-                value=repr(value),
+        code=_text(framework, "code"),
+        name=_text(framework, "name"),
+        note=_text(framework, "note"),
+        description=_text(framework, "description"),
+        competencies=tuple(
+            CompetencySpec(
+                code=_text(raw, "code"),
+                name=_text(raw, "name"),
+                order=raw.get("order", i),
+                description=_text(raw, "description"),
+                sub_competencies=tuple(
+                    SubCompetencySpec(
+                        code=_text(sub, "code"),
+                        name=_text(sub, "name"),
+                        order=sub.get("order", j),
+                        description=_text(sub, "description"),
+                    )
+                    for j, sub in enumerate(raw.get("sub_competencies") or [], start=1)
+                ),
             )
-        )
-        return default
-    return value
-
-
-def _decimal(value: Any, where: str, problems: list[str]) -> Decimal | None:
-    if value is None:
-        return None
-    try:
-        if isinstance(value, bool):
-            raise InvalidOperation
-        return Decimal(str(value))
-    except InvalidOperation:
-        problems.append(
-            gettext_noop("%(where)s: %(value)s is not a number", where=where, value=repr(value))
-        )
-        return None
+            for i, raw in enumerate(competencies, start=1)
+        ),
+    )
 
 
 def read_context_variables(path: Path) -> tuple[VariableSpec, ...]:
     name = path.name
-    raw_variables = _listed(path, "context_variables")
-    problems: list[str] = []
+    listed = _listed(path, "context_variables")
+
+    def where(item: Place) -> str:
+        if not item:
+            return name
+        number = int(item[1])
+        at = gettext_noop("%(file)s: variable %(number)s", file=name, number=number + 1)
+        if not isinstance(listed[number], dict):
+            return at
+        key = listed[number].get("key")
+        return gettext_noop(
+            "%(where)s (%(key)s)", where=at, key=key.strip() if isinstance(key, str) else ""
+        )
+
+    fields = ["key", "kind", "values", "label", "order", "group", "description", "source", "scale"]
+    problems = _Problems({field_name: rank for rank, field_name in enumerate(fields)})
+    _shape(
+        problems,
+        {"context_variables": listed},
+        "context_variables",
+        where,
+        frozenset({"context_variables"}),
+    )
     seen: set[str] = set()
-    variables = []
-    for i, raw in enumerate(raw_variables, start=1):
-        where = gettext_noop("%(file)s: variable %(number)s", file=name, number=i)
+    for i, raw in enumerate(listed):
         if not isinstance(raw, dict):
-            problems.append(gettext_noop("%(where)s: must be an object", where=where))
             continue
-        key = _text(raw, "key", where, problems, required=True)
-        where = gettext_noop("%(where)s (%(key)s)", where=where, key=key)
-        if key in seen:
-            problems.append(gettext_noop("%(where)s: duplicate key", where=where))
-        seen.add(key)
-        kind = _text(raw, "kind", where, problems, required=True)
-        if kind and kind not in KINDS:
-            problems.append(
-                gettext_noop(
-                    "%(where)s: kind '%(kind)s' is not one of %(kinds)s",
-                    where=where,
-                    kind=kind,
-                    kinds=", ".join(KINDS),
+        place = ("context_variables", i)
+        key, kind, raw_values = _text_or_none(raw, "key"), raw.get("kind"), raw.get("values")
+        if key:
+            if key in seen:
+                problems.add(
+                    place, gettext_noop("%(where)s: duplicate key", where=where(place)), "key"
                 )
-            )
-        raw_values = raw.get("values")
-        scale = _text(raw, "scale", where, problems, required=False)
-        if scale and kind != "ordinal":
-            problems.append(
+            seen.add(key)
+        if _text_or_none(raw, "scale") and kind != "ordinal":
+            problems.add(
+                place,
                 gettext_noop(
-                    "%(where)s: only an ordinal variable takes a scale's levels", where=where
-                )
+                    "%(where)s: only an ordinal variable takes a scale's levels", where=where(place)
+                ),
+                "scale",
             )
-        if scale and raw_values is None:
-            raw_values = []  # the scale's levels are the values
-        values: list[ValueSpec] = []
-        minimum = maximum = None
-        whole = False
-        if kind == "number":
-            bounds = raw_values if isinstance(raw_values, dict) else {}
-            minimum = _decimal(
-                bounds.get("min"), gettext_noop("%(where)s: min", where=where), problems
-            )
-            maximum = _decimal(
-                bounds.get("max"), gettext_noop("%(where)s: max", where=where), problems
-            )
-            if minimum is not None and maximum is not None and minimum > maximum:
-                problems.append(
+        if kind == "number" and isinstance(raw_values, dict):
+            low, high = _number(raw_values.get("min")), _number(raw_values.get("max"))
+            if low is not None and high is not None and low > high:
+                problems.add(
+                    place,
                     gettext_noop(
                         "%(where)s: min %(minimum)s is above max %(maximum)s",
-                        where=where,
-                        minimum=str(minimum),
-                        maximum=str(maximum),
-                    )
+                        where=where(place),
+                        minimum=str(low),
+                        maximum=str(high),
+                    ),
+                    "values",
                 )
-            whole = bounds.get("whole", False)
-            if not isinstance(whole, bool):
-                problems.append(
-                    gettext_noop(
-                        "%(where)s: 'whole' must be true or false, not %(value)s",
-                        where=where,
-                        value=repr(whole),
-                    )
-                )
-                whole = False
-        elif kind in ("categorical", "ordinal", "boolean"):
-            if not isinstance(raw_values, list) or (not raw_values and not scale):
-                problems.append(
-                    gettext_noop(
-                        "%(where)s: a %(kind)s variable needs a non-empty list of values",
-                        where=where,
-                        kind=kind,
-                    )
-                )
-                raw_values = []
+        if kind in LISTED and isinstance(raw_values, list):
             codes: set[str] = set()
             for j, label in enumerate(raw_values, start=1):
                 if not isinstance(label, str) or not label.strip():
-                    problems.append(
-                        gettext_noop(
-                            "%(where)s: value %(number)s must be non-empty text",
-                            where=where,
-                            number=j,
-                        )
-                    )
                     continue
-                code = value_code(label)
-                if code in codes:
-                    problems.append(
+                if value_code(label) in codes:
+                    problems.add(
+                        place,
                         gettext_noop(
                             "%(where)s: value %(number)s '%(label)s' repeats an earlier value",
-                            where=where,
+                            where=where(place),
                             number=j,
                             label=label,
-                        )
+                        ),
+                        "values",
                     )
-                codes.add(code)
-                values.append(ValueSpec(code=code, label=label.strip(), order=j))
-        variables.append(
-            VariableSpec(
-                key=key,
-                label=_text(raw, "label", where, problems, required=True),
-                kind=kind,
-                order=_order(raw, i, where, problems),
-                group=_text(raw, "group", where, problems, required=False),
-                description=_text(raw, "description", where, problems, required=False),
-                source=_text(raw, "source", where, problems, required=False),
-                minimum=minimum,
-                maximum=maximum,
-                whole_numbers=whole,
-                values=tuple(values),
-                scale=scale,
-            )
-        )
-    if problems:
-        raise SeedFileError(problems)
-    return tuple(variables)
+                codes.add(value_code(label))
+    problems.raise_any()
+    return tuple(_variable(raw, i) for i, raw in enumerate(listed, start=1))
+
+
+LISTED = ("categorical", "ordinal", "boolean")
+
+
+def _text_or_none(obj: dict[str, Any], key: str) -> str:
+    value = obj.get(key)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _number(value: Any) -> Decimal | None:
+    """A bound the schema accepted (a JSON number), or None for one it did not."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return Decimal(str(value))
+
+
+def _variable(raw: dict[str, Any], order: int) -> VariableSpec:
+    kind = raw["kind"]
+    given = raw.get("values")
+    bounds: dict[str, Any] = given if kind == "number" and isinstance(given, dict) else {}
+    labels = raw.get("values") or [] if kind in LISTED else []
+    return VariableSpec(
+        key=_text(raw, "key"),
+        label=_text(raw, "label"),
+        kind=kind,
+        order=raw.get("order", order),
+        group=_text(raw, "group"),
+        description=_text(raw, "description"),
+        source=_text(raw, "source"),
+        minimum=_number(bounds.get("min")),
+        maximum=_number(bounds.get("max")),
+        whole_numbers=bounds.get("whole", False),
+        values=tuple(
+            ValueSpec(code=value_code(label), label=label.strip(), order=j)
+            for j, label in enumerate(labels, start=1)
+        ),
+        scale=_text(raw, "scale"),
+    )
 
 
 def read_scales(path: Path) -> tuple[ScaleSpec, ...]:
@@ -443,78 +573,99 @@ def read_scales(path: Path) -> tuple[ScaleSpec, ...]:
     being its label or `{"label", "description", "corresponds_to": {"scale", "level", "up_to"}}`
     (levels named by label or code; `up_to` only for a range)."""
     name = path.name
-    raw_scales = _listed(path, "proficiency_scales")
-    problems: list[str] = []
-    scales = []
-    seen: set[str] = set()
-    for i, raw in enumerate(raw_scales, start=1):
-        where = gettext_noop("%(file)s: scale %(number)s", file=name, number=i)
-        if not isinstance(raw, dict):
-            problems.append(gettext_noop("%(where)s: must be an object", where=where))
-            continue
-        code = _text(raw, "code", where, problems, required=True)
-        where = gettext_noop("%(where)s (%(code)s)", where=where, code=code)
-        if code in seen:
-            problems.append(gettext_noop("%(where)s: duplicate code", where=where))
-        seen.add(code)
-        raw_levels = raw.get("levels")
-        if not isinstance(raw_levels, list) or not raw_levels:
-            problems.append(
-                gettext_noop("%(where)s: needs a non-empty list of levels", where=where)
+    listed = _listed(path, "proficiency_scales")
+
+    def where(item: Place) -> str:
+        if not item:
+            return name
+        number = int(item[1])
+        at = gettext_noop("%(file)s: scale %(number)s", file=name, number=number + 1)
+        if isinstance(listed[number], dict):
+            code = listed[number].get("code")
+            at = gettext_noop(
+                "%(where)s (%(code)s)", where=at, code=code.strip() if isinstance(code, str) else ""
             )
-            raw_levels = []
-        levels: list[LevelSpec] = []
-        for j, level in enumerate(raw_levels, start=1):
-            level_where = gettext_noop("%(where)s, level %(number)s", where=where, number=j)
-            entry = {"label": level} if isinstance(level, str) else level
-            if not isinstance(entry, dict):
-                problems.append(
-                    gettext_noop("%(where)s: must be a label or an object", where=level_where)
+        if len(item) == 2:
+            return at
+        return gettext_noop("%(where)s, level %(number)s", where=at, number=int(item[3]) + 1)
+
+    fields = ["code", "levels", "label", "description", "corresponds_to", "name", "order", "source"]
+    problems = _Problems({field_name: rank for rank, field_name in enumerate(fields)})
+    _shape(
+        problems,
+        {"proficiency_scales": listed},
+        "proficiency_scales",
+        where,
+        frozenset({"proficiency_scales", "levels"}),
+    )
+    seen: set[str] = set()
+    for i, raw in enumerate(listed):
+        if not isinstance(raw, dict):
+            continue
+        place: Place = ("proficiency_scales", i)
+        code = _text_or_none(raw, "code")
+        if code:
+            if code in seen:
+                problems.add(
+                    place, gettext_noop("%(where)s: duplicate code", where=where(place)), "code"
                 )
+            seen.add(code)
+        given = raw.get("levels")
+        levels: list[Any] = given if isinstance(given, list) else []
+        codes: set[str] = set()
+        for j, level in enumerate(levels):
+            label = _text_or_none(_level(level), "label")
+            if not label:
                 continue
-            label = _text(entry, "label", level_where, problems, required=True)
-            if value_code(label) in {other.code for other in levels}:
-                problems.append(
+            if value_code(label) in codes:
+                at: Place = (*place, "levels", j)
+                problems.add(
+                    at,
                     gettext_noop(
                         "%(where)s: '%(label)s' repeats an earlier level",
-                        where=level_where,
+                        where=where(at),
                         label=label,
-                    )
+                    ),
+                    "label",
                 )
-            levels.append(
-                LevelSpec(
-                    code=value_code(label),
-                    label=label,
-                    order=j,
-                    description=_text(entry, "description", level_where, problems, False),
-                    corresponds_to=_mapping(entry.get("corresponds_to"), level_where, problems),
-                )
-            )
-        scales.append(
-            ScaleSpec(
-                code=code,
-                name=_text(raw, "name", where, problems, required=True),
-                order=_order(raw, i, where, problems),
-                description=_text(raw, "description", where, problems, required=False),
-                source=_text(raw, "source", where, problems, required=False),
-                levels=tuple(levels),
-            )
+            codes.add(value_code(label))
+    problems.raise_any()
+    return tuple(
+        ScaleSpec(
+            code=_text(raw, "code"),
+            name=_text(raw, "name"),
+            order=raw.get("order", i),
+            description=_text(raw, "description"),
+            source=_text(raw, "source"),
+            levels=tuple(
+                _level_spec(_level(level), j) for j, level in enumerate(raw["levels"], start=1)
+            ),
         )
-    if problems:
-        raise SeedFileError(problems)
-    return tuple(scales)
+        for i, raw in enumerate(listed, start=1)
+    )
 
 
-def _mapping(raw: Any, where: str, problems: list[str]) -> tuple[str, str, str] | None:
-    if raw is None:
-        return None
-    where = gettext_noop("%(where)s: corresponds_to", where=where)
-    if not isinstance(raw, dict):
-        problems.append(
-            gettext_noop("%(where)s: must be an object with 'scale' and 'level'", where=where)
+def _level(level: Any) -> dict[str, Any]:
+    if isinstance(level, str):
+        return {"label": level}
+    return level if isinstance(level, dict) else {}
+
+
+def _level_spec(entry: dict[str, Any], order: int) -> LevelSpec:
+    label = _text(entry, "label")
+    mapping = entry.get("corresponds_to")
+    corresponds_to = None
+    if mapping:
+        upper = _text(mapping, "up_to")
+        corresponds_to = (
+            _text(mapping, "scale"),
+            value_code(_text(mapping, "level")),
+            value_code(upper) if upper else "",
         )
-        return None
-    scale = _text(raw, "scale", where, problems, required=True)
-    level = _text(raw, "level", where, problems, required=True)
-    upper = _text(raw, "up_to", where, problems, required=False)
-    return scale, value_code(level), value_code(upper) if upper else ""
+    return LevelSpec(
+        code=value_code(label),
+        label=label,
+        order=order,
+        description=_text(entry, "description"),
+        corresponds_to=corresponds_to,
+    )

@@ -3,10 +3,11 @@
 Nothing is deleted by a load: an item missing from the file may still be used by tasks, so it is
 reported and left for a person to retire."""
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import models, transaction
 from django.utils.translation import gettext
 
@@ -87,6 +88,7 @@ def _upsert_all[M: models.Model](
             else:
                 report.unchanged += 1
         loaded[key] = obj
+    _check_fields([obj for obj, _ in new] + [obj for obj, _ in changed])
     model._default_manager.bulk_create([obj for obj, _ in new])
     if changed:
         if hasattr(model, "revision"):
@@ -106,6 +108,29 @@ def _upsert_all[M: models.Model](
         report.updated.append(str(obj))
     audit.record_many(events)
     return loaded
+
+
+def _check_fields(objects: Sequence[models.Model]) -> None:
+    """The models' own field rules (lengths, slugs, choices, clean()) for what a file would
+    write, every problem at once, before anything is written. Relations and uniqueness are
+    the loader's own business (it matches by code), so they are left out here."""
+    problems = []
+    for obj in objects:
+        relations = [f.name for f in obj._meta.concrete_fields if f.is_relation]
+        try:
+            obj.full_clean(exclude=relations, validate_unique=False, validate_constraints=False)
+        except ValidationError as error:
+            for name, messages in error.message_dict.items():
+                for message in messages:
+                    problems.append(
+                        gettext("%(object)s: %(field)s: %(message)s")
+                        % {"object": obj, "field": name, "message": message}
+                        if name != NON_FIELD_ERRORS
+                        else gettext("%(object)s: %(message)s")
+                        % {"object": obj, "message": message}
+                    )
+    if problems:
+        raise SeedFileError(problems)
 
 
 @transaction.atomic
