@@ -104,8 +104,8 @@ class RaiseFlagSerializer(ApiSerializer):
         request = self.context.get("request")
         if request is not None:  # only the caller's own assignments can be named
             field = self.fields["assignment"]
-            field.queryset = Assignment.objects.filter(  # type: ignore[attr-defined]
-                annotator=request.user.pk
+            field.queryset = Assignment.objects.of(  # type: ignore[attr-defined]
+                request.user.pk
             ).select_related("study_item__study")
 
 

@@ -50,6 +50,7 @@ from grading import adjudication, gold, services, timing
 from grading.forms import StudySelectionForm
 from grading.models import (
     Assignment,
+    AssignmentQuerySet,
     GoldVerdict,
     Grade,
     LikertItem,
@@ -218,7 +219,8 @@ class AssignmentViewSet(ReadOnlyViewSet):
 
     def visible(self, queryset: QuerySet) -> QuerySet:
         user = self.request.user
-        mine = queryset if manages_studies(user) else queryset.filter(annotator=user)
+        own = cast(AssignmentQuerySet, queryset)
+        mine = queryset if manages_studies(user) else own.of(acting_user(self.request))
         if self.action == "list":
             return mine
         return mine.prefetch_related(  # what AssignmentDetailSerializer adds
@@ -304,8 +306,8 @@ class GradeSerializer(ApiModelSerializer):
         request = self.context.get("request")
         if request is not None and "assignment" in self.fields:
             # Only the caller's own assignments can be named: another's does not exist here.
-            self.fields["assignment"].queryset = Assignment.objects.filter(  # type: ignore[attr-defined]
-                annotator=request.user.pk
+            self.fields["assignment"].queryset = Assignment.objects.of(  # type: ignore[attr-defined]
+                request.user.pk
             )
 
 
@@ -332,8 +334,9 @@ class GradeViewSet(ReadOnlyViewSet):
     ordering = ["id"]
 
     def visible(self, queryset: QuerySet) -> QuerySet:
-        user = self.request.user
-        return queryset if manages_studies(user) else queryset.filter(assignment__annotator=user)
+        if manages_studies(self.request.user):
+            return queryset
+        return queryset.filter(assignment__in=Assignment.objects.of(acting_user(self.request)))
 
     def _save(self, assignment: Assignment, version_id: int, data: dict[str, Any]) -> Grade:
         grade = services.save_grade(
@@ -404,8 +407,8 @@ class TurnGradeSerializer(ApiModelSerializer):
         super().__init__(*args, **kwargs)
         request = self.context.get("request")
         if request is not None and "assignment" in self.fields:
-            self.fields["assignment"].queryset = Assignment.objects.filter(  # type: ignore[attr-defined]
-                annotator=request.user.pk
+            self.fields["assignment"].queryset = Assignment.objects.of(  # type: ignore[attr-defined]
+                request.user.pk
             )
 
 
@@ -432,8 +435,9 @@ class TurnGradeViewSet(ReadOnlyViewSet):
     ordering = ["id"]
 
     def visible(self, queryset: QuerySet) -> QuerySet:
-        user = self.request.user
-        return queryset if manages_studies(user) else queryset.filter(assignment__annotator=user)
+        if manages_studies(self.request.user):
+            return queryset
+        return queryset.filter(assignment__in=Assignment.objects.of(acting_user(self.request)))
 
     def create(self, request: Request) -> Response:
         """Save your verdict and/or rationale on one tutor turn for a turn-level criterion of
@@ -910,16 +914,15 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
     def _create(self, request: Request, data: dict[str, Any]) -> Response:
         annotators, responses = data.pop("annotators"), data.pop("responses")
         assign_now = data.pop("assign_now")
-        study = services.create_study(
+        study, _planned = services.create_and_assign_study(
             name=data.pop("name"),
             framework=data.pop("framework"),
             responses=responses,
             annotators=annotators,
+            assign_now=assign_now,
             by=acting_user(request),
             **data,
         )
-        if assign_now:
-            services.assign_study(study)
         created = Study.objects.filter(pk=study.pk).with_progress().select_related("framework")
         return Response(StudySerializer(created.get()).data, status=status.HTTP_201_CREATED)
 
@@ -1134,9 +1137,9 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         study = self.get_object()
         serializer = GoldChecksRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        gold.add_gold_checks(study, serializer.validated_data["sources"], by=acting_user(request))
-        if not study.is_closed():
-            services.assign_study(study)
+        services.add_gold_checks_and_assign(
+            study, serializer.validated_data["sources"], by=acting_user(request)
+        )
         checks = study.items.gold_checks().select_related("response__task", "gold_source__study")
         return Response(GoldCheckSerializer(checks, many=True).data)
 

@@ -33,6 +33,7 @@ from grading.models import (
     Study,
     StudyItem,
 )
+from grading.services.refusals import check_study_open, own_locked
 from rubrics import services as rubrics
 from rubrics.models import CriterionVersion, RubricItem
 from rubrics.models.responses import versions_count
@@ -86,9 +87,8 @@ def raise_flag(
     "Criterion unclear" names a criterion; "Other" says what in its comment. One open flag per
     grader, response and criterion (AlreadyFlagged); a submitted response cannot be skipped."""
     now = timezone.now()
-    assignment = services._locked(assignment)
-    services._check_own(assignment, by)
-    services._check_study_open(assignment, now)
+    assignment = own_locked(assignment, by)
+    check_study_open(assignment, now)
     comment = comment.strip()
     if kind not in Flag.Kind.values:
         raise ValidationError(

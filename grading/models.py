@@ -477,6 +477,11 @@ class StudyItem(models.Model):
 class AssignmentQuerySet(OrderedQuerySet["Assignment"]):
     order_field = "position"
 
+    def of(self, user: User | int) -> "AssignmentQuerySet":
+        """The assignments `user` grades: the one way pages, the API, uploads and the services
+        reach an assignment to open, grade, rate or submit, so another grader's is not found."""
+        return self.filter(annotator=user)
+
 
 class Assignment(models.Model):
     class Status(models.TextChoices):

@@ -450,17 +450,19 @@ def _own_assignments(
     for row in named:
         first_row.setdefault(row.item_id, row.row)
     ids = {int(i) for i in first_row if i.isdecimal()}
-    found = {
-        str(a.pk): a
-        for a in Assignment.objects.filter(pk__in=ids).select_related("study_item__study")
-    }
+    own = Assignment.objects.of(annotator).filter(pk__in=ids, study_item__study=study)
+    found = {str(a.pk): a for a in own.select_related("study_item__study")}
+    # Only a workbook naming an assignment not its own reads which of them exist.
+    others = ids - {int(pk) for pk in found}
+    existing = set(Assignment.objects.filter(pk__in=others).values_list("pk", flat=True))
     for item_id, line in sorted(first_row.items(), key=lambda pair: pair[1]):
-        assignment = found.get(item_id)
-        if assignment is None:
+        if item_id in found:
+            continue
+        if not item_id.isdecimal() or int(item_id) not in existing:
             problem(
                 line, "item id", gettext_noop("there is no assignment %(item_id)s", item_id=item_id)
             )
-        elif assignment.annotator_id != annotator.pk or assignment.study_item.study_id != study.pk:
+        else:
             message = gettext_noop(
                 "assignment %(item_id)s is not %(username)s's in study %(study)s",
                 item_id=item_id,

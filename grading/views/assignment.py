@@ -1,7 +1,7 @@
 """The annotator's pages: their studies, and the blind grading page with autosave.
 
-Every lookup is filtered by `annotator=request.user`, so another person's assignment is a 404
-and nothing on these pages can show another grader's work or a model's identity.
+Every lookup is among the user's own (`Assignment.objects.of`), so another person's assignment
+is a 404 and nothing on these pages can show another grader's work or a model's identity.
 """
 
 from collections.abc import Mapping
@@ -170,11 +170,12 @@ def _turn_lines(
 
 def _own(request: AuthenticatedHttpRequest, assignment_id: int) -> Assignment:
     return get_object_or_404(
-        Assignment.objects.select_related(
+        Assignment.objects.of(request.user)
+        .select_related(
             "study_item__study", "study_item__rubric_version", "study_item__response__task"
-        ).annotate(response_versions=versions_count("study_item__response__")),
+        )
+        .annotate(response_versions=versions_count("study_item__response__")),
         pk=assignment_id,
-        annotator=request.user,
     )
 
 
@@ -182,11 +183,10 @@ def _own_locked(request: AuthenticatedHttpRequest, assignment_id: int) -> Assign
     """_own for a save, inside its transaction: the ownership check and the row lock the
     service needs in one query (only the assignment's row is locked, as in the service)."""
     return get_object_or_404(
-        Assignment.objects.select_for_update(of=("self",)).select_related(
-            "study_item__study", "study_item__rubric_version"
-        ),
+        Assignment.objects.of(request.user)
+        .select_for_update(of=("self",))
+        .select_related("study_item__study", "study_item__rubric_version"),
         pk=assignment_id,
-        annotator=request.user,
     )
 
 
@@ -243,8 +243,8 @@ def _page_context(
     lines = _lines(assignment)
     gradable = [line for line in lines if line.effective.applicable]
     likert = _likert(assignment)
-    counts = Assignment.objects.filter(
-        study_item__study=item.study_id, annotator=request.user
+    counts = (
+        Assignment.objects.of(request.user).filter(study_item__study=item.study_id)
     ).aggregate(total=Count("pk"), done=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)))
     return {
         "assignment": assignment,
@@ -275,9 +275,11 @@ def _page_context(
 @require(Action.GRADE)
 def index(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The studies this person grades in, open ones first, with their own progress."""
-    submitted = Assignment.objects.filter(
-        annotator=request.user, status=Assignment.Status.SUBMITTED
-    ).order_by("position")
+    submitted = (
+        Assignment.objects.of(request.user)
+        .filter(status=Assignment.Status.SUBMITTED)
+        .order_by("position")
+    )
     by_study: dict[int, list[Mapping[str, Any]]] = {}
     for assignment in submitted.values("pk", "position", "study_item__study"):
         by_study.setdefault(assignment["study_item__study"], []).append(assignment)

@@ -1,8 +1,8 @@
-from django.http import Http404, HttpRequest
+from django.http import Http404
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
 
-from accounts.permissions import require
+from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading.models import Assignment
 from rubrics.models import PublishedResource
@@ -11,12 +11,12 @@ from rubrics.views.resources import file_response
 
 @require(Action.GRADE)
 def assignment_resource(
-    request: HttpRequest, assignment_id: int, resource_id: int
+    request: AuthenticatedHttpRequest, assignment_id: int, resource_id: int
 ) -> HttpResponseBase:
     """A resource of the task an annotator is grading, as published in the rubric version they
     grade against: their own assignment only."""
     assignment = get_object_or_404(
-        Assignment.objects.select_related("study_item"), pk=assignment_id, annotator=request.user
+        Assignment.objects.of(request.user).select_related("study_item"), pk=assignment_id
     )
     resource = PublishedResource.objects.filter(
         pk=resource_id, rubric_version_id=assignment.study_item.rubric_version_id

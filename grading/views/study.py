@@ -124,11 +124,12 @@ def study_create(request: AuthenticatedHttpRequest) -> HttpResponse:
                     _("No response is selected: change the filters or tick tasks.")
                 )
             _check_count_shown(request, len(responses))
-            study = services.create_study(
+            study, created = services.create_and_assign_study(
                 name=data["name"],
                 framework=data["framework"],
                 responses=responses,
                 annotators=data["annotators"],
+                assign_now=data["assign_now"],
                 by=request.user,
                 **options,
             )
@@ -136,7 +137,6 @@ def study_create(request: AuthenticatedHttpRequest) -> HttpResponse:
             form.add_error(None, error)
         else:
             if data["assign_now"]:
-                created = services.assign_study(study)
                 messages.success(
                     request, _("Study created; %(count)s assignments made.") % {"count": created}
                 )

@@ -133,8 +133,9 @@ def gold_add(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     if not form.is_valid():
         return _page(request, study, 422, gold_form=form)
     try:
-        added = gold.add_gold_checks(study, form.cleaned_data["sources"], by=request.user)
-        planned = services.assign_study(study) if not study.is_closed() else 0
+        added, planned = services.add_gold_checks_and_assign(
+            study, form.cleaned_data["sources"], by=request.user
+        )
     except ValidationError as error:
         return _page(request, study, status_for(error), gold_form=form, error=error)
     message = _("%(added)d gold checks added; %(planned)d assignments planned.")

@@ -3,6 +3,7 @@ or given to another grader, resolved by a maintainer with a note in the history,
 criterion opening the draft of its next version."""
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from accounts.models import User
 from accounts.roles import Role
@@ -92,7 +93,7 @@ def test_a_grader_reads_only_their_own_flags(study, people):
 def test_a_flag_missing_what_it_needs_is_refused_naming_the_field(
     study, people, kind, comment, on_criterion, field
 ):
-    with pytest.raises(services.ValidationError) as refused:
+    with pytest.raises(ValidationError) as refused:
         flags.raise_flag(
             first_of(study, people["ana"]), kind=kind, comment=comment, by=people["ana"]
         )
@@ -109,7 +110,7 @@ def test_the_same_flag_twice_while_open_and_a_criterion_of_another_rubric_are_re
     with pytest.raises(flags.AlreadyFlagged):
         flags.raise_flag(mine, kind="other", comment="again", by=ana)
     elsewhere = factories.rubric_of(other)[0]
-    with pytest.raises(services.ValidationError):
+    with pytest.raises(ValidationError):
         flags.raise_flag(
             mine, kind="criterion_unclear", comment="", criterion_version_id=elsewhere.pk, by=ana
         )
@@ -135,7 +136,7 @@ def skipped_flag(study, people) -> tuple[Flag, Assignment]:
 
 def test_returning_a_skipped_response_puts_it_back_in_its_graders_queue(study, people):
     flag, mine = skipped_flag(study, people)
-    with pytest.raises(services.ValidationError) as refused:
+    with pytest.raises(ValidationError) as refused:
         flags.resolve_flag(flag, note="Looked at it", by=people["boss"])
     assert "outcome" in refused.value.message_dict
     resolved = flags.resolve_flag(flag, note="It is fine", outcome="returned", by=people["boss"])
@@ -155,7 +156,7 @@ def test_a_skipped_response_given_to_another_grader_keeps_its_k_graders(study, p
     flag, mine = skipped_flag(study, people)
     item = mine.study_item
     assert flags.reassign_candidates(study, [flag]) == {flag.pk: [people["carl"]]}
-    with pytest.raises(services.ValidationError):  # ben grades it already
+    with pytest.raises(ValidationError):  # ben grades it already
         flags.resolve_flag(
             flag, note="n", outcome="reassigned", reassign_to=people["ben"], by=people["boss"]
         )
@@ -178,7 +179,7 @@ def test_an_unclear_criterion_opens_the_draft_of_its_next_version(study, people)
     flag = flags.raise_flag(
         mine, kind="criterion_unclear", comment="Vague", criterion_version_id=version.pk, by=ana
     )
-    with pytest.raises(services.ValidationError):  # nothing was set aside
+    with pytest.raises(ValidationError):  # nothing was set aside
         flags.resolve_flag(flag, note="n", outcome="returned", by=people["boss"])
     resolved = flags.resolve_flag(flag, note="Reword it", open_draft=True, by=people["boss"])
     draft = CriterionVersion.objects.get(pk=resolved.draft_id)

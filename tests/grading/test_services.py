@@ -1,9 +1,11 @@
 """Studies, assignment and claiming on the database (SQLite and PostgreSQL)."""
 
 from collections import Counter
+from datetime import timedelta
 
 import pytest
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from accounts.roles import Role
 from grading import services
@@ -197,9 +199,7 @@ def test_time_spent_adds_gaps_between_actions_capped_at_the_idle_limit(annotator
     version = factories.rubric_of(assignment)[0]
     start = assignment.last_activity_at
     for minutes in (2, 60):
-        monkeypatch.setattr(
-            services.timezone, "now", lambda m=minutes: start + services.timedelta(minutes=m)
-        )
+        monkeypatch.setattr(timezone, "now", lambda m=minutes: start + timedelta(minutes=m))
         services.save_grade(assignment, version.pk, verdict="pass", rationale="", by=annotators[0])
     assignment.refresh_from_db()
     assert assignment.time_spent_seconds == 2 * 60 + services.IDLE_CAP.total_seconds()
