@@ -69,8 +69,8 @@ from interchange.formats.jsonl import JsonRefused, unstorable_in, values_in
 from interchange.formats.problems import gettext_noop
 from interchange.models import TaskSource
 from interchange.problem_text import message_text
-from judging.apps import shipped_prompt_names
 from judging.models import JudgeRating, JudgeVerdict, PromptTemplate, PromptVersion
+from judging.shipped import shipped_prompt_names
 from rubrics.models import (
     Criterion,
     CriterionVersion,

@@ -1,17 +1,9 @@
-import importlib
-
 from django.apps import AppConfig, apps
 from django.db import connections
 from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
-# The shipped prompts' texts live in the data migration that first wrote them.
-SHIPPED_PROMPTS = "judging.migrations.0004_shipped_prompts"
-
-
-def shipped_prompt_names() -> list[str]:
-    """The names of the prompt templates every database gets from `migrate`."""
-    return [name for name, *_ in importlib.import_module(SHIPPED_PROMPTS).SHIPPED]
+from judging.shipped import ship
 
 
 def _ship_prompts_after_migrate(
@@ -19,7 +11,7 @@ def _ship_prompts_after_migrate(
 ) -> None:
     template = apps.get_model("judging", "PromptTemplate")
     if template._meta.db_table in connections[using].introspection.table_names():
-        importlib.import_module(SHIPPED_PROMPTS).ship(apps, None)
+        ship(template, apps.get_model("judging", "PromptVersion"))
 
 
 class JudgingConfig(AppConfig):
