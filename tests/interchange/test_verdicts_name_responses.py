@@ -2,11 +2,9 @@
 either way finds responses imported with their own ids or without: ambiguous and missing ones
 are refused with file, line and field."""
 
-import importlib
 import json
 
 import pytest
-from django.apps import apps as django_apps
 
 from interchange.importers import import_l2bench, import_responses, import_verdicts
 from judging.models import JudgeVerdict
@@ -110,16 +108,3 @@ def test_a_reimport_moving_a_response_to_another_epoch_moves_what_verdicts_find(
     assert Response.objects.get().epoch == 4
     line = verdict(task, task_key=task.task_key, model="m-a", epoch=4)
     assert import_verdicts(jsonl(tmp_path / "v.jsonl", [line]), starter_framework).ok
-
-
-def test_the_migration_gives_responses_imported_without_an_id_their_epoch(
-    tmp_path, starter_framework, task
-):
-    assert import_responses(responses(tmp_path, task, with_ids=False), starter_framework).ok
-    Response.objects.update(epoch=1)  # as the column's default left them
-    migration = importlib.import_module("rubrics.migrations.0002_response_epoch")
-    migration.epochs_from_synthetic_ids(django_apps, None)
-    assert dict(Response.objects.values_list("external_id", "epoch")) == {
-        "m-a::e1": 1,
-        "m-a::e2": 2,
-    }

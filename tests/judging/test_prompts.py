@@ -1,7 +1,11 @@
 """Prompt templates: shipped on a fresh install, versioned on every change of text."""
 
+import importlib
+
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
+from django.db.migrations.loader import MigrationLoader
 
 from accounts.roles import Role
 from judging.models import PromptTemplate, PromptVersion
@@ -21,6 +25,17 @@ def test_a_fresh_install_has_the_two_shipped_prompts_ready_to_run():
     assert "{{reference_answer}}" in shipped["reference-guided"].text
     assert all(template_problems(v.text) == [] for v in shipped.values())
     assert default_prompt() == shipped["reference-guided"]
+
+
+def test_a_new_database_gets_the_shipped_prompts_from_the_initial_migration():
+    PromptTemplate.objects.all().delete()
+    migration = importlib.import_module("judging.migrations.0001_initial")
+    state = MigrationLoader(connection).project_state(("judging", "0001_initial"))
+    migration.ship_prompts(state.apps, None)
+    assert {(v.template.name, v.number) for v in PromptVersion.objects.all()} == {
+        ("reference-guided", 1),
+        ("critique-then-verdict", 1),
+    }
 
 
 def test_saving_a_changed_text_makes_the_next_version_and_keeps_the_old(make_user):
