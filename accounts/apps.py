@@ -14,6 +14,8 @@ class AccountsConfig(AppConfig):
     verbose_name = _("Accounts and roles")
 
     def ready(self) -> None:
+        import l2annot.checks  # noqa: F401  (registers the database checks)
+
         # Permissions are created by Django's own post_migrate handler; groups follow the role table
         # right after, the same way, so a fresh database always has every role.
         post_migrate.connect(_sync_roles_after_migrate, sender=self)

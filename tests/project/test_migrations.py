@@ -5,6 +5,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import SystemCheckError
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.recorder import MigrationRecorder
@@ -131,3 +132,24 @@ def test_a_database_migrated_before_the_squash_has_nothing_of_it_to_apply():
     # migrate's own check of the recorded history, then what it would apply.
     call_command("migrate", plan=True, stdout=out)
     assert not [app for app in BEFORE_THE_SQUASH if f"{app}.0001_initial" in out.getvalue()]
+
+
+@pytest.mark.django_db
+def test_a_database_stopped_half_way_through_the_squashed_migrations_is_refused():
+    recorded = MigrationRecorder.Migration.objects
+    recorded.filter(app="judging").exclude(name="0001_initial").delete()
+    for name in BEFORE_THE_SQUASH["judging"][1:4]:
+        recorded.create(app="judging", name=name)
+
+    with pytest.raises(SystemCheckError) as refused:
+        call_command("migrate", "--plan", skip_checks=False, stdout=StringIO())
+
+    message = str(refused.value)
+    assert "l2annot.E001" in message
+    assert "judging.0005_triage_resolution" in message
+    assert "judging.0004_shipped_prompts" not in message
+
+
+@pytest.mark.django_db
+def test_a_database_at_the_squash_passes_the_check():
+    assert call_command("check", "--database", "default") is None
