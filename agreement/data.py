@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 from django.db.models import Count, Exists, F, Field, Max, OuterRef, Q, Sum
 
-from agreement.analysis.calibration import MISSING, FloatArray, JudgeData, ScaleScores
-from agreement.analysis.comparison import UNPARSEABLE, RunVerdicts
-from agreement.analysis.labels import ExpertVerdict, Gold, LabelUnit
-from agreement.analysis.ratings import (
+from core.analysis.calibration import MISSING, FloatArray, JudgeData, ScaleScores
+from core.analysis.comparison import UNPARSEABLE, RunVerdicts
+from core.analysis.labels import ExpertVerdict, Gold, LabelUnit
+from core.analysis.ratings import (
     FAIL,
     NA,
     PASS,
@@ -34,7 +34,7 @@ from agreement.analysis.ratings import (
     StudyRatings,
     ratings_from_rows,
 )
-from agreement.analysis.scales import ScaleRatings
+from core.analysis.scales import ScaleRatings
 from grading.models import (
     Assignment,
     GoldVerdict,

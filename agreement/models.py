@@ -2,7 +2,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from agreement.analysis.reports import DEFAULT_MINIMUM_UNITS, DEFAULT_THRESHOLD
+from core.analysis.reports import DEFAULT_MINIMUM_UNITS, DEFAULT_THRESHOLD
 from grading.models import Study
 
 

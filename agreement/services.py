@@ -1,27 +1,11 @@
 """The agreement results of a study: read by `agreement.data`, computed by the pure
-`agreement.analysis`, kept in `agreement.cache` once per state of the data and the settings."""
+`core.analysis`, kept in `agreement.cache` once per state of the data and the settings."""
 
 from dataclasses import dataclass, replace
 
 from django.conf import settings as django_settings
 
 from agreement import cache
-from agreement.analysis.calibration import (
-    CalibrationReport,
-    JudgeScale,
-    calibration_report,
-    turn_calibration,
-)
-from agreement.analysis.calibration import judge_scales as compare_judge_scales
-from agreement.analysis.comparison import RunComparison, RunSummary, compare_runs
-from agreement.analysis.labels import FinalLabel
-from agreement.analysis.labels import final_labels as decide_labels
-from agreement.analysis.leaderboard import Leaderboard, leaderboard
-from agreement.analysis.ordinal_criteria import ordinal_agreement
-from agreement.analysis.ratings import CriterionInfo, ItemInfo
-from agreement.analysis.reports import StudyAgreement, study_agreement, turn_agreement
-from agreement.analysis.scales import criteria_consistency, scale_agreement, scale_consistency
-from agreement.analysis.triage import TriageUnit, triage_queue
 from agreement.data import (
     judge_runs_for,
     load_judge_data,
@@ -37,6 +21,22 @@ from agreement.data import (
     submitted_grade_count,
 )
 from agreement.models import AnalysisSettings
+from core.analysis.calibration import (
+    CalibrationReport,
+    JudgeScale,
+    calibration_report,
+    turn_calibration,
+)
+from core.analysis.calibration import judge_scales as compare_judge_scales
+from core.analysis.comparison import RunComparison, RunSummary, compare_runs
+from core.analysis.labels import FinalLabel
+from core.analysis.labels import final_labels as decide_labels
+from core.analysis.leaderboard import Leaderboard, leaderboard
+from core.analysis.ordinal_criteria import ordinal_agreement
+from core.analysis.ratings import CriterionInfo, ItemInfo
+from core.analysis.reports import StudyAgreement, study_agreement, turn_agreement
+from core.analysis.scales import criteria_consistency, scale_agreement, scale_consistency
+from core.analysis.triage import TriageUnit, triage_queue
 from grading.models import Study
 from judging.models import JudgeRun
 
@@ -207,7 +207,7 @@ def judge_scales_by_run(study: Study) -> list[tuple[JudgeRun, tuple[JudgeScale, 
 
 
 def final_labels(study: Study, *, single: bool = True) -> list[FinalLabel]:
-    """The final label of every graded (response, criterion) of `study` (agreement.analysis.
+    """The final label of every graded (response, criterion) of `study` (core.analysis.
     labels), without those resting on a single expert's verdict unless `single`; graders are
     named as the study's reports name them."""
     settings = AnalysisSettings.for_study(study)

@@ -1,7 +1,7 @@
 """Agreement, judge calibration and the model leaderboard of a study, as JSON: actions on the
 studies resource, read with Action.VIEW_BENCHMARK (never by annotators).
 
-The study report is agreement.analysis.export.report_to_dict, the same document as the JSON
+The study report is core.analysis.export.report_to_dict, the same document as the JSON
 download. The calibration report and the leaderboard are frozen dataclasses of the pure
 statistics core; `as_json` turns any of them into JSON (fields by name, then the properties that
 compute one value, such as an accuracy's `value` or a leaderboard row's `gap`; tuples and arrays
@@ -20,12 +20,6 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agreement.analysis.export import (
-    judge_calibration_rows,
-    judge_turn_row,
-    labels_to_dict,
-    report_to_dict,
-)
 from agreement.data import study_run
 from agreement.services import (
     final_labels,
@@ -36,6 +30,12 @@ from agreement.services import (
     study_report,
 )
 from api import schema
+from core.analysis.export import (
+    judge_calibration_rows,
+    judge_turn_row,
+    labels_to_dict,
+    report_to_dict,
+)
 from grading.models import Study
 from judging.models import JudgeRun
 
@@ -120,7 +120,7 @@ class AgreementActions:
     def final_labels(self, request: Request, pk: str) -> Response:
         """Each graded (response, criterion) with the experts' verdicts and rationales, the gold
         verdict, how the label was reached (adjudicated, unanimous, majority, single, tied, not
-        applicable), who decided and when (agreement.analysis.labels)."""
+        applicable), who decided and when (core.analysis.labels)."""
         study = self.get_object()  # type: ignore[attr-defined]
         raw = request.query_params.get("without_single", "false").lower()
         if raw not in ("true", "false", "1", "0"):

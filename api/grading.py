@@ -46,7 +46,8 @@ from api.serializers import (
     SlugRelatedField,
 )
 from api.viewsets import ReadOnlyViewSet, RevisionedModelViewSet
-from grading import adjudication, gold, services, timing
+from core import timing
+from grading import adjudication, gold, services
 from grading.forms import StudySelectionForm
 from grading.models import (
     Assignment,

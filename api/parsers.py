@@ -1,4 +1,4 @@
-"""Request bodies: JSON read by the same rules as imported JSON Lines (interchange.formats.jsonl),
+"""Request bodies: JSON read by the same rules as imported JSON Lines (core.formats.jsonl),
 so a hostile body (nested past what the reader follows, a number of thousands of digits) is a 400
 that says what is wrong and where, never a 500."""
 
@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from rest_framework import exceptions, parsers
 
-from interchange.formats.jsonl import JsonRefused, loads
+from core.formats.jsonl import JsonRefused, loads
 
 
 class JSONParser(parsers.JSONParser):

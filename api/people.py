@@ -21,8 +21,8 @@ from api import schema
 from api.permissions import acting_user
 from api.serializers import ApiModelSerializer
 from api.viewsets import ReadOnlyViewSet
+from core.languages import LANGUAGES
 from people import services
-from taxonomy.languages import LANGUAGES
 from taxonomy.models import SubCompetency
 
 FIXED = ("username", "email")

@@ -16,7 +16,7 @@ from rest_framework.settings import api_settings
 
 from api.serializers import ApiSerializer, RevisionedSerializer, SlugRelatedField, StrictJsonTypes
 from api.viewsets import RevisionedModelViewSet
-from interchange.formats.jsonl import MAX_INTEGER_DIGITS
+from core.formats.jsonl import MAX_INTEGER_DIGITS
 
 
 class GivenVerdictField(serializers.ChoiceField):
@@ -297,7 +297,7 @@ def decimal_pattern(digits: int, places: int) -> str:
 
 def bound_integers(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """Postprocessing hook: every integer of a body is bounded by what the JSON reader takes
-    (interchange.formats.jsonl.MAX_INTEGER_DIGITS), so the schema does not promise numbers a
+    (core.formats.jsonl.MAX_INTEGER_DIGITS), so the schema does not promise numbers a
     request may not carry; a decimal string needs a digit. An enum query parameter may also be
     empty: django-filter reads `?status=` as no filter."""
     largest = 10**MAX_INTEGER_DIGITS - 1

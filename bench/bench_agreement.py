@@ -42,12 +42,12 @@ import platform
 import krippendorff
 import numpy as np
 
-from agreement.stats import (
+from bench.harness import timed
+from core.stats import (
     alpha_from_counts,
     bootstrap_alpha,
     counts_from_pairs,
 )
-from bench.harness import timed
 
 
 def synthetic(

@@ -103,7 +103,7 @@ def main() -> int:
         setup_django({"DATABASE_URL": url})
         migrate()
         from agreement.data import load_study_ratings
-        from agreement.stats import alpha_from_counts
+        from core.stats import alpha_from_counts
         from grading.models import Grade
 
         study = seed(args.grades)

@@ -38,11 +38,11 @@ import sys
 
 import numpy as np
 
-from agreement.analysis.export import write_report_xlsx
-from agreement.analysis.ratings import CriterionInfo, ItemInfo, StudyRatings
-from agreement.analysis.reports import study_agreement
-from agreement.stats import binary_summary, bootstrap_alpha
 from bench.harness import timed
+from core.analysis.export import write_report_xlsx
+from core.analysis.ratings import CriterionInfo, ItemInfo, StudyRatings
+from core.analysis.reports import study_agreement
+from core.stats import binary_summary, bootstrap_alpha
 
 LAYERS = ("universal", "dimension", "task")
 

@@ -106,8 +106,8 @@ def baseline(framework, records, responses) -> float:  # type: ignore[no-untyped
 
 def measure() -> tuple[dict[str, float], float]:
     """Seconds of each step, and the peak resident memory growth during the imports (MiB)."""
+    from core.formats.sheets_xlsx import Table
     from interchange.exporters import export_rubrics_xlsx, rubric_tables
-    from interchange.formats.sheets_xlsx import Table
     from interchange.importers import import_l2bench, import_responses
 
     generated = generated_benchmark("bench-import-")

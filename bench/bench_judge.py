@@ -55,14 +55,14 @@ def seed(n_tasks: int):  # type: ignore[no-untyped-def]
 
     from accounts.roles import Role
     from accounts.services import create_user_with_role, sync_roles
-    from grading import services as grading
-    from interchange.importers import import_l2bench, import_responses
-    from interchange.synthetic import (
+    from core.formats.synthetic import (
         synthetic_responses,
         synthetic_tasks,
         write_benchmark,
         write_jsonl,
     )
+    from grading import services as grading
+    from interchange.importers import import_l2bench, import_responses
     from rubrics.models import Response
     from taxonomy import services as taxonomy_services
     from taxonomy.models import SubCompetency

@@ -15,7 +15,7 @@ import io
 import secrets
 
 from bench.harness import timed
-from interchange.formats.offline_workbook import (
+from core.formats.offline_workbook import (
     CriterionRow,
     GradingItem,
     GradingSheet,

@@ -5,7 +5,7 @@ Run from the repository root:
     .venv/bin/python -m bench.bench_ppi
 
 A seeded simulation of one model's responses, all graded by the judge: how many expert grades
-active sampling (responses drawn by the judge's uncertainty, ``agreement.stats.ppi_planning``,
+active sampling (responses drawn by the judge's uncertainty, ``core.stats.ppi_planning``,
 inverse-probability weighted by ``active_ppi_mean``) needs for the interval width that uniform
 sampling with PPI++ (``ppi_mean``, score interval) reaches with ``--uniform`` grades, and the
 coverage of both. Scenarios:
@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agreement.stats.ppi import active_ppi_mean, ppi_mean_stack
-from agreement.stats.ppi_planning import (
+from core.stats.ppi import active_ppi_mean, ppi_mean_stack
+from core.stats.ppi_planning import (
     draw_for_experts,
     expert_grades_needed,
     measured_judge_agreement,

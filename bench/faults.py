@@ -679,7 +679,7 @@ def db_restart(
 ) -> None:
     from django.db import connections
 
-    from interchange.synthetic import synthetic_tasks, write_benchmark
+    from core.formats.synthetic import synthetic_tasks, write_benchmark
 
     scenario = "db-restart"
     print(f"\n== db-restart: PostgreSQL {PG_VERSION} restarted under imports of {args.tasks} tasks")
@@ -893,9 +893,9 @@ def job_kill(
 
     from accounts.roles import Role
     from accounts.services import create_user_with_role
+    from core.formats.synthetic import synthetic_tasks, write_benchmark
     from interchange import jobs
     from interchange.models import ImportJob
-    from interchange.synthetic import synthetic_tasks, write_benchmark
     from taxonomy.models import Framework
 
     scenario = "job-kill"

@@ -358,7 +358,7 @@ TASKS, TASK_CRITERIA, CONSENSUS, UNIVERSAL, MODELS, EPOCHS = 1000, 10, 12, 8, 5,
 @dataclass(frozen=True)
 class GeneratedBenchmark:
     framework: object  # taxonomy.models.Framework, loaded with its context variables
-    records: list  # the tasks written, as interchange.synthetic made them
+    records: list  # the tasks written, as core.formats.synthetic made them
     responses: list  # the responses written
     folder: Path  # the L2-Bench folder (`folder / "bench"`) and `folder / "responses.jsonl"`
 
@@ -387,7 +387,7 @@ def generated_benchmark(prefix: str) -> GeneratedBenchmark:
     responses file in a new temporary folder named with `prefix` (after `setup_django`)."""
     import tempfile
 
-    from interchange.synthetic import (
+    from core.formats.synthetic import (
         synthetic_responses,
         synthetic_tasks,
         write_benchmark,

@@ -15,12 +15,12 @@ from collections import Counter, defaultdict
 
 from django.db import transaction
 
+from core.formats.verdicts import VerdictRecord
+from core.prompting import AnswerStyle
 from demo.study import LOCAL_JUDGE, SEED, seed_demo_judge
 from grading.models import Assignment, Grade, Study, TurnGrade, Verdict
-from interchange.formats.verdicts import VerdictRecord
 from interchange.importers.verdicts import JudgeFile, import_judge_file
 from judging.models import JudgeConfig, JudgeRun
-from judging.prompting import AnswerStyle
 from judging.services import find_prompt, save_config
 from workbench.units import PlannedCall, study_units
 

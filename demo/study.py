@@ -12,11 +12,11 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 
 from accounts.models import User
+from core.scoring import adverse_verdict
 from grading import services
 from grading.models import Assignment, Study, Verdict
 from judging.models import JudgeConfig, JudgeRating, JudgeRun, PromptVersion
 from rubrics.models import CriterionVersion, Response, RubricVersion
-from rubrics.scoring import adverse_verdict
 
 NAME = "Demo study: pilot grading"
 ANNOTATORS = {"annotator": 0.10, "annotator2": 0.20, "annotator3": 0.30}  # chance to disagree

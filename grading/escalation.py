@@ -15,9 +15,9 @@ import numpy as np
 from django.db.models import Count, Q
 
 from accounts.models import User
-from agreement.stats.alpha import alpha_from_counts
 from audit import services as audit
 from audit.models import AuditEvent
+from core.stats.alpha import alpha_from_counts
 from grading.expertise import expertise_tags, study_item_tags
 from grading.models import Assignment, Escalation, Grade, PoolMember, Study, StudyItem, Verdict
 

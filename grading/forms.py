@@ -7,11 +7,11 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from core.scoring import verdict_labels
 from grading.models import Flag, LikertItem, Study, StudyItem, Verdict, graders
 from grading.templatetags.grading_verdicts import shown
 from rubrics.forms import TaskFilterForm
 from rubrics.models import Response, RubricVersion, Task
-from rubrics.scoring import verdict_labels
 from taxonomy.models import Framework
 
 # Settings of adaptive overlap and gold checks a running study may change (the share of

@@ -8,7 +8,7 @@ study's data leave them out (`StudyItem.objects.data()`).
 
 Accuracy counts criteria: each verdict given on a criterion that has a gold verdict is right or
 wrong; n is the number of such verdicts in submitted gold checks. Its interval is Wilson's
-(agreement.stats.intervals, pure).
+(core.stats.intervals, pure).
 """
 
 from collections import defaultdict
@@ -21,10 +21,10 @@ from django.db.models import Count, QuerySet
 from django.utils.translation import gettext
 
 from accounts.models import User
-from agreement.stats.intervals import wilson_bounds
 from audit import services as audit
 from audit.errors import Conflict
 from audit.models import AuditEvent
+from core.stats.intervals import wilson_bounds
 from grading.models import Assignment, GoldVerdict, Grade, Study, StudyItem
 
 

@@ -24,8 +24,8 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from accounts.roles import Role
 from audit.editing import OrderedQuerySet
+from core import languages
 from rubrics.models import CriterionVersion, Response, RubricVersion, Turn
-from taxonomy import languages
 from taxonomy.models import Framework, SubCompetency
 
 
@@ -659,7 +659,7 @@ class TurnGrade(models.Model):
     """One annotator's verdict on a turn-level criterion for one tutor turn of a dialogue.
 
     The response's Grade on that criterion is derived from its turns' grades by the
-    criterion's turn rule (rubrics.scoring.turn_outcome) on every save, so everything that
+    criterion's turn rule (core.scoring.turn_outcome) on every save, so everything that
     reads grades per response (agreement, scores, exports) sees the rule's verdict."""
 
     assignment = models.ForeignKey(

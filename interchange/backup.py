@@ -41,6 +41,8 @@ from django.utils.translation import gettext
 from accounts.models import User
 from accounts.usernames import username_key
 from agreement.models import AnalysisSettings
+from core.formats.jsonl import JsonRefused, unstorable_in, values_in
+from core.formats.problems import gettext_noop
 from grading.models import (
     Assignment,
     Expertise,
@@ -65,8 +67,6 @@ from interchange.backup_files import (
     verified_files,
     write_archive,
 )
-from interchange.formats.jsonl import JsonRefused, unstorable_in, values_in
-from interchange.formats.problems import gettext_noop
 from interchange.models import TaskSource
 from interchange.problem_text import message_text
 from judging.models import JudgeRating, JudgeVerdict, PromptTemplate, PromptVersion

@@ -1,6 +1,6 @@
 """A study's model leaderboard as "Every Eval Ever" records: the figures of the agreement
 leaderboard (agreement.services.study_leaderboard), so the exported scores and intervals are
-exactly those the leaderboard page shows; `interchange.formats.eee` writes them."""
+exactly those the leaderboard page shows; `core.formats.eee` writes them."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 from django.utils.translation import gettext
 
-from agreement.analysis.leaderboard import Leaderboard, ModelRow, response_scores
-from agreement.analysis.leaderboard import Score as BoardScore
 from agreement.data import judge_runs_for, last_graded_at, load_judge_data, load_study_ratings
 from agreement.services import study_leaderboard
+from core.analysis.leaderboard import Leaderboard, ModelRow, response_scores
+from core.analysis.leaderboard import Score as BoardScore
+from core.formats import eee
 from grading.models import Study, StudyItem
-from interchange.formats import eee
 from judging.models import JudgeRun
 from taxonomy.models import Competency
 

@@ -20,17 +20,17 @@ from pathlib import Path
 from typing import IO, Any
 
 from audit.errors import Conflict
-from grading.models import Study
-from interchange.formats.criteria import Criterion as FileCriterion
-from interchange.formats.criteria import Layer as FileLayer
-from interchange.formats.l2bench_csv import (
+from core.formats.criteria import Criterion as FileCriterion
+from core.formats.criteria import Layer as FileLayer
+from core.formats.l2bench_csv import (
     RESOURCES_DIR,
     TASKS_FILE,
     TaskRecord,
     unwritable,
     write_tasks_csv,
 )
-from interchange.formats.sheets_xlsx import Column, Table, write_tables_xlsx
+from core.formats.sheets_xlsx import Column, Table, write_tables_xlsx
+from grading.models import Study
 from interchange.models import TaskSource
 from interchange.rubric_validation import VALIDATED, Validation, validation_in
 from rubrics.models import (

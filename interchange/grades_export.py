@@ -22,10 +22,10 @@ from typing import IO, Any, cast
 
 from django.db.models import F
 
+from core.formats.formulas import spreadsheet_safe
+from core.formats.sheets_xlsx import Column, Table, write_tables_xlsx
+from core.scoring import Judgement, outcome, task_score
 from grading.models import Assignment, Grade, Study
-from interchange.formats.sheets_xlsx import Column, Table, write_tables_xlsx
-from l2annot.formulas import spreadsheet_safe
-from rubrics.scoring import Judgement, outcome, task_score
 
 GRADE_COLUMNS = (
     "study_item",
@@ -112,7 +112,7 @@ def _grades(study: Study, *, submitted_only: bool = False) -> Iterator[dict[str,
 
 
 def _outcome(grade: dict[str, Any]) -> bool | float | None:
-    """What rubrics.scoring reads of a grade: its verdict, or its level on the scale."""
+    """What core.scoring reads of a grade: its verdict, or its level on the scale."""
     scale = None if grade["level"] is None else (grade["scale_min"], grade["scale_max"])
     return outcome(grade["verdict"], grade["level"], scale)
 
@@ -133,7 +133,7 @@ def grade_rows(study: Study) -> Iterator[tuple[Any, ...]]:
 
 def score_rows(study: Study) -> Iterator[tuple[Any, ...]]:
     """One row per submitted response and grader: the L2-Bench task score of their verdicts
-    (rubrics.scoring.task_score; N/A takes no part), in SCORE_COLUMNS order. Two queries."""
+    (core.scoring.task_score; N/A takes no part), in SCORE_COLUMNS order. Two queries."""
     labels = annotator_labels(study)
     for _, group in groupby(_grades(study, submitted_only=True), key=itemgetter("assignment_id")):
         grades = list(group)

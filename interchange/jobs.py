@@ -33,9 +33,9 @@ from django.db import (
 from django.tasks import task
 from django.utils import timezone, translation
 
+from core.formats.l2bench_csv import TASKS_FILE
+from core.formats.problems import Text, gettext_noop, stored_message
 from interchange import offline
-from interchange.formats.l2bench_csv import TASKS_FILE
-from interchange.formats.problems import Text, gettext_noop, stored_message
 from interchange.importers import (
     ImportReport,
     Progress,

@@ -27,17 +27,7 @@ from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext
 
 from accounts.models import User
-from grading import services
-from grading.models import (
-    Assignment,
-    Grade,
-    LikertItem,
-    LikertRating,
-    Study,
-    TurnGrade,
-    Verdict,
-)
-from interchange.formats.offline_workbook import (
+from core.formats.offline_workbook import (
     CriterionRow,
     GradedRow,
     GradeVerdict,
@@ -49,7 +39,18 @@ from interchange.formats.offline_workbook import (
     read_grading_workbook,
     write_grading_workbook,
 )
-from interchange.formats.problems import Problem, Text, gettext_noop
+from core.formats.problems import Problem, Text, gettext_noop
+from core.scoring import verdict_labels
+from grading import services
+from grading.models import (
+    Assignment,
+    Grade,
+    LikertItem,
+    LikertRating,
+    Study,
+    TurnGrade,
+    Verdict,
+)
 from interchange.importers.report import Counts, NewVersion, problem_lines
 from interchange.refusals import refusal_texts
 from rubrics.models import (
@@ -60,7 +61,6 @@ from rubrics.models import (
     TaskResource,
     Turn,
 )
-from rubrics.scoring import verdict_labels
 
 # The signing key is derived from SECRET_KEY for this one purpose, so a workbook signature can
 # never be replayed as another signed value of the app; rotating SECRET_KEY voids old workbooks.

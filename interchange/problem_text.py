@@ -14,7 +14,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.utils.formats import number_format
 from django.utils.translation import gettext, gettext_noop, ngettext
 
-from interchange.formats.problems import SHOWN_PROBLEMS, Problem, Text, stored_message
+from core.formats.problems import SHOWN_PROBLEMS, Problem, Text, stored_message
 from interchange.importers.report import Counts, ImportReport
 from l2annot.shown import message_text
 from rubrics.models import Response, Turn

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from django.core.exceptions import ValidationError
 from django.utils.functional import Promise
 
-from interchange.formats.problems import Text
+from core.formats.problems import Text
 
 PLACEHOLDER = re.compile(r"%\((\w+)\)")
 

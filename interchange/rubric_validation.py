@@ -1,5 +1,5 @@
 """Which criteria of a framework the studies validated, for the rubrics workbook: per criterion
-version, each chosen study's decision as its agreement report makes it (agreement.analysis.
+version, each chosen study's decision as its agreement report makes it (core.analysis.
 reports.criterion_verdict), with the coefficient, interval and n it rests on."""
 
 from collections import defaultdict
@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 
-from agreement.analysis.reports import CriterionAgreement
 from agreement.services import study_report
+from core.analysis.reports import CriterionAgreement
 from grading.models import Study
 from taxonomy.models import Framework
 

@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from judging.prompting import AnswerStyle
+from core.prompting import AnswerStyle
 from judging.providers import check_model
 from rubrics.models import CriterionVersion, Response, Turn
 
@@ -34,7 +34,7 @@ class PromptTemplate(models.Model):
 
 
 class PromptVersion(models.Model):
-    """One text of a prompt template, never edited once saved (see `judging.prompting` for the
+    """One text of a prompt template, never edited once saved (see `core.prompting` for the
     slots it may use and how the judge's answer is read)."""
 
     class Style(models.TextChoices):
@@ -318,7 +318,7 @@ class JudgeVerdict(models.Model):
 
     On a turn-level criterion of a dialogue the judge answers once per tutor turn (`turn`);
     those rows sit beside the response's verdict (`turn` empty), which folds them by the
-    criterion's rule (rubrics.scoring.turn_outcome). Count whole responses with
+    criterion's rule (core.scoring.turn_outcome). Count whole responses with
     `JudgeVerdict.objects.per_response()`, turns with `per_turn()`."""
 
     run = models.ForeignKey(

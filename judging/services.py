@@ -14,8 +14,8 @@ from django.utils.translation import gettext
 from accounts.models import User
 from audit.models import AuditEvent
 from audit.services import record, record_creation
+from core.prompting import AnswerStyle, template_problems
 from judging.models import JudgeConfig, JudgeRun, PromptTemplate, PromptVersion
-from judging.prompting import AnswerStyle, template_problems
 from judging.providers import check_model
 
 _VERSION_FIELDS = ("template", "number", "style", "text", "note")

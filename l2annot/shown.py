@@ -1,4 +1,4 @@
-"""Stored messages (l2annot.messages), and the pseudonyms a cached report names hidden graders
+"""Stored messages (core.messages), and the pseudonyms a cached report names hidden graders
 by, shown in the language of whoever reads them."""
 
 import re
@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from django.utils.translation import gettext, ngettext
 
-from l2annot.messages import Text
+from core.messages import Text
 
 __all__ = ["grader_name", "message_text"]
 

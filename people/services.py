@@ -39,9 +39,9 @@ from accounts.services import role_of
 from audit import services as audit
 from audit.errors import Conflict, Unavailable
 from audit.models import AuditEvent
+from core.languages import UnknownLanguage, language_code
 from grading import services as grading_services
 from grading.models import Expertise, Study
-from taxonomy.languages import UnknownLanguage, language_code
 from taxonomy.models import SubCompetency
 
 

@@ -13,9 +13,9 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.languages import language_name
 from rubrics.models import CriterionVersion, Task, TaskContextValue, TaskResource
 from rubrics.models.criteria import GUIDANCE_MAX, WEIGHT_LIMIT, WORDING_MAX
-from taxonomy.languages import language_name
 from taxonomy.models import Competency, ContextVariable, Framework, SubCompetency
 
 

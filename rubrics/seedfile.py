@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from l2annot.messages import gettext_noop
+from core.messages import gettext_noop
 from taxonomy.seedfile import SeedFileError, check_storable
 
 UNIVERSAL_CODE = re.compile(r"^\d{2}u\d+$")

@@ -17,7 +17,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
 
-from l2annot.messages import gettext_noop
+from core.messages import gettext_noop
 
 KINDS = ("categorical", "ordinal", "boolean", "text", "number")
 

@@ -17,6 +17,8 @@ from django.utils import timezone
 from accounts.models import User
 from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
+from core.formats.l2bench_csv import TaskRecord
+from core.formats.synthetic import synthetic_tasks, write_benchmark
 from demo.benchmark import seed_demo_benchmark
 from grading import services as grading_services
 from grading.adjudication import record_gold_verdict
@@ -29,10 +31,8 @@ from grading.models import (
     TurnGrade,
     Verdict,
 )
-from interchange.formats.l2bench_csv import TaskRecord
 from interchange.lease import this_worker
 from interchange.models import ImportJob
-from interchange.synthetic import synthetic_tasks, write_benchmark
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics import publishing
 from rubrics import services as rubric_services

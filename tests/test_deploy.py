@@ -41,8 +41,8 @@ def test_development_and_tests_serve_the_plain_files():
 
 
 def test_the_deployment_guide_states_the_limits_and_sqlite_settings_the_code_has():
+    from core.formats import jsonl, l2bench_csv, offline_workbook
     from interchange import jobs
-    from interchange.formats import jsonl, l2bench_csv, offline_workbook
     from rubrics.models import criteria, tasks
 
     guide = (settings.BASE_DIR / "docs" / "deploy.md").read_text()

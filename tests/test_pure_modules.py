@@ -37,18 +37,18 @@ def pure_modules() -> list[str]:
 def test_the_pure_modules_include_every_module_of_each_pure_package():
     modules = set(pure_modules())
     assert {
-        "agreement.stats.alpha",
-        "agreement.stats.alpha_likelihood",
-        "agreement.stats.ppi",
-        "agreement.stats.ppi_planning",
-        "agreement.analysis.reports",
-        "agreement.analysis.scales",
-        "interchange.formats.criteria",
-        "judging.prompting",
-        "rubrics.scoring",
+        "core.stats.alpha",
+        "core.stats.alpha_likelihood",
+        "core.stats.ppi",
+        "core.stats.ppi_planning",
+        "core.analysis.reports",
+        "core.analysis.scales",
+        "core.formats.criteria",
+        "core.prompting",
+        "core.scoring",
     } <= modules
-    on_disk = {p.stem for p in (ROOT / "agreement" / "analysis").glob("[!_]*.py")}
-    assert {f"agreement.analysis.{stem}" for stem in on_disk} <= modules
+    on_disk = {p.stem for p in (ROOT / "core" / "analysis").glob("[!_]*.py")}
+    assert {f"core.analysis.{stem}" for stem in on_disk} <= modules
 
 
 def test_every_pure_module_imports_without_django():

@@ -3,7 +3,7 @@ each epoch, as L2-Bench's scorer makes one call per criterion. Imports no Django
 it plain calls and reads its `.eval` log back through the Inspect importer.
 
 The judge is the task's model. A sample's input is the filled prompt; its answer is read as
-`true`/`false` (`judging.prompting.parse_answer`; on an ordinal criterion a level of its
+`true`/`false` (`core.prompting.parse_answer`; on an ordinal criterion a level of its
 scale, `parse_level`, and the score's `judgement` is that number), and an unreadable
 answer is asked again with a corrective message up to `parse_retries` times at
 `retry_temperature`. The score carries `metadata.scoring_results` with one result,
@@ -25,7 +25,7 @@ from inspect_ai.model import CachePolicy, ChatMessageUser
 from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
-from judging.prompting import (
+from core.prompting import (
     CORRECTIVE_MESSAGE,
     LEVEL_CORRECTIVE_MESSAGE,
     AnswerStyle,

@@ -15,12 +15,12 @@ from django.db import transaction
 from django.utils import timezone
 from inspect_ai import eval as inspect_eval
 
+from core.formats.problems import gettext_noop, stored_message
+from core.prompting import AnswerStyle, render
 from grading.models import Study
-from interchange.formats.problems import gettext_noop, stored_message
 from interchange.importers import import_verdicts
 from interchange.problem_text import stored_problems
 from judging.models import JudgeRun
-from judging.prompting import AnswerStyle, render
 from judging.providers import is_allowed
 from workbench.judge_task import JudgeCall, Watch, judge_task
 from workbench.units import study_units

@@ -31,6 +31,7 @@ from audit import services as audit
 from audit.errors import Conflict, NotFound
 from audit.models import AuditEvent
 from audit.services import record
+from core.prompting import render
 from grading import adjudication
 from grading.models import Study, StudyItem
 from judging.models import (
@@ -40,7 +41,6 @@ from judging.models import (
     PromptVersion,
     TriageResolution,
 )
-from judging.prompting import render
 from judging.providers import check_model
 from judging.services import default_prompt, save_config
 from rubrics import services as rubrics

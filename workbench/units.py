@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from django.db.models import Prefetch
 
+from core.prompting import Unit
 from grading.models import Study, StudyItem
-from judging.prompting import Unit
 from rubrics.models import CriterionVersion, RubricItem, TaskContextValue, Turn
 
 

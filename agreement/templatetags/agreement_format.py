@@ -6,7 +6,7 @@ from django.utils.formats import number_format
 from django.utils.html import conditional_escape, format_html
 from django.utils.translation import gettext, gettext_noop
 
-from agreement.stats import Coefficient, Ratio
+from core.stats import Coefficient, Ratio
 from l2annot import shown
 from l2annot.shown import message_text
 
@@ -17,7 +17,7 @@ register = template.Library()
 def message(value: object) -> str:
     """A message of the statistics (why a figure is undefined, an interval withheld or a
     criterion validated; a method's name) in the reader's language: the pure modules write
-    them in English with their template and values (l2annot.messages), and a report is
+    them in English with their template and values (core.messages), and a report is
     computed once, by whoever asked first or by the worker, then cached."""
     return message_text(value) if value else ""
 

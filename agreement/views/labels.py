@@ -8,9 +8,9 @@ from django.utils.text import slugify
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
-from agreement.analysis.export import labels_to_dict, write_labels_csv, write_labels_xlsx
 from agreement.services import final_labels
 from agreement.views.reports import XLSX
+from core.analysis.export import labels_to_dict, write_labels_csv, write_labels_xlsx
 from grading.models import Study
 
 TRUE = ("1", "true", "on", "yes")

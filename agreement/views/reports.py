@@ -17,18 +17,6 @@ from django_htmx.http import HttpResponseClientRefresh
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from agreement import jobs
-from agreement.analysis import charts
-from agreement.analysis.calibration import JudgeScale
-from agreement.analysis.export import (
-    judge_calibration_rows,
-    judge_level_row,
-    judge_turn_row,
-    report_to_dict,
-    write_judge_calibration_xlsx,
-    write_report_xlsx,
-)
-from agreement.analysis.leaderboard import Leaderboard
-from agreement.analysis.reports import CriterionAgreement, GroupAgreement, StudyAgreement
 from agreement.data import (
     calibration_runs,
     disagreements,
@@ -51,6 +39,18 @@ from agreement.services import (
 )
 from audit import services as audit
 from audit.models import AuditEvent
+from core.analysis import charts
+from core.analysis.calibration import JudgeScale
+from core.analysis.export import (
+    judge_calibration_rows,
+    judge_level_row,
+    judge_turn_row,
+    report_to_dict,
+    write_judge_calibration_xlsx,
+    write_report_xlsx,
+)
+from core.analysis.leaderboard import Leaderboard
+from core.analysis.reports import CriterionAgreement, GroupAgreement, StudyAgreement
 from grading.models import Study, StudyItem
 from judging.models import JudgeRun
 from judging.services import set_run_family
@@ -74,7 +74,7 @@ def _forest_rows(groups: list[GroupAgreement]) -> list[charts.ForestRow]:
     ]
 
 
-# The leaderboard's breakdowns (agreement.analysis.leaderboard names them in English): each
+# The leaderboard's breakdowns (core.analysis.leaderboard names them in English): each
 # heading and empty note is one whole sentence for the translators.
 BREAKDOWN_TEXTS = {
     "Competency": (

@@ -14,6 +14,7 @@ from django.utils.translation import gettext, gettext_lazy
 from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
+from core.scoring import adverse_verdict, turn_verdict, verdict_label, verdict_labels
 from grading import escalation, tallies
 from grading.models import (
     Assignment,
@@ -36,7 +37,6 @@ from grading.services.refusals import (
     own_locked,
 )
 from rubrics.models import CriterionVersion, RubricItem, Turn
-from rubrics.scoring import adverse_verdict, turn_verdict, verdict_label, verdict_labels
 
 # Time per criterion (docs/grading.md, "Time per criterion"): the grading page counts a stretch
 # without input as at most CRITERION_IDLE_CAP, and one save adds at most
@@ -351,7 +351,7 @@ def answer_label(version: CriterionVersion, verdict: str, level: int | None) -> 
 
 
 def shown_label(label: str) -> str | Promise:
-    """A verdict label of rubrics.scoring (marked for the catalogue by the grading_verdicts
+    """A verdict label of core.scoring (marked for the catalogue by the grading_verdicts
     template tags), translated in the language of whoever reads the message holding it."""
     return gettext_lazy(label)
 

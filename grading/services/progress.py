@@ -11,7 +11,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import User
-from grading import timing
+from core import timing
 from grading.models import (
     Assignment,
     Grade,
@@ -202,7 +202,7 @@ def progress_per_criterion(study: Study) -> list[dict[str, Any]]:
 
 def criterion_times(study: Study) -> timing.TimeSummary:
     """Time per criterion in the study's submitted responses: medians per criterion, per
-    annotator and per pair, with n (grading.timing). Grades whose time was not measured (the
+    annotator and per pair, with n (core.timing). Grades whose time was not measured (the
     API, the workbook, a page without JavaScript) are left out. One query."""
     rows = (
         Grade.objects.filter(

@@ -12,8 +12,8 @@ from django.utils.translation import gettext, gettext_lazy
 
 from accounts.models import User
 from audit import services as audit
+from core.assignment import AnnotatorSpec, ItemSpec, mix_gold, overlapping, plan_assignment
 from grading import gold
-from grading.assignment import AnnotatorSpec, ItemSpec, mix_gold, overlapping, plan_assignment
 from grading.expertise import annotator_tags, expertise_tags, item_tags, study_item_tags
 from grading.models import (
     Assignment,

@@ -1,15 +1,15 @@
 """`{{ grade.verdict|verdict_label:weight }}`: a stored verdict as it reads on its criterion
-(Present / Absent on a penalty, whose weight is negative; rubrics.scoring.verdict_label), in the
+(Present / Absent on a penalty, whose weight is negative; core.scoring.verdict_label), in the
 interface language."""
 
 from django import template
 from django.utils.translation import gettext, gettext_noop
 
-from rubrics.scoring import verdict_label as label_of
+from core.scoring import verdict_label as label_of
 
 register = template.Library()
 
-# rubrics.scoring's labels (a pure module, no Django), marked here for the catalogue. In Spanish
+# core.scoring's labels (a pure module, no Django), marked here for the catalogue. In Spanish
 # their first letters differ, as the adjudication page's keys (a label's first letter) need.
 LABELS = (
     gettext_noop("Pass"),
@@ -21,7 +21,7 @@ LABELS = (
 
 
 def shown(label: str) -> str:
-    """A verdict label of rubrics.scoring in the interface language."""
+    """A verdict label of core.scoring in the interface language."""
     return gettext(label)
 
 

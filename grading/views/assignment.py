@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
+from core.scoring import adverse_verdict, verdict_label, verdict_labels
 from grading import flags, services
 from grading.forms import FlagForm
 from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, TurnGrade
@@ -27,7 +28,6 @@ from l2annot.errors import message_of, status_for
 from l2annot.htmx import render_page, respond, wants_fragment
 from rubrics.models import EffectiveCriterion, Response, RubricItem, Turn
 from rubrics.models.responses import versions_count
-from rubrics.scoring import adverse_verdict, verdict_label, verdict_labels
 
 PAGE = "grading/assignment.html"
 

@@ -6,7 +6,8 @@ from django.shortcuts import get_object_or_404, render
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
-from grading import services, timing
+from core import timing
+from grading import services
 from grading.models import Study
 
 

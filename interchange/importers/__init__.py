@@ -1,4 +1,4 @@
-"""Makers: records read by interchange.formats, checked against the database, written in one
+"""Makers: records read by core.formats, checked against the database, written in one
 transaction. Every importer returns an ImportReport and writes nothing if it lists a problem."""
 
 from interchange.importers.benchmark import import_l2bench

@@ -35,9 +35,9 @@ from django.db.models import Model
 
 from audit import services as audit
 from audit.models import AuditEvent
-from interchange.formats.criteria import Criterion as FileCriterion
-from interchange.formats.criteria import a_criterion_of, criterion_named
-from interchange.formats.l2bench_csv import (
+from core.formats.criteria import Criterion as FileCriterion
+from core.formats.criteria import a_criterion_of, criterion_named
+from core.formats.l2bench_csv import (
     CONTEXT_PREFIX,
     CRITERIA_COLUMNS,
     RESOURCES_DIR,
@@ -46,7 +46,7 @@ from interchange.formats.l2bench_csv import (
     TasksFile,
     read_l2bench_folder,
 )
-from interchange.formats.problems import Problem, Text, gettext_noop
+from core.formats.problems import Problem, Text, gettext_noop
 from interchange.importers.collector import collector_paused
 from interchange.importers.plan import (
     BenchmarkPlan,

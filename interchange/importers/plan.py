@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from interchange.formats.l2bench_csv import TaskRecord
+from core.formats.l2bench_csv import TaskRecord
 from interchange.models import TaskSource
 from rubrics.bulk import ContextSetting
 from rubrics.models import Criterion, CriterionVersion, Task, TaskContextValue

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from interchange.formats.problems import SHOWN_PROBLEMS, Problem
+from core.formats.problems import SHOWN_PROBLEMS, Problem
 
 # progress(done, total, stage): called as work advances; the command draws a bar with it,
 # the upload page stores it on the ImportJob.

@@ -22,9 +22,9 @@ from typing import Any
 
 from django.db import transaction
 
+from core.formats.problems import Problem, gettext_noop
+from core.formats.responses import ResponseRecord, read_responses_jsonl
 from grading.models import StudyItem
-from interchange.formats.problems import Problem, gettext_noop
-from interchange.formats.responses import ResponseRecord, read_responses_jsonl
 from interchange.importers.collector import collector_paused
 from interchange.importers.report import ImportReport, NewVersion, Progress, no_progress
 from rubrics.models import Response, Task

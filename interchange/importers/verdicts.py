@@ -27,11 +27,12 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
+from core.formats.inspect_eval import read_inspect_eval
+from core.formats.problems import Problem, gettext_noop
+from core.formats.responses import ResponseRecord
+from core.formats.verdicts import RatingRecord, VerdictRecord, read_verdicts_jsonl
+from core.scoring import turn_outcome
 from grading.models import LikertItem
-from interchange.formats.inspect_eval import read_inspect_eval
-from interchange.formats.problems import Problem, gettext_noop
-from interchange.formats.responses import ResponseRecord
-from interchange.formats.verdicts import RatingRecord, VerdictRecord, read_verdicts_jsonl
 from interchange.importers.report import ImportReport, Progress, no_progress
 from interchange.importers.responses import ResponsePlan, ResponsesPlanner, write_responses
 from interchange.importers.writing import BATCH
@@ -48,7 +49,6 @@ from rubrics.models import (
     Task,
     Turn,
 )
-from rubrics.scoring import turn_outcome
 from taxonomy.models import Framework
 
 RunKey = tuple[str, str, str]
@@ -427,7 +427,7 @@ def _answer_mismatch(record: VerdictRecord, version: CriterionVersion, code: str
 def fold_turns(plans: list[VerdictPlan]) -> list[VerdictPlan]:
     """The judge's verdicts on each tutor turn of a dialogue (a turn-level criterion, one per
     turn) as one verdict on the response, by the criterion's rule
-    (rubrics.scoring.turn_outcome); a turn whose answer could not be read leaves the
+    (core.scoring.turn_outcome); a turn whose answer could not be read leaves the
     response without a verdict. Its rationale is the turns', each after its turn's name."""
     folded: list[VerdictPlan] = []
     turns: dict[tuple[Any, ...], list[VerdictPlan]] = defaultdict(list)

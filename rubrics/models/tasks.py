@@ -13,6 +13,7 @@ from django.db.models import OuterRef, Q, Subquery
 from django.utils.translation import gettext_lazy as _
 
 from audit.editing import OrderedQuerySet
+from core import languages
 from rubrics.models.criteria import (
     LAYER_RANK,
     OTHER_FRAMEWORK,
@@ -21,7 +22,6 @@ from rubrics.models.criteria import (
     EffectiveCriterion,
     Layer,
 )
-from taxonomy import languages
 from taxonomy.models import ContextValue, ContextVariable, Framework, SubCompetency
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """The `krippendorff` package (Castro 2017) as a test oracle for our own alpha.
 
-Production computes alpha one way, `agreement.stats.alpha_from_counts`; this wrapper gives the
+Production computes alpha one way, `core.stats.alpha_from_counts`; this wrapper gives the
 reference package's value in the same `Coefficient` shape so tests can compare the two. The
 undefined cases are detected beforehand, so the package is never asked for 0/0 (it would return
 NaN) or for data it rejects.
@@ -12,9 +12,9 @@ import krippendorff
 import numpy as np
 import numpy.typing as npt
 
-from agreement.stats import FEWER_THAN_TWO_PAIRABLE, NO_VARIATION, Coefficient, ratings_per_unit
-from agreement.stats.alpha import Level
-from agreement.stats.results import defined, undefined
+from core.stats import FEWER_THAN_TWO_PAIRABLE, NO_VARIATION, Coefficient, ratings_per_unit
+from core.stats.alpha import Level
+from core.stats.results import defined, undefined
 
 
 def krippendorff_alpha(

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
-from agreement.stats.alpha_likelihood import (
+from core.stats.alpha_likelihood import (
     _P,
     _limit,
     _log_probabilities,
@@ -32,7 +32,7 @@ def test_each_number_of_ratings_gives_a_distribution_wherever_it_is_defined():
 def test_two_ratings_follow_the_common_correlation_model():
     patterns = np.array([[2, 0], [2, 1], [2, 2]])
     probabilities = np.exp(_log_probabilities(patterns, np.array([0.3])))[:, :, 0]
-    from agreement.stats.alpha_likelihood import _RHO
+    from core.stats.alpha_likelihood import _RHO
 
     rho = _RHO
     defined = ~np.isnan(probabilities[0])

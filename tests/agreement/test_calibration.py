@@ -4,7 +4,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from agreement.analysis.calibration import (
+from core.analysis.calibration import (
     FEWER_THAN_TWO_REPEATED,
     MISSING,
     ONE_EPOCH,
@@ -13,8 +13,8 @@ from agreement.analysis.calibration import (
     experts_matrix,
     scale_stability,
 )
-from agreement.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
-from agreement.stats import NO_VARIATION
+from core.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
+from core.stats import NO_VARIATION
 
 N_ITEMS, N_CRITERIA, N_EXPERTS = 150, 4, 4
 EXPERT_NOISE = 0.1

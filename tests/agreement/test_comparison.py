@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from django.utils import translation
 
-from agreement.analysis.calibration import MISSING, experts_matrix
-from agreement.analysis.comparison import UNPARSEABLE, RunVerdicts, compare_runs
-from agreement.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
-from agreement.stats import majority_reference
+from core.analysis.calibration import MISSING, experts_matrix
+from core.analysis.comparison import UNPARSEABLE, RunVerdicts, compare_runs
+from core.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
+from core.stats import majority_reference
 from l2annot.shown import message_text
 
 N_ITEMS, N_CRITERIA, N_EXPERTS = 120, 3, 3

@@ -12,9 +12,9 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from accounts.roles import Role
-from agreement.analysis.labels import COLUMNS
 from agreement.models import AnalysisSettings
 from agreement.services import final_labels
+from core.analysis.labels import COLUMNS
 from grading import services
 from grading.models import GoldVerdict, Study
 from tests import factories

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from agreement.analysis.leaderboard import score_of
-from agreement.analysis.ordinal_criteria import KAPPA_MINIMUM_RESPONSES, pair_tables, pooled_kappa
-from agreement.stats.grouped import grouped_intervals
-from agreement.stats.intervals import wilson_bounds
-from agreement.stats.judge import leniency
+from core.analysis.leaderboard import score_of
+from core.analysis.ordinal_criteria import KAPPA_MINIMUM_RESPONSES, pair_tables, pooled_kappa
+from core.stats.grouped import grouped_intervals
+from core.stats.intervals import wilson_bounds
+from core.stats.judge import leniency
 
 THETA = 0.85  # true alpha 0.7225: near the usual 0.667 threshold, where intervals matter
 STUDIES = 240

@@ -5,8 +5,8 @@ import pytest
 from django.template import engines
 from django.utils import translation
 
-from agreement.stats import Coefficient
-from agreement.stats.bootstrap import Interval
+from core.stats import Coefficient
+from core.stats.bootstrap import Interval
 
 TAG = engines["django"].from_string(
     "{% load agreement_format %}{% interval value %}|{% interval value as_percent=True %}"

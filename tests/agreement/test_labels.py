@@ -5,8 +5,8 @@ import io
 
 import pytest
 
-from agreement.analysis.export import labels_to_dict, write_labels_csv
-from agreement.analysis.labels import (
+from core.analysis.export import labels_to_dict, write_labels_csv
+from core.analysis.labels import (
     COLUMNS,
     Basis,
     ExpertVerdict,
@@ -16,7 +16,7 @@ from agreement.analysis.labels import (
     final_labels,
     label_row,
 )
-from agreement.analysis.ratings import CriterionInfo, ItemInfo
+from core.analysis.ratings import CriterionInfo, ItemInfo
 
 ITEM = ItemInfo(1, "137", "01a", "01", model="model-x")
 CRITERION = CriterionInfo(10, "06u1", "Fits the learners' age", "universal", "", "")

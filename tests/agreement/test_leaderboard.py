@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from agreement.analysis.calibration import MISSING, JudgeData
-from agreement.analysis.leaderboard import leaderboard, response_scores
-from agreement.analysis.ratings import NA, CriterionInfo, ItemInfo, ratings_from_rows
+from core.analysis.calibration import MISSING, JudgeData
+from core.analysis.leaderboard import leaderboard, response_scores
+from core.analysis.ratings import NA, CriterionInfo, ItemInfo, ratings_from_rows
 
 CRITERIA = (
     CriterionInfo(1, "06u1", "", "universal", "", "", weight=5),

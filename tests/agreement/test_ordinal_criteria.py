@@ -6,13 +6,13 @@ import pytest
 from django.urls import reverse
 
 from accounts.roles import Role
-from agreement.analysis.ordinal_criteria import (
+from core.analysis.ordinal_criteria import (
     KAPPA_MINIMUM_RESPONSES,
     level_counts,
     ordinal_agreement,
     pair_tables,
 )
-from agreement.stats.kappa import cohen_kappa_from_table, contingency_table
+from core.stats.kappa import cohen_kappa_from_table, contingency_table
 from grading import services
 from grading.models import Assignment
 from tests import factories

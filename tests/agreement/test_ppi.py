@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 from ppi_py.ppi import _calc_lam_glm
 
-from agreement.stats.ppi import (
+from core.stats.ppi import (
     MINIMUM_LABELED,
     active_ppi_mean,
     ppi_mean,
@@ -177,8 +177,8 @@ def test_the_score_interval_is_newcombe_s_paired_interval_added_to_the_judge_s_m
     Student's t level; a judge-only mean of 1 over 10^8 responses adds next to nothing."""
     from statistics import NormalDist
 
-    from agreement.stats.distributions import student_t_quantile
-    from agreement.stats.intervals import paired_difference_bounds
+    from core.stats.distributions import student_t_quantile
+    from core.stats.intervals import paired_difference_bounds
 
     rng = np.random.default_rng(6)
     for n in (20, 50, 200):

@@ -19,8 +19,8 @@ from typing import Literal
 import numpy as np
 import pytest
 
-from agreement.stats.ppi import active_ppi_mean, ppi_mean_stack, stratified_ppi_mean
-from agreement.stats.ppi_planning import (
+from core.stats.ppi import active_ppi_mean, ppi_mean_stack, stratified_ppi_mean
+from core.stats.ppi_planning import (
     draw_for_experts,
     sampling_probabilities,
     uncertainty_from_pass_probability,

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ppi_py import ppi_mean_power, ppi_power
 
-from agreement.stats.ppi import ppi_mean_stack
-from agreement.stats.ppi_planning import (
+from core.stats.ppi import ppi_mean_stack
+from core.stats.ppi_planning import (
     JudgeAgreement,
     assumed_judge_agreement,
     draw_for_experts,

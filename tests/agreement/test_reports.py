@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from agreement.analysis.ratings import NA, CriterionInfo, ItemInfo, ratings_from_rows
-from agreement.analysis.reports import criterion_verdict, study_agreement
-from agreement.stats import Interval, binary_summary, counts_from_dense
-from agreement.stats.results import defined, undefined
+from core.analysis.ratings import NA, CriterionInfo, ItemInfo, ratings_from_rows
+from core.analysis.reports import criterion_verdict, study_agreement
+from core.stats import Interval, binary_summary, counts_from_dense
+from core.stats.results import defined, undefined
 
 CRITERIA = (
     CriterionInfo(10, "06u1", "Fits the age", "universal", "", ""),

@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from agreement.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
-from agreement.analysis.scales import (
+from core.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
+from core.analysis.scales import (
     ScaleRatings,
     criteria_consistency,
     scale_agreement,
     scale_consistency,
 )
-from agreement.stats import cronbach_alpha
+from core.stats import cronbach_alpha
 
 
 def test_identical_scale_ratings_agree_perfectly():

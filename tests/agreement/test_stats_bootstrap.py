@@ -6,7 +6,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from agreement.stats import (
+from core.stats import (
     alpha_from_counts,
     alpha_resample_stack,
     bootstrap_ac,
@@ -17,7 +17,7 @@ from agreement.stats import (
     resample_index_blocks,
     weights_from_indices,
 )
-from agreement.stats.bootstrap import cluster_weights
+from core.stats.bootstrap import cluster_weights
 
 
 def simulated_counts(

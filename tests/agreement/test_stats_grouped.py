@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agreement.stats import (
+from core.stats import (
     alpha_from_counts,
     bootstrap_alpha,
     brennan_prediger,
@@ -15,11 +15,11 @@ from agreement.stats import (
     percent_agreement,
     scott_pi,
 )
-from agreement.stats.alpha_likelihood import alpha_profile_bounds, binary_patterns
-from agreement.stats.distributions import student_t_quantile
-from agreement.stats.grouped import grouped_intervals
-from agreement.stats.gwet import nominal_family
-from agreement.stats.intervals import bca_bounds
+from core.stats.alpha_likelihood import alpha_profile_bounds, binary_patterns
+from core.stats.distributions import student_t_quantile
+from core.stats.grouped import grouped_intervals
+from core.stats.gwet import nominal_family
+from core.stats.intervals import bca_bounds
 
 
 def study(items: int = 40, criteria: int = 3, raters: int = 3, seed: int = 5):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agreement.stats import (
+from core.stats import (
     alternative_annotator_test,
     benjamini_yekutieli,
     bland_altman,

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agreement.stats import (
+from core.stats import (
     FEWER_THAN_TWO_PAIRS,
     NO_VARIATION,
     bland_altman,
@@ -25,8 +25,8 @@ from agreement.stats import (
     student_t_cdf,
     student_t_quantile,
 )
-from agreement.stats.bootstrap import resample_index_blocks, rng_from_seed
-from agreement.stats.ordinal import GAP_UNRELIABLE, MINIMUM_ITEMS
+from core.stats.bootstrap import resample_index_blocks, rng_from_seed
+from core.stats.ordinal import GAP_UNRELIABLE, MINIMUM_ITEMS
 
 SETTINGS = settings(max_examples=80, deadline=None)
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agreement.stats import Ratio, holm, mcnemar
-from agreement.stats.paired import CHI_SQUARE, EXACT, EXACT_BELOW, chi_square_1df_p, wilson_interval
+from core.stats import Ratio, holm, mcnemar
+from core.stats.paired import CHI_SQUARE, EXACT, EXACT_BELOW, chi_square_1df_p, wilson_interval
 
 
 def test_no_discordant_unit_gives_p_of_one_and_no_winner():

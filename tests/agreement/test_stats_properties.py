@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from krippendorff_reference import krippendorff_alpha
 
-from agreement.stats import (
+from core.stats import (
     alpha_from_counts,
     alpha_stack,
     brennan_prediger,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from krippendorff_reference import krippendorff_alpha
 
-from agreement.stats import (
+from core.stats import (
     alpha_from_counts,
     brennan_prediger,
     cohen_kappa,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from krippendorff_reference import krippendorff_alpha
 
-from agreement.stats import (
+from core.stats import (
     FEWER_THAN_TWO_PAIRABLE,
     NO_VARIATION,
     Coefficient,

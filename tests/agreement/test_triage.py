@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from agreement.analysis.calibration import MISSING
-from agreement.analysis.comparison import UNPARSEABLE
-from agreement.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
-from agreement.analysis.triage import triage_queue
+from core.analysis.calibration import MISSING
+from core.analysis.comparison import UNPARSEABLE
+from core.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
+from core.analysis.triage import triage_queue
 
 N_ITEMS = 10
 

@@ -5,9 +5,9 @@ responses."""
 import numpy as np
 import pytest
 
-from agreement.analysis.calibration import FAIL, MISSING, PASS, UNPARSEABLE, turn_calibration
-from agreement.analysis.ratings import CriterionInfo, ItemInfo, StudyRatings
-from agreement.stats.clustered import clustered_calibration
+from core.analysis.calibration import FAIL, MISSING, PASS, UNPARSEABLE, turn_calibration
+from core.analysis.ratings import CriterionInfo, ItemInfo, StudyRatings
+from core.stats.clustered import clustered_calibration
 
 P, F = PASS, FAIL
 

@@ -11,10 +11,10 @@ from rest_framework.test import APIClient
 from accounts.models import ApiToken
 from accounts.roles import Role
 from audit.models import AuditEvent
+from core.scoring import adverse_verdict
 from grading import services
 from grading.models import Assignment, Grade, GradeRevision, Study
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
-from rubrics.scoring import adverse_verdict
 from tests import factories
 from tests.api.test_schemathesis import _names_only_unknown_objects
 

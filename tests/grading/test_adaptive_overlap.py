@@ -6,8 +6,8 @@ from django.core.exceptions import ValidationError
 
 from accounts.roles import Role
 from audit.models import AuditEvent
+from core.assignment import gold_wanted, mix_gold, overlapping
 from grading import services
-from grading.assignment import gold_wanted, mix_gold, overlapping
 from grading.models import Assignment, Study
 from tests import factories
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grading.assignment import AnnotatorSpec, ItemSpec, Plan, plan_assignment
+from core.assignment import AnnotatorSpec, ItemSpec, Plan, plan_assignment
 
 TAGS = ["sub:a", "sub:b", "lang:en", "lang:fr"]
 
@@ -126,5 +126,5 @@ def test_duplicate_keys_and_zero_k_are_refused():
 
 
 def test_the_planner_imports_without_django():
-    code = "import sys, grading.assignment; assert 'django' not in sys.modules"
+    code = "import sys, core.assignment; assert 'django' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, env={"PYTHONPATH": "."})

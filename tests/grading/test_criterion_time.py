@@ -4,7 +4,8 @@ submission; medians per criterion, per annotator and per pair, with n."""
 import pytest
 
 from accounts.roles import Role
-from grading import services, timing
+from core import timing
+from grading import services
 from grading.models import Assignment, Grade
 from tests import factories
 

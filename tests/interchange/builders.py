@@ -8,8 +8,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from interchange.formats.criteria import BAR, Criterion, Layer
-from interchange.formats.l2bench_csv import TaskRecord
+from core.formats.criteria import BAR, Criterion, Layer
+from core.formats.l2bench_csv import TaskRecord
 
 # Characters the criteria encoding treats specially, mixed into otherwise arbitrary text ('|'
 # included: the filter below keeps it out, as the reference pipeline cuts criteria at it).

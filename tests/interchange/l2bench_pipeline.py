@@ -1,5 +1,5 @@
 """A reader of ``l2-bench_tasks.csv`` that follows the reference pipeline's rules as
-``shared/l2bench/format.md`` documents them, written apart from ``interchange.formats`` so that
+``shared/l2bench/format.md`` documents them, written apart from ``core.formats`` so that
 a test can check an export against the pipeline, not only against our own reader:
 
 - the file is UTF-8 with a byte-order mark, read with ``utf-8-sig``;

@@ -5,7 +5,7 @@ import io
 import pytest
 from django.core.management import CommandError, call_command, execute_from_command_line
 
-from interchange.formats.l2bench_csv import TASKS_FILE
+from core.formats.l2bench_csv import TASKS_FILE
 from rubrics.models import Task
 from tests.factories import benchmark_folder, generated
 from tests.interchange.db_helpers import row_counts

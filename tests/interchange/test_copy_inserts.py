@@ -14,10 +14,10 @@ from django.utils import timezone
 
 from audit import services as audit
 from audit.models import AuditEvent
-from interchange.formats.responses import ResponseRecord, Role
-from interchange.formats.responses import Turn as TurnRecord
+from core.formats.responses import ResponseRecord, Role
+from core.formats.responses import Turn as TurnRecord
+from core.formats.synthetic import synthetic_responses, write_jsonl
 from interchange.importers import import_l2bench, import_responses
-from interchange.synthetic import synthetic_responses, write_jsonl
 from l2annot import bulk_insert
 from rubrics.models import (
     Criterion,

@@ -12,9 +12,9 @@ from django.urls import reverse
 
 from accounts.roles import Role
 from audit.models import AuditEvent
+from core.formats.synthetic import synthetic_tasks
 from interchange.importers import import_l2bench
 from interchange.models import ImportJob
-from interchange.synthetic import synthetic_tasks
 from rubrics.models import Task
 from taxonomy.models import SubCompetency
 from tests.factories import benchmark_folder

@@ -1,7 +1,7 @@
 import pytest
 from hypothesis import given
 
-from interchange.formats.criteria import (
+from core.formats.criteria import (
     Criterion,
     Layer,
     format_criteria,

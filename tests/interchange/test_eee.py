@@ -6,7 +6,7 @@ from pathlib import Path, PurePosixPath
 import jsonschema
 import pytest
 
-from interchange.formats import eee
+from core.formats import eee
 
 SCHEMA_FILE = Path(__file__).parent / "eee" / "eval.schema.json"
 UUID = "0f6a4c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b"

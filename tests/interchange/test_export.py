@@ -12,13 +12,13 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from accounts.roles import Role
+from core.formats.l2bench_csv import RESOURCE_COLUMNS, TASKS_FILE, read_l2bench_folder
 from interchange.exporters import (
     BenchmarkNotExportable,
     export_l2bench,
     export_l2bench_zip,
     export_rubrics_xlsx,
 )
-from interchange.formats.l2bench_csv import RESOURCE_COLUMNS, TASKS_FILE, read_l2bench_folder
 from interchange.importers import import_l2bench
 from rubrics.models import Criterion, CriterionVersion, Task, TaskResource
 from tests.factories import benchmark_folder, generated

@@ -5,8 +5,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from openpyxl import Workbook, load_workbook
 
-from interchange.formats.sheets_xlsx import Column, Table, write_tables_xlsx
-from l2annot.formulas import as_text_cell, spreadsheet_safe, spreadsheet_unsafe
+from core.formats.formulas import as_text_cell, spreadsheet_safe, spreadsheet_unsafe
+from core.formats.sheets_xlsx import Column, Table, write_tables_xlsx
 
 
 @pytest.mark.parametrize(

@@ -7,11 +7,11 @@ import gc
 
 import pytest
 
-from interchange.formats.criteria import Criterion as FileCriterion
-from interchange.formats.criteria import Layer as FileLayer
-from interchange.formats.l2bench_csv import TASKS_FILE
+from core.formats.criteria import Criterion as FileCriterion
+from core.formats.criteria import Layer as FileLayer
+from core.formats.l2bench_csv import TASKS_FILE
+from core.formats.synthetic import write_benchmark
 from interchange.importers import import_l2bench
-from interchange.synthetic import write_benchmark
 from rubrics.models import Criterion, CriterionVersion, RubricVersion, Task, TaskContextValue
 from tests.factories import benchmark_folder, generated
 from tests.interchange.db_helpers import row_counts

@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from accounts.roles import Role
-from interchange.formats.zip_members import ZipMembers
+from core.formats.zip_members import ZipMembers
 from interchange.importers import import_l2bench, import_verdicts
 from interchange.models import ImportJob
 from judging.models import JudgeRun, JudgeVerdict

@@ -6,10 +6,10 @@ import json
 import pytest
 
 from accounts.roles import Role
+from core.formats.synthetic import synthetic_responses, write_jsonl
 from grading import services as grading
 from grading.models import LikertItem
 from interchange.importers import import_l2bench, import_responses, import_verdicts
-from interchange.synthetic import synthetic_responses, write_jsonl
 from judging.models import JudgeRating, JudgeVerdict
 from tests.factories import benchmark_folder, generated
 

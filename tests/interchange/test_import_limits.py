@@ -6,9 +6,9 @@ import csv
 
 import pytest
 
+from core.formats.l2bench_csv import MAX_COLUMNS, REQUIRED_COLUMNS, read_tasks_csv
+from core.formats.problems import Problem
 from interchange import jobs
-from interchange.formats.l2bench_csv import MAX_COLUMNS, REQUIRED_COLUMNS, read_tasks_csv
-from interchange.formats.problems import Problem
 from interchange.importers.report import SHOWN_PROBLEMS, ImportReport
 from interchange.models import ImportJob
 from interchange.problem_text import problem_text

@@ -6,9 +6,9 @@ import zipfile
 
 import pytest
 
-from interchange.formats.responses import ResponseRecord
+from core.formats.responses import ResponseRecord
+from core.formats.synthetic import synthetic_responses, synthetic_verdicts, write_jsonl
 from interchange.importers import import_l2bench, import_responses, import_verdicts
-from interchange.synthetic import synthetic_responses, synthetic_verdicts, write_jsonl
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Response, RubricItem
 from tests.factories import benchmark_folder, generated

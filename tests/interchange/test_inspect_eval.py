@@ -3,9 +3,9 @@ import zipfile
 
 import pytest
 
-from interchange.formats.inspect_eval import read_inspect_eval
-from interchange.formats.responses import ResponseRecord
-from interchange.formats.verdicts import VerdictRecord
+from core.formats.inspect_eval import read_inspect_eval
+from core.formats.responses import ResponseRecord
+from core.formats.verdicts import VerdictRecord
 
 
 def header(**eval_changes):

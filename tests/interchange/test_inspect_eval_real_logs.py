@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from interchange.formats.inspect_eval import read_inspect_eval
-from interchange.formats.zip_members import ZSTANDARD, ZipMembers
+from core.formats.inspect_eval import read_inspect_eval
+from core.formats.zip_members import ZSTANDARD, ZipMembers
 from tests.inspect_logs import JUDGE, TUTOR, LogTask, judging, write_judge_log
 from tests.llm_server import model_name
 
@@ -106,7 +106,7 @@ def test_a_process_without_inspect_reads_the_zstandard_log(written):
     the reader must not depend on that."""
     check = (
         "import sys, json; from pathlib import Path; "
-        "from interchange.formats.inspect_eval import read_inspect_eval; "
+        "from core.formats.inspect_eval import read_inspect_eval; "
         f"log = read_inspect_eval(Path({str(written[0])!r})); "
         "print(json.dumps([len(log.verdicts), len(log.responses), len(log.problems), "
         "sorted(m for m in ('inspect_ai', 'zipfile_zstd') if m in sys.modules)]))"

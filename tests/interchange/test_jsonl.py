@@ -1,4 +1,4 @@
-from interchange.formats.jsonl import iter_jsonl
+from core.formats.jsonl import iter_jsonl
 from tests.interchange.builders import jsonl_file
 
 

@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given
 
-from interchange.formats.criteria import Layer
-from interchange.formats.l2bench_csv import (
+from core.formats.criteria import Layer
+from core.formats.formulas import FORMULA_STARTS, starts_like_formula
+from core.formats.l2bench_csv import (
     CRITERIA_COLUMNS,
     REQUIRED_COLUMNS,
     TASKS_FILE,
@@ -17,7 +18,6 @@ from interchange.formats.l2bench_csv import (
     unwritable,
     write_tasks_csv,
 )
-from l2annot.formulas import FORMULA_STARTS, starts_like_formula
 from tests.interchange.builders import PROPERTY, criterion, task, task_records
 from tests.interchange.l2bench_pipeline import pipeline_criteria
 

@@ -2,14 +2,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import interchange.formats
+import core.formats
 
-ROOT = Path(interchange.formats.__file__).resolve().parents[2]
-MODULES = sorted(p.stem for p in Path(interchange.formats.__file__).parent.glob("[!_]*.py"))
+ROOT = Path(core.formats.__file__).resolve().parents[2]
+MODULES = sorted(p.stem for p in Path(core.formats.__file__).parent.glob("[!_]*.py"))
 
 
 def test_every_format_module_imports_without_django():
-    imports = "; ".join(f"import interchange.formats.{name}" for name in MODULES)
+    imports = "; ".join(f"import core.formats.{name}" for name in MODULES)
     check = f"import sys; {imports}; sys.exit('django' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True)
     assert result.returncode == 0, result.stderr.decode()

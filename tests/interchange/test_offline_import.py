@@ -10,15 +10,15 @@ from django.utils import translation
 from openpyxl import load_workbook
 
 from accounts.roles import Role
-from grading import services
-from grading.models import Assignment, Grade, GradeRevision, LikertRating, Study
-from interchange import offline
-from interchange.formats.offline_workbook import (
+from core.formats.offline_workbook import (
     CriterionRow,
     GradingItem,
     GradingSheet,
     write_grading_workbook,
 )
+from grading import services
+from grading.models import Assignment, Grade, GradeRevision, LikertRating, Study
+from interchange import offline
 from interchange.problem_text import problem_text, stored_problems
 from rubrics.models import RubricItem
 from tests import factories

@@ -9,9 +9,9 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from accounts.roles import Role
+from core.formats import offline_workbook
 from grading import services
 from grading.models import Assignment, Grade
-from interchange.formats import offline_workbook
 from interchange.models import ImportJob
 from tests import factories
 from tests.interchange.test_offline_import import fill

@@ -5,8 +5,8 @@ import zipfile
 import pytest
 from openpyxl import Workbook, load_workbook
 
-from interchange.formats import offline_workbook
-from interchange.formats.offline_workbook import (
+from core.formats import offline_workbook
+from core.formats.offline_workbook import (
     HEADER,
     MAX_ROWS,
     CriterionRow,

@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 from django.utils import translation
 
-from interchange.formats.problems import Problem, gettext_noop
+from core.formats.problems import Problem, gettext_noop
 from interchange.jobs import abandoned
 from interchange.problem_text import (
     message_text,
@@ -168,7 +168,7 @@ def stored_templates() -> list[tuple[str, str]]:
     writes messages read later (imports, jobs, the statistics of cached reports): each is
     translated where it is read. A template with a plural is named by its singular form."""
     found = []
-    for folder in ("interchange", "agreement", "workbench"):
+    for folder in ("core", "interchange", "agreement", "workbench"):
         for path in sorted((settings.BASE_DIR / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for node in ast.walk(tree):
@@ -194,9 +194,9 @@ def stored_templates() -> list[tuple[str, str]]:
 
 def test_the_check_sees_the_importers_messages():
     modules = {module for module, _ in stored_templates()}
-    assert {"interchange/jobs.py", "interchange/formats/jsonl.py"} <= modules
+    assert {"interchange/jobs.py", "core/formats/jsonl.py"} <= modules
     assert "interchange/importers/benchmark.py" in modules
-    assert {"agreement/stats/intervals.py", "agreement/analysis/comparison.py"} <= modules
+    assert {"core/stats/intervals.py", "core/analysis/comparison.py"} <= modules
 
 
 @pytest.mark.parametrize(("module", "template"), stored_templates(), ids=lambda v: v[:50])

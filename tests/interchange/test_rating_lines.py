@@ -2,7 +2,7 @@
 
 import pytest
 
-from interchange.formats.verdicts import RatingRecord, read_verdicts_jsonl, write_verdicts_jsonl
+from core.formats.verdicts import RatingRecord, read_verdicts_jsonl, write_verdicts_jsonl
 from tests.interchange.builders import jsonl_file
 
 

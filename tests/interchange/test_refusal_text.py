@@ -7,7 +7,7 @@ from django.core.validators import MaxLengthValidator
 from django.utils import translation
 from django.utils.translation import gettext, gettext_lazy
 
-from interchange.formats.problems import Problem
+from core.formats.problems import Problem
 from interchange.problem_text import message_text, problem_text
 from interchange.refusals import refusal_texts
 from taxonomy.models import ContextVariable

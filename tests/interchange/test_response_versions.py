@@ -12,8 +12,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from accounts.roles import Role
-from agreement.analysis.labels import COLUMNS, label_row
 from agreement.services import final_labels
+from core.analysis.labels import COLUMNS, label_row
 from grading.models import Grade, TurnGrade
 from grading.services import create_study
 from interchange import grades_export

@@ -1,6 +1,6 @@
 import pytest
 
-from interchange.formats.responses import (
+from core.formats.responses import (
     ResponseRecord,
     Role,
     Turn,

@@ -1,6 +1,6 @@
 import pytest
 
-from interchange.formats.verdicts import (
+from core.formats.verdicts import (
     VerdictRecord,
     batch_record_id,
     parse_batch_record_id,

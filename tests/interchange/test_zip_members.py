@@ -8,7 +8,7 @@ import zlib
 import pytest
 import zstandard
 
-from interchange.formats.zip_members import ZSTANDARD, MemberError, ZipMembers, inflate_zstandard
+from core.formats.zip_members import ZSTANDARD, MemberError, ZipMembers, inflate_zstandard
 
 
 def hand_made_zip(path, members):

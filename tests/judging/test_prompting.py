@@ -2,7 +2,7 @@
 
 import pytest
 
-from judging.prompting import AnswerStyle, Unit, parse_answer, render, template_problems
+from core.prompting import AnswerStyle, Unit, parse_answer, render, template_problems
 
 UNIT = Unit(
     task="Explain the present perfect to a 12-year-old.",

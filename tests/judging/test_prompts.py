@@ -8,8 +8,8 @@ from django.db import connection
 from django.db.migrations.loader import MigrationLoader
 
 from accounts.roles import Role
+from core.prompting import template_problems
 from judging.models import PromptTemplate, PromptVersion
-from judging.prompting import template_problems
 from judging.services import create_template, default_prompt, find_prompt, save_version
 
 pytestmark = pytest.mark.django_db

@@ -45,7 +45,7 @@ MODULES = sorted(
 )
 TRANSLATING = {
     "_",
-    "gettext_noop",  # l2annot.messages: a Text, shown in the reader's language
+    "gettext_noop",  # core.messages: a Text, shown in the reader's language
     "gettext",
     "gettext_lazy",
     "ngettext",

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rubrics.scoring import (
+from core.scoring import (
     Judgement,
     TaskScore,
     model_score,
@@ -97,7 +97,7 @@ def test_aggregate_scores_lie_between_zero_and_one(runs):
 
 
 def test_scoring_module_imports_without_django_settings():
-    code = "import sys, rubrics.scoring; assert 'django' not in sys.modules"
+    code = "import sys, core.scoring; assert 'django' not in sys.modules"
     root = Path(__file__).resolve().parents[2]
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root, env={"PYTHONPATH": root})
 
@@ -140,7 +140,7 @@ def test_a_share_rule_without_a_share_or_an_unknown_rule_is_refused():
 
 
 def test_a_stored_answer_becomes_the_outcome_the_formula_reads():
-    from rubrics.scoring import outcome
+    from core.scoring import outcome
 
     assert (outcome("pass"), outcome("fail"), outcome("na"), outcome("")) == (
         True,

@@ -20,8 +20,8 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from accounts.roles import Role
+from core.formats.jsonl import MAX_LINE_BYTES
 from grading.models import Study
-from interchange.formats.jsonl import MAX_LINE_BYTES
 from interchange.importers import import_verdicts
 from judging.models import JudgeRun, JudgeVerdict
 from judging.output import stored_output
@@ -50,8 +50,8 @@ def peak_megabytes_reading(code: str) -> tuple[float, float, str]:
         textwrap.dedent(
             """
         from pathlib import Path
-        from interchange.formats.inspect_eval import read_inspect_eval
-        from interchange.formats.jsonl import iter_jsonl
+        from core.formats.inspect_eval import read_inspect_eval
+        from core.formats.jsonl import iter_jsonl
         def megabytes():  # the peak of this process (ru_maxrss starts at its parent's)
             status = Path("/proc/self/status").read_text()
             line = next(line for line in status.splitlines() if line.startswith("VmHWM:"))

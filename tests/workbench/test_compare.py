@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from accounts.models import ApiToken
 from accounts.roles import Role
 from agreement.services import run_comparison
-from agreement.stats.grouped import AC_METHOD, BCA
+from core.stats.grouped import AC_METHOD, BCA
 from grading.models import Study
 from judging.models import JudgeRun, JudgeVerdict
 from tests.factories import graded_demo_study, judge_run

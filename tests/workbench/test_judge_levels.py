@@ -5,9 +5,9 @@ OpenAI server, through Inspect AI and the Inspect importer."""
 import pytest
 
 from accounts.roles import Role
+from core.prompting import LEVEL_CORRECTIVE_MESSAGE, AnswerStyle, parse_level
 from grading import services as grading
 from judging.models import JudgeRun
-from judging.prompting import LEVEL_CORRECTIVE_MESSAGE, AnswerStyle, parse_level
 from rubrics.models import Response
 from tests import factories
 from tests.llm_server import model_name

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from core.prompting import CORRECTIVE_MESSAGE, AnswerStyle
 from grading import services as grading
 from grading.models import Study
 from interchange.problem_text import problem_text
 from judging.models import JudgeRun, JudgeVerdict
-from judging.prompting import CORRECTIVE_MESSAGE, AnswerStyle
 from rubrics.models import Response
 from rubrics.services import record_response
 from tests.factories import demo_benchmark_and_graders, demo_study

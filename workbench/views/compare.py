@@ -8,11 +8,11 @@ from django.shortcuts import get_object_or_404
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
-from agreement.analysis.comparison import RunComparison, RunGroup
-from agreement.analysis.ratings import CriterionInfo
 from agreement.data import judge_runs_for
 from agreement.models import AnalysisSettings
 from agreement.services import run_comparison
+from core.analysis.comparison import RunComparison, RunGroup
+from core.analysis.ratings import CriterionInfo
 from grading.models import Study
 from l2annot.htmx import render_page
 from workbench.forms import CompareForm

@@ -12,10 +12,10 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
+from core.prompting import SLOTS, template_problems
 from grading.models import Study
 from judging import services as prompts
 from judging.models import PromptTemplate, TriageResolution
-from judging.prompting import SLOTS, template_problems
 from judging.services import prompt_too_long
 from l2annot.htmx import redirect_to, render_page
 from workbench.forms import NewPromptForm, PromptForm

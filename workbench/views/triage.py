@@ -13,10 +13,10 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
-from agreement.analysis.triage import TriageUnit
 from agreement.data import UnitDetail, judge_runs_for, load_unit_details
 from agreement.services import Triage, triage
 from audit.errors import Conflict
+from core.analysis.triage import TriageUnit
 from grading.models import Study, StudyItem
 from judging.models import JudgeRun, TriageResolution
 from l2annot.errors import message_of, status_for

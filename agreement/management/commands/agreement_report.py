@@ -5,8 +5,8 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils.translation import gettext, gettext_noop
 
-from agreement.analysis.export import report_to_dict, write_report_xlsx
 from agreement.services import judge_calibrations, judge_scales_by_run, study_report
+from core.analysis.export import report_to_dict, write_report_xlsx
 from grading.commands import STUDY_HELP, study_argument
 from l2annot.commands import Command as TranslatedCommand
 

@@ -5,8 +5,8 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils.translation import gettext_noop, ngettext
 
-from agreement.analysis.export import labels_to_dict, write_labels_csv, write_labels_xlsx
 from agreement.services import final_labels
+from core.analysis.export import labels_to_dict, write_labels_csv, write_labels_xlsx
 from grading.commands import STUDY_HELP, study_argument
 from l2annot.commands import Command as TranslatedCommand
 

@@ -4,9 +4,9 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext, gettext_noop, ngettext
 
+from core.formats import eee
 from grading.commands import STUDY_HELP, study_argument
 from interchange import eee_export
-from interchange.formats import eee
 from l2annot.commands import Command as TranslatedCommand
 
 

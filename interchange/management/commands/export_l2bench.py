@@ -4,8 +4,8 @@ from typing import Any
 from django.core.management.base import CommandError
 from django.utils.translation import gettext, gettext_noop
 
+from core.formats.l2bench_csv import TASKS_FILE
 from interchange.exporters import BenchmarkNotExportable, export_l2bench
-from interchange.formats.l2bench_csv import TASKS_FILE
 from interchange.management.commands._common import add_framework_argument, framework_from
 from interchange.problem_text import message_text
 from l2annot.commands import Command as TranslatedCommand

@@ -1,0 +1,471 @@
+"""The agreement report as JSON-ready data and as an XLSX workbook (every figure with its CI).
+
+Pure: no Django. A judge run is named by `str(run)`, so any object that names itself will do.
+"""
+
+import csv
+from collections.abc import Iterator, Sequence
+from typing import IO, Any
+
+from openpyxl import Workbook
+from openpyxl.styles import Font
+from openpyxl.utils import get_column_letter
+
+from core.analysis.calibration import JudgeScale, TurnCalibration
+from core.analysis.comparison import RunGroup, RunSummary
+from core.analysis.labels import COLUMNS as LABEL_COLUMNS
+from core.analysis.labels import FinalLabel, label_document, label_row
+from core.analysis.reports import GroupAgreement, StudyAgreement
+from core.formats.formulas import as_text_cell, spreadsheet_safe
+from core.stats import Calibration, Coefficient, Interval, Ratio, wilson_interval
+
+# Each judge run that scored the study's 1-5 questions (a `judging.JudgeRun` in the app), with
+# its comparison per question.
+type JudgeScales = Sequence[tuple[object, Sequence[JudgeScale]]]
+
+GROUP_COLUMNS = [
+    "group", "items", "ratings", "units", "pairable units", "units left out (one rating)",
+    "N/A grades left out", "percent agreement",
+    "percent agreement CI low", "percent agreement CI high", "alpha", "alpha CI low",
+    "alpha CI high", "alpha undefined because", "alpha interval unreliable because", "AC1",
+    "AC1 CI low", "AC1 CI high", "Brennan-Prediger", "Scott's pi", "pass rate",
+    "positive agreement", "negative agreement", "alpha unstable (prevalence)",
+]  # fmt: skip
+
+
+def _coefficient(c: Coefficient) -> float | None:
+    return c.value
+
+
+def _ratio(r: Ratio) -> float | None:
+    return r.value
+
+
+def group_row(group: GroupAgreement) -> list[Any]:
+    s = group.summary
+    return [
+        group.label,
+        group.n_items,
+        s.n_ratings,
+        group.n_units,
+        s.n_units,
+        group.n_single,
+        group.n_na,
+        _coefficient(s.percent_agreement),
+        group.percent_agreement.low,
+        group.percent_agreement.high,
+        _coefficient(group.alpha.estimate),
+        group.alpha.low,
+        group.alpha.high,
+        group.alpha.estimate.undefined_reason or group.alpha.undefined_reason or "",
+        group.alpha.unreliable_reason or "",
+        _coefficient(s.ac1),
+        group.ac1.low,
+        group.ac1.high,
+        _coefficient(s.brennan_prediger),
+        _coefficient(s.scott_pi),
+        _ratio(s.prevalence),
+        _ratio(s.positive_agreement),
+        _ratio(s.negative_agreement),
+        s.alpha_unstable_prevalence,
+    ]
+
+
+def _group_dict(group: GroupAgreement) -> dict[str, Any]:
+    return dict(zip(GROUP_COLUMNS, group_row(group), strict=True)) | {
+        "confidence": group.alpha.confidence,
+        "interval method": group.alpha.method,
+        "resamples": group.alpha.n_resamples,
+        "AC1 and agreement interval method": group.ac1.method,
+    }
+
+
+def _interval(prefix: str, interval: Interval) -> dict[str, Any]:
+    return {
+        prefix: interval.estimate.value,
+        f"{prefix} n": interval.estimate.n_units,
+        f"{prefix} CI low": interval.low,
+        f"{prefix} CI high": interval.high,
+        f"{prefix} undefined because": interval.estimate.undefined_reason or "",
+        f"{prefix} interval unreliable because": interval.unreliable_reason or "",
+    }
+
+
+def judge_scale_row(run: object, scale: JudgeScale) -> dict[str, Any]:
+    """One judge run on one 1-5 question: kappas with their intervals, Bland-Altman and the
+    judge's stability across epochs."""
+    found, limits, stable = scale.agreement, scale.agreement.bland_altman, scale.stability
+    row: dict[str, Any] = {
+        "judge": str(run),
+        "question": scale.key,
+        "prompt": scale.prompt,
+        "responses": found.n_items,
+        "responses for kappa": found.n_kappa_items,
+        "judge mean": found.judge_mean,
+        "experts mean": found.experts_mean,
+    }
+    for comparison in found.comparisons:
+        name = f"{comparison.weights} kappa"
+        row |= _interval(f"{name} judge vs experts", comparison.judge)
+        row |= _interval(f"{name} experts vs experts", comparison.experts)
+        row |= {
+            f"{name} gap": comparison.gap,
+            f"{name} gap CI low": comparison.gap_low,
+            f"{name} gap CI high": comparison.gap_high,
+            f"{name} gap interval unreliable because": comparison.gap_unreliable_reason or "",
+        }
+    return row | {
+        "bias": limits.mean_difference,
+        "bias CI low": limits.bias_low,
+        "bias CI high": limits.bias_high,
+        "sd of differences": limits.sd_difference,
+        "lower limit of agreement": limits.lower_limit,
+        "upper limit of agreement": limits.upper_limit,
+        "bland-altman undefined because": limits.undefined_reason or "",
+        "epochs": stable.epochs,
+        "responses scored in two epochs or more": stable.n_responses,
+        "same score in every epoch": stable.identical,
+        "alpha across epochs": stable.alpha.value,
+        "alpha across epochs undefined because": stable.alpha.undefined_reason or "",
+    }
+
+
+def _accuracy(prefix: str, found: Calibration | None) -> dict[str, Any]:
+    accuracy = found.accuracy if found else Ratio(0, 0)
+    low, high = wilson_interval(accuracy)
+    return {
+        f"accuracy vs {prefix}": accuracy.value,
+        f"accuracy vs {prefix} CI low": low,
+        f"accuracy vs {prefix} CI high": high,
+        f"accuracy vs {prefix} n": accuracy.denominator,
+        f"kappa vs {prefix}": found.kappa.value if found else None,
+        f"kappa vs {prefix} n": found.n_items if found else 0,
+        f"kappa vs {prefix} undefined because": (
+            found.kappa.undefined_reason or "" if found else "no unit to compare"
+        ),
+        **_share(f"sensitivity vs {prefix}", found.sensitivity if found else None),
+        **_share(f"specificity vs {prefix}", found.specificity if found else None),
+    }
+
+
+def _share(name: str, ratio: Ratio | None) -> dict[str, Any]:
+    """A proportion and its n (its denominator: the reference's passes or fails)."""
+    ratio = ratio or Ratio(0, 0)
+    return {name: ratio.value, f"{name} n": ratio.denominator}
+
+
+def judge_group_row(judge: str, group: RunGroup) -> dict[str, Any]:
+    """One judge run on one group of units (a criterion, or all of them): every figure with its
+    95% interval and its n. Accuracy intervals are Wilson score intervals; alpha's a BCa
+    bootstrap over responses (withheld where unreliable, with the reason), AC1's Wilson-type,
+    leniency's Newcombe's paired score interval over responses (withheld below 15 responses,
+    with the reason)."""
+    found = group.calibration
+    alt = found.alt_test
+    lenient = found.leniency
+    return (
+        {
+            "judge": judge,
+            "group": group.label,
+            "units": group.n_shared,
+            "units with a verdict": found.n_units,
+            "units left out vs majority (experts tied)": found.n_tied,
+            "units left out vs gold (no gold verdict)": found.n_without_gold,
+            "unparseable": group.unparseable.numerator,
+            "unparseable rate": group.unparseable.value,
+        }
+        | _interval("alpha with judge", group.alpha)
+        | _interval("AC1 with judge", group.ac1)
+        | _accuracy("majority", found.vs_majority)
+        | _accuracy("gold", found.vs_gold)
+        | {
+            "leniency": lenient.difference if lenient else None,
+            "leniency CI low": lenient.low if lenient else None,
+            "leniency CI high": lenient.high if lenient else None,
+            "leniency n": lenient.n_items if lenient else 0,
+            "leniency responses": lenient.n_responses if lenient else 0,
+            "leniency interval unreliable because": (
+                lenient.unreliable_reason or "" if lenient else ""
+            ),
+            "accuracy gap vs experts (leave one out)": found.mean_accuracy_gap,
+            "accuracy gap vs experts (leave one out) n": found.n_gap_units,
+            "accuracy gap experts held out": found.n_gap_experts,
+            "alpha experts": found.alpha_experts.value,
+            "alpha experts n": found.alpha_experts.n_units,
+            "alpha experts undefined because": found.alpha_experts.undefined_reason or "",
+            "alt-test winning rate": alt.winning_rate,
+            "alt-test advantage probability": alt.advantage_probability,
+            "alt-test experts tested": alt.n_tested,
+            "alt-test experts": alt.n_experts,
+            "alt-test fewest units of a tested expert": alt.min_items,
+            "alt-test verdict": alt.verdict,
+            "confidence": group.alpha.confidence,
+            "resamples": group.alpha.n_resamples,
+        }
+    )
+
+
+def judge_calibration_rows(summary: RunSummary) -> list[dict[str, Any]]:
+    """A judge run's calibration, overall (with self-preference, tokens and time) and per
+    criterion, as flat rows for a sheet or a JSON list."""
+    own, others = summary.self_preference_n
+    overall = judge_group_row(summary.name, summary.overall) | {
+        "self-preference gap": summary.self_preference_gap,
+        "self-preference n (own family)": own,
+        "self-preference n (other families)": others,
+        "tokens": summary.tokens,
+        "seconds": summary.seconds,
+    }
+    run_only = dict.fromkeys(
+        (
+            "self-preference gap",
+            "self-preference n (own family)",
+            "self-preference n (other families)",
+            "tokens",
+            "seconds",
+        )
+    )
+    criteria = [judge_group_row(summary.name, group) | run_only for group in summary.criteria]
+    return [overall, *criteria]
+
+
+def judge_level_row(run: object, criterion: JudgeScale) -> dict[str, Any]:
+    """One judge run on one ordinal criterion: the figures of a 1-5 question on the
+    criterion's scale, ordinal alpha of the experts, then with the judge, with intervals, and
+    the judge's levels against the gold levels (exact, within one, n)."""
+    row = judge_scale_row(run, criterion)
+    row = {"criterion" if key == "question" else key: value for key, value in row.items()}
+    row |= {"scale min": criterion.scale[0], "scale max": criterion.scale[1]}
+    if criterion.alpha_experts is not None and criterion.alpha_with_judge is not None:
+        row |= _interval("ordinal alpha experts", criterion.alpha_experts)
+        row |= _interval("ordinal alpha with judge", criterion.alpha_with_judge)
+    gold = criterion.vs_gold  # every row has the columns: a sheet's header is its first row's
+    row |= {
+        "gold level exact": gold.exact.value if gold else None,
+        "gold level within one": gold.within_one.value if gold else None,
+        "gold level n": gold.n if gold else 0,
+    }
+    return row
+
+
+def judge_turn_row(run: object, turn: TurnCalibration) -> dict[str, Any]:
+    """One judge run on one turn-level criterion (or all of them), judged turn by turn: its
+    verdict on each tutor turn against the experts' majority on that turn, accuracy and kappa
+    with their n and percentile intervals resampling dialogues, and the turns left out."""
+    found = turn.vs_majority
+    return (
+        {
+            "judge": str(run),
+            "criterion": turn.label,
+            "graded turns": turn.n_turns,
+            "turns compared": turn.n_compared,
+            "dialogues": turn.n_responses,
+            "turns left out: not judged": turn.not_judged,
+            "turns left out: judge answer unreadable": turn.unparseable,
+            "turns left out: experts tied": turn.tied,
+            "turn grades N/A": turn.graded_na,
+        }
+        | _interval("accuracy vs majority per turn", found.accuracy)
+        | _interval("kappa vs majority per turn", found.kappa)
+        | {"confidence": found.kappa.confidence, "resamples": found.kappa.n_resamples}
+    )
+
+
+def write_judge_calibration_xlsx(
+    summary: RunSummary,
+    out: IO[bytes],
+    levels: Sequence[dict[str, Any]] = (),
+    turns: Sequence[dict[str, Any]] = (),
+) -> None:
+    """The calibration rows, and (`levels`, judge_level_row) a sheet of ordinal criteria, and
+    (`turns`, judge_turn_row) one of turn-level criteria judged turn by turn."""
+    rows = judge_calibration_rows(summary)
+    sheets = [("Judge calibration", list(rows[0]), [list(row.values()) for row in rows])]
+    if levels:
+        sheets.append(("Ordinal criteria", list(levels[0]), [list(r.values()) for r in levels]))
+    if turns:
+        sheets.append(("Turn-level criteria", list(turns[0]), [list(r.values()) for r in turns]))
+    write_sheets_xlsx(iter(sheets), out)
+
+
+def report_to_dict(
+    study_name: str,
+    report: StudyAgreement,
+    judges: JudgeScales = (),
+    calibrations: Sequence[RunSummary] = (),
+) -> dict[str, Any]:
+    return {
+        "study": study_name,
+        "validation threshold": report.threshold,
+        "overall": _group_dict(report.overall),
+        "criteria": [
+            {"code": c.criterion.code, "layer": c.criterion.layer, "wording": c.criterion.wording}
+            | _group_dict(c.agreement)
+            | {"validated": c.validated, "verdict": c.verdict}
+            for c in report.criteria
+        ],
+        "by layer": [_group_dict(g) for g in report.by_layer],
+        "by competency": [_group_dict(g) for g in report.by_competency],
+        "by sub-competency": [_group_dict(g) for g in report.by_sub_competency],
+        "by context value": [_group_dict(g) for g in report.by_context],
+        "by language": [_group_dict(g) for g in report.by_language],
+        "turn-level criteria": [
+            _group_dict(group)
+            for per_turn, per_response in report.turns
+            for group in (per_turn, per_response)
+            if group is not None
+        ],
+        "ordinal criteria": [
+            {
+                "code": o.code,
+                "scale": f"{o.scale_min}-{o.scale_max}",
+                "responses": o.n_units,
+                "responses left out (one level)": o.n_single,
+                "N/A grades left out": o.n_na,
+                "levels": o.n_ratings,
+            }
+            | _interval("alpha ordinal", o.alpha)
+            | {
+                f"kappa {weights}{suffix}": value
+                for weights, found in (("linear", o.kappa_linear), ("quadratic", o.kappa_quadratic))
+                for suffix, value in (
+                    ("", found.estimate.value),
+                    (" n", o.n_units),
+                    (" CI low", found.low),
+                    (" CI high", found.high),
+                    (" undefined because", found.estimate.undefined_reason or ""),
+                    (" interval unreliable because", found.unreliable_reason or ""),
+                )
+            }
+            for o in report.ordinal
+        ],
+        "annotators": [
+            {
+                "annotator": r.rater,
+                "ratings": r.n_ratings,
+                "agreement with others": r.agreement_with_others,
+                "agreement with others n (pairs)": r.n_pairs,
+                "alpha without this annotator": r.alpha_without.value,
+                "alpha without this annotator n": r.alpha_without.n_units,
+                "alpha without this annotator undefined because": (
+                    r.alpha_without.undefined_reason or ""
+                ),
+            }
+            for r in report.raters
+        ],
+        "task-level ratings": [
+            {
+                "item": scale.prompt,
+                "responses": scale.n_items,
+                "ratings": scale.n_ratings,
+                "mean": scale.mean,
+                "sd": scale.sd,
+            }
+            | _interval("alpha ordinal", scale.alpha_ordinal)
+            | {
+                "alpha interval": scale.alpha_interval.value,
+                "alpha interval n": scale.alpha_interval.n_units,
+                "alpha interval undefined because": scale.alpha_interval.undefined_reason or "",
+                "alpha ratio": scale.alpha_ratio.value,
+                "alpha ratio n": scale.alpha_ratio.n_units,
+                "alpha ratio undefined because": scale.alpha_ratio.undefined_reason or "",
+            }
+            for scale in report.scales
+        ],
+        "internal consistency": [
+            {
+                "group": c.label,
+                "complete gradings": c.n_gradings,
+                "gradings left out (incomplete)": c.n_incomplete,
+                "items": c.n_items,
+                "cronbach alpha": c.alpha.value,
+                "undefined because": c.alpha.undefined_reason or "",
+            }
+            for c in report.consistency
+        ],
+        "pairwise agreement": [
+            {
+                "annotator a": report.rater_names[i],
+                "annotator b": report.rater_names[j],
+                "shared units": cell.shared_units,
+                "percent agreement": cell.percent,
+                "cohen kappa": cell.kappa.value,
+                "cohen kappa undefined because": cell.kappa.undefined_reason or "",
+            }
+            for i, row in enumerate(report.rater_matrix)
+            for j, cell in enumerate(row)
+            if cell is not None and i < j
+        ],
+        "judge ratings": [
+            judge_scale_row(run, scale) for run, scales in judges for scale in scales
+        ],
+        "judge calibration": [
+            row for found in calibrations for row in judge_calibration_rows(found)
+        ],
+    }
+
+
+def _sheet_rows(data: dict[str, Any]) -> Iterator[tuple[str, list[str], list[list[Any]]]]:
+    yield "Overall", list(data["overall"]), [list(data["overall"].values())]
+    for name in ["criteria", "by layer", "by competency", "by sub-competency", "by context value",
+                 "by language", "turn-level criteria", "ordinal criteria",
+                 "annotators", "pairwise agreement", "task-level ratings",
+                 "internal consistency", "judge ratings", "judge calibration"]:  # fmt: skip
+        rows = data[name]
+        header = list(rows[0]) if rows else ["(no data)"]
+        yield name.capitalize()[:31], header, [list(row.values()) for row in rows]
+
+
+def write_report_xlsx(
+    study_name: str,
+    report: StudyAgreement,
+    out: IO[bytes],
+    judges: JudgeScales = (),
+    calibrations: Sequence[RunSummary] = (),
+) -> None:
+    data = report_to_dict(study_name, report, judges, calibrations)
+    write_sheets_xlsx(_sheet_rows(data), out)
+
+
+def write_sheets_xlsx(
+    sheets: Iterator[tuple[str, list[str], list[list[Any]]]], out: IO[bytes]
+) -> None:
+    """One sheet per (title, header, rows), headers bold and frozen, every cell as text-safe."""
+    workbook = Workbook()
+    if workbook.active is not None:  # a new workbook has one empty sheet
+        workbook.remove(workbook.active)
+    for title, header, rows in sheets:
+        sheet = workbook.create_sheet(title)
+        sheet.append(header)
+        for cell in sheet[1]:
+            cell.font = Font(bold=True)
+        # Cell by cell at known coordinates: `sheet.max_row` after each append scans every
+        # cell written so far, which made a large report quadratic.
+        for number, row in enumerate(rows, start=2):
+            for column, value in enumerate(row, start=1):
+                # Names and prompts are user text: never a formula.
+                as_text_cell(sheet.cell(row=number, column=column, value=value))
+        sheet.freeze_panes = "A2"
+        sheet.auto_filter.ref = sheet.dimensions
+        for index, name in enumerate(header, start=1):
+            width = max(12, min(40, len(name) + 4))
+            sheet.column_dimensions[get_column_letter(index)].width = width
+    workbook.save(out)
+
+
+def write_labels_csv(labels: Sequence[FinalLabel], out: IO[str]) -> None:
+    """The final labels as CSV (UTF-8, one row per response and criterion, text-safe cells)."""
+    writer = csv.writer(out)
+    writer.writerow(LABEL_COLUMNS)
+    for found in labels:
+        writer.writerow([spreadsheet_safe(value) for value in label_row(found)])
+
+
+def write_labels_xlsx(labels: Sequence[FinalLabel], out: IO[bytes]) -> None:
+    write_sheets_xlsx(
+        iter([("Final labels", LABEL_COLUMNS, [label_row(found) for found in labels])]), out
+    )
+
+
+def labels_to_dict(study_name: str, labels: Sequence[FinalLabel]) -> dict[str, Any]:
+    return {"study": study_name, "labels": [label_document(found) for found in labels]}

@@ -1,0 +1,252 @@
+"""Model leaderboard of a study: each model's L2-Bench score by the experts and by the judge.
+
+Pure: no Django. Scores follow core.scoring (the L2-Bench formula; a criterion a grader left
+N/A counts in neither sum; a level on an ordinal criterion earns weight x (level - min) /
+(max - min); negative task scores are clipped to 0 when averaged), as the score export does.
+A response's expert score is the mean of its graders' task scores, so every expert's grading
+counts and no majority has to break ties. Intervals: Wilson-type at the responses' effective n
+(`core.stats.intervals.mean_bounds`, chosen by simulated coverage: docs/statistics.md),
+withheld below `MINIMUM_RESPONSES` responses with the reason.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from core.analysis.calibration import MISSING, JudgeData
+from core.analysis.ratings import CriterionInfo, IntArray, ItemInfo, StudyRatings
+from core.scoring import Judgement, outcome, task_score
+from core.stats.intervals import mean_bounds, too_few_responses
+
+FloatArray = npt.NDArray[np.float64]
+
+
+SCORE_METHOD = "Wilson-type, effective n of responses"
+
+
+@dataclass(frozen=True)
+class Score:
+    """A model's mean score over its scored responses (n = `n_responses`), with its 95%
+    interval; `unreliable_reason` says why the interval is withheld (too few responses)."""
+
+    mean: float | None
+    low: float | None
+    high: float | None
+    n_responses: int
+    unreliable_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    model: str
+    experts: Score
+    judge: Score | None
+    n_graded: int = 0  # the model's responses with an expert grade (N/A included)
+
+    @property
+    def n_unscored(self) -> int:
+        """Graded responses left out of the experts' score: every criterion N/A (or only
+        criteria without a positive weight), so the L2-Bench formula has no denominator."""
+        return max(self.n_graded - self.experts.n_responses, 0)
+
+    @property
+    def gap(self) -> float | None:
+        """Judge score minus expert score (positive: the judge scores the model higher)."""
+        if self.judge is None or self.judge.mean is None or self.experts.mean is None:
+            return None
+        return self.judge.mean - self.experts.mean
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    label: str
+    rows: tuple[ModelRow, ...]
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    judge_name: str | None
+    rows: tuple[ModelRow, ...]
+    breakdowns: tuple[tuple[str, tuple[Breakdown, ...]], ...]  # (dimension, groups)
+
+
+def score_of(values: list[float]) -> Score:
+    """The mean of a model's response scores (clipped at 0) with its Wilson-type interval,
+    withheld below `MINIMUM_RESPONSES` responses with the reason."""
+    if not values:
+        return Score(None, None, None, 0)
+    data = np.clip(np.asarray(values, dtype=np.float64), 0.0, None)
+    mean, low, high = mean_bounds(data)
+    unreliable = too_few_responses(int(data.size))
+    if unreliable is not None or np.isnan(low):
+        return Score(mean, None, None, int(data.size), unreliable)
+    return Score(mean, low, high, int(data.size))
+
+
+def response_scores(
+    ratings: StudyRatings,
+    unit_mask: npt.NDArray[np.bool_],
+    judge: JudgeData | None,
+    level_mask: npt.NDArray[np.bool_] | None = None,
+    judge_level_mask: npt.NDArray[np.bool_] | None = None,
+) -> tuple[dict[int, float], dict[int, float]]:
+    """(expert score, judge score) per item index, over the units in `unit_mask` and the
+    levels in `level_mask` (every level when None; `judge_level_mask` selects among
+    `judge.level_pairs`, every one when None). A level earns weight x (level - min) /
+    (max - min), through core.scoring as the grade and score exports do."""
+    criteria = ratings.criteria
+    per_grading: dict[tuple[int, int], list[Judgement]] = {}
+    keep = unit_mask[ratings.rating_unit]
+    for unit, rater, value in zip(
+        ratings.rating_unit[keep].tolist(),
+        ratings.rating_rater[keep].tolist(),
+        ratings.rating_value[keep].tolist(),
+        strict=True,
+    ):
+        item, criterion = int(ratings.unit_item[unit]), int(ratings.unit_criterion[unit])
+        per_grading.setdefault((item, rater), []).append(
+            Judgement(criteria[criterion].weight, bool(value))
+        )
+    levels = np.ones(ratings.level_item.size, dtype=bool) if level_mask is None else level_mask
+    for item, criterion, rater, level in zip(
+        ratings.level_item[levels].tolist(),
+        ratings.level_criterion[levels].tolist(),
+        ratings.level_rater[levels].tolist(),
+        ratings.level_value[levels].tolist(),
+        strict=True,
+    ):
+        per_grading.setdefault((item, rater), []).append(_leveled(criteria[criterion], level))
+    by_item: dict[int, list[float]] = {}
+    for (item, _), judgements in per_grading.items():
+        score = task_score(judgements).value
+        if score is not None:
+            by_item.setdefault(item, []).append(score)
+    experts = {item: float(np.mean(scores)) for item, scores in by_item.items()}
+    judged: dict[int, float] = {}
+    if judge is not None:
+        per_item: dict[int, list[Judgement]] = {}
+        for unit in np.flatnonzero(unit_mask & (judge.judge != MISSING)).tolist():
+            item, criterion = int(ratings.unit_item[unit]), int(ratings.unit_criterion[unit])
+            per_item.setdefault(item, []).append(
+                Judgement(criteria[criterion].weight, bool(judge.judge[unit]))
+            )
+        first = judge.judge_levels[0] if judge.judge_levels.size else np.empty(0)
+        pairs = ~np.isnan(first)
+        if judge_level_mask is not None:
+            pairs &= judge_level_mask
+        for (item, criterion), level in zip(
+            judge.level_pairs[pairs].tolist(), first[pairs].tolist(), strict=True
+        ):
+            per_item.setdefault(item, []).append(_leveled(criteria[criterion], int(level)))
+        for item, judgements in per_item.items():
+            score = task_score(judgements).value
+            if score is not None:
+                judged[item] = score
+    return experts, judged
+
+
+def _leveled(criterion: CriterionInfo, level: int) -> Judgement:
+    """A level on an ordinal criterion as core.scoring judges it."""
+    return Judgement(criterion.weight, outcome("", level, criterion.scale))
+
+
+@dataclass(frozen=True)
+class _Masks:
+    """Which units, N/A grades, levels and judge levels (`JudgeData.level_pairs`) a row uses."""
+
+    units: npt.NDArray[np.bool_]
+    na: npt.NDArray[np.bool_]
+    levels: npt.NDArray[np.bool_]
+    judge_levels: npt.NDArray[np.bool_] | None
+
+
+def _rows(ratings: StudyRatings, judge: JudgeData | None, masks: _Masks) -> tuple[ModelRow, ...]:
+    """Each model's row over the units, levels and N/A grades in `masks` (N/A grades on
+    responses that may have no score: every criterion N/A)."""
+    experts, judged = response_scores(ratings, masks.units, judge, masks.levels, masks.judge_levels)
+    graded = set(ratings.unit_item[masks.units].tolist())
+    graded |= set(ratings.na_item[masks.na].tolist())
+    graded |= set(ratings.level_item[masks.levels].tolist())
+    models = sorted(
+        {ratings.items[i].model for i in graded} | {ratings.items[i].model for i in judged}
+    )
+    rows = []
+    for model in models:
+        mine = [i for i, item in enumerate(ratings.items) if item.model == model]
+        rows.append(
+            ModelRow(
+                model=model,
+                experts=score_of([experts[i] for i in mine if i in experts]),
+                judge=score_of([judged[i] for i in mine if i in judged])
+                if judge is not None
+                else None,
+                n_graded=sum(1 for i in mine if i in graded),
+            )
+        )
+    return tuple(sorted(rows, key=lambda r: -(r.experts.mean or 0.0)))
+
+
+def leaderboard(
+    ratings: StudyRatings,
+    judge: JudgeData | None = None,
+) -> Leaderboard:
+    pairs = judge.level_pairs if judge is not None else np.empty((0, 2), dtype=np.int64)
+    places = (
+        (ratings.unit_item, ratings.unit_criterion),
+        (ratings.na_item, ratings.na_criterion),
+        (ratings.level_item, ratings.level_criterion),
+        (pairs[:, 0], pairs[:, 1]),
+    )
+
+    def labels_of(
+        label: Callable[[CriterionInfo, ItemInfo], str], items: IntArray, criteria: IntArray
+    ) -> npt.NDArray[np.object_]:
+        return np.array(
+            [
+                label(ratings.criteria[c], ratings.items[i])
+                for i, c in zip(items.tolist(), criteria.tolist(), strict=True)
+            ],
+            dtype=object,
+        )
+
+    def masks(keep: list[npt.NDArray[np.bool_]]) -> _Masks:
+        return _Masks(keep[0], keep[1], keep[2], keep[3] if judge is not None else None)
+
+    def by_unit(label: Callable[[CriterionInfo, ItemInfo], str]) -> tuple[Breakdown, ...]:
+        labels = [labels_of(label, items, criteria) for items, criteria in places]
+        # Groups of graded units and levels (one holding only N/A grades has no score).
+        keys = sorted({k for found in (labels[0], labels[2]) for k in found.tolist() if k})
+        return tuple(
+            Breakdown(key, _rows(ratings, judge, masks([found == key for found in labels])))
+            for key in keys
+        )
+
+    def in_context(label: str, items: IntArray) -> npt.NDArray[np.bool_]:
+        return np.array(
+            [label in {f"{n}: {v}" for n, v in ratings.items[i].context} for i in items.tolist()],
+            dtype=bool,
+        )
+
+    contexts = sorted({f"{n}: {v}" for item in ratings.items for n, v in item.context})
+    by_context = tuple(
+        Breakdown(
+            label,
+            _rows(ratings, judge, masks([in_context(label, items) for items, _ in places])),
+        )
+        for label in contexts
+    )
+    everything = masks([np.ones(items.size, dtype=bool) for items, _ in places])
+    return Leaderboard(
+        judge_name=judge.judge_name if judge is not None else None,
+        rows=_rows(ratings, judge, everything),
+        breakdowns=(
+            ("Competency", by_unit(lambda c, i: i.competency)),
+            ("Layer", by_unit(lambda c, i: c.layer)),
+            ("Difficulty", by_unit(lambda c, i: i.difficulty)),
+            ("Task type", by_unit(lambda c, i: i.task_type)),
+            ("Language", by_unit(lambda c, i: i.language)),
+            ("Context value", by_context),
+        ),
+    )
