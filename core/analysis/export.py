@@ -7,16 +7,13 @@ import csv
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
-from openpyxl import Workbook
-from openpyxl.styles import Font
-from openpyxl.utils import get_column_letter
-
 from core.analysis.calibration import JudgeScale, TurnCalibration
 from core.analysis.comparison import RunGroup, RunSummary
 from core.analysis.labels import COLUMNS as LABEL_COLUMNS
 from core.analysis.labels import FinalLabel, label_document, label_row
 from core.analysis.reports import GroupAgreement, StudyAgreement
-from core.formats.formulas import as_text_cell, spreadsheet_safe
+from core.formats.formulas import spreadsheet_safe
+from core.formats.sheets_xlsx import Column, Table, write_tables_xlsx
 from core.stats import Calibration, Coefficient, Interval, Ratio, wilson_interval
 
 # Each judge run that scored the study's 1-5 questions (a `judging.JudgeRun` in the app), with
@@ -430,27 +427,19 @@ def write_report_xlsx(
 def write_sheets_xlsx(
     sheets: Iterator[tuple[str, list[str], list[list[Any]]]], out: IO[bytes]
 ) -> None:
-    """One sheet per (title, header, rows), headers bold and frozen, every cell as text-safe."""
-    workbook = Workbook()
-    if workbook.active is not None:  # a new workbook has one empty sheet
-        workbook.remove(workbook.active)
-    for title, header, rows in sheets:
-        sheet = workbook.create_sheet(title)
-        sheet.append(header)
-        for cell in sheet[1]:
-            cell.font = Font(bold=True)
-        # Cell by cell at known coordinates: `sheet.max_row` after each append scans every
-        # cell written so far, which made a large report quadratic.
-        for number, row in enumerate(rows, start=2):
-            for column, value in enumerate(row, start=1):
-                # Names and prompts are user text: never a formula.
-                as_text_cell(sheet.cell(row=number, column=column, value=value))
-        sheet.freeze_panes = "A2"
-        sheet.auto_filter.ref = sheet.dimensions
-        for index, name in enumerate(header, start=1):
-            width = max(12, min(40, len(name) + 4))
-            sheet.column_dimensions[get_column_letter(index)].width = width
-    workbook.save(out)
+    """One sheet per (title, header, rows), through the one XLSX writer (bold frozen headers,
+    a filter over the data, every text a text cell), each column as wide as its header."""
+    write_tables_xlsx(
+        out,
+        (
+            Table(
+                title,
+                [Column(name, width=max(12, min(40, len(name) + 4))) for name in header],
+                rows,
+            )
+            for title, header, rows in sheets
+        ),
+    )
 
 
 def write_labels_csv(labels: Sequence[FinalLabel], out: IO[str]) -> None:

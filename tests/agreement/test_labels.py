@@ -4,8 +4,9 @@ import csv
 import io
 
 import pytest
+from openpyxl import load_workbook
 
-from core.analysis.export import labels_to_dict, write_labels_csv
+from core.analysis.export import labels_to_dict, write_labels_csv, write_labels_xlsx
 from core.analysis.labels import (
     COLUMNS,
     Basis,
@@ -88,6 +89,22 @@ def test_the_csv_never_writes_a_live_formula():
     header, row = list(csv.reader(io.StringIO(text.getvalue())))
     assert header == COLUMNS
     assert row[COLUMNS.index("wording")] == "'" + evil.wording
+
+
+def test_the_workbook_keeps_a_formula_as_text_and_marks_a_character_excel_refuses():
+    evil = CriterionInfo(11, "t1", '=HYPERLINK("http://evil.example","x")', "task", "", "")
+    control = CriterionInfo(12, "t2", "Says \x01 nothing", "task", "", "")
+    labels = [
+        final_label(LabelUnit(ITEM, 7, c, unit("pass").experts, None)) for c in (evil, control)
+    ]
+    out = io.BytesIO()
+    write_labels_xlsx(labels, out)
+    sheet = load_workbook(out)["Final labels"]
+    header, *rows = sheet.iter_rows()
+    assert [cell.value for cell in header] == COLUMNS
+    wording = COLUMNS.index("wording")
+    assert (rows[0][wording].value, rows[0][wording].data_type) == (evil.wording, "s")
+    assert rows[1][wording].value == "Says \ufffd nothing"
 
 
 SCALED = CriterionInfo(12, "t1-01", "Explains at the right level", "task", "", "", scale=(0, 3))
