@@ -8,7 +8,7 @@
     {"detail": "The request body is larger than the 32 MiB this server accepts ..."} 413
     {"detail": "The email could not be sent: ..."}                                   503
 
-The domain's errors are mapped here by their kind (audit.errors), as l2annot/errors.py maps them
+The domain's errors are mapped here by their kind (core.refusals), as l2annot/errors.py maps them
 for pages: a Conflict (a stale edit, a refused delete, a closed study, a stale gold verdict, a
 refusal of the rubric workflow or the submission of an incomplete assignment, both listing
 their `problems`) is a 409, with `current` when the error carries the object as it now is;
@@ -31,9 +31,7 @@ from rest_framework.serializers import as_serializer_error
 from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from audit import errors as domain
-from grading.services import Incomplete
-from rubrics.services import RubricError
+from core import refusals as domain
 
 
 class Conflict(exceptions.APIException):
@@ -83,10 +81,6 @@ class PayloadTooLarge(exceptions.APIException):
         )
 
 
-REFUSED = "The task's state does not allow this: see `problems`."
-INCOMPLETE = "The assignment is not complete: see `problems`."
-
-
 def flat_errors(detail: Any, prefix: str = "") -> Iterator[tuple[str, list[str]]]:
     """Nested serializer errors as {"values.0.code": [...]}: one level, typed in the schema."""
     if isinstance(detail, dict):
@@ -134,11 +128,9 @@ def _message(exc: Exception) -> str:
 
 
 def _conflict(exc: domain.Conflict) -> Conflict:
-    if isinstance(exc, RubricError):
-        return Conflict(REFUSED, problems=exc.problems)
-    if isinstance(exc, Incomplete):
-        return Conflict(INCOMPLETE, problems=exc.problems)
-    return Conflict(_message(exc), current=getattr(exc, "current", None))
+    if exc.problems is not None and exc.summary is not None:
+        return Conflict(f"{exc.summary}: see `problems`.", problems=exc.problems)
+    return Conflict(_message(exc), current=exc.current)
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

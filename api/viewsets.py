@@ -19,7 +19,7 @@ from accounts.roles import Action
 from api.exceptions import PreconditionFailed, PreconditionRequired
 from api.permissions import RoleAction, acting_user
 from audit import editing
-from audit.errors import Conflict
+from core.refusals import Conflict
 
 
 def etag(instance: Any) -> str:

@@ -11,8 +11,8 @@ from django.utils.translation import gettext
 
 from accounts.models import User
 from audit import services
-from audit.errors import Conflict
 from audit.models import AuditEvent
+from core.refusals import Conflict
 
 
 class EditConflict(Conflict):

@@ -27,8 +27,8 @@ from django.utils.translation import gettext
 
 from accounts.models import User
 from audit import services as audit
-from audit.errors import Conflict
 from audit.models import AuditEvent
+from core.refusals import Conflict
 from grading.models import (
     AdjudicationRequest,
     GoldVerdict,
@@ -50,6 +50,8 @@ class AdjudicationError(ValidationError):
 
 class StaleGoldVerdict(AdjudicationError, Conflict):
     """Someone saved this pair's gold verdict after the adjudicator loaded it."""
+
+    current: GoldVerdict
 
     def __init__(self, current: GoldVerdict) -> None:
         values = {"verdict": current.get_verdict_display()}

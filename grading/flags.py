@@ -19,8 +19,8 @@ from django.utils.translation import gettext
 
 from accounts.models import User
 from audit import services as audit
-from audit.errors import Conflict
 from audit.models import AuditEvent
+from core.refusals import Conflict
 from grading import services, tallies
 from grading.models import (
     Assignment,

@@ -22,8 +22,8 @@ from django.utils.translation import gettext
 
 from accounts.models import User
 from audit import services as audit
-from audit.errors import Conflict
 from audit.models import AuditEvent
+from core.refusals import Conflict
 from core.stats.intervals import wilson_bounds
 from grading.models import Assignment, GoldVerdict, Grade, Study, StudyItem
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from audit.errors import Conflict
 from core.formats.criteria import Criterion as FileCriterion
 from core.formats.criteria import Layer as FileLayer
 from core.formats.l2bench_csv import (
@@ -30,6 +29,7 @@ from core.formats.l2bench_csv import (
     write_tasks_csv,
 )
 from core.formats.sheets_xlsx import Column, Table, write_tables_xlsx
+from core.refusals import Conflict
 from grading.models import Study
 from interchange.models import TaskSource
 from interchange.rubric_validation import VALIDATED, Validation, validation_in
@@ -50,6 +50,8 @@ NOT_GRADED = "not graded"
 class BenchmarkNotExportable(Conflict):
     """The benchmark holds what the L2-Bench layout cannot carry; `problems` says what, task by
     task (and criterion by criterion)."""
+
+    problems: list[str]
 
     def __init__(self, problems: list[str]) -> None:
         super().__init__(

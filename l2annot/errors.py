@@ -1,5 +1,5 @@
 """What a page answers when a domain operation refuses: the one place that turns the kinds of
-audit.errors into HTTP statuses for the browser (api/exceptions.py does the same for the API).
+core.refusals into HTTP statuses for the browser (api/exceptions.py does the same for the API).
 
 A view that shows the refusal in its own form or fragment renders it with `status_for(error)`;
 a refusal the view does not catch is answered by DomainErrorMiddleware: a NotFound as the 404
@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from audit.errors import Conflict, NotFound, Unavailable
+from core.refusals import Conflict, NotFound, Unavailable
 
 
 def status_for(error: Exception) -> int:

@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from accounts.roles import ROLE_LABELS, Role
 from accounts.services import role_of
-from audit.errors import Conflict
+from core.refusals import Conflict
 from people import services
 
 

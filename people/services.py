@@ -37,9 +37,9 @@ from accounts.models import User
 from accounts.roles import Role
 from accounts.services import role_of
 from audit import services as audit
-from audit.errors import Conflict, Unavailable
 from audit.models import AuditEvent
 from core.languages import UnknownLanguage, language_code
+from core.refusals import Conflict, Unavailable
 from grading import services as grading_services
 from grading.models import Expertise, Study
 from taxonomy.models import SubCompetency

@@ -33,8 +33,8 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from audit import services as audit
-from audit.errors import Conflict
 from audit.models import AuditEvent
+from core.refusals import Conflict
 from l2annot.bulk_insert import insert_rows
 from rubrics.models import Response, Task, Turn
 

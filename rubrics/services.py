@@ -28,8 +28,8 @@ from accounts.roles import ACTION_LABELS, Action
 from audit import editing
 from audit import services as audit
 from audit.editing import EditConflict
-from audit.errors import Conflict
 from audit.models import AuditEvent
+from core.refusals import Conflict
 from rubrics import publishing, responses
 from rubrics.models import (
     Criterion,
@@ -56,6 +56,8 @@ TASK_AUDITED_FIELDS = (*Task.CONTENT_FIELDS, "status")
 
 class RubricError(Conflict):
     """An operation refused for reasons a person can act on, listed in `problems`."""
+
+    summary = "The task's state does not allow this"
 
     def __init__(self, *problems: str) -> None:
         super().__init__(" ".join(problems))

@@ -11,7 +11,7 @@ from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 from audit.editing import OrderedQuerySet
-from audit.errors import Conflict
+from core.refusals import Conflict
 
 # Context numbers are stored with 3 decimals (TaskContextValue.number).
 NUMBER_STEP = Decimal("0.001")

@@ -28,10 +28,10 @@ from django.utils.translation import gettext
 
 from accounts.models import User
 from audit import services as audit
-from audit.errors import Conflict, NotFound
 from audit.models import AuditEvent
 from audit.services import record
 from core.prompting import render
+from core.refusals import Conflict, NotFound
 from grading import adjudication
 from grading.models import Study, StudyItem
 from judging.models import (

@@ -9,8 +9,8 @@ from django.utils.translation import gettext
 
 from accounts.models import User
 from audit import services as audit
-from audit.errors import NotFound
 from audit.models import AuditEvent
+from core.refusals import NotFound
 from grading.models import (
     Assignment,
     Grade,

@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 
 from accounts.models import User
-from audit.errors import Conflict, NotFound
+from core.refusals import Conflict, NotFound
 from grading.models import Assignment
 
 
@@ -23,6 +23,8 @@ class StudyClosed(GradingError, Conflict):
 class Incomplete(GradingError, Conflict):
     """The assignment still lacks answers (`problems`, in page order): its state, not the
     request, refuses the submission, so a retry succeeds once they are given (409)."""
+
+    summary = "The assignment is not complete"
 
     def __init__(self, problems: Sequence[ValidationError]) -> None:
         super().__init__(list(problems))

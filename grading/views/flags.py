@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
-from audit.errors import Conflict
+from core.refusals import Conflict
 from grading import flags, services
 from grading.forms import FlagForm, ResolveFlagForm
 from grading.models import Assignment, Flag, Study

@@ -26,7 +26,7 @@ from accounts.models import User
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from audit import editing
-from audit.errors import Conflict
+from core.refusals import Conflict
 from l2annot.errors import status_for
 from l2annot.htmx import respond
 from taxonomy.forms import (

@@ -8,8 +8,8 @@ from django.core.exceptions import ValidationError
 from accounts.models import User
 from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
-from audit.errors import Conflict
 from audit.models import AuditEvent
+from core.refusals import Conflict
 from grading import flags, services
 from grading.models import Assignment, Flag, Grade, PoolMember, Study
 from rubrics.models import CriterionVersion

@@ -7,10 +7,11 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.test import RequestFactory
 
+from api.exceptions import exception_handler
 from audit.editing import DeleteRefused, EditConflict
-from audit.errors import Conflict, NotFound
+from core.refusals import Conflict, NotFound
 from grading.adjudication import AdjudicationError
-from grading.services import GradingError, NotYourAssignment, StudyClosed
+from grading.services import GradingError, Incomplete, NotYourAssignment, StudyClosed
 from l2annot.errors import DomainErrorMiddleware, status_for
 from rubrics.services import TaskLocked, WorkflowRefused
 
@@ -65,3 +66,30 @@ def test_other_errors_are_left_to_django():
 def test_the_conflict_kinds_of_the_editing_layer_are_conflicts():
     assert issubclass(EditConflict, Conflict) and issubclass(DeleteRefused, Conflict)
     assert issubclass(NotYourAssignment, NotFound)
+
+
+@pytest.mark.parametrize(
+    ("error", "detail"),
+    [
+        (
+            WorkflowRefused("No criteria.", "No instruction."),
+            "The task's state does not allow this",
+        ),
+        (
+            Incomplete([ValidationError("No criteria."), ValidationError("No instruction.")]),
+            "The assignment is not complete",
+        ),
+    ],
+)
+def test_the_api_answers_a_conflict_with_problems_with_what_they_refuse_and_the_list(error, detail):
+    response = exception_handler(error, {})
+    assert response.status_code == 409
+    assert response.data == {
+        "detail": f"{detail}: see `problems`.",
+        "problems": ["No criteria.", "No instruction."],
+    }
+
+
+def test_the_api_answers_a_conflict_without_problems_with_its_message():
+    response = exception_handler(StudyClosed("The study is closed."), {})
+    assert (response.status_code, response.data) == (409, {"detail": "The study is closed."})

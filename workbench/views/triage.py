@@ -15,8 +15,8 @@ from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from agreement.data import UnitDetail, judge_runs_for, load_unit_details
 from agreement.services import Triage, triage
-from audit.errors import Conflict
 from core.analysis.triage import TriageUnit
+from core.refusals import Conflict
 from grading.models import Study, StudyItem
 from judging.models import JudgeRun, TriageResolution
 from l2annot.errors import message_of, status_for

@@ -5,7 +5,7 @@ from django.core.management.base import CommandError
 from django.utils.formats import number_format
 from django.utils.translation import gettext, gettext_noop
 
-from audit.errors import Conflict
+from core.refusals import Conflict
 from grading.commands import STUDY_HELP, study_argument
 from interchange.problem_text import problem_text
 from interchange.progress import TextProgressBar
