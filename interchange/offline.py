@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, ClassVar
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Prefetch
 from django.utils import translation
@@ -53,6 +54,7 @@ from grading.models import (
 )
 from interchange.importers.report import Counts, NewVersion, problem_lines
 from interchange.refusals import refusal_texts
+from l2annot.errors import message_of
 from rubrics.models import (
     CriterionVersion,
     PublishedResource,
@@ -551,11 +553,11 @@ def _record(
                     rationale=row.rationale or None,
                     by=annotator,
                 )
-        except services.GradingError as error:
+        except (services.GradingError, services.StudyClosed) as error:
             # The level's own field when a level was refused (off its scale, or on a binary
             # criterion): the message names the criterion and its scale.
             field_name = "level" if row.level is not None else "verdict"
-            for refusal in refusal_texts(error):
+            for refusal in _refusals(error, assignment):
                 problem(row.row, field_name, refusal)
             continue
         old = before.get((assignment.pk, row.criterion_version_id))
@@ -580,14 +582,26 @@ def _record(
             saved = services.save_likert(
                 assignment, int(rating.question_id), rating.value, by=annotator
             )
-        except services.GradingError as error:
-            for refusal in refusal_texts(error):
+        except (services.GradingError, services.StudyClosed) as error:
+            for refusal in _refusals(error, assignment):
                 problem(rating.row, "rating", refusal)
             continue
         if rated_before.get((assignment.pk, saved.item_id)) == saved.value:
             report.ratings_unchanged += 1
         else:
             report.ratings_changed += 1
+
+
+def _refusals(error: Exception, assignment: Assignment) -> list[str]:
+    """What a save refused, as messages to store; a study closed while the file was read (its
+    deadline passed) in the words of the check before it (`import_workbook`)."""
+    if isinstance(error, services.StudyClosed):
+        name = assignment.study_item.study.name
+        return [
+            gettext_noop("the study “%(name)s” is closed: grades can no longer change", name=name)
+        ]
+    assert isinstance(error, ValidationError)
+    return refusal_texts(error)
 
 
 def _submit(assignments: Iterable[Assignment], annotator: User, report: OfflineImport) -> None:
@@ -597,12 +611,10 @@ def _submit(assignments: Iterable[Assignment], annotator: User, report: OfflineI
             continue
         try:
             services.submit(assignment, by=annotator)
-        except services.GradingError as error:
+        except (services.GradingError, services.StudyClosed) as error:
             report.incomplete.append(
                 gettext_noop(
-                    "assignment %(id)s: %(reasons)s",
-                    id=assignment.pk,
-                    reasons=" ".join(error.messages),
+                    "assignment %(id)s: %(reasons)s", id=assignment.pk, reasons=message_of(error)
                 )
             )
         else:

@@ -16,8 +16,9 @@ class GradingError(ValidationError):
     """A save or submission the study's rules refuse; the message is shown to the annotator."""
 
 
-class StudyClosed(GradingError, Conflict):
-    """The study is closed (by a maintainer or its deadline): no grade or rating changes."""
+class StudyClosed(Conflict):
+    """The study is closed (by a maintainer or its deadline): no grade, rating or pool
+    changes."""
 
 
 class Incomplete(GradingError, Conflict):
@@ -81,8 +82,8 @@ def check_study_open(assignment: Assignment, now: datetime) -> None:
     study = assignment.study_item.study
     if study.is_closed(now):
         raise StudyClosed(
-            gettext("The study “%(study)s” is closed: grades can no longer change."),
-            params={"study": study.name},
+            gettext("The study “%(study)s” is closed: grades can no longer change.")
+            % {"study": study.name}
         )
 
 

@@ -72,7 +72,7 @@ def pool_add(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
         return _page(request, study, 422, add_form=form)
     try:
         planned = services.add_annotators(study, form.cleaned_data["annotators"], by=request.user)
-    except ValidationError as error:
+    except (ValidationError, services.StudyClosed) as error:
         return _page(request, study, status_for(error), error=error)
     names = ", ".join(a.username for a in form.cleaned_data["annotators"])
     return _done(

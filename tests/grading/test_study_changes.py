@@ -113,6 +113,20 @@ def test_the_pool_page_adds_and_removes_annotators(running, client_as, make_user
     assert not study.pool.filter(annotator=first).exists()
 
 
+def test_the_pool_page_of_a_closed_study_says_why_it_adds_nobody(running, client_as, make_user):
+    study = running[0]
+    services.set_status(study, Study.Status.CLOSED)
+    carl = make_user(Role.ANNOTATOR, "carl")
+    response = client_as(Role.MAINTAINER).post(
+        reverse("grading:study_pool_add", args=[study.pk]), {"annotators": [carl.pk]}
+    )
+    assert response.status_code == 409
+    page = response.content.decode()
+    assert "is closed: reopen it to change the pool" in page
+    assert "Remove ana" in page  # the study's page, with the refusal on it
+    assert not study.pool.filter(annotator=carl).exists()
+
+
 def test_the_page_refuses_to_change_answered_questions(running, client_as):
     study = running[0]
     client = client_as(Role.MAINTAINER)

@@ -455,3 +455,22 @@ def test_a_level_off_the_scale_is_refused_naming_its_row_and_field(tmp_path, sca
         "scale 0 to 4."
     ]
     assert state() == before
+
+
+def test_a_study_closed_while_the_file_is_read_takes_none_of_it(
+    tmp_path, study, annotator, monkeypatch
+):
+    path = exported(tmp_path, study, annotator)
+    fill(path)
+    before = state()
+    asked = []
+
+    def closed_after_the_check(self, now=None):
+        asked.append(now)
+        return len(asked) > 1  # open when the upload is checked, closed at the first save
+
+    monkeypatch.setattr(Study, "is_closed", closed_after_the_check)
+    report = offline.import_workbook(path, study, annotator)
+    found = messages(report)
+    assert found and all("is closed: grades can no longer change" in m for m in found)
+    assert state() == before

@@ -63,6 +63,10 @@ def test_other_errors_are_left_to_django():
     assert middleware().process_exception(RequestFactory().get("/"), KeyError("x")) is None
 
 
+def test_a_closed_study_is_a_conflict_only():
+    assert issubclass(StudyClosed, Conflict) and not issubclass(StudyClosed, ValidationError)
+
+
 def test_the_conflict_kinds_of_the_editing_layer_are_conflicts():
     assert issubclass(EditConflict, Conflict) and issubclass(DeleteRefused, Conflict)
     assert issubclass(NotYourAssignment, NotFound)
