@@ -89,7 +89,7 @@ class Task(models.Model):
         max_length=8,
         choices=languages.CHOICES,
         default="en",
-        help_text=_("Target language: its ISO 639-1 code (taxonomy.languages)."),
+        help_text=_("Target language: its ISO 639-1 code (core.languages)."),
         verbose_name=_("language"),
     )
     task_type = models.CharField(
