@@ -1,5 +1,6 @@
 """Shared fixtures. DATABASE_URL picks the database (SQLite by default, PostgreSQL in CI too)."""
 
+import contextlib
 import itertools
 import os
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from accounts.services import create_user_with_role, sync_roles
 from taxonomy.models import Framework
 from tests.factories import load_starter_framework
 from tests.llm_server import LlmServer, running_llm_server
+from tests.provider_servers import PROVIDERS, running_provider_server
 
 FIXTURES = settings.BASE_DIR / "fixtures"
 
@@ -196,3 +198,22 @@ def llm_server(llm_server_for_session: LlmServer) -> LlmServer:
     """The loopback server with an empty script and no requests recorded."""
     llm_server_for_session.reset()
     return llm_server_for_session
+
+
+@pytest.fixture(scope="session")
+def provider_servers_for_session(
+    llm_server_for_session: LlmServer,
+) -> Iterator[dict[str, LlmServer]]:
+    """A loopback server for each provider the judge ships with, by name (anthropic, google,
+    openai: see tests/provider_servers.py), Inspect's provider pointed at each; started after
+    the OpenAI-compatible one, so nothing leaves the machine either."""
+    with contextlib.ExitStack() as servers:
+        yield {name: servers.enter_context(running_provider_server(name)) for name in PROVIDERS}
+
+
+@pytest.fixture
+def provider_servers(provider_servers_for_session: dict[str, LlmServer]) -> dict[str, LlmServer]:
+    """The providers' loopback servers with empty scripts and no requests recorded."""
+    for server in provider_servers_for_session.values():
+        server.reset()
+    return provider_servers_for_session

@@ -68,6 +68,11 @@ class Reply:
     def server_error(cls) -> Reply:
         return cls(text="The server had an error", status=500)
 
+    @classmethod
+    def overloaded(cls, status: int = 529, retry_after: float = 0.0) -> Reply:
+        """The provider is busy: Anthropic answers 529, Gemini 503."""
+        return cls(text="Overloaded", status=status, retry_after=retry_after)
+
 
 @dataclass(frozen=True)
 class Request:
@@ -77,14 +82,21 @@ class Request:
 
     @property
     def prompt(self) -> str:
-        """The text of every message, joined: what a script usually matches on."""
-        parts = []
-        for message in self.body.get("messages", []):
-            content = message.get("content")
-            if isinstance(content, list):
-                content = "".join(c.get("text", "") for c in content if isinstance(c, dict))
-            parts.append(str(content or ""))
-        return "\n".join(parts)
+        """The text of every message, joined: what a script usually matches on. Reads the
+        OpenAI and Anthropic shape (`system`, `messages`) and Gemini's (`systemInstruction`,
+        `contents` of `parts`)."""
+        body = self.body
+        turns = [body.get("system"), *(m.get("content") for m in body.get("messages", []))]
+        gemini = [body.get("systemInstruction"), *body.get("contents", [])]
+        turns += [turn.get("parts") for turn in gemini if isinstance(turn, dict)]
+        return "\n".join(_text(content) for content in turns if content)
+
+
+def _text(content: Any) -> str:
+    """A message's text: a string, or the `text` of each of its blocks (or parts)."""
+    if isinstance(content, list):
+        return "".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+    return str(content)
 
 
 def tokens(text: str) -> int:
@@ -159,12 +171,46 @@ def error_body(reply: Reply) -> dict[str, Any]:
     return {"error": {"message": reply.text, "type": kind, "param": None, "code": kind}}
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _HttpServer
+class JsonHandler(BaseHTTPRequestHandler):
+    """What every protocol's handler shares: reading a JSON body, answering JSON."""
+
+    server: HttpServer
     protocol_version = "HTTP/1.1"
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read `requests`
         pass
+
+    def read_json(self) -> Any:
+        """The request's body as JSON, or None (answered 400) when it is not JSON."""
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            return json.loads(self.rfile.read(length))
+        except ValueError:
+            self.send_json(400, {"error": {"message": "body is not JSON", "type": "invalid"}})
+            return None
+
+    def send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        self.send_body(status, "application/json", json.dumps(body).encode(), headers)
+
+    def send_body(
+        self, status: int, kind: str, data: bytes, headers: dict[str, str] | None = None
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def retry_after(reply: Reply) -> dict[str, str]:
+    """The Retry-After header of an error reply that has one."""
+    return {"Retry-After": f"{reply.retry_after:g}"} if reply.retry_after else {}
+
+
+class _Handler(JsonHandler):
+    """The OpenAI chat-completions protocol."""
 
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
@@ -173,15 +219,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_json(404, {"error": {"message": f"no route {self.path}", "type": "none"}})
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
+        body = self.read_json()
+        if body is None:
+            return
         if not self.path.endswith("/chat/completions"):
             self.send_json(404, {"error": {"message": f"no route {self.path}", "type": "none"}})
-            return
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            self.send_json(400, {"error": {"message": "body is not JSON", "type": "invalid"}})
             return
         request = Request(self.path, dict(self.headers.items()), body)
         reply, number = self.server.llm.answer(request)
@@ -191,31 +233,40 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.delay:
             time.sleep(reply.delay)
         if reply.status != 200:
-            headers = {"Retry-After": f"{reply.retry_after:g}"} if reply.retry_after else {}
-            self.send_json(reply.status, error_body(reply), headers)
+            self.send_json(reply.status, error_body(reply), retry_after(reply))
             return
         self.send_json(200, completion_body(request, reply, number))
 
-    def send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
 
+class HttpServer(ThreadingHTTPServer):
+    """A threaded HTTP server on an ephemeral port of 127.0.0.1 answering from `llm`'s
+    script in the protocol of `handler`."""
 
-class _HttpServer(ThreadingHTTPServer):
     daemon_threads = True
     # socketserver's default listen backlog is 5: a client opening its 32 connections at once
     # had some reset, and waited for its retry.
     request_queue_size = 256
 
-    def __init__(self, llm: LlmServer) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, llm: LlmServer, handler: type[JsonHandler] = _Handler) -> None:
+        super().__init__(("127.0.0.1", 0), handler)
         self.llm = llm
+
+    @property
+    def origin(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[None]:
+        """Serve in a thread until the block ends."""
+        thread = threading.Thread(target=self.serve_forever, name="loopback-llm", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            self.shutdown()
+            self.server_close()
+            thread.join(timeout=5)
 
 
 _LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -269,18 +320,10 @@ def running_llm_server(
     keep the network out until the block ends (see `no_network`). `home`, when given, holds
     Inspect's data and cache folders (traces, the model cache) instead of the user's."""
     llm = LlmServer()
-    httpd = _HttpServer(llm)
-    host, port = httpd.server_address[:2]
-    llm.base_url = f"http://{host}:{port}/v1"
-    thread = threading.Thread(target=httpd.serve_forever, name="loopback-llm", daemon=True)
-    thread.start()
-    try:
-        with pointed_at(llm.base_url, home, allowed_names):
-            yield llm
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
+    httpd = HttpServer(llm)
+    llm.base_url = f"{httpd.origin}/v1"
+    with httpd.serving(), pointed_at(llm.base_url, home, allowed_names):
+        yield llm
 
 
 @contextlib.contextmanager
@@ -315,14 +358,35 @@ def pointed_at(
     """Point Inspect's `openai-api/loopback/...` models at `base_url`, with no proxy and no
     opt-in hook that could send data elsewhere, and the network out (see `no_network`)."""
     prefix = SERVICE.upper()
+    variables: dict[str, str | None] = {
+        f"{prefix}_BASE_URL": base_url,
+        f"{prefix}_API_KEY": API_KEY,
+    }
+    with environment(variables, home, allowed_names):
+        yield
+
+
+@contextlib.contextmanager
+def environment(
+    variables: dict[str, str | None],
+    home: str | None = None,
+    allowed_names: Collection[str] = (),
+) -> Iterator[None]:
+    """Set `variables` (a provider's base URL and key; None unsets one), with no proxy and no
+    opt-in hook or fallback base URL that could send data elsewhere, and the network out (see
+    `no_network`)."""
     with pytest.MonkeyPatch.context() as env, no_network(allowed_names):
-        env.setenv(f"{prefix}_BASE_URL", base_url)
-        env.setenv(f"{prefix}_API_KEY", API_KEY)
+        for name, value in variables.items():
+            if value is None:
+                env.delenv(name, raising=False)
+            else:
+                env.setenv(name, value)
         env.setenv("NO_PROXY", "127.0.0.1,localhost")
         for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
             env.delenv(name, raising=False)
         env.delenv("INSPECT_TELEMETRY", raising=False)
         env.delenv("INSPECT_API_KEY_OVERRIDE", raising=False)
+        env.delenv("INSPECT_EVAL_MODEL_BASE_URL", raising=False)
         if home is not None:
             env.setenv("XDG_DATA_HOME", f"{home}/data")
             env.setenv("XDG_CACHE_HOME", f"{home}/cache")
@@ -338,9 +402,8 @@ def main() -> None:
     options = parser.parse_args()
     reply = Reply(text=options.text, delay=options.delay)
     llm = LlmServer(default=lambda request: reply, record=False)
-    httpd = _HttpServer(llm)
-    host, port = httpd.server_address[:2]
-    print(f"http://{host}:{port}/v1", flush=True)
+    httpd = HttpServer(llm)
+    print(f"{httpd.origin}/v1", flush=True)
     httpd.serve_forever()
 
 

@@ -1,0 +1,121 @@
+"""A judge run on each provider the judge ships with (Anthropic, Google, OpenAI), end to end:
+our run (`workbench.running`) -> Inspect AI's provider -> the provider's SDK -> a loopback
+server speaking that provider's protocol (tests/provider_servers.py), and the verdicts stored
+from the run's `.eval` log."""
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+from grading.models import Study
+from judging.models import JudgeRun
+from judging.prompting import CORRECTIVE_MESSAGE, AnswerStyle
+from tests.factories import demo_study
+from tests.llm_server import Reply
+from tests.provider_servers import API_KEY, PROVIDERS
+from workbench.running import execute_run
+from workbench.services import start_run
+from workbench.units import study_units
+
+
+@pytest.fixture(scope="module")
+def built_study(module_db) -> int:
+    return demo_study(2).pk
+
+
+@pytest.fixture
+def study(built_study, db, settings, tmp_path) -> Study:
+    settings.JUDGE_LOG_DIR = tmp_path / "logs"
+    settings.JUDGE_CACHE_DIR = tmp_path / "cache"
+    return Study.objects.get(pk=built_study)
+
+
+@pytest.fixture(params=sorted(PROVIDERS))
+def provider(request, provider_servers):
+    """A provider's name, its model string and its loopback server."""
+    return request.param, PROVIDERS[request.param].model, provider_servers[request.param]
+
+
+def key(name, request) -> str:
+    """The API key a request carried, where its protocol carries it."""
+    headers = {header.lower(): value for header, value in request.headers.items()}
+    if name == "google":
+        return headers["x-goog-api-key"]
+    return headers["authorization"].removeprefix("Bearer ")
+
+
+def temperature(name, request) -> float | None:
+    """The temperature a request asked for (Anthropic's API since 2026-10-21 takes none, and
+    Inspect leaves it out)."""
+    config = request.body.get("generationConfig", {}) if name == "google" else request.body
+    return config.get("temperature")
+
+
+def run_judge(study, model, limit):
+    return execute_run(start_run(study, model=model, limit=limit, by=None, enqueue=False).pk)
+
+
+def test_each_answer_is_stored_as_the_verdict_of_its_unit(study, provider):
+    name, model, server = provider
+    units = study_units(study, limit=4)
+    failing = units[1].unit.criterion
+    server.default = lambda request: "false" if failing in request.prompt else "true"
+    run = run_judge(study, model, limit=4)
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    assert (run.calls_total, run.calls_done, run.errors, run.unparseable) == (4, 4, 0, 0)
+    assert len(server.requests) == 4
+    assert {key(name, r) for r in server.requests} == {API_KEY}
+    assert {temperature(name, r) for r in server.requests} == {None if name == "anthropic" else 0}
+    for planned in units:  # each unit's prompt was sent, in any order
+        assert any(planned.unit.criterion in r.prompt for r in server.requests)
+    verdicts = {(v.response_id, v.criterion_version_id): v.verdict for v in run.verdicts.all()}
+    assert verdicts == {(u.response_pk, u.version_pk): u.unit.criterion != failing for u in units}
+    assert {v.rationale for v in run.verdicts.all()} == {"true", "false"}
+    assert run.output_tokens == 4 and run.input_tokens > 4
+    assert read_eval_log(run.log_path, header_only=True).eval.model == model
+
+
+def test_a_malformed_answer_is_asked_again_then_kept_as_no_verdict(study, provider):
+    name, model, server = provider
+    server.default = lambda request: "I think it mostly does."
+    run = run_judge(study, model, limit=1)
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    (verdict,) = run.verdicts.all()
+    assert verdict.verdict is None and run.unparseable == 1
+    assert "[attempt 4]\nI think it mostly does." in verdict.rationale
+    _, *retries = server.requests
+    assert len(retries) == 3
+    assert {temperature(name, r) for r in retries} == {None if name == "anthropic" else 0.2}
+    assert CORRECTIVE_MESSAGE[AnswerStyle.BINARY] in retries[-1].prompt
+    assert "I think it mostly does." in retries[-1].prompt  # the conversation goes on
+
+
+def test_an_answer_read_on_a_retry_is_the_verdict(study, provider):
+    _, model, server = provider
+    server.queue("Yes, clearly.", "false")
+    run = run_judge(study, model, limit=1)
+    (verdict,) = run.verdicts.all()
+    assert verdict.verdict is False and run.unparseable == 0
+    assert len(server.requests) == 2
+
+
+# What each protocol answers when the provider refuses a call for now: Anthropic's 429 and 529
+# "overloaded", Gemini's 429 RESOURCE_EXHAUSTED and 503 UNAVAILABLE, OpenAI's 429 and 503.
+BUSY = {"anthropic": 529, "google": 503, "openai": 503}
+
+
+def test_a_rate_limited_and_an_overloaded_call_are_retried(study, provider):
+    name, model, server = provider
+    server.queue(
+        Reply.rate_limited(retry_after=0.1),
+        Reply.overloaded(status=BUSY[name], retry_after=0.1),
+    )
+    server.default = lambda request: "false"
+    # Two connections: the two calls wait out their refusals together (Inspect's own backoff,
+    # which Google's calls wait, starts at 3 s whatever Retry-After says).
+    run = execute_run(
+        start_run(study, model=model, limit=2, max_connections=2, by=None, enqueue=False).pk
+    )
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    assert (run.errors, run.unparseable) == (0, 0)
+    assert [v.verdict for v in run.verdicts.all()] == [False, False]
+    assert len(server.requests) == 4  # two calls, each answered after its refusal
