@@ -83,10 +83,16 @@ class Request:
     @property
     def prompt(self) -> str:
         """The text of every message, joined: what a script usually matches on. Reads the
-        OpenAI and Anthropic shape (`system`, `messages`) and Gemini's (`systemInstruction`,
-        `contents` of `parts`)."""
+        OpenAI and Anthropic shape (`system`, `messages`), OpenAI's Responses API's
+        (`instructions`, `input`) and Gemini's (`systemInstruction`, `contents` of `parts`)."""
         body = self.body
         turns = [body.get("system"), *(m.get("content") for m in body.get("messages", []))]
+        items = body.get("input", [])  # the Responses API's: a text, or a list of items
+        items = [{"content": items}] if isinstance(items, str) else items
+        turns += [
+            body.get("instructions"),
+            *(i.get("content") for i in items if isinstance(i, dict)),
+        ]
         gemini = [body.get("systemInstruction"), *body.get("contents", [])]
         turns += [turn.get("parts") for turn in gemini if isinstance(turn, dict)]
         return "\n".join(_text(content) for content in turns if content)
@@ -166,6 +172,48 @@ def completion_body(request: Request, reply: Reply, number: int) -> dict[str, An
     }
 
 
+def response_body(request: Request, reply: Reply, number: int) -> dict[str, Any]:
+    """The Responses API's answer (`POST /responses`), which Inspect's `openai/` provider
+    calls for the `gpt-5` and `o` series."""
+    input_tokens, output_tokens = tokens(request.prompt), tokens(reply.text)
+    text = {"type": "output_text", "text": reply.text, "annotations": []}
+    return {
+        "id": f"resp_loopback_{number}",
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": "completed" if reply.finish_reason == "stop" else "incomplete",
+        "model": request.body.get("model", ""),
+        "output": [
+            {
+                "type": "message",
+                "id": f"msg_loopback_{number}",
+                "status": "completed",
+                "role": "assistant",
+                "content": [text],
+            }
+        ],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input_tokens + output_tokens,
+        },
+    }
+
+
+# Inspect's `openai/` provider asks once per model, before its first Responses API call, whether
+# the account may have reasoning summaries; the server answers yes, leaving its script and
+# `requests` to the calls a test makes.
+SUMMARIES_PROBE = "Please say 'hello, world'"
+
+# The answer of each route, by its last part: chat completions and the Responses API.
+ANSWERS = {"completions": completion_body, "responses": response_body}
+
+
 def error_body(reply: Reply) -> dict[str, Any]:
     kind = "rate_limit_error" if reply.status == 429 else "server_error"
     return {"error": {"message": reply.text, "type": kind, "param": None, "code": kind}}
@@ -222,11 +270,15 @@ class _Handler(JsonHandler):
         body = self.read_json()
         if body is None:
             return
-        if not self.path.endswith("/chat/completions"):
+        answer_body = ANSWERS.get(self.path.rsplit("/", 1)[-1])
+        if answer_body is None:
             self.send_json(404, {"error": {"message": f"no route {self.path}", "type": "none"}})
             return
         request = Request(self.path, dict(self.headers.items()), body)
-        reply, number = self.server.llm.answer(request)
+        if body.get("input") == SUMMARIES_PROBE:  # not a judge's call: answered aside
+            reply, number = Reply("hello, world"), 0
+        else:
+            reply, number = self.server.llm.answer(request)
         if body.get("stream"):
             self.send_json(400, {"error": {"message": "streaming is not served", "type": "x"}})
             return
@@ -235,7 +287,7 @@ class _Handler(JsonHandler):
         if reply.status != 200:
             self.send_json(reply.status, error_body(reply), retry_after(reply))
             return
-        self.send_json(200, completion_body(request, reply, number))
+        self.send_json(200, answer_body(request, reply, number))
 
 
 class HttpServer(ThreadingHTTPServer):

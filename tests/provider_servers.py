@@ -202,11 +202,13 @@ PROVIDERS = {
         },
     ),
     "openai": Provider(
-        "openai/gpt-4.1-mini",  # a model Inspect sends to chat completions (not Responses)
+        "openai/gpt-4.1-mini",  # a model Inspect sends to chat completions
         _Handler,
         lambda origin: {"OPENAI_BASE_URL": f"{origin}/v1", "OPENAI_API_KEY": API_KEY},
     ),
 }
+# A model of the gpt-5 series, which Inspect sends to OpenAI's Responses API instead.
+OPENAI_RESPONSES_MODEL = "openai/gpt-5-mini"
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ from judging.models import JudgeRun
 from judging.prompting import CORRECTIVE_MESSAGE, AnswerStyle
 from tests.factories import demo_study
 from tests.llm_server import Reply
-from tests.provider_servers import API_KEY, PROVIDERS
+from tests.provider_servers import API_KEY, OPENAI_RESPONSES_MODEL, PROVIDERS
 from workbench.running import execute_run
 from workbench.services import start_run
 from workbench.units import study_units
@@ -29,10 +29,27 @@ def study(built_study, db, settings, tmp_path) -> Study:
     return Study.objects.get(pk=built_study)
 
 
-@pytest.fixture(params=sorted(PROVIDERS))
+# The model each test runs, by the provider whose server answers it; OpenAI's twice, as Inspect
+# calls chat completions for gpt-4.1 and the Responses API for the gpt-5 and o series.
+MODELS = {name: provider.model for name, provider in PROVIDERS.items()}
+MODELS["openai-responses"] = OPENAI_RESPONSES_MODEL
+# The models Inspect sends no temperature for: Anthropic's API has none since its version
+# 2026-10-21, and OpenAI's reasoning models always take 1.
+NO_TEMPERATURE = {"anthropic", "openai-responses"}
+# Where each model's calls go.
+ROUTES = {
+    "anthropic": "/v1/messages",
+    "google": "/v1/models/gemini-2.5-flash:generateContent",
+    "openai": "/v1/chat/completions",
+    "openai-responses": "/v1/responses",
+}
+
+
+@pytest.fixture(params=sorted(MODELS))
 def provider(request, provider_servers):
     """A provider's name, its model string and its loopback server."""
-    return request.param, PROVIDERS[request.param].model, provider_servers[request.param]
+    server = provider_servers[request.param.removesuffix("-responses")]
+    return request.param, MODELS[request.param], server
 
 
 def key(name, request) -> str:
@@ -44,8 +61,7 @@ def key(name, request) -> str:
 
 
 def temperature(name, request) -> float | None:
-    """The temperature a request asked for (Anthropic's API since 2026-10-21 takes none, and
-    Inspect leaves it out)."""
+    """The temperature a request asked for, if any."""
     config = request.body.get("generationConfig", {}) if name == "google" else request.body
     return config.get("temperature")
 
@@ -63,8 +79,11 @@ def test_each_answer_is_stored_as_the_verdict_of_its_unit(study, provider):
     assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
     assert (run.calls_total, run.calls_done, run.errors, run.unparseable) == (4, 4, 0, 0)
     assert len(server.requests) == 4
+    assert {r.path for r in server.requests} == {ROUTES[name]}
     assert {key(name, r) for r in server.requests} == {API_KEY}
-    assert {temperature(name, r) for r in server.requests} == {None if name == "anthropic" else 0}
+    assert {temperature(name, r) for r in server.requests} == {
+        None if name in NO_TEMPERATURE else 0
+    }
     for planned in units:  # each unit's prompt was sent, in any order
         assert any(planned.unit.criterion in r.prompt for r in server.requests)
     verdicts = {(v.response_id, v.criterion_version_id): v.verdict for v in run.verdicts.all()}
@@ -84,7 +103,7 @@ def test_a_malformed_answer_is_asked_again_then_kept_as_no_verdict(study, provid
     assert "[attempt 4]\nI think it mostly does." in verdict.rationale
     _, *retries = server.requests
     assert len(retries) == 3
-    assert {temperature(name, r) for r in retries} == {None if name == "anthropic" else 0.2}
+    assert {temperature(name, r) for r in retries} == {None if name in NO_TEMPERATURE else 0.2}
     assert CORRECTIVE_MESSAGE[AnswerStyle.BINARY] in retries[-1].prompt
     assert "I think it mostly does." in retries[-1].prompt  # the conversation goes on
 
@@ -100,7 +119,7 @@ def test_an_answer_read_on_a_retry_is_the_verdict(study, provider):
 
 # What each protocol answers when the provider refuses a call for now: Anthropic's 429 and 529
 # "overloaded", Gemini's 429 RESOURCE_EXHAUSTED and 503 UNAVAILABLE, OpenAI's 429 and 503.
-BUSY = {"anthropic": 529, "google": 503, "openai": 503}
+BUSY = {"anthropic": 529, "google": 503, "openai": 503, "openai-responses": 503}
 
 
 def test_a_rate_limited_and_an_overloaded_call_are_retried(study, provider):
