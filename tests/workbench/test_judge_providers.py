@@ -124,11 +124,18 @@ BUSY = {"anthropic": 529, "google": 503, "openai": 503, "openai-responses": 503}
 
 def test_a_rate_limited_and_an_overloaded_call_are_retried(study, provider):
     name, model, server = provider
-    server.queue(
-        Reply.rate_limited(retry_after=0.1),
-        Reply.overloaded(status=BUSY[name], retry_after=0.1),
-    )
-    server.default = lambda request: "false"
+    units = study_units(study, limit=2)
+    criteria = [planned.unit.criterion for planned in units]
+    refusals = {
+        criteria[0]: Reply.rate_limited(retry_after=0.1),
+        criteria[1]: Reply.overloaded(status=BUSY[name], retry_after=0.1),
+    }
+
+    def refuse_each_call_once(request):
+        criterion = next(c for c in criteria if c in request.prompt)
+        return refusals.pop(criterion, "false")
+
+    server.default = refuse_each_call_once
     # Two connections: the two calls wait out their refusals together (Inspect's own backoff,
     # which Google's calls wait, starts at 3 s whatever Retry-After says).
     run = execute_run(
@@ -137,4 +144,4 @@ def test_a_rate_limited_and_an_overloaded_call_are_retried(study, provider):
     assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
     assert (run.errors, run.unparseable) == (0, 0)
     assert [v.verdict for v in run.verdicts.all()] == [False, False]
-    assert len(server.requests) == 4  # two calls, each answered after its refusal
+    assert not refusals and len(server.requests) == 4  # each call answered after its refusal
