@@ -3,7 +3,8 @@ Messages API, Gemini's generateContent, and OpenAI's chat completions for Inspec
 provider (`tests/llm_server.py` speaks that one, for `openai-api/loopback/...`).
 
 Each answers from the same script as the OpenAI-compatible server (`LlmServer`: queued
-replies, then `default`, every request recorded, token usage on every answer), in its own
+replies, then `default`, a reply's delay, every request recorded, token usage on every
+answer), in its own
 protocol's shapes: its routes, its error bodies (a 429 with Retry-After, Anthropic's 529
 "overloaded", Gemini's 503), Anthropic's server-sent events when the client streams (Inspect
 streams a Claude 4 model's calls, whose default max_tokens is 32,000), and it refuses a request
@@ -16,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -61,6 +63,7 @@ class AnthropicHandler(JsonHandler):
             return
         request = Request(self.path, dict(self.headers.items()), body)
         reply, number = self.server.llm.answer(request)
+        time.sleep(reply.delay)
         if reply.status != 200:
             self.send_error_reply(reply)
             return
@@ -139,6 +142,7 @@ class GeminiHandler(JsonHandler):
             return
         request = Request(self.path, dict(self.headers.items()), body)
         reply, number = self.server.llm.answer(request)
+        time.sleep(reply.delay)
         if reply.status != 200:
             self.send_error_reply(reply)
             return

@@ -3,6 +3,7 @@ providers' own SDKs: what each answers, how it refuses, and that every provider 
 default is installed."""
 
 import asyncio
+import time
 
 import anthropic
 import pytest
@@ -86,6 +87,16 @@ def test_gemini_refuses_a_busy_call_in_its_own_words(provider_servers, status, w
         ask_gemini(server)
     assert (raised.value.code, raised.value.status) == (status, words)
     assert raised.value.response.headers["Retry-After"] == "1"
+
+
+@pytest.mark.parametrize("name", ["anthropic", "google"])
+def test_a_slow_reply_waits_its_delay(provider_servers, name):
+    server = provider_servers[name]
+    server.queue(Reply("false", delay=0.3))
+    started = time.monotonic()
+    ask = ask_claude if name == "anthropic" else ask_gemini
+    ask(server)
+    assert time.monotonic() - started >= 0.3
 
 
 def test_gemini_refuses_a_request_without_the_key(provider_servers):
