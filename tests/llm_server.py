@@ -52,13 +52,16 @@ def model_name(name: str = "judge-1") -> str:
 
 @dataclass(frozen=True)
 class Reply:
-    """One answer: `text` as the assistant's message, or an HTTP error when `status` is not 200."""
+    """One answer: `text` as the assistant's message, or an HTTP error when `status` is not 200
+    (sent as an error event after a 200, when `mid_stream`, to a call that streams: Anthropic's
+    servers do so)."""
 
     text: str = "true"
     status: int = 200
     delay: float = 0.0
     retry_after: float | None = None
     finish_reason: str = "stop"
+    mid_stream: bool = False
 
     @classmethod
     def rate_limited(cls, retry_after: float = 0.0) -> Reply:
@@ -69,9 +72,11 @@ class Reply:
         return cls(text="The server had an error", status=500)
 
     @classmethod
-    def overloaded(cls, status: int = 529, retry_after: float = 0.0) -> Reply:
+    def overloaded(
+        cls, status: int = 529, retry_after: float = 0.0, mid_stream: bool = False
+    ) -> Reply:
         """The provider is busy: Anthropic answers 529, Gemini 503."""
-        return cls(text="Overloaded", status=status, retry_after=retry_after)
+        return cls("Overloaded", status=status, retry_after=retry_after, mid_stream=mid_stream)
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ class AnthropicHandler(JsonHandler):
         request = Request(self.path, dict(self.headers.items()), body)
         reply, number = self.server.llm.answer(request)
         time.sleep(reply.delay)
-        if reply.status != 200:
+        if reply.status != 200 and not (reply.mid_stream and body.get("stream")):
             self.send_error_reply(reply)
             return
         message = {
@@ -78,25 +78,28 @@ class AnthropicHandler(JsonHandler):
             "usage": {"input_tokens": tokens(request.prompt), "output_tokens": tokens(reply.text)},
         }
         if body.get("stream"):
-            self.send_body(200, "text/event-stream", _events(message))
+            error = self.error_body(reply) if reply.status != 200 else None
+            self.send_body(200, "text/event-stream", _events(message, error))
         else:
             self.send_json(200, message)
 
-    def send_error_reply(self, reply: Reply) -> None:
+    def error_body(self, reply: Reply) -> dict[str, Any]:
         kind = self.ERRORS.get(reply.status, "api_error")
-        error = {"type": "error", "error": {"type": kind, "message": reply.text}}
-        self.send_json(reply.status, error, retry_after(reply))
+        return {"type": "error", "error": {"type": kind, "message": reply.text}}
+
+    def send_error_reply(self, reply: Reply) -> None:
+        self.send_json(reply.status, self.error_body(reply), retry_after(reply))
 
 
-def _events(message: dict[str, Any]) -> bytes:
+def _events(message: dict[str, Any], error: dict[str, Any] | None = None) -> bytes:
     """`message` as the Messages API streams it: its start (no content, the input tokens), a
-    text block in two deltas, then the stop reason and output tokens."""
+    text block in two deltas, then the stop reason and output tokens; or, with an `error`,
+    its start and then the error."""
     text = message["content"][0]["text"]
     usage = message["usage"]
     start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 0}}
     halves = [text[: len(text) // 2], text[len(text) // 2 :]]
-    events = [
-        {"type": "message_start", "message": start},
+    answer = [
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
         {"type": "ping"},
         *(
@@ -111,6 +114,7 @@ def _events(message: dict[str, Any]) -> bytes:
         },
         {"type": "message_stop"},
     ]
+    events = [{"type": "message_start", "message": start}, *([error] if error else answer)]
     return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
 
 

@@ -67,6 +67,18 @@ def test_anthropic_says_overloaded_and_rate_limited_in_its_own_words(provider_se
         ask_claude(server)
 
 
+def test_anthropic_says_overloaded_in_the_middle_of_a_stream(provider_servers):
+    server = provider_servers["anthropic"]
+    server.queue(Reply.overloaded(mid_stream=True))
+    with pytest.raises(anthropic.APIStatusError) as raised:
+        ask_claude(server, stream=True)
+    assert raised.value.body["error"]["type"] == "overloaded_error"
+    server.queue(Reply.overloaded(mid_stream=True))  # a call that does not stream: a 529
+    with pytest.raises(anthropic.APIStatusError) as raised:
+        ask_claude(server)
+    assert raised.value.status_code == 529
+
+
 def test_gemini_answers_generate_content_with_its_usage(provider_servers):
     server = provider_servers["google"]
     server.queue("true")

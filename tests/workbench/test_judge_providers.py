@@ -145,3 +145,14 @@ def test_a_rate_limited_and_an_overloaded_call_are_retried(study, provider):
     assert (run.errors, run.unparseable) == (0, 0)
     assert [v.verdict for v in run.verdicts.all()] == [False, False]
     assert not refusals and len(server.requests) == 4  # each call answered after its refusal
+
+
+def test_claude_overloaded_in_the_middle_of_its_stream_is_asked_again(study, provider_servers):
+    # Inspect streams a Claude 4 model's calls, and Anthropic may say it is overloaded after
+    # the stream has started (a 200, then an error event).
+    server = provider_servers["anthropic"]
+    server.queue(Reply.overloaded(mid_stream=True), "false")
+    run = run_judge(study, MODELS["anthropic"], limit=1)
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    assert [v.verdict for v in run.verdicts.all()] == [False] and run.errors == 0
+    assert [r.body["stream"] for r in server.requests] == [True, True]
