@@ -6,9 +6,9 @@ from the run's `.eval` log."""
 import pytest
 from inspect_ai.log import read_eval_log
 
+from core.prompting import CORRECTIVE_MESSAGE, AnswerStyle
 from grading.models import Study
 from judging.models import JudgeRun
-from judging.prompting import CORRECTIVE_MESSAGE, AnswerStyle
 from tests.factories import demo_study
 from tests.llm_server import Reply
 from tests.provider_servers import API_KEY, OPENAI_RESPONSES_MODEL, PROVIDERS
