@@ -9,8 +9,14 @@ from typing import Any
 from django.core.exceptions import FieldDoesNotExist
 from django.core.validators import ProhibitNullCharactersValidator
 from drf_spectacular import openapi
+from drf_spectacular.plumbing import force_instance
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
@@ -128,6 +134,16 @@ class AutoSchema(openapi.AutoSchema):
             mapped["anyOf"] = [_present(mapped, name) for name in _one_of_required(serializer)]
         return mapped
 
+    def _map_serializer(
+        self, serializer: Any, direction: str, bypass_extensions: bool = False
+    ) -> dict[str, Any]:
+        mapped: dict[str, Any] = super()._map_serializer(serializer, direction, bypass_extensions)
+        if "oneOf" in mapped and "discriminator" not in mapped and _shapes_nest(serializer):
+            # A body of the larger shape is also one of the smaller (an admin's flag holds a
+            # grader's): JSON Schema's oneOf would refuse it for matching both.
+            mapped["anyOf"] = mapped.pop("oneOf")
+        return mapped
+
     def _get_request_for_media_type(self, serializer: Any, direction: str = "request") -> Any:
         schema, required = super()._get_request_for_media_type(serializer, direction)
         return schema, required or bool(_one_of_required(serializer))
@@ -166,8 +182,15 @@ class AutoSchema(openapi.AutoSchema):
         mapped = super()._map_serializer_field(field, direction, *args)
         if isinstance(field, SlugRelatedField) and isinstance(mapped, dict):
             self._refuse_nul(mapped)
-        if isinstance(field, GivenVerdictField) and direction == "response":
-            mapped["enum"] = [*mapped["enum"], ""]
+        if direction == "response" and isinstance(mapped, dict):
+            given = isinstance(field, GivenVerdictField)
+            if (given or _blank_in_model(field)) and "" not in mapped.get("enum", [""]):
+                # Read back empty while none is chosen (a flag's `outcome` until it is resolved).
+                mapped["enum"] = [*mapped["enum"], ""]
+            if field.default is None and "$ref" not in mapped:
+                # A field read through a relation that may be missing (`resolved_by.username`
+                # of an open flag) answers its default.
+                mapped["nullable"] = True
         return mapped
 
     def _refuse_nul(
@@ -254,6 +277,20 @@ class AutoSchema(openapi.AutoSchema):
         if not isinstance(success, serializers.Serializer):
             return ErrorSerializer
         return conflict_serializer(type(success), self._get_serializer_name(success, "response"))
+
+
+def _shapes_nest(serializer: Any) -> bool:
+    """Whether `serializer` says a body has one of several shapes, the fields of one of them
+    all among another's."""
+    serializer = force_instance(serializer)
+    if not isinstance(serializer, PolymorphicProxySerializer):
+        return False
+    shapes = serializer.serializers
+    fields = [
+        set(force_instance(shape).fields)
+        for shape in (shapes.values() if isinstance(shapes, dict) else shapes)
+    ]
+    return any(a < b for a in fields for b in fields)
 
 
 def _one_of_required(serializer: Any) -> tuple[str, ...]:

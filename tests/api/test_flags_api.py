@@ -10,6 +10,7 @@ from accounts.services import create_user_with_role, sync_roles
 from grading import services
 from grading.models import Assignment
 from tests import factories
+from tests.api.conformance import mismatches
 
 pytestmark = pytest.mark.django_db
 
@@ -107,3 +108,21 @@ def test_setting_aside_a_response_set_aside_already_is_a_conflict(world):
     assert refused.status_code == 409, refused.content
     assert refused.json()["detail"] == "This response is already set aside."
     assert mine.study_item.flags.count() == 1
+
+
+def test_an_open_flag_on_a_whole_response_reads_as_the_schema_says(world):
+    """Its `code`, `resolved_by` and `reassigned_to` are null and its `outcome` empty until it
+    is resolved; a maintainer's flag holds every field of a grader's, and fits both shapes."""
+    mine = Assignment.objects.get(annotator=world["ana"])
+    body = {"assignment": mine.pk, "kind": "response_broken"}
+    created = api(world, "ana").post("/api/v1/flags/", body, format="json")
+    assert mismatches(created, "/api/v1/flags/", "post") == []
+    flag = created.json()
+    assert (flag["code"], flag["outcome"], flag["resolved_by"]) == (None, "", None)
+    for reader in ("ana", "boss"):
+        listed = api(world, reader).get("/api/v1/flags/")
+        assert listed.json()["count"] == 1
+        assert mismatches(listed, "/api/v1/flags/") == [], reader
+        read = api(world, reader).get(f"/api/v1/flags/{flag['id']}/")
+        assert mismatches(read, "/api/v1/flags/{id}/") == [], reader
+    assert api(world, "boss").get(f"/api/v1/flags/{flag['id']}/").json()["reassigned_to"] is None
