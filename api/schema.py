@@ -210,6 +210,13 @@ class AutoSchema(openapi.AutoSchema):
                 self._refuse_nul(parameter["schema"], request=True)
         return parameters
 
+    def _get_paginator(self) -> Any:
+        # Only a viewset's `list` pages its answer (DRF's ListModelMixin); an action answering
+        # a list (a study's gold checks, its questions) answers it whole.
+        if getattr(self.view, "action", "list") != "list":
+            return None
+        return super()._get_paginator()
+
     def _revisioned(self) -> bool:
         return isinstance(self.view, RevisionedModelViewSet)
 

@@ -18,6 +18,7 @@ from api.schema import NO_NUL, NOT_BLANK, WHITESPACE
 from api.urls import router
 from grading import services
 from tests import factories
+from tests.api.conformance import mismatches
 from tests.api.test_schemathesis import openapi_document
 
 pytestmark = pytest.mark.django_db
@@ -275,3 +276,19 @@ def test_a_grade_without_a_verdict_reads_back_empty_as_the_schema_says(make_user
     assert client.get(url).json()["verdict"] == ""
     refused = client.patch(url, {"verdict": ""}, format="json")
     assert refused.status_code == 400 and "verdict" in refused.json()["errors"]
+
+
+def test_an_action_answering_a_list_answers_it_whole_as_the_schema_says(make_user, api_as):
+    """Only a resource's list is paged: a study's gold accuracy and its questions are lists."""
+    study = factories.study([make_user(Role.ANNOTATOR)], responses=1, overlap=1)
+    services.assign_study(study)
+    maintainer = api_as(Role.MAINTAINER)
+    accuracy = maintainer.get(f"/api/v1/studies/{study.pk}/gold-accuracy/")
+    assert len(accuracy.json()) == 1
+    assert mismatches(accuracy, "/api/v1/studies/{id}/gold-accuracy/") == []
+    url = f"/api/v1/studies/{study.pk}/questions/"
+    questions = maintainer.post(url, {"prompts": ["Clear?"]}, format="json")
+    assert [question["prompt"] for question in questions.json()] == ["Clear?"]
+    assert mismatches(questions, "/api/v1/studies/{id}/questions/", "post") == []
+    parameters = openapi_document()["paths"]["/api/v1/studies/{id}/gold-accuracy/"]["get"]
+    assert "page" not in {parameter["name"] for parameter in parameters["parameters"]}
