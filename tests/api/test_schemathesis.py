@@ -3,8 +3,8 @@ application, with every check it has (`--checks all`): no server error, every an
 schema says (status code, body, headers, content type), schema-valid input accepted and
 invalid input refused, no method or header the schema does not declare, deleted objects gone,
 credentials required. It runs as an admin and as an annotator (whose study reads differ), on
-the demo data, once per operation and statefully (sequences of calls linked by the ids one
-answer gives the next request).
+the demo data and a few flags in each state, once per operation and statefully (sequences of
+calls linked by the ids one answer gives the next request).
 
 Per operation Schemathesis runs its coverage phase (every boundary and negative case the schema
 defines: missing and wrongly typed fields, limits, unexpected methods) and its fuzzing phase
@@ -45,6 +45,8 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from accounts.models import ApiToken, User
 from accounts.roles import Role
+from grading import flags
+from grading.models import Assignment
 
 EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "4"))
 STEPS = 10 if EXAMPLES > 10 else 4  # calls in one stateful scenario
@@ -134,11 +136,31 @@ SETTINGS = settings(
 )
 
 
+def flag_demo_responses() -> None:
+    """Flags as a reader meets them, which the demo data has none of: open on a whole response
+    (its criterion code null) and on a criterion, one setting its response aside, resolved
+    with the response returned and without (an empty outcome)."""
+    grader, admin = (User.objects.get(username=name) for name in ("annotator", "admin"))
+    own = Assignment.objects.filter(annotator=grader).order_by("pk")
+    first, second = own.exclude(status=Assignment.Status.SUBMITTED)[:2]
+    criterion = first.study_item.rubric_version.effective_rubric()[0].version
+    flags.raise_flag(first, kind="response_broken", comment="", skip=True, by=grader)
+    flags.raise_flag(
+        first, kind="criterion_unclear", comment="", criterion_version_id=criterion.pk, by=grader
+    )
+    returned = flags.raise_flag(second, kind="other", comment="Cut off", skip=True, by=grader)
+    flags.resolve_flag(returned, note="Read it again", outcome="returned", by=admin)
+    submitted = own.filter(status=Assignment.Status.SUBMITTED).first() or second
+    noted = flags.raise_flag(submitted, kind="other", comment="Odd", by=grader)
+    flags.resolve_flag(noted, note="Noted", by=admin)
+
+
 @pytest.fixture(scope="module")
 def tokens(module_db: None, tmp_path_factory) -> dict[Role, str]:  # type: ignore[no-untyped-def]
     """The demo data (benchmark, study, judge run), once for the module, and a token for the
     demo admin and for an annotator of the demo study."""
     call_command("seed_demo", stdout=io.StringIO())
+    flag_demo_responses()
     return {
         role: ApiToken.issue(User.objects.get(username=username), "schemathesis")[1]
         for role, username in ((Role.ADMIN, "admin"), (Role.ANNOTATOR, "annotator"))
