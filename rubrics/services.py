@@ -1,20 +1,20 @@
 """Every change people make to tasks and criteria, each in one transaction, with its history.
 
-The authoring screens, the API and the importers call these functions, never `save()`
-directly, so the rules below hold everywhere. Imports write thousands of rows at once through
-the bulk variants in rubrics.bulk (tasks, criteria and their versions, universal exclusions,
-context values, resources), which follow the same rules and record the same history; publishing
-goes through rubrics.publishing (approve here, the importers there, and `reopen` for an edited
-published task, here and in bulk) and context values through ContextVariable.parse_value.
+The authoring screens, the API and the commands call these functions, never `save()`
+directly. Each edit checks what only a person's edit has (the revision the editor loaded: a
+stale one raises EditConflict; the task still editable) and is then a one-item call of the
+operation in rubrics.bulk, the one implementation the importers call with thousands of rows:
+the same rules (locked tasks refused, frozen versions followed by a new draft, published tasks
+reopened) and the same history events. Publishing goes through rubrics.publishing (approve
+here, the importers there) and context values through ContextVariable.parse_value.
 
 - a criterion version used by a published rubric is frozen; editing its criterion makes a new
   draft version, while an unfrozen latest version is edited in place;
 - a task in review cannot be edited (the reviewer approves what was submitted); editing a
-  published task, or one of its own criteria, puts it back to draft for its next rubric version;
-- every edit carries the revision the editor loaded, and a stale one raises EditConflict.
+  published task, or one of its own criteria, puts it back to draft for its next rubric version.
 """
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -29,8 +29,17 @@ from audit import editing
 from audit import services as audit
 from audit.editing import EditConflict
 from audit.models import AuditEvent
-from core.refusals import Conflict
-from rubrics import publishing, responses
+from rubrics import bulk, publishing, responses
+from rubrics.bulk import (
+    CRITERION_FIELDS,
+    RESOURCE_FIELDS,
+    VERSION_FIELDS,
+    RubricError,
+    TaskLocked,
+    VersionFrozen,
+    check_names,
+    ensure_editable,
+)
 from rubrics.models import (
     Criterion,
     CriterionVersion,
@@ -49,31 +58,22 @@ from rubrics.seedfile import UniversalCriterionSpec
 from taxonomy.models import ContextVariable, Framework, SubCompetency
 from taxonomy.services import LoadReport
 
-CRITERION_FIELDS = ("code", "order", "retired")
-VERSION_FIELDS = (*CriterionVersion.CONTENT_FIELDS, "scale_labels")
+__all__ = [
+    "CRITERION_FIELDS",
+    "RESOURCE_FIELDS",
+    "VERSION_FIELDS",
+    "RubricError",
+    "TaskLocked",
+    "VersionFrozen",
+    "WorkflowRefused",
+    "ensure_editable",
+]
+
 TASK_AUDITED_FIELDS = (*Task.CONTENT_FIELDS, "status")
-
-
-class RubricError(Conflict):
-    """An operation refused for reasons a person can act on, listed in `problems`."""
-
-    summary = "The task's state does not allow this"
-
-    def __init__(self, *problems: str) -> None:
-        super().__init__(" ".join(problems))
-        self.problems = list(problems)
 
 
 class WorkflowRefused(RubricError):
     """The review workflow does not allow this step now."""
-
-
-class TaskLocked(RubricError):
-    """The task cannot be edited in its current state."""
-
-
-class VersionFrozen(RubricError):
-    """A published criterion version was about to change."""
 
 
 # ----- helpers -----------------------------------------------------------------------------
@@ -91,20 +91,6 @@ def _lock_task(pk: int) -> Task:
     return Task.objects.select_for_update().get(pk=pk)
 
 
-def ensure_editable(task: Task) -> None:
-    if task.status == Task.Status.IN_REVIEW:
-        raise TaskLocked(
-            gettext(
-                "%(task)s is in review: a reviewer must return it for changes before it is edited."
-            )
-            % {"task": task}
-        )
-    if task.status == Task.Status.RETIRED:
-        raise TaskLocked(
-            gettext("%(task)s is retired and can no longer be edited.") % {"task": task}
-        )
-
-
 def _set_status(task: Task, status: Task.Status, by: Any, comment: str = "") -> None:
     # A status change is not a content change: it keeps `revision`, so an editor who loaded
     # the task before it was submitted or published can still save.
@@ -114,46 +100,10 @@ def _set_status(task: Task, status: Task.Status, by: Any, comment: str = "") -> 
     audit.record(task, AuditEvent.Kind.STATUS, by, {"status": [before, status]}, comment)
 
 
-def _reopen(task: Task, by: Any) -> None:
-    """A published task that is edited becomes the draft of its next rubric version."""
-    publishing.reopen([task], by)
-
-
 def _editable_task(task: Task) -> Task:
     locked = _lock_task(task.pk)
     ensure_editable(locked)
     return locked
-
-
-def _check_names(changes: Mapping[str, Any], allowed: Iterable[str]) -> None:
-    unknown = set(changes) - set(allowed)
-    if unknown:
-        raise ValueError(f"These fields cannot be edited here: {', '.join(sorted(unknown))}.")
-
-
-def _labels_of(version: CriterionVersion) -> dict[str, str]:
-    return {str(point.value): point.label for point in version.scale_points.all()}
-
-
-def _version_snapshot(version: CriterionVersion) -> dict[str, Any]:
-    values = audit.snapshot(version, CriterionVersion.CONTENT_FIELDS)
-    values["scale_labels"] = _labels_of(version)
-    return values
-
-
-def _save_labels(version: CriterionVersion, labels: Mapping[str, str]) -> None:
-    version.scale_points.all().delete()
-    points = [ScalePoint(version=version, value=int(v), label=label) for v, label in labels.items()]
-    for point in points:
-        low, high = version.scale_min, version.scale_max
-        if low is None or high is None or not low <= point.value <= high:
-            raise ValidationError(
-                {
-                    "scale_labels": gettext("Point %(value)s lies outside the criterion's scale.")
-                    % {"value": point.value}
-                }
-            )
-    ScalePoint.objects.bulk_create(points)
 
 
 def latest_version(criterion: Criterion) -> CriterionVersion:
@@ -161,7 +111,7 @@ def latest_version(criterion: Criterion) -> CriterionVersion:
     return cast(CriterionVersion, criterion.versions.order_by("-number").first())
 
 
-# ----- tasks -------------------------------------------------------------------------------
+# ----- tasks: each a one-item call of rubrics.bulk ------------------------------------------
 
 
 @transaction.atomic
@@ -169,16 +119,14 @@ def create_task(
     sub_competency: SubCompetency, key: str, instruction: str, by: Any, **fields: Any
 ) -> Task:
     """A new draft task; `fields` are any of Task.CONTENT_FIELDS."""
-    _check_names(fields, Task.CONTENT_FIELDS)
-    task = Task(
-        framework_id=sub_competency.competency.framework_id,
-        sub_competency=sub_competency,
-        key=key,
-        instruction=instruction,
-        created_by=by if getattr(by, "is_authenticated", False) else None,
-        **fields,
+    check_names(fields, Task.CONTENT_FIELDS)
+    (task,) = bulk.create_tasks(
+        sub_competency.competency.framework,
+        [bulk.NewTask(key, sub_competency, instruction, **fields)],
+        by,
+        check=True,
     )
-    return editing.create(task, by, Task.CONTENT_FIELDS)
+    return task
 
 
 @transaction.atomic
@@ -187,24 +135,13 @@ def edit_task(task: Task, changes: Mapping[str, Any], expected_revision: int, by
 
     Raises EditConflict (stale revision), TaskLocked (in review or retired), RubricError (a key
     change once criteria or published versions refer to the key), ValidationError."""
-    _check_names(changes, Task.CONTENT_FIELDS)
+    check_names(changes, Task.CONTENT_FIELDS)
     current = _lock_task(task.pk)
     if current.revision != expected_revision:
         raise EditConflict(current, audit.snapshot(current, list(changes)))
     ensure_editable(current)
-    renamed = "key" in changes and changes["key"] != current.key
-    if renamed and (current.criteria.exists() or current.rubric_versions.exists()):
-        raise RubricError(
-            gettext(
-                "The key of %(task)s cannot change: its criterion codes and published "
-                "versions refer to it."
-            )
-            % {"task": current}
-        )
-    updated = editing.update(current, changes, expected_revision, by)
-    if updated.revision != expected_revision:
-        _reopen(updated, by)
-    return updated
+    bulk.edit_tasks([bulk.TaskEdit(current, changes, touch=False)], by, check=True)
+    return current
 
 
 @transaction.atomic
@@ -214,20 +151,14 @@ def add_resource(
     """Attach a markdown text, or a file when `file` is given, after the existing resources."""
     locked = _editable_task(task)
     resource = TaskResource(
-        task=locked,
         title=title,
         kind=TaskResource.Kind.FILE if file else TaskResource.Kind.MARKDOWN,
         text=text,
-        order=locked.resources.next_order(),
     )
     if file is not None:
         resource.file = file
-    editing.create(resource, by, RESOURCE_FIELDS)
-    _reopen(locked, by)
+    bulk.set_resources({locked: [*locked.resources.all(), resource]}, by, check=True)
     return resource
-
-
-RESOURCE_FIELDS = ("task", "title", "kind", "text", "file", "order")
 
 
 @transaction.atomic
@@ -236,19 +167,32 @@ def edit_resource(
 ) -> TaskResource:
     """Change a resource's `title` (and `text` for a markdown one) unless someone saved since
     `expected_revision` (EditConflict). Refused (TaskLocked) while the task is in review."""
-    _check_names(changes, ("title", "text"))
+    check_names(changes, ("title", "text"))
     locked = _editable_task(resource.task)
-    updated = editing.update(resource, changes, expected_revision, by)
-    if updated.revision != expected_revision:
-        _reopen(locked, by)
-    return updated
+    rows = list(locked.resources.select_for_update())
+    current = next(row for row in rows if row.pk == resource.pk)
+    if current.revision != expected_revision:
+        raise EditConflict(current, audit.snapshot(current, list(changes)))
+    for name, value in changes.items():
+        setattr(current, name, value)
+    bulk.set_resources({locked: rows}, by, check=True)
+    return current
 
 
 @transaction.atomic
 def delete_resource(resource: TaskResource, by: Any) -> None:
     locked = _editable_task(resource.task)
-    editing.delete(resource, by, RESOURCE_FIELDS)
-    _reopen(locked, by)
+    kept = [row for row in locked.resources.all() if row.pk != resource.pk]
+    bulk.set_resources({locked: kept}, by)
+
+
+def _setting(task: Task, variable: ContextVariable, raw: Any) -> bulk.ContextSetting:
+    """The task's value of `variable` parsed from `raw` and checked (ValidationError)."""
+    item = TaskContextValue.objects.filter(task=task, variable=variable).first()
+    item = item or TaskContextValue(task=task, variable=variable)
+    item.set_value(variable.parse_value(raw))
+    item.full_clean()
+    return bulk.ContextSetting(item.value_id, item.text, item.number)
 
 
 @transaction.atomic
@@ -261,53 +205,42 @@ def set_context_value(
     listed kinds, a string for text, a number for number variables. Raises ValidationError
     naming the variable when the value does not fit its kind, its allowed values, its range, or
     the task's framework."""
-    locked = _editable_task(task)
-    existing = TaskContextValue.objects.filter(task=locked, variable=variable).first()
-    before = existing.display_value if existing else None
+    set_context_values(task, {variable: raw}, by)
     if raw is None:
-        if existing:
-            existing.delete()
-    else:
-        item = existing or TaskContextValue(task=locked, variable=variable)
-        item.set_value(variable.parse_value(raw))
-        item.full_clean()
-        if existing:
-            item.revision += 1
-        item.save()
-        existing = item
-    after = existing.display_value if raw is not None and existing else None
-    if before != after:
-        audit.record(
-            locked, AuditEvent.Kind.UPDATED, by, {f"context {variable.key}": [before, after]}
-        )
-        _reopen(locked, by)
-    return existing if raw is not None else None
+        return None
+    return TaskContextValue.objects.filter(task=task, variable=variable).first()
 
 
 @transaction.atomic
 def set_context_values(task: Task, values: Mapping[ContextVariable, Any], by: Any) -> None:
     """set_context_value for several variables, all or none: a ValidationError keyed by
     variable key lists every value that does not fit, and nothing is saved."""
+    locked = _editable_task(task)
     errors: dict[str, list[str]] = {}
+    settings = {}
     for variable, raw in values.items():
+        if raw is None:
+            continue
         try:
-            with transaction.atomic():
-                set_context_value(task, variable, raw, by)
+            settings[variable.pk] = _setting(locked, variable, raw)
         except ValidationError as exc:
             errors[variable.key] = exc.messages
     if errors:
         raise ValidationError(errors)
+    bulk.set_context_values({locked: settings}, [variable.pk for variable in values], by)
+
+
+def _excluded(task: Task) -> list[Criterion]:
+    exclusions = UniversalExclusion.objects.filter(task=task).select_related("criterion")
+    return [exclusion.criterion for exclusion in exclusions]
 
 
 @transaction.atomic
 def exclude_universal(task: Task, criterion: Criterion, reason: str, by: Any) -> UniversalExclusion:
     """Mark a universal criterion as not applicable to this task, with the reason."""
     locked = _editable_task(task)
-    exclusion = UniversalExclusion(task=locked, criterion=criterion, reason=reason, created_by=None)
-    if getattr(by, "is_authenticated", False):
-        exclusion.created_by = by
-    editing.create(exclusion, by, ("task", "criterion", "reason"))
-    _reopen(locked, by)
+    UniversalExclusion(task=locked, criterion=criterion, reason=reason).full_clean()
+    (exclusion,) = bulk.set_exclusions({locked: [*_excluded(locked), criterion]}, reason, by)
     return exclusion
 
 
@@ -315,10 +248,8 @@ def exclude_universal(task: Task, criterion: Criterion, reason: str, by: Any) ->
 def include_universal(task: Task, criterion: Criterion, by: Any) -> None:
     """Undo exclude_universal."""
     locked = _editable_task(task)
-    exclusion = UniversalExclusion.objects.filter(task=locked, criterion=criterion).first()
-    if exclusion:
-        editing.delete(exclusion, by, ("task", "criterion", "reason"))
-        _reopen(locked, by)
+    kept = [excluded for excluded in _excluded(locked) if excluded.pk != criterion.pk]
+    bulk.set_exclusions({locked: kept}, "", by)
 
 
 # ----- criteria ----------------------------------------------------------------------------
@@ -354,43 +285,37 @@ def add_criterion(
     06u1), a SubCompetency a consensus one, a Task a task criterion (code defaults to the next
     free one); `order` defaults to after its siblings. `version_fields` are the other
     CriterionVersion.CONTENT_FIELDS."""
-    _check_names(version_fields, CriterionVersion.CONTENT_FIELDS)
+    check_names(version_fields, CriterionVersion.CONTENT_FIELDS)
+    task = None
     if isinstance(owner, Framework):
+        framework = owner
         criterion = Criterion(framework=owner, layer=Layer.UNIVERSAL)
         if not code:
             raise ValidationError(
                 {"code": gettext("A universal criterion needs its code, e.g. 06u1.")}
             )
     elif isinstance(owner, SubCompetency):
-        framework_id = owner.competency.framework_id
-        criterion = Criterion(
-            framework_id=framework_id, sub_competency=owner, layer=Layer.CONSENSUS
-        )
+        framework = owner.competency.framework
+        criterion = Criterion(framework=framework, sub_competency=owner, layer=Layer.CONSENSUS)
         code = code or next_code(owner)
     else:
-        owner = _editable_task(owner)
-        criterion = Criterion(framework_id=owner.framework_id, task=owner, layer=Layer.TASK)
-        code = code or next_code(owner)
-    criterion.code = code
-    criterion.order = _siblings(criterion).next_order() if order is None else order
-    criterion.full_clean()
-    criterion.save()
-    version = CriterionVersion(
-        criterion=criterion,
-        number=1,
+        task = _editable_task(owner)
+        framework = task.framework
+        criterion = Criterion(framework=framework, task=task, layer=Layer.TASK)
+        code = code or next_code(task)
+    spec = bulk.NewCriterion(
+        code=code,
+        layer=criterion.layer,
+        order=_siblings(criterion).next_order() if order is None else order,
         wording=wording,
         weight=weight,
-        created_by=by if getattr(by, "is_authenticated", False) else None,
-        **version_fields,
+        sub_competency_id=criterion.sub_competency_id,
+        task=task,
+        content=version_fields,
+        scale_labels={str(k): v for k, v in (scale_labels or {}).items()},
     )
-    version.full_clean()
-    version.save()
-    _save_labels(version, {str(k): v for k, v in (scale_labels or {}).items()})
-    after = audit.snapshot(criterion, ("code", "layer", "order")) | _version_snapshot(version)
-    audit.record(criterion, AuditEvent.Kind.CREATED, by, {k: [None, v] for k, v in after.items()})
-    if isinstance(owner, Task):
-        _reopen(owner, by)
-    return criterion
+    (created,) = bulk.create_criteria(framework, [spec], by, check=True)
+    return created
 
 
 def _siblings(criterion: Criterion) -> editing.OrderedQuerySet[Criterion]:
@@ -414,25 +339,18 @@ def edit_criterion(
     Raises EditConflict when someone saved the criterion since `expected_revision` (its
     `theirs` holds their values of the changed fields), TaskLocked for a task criterion whose
     task is in review or retired, RubricError for a code change once published."""
-    _check_names(changes, (*CRITERION_FIELDS, *VERSION_FIELDS))
+    check_names(changes, (*CRITERION_FIELDS, *VERSION_FIELDS))
     current = Criterion.objects.select_for_update().get(pk=criterion.pk)
     latest = CriterionVersion.objects.select_for_update().filter(criterion=current).latest()
     if current.revision != expected_revision:
         theirs = audit.snapshot(current, [n for n in changes if n in CRITERION_FIELDS])
-        theirs |= {k: v for k, v in _version_snapshot(latest).items() if k in changes}
+        labels = bulk.labels_of([latest])[latest.pk]
+        theirs |= {k: v for k, v in bulk.version_snapshot(latest, labels).items() if k in changes}
         raise EditConflict(current, theirs)
-    task = _criterion_task(current)
-
-    delta = _apply_criterion_fields(current, changes, latest)
-    version_delta, latest = _apply_version_fields(current, latest, changes, by)
-    if delta or version_delta:
-        current.revision += 1
-        current.save()
-        comment = f"version {latest.number}" + (" created" if version_delta.get("new") else "")
-        version_delta.pop("new", None)
-        audit.record(current, AuditEvent.Kind.UPDATED, by, delta | version_delta, comment)
-        if task is not None:
-            _reopen(task, by)
+    _criterion_task(current)
+    written = bulk.edit_criteria([bulk.CriterionEdit(current, latest, changes)], by, check=True)
+    for change in written.changes:
+        return change.version or latest
     return latest
 
 
@@ -446,7 +364,7 @@ def open_draft_version(criterion: Criterion, by: Any, reason: str = "") -> Crite
     latest = CriterionVersion.objects.select_for_update().filter(criterion=current).latest()
     if not latest.frozen:
         return latest
-    task = _editable_task(cast(Task, current.task)) if current.layer == Layer.TASK else None
+    task = _criterion_task(current)
     draft = CriterionVersion(
         criterion=current,
         number=latest.number + 1,
@@ -454,7 +372,7 @@ def open_draft_version(criterion: Criterion, by: Any, reason: str = "") -> Crite
         **{name: getattr(latest, name) for name in CriterionVersion.CONTENT_FIELDS},
     )
     draft.save()
-    _save_labels(draft, _labels_of(latest))
+    ScalePoint.objects.bulk_create(bulk.scale_points(draft, bulk.labels_of([latest])[latest.pk]))
     current.revision += 1
     current.save()
     comment = f"version {draft.number} created" + (f": {reason}" if reason else "")
@@ -462,73 +380,8 @@ def open_draft_version(criterion: Criterion, by: Any, reason: str = "") -> Crite
         current, AuditEvent.Kind.UPDATED, by, {"version": [latest.number, draft.number]}, comment
     )
     if task is not None:
-        _reopen(task, by)
+        publishing.reopen([task], by)
     return draft
-
-
-def _apply_criterion_fields(
-    current: Criterion, changes: Mapping[str, Any], latest: CriterionVersion
-) -> dict[str, list[Any]]:
-    names = [n for n in changes if n in CRITERION_FIELDS]
-    before = audit.snapshot(current, names)
-    for name in names:
-        setattr(current, name, changes[name])
-    delta = audit.diff(before, audit.snapshot(current, names))
-    if "code" in delta and current.versions.filter(frozen=True).exists():
-        raise RubricError(
-            gettext("The code of %(code)s cannot change: published rubrics refer to it.")
-            % {"code": before["code"]}
-        )
-    current.full_clean()
-    return delta
-
-
-def _apply_version_fields(
-    current: Criterion, latest: CriterionVersion, changes: Mapping[str, Any], by: Any
-) -> tuple[dict[str, Any], CriterionVersion]:
-    names = [n for n in changes if n in VERSION_FIELDS]
-    if not names:
-        return {}, latest
-    before = _version_snapshot(latest)
-    labels = before["scale_labels"]
-    if "scale_labels" in changes:
-        labels = {str(k): v for k, v in (changes["scale_labels"] or {}).items()}
-    wanted = {n: changes[n] for n in names if n != "scale_labels"}
-    candidate = CriterionVersion(
-        criterion=current,
-        number=latest.number,
-        **{n: getattr(latest, n) for n in CriterionVersion.CONTENT_FIELDS} | wanted,
-    )
-    candidate.full_clean(exclude=["number"])  # also drops a binary criterion's scale
-    after = audit.snapshot(candidate, CriterionVersion.CONTENT_FIELDS) | {"scale_labels": labels}
-    delta: dict[str, Any] = audit.diff(before, after)
-    if not delta:
-        return {}, latest
-    if latest.frozen:
-        candidate.number = latest.number + 1
-        candidate.created_by = by if getattr(by, "is_authenticated", False) else None
-        candidate.save()
-        _save_labels(candidate, labels)
-        delta["new"] = True
-        return delta, candidate
-    _overwrite_draft(latest, candidate, labels)
-    return delta, latest
-
-
-def _overwrite_draft(
-    version: CriterionVersion, source: CriterionVersion, labels: Mapping[str, str]
-) -> None:
-    """Change a draft version in place. The check re-reads the row (locked by the caller), so a
-    version frozen by a publication that committed first is never altered."""
-    if CriterionVersion.objects.filter(pk=version.pk, frozen=True).exists():
-        raise VersionFrozen(
-            gettext("%(version)s is used by a published rubric and cannot change.")
-            % {"version": version}
-        )
-    for name in CriterionVersion.CONTENT_FIELDS:
-        setattr(version, name, getattr(source, name))
-    version.save()
-    _save_labels(version, labels)
 
 
 def _criterion_task(criterion: Criterion) -> Task | None:
@@ -546,7 +399,7 @@ def move_criterion(criterion: Criterion, offset: int, by: Any) -> Criterion:
     before = current.order
     moved = editing.move(current, _siblings(current).filter(retired=False), offset, by)
     if task is not None and moved.order != before:
-        _reopen(task, by)
+        publishing.reopen([task], by)
     return moved
 
 
@@ -563,7 +416,7 @@ def remove_criterion(criterion: Criterion, by: Any) -> bool:
     else:
         edit_criterion(current, {"retired": True}, current.revision, by)
     if task is not None:
-        _reopen(task, by)
+        publishing.reopen([task], by)
     return deleted
 
 

@@ -158,15 +158,10 @@ class BenchmarkWriter:
     def edit_of(plan: CriterionPlan) -> bulk.CriterionEdit:
         if plan.existing is None:
             raise RuntimeError(f"Criterion {plan.code} is edited but does not exist.")
-        content = plan.action in ("new_version", "edit_draft")
-        return bulk.CriterionEdit(
-            criterion=plan.existing,
-            latest=plan.latest,
-            order=plan.order,
-            retired=plan.retire,
-            wording=plan.wording if content else None,
-            weight=plan.weight if content else None,
-        )
+        changes: dict[str, object] = {"order": plan.order, "retired": plan.retire}
+        if plan.action in ("new_version", "edit_draft"):
+            changes |= {"wording": plan.wording, "weight": plan.weight}
+        return bulk.CriterionEdit(criterion=plan.existing, latest=plan.latest, changes=changes)
 
     # ----- per-task settings ---------------------------------------------------------------
 

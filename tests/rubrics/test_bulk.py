@@ -101,10 +101,14 @@ def test_new_content_edits_a_draft_in_place_and_follows_a_frozen_version_with_a_
     written = bulk.edit_criteria(
         [
             bulk.CriterionEdit(
-                draft_criterion, latest(draft_criterion), 7, wording="Reworded.", weight=3
+                draft_criterion,
+                latest(draft_criterion),
+                {"order": 7, "wording": "Reworded.", "weight": 3},
             ),
             bulk.CriterionEdit(
-                frozen_criterion, latest(frozen_criterion), 1, wording="Reworded.", weight=3
+                frozen_criterion,
+                latest(frozen_criterion),
+                {"order": 1, "wording": "Reworded.", "weight": 3},
             ),
         ],
         author,
@@ -127,7 +131,12 @@ def test_a_draft_frozen_after_it_was_read_is_not_changed(task, author, maintaine
     services.submit_for_review(task, author)
     services.approve(task, maintainer)
     bulk.edit_criteria(
-        [bulk.CriterionEdit(criterion, read_before, 1, wording="Reworded.", weight=3)], author
+        [
+            bulk.CriterionEdit(
+                criterion, read_before, {"order": 1, "wording": "Reworded.", "weight": 3}
+            )
+        ],
+        author,
     )
     assert [(v.number, v.wording) for v in criterion.versions.all()] == [
         (1, "Asks about the learner's goals."),
@@ -137,7 +146,7 @@ def test_a_draft_frozen_after_it_was_read_is_not_changed(task, author, maintaine
 
 def test_changing_a_task_criterion_in_bulk_reopens_its_published_task(task, published, author):
     criterion = task.criteria.order_by("order").first()
-    bulk.edit_criteria([bulk.CriterionEdit(criterion, latest(criterion), 5)], author)
+    bulk.edit_criteria([bulk.CriterionEdit(criterion, latest(criterion), {"order": 5})], author)
     task.refresh_from_db()
     assert task.status == Task.Status.DRAFT
 

@@ -1,7 +1,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from rubrics import services
+from rubrics import bulk, services
 from rubrics.models import Criterion, CriterionVersion, Task
 
 pytestmark = pytest.mark.django_db
@@ -93,7 +93,7 @@ def test_overwriting_a_version_frozen_meanwhile_is_refused(task, author):
     version = task.criteria.get(code="t101-01").versions.get()
     CriterionVersion.objects.filter(pk=version.pk).update(frozen=True)
     with pytest.raises(services.VersionFrozen):
-        services._overwrite_draft(version, version, {})
+        bulk.overwrite_drafts([version])
 
 
 def test_second_publication_numbers_the_rubric_version_two(task, published, author, maintainer):
