@@ -84,6 +84,7 @@ def run_import_job(job_id: int) -> None:
         problems = stored_problems(report.problems, names={stored: job.original_name})
         notes = [stored_message(note) for note in report.notes]
         new_versions = [found.as_json() for found in report.new_versions]
+        changed = [found.as_json() for found in report.changed_criteria]
         # The summary in English, for the admin; the page reads the counts and the notes.
         summary = " ".join([report.summary(), *report.notes]) if report.counts else report.summary()
     except UnsafeArchive as error:
@@ -95,7 +96,7 @@ def run_import_job(job_id: int) -> None:
         logger.exception("import job %s stopped", job.pk)
         _finish_failed(job, [stored_line(job.original_name, stopped_by(error, job.pk))])
         raise
-    _finish(job, status, problems, counts, summary, notes, new_versions)
+    _finish(job, status, problems, counts, summary, notes, new_versions, changed)
 
 
 def stopped_by(error: BaseException, job_id: int) -> Text:
@@ -213,11 +214,14 @@ def _finish(
     summary: str,
     notes: list | None = None,
     new_versions: list | None = None,
+    changed_criteria: list | None = None,
 ) -> None:
     job.heartbeat_at = timezone.now()
     job.status, job.problems, job.counts, job.summary = status, problems, counts, summary
     job.notes = notes or []
-    job.new_versions = (new_versions or []) if status == ImportJob.Status.SUCCEEDED else []
+    succeeded = status == ImportJob.Status.SUCCEEDED
+    job.new_versions = (new_versions or []) if succeeded else []
+    job.changed_criteria = (changed_criteria or []) if succeeded else []
     job.finished_at, job.progress, job.stage = timezone.now(), 100, "finished"
     job.save(
         update_fields=[
@@ -227,6 +231,7 @@ def _finish(
             "summary",
             "notes",
             "new_versions",
+            "changed_criteria",
             "finished_at",
             "progress",
             "stage",

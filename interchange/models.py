@@ -116,6 +116,15 @@ class ImportJob(models.Model):
         help_text=_("The responses given a new version: the graded one was kept."),
         verbose_name=_("new versions"),
     )
+    # Every existing criterion whose wording or weight a benchmark import changed, as
+    # `ChangedCriterion.as_json()`: code, layer, versions, wording and weight before and after,
+    # what became of its guidance.
+    changed_criteria = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_("The criteria the import changed: each change is a draft version for review."),
+        verbose_name=_("changed criteria"),
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,

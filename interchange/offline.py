@@ -52,7 +52,7 @@ from grading.models import (
     TurnGrade,
     Verdict,
 )
-from interchange.importers.report import Counts, NewVersion, problem_lines
+from interchange.importers.report import ChangedCriterion, Counts, NewVersion, problem_lines
 from interchange.refusals import refusal_texts
 from l2annot.errors import message_of
 from rubrics.models import (
@@ -317,10 +317,11 @@ class OfflineImport:
     incomplete: list[str] = field(default_factory=list)
 
     # What a background job (interchange.jobs) reads of any import's report: no counts of
-    # rows created and updated, no response given a new version; what it did is said by its
-    # notes.
+    # rows created and updated, no response given a new version, no criterion changed; what
+    # it did is said by its notes.
     counts: ClassVar[dict[str, Counts]] = {}
     new_versions: ClassVar[tuple[NewVersion, ...]] = ()
+    changed_criteria: ClassVar[tuple[ChangedCriterion, ...]] = ()
 
     @property
     def ok(self) -> bool:

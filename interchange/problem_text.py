@@ -17,7 +17,7 @@ from django.utils.translation import gettext, gettext_noop, ngettext
 from core.formats.problems import SHOWN_PROBLEMS, Problem, Text, stored_message
 from interchange.importers.report import Counts, ImportReport
 from l2annot.shown import message_text
-from rubrics.models import Response, Turn
+from rubrics.models import Layer, Response, Turn
 
 __all__ = [
     "changed_fields_text",
@@ -265,3 +265,59 @@ def new_version_text(found: Mapping[str, Any], dry_run: bool = False) -> str:
     if found.get("line") is None:
         return message
     return gettext("line %(at)s: %(message)s") % {"at": found["line"], "message": message}
+
+
+def guidance_text(state: str) -> str:
+    """What became of a changed criterion's guidance (`ChangedCriterion.guidance`)."""
+    states = {
+        "cleared": gettext("cleared: written for the wording before, to be written again"),
+        "needed": gettext("still to be written"),
+        "kept": gettext("kept: the wording and the weight's sign are the same"),
+        "none": gettext("none written"),
+    }
+    return states.get(state, state)
+
+
+def layer_text(layer: str) -> str:
+    return str(Layer(layer).label) if layer in Layer.values else layer
+
+
+def changed_criterion_text(found: Mapping[str, Any], dry_run: bool = False) -> str:
+    """One criterion an import changed (or, in a dry run, would change)
+    (`ChangedCriterion.as_json()`), in the reader's language, before and after."""
+    values = {
+        "code": found["code"],
+        "layer": layer_text(found["layer"]).lower(),
+        "version": found["version"],
+        "previous": found["previous_version"],
+        "wording_before": found["wording"][0],
+        "wording_after": found["wording"][1],
+        "weight_before": found["weight"][0],
+        "weight_after": found["weight"][1],
+        "guidance": guidance_text(found["guidance"]),
+    }
+    if found["new_version"] and dry_run:
+        text = gettext(
+            "%(layer)s criterion %(code)s would get draft version %(version)s, for review "
+            "(version %(previous)s stays as it is): “%(wording_before)s” (%(weight_before)s) "
+            "→ “%(wording_after)s” (%(weight_after)s); guidance: %(guidance)s"
+        )
+    elif found["new_version"]:
+        text = gettext(
+            "%(layer)s criterion %(code)s got draft version %(version)s, for review "
+            "(version %(previous)s stays as it was): “%(wording_before)s” (%(weight_before)s) "
+            "→ “%(wording_after)s” (%(weight_after)s); guidance: %(guidance)s"
+        )
+    elif dry_run:
+        text = gettext(
+            "%(layer)s criterion %(code)s: its draft version %(version)s would be edited: "
+            "“%(wording_before)s” (%(weight_before)s) → “%(wording_after)s” "
+            "(%(weight_after)s); guidance: %(guidance)s"
+        )
+    else:
+        text = gettext(
+            "%(layer)s criterion %(code)s: its draft version %(version)s was edited: "
+            "“%(wording_before)s” (%(weight_before)s) → “%(wording_after)s” "
+            "(%(weight_after)s); guidance: %(guidance)s"
+        )
+    return text % values

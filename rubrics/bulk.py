@@ -54,6 +54,7 @@ EXCLUSION_FIELDS = ("task", "criterion", "reason")
 RESOURCE_FIELDS = ("task", "title", "kind", "text", "file", "order")
 CRITERION_FIELDS = ("code", "order", "retired")
 VERSION_FIELDS = (*CriterionVersion.CONTENT_FIELDS, "scale_labels")
+GUIDANCE_FIELDS = CriterionVersion.GUIDANCE_FIELDS
 
 
 class RubricError(Conflict):
@@ -427,7 +428,7 @@ def edit_criteria(
                 version = candidate
                 new_versions.append(candidate)
             else:
-                for name in CriterionVersion.CONTENT_FIELDS:
+                for name in (*CriterionVersion.CONTENT_FIELDS, "needs_guidance"):
                     setattr(latest, name, getattr(candidate, name))
                 drafts.append(latest)
             new_labels[id(version)] = after_labels
@@ -501,15 +502,45 @@ def _apply_version_fields(
         criterion=edit.criterion,
         number=latest.number if latest is not None else 1,
         created_by=_actor(by),
+        needs_guidance=latest.needs_guidance if latest is not None else False,
         **({n: getattr(latest, n) for n in CriterionVersion.CONTENT_FIELDS} if latest else {})
         | wanted,
     )
     if check:
         candidate.full_clean(exclude=["number"])  # also drops a binary criterion's scale
+    if latest is not None:
+        _handle_guidance(latest, candidate, given=any(n in changes for n in GUIDANCE_FIELDS))
     delta = audit.diff(before, version_snapshot(candidate, after_labels))
     if not delta:
         return None, {}, had
+    if latest is not None and latest.needs_guidance != candidate.needs_guidance:
+        delta["needs_guidance"] = [latest.needs_guidance, candidate.needs_guidance]
     return candidate, delta, after_labels
+
+
+def _sign(weight: int | None) -> int:
+    return 0 if not weight else (1 if weight > 0 else -1)
+
+
+def reworded(before: CriterionVersion, after: CriterionVersion) -> bool:
+    """True when `after` says something else than `before`: another wording, or a weight of
+    another sign (a reward become a penalty)."""
+    return before.wording != after.wording or _sign(before.weight) != _sign(after.weight)
+
+
+def _handle_guidance(latest: CriterionVersion, candidate: CriterionVersion, given: bool) -> None:
+    """Guidance written for one wording is never carried silently into another: when the
+    wording or the weight's sign changes and the edit says nothing of the guidance (an import,
+    an API call changing the wording alone), the guidance is cleared and the version marked as
+    needing guidance. An edit that gives guidance (the criterion form always does) writes or
+    confirms it for the new wording."""
+    has_guidance = any(getattr(candidate, n) for n in GUIDANCE_FIELDS)
+    if given:
+        candidate.needs_guidance = candidate.needs_guidance and not has_guidance
+    elif has_guidance and reworded(latest, candidate):
+        for name in GUIDANCE_FIELDS:
+            setattr(candidate, name, "")
+        candidate.needs_guidance = True
 
 
 def overwrite_drafts(versions: Sequence[CriterionVersion]) -> None:
@@ -523,7 +554,7 @@ def overwrite_drafts(versions: Sequence[CriterionVersion]) -> None:
             % {"version": first}
         )
     CriterionVersion.objects.bulk_update(
-        versions, list(CriterionVersion.CONTENT_FIELDS), batch_size=BATCH
+        versions, [*CriterionVersion.CONTENT_FIELDS, "needs_guidance"], batch_size=BATCH
     )
 
 

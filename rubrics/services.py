@@ -369,6 +369,7 @@ def open_draft_version(criterion: Criterion, by: Any, reason: str = "") -> Crite
         criterion=current,
         number=latest.number + 1,
         created_by=by if getattr(by, "is_authenticated", False) else None,
+        needs_guidance=latest.needs_guidance,
         **{name: getattr(latest, name) for name in CriterionVersion.CONTENT_FIELDS},
     )
     draft.save()

@@ -113,7 +113,7 @@ def import_l2bench(
                 return report
             writer = BenchmarkWriter(plan, report, by, progress, dry_run)
             writer.write()
-            publish_imported(plan, report, by, progress)
+            publish_imported(plan, report, by, progress, writer.changed_versions)
             if dry_run:
                 transaction.set_rollback(True)
     except BaseException:

@@ -56,6 +56,37 @@ class NewVersion:
         }
 
 
+@dataclass(frozen=True)
+class ChangedCriterion:
+    """An existing criterion whose wording or weight an import changed, before and after.
+    `new_version`: the change made draft version `version` after the published
+    `previous_version`, which stays as it was; otherwise draft `version` was edited in place.
+    `guidance`: "cleared" (written for the wording before: cleared, the version needs guidance
+    again), "needed" (still to be written), "kept" (the wording and the weight's sign did not
+    change) or "none" (none was written)."""
+
+    code: str
+    layer: str
+    previous_version: int | None
+    version: int
+    new_version: bool
+    wording: tuple[str, str]
+    weight: tuple[int, int]
+    guidance: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "layer": self.layer,
+            "previous_version": self.previous_version,
+            "version": self.version,
+            "new_version": self.new_version,
+            "wording": list(self.wording),
+            "weight": list(self.weight),
+            "guidance": self.guidance,
+        }
+
+
 @dataclass
 class ImportReport:
     """The outcome of one import. Nothing was written unless `ok` and not `dry_run`."""
@@ -66,6 +97,7 @@ class ImportReport:
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     new_versions: list[NewVersion] = field(default_factory=list)
+    changed_criteria: list[ChangedCriterion] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -7,12 +7,13 @@ from django.core.files.storage import default_storage
 
 from accounts.models import User
 from audit.models import AuditEvent
+from core.messages import Text
 from interchange.importers.plan import BenchmarkPlan, CriterionPlan, ResourceSpec
-from interchange.importers.report import ImportReport, Progress
+from interchange.importers.report import ChangedCriterion, ImportReport, Progress
 from interchange.models import TaskSource
 from l2annot.bulk_insert import insert
 from rubrics import bulk, publishing
-from rubrics.models import Criterion, Layer, TaskResource
+from rubrics.models import Criterion, CriterionVersion, Layer, Task, TaskResource
 
 BATCH = 500
 COMMENT = "Imported from an L2-Bench file."
@@ -39,6 +40,9 @@ class BenchmarkWriter:
         self.dry_run = dry_run
         self.by = by
         self.saved_files: list[str] = []
+        # The criterion versions whose wording or weight this import wrote: they wait for
+        # review, so the tasks whose rubric uses them are not published by the import.
+        self.changed_versions: set[int] = set()
 
     def write(self) -> None:
         steps = (
@@ -149,8 +153,17 @@ class BenchmarkWriter:
         version_counts.created += len(criteria)
         edits = [self.edit_of(c) for c in plans if c.action not in ("create", "unchanged")]
         counts.unchanged += sum(1 for c in plans if c.action == "unchanged")
+        previous = {
+            c.existing.pk: c.latest.number if c.latest else None for c in plans if c.existing
+        }
         written = bulk.edit_criteria(edits, self.by, comment=COMMENT)
         counts.updated += len(edits)
+        for change in written.changes:
+            if change.version is not None and {"wording", "weight"} & set(change.delta):
+                self.changed_versions.add(change.version.pk)
+                self.report.changed_criteria.append(
+                    changed_criterion(change, previous[change.criterion.pk])
+                )
         version_counts.created += written.versions_created
         version_counts.updated += written.drafts_edited
 
@@ -199,15 +212,69 @@ class BenchmarkWriter:
         return resource
 
 
+def changed_criterion(change: bulk.CriterionChange, previous: int | None) -> ChangedCriterion:
+    version = change.version
+    if version is None:
+        raise RuntimeError(f"Criterion {change.criterion.code} changed without a version.")
+    wording = change.delta.get("wording", [version.wording, version.wording])
+    weight = change.delta.get("weight", [version.weight, version.weight])
+    if change.delta.get("needs_guidance") == [False, True]:
+        guidance = "cleared"
+    elif version.needs_guidance:
+        guidance = "needed"
+    elif any(getattr(version, name) for name in CriterionVersion.GUIDANCE_FIELDS):
+        guidance = "kept"
+    else:
+        guidance = "none"
+    return ChangedCriterion(
+        code=change.criterion.code,
+        layer=str(change.criterion.layer),
+        previous_version=previous,
+        version=version.number,
+        new_version=change.new_version,
+        wording=(wording[0], wording[1]),
+        weight=(weight[0], weight[1]),
+        guidance=guidance,
+    )
+
+
 def publish_imported(
-    plan: BenchmarkPlan, report: ImportReport, by: User | None, progress: Progress
+    plan: BenchmarkPlan,
+    report: ImportReport,
+    by: User | None,
+    progress: Progress,
+    changed_versions: set[int] | frozenset[int] = frozenset(),
 ) -> None:
     """Publish, through rubrics.publishing, the tasks the file marks as published, without the
     review step: the file, not a reviewer in the tool, is the authority for an imported
     benchmark, and the importer holds the IMPORT_DATA permission. A task whose latest published
-    rubric already matches is left alone, so re-importing publishes nothing new."""
+    rubric already matches is left alone, so re-importing publishes nothing new.
+
+    An existing criterion the file changes is another matter: its change is a draft version
+    waiting for review, as an edit in the app is (`changed_versions`). A task whose rubric
+    would use one is not published: it keeps its published rubric (or stays a draft, when its
+    own criterion changed) until a reviewer approves it, and the report says so."""
     counts = report.count("published rubrics")
     wanted = [p for p in plan.tasks if p.record.is_published]
+    if changed_versions:
+        rubrics = Task.effective_rubrics([p.saved() for p in wanted])
+        held = {
+            task_id
+            for task_id, rubric in rubrics.items()
+            if any(line.version.pk in changed_versions for line in rubric)
+        }
+        wanted = [p for p in wanted if p.saved().pk not in held]
+        if held:
+            report.notes.append(
+                Text.ngettext(
+                    "%(n)s task the file marks published was left for review: a criterion its "
+                    "rubric uses changed, and the change is a draft version (listed below).",
+                    "%(n)s tasks the file marks published were left for review: criteria their "
+                    "rubric uses changed, and each change is a draft version (listed below).",
+                    "n",
+                    n=len(held),
+                )
+            )
     progress(0, 1, "publishing")
     published = publishing.publish(
         [p.saved() for p in wanted], by, PUBLISHED_COMMENT, skip_current=True

@@ -31,5 +31,15 @@ def changed_fields(names: list[str]) -> str:
 
 
 @register.filter
+def guidance_text(state: str) -> str:
+    return texts.guidance_text(state)
+
+
+@register.filter
+def layer_text(layer: str) -> str:
+    return texts.layer_text(layer)
+
+
+@register.filter
 def import_summary(job: ImportJob) -> str:
     return texts.summary_text(job.summary, job.counts, job.dry_run, job.notes)

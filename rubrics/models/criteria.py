@@ -271,12 +271,25 @@ class CriterionVersion(models.Model):
         verbose_name=_("created by"),
     )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    needs_guidance = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text=_(
+            "The wording or the sign of the weight changed and the guidance written for the "
+            "version before was cleared: someone must write it again for this wording."
+        ),
+        verbose_name=_("needs guidance"),
+    )
     frozen = models.BooleanField(
         default=False,
         editable=False,
         help_text=_("Used by a published rubric: never changes."),
         verbose_name=_("frozen"),
     )
+
+    # What graders are told beside the wording: cleared when the wording or the weight's sign
+    # changes without it (rubrics.bulk), since it was written for the criterion before.
+    GUIDANCE_FIELDS = ("passes", "fails", "pass_example", "fail_example")
 
     # Fields an edit may change; everything else is identity or bookkeeping.
     CONTENT_FIELDS = (

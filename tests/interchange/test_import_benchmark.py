@@ -88,7 +88,7 @@ def rewrite(folder, tasks):
     write_benchmark(folder, tasks)
 
 
-def test_changed_wording_of_a_published_criterion_makes_a_new_version_and_republishes(
+def test_changed_wording_of_a_published_criterion_makes_a_draft_version_left_for_review(
     tmp_path, starter_framework
 ):
     tasks = generated(4)
@@ -104,11 +104,13 @@ def test_changed_wording_of_a_published_criterion_makes_a_new_version_and_republ
     assert [(v.wording, v.weight, v.frozen) for v in versions][-1] == (
         "Reworded by the experts",
         4,
-        True,
+        False,
     )
-    assert versions.count() == 2
+    assert versions.count() == 2 and versions[0].frozen
     assert str(report.counts["tasks"]) == "0 created, 1 updated, 3 unchanged"
-    assert RubricVersion.objects.filter(task__key=first.task_key).count() == 2
+    # The change waits for review: the task is a draft again, its published rubric as it was.
+    assert RubricVersion.objects.filter(task__key=first.task_key).count() == 1
+    assert Task.objects.get(key=first.task_key).status == Task.Status.DRAFT
 
 
 def test_changed_draft_criterion_is_edited_in_place(tmp_path, starter_framework):

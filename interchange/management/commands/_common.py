@@ -11,6 +11,7 @@ from django.utils.translation import gettext, gettext_noop
 
 from interchange.importers.report import ImportReport, Progress
 from interchange.problem_text import (
+    changed_criterion_text,
     message_text,
     new_version_text,
     problem_text,
@@ -102,4 +103,18 @@ def run_import(
         )
         for found in report.new_versions:
             command.stdout.write("  " + new_version_text(found.as_json(), report.dry_run))
+    if report.changed_criteria:
+        command.stdout.write(
+            gettext(
+                "Criteria the import would change (each change a draft version for review; "
+                "published versions stay as they are):"
+            )
+            if report.dry_run
+            else gettext(
+                "Criteria the import changed (each change a draft version for review; "
+                "published versions stay as they were):"
+            )
+        )
+        for changed in report.changed_criteria:
+            command.stdout.write("  " + changed_criterion_text(changed.as_json(), report.dry_run))
     command.stdout.write(report_summary(report))
