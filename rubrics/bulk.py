@@ -11,6 +11,8 @@ with thousands. So the rules and the history are the same however a rubric chang
   into a new draft version (keeping the rest of its content and its scale labels) once a
   published rubric froze it; the versions are read under lock, so a draft frozen by a
   publication meanwhile is followed by a new version, never changed;
+- guidance written for one wording is not carried into another: a change of the wording or of
+  the weight's sign that gives no guidance clears it and marks the version `needs_guidance`;
 - every change is in the history (audit.services): one event per changed row, recorded in
   bulk (`record_many`, `record_rows`).
 
