@@ -24,7 +24,6 @@ from judging.models import JudgeRun
 from l2annot.db_routers import reports_alias
 
 CACHE_SECONDS = 24 * 3600
-PENDING_SECONDS = 600  # a report asked of the worker but not delivered by then is asked again
 
 
 def code_fingerprint(files: Iterable[Path]) -> str:
@@ -136,9 +135,3 @@ def get_or_compute[T](key: str, compute: Callable[[], T]) -> T:
         cache.set(key, result, CACHE_SECONDS)
         _remember(key, result)
     return result
-
-
-def claim_computation(key: str) -> bool:
-    """True for the first caller in PENDING_SECONDS that asks for the result under `key`: the one
-    that should hand its computation to the worker."""
-    return cache.add(f"pending:{key}", True, timeout=PENDING_SECONDS)

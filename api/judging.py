@@ -174,7 +174,7 @@ class JudgeVerdictFilter(FilterSet):
 
 class JudgeRunViewSet(ReadOnlyViewSet):
     read_action = Action.VIEW_BENCHMARK
-    queryset = JudgeRun.objects.select_related("prompt", "config").annotate(
+    queryset = JudgeRun.objects.select_related("prompt", "config", "job").annotate(
         verdict_count=Count("verdicts", filter=Q(verdicts__turn__isnull=True))
     )
     serializer_class = JudgeRunSerializer

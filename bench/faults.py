@@ -26,7 +26,7 @@ and the worker keeps taking jobs, and a re-run of the import gives the whole ben
 
 job-kill: queues a benchmark import as the upload page does, SIGKILLs `manage.py db_worker` in
 the middle of it, and follows the job's page as a maintainer. Checks: the job ends "failed"
-within the lease (IMPORT_JOB_LEASE_SECONDS) with a message saying its worker stopped, never
+within the lease (JOB_LEASE_SECONDS) with a message saying its worker stopped, never
 "running" for ever; the database holds none of the import; a worker started again runs the next
 job.
 
@@ -812,6 +812,7 @@ def restart_under_job(
 
     from interchange import jobs
     from interchange.models import ImportJob
+    from jobs.models import Job
     from taxonomy.models import Framework
 
     scenario = "db-restart"
@@ -829,6 +830,7 @@ def restart_under_job(
             dry_run=dry_run,
             original_name="bench.zip",
             token=secrets.token_hex(16),
+            job=Job.objects.create(kind=Job.Kind.IMPORT),
         )
         with archive.open("rb") as handle:
             job.file.save("upload", File(handle), save=False)
@@ -896,6 +898,7 @@ def job_kill(
     from core.formats.synthetic import synthetic_tasks, write_benchmark
     from interchange import jobs
     from interchange.models import ImportJob
+    from jobs.models import Job
     from taxonomy.models import Framework
 
     scenario = "job-kill"
@@ -928,6 +931,7 @@ def job_kill(
             dry_run=dry_run,
             original_name="job-kill.zip",
             token=secrets.token_hex(16),
+            job=Job.objects.create(kind=Job.Kind.IMPORT),
         )
         with archive.open("rb") as handle:
             job.file.save("upload", File(handle), save=False)
@@ -1007,7 +1011,7 @@ def main() -> int:
         MEDIA_ROOT=str(work / "media"),
         IMPORTS_ROOT=str(work / "imports"),
         TASKS_BACKEND="django_tasks_db.DatabaseBackend",
-        IMPORT_JOB_LEASE_SECONDS=str(args.lease),
+        JOB_LEASE_SECONDS=str(args.lease),
     )
     checks = Checks()
     try:

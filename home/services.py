@@ -33,7 +33,7 @@ def maintainer_jobs(now: datetime | None = None) -> Jobs:
     """Judge runs and imports queued or running, and those failed in the last week, newest
     first. Two queries."""
     since = (now or timezone.now()) - FAILED_JOBS_SHOWN_FOR
-    runs = JudgeRun.objects.filter(
+    runs = JudgeRun.objects.select_related("job").filter(
         Q(status__in=[JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING])
         | Q(status=JudgeRun.Status.FAILED, created_at__gte=since)
     )
@@ -60,7 +60,7 @@ def studies_by_progress() -> list[Study]:
 def recent_judge_runs() -> list[JudgeRun]:
     """The latest judge runs with their status and verdict count, newest first. One query."""
     return list(
-        JudgeRun.objects.annotate(
-            verdicts_count=Count("verdicts", filter=Q(verdicts__turn__isnull=True))
-        ).order_by("-created_at", "pk")[:RUNS_SHOWN]
+        JudgeRun.objects.select_related("job")
+        .annotate(verdicts_count=Count("verdicts", filter=Q(verdicts__turn__isnull=True)))
+        .order_by("-created_at", "pk")[:RUNS_SHOWN]
     )

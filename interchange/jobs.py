@@ -2,12 +2,11 @@
 `run_import_job` through Django's tasks API (django-tasks-db's database backend in production:
 `manage.py db_worker` runs the jobs). The job runs the same makers as the commands.
 
-A running job holds a lease: it names its worker process (`interchange.lease`) and, on
-PostgreSQL, a thread renews its heartbeat every third of settings.IMPORT_JOB_LEASE_SECONDS. A job
-whose worker is gone (killed, its machine restarted) is marked failed, saying so, by
-`fail_abandoned_jobs()`, which the import pages and every new job call. SQLite has one writer,
-which the import's transaction holds, so there the heartbeat is not written: the database and
-the worker are on one machine, where the worker's process itself is the sign of life.
+Each ImportJob has its `jobs.models.Job`: a running import's worker claims it (naming its
+process) and, on PostgreSQL, a thread renews its heartbeat (`jobs.heartbeat.Heartbeat`). A job
+whose worker is gone (killed, its machine restarted: `Job.is_alive`, the rule of every kind of
+job) is marked failed, saying so, by `fail_abandoned_jobs()`, which the import pages and every
+new job call.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from django.conf import settings
 from django.db import (
     DatabaseError,
     DataError,
@@ -43,9 +41,11 @@ from interchange.importers import (
     import_responses,
     import_verdicts,
 )
-from interchange.lease import this_worker, worker_is_gone
 from interchange.models import ImportJob
 from interchange.problem_text import stage_message, stored_line, stored_problems
+from jobs import heartbeat
+from jobs.lease import this_worker
+from jobs.models import Job
 
 logger = logging.getLogger(__name__)
 
@@ -66,12 +66,11 @@ def enqueue(job: ImportJob) -> None:
 @task()
 def run_import_job(job_id: int) -> None:
     fail_abandoned_jobs()
-    job = ImportJob.objects.get(pk=job_id)
-    if job.status != ImportJob.Status.QUEUED:
+    job = ImportJob.objects.select_related("job").get(pk=job_id)
+    if job.status != ImportJob.Status.QUEUED or not job.job.claim(this_worker()):
         return  # already run (a worker retried it)
-    job.status, job.started_at, job.stage = ImportJob.Status.RUNNING, timezone.now(), "starting"
-    job.worker, job.heartbeat_at = this_worker(), job.started_at
-    job.save(update_fields=["status", "started_at", "stage", "worker", "heartbeat_at"])
+    job.status, job.started_at, job.stage = ImportJob.Status.RUNNING, job.job.started_at, "starting"
+    job.save(update_fields=["status", "started_at", "stage"])
     try:
         # The import's own messages are stored to be translated where they are read; the few
         # the models and services translate as they refuse are stored in English.
@@ -94,7 +93,9 @@ def run_import_job(job_id: int) -> None:
         return
     except Exception as error:  # the job must end failed, never stay "running"
         logger.exception("import job %s stopped", job.pk)
-        _finish_failed(job, [stored_line(job.original_name, stopped_by(error, job.pk))])
+        _finish_failed(
+            job, [stored_line(job.original_name, stopped_by(error, job.pk))], repr(error)
+        )
         raise
     _finish(job, status, problems, counts, summary, notes, new_versions, changed)
 
@@ -148,62 +149,30 @@ def abandoned(stage: str) -> Text:
 
 
 def fail_abandoned_jobs() -> int:
-    """Mark failed every running job whose worker is gone (see `interchange.lease`); returns
-    how many. Reads one small query when there is nothing to do, and writes nothing then."""
-    now, lease = timezone.now(), settings.IMPORT_JOB_LEASE_SECONDS
-    running = ImportJob.objects.filter(status=ImportJob.Status.RUNNING).only(
-        "pk", "original_name", "stage", "worker", "heartbeat_at"
+    """Mark failed every running import whose worker is gone (`Job.is_alive`); returns how
+    many. Reads one small query when there is nothing to do, and writes nothing then."""
+    return Job.objects.filter(kind=Job.Kind.IMPORT).fail_abandoned(
+        "the worker is gone", then=_fail_abandoned
     )
-    failed = 0
-    for job in running:
-        if not worker_is_gone(job.worker, job.heartbeat_at, now, lease):
-            continue
-        message = abandoned(job.stage or "starting")
-        failed += ImportJob.objects.filter(
-            pk=job.pk, status=ImportJob.Status.RUNNING, worker=job.worker
-        ).update(
-            status=ImportJob.Status.FAILED,
-            problems=[stored_line(job.original_name, message)],
-            summary="",
-            finished_at=now,
-            progress=100,
-            stage="finished",
-        )
-    return failed
 
 
-class Heartbeat:
-    """Renew a running job's heartbeat from a thread with its own connection, every third of
-    the lease, until the block ends. Not on SQLite (see the module's docstring)."""
+def _fail_abandoned(gone: Job) -> None:
+    job = ImportJob.objects.only("pk", "original_name", "stage").get(job=gone)
+    ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING).update(
+        status=ImportJob.Status.FAILED,
+        problems=[stored_line(job.original_name, abandoned(job.stage or "starting"))],
+        summary="",
+        finished_at=gone.finished_at,
+        progress=100,
+        stage="finished",
+    )
 
-    def __init__(self, job_id: int) -> None:
-        self.job_id = job_id
-        self.stop = threading.Event()
-        self.thread: threading.Thread | None = None
 
-    def __enter__(self) -> Heartbeat:
-        if connection.vendor != "sqlite":
-            self.thread = threading.Thread(target=self.beat, daemon=True)
-            self.thread.start()
-        return self
+class Heartbeat(heartbeat.Heartbeat):
+    """The heartbeat of a running import's job (`jobs.heartbeat.Heartbeat`)."""
 
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        if self.thread is not None:
-            self.thread.join()
-
-    def beat(self) -> None:
-        interval = max(settings.IMPORT_JOB_LEASE_SECONDS / 3, 0.2)
-        try:
-            while not self.stop.wait(interval):
-                try:
-                    ImportJob.objects.filter(
-                        pk=self.job_id, status=ImportJob.Status.RUNNING
-                    ).update(heartbeat_at=timezone.now())
-                except DatabaseError:  # the database is restarting: the next beat tries again
-                    connection.close()
-        finally:
-            connections.close_all()  # this thread's own connections
+    def __init__(self, import_job_id: int) -> None:
+        super().__init__(ImportJob.objects.values_list("job", flat=True).get(pk=import_job_id))
 
 
 def _finish(
@@ -215,8 +184,10 @@ def _finish(
     notes: list | None = None,
     new_versions: list | None = None,
     changed_criteria: list | None = None,
+    error: str | None = None,
 ) -> None:
-    job.heartbeat_at = timezone.now()
+    """Store how the import ended, and end its job: finished, or failed with `error` (for the
+    log) when the import stopped on an exception."""
     job.status, job.problems, job.counts, job.summary = status, problems, counts, summary
     job.notes = notes or []
     succeeded = status == ImportJob.Status.SUCCEEDED
@@ -235,19 +206,22 @@ def _finish(
             "finished_at",
             "progress",
             "stage",
-            "heartbeat_at",
         ]
     )
+    if error is None:
+        job.job.finish()
+    else:
+        job.job.fail(error)
 
 
-def _finish_failed(job: ImportJob, problems: list, attempts: int = 60) -> None:
+def _finish_failed(job: ImportJob, problems: list, error: str, attempts: int = 60) -> None:
     """Mark the job failed even when the import died because the database went away (a
     restart): the broken connection is dropped and the write retried once a second until the
     server answers again. Otherwise the job would stay "running" for good, and the worker,
     failing to record the task, would exit."""
     for attempt in range(attempts):
         try:
-            _finish(job, ImportJob.Status.FAILED, problems, {}, "")
+            _finish(job, ImportJob.Status.FAILED, problems, {}, "", error=error)
             return
         except (InterfaceError, OperationalError):
             if attempt == attempts - 1 or connection.in_atomic_block:

@@ -1,6 +1,7 @@
 """Import jobs run in the background, and what L2-Bench files say that no other table holds."""
 
 import os
+from datetime import datetime
 from typing import ClassVar
 
 from django.conf import settings
@@ -135,15 +136,14 @@ class ImportJob(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
     finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
-    # The lease of a running job (interchange.jobs): which process runs it, and when it last
-    # said it was alive. A job whose worker is gone is marked failed, never left "running".
-    worker = models.CharField(
-        max_length=200,
-        blank=True,
-        help_text=_("host:pid:start of the worker"),
-        verbose_name=_("worker"),
+    # Who runs it and whether that worker is alive (jobs.models.Job); a job whose worker is gone
+    # is marked failed, never left "running" (interchange.jobs.fail_abandoned_jobs).
+    job = models.OneToOneField(
+        "jobs.Job",
+        on_delete=models.PROTECT,
+        related_name="import_job",
+        verbose_name=_("background job"),
     )
-    heartbeat_at = models.DateTimeField(null=True, blank=True, verbose_name=_("heartbeat at"))
 
     class Meta:
         verbose_name = _("import job")
@@ -156,6 +156,11 @@ class ImportJob(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+
+    @property
+    def heartbeat_at(self) -> datetime | None:
+        """The last sign of life of the worker running it."""
+        return self.job.heartbeat_at
 
 
 class TaskSource(models.Model):

@@ -1,7 +1,7 @@
 """What an LLM judge said about model responses, kept apart from the experts' grades so the two
 can be compared (judge calibration) without one ever overwriting the other."""
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -210,11 +210,15 @@ class JudgeRun(models.Model):
     output_tokens = models.PositiveBigIntegerField(default=0, verbose_name=_("output tokens"))
     total_tokens = models.PositiveBigIntegerField(default=0, verbose_name=_("total tokens"))
     finished = models.DateTimeField(null=True, blank=True, verbose_name=_("finished"))
-    heartbeat = models.DateTimeField(
+    # The background job of a run made here (none for an imported run): who runs it and
+    # whether that worker is alive (jobs.models.Job).
+    job = models.OneToOneField(
+        "jobs.Job",
+        on_delete=models.PROTECT,
         null=True,
         blank=True,
-        help_text=_("Last sign of life of the job running it."),
-        verbose_name=_("heartbeat"),
+        related_name="judge_run",
+        verbose_name=_("background job"),
     )
     duration = models.FloatField(
         null=True, blank=True, help_text=_("Seconds."), verbose_name=_("duration")
@@ -242,7 +246,6 @@ class JudgeRun(models.Model):
     def is_active(self) -> bool:
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
 
-    STALE_AFTER = timedelta(seconds=60)
     # Shown, never stored: a run still "running" whose job has stopped giving signs of life,
     # and a run cancelled while it ran whose worker has not ended it yet.
     STALLED = "stalled"
@@ -250,18 +253,27 @@ class JudgeRun(models.Model):
     STOPPING = "stopping"
     STOPPING_LABEL = _("Stopping (the calls under way end first)")
 
+    def worker_alive(self, now: datetime) -> bool:
+        """Whether the worker running it still runs (`Job.is_alive`, the rule of every job)."""
+        return self.job is not None and self.job.is_alive(now)
+
+    @property
+    def heartbeat(self) -> datetime | None:
+        """The last sign of life of the job running it; None for a run not made here."""
+        return self.job.heartbeat_at if self.job is not None else None
+
     def is_stale(self, now: datetime) -> bool:
-        """Running, but its job has given no sign of life for a minute: the worker died."""
-        last = self.heartbeat or self.started
-        silent = last is None or now - last > self.STALE_AFTER
-        return self.status == self.Status.RUNNING and silent
+        """Running, but its worker is gone: killed, or silent for longer than the lease."""
+        return self.status == self.Status.RUNNING and not self.worker_alive(now)
 
     def is_stopping(self, now: datetime) -> bool:
-        """Cancelled while it ran, and its worker has not ended it yet (nor died: a minute
-        without a sign of life and it is taken for stopped)."""
-        last = self.heartbeat or self.started
-        alive = last is not None and now - last <= self.STALE_AFTER
-        return self.status == self.Status.CANCELLED and self.finished is None and alive
+        """Cancelled while it ran, and its worker has not ended it yet (nor died: a worker
+        gone and it is taken for stopped)."""
+        return (
+            self.status == self.Status.CANCELLED
+            and self.finished is None
+            and self.worker_alive(now)
+        )
 
     @property
     def stopping(self) -> bool:

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served from our own static files, no CDN
     "accounts",
+    "jobs",  # the one record of background work and whether its worker is alive
     "audit",
     "taxonomy",
     "rubrics",
@@ -285,9 +286,13 @@ IMPORT_MAX_EVAL_TEXT_CHARS = int(os.environ.get("IMPORT_MAX_EVAL_TEXT_CHARS", "3
 # machine that restores, for a larger study.
 BACKUP_MAX_DOCUMENT_BYTES = int(os.environ.get("BACKUP_MAX_DOCUMENT_BYTES", 48 * 1024 * 1024))
 BACKUP_MAX_VALUES = int(os.environ.get("BACKUP_MAX_VALUES", "1500000"))
-# A background import whose worker has sent no heartbeat for this long (or, on the worker's own
-# machine, whose worker process has ended) is marked failed: docs/deploy.md, "Background jobs".
-IMPORT_JOB_LEASE_SECONDS = float(os.environ.get("IMPORT_JOB_LEASE_SECONDS", "60"))
+# A background job (an import, a judge run, an agreement report) whose worker has sent no
+# heartbeat for this long (or, on the worker's own machine, whose worker process has ended) is
+# taken for abandoned: docs/deploy.md, "The background worker". IMPORT_JOB_LEASE_SECONDS is
+# its earlier name, still read.
+JOB_LEASE_SECONDS = float(
+    os.environ.get("JOB_LEASE_SECONDS", os.environ.get("IMPORT_JOB_LEASE_SECONDS", "60"))
+)
 
 # Strict policy: every script is a same-origin file or carries the per-request nonce; htmx's
 # injected indicator styles are turned off by the htmx-config meta tag in base.html.

@@ -6,6 +6,7 @@ services, so those rows are what the application would have made. (The builders 
 tests/interchange/builders.py are hypothesis strategies for the pure file formats.)"""
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -31,8 +32,9 @@ from grading.models import (
     TurnGrade,
     Verdict,
 )
-from interchange.lease import this_worker
 from interchange.models import ImportJob
+from jobs.lease import this_worker
+from jobs.models import Job
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics import publishing
 from rubrics import services as rubric_services
@@ -608,10 +610,38 @@ def benchmark_folder(folder: Path, tasks: list[TaskRecord] | None = None) -> Pat
     return write_benchmark(folder, tasks if tasks is not None else generated())
 
 
+def worker_last_seen(run: JudgeRun, at: datetime) -> Job:
+    """Give a judge run a running job whose worker, on another machine, last gave a sign of
+    life at `at` (so only its heartbeat says whether it is alive)."""
+    job_id = JudgeRun.objects.values_list("job", flat=True).get(pk=run.pk)
+    job = Job.objects.get(pk=job_id) if job_id else Job.objects.create(kind=Job.Kind.JUDGE_RUN)
+    Job.objects.filter(pk=job.pk).update(
+        state=Job.State.RUNNING, worker="elsewhere:1:1", heartbeat_at=at, started_at=at
+    )
+    JudgeRun.objects.filter(pk=run.pk).update(job=job)
+    job.refresh_from_db()
+    return job
+
+
+IMPORT_JOB_STATES = {
+    ImportJob.Status.QUEUED: Job.State.QUEUED,
+    ImportJob.Status.RUNNING: Job.State.RUNNING,
+    ImportJob.Status.SUCCEEDED: Job.State.FINISHED,
+    ImportJob.Status.FAILED: Job.State.FAILED,
+}
+
+
 def make_job(framework, **fields):  # type: ignore[no-untyped-def]
-    """A finished ImportJob row (no file needed to show it); a running one is this process's."""
-    if fields.get("status") == ImportJob.Status.RUNNING:
-        fields = {"worker": this_worker(), "heartbeat_at": timezone.now()} | fields
+    """A finished ImportJob row (no file needed to show it); a running one is this process's
+    unless `worker` and `heartbeat_at` (its Job's) say otherwise."""
+    status = fields.get("status", ImportJob.Status.SUCCEEDED)
+    lease = {"worker": fields.pop("worker", ""), "heartbeat_at": fields.pop("heartbeat_at", None)}
+    if status == ImportJob.Status.RUNNING and not lease["worker"]:
+        lease = {"worker": this_worker(), "heartbeat_at": timezone.now()}
+    fields.setdefault(
+        "job",
+        Job.objects.create(kind=Job.Kind.IMPORT, state=IMPORT_JOB_STATES[status], **lease),
+    )
     defaults = {
         "kind": ImportJob.Kind.RESPONSES,
         "framework": framework,

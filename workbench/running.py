@@ -20,6 +20,8 @@ from core.prompting import AnswerStyle, render
 from grading.models import Study
 from interchange.importers import import_verdicts
 from interchange.problem_text import stored_problems
+from jobs.lease import this_worker
+from jobs.models import Job
 from judging.models import JudgeRun
 from judging.providers import is_allowed
 from workbench.judge_task import JudgeCall, Watch, judge_task
@@ -30,11 +32,15 @@ def execute_run(run_pk: int, *, on_progress: Any = None) -> JudgeRun:
     """Run a queued judge run to its end (the job's body; the command calls it in process)."""
     started = timezone.now()
     claimed = JudgeRun.objects.filter(pk=run_pk, status=JudgeRun.Status.QUEUED).update(
-        status=JudgeRun.Status.RUNNING, started=started, heartbeat=started, finished=None
+        status=JudgeRun.Status.RUNNING, started=started, finished=None
     )
-    run = JudgeRun.objects.select_related("prompt__template", "config").get(pk=run_pk)
+    run = JudgeRun.objects.select_related("prompt__template", "config", "job").get(pk=run_pk)
     if not claimed:
         return run  # cancelled while queued, or already run by another worker
+    if run.job is None:  # queued before runs had jobs
+        run.job = Job.objects.create(kind=Job.Kind.JUDGE_RUN)
+        run.save(update_fields=["job"])
+    run.job.claim(this_worker())
     if not is_allowed(run.judge_model):  # queued before the allowed providers changed
         refused = gettext_noop(
             "The judge model %(model)s calls a provider this server no longer allows "
@@ -46,10 +52,12 @@ def execute_run(run_pk: int, *, on_progress: Any = None) -> JudgeRun:
             finished=timezone.now(),
             problems=[stored_message(refused)],
         )
+        run.job.finish()
         run.refresh_from_db()
         return run
+    job = run.job
     try:
-        return _judge(run, on_progress)
+        return _judge(run, job, on_progress)
     except BaseException as error:  # the run must end failed, never stay "running"
         # `started` names this attempt: a run queued again since is another's to end.
         JudgeRun.objects.filter(pk=run.pk, started=started).update(
@@ -59,10 +67,11 @@ def execute_run(run_pk: int, *, on_progress: Any = None) -> JudgeRun:
                 stored_message(gettext_noop("The run stopped: %(error)s", error=repr(error)))
             ],
         )
+        job.fail(repr(error))  # only while this worker still holds it
         raise
 
 
-def _judge(run: JudgeRun, on_progress: Any) -> JudgeRun:
+def _judge(run: JudgeRun, job: Job, on_progress: Any) -> JudgeRun:
     study = Study.objects.get(pk=run.parameters["study"])
     assert run.prompt is not None and run.config is not None  # a run made here has both
     planned = study_units(study, limit=run.parameters.get("limit"))
@@ -106,14 +115,15 @@ def _judge(run: JudgeRun, on_progress: Any) -> JudgeRun:
             if time.monotonic() >= deadline and not outcome.get("timed_out"):
                 outcome["timed_out"] = True
                 watch.cancelled.set()
-            mine.update(calls_done=watch.done, heartbeat=timezone.now())
+            mine.update(calls_done=watch.done)
+            job.beat()
             if on_progress is not None:
                 on_progress(watch.done, run.calls_total)
     finally:
         if worker.is_alive():  # this thread failed: stop the calls not yet made
             watch.cancelled.set()
             worker.join(timeout=settings.JUDGE_CALL_TIMEOUT)
-    return _finish(run, study, watch, outcome, time.monotonic() - clock)
+    return _finish(run, job, study, watch, outcome, time.monotonic() - clock)
 
 
 def _evaluate(run: JudgeRun, calls: list[JudgeCall], watch: Watch, outcome: dict[str, Any]) -> None:
@@ -153,7 +163,7 @@ def _evaluate(run: JudgeRun, calls: list[JudgeCall], watch: Watch, outcome: dict
 
 @transaction.atomic
 def _finish(
-    run: JudgeRun, study: Study, watch: Watch, outcome: dict[str, Any], seconds: float
+    run: JudgeRun, job: Job, study: Study, watch: Watch, outcome: dict[str, Any], seconds: float
 ) -> JudgeRun:
     """End the run, under its row lock (as cancel_run and resume_run take it): a cancel that
     came before is honoured, one after finds the run ended; and a run queued again since
@@ -223,6 +233,7 @@ def _finish(
     run.status, run.problems = status, problems
     # Only what the run's end decides: a judge family set on the run's page meanwhile stays.
     run.save(update_fields=FINISHED_FIELDS)
+    job.finish()
     return run
 
 

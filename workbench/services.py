@@ -34,6 +34,7 @@ from core.prompting import render
 from core.refusals import Conflict, NotFound
 from grading import adjudication
 from grading.models import Study, StudyItem
+from jobs.models import Job
 from judging.models import (
     JudgeConfig,
     JudgeRun,
@@ -121,6 +122,7 @@ def start_run(
         parameters=config.parameters() | {"study": study.pk, "limit": limit},
         status=JudgeRun.Status.QUEUED,
         calls_total=units * config.epochs,
+        job=Job.objects.create(kind=Job.Kind.JUDGE_RUN, created_by=by),
     )
     record(
         run,
@@ -143,13 +145,15 @@ def cancel_run(run: JudgeRun, *, by: User | None) -> JudgeRun:
     stops at once; a running one is stopping until its worker, which reads the request between
     calls, ends it (`finished`). Under the run's row lock, as `resume_run` and the worker's
     last write take it, so a cancel and a "Run it again" are never both half done."""
-    locked = JudgeRun.objects.select_for_update().get(pk=run.pk)
+    locked = JudgeRun.objects.select_for_update().select_related("job").get(pk=run.pk)
     if locked.status not in (JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING):
         raise RunNotPossible(gettext("This run is not running: there is nothing to cancel."))
     queued = locked.status == JudgeRun.Status.QUEUED
     locked.status = JudgeRun.Status.CANCELLED
     if queued:  # no worker has it: nothing is left to stop
         locked.finished = timezone.now()
+        if locked.job is not None:
+            locked.job.cancel()
     locked.save(update_fields=["status", "finished"])
     record(locked, "updated", by, comment="Judge run cancelled.")
     return locked
@@ -162,7 +166,7 @@ def resume_run(run: JudgeRun, *, by: User | None, enqueue: bool = True) -> Judge
     A cancelled run whose worker is still stopping is refused until it has stopped: queued
     again meanwhile, the stopping worker would end the new attempt as its own (the run would
     never run again) or never see the cancel."""
-    locked = JudgeRun.objects.select_for_update().get(pk=run.pk)
+    locked = JudgeRun.objects.select_for_update().select_related("job").get(pk=run.pk)
     now = timezone.now()
     if locked.is_stopping(now):
         raise RunNotPossible(
@@ -178,11 +182,15 @@ def resume_run(run: JudgeRun, *, by: User | None, enqueue: bool = True) -> Judge
         0,
         [],
     )
-    locked.started = locked.finished = locked.heartbeat = None
+    locked.started = locked.finished = None
+    if locked.job is None:  # a run from before runs had jobs
+        locked.job = Job.objects.create(kind=Job.Kind.JUDGE_RUN, created_by=by)
+    else:
+        locked.job.requeue()
     locked.save(
         update_fields=[
             *("status", "calls_done", "errors", "problems"),
-            *("started", "finished", "heartbeat"),
+            *("started", "finished", "job"),
         ]
     )
     record(locked, "updated", by, comment="Judge run queued again.")

@@ -14,6 +14,7 @@ from grading.models import Study
 from interchange import jobs
 from interchange.forms import ImportForm
 from interchange.models import ImportJob
+from jobs.models import Job
 from l2annot.htmx import render_page
 from taxonomy.models import Framework
 
@@ -32,6 +33,7 @@ def index(request: AuthenticatedHttpRequest) -> HttpResponse:
                 original_name=Path(form.cleaned_data["file"].name).name[:255],
                 token=secrets.token_hex(16),
                 created_by=request.user,
+                job=Job.objects.create(kind=Job.Kind.IMPORT, created_by=request.user),
             )
             job.file.save("upload", form.cleaned_data["file"], save=False)
             job.save()

@@ -19,6 +19,7 @@ from grading.models import Assignment, Study
 from interchange import jobs, offline
 from interchange.forms import OfflineUploadForm
 from interchange.models import ImportJob
+from jobs.models import Job
 
 
 def _graders(study: Study) -> Any:
@@ -46,6 +47,7 @@ def offline_grading(request: AuthenticatedHttpRequest, study_id: int) -> HttpRes
                 original_name=Path(upload.name).name[:255],
                 token=secrets.token_hex(16),
                 created_by=request.user,
+                job=Job.objects.create(kind=Job.Kind.IMPORT, created_by=request.user),
             )
             job.file.save("upload", upload, save=False)
             job.save()

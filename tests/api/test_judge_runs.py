@@ -4,6 +4,7 @@ unparseable answer is a verdict of null with the judge's output."""
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
@@ -76,18 +77,18 @@ def test_an_unparseable_answer_is_a_null_verdict_with_the_judges_output(runs, vi
 def test_a_run_whose_worker_was_killed_reads_stalled_as_on_its_page(runs, viewer_api, client_as):
     made, _ = runs
     study = factories.study([], responses=1, overlap=1)
-    killed_at = timezone.now() - JudgeRun.STALE_AFTER - timedelta(seconds=5)
+    killed_at = timezone.now() - timedelta(seconds=settings.JOB_LEASE_SECONDS + 5)
     JudgeRun.objects.filter(pk=made.pk).update(
-        status=JudgeRun.Status.RUNNING, started=killed_at, heartbeat=killed_at,
-        parameters={"study": study.pk},
+        status=JudgeRun.Status.RUNNING, started=killed_at, parameters={"study": study.pk},
     )  # fmt: skip
+    factories.worker_last_seen(made, killed_at)
     run = viewer_api.get(reverse("api:judgerun-detail", args=[made.pk])).json()
     assert run["status"] == "stalled"
     assert run["heartbeat"] is not None
     page = client_as(Role.MAINTAINER).get(reverse("workbench:run", args=[study.pk, made.pk]))
     assert "Stopped (its worker gave no sign of life)" in page.text
     assert "Run it again" in page.text
-    JudgeRun.objects.filter(pk=made.pk).update(heartbeat=timezone.now())
+    factories.worker_last_seen(made, timezone.now())
     alive = viewer_api.get(reverse("api:judgerun-detail", args=[made.pk])).json()
     assert alive["status"] == "running"
 
@@ -108,8 +109,9 @@ def test_a_run_cancelled_while_it_runs_reads_stopping_until_its_worker_ends_it(r
     made, _ = runs
     now = timezone.now()
     JudgeRun.objects.filter(pk=made.pk).update(
-        status=JudgeRun.Status.CANCELLED, started=now, heartbeat=now, finished=None
+        status=JudgeRun.Status.CANCELLED, started=now, finished=None
     )
+    factories.worker_last_seen(made, now)
     url = reverse("api:judgerun-detail", args=[made.pk])
     assert viewer_api.get(url).json()["status"] == "stopping"
     JudgeRun.objects.filter(pk=made.pk).update(finished=timezone.now())

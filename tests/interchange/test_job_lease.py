@@ -23,9 +23,9 @@ from django.utils import timezone
 
 from accounts.roles import Role
 from interchange import jobs
-from interchange.lease import this_worker, worker_is_gone
 from interchange.models import ImportJob
 from interchange.problem_text import problem_text
+from jobs.lease import this_worker, worker_is_gone
 from tests.app_processes import csrf_token, running_server
 from tests.factories import benchmark_folder, generated, make_job
 
@@ -69,7 +69,7 @@ def test_a_worker_on_this_machine_is_gone_as_soon_as_its_process_ended():
 def test_a_job_whose_worker_is_gone_ends_failed_with_a_message_that_says_so(
     starter_framework, settings
 ):
-    settings.IMPORT_JOB_LEASE_SECONDS = 60
+    settings.JOB_LEASE_SECONDS = 60
     stale = running_job(starter_framework, "elsewhere:12:34", heartbeat_age=61)
     fresh = running_job(starter_framework, "elsewhere:12:34", heartbeat_age=5)
     killed = running_job(starter_framework, f"{socket.gethostname()}:{a_dead_pid()}:", 0)
@@ -101,7 +101,7 @@ def test_the_job_page_shows_a_job_whose_worker_died_as_failed(starter_framework,
     reason="SQLite has one writer, held by the import: the heartbeat is PostgreSQL's",
 )
 def test_a_running_job_renews_its_heartbeat_from_its_own_thread(starter_framework, settings):
-    settings.IMPORT_JOB_LEASE_SECONDS = 0.6
+    settings.JOB_LEASE_SECONDS = 0.6
     job = running_job(starter_framework, this_worker(), heartbeat_age=10)
     before = job.heartbeat_at
     with jobs.Heartbeat(job.pk):

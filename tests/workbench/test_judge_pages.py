@@ -10,7 +10,7 @@ from accounts.roles import Role
 from grading.models import Study
 from judging.models import JudgeRun, PromptTemplate, PromptVersion
 from tests.conftest import htmx
-from tests.factories import demo_study
+from tests.factories import demo_study, worker_last_seen
 from tests.llm_server import model_name
 from workbench.services import start_run
 
@@ -140,9 +140,8 @@ def test_the_preview_fills_the_text_being_written_with_a_real_unit(study, mainta
 def test_a_run_whose_worker_died_says_so_and_can_be_run_again(study, maintainer):
     run = start_run(study, model=model_name(), limit=1, by=None, enqueue=False)
     long_ago = timezone.now() - timedelta(minutes=5)
-    JudgeRun.objects.filter(pk=run.pk).update(
-        status="running", started=long_ago, heartbeat=long_ago
-    )
+    JudgeRun.objects.filter(pk=run.pk).update(status="running", started=long_ago)
+    worker_last_seen(run, long_ago)
     page = maintainer.get(reverse("workbench:run", args=[study.pk, run.pk]))
     assert b"no sign of life" in page.content and b"Run it again" in page.content
     resumed = maintainer.post(reverse("workbench:run_resume", args=[study.pk, run.pk]))
@@ -151,8 +150,7 @@ def test_a_run_whose_worker_died_says_so_and_can_be_run_again(study, maintainer)
 
 def test_a_running_run_with_a_live_worker_cannot_be_started_twice(study, maintainer):
     run = start_run(study, model=model_name(), limit=1, by=None, enqueue=False)
-    JudgeRun.objects.filter(pk=run.pk).update(
-        status="running", started=timezone.now(), heartbeat=timezone.now()
-    )
+    JudgeRun.objects.filter(pk=run.pk).update(status="running", started=timezone.now())
+    worker_last_seen(run, timezone.now())
     refused = maintainer.post(reverse("workbench:run_resume", args=[study.pk, run.pk]))
     assert refused.status_code == 409

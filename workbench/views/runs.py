@@ -27,7 +27,7 @@ RUN_PAGE = "workbench/run.html"
 def study_runs(study: Study) -> list[JudgeRun]:
     return list(
         JudgeRun.objects.filter(parameters__study=study.pk)
-        .select_related("prompt__template")
+        .select_related("prompt__template", "job")
         .order_by("-created_at", "-pk")
     )
 
@@ -67,7 +67,7 @@ def _default_prompt_pk() -> int | None:
 def _run(study_id: int, run_id: int) -> tuple[Study, JudgeRun]:
     study = get_object_or_404(Study, pk=study_id)
     run = get_object_or_404(
-        JudgeRun.objects.select_related("prompt__template", "config"),
+        JudgeRun.objects.select_related("prompt__template", "config", "job"),
         pk=run_id,
         parameters__study=study.pk,
     )

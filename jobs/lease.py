@@ -1,10 +1,11 @@
-"""Who runs a background import, and whether that process is still alive.
+"""Who runs a background job, and whether that process is still alive: the one liveness rule
+of every job (`jobs.models.Job.is_alive`). Imports no Django.
 
 A job records its worker as ``host:pid:start`` (the start time of the process, from
 ``/proc/<pid>/stat``, tells a reused pid from the worker's own). On the worker's own host that
 is enough to know at once that a killed worker is gone; from another host (a web server
 elsewhere, PostgreSQL only) the job's heartbeat is the sign of life, and a job whose heartbeat
-is older than the lease (settings.IMPORT_JOB_LEASE_SECONDS) counts as abandoned.
+is older than the lease (settings.JOB_LEASE_SECONDS) counts as abandoned.
 """
 
 from __future__ import annotations
@@ -16,7 +17,12 @@ from datetime import datetime, timedelta
 
 def this_worker() -> str:
     """``host:pid:start`` of the current process (``start`` is empty where /proc is absent)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{_start_time(os.getpid()) or ''}"
+    return worker_of(os.getpid())
+
+
+def worker_of(pid: int) -> str:
+    """``host:pid:start`` of a process of this host."""
+    return f"{socket.gethostname()}:{pid}:{_start_time(pid) or ''}"
 
 
 def worker_is_gone(worker: str, heartbeat_at: datetime | None, now: datetime, lease: float) -> bool:
