@@ -145,7 +145,7 @@ def cancel_run(run: JudgeRun, *, by: User | None) -> JudgeRun:
     stops at once; a running one is stopping until its worker, which reads the request between
     calls, ends it (`finished`). Under the run's row lock, as `resume_run` and the worker's
     last write take it, so a cancel and a "Run it again" are never both half done."""
-    locked = JudgeRun.objects.select_for_update().select_related("job").get(pk=run.pk)
+    locked = JudgeRun.objects.select_for_update(of=("self",)).select_related("job").get(pk=run.pk)
     if locked.status not in (JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING):
         raise RunNotPossible(gettext("This run is not running: there is nothing to cancel."))
     queued = locked.status == JudgeRun.Status.QUEUED
@@ -166,7 +166,7 @@ def resume_run(run: JudgeRun, *, by: User | None, enqueue: bool = True) -> Judge
     A cancelled run whose worker is still stopping is refused until it has stopped: queued
     again meanwhile, the stopping worker would end the new attempt as its own (the run would
     never run again) or never see the cancel."""
-    locked = JudgeRun.objects.select_for_update().select_related("job").get(pk=run.pk)
+    locked = JudgeRun.objects.select_for_update(of=("self",)).select_related("job").get(pk=run.pk)
     now = timezone.now()
     if locked.is_stopping(now):
         raise RunNotPossible(
