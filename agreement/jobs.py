@@ -49,12 +49,12 @@ def compute_study_report(study_id: int, job_id: int | None = None) -> None:
 def request_study_report(study: Study) -> None:
     """Ask the worker for the report, once per study state."""
     key = cache.report_key(study, AnalysisSettings.for_study(study))
-    job = _claim_request(key)
+    job = request_job(key)
     if job is not None:
         transaction.on_commit(lambda: compute_study_report.enqueue(study.pk, job.pk))
 
 
-def _claim_request(key: str) -> Job | None:
+def request_job(key: str) -> Job | None:
     """A new job for the report under `key`, or None while an earlier request still stands."""
     mine = Job.objects.filter(kind=Job.Kind.REPORT, key=key)
     mine.fail_abandoned("the worker is gone")

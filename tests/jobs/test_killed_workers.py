@@ -7,15 +7,17 @@ import sys
 from collections.abc import Iterator
 
 import pytest
+from django.db import transaction
 from django.utils import timezone
 
-from agreement.jobs import compute_study_report, request_study_report
+from agreement.jobs import compute_study_report, request_job, request_study_report
 from interchange import jobs as imports
 from interchange.models import ImportJob
 from jobs.lease import this_worker, worker_of
 from jobs.models import Job
 from judging.models import JudgeRun
 from tests import factories
+from tests.concurrency import run_together, threads_share_one_database
 
 pytestmark = pytest.mark.django_db
 
@@ -91,3 +93,15 @@ def test_the_worker_claims_a_reports_job_and_ends_it(settings):
     assert (job.state, job.worker) == ("finished", this_worker())
     compute_study_report.call(study.pk, job.pk)  # taken already: nothing is done twice
     assert Job.objects.get(pk=job.pk).finished_at == job.finished_at
+
+
+@pytest.mark.django_db(transaction=True)
+def test_readers_asking_for_a_report_at_once_ask_the_worker_once():
+    def ask() -> None:
+        with transaction.atomic():  # as a page's request: its own transaction
+            request_job("agreement:same-state")
+
+    with threads_share_one_database():
+        raised = run_together(*[ask] * 6)
+    assert raised == [None] * 6
+    assert Job.objects.filter(kind=Job.Kind.REPORT, state=Job.State.QUEUED).count() == 1
