@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("interchange", "0002_import_job_in_jobs")]
+    dependencies = [("interchange", "0003_import_job_in_jobs")]
 
     operations = [
         migrations.RemoveField(model_name="importjob", name="heartbeat_at"),
