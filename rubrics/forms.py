@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from core.languages import language_name
 from rubrics.models import CriterionVersion, Task, TaskContextValue, TaskResource
 from rubrics.models.criteria import GUIDANCE_MAX, WEIGHT_LIMIT, WORDING_MAX
-from taxonomy.models import Competency, ContextVariable, Framework, SubCompetency
+from taxonomy.models import Competency, ContextVariable, Framework, SubCompetency, shown_value
 
 
 def _choice_field(form: forms.BaseForm, name: str) -> forms.ModelChoiceField:
@@ -118,7 +118,7 @@ class ContextValueField(forms.Field):
         text = self.to_python(value)
         if self.variable.kind == ContextVariable.Kind.NUMBER and text:
             try:
-                return format(Decimal(text).normalize(), "f")
+                return shown_value(Decimal(text))
             except ArithmeticError:
                 return text
         return text.lower() if self.variable.has_listed_values else text

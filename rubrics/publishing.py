@@ -38,6 +38,7 @@ from rubrics.models import (
     TaskContextValue,
     TaskResource,
 )
+from taxonomy.models import shown_value
 
 BATCH = 500
 
@@ -55,7 +56,7 @@ def _resource(item: TaskResource | PublishedResource) -> Resource:
 
 
 def _context(item: TaskContextValue | PublishedContextValue) -> Context:
-    number = "" if item.number is None else format(item.number.normalize(), "f")
+    number = "" if item.number is None else shown_value(item.number)
     return (item.variable_id, item.value_id, item.text, number)
 
 

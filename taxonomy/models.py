@@ -430,12 +430,12 @@ class ContextVariable(models.Model):
         low, high = self.minimum, self.maximum
         if (low is not None and number < low) or (high is not None and number > high):
             bounds = {
-                "low": _plain(low) if low is not None else "-inf",
-                "high": _plain(high) if high is not None else "inf",
+                "low": shown_value(low) if low is not None else "-inf",
+                "high": shown_value(high) if high is not None else "inf",
             }
             raise ValidationError(
                 _("%(variable)s must be from %(low)s to %(high)s; %(number)s is not."),
-                params={"variable": self.name, "number": _plain(number), **bounds},
+                params={"variable": self.name, "number": shown_value(number), **bounds},
             )
         return number.quantize(NUMBER_STEP)
 
@@ -454,8 +454,13 @@ class ContextVariable(models.Model):
                 raise ValidationError({"scale": _("Pick a scale of the same framework.")})
 
 
-def _plain(number: Decimal) -> str:
-    return format(number.normalize(), "f")
+def shown_value(value: "ContextValue | Decimal | str") -> str:
+    """A context value as people read it, in one of the types ContextVariable.parse_value
+    gives: a listed value's label, a number without trailing zeros (2.500 reads 2.5), a text
+    as it is. Every display of a context value goes through it."""
+    if isinstance(value, Decimal):
+        return format(value.normalize(), "f")
+    return str(value)
 
 
 class ValueFollowsScale(Conflict):

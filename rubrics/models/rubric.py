@@ -6,8 +6,8 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from rubrics.models.criteria import CriterionVersion, EffectiveCriterion, Layer
-from rubrics.models.tasks import Task, TaskResource, context_display
-from taxonomy.models import ContextValue, ContextVariable
+from rubrics.models.material import AbstractContextValue, AbstractResource
+from rubrics.models.tasks import Task
 
 
 class RubricVersion(models.Model):
@@ -102,7 +102,7 @@ class RubricItem(models.Model):
         )
 
 
-class PublishedResource(models.Model):
+class PublishedResource(AbstractResource):
     """A resource of the task as it was published with `rubric_version`. A file resource names
     the same stored file as the task's resource did: uploads are never overwritten in place
     (each gets its own name) and deleting a resource leaves its file, so the published copy
@@ -115,23 +115,17 @@ class PublishedResource(models.Model):
         verbose_name=_("rubric version"),
     )
     order = models.PositiveIntegerField(verbose_name=_("order"))
-    title = models.CharField(max_length=200, verbose_name=_("title"))
     kind = models.CharField(
-        max_length=16, choices=TaskResource.Kind.choices, verbose_name=_("kind")
+        max_length=16, choices=AbstractResource.Kind.choices, verbose_name=_("kind")
     )
-    text = models.TextField(blank=True, verbose_name=_("text"))
-    file = models.FileField(upload_to="task_resources/%Y/", blank=True, verbose_name=_("file"))
 
     class Meta:
         verbose_name = _("published resource")
         verbose_name_plural = _("published resources")
         ordering = ["rubric_version", "order", "pk"]
 
-    def __str__(self) -> str:
-        return self.title
 
-
-class PublishedContextValue(models.Model):
+class PublishedContextValue(AbstractContextValue):
     """A context value of the task as it was published with `rubric_version`."""
 
     rubric_version = models.ForeignKey(
@@ -139,21 +133,6 @@ class PublishedContextValue(models.Model):
         on_delete=models.CASCADE,
         related_name="context_values",
         verbose_name=_("rubric version"),
-    )
-    variable = models.ForeignKey(
-        ContextVariable, on_delete=models.PROTECT, related_name="+", verbose_name=_("variable")
-    )
-    value = models.ForeignKey(
-        ContextValue,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name=_("value"),
-    )
-    text = models.TextField(blank=True, verbose_name=_("text"))
-    number = models.DecimalField(
-        max_digits=12, decimal_places=3, null=True, blank=True, verbose_name=_("number")
     )
 
     class Meta:
@@ -165,10 +144,3 @@ class PublishedContextValue(models.Model):
                 fields=["rubric_version", "variable"], name="published_context_value_once"
             )
         ]
-
-    def __str__(self) -> str:
-        return f"{self.variable}: {self.display_value}"
-
-    @property
-    def display_value(self) -> str:
-        return context_display(self)

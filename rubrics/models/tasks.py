@@ -3,7 +3,6 @@
 from collections import defaultdict
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -22,10 +21,8 @@ from rubrics.models.criteria import (
     EffectiveCriterion,
     Layer,
 )
-from taxonomy.models import ContextValue, ContextVariable, Framework, SubCompetency
-
-if TYPE_CHECKING:
-    from rubrics.models.rubric import PublishedContextValue
+from rubrics.models.material import AbstractContextValue, AbstractResource
+from taxonomy.models import ContextValue, Framework, SubCompetency
 
 # Each of a task's texts (instruction, system prompt, reference answer): a long reading passage
 # fits, a 3 MB paste does not. docs/rubrics.md, "Bounds"; one rule, the field's validator.
@@ -230,12 +227,8 @@ class Task(models.Model):
         return self.criteria.filter(retired=False)
 
 
-class TaskResource(models.Model):
+class TaskResource(AbstractResource):
     """Material handed to the model with the task: a markdown text or an uploaded file."""
-
-    class Kind(models.TextChoices):
-        MARKDOWN = "markdown", _("Text (markdown)")
-        FILE = "file", _("File")
 
     # The L2-Bench tasks file has three resource columns: a task with more cannot be exported.
     L2BENCH_LIMIT = 3
@@ -244,12 +237,12 @@ class TaskResource(models.Model):
         Task, on_delete=models.CASCADE, related_name="resources", verbose_name=_("task")
     )
     order = models.PositiveIntegerField(default=0, verbose_name=_("order"))
-    title = models.CharField(max_length=200, verbose_name=_("title"))
     kind = models.CharField(
-        max_length=16, choices=Kind.choices, default=Kind.MARKDOWN, verbose_name=_("kind")
+        max_length=16,
+        choices=AbstractResource.Kind.choices,
+        default=AbstractResource.Kind.MARKDOWN,
+        verbose_name=_("kind"),
     )
-    text = models.TextField(blank=True, verbose_name=_("text"))
-    file = models.FileField(upload_to="task_resources/%Y/", blank=True, verbose_name=_("file"))
     revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
 
     objects = OrderedQuerySet.as_manager()
@@ -269,9 +262,6 @@ class TaskResource(models.Model):
             )
         ]
 
-    def __str__(self) -> str:
-        return self.title
-
     def clean(self) -> None:
         if self.kind == self.Kind.MARKDOWN and not self.text.strip():
             raise ValidationError({"text": _("A text resource needs its text.")})
@@ -281,36 +271,12 @@ class TaskResource(models.Model):
             raise ValidationError({"file": _("A file resource needs a file.")})
 
 
-def context_display(item: "TaskContextValue | PublishedContextValue") -> str:
-    """A context value as people read it: the listed value's label, the number, or the text."""
-    if item.value_id is not None:
-        return str(item.value)
-    if item.number is not None:
-        return format(item.number.normalize(), "f")
-    return item.text
-
-
-class TaskContextValue(models.Model):
+class TaskContextValue(AbstractContextValue):
     """The value of one context variable for one task: a listed value, a text or a number,
     according to the variable's kind."""
 
     task = models.ForeignKey(
         Task, on_delete=models.CASCADE, related_name="context_values", verbose_name=_("task")
-    )
-    variable = models.ForeignKey(
-        ContextVariable, on_delete=models.PROTECT, related_name="+", verbose_name=_("variable")
-    )
-    value = models.ForeignKey(
-        ContextValue,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name=_("value"),
-    )
-    text = models.TextField(blank=True, verbose_name=_("text"))
-    number = models.DecimalField(
-        max_digits=12, decimal_places=3, null=True, blank=True, verbose_name=_("number")
     )
     revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
 
@@ -334,13 +300,6 @@ class TaskContextValue(models.Model):
                 ),
             ),
         ]
-
-    def __str__(self) -> str:
-        return f"{self.variable}: {self.display_value}"
-
-    @property
-    def display_value(self) -> str:
-        return context_display(self)
 
     def set_value(self, value: ContextValue | Decimal | str) -> None:
         """Store a value parsed by ContextVariable.parse_value in the column its type takes."""
