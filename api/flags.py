@@ -21,8 +21,7 @@ from accounts.models import User
 from accounts.roles import Action
 from api import schema
 from api.filters import FilterSet, IntegerFilter
-from api.grading import manages_studies
-from api.permissions import acting_user
+from api.permissions import acting_user, manages_studies
 from api.serializers import ApiModelSerializer, ApiSerializer, SlugRelatedField
 from api.viewsets import ReadOnlyViewSet
 from grading import flags

@@ -73,3 +73,8 @@ class RoleAction(BasePermission):
         # and detail views agree; this check is the second line.
         may_see = getattr(view, "may_see", None)
         return may_see is None or bool(may_see(request, obj))
+
+
+def manages_studies(user: Any) -> bool:
+    """The user may run grading studies: reads every grader's work (no blindness)."""
+    return user_can(user, Action.MANAGE_STUDIES)
