@@ -9,6 +9,7 @@ from agreement import cache
 from agreement.data import (
     judge_runs_for,
     load_judge_data,
+    load_judged_responses,
     load_label_units,
     load_ordinal_ratings,
     load_runs_data,
@@ -179,12 +180,16 @@ def triage(study: Study, run: JudgeRun) -> Triage:
 
 
 def study_leaderboard(study: Study, run: JudgeRun | None) -> Leaderboard:
+    """Each model's scores by the experts; with `run`, by its judge too, and the
+    prediction-powered scores from every response the run judged."""
     settings = AnalysisSettings.for_study(study)
 
     def compute() -> Leaderboard:
         ratings = load_study_ratings(study)
-        judge = load_judge_data(study, run, ratings) if run is not None else None
-        return leaderboard(ratings, judge)
+        if run is None:
+            return leaderboard(ratings)
+        judge = load_judge_data(study, run, ratings)
+        return leaderboard(ratings, judge, load_judged_responses(study, run, ratings))
 
     return cache.get_or_compute(cache.leaderboard_key(study, run, settings), compute)
 

@@ -5,6 +5,7 @@ key the reports' cache."""
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 from django.db.models import Count, Exists, Field, Max, OuterRef, Q, Sum
@@ -26,7 +27,7 @@ from grading.models import (
     Verdict,
 )
 from l2annot.db_routers import reports_alias
-from rubrics.models import CriterionVersion, Task, TaskContextValue
+from rubrics.models import CriterionVersion, Response, Task, TaskContextValue
 from taxonomy.models import ProficiencyLevel
 from taxonomy.scales import reporting_label, reporting_levels
 
@@ -413,25 +414,35 @@ def _labels(field_name: str) -> dict[str, str]:
 
 
 def item_info(item_ids: list[int], db: str) -> list[ItemInfo]:
-    task = "response__task__"
-    found = (
-        StudyItem.objects.using(db)
-        .filter(pk__in=item_ids)
-        .values_list(
+    found = StudyItem.objects.using(db).filter(pk__in=item_ids)
+    return _item_infos(found, "response__", item_ids, db)
+
+
+def response_item_info(response_ids: list[int], db: str) -> list[ItemInfo]:
+    """ItemInfo of responses themselves (keyed by response id), as `item_info` of study items."""
+    found = Response.objects.using(db).filter(pk__in=response_ids)
+    return _item_infos(found, "", response_ids, db)
+
+
+def _item_infos(found: Any, response: str, keys: list[int], db: str) -> list[ItemInfo]:
+    """ItemInfo of the rows of `found` (study items or responses, `response` the path from one
+    to its response), in the order of `keys`."""
+    task = f"{response}task__"
+    rows = list(
+        found.values_list(
             "pk",
-            "response__task_id",
+            f"{response}task_id",
             f"{task}key",
             f"{task}sub_competency__code",
             f"{task}sub_competency__competency__code",
-            "response__model_family",
-            "response__model_name",
+            f"{response}model_family",
+            f"{response}model_name",
             f"{task}difficulty",
             f"{task}task_type",
             f"{task}language",
-            "response__version",
+            f"{response}version",
         )
     )
-    rows = list(found)
     context = report_context({row[1] for row in rows}, db)
     difficulties, types = _labels("difficulty"), _labels("task_type")
     languages = _labels("language")
@@ -451,4 +462,4 @@ def item_info(item_ids: list[int], db: str) -> list[ItemInfo]:
             language=languages.get(language, language),
             response_version=version,
         )
-    return [by_pk[pk] for pk in item_ids]
+    return [by_pk[pk] for pk in keys]

@@ -8,14 +8,16 @@ from typing import Any
 import numpy as np
 from django.db.models import Count, Exists, F, Max, OuterRef, Q, Sum
 
-from agreement.data.experts import VALUE_INDEX
+from agreement.data.experts import VALUE_INDEX, criteria_info, response_item_info
 from core.analysis.calibration import MISSING, FloatArray, JudgeData, ScaleScores
 from core.analysis.comparison import UNPARSEABLE, RunVerdicts
+from core.analysis.leaderboard import JudgedResponses
 from core.analysis.ratings import (
     FAIL,
     PASS,
     IntArray,
     StudyRatings,
+    ratings_from_rows,
 )
 from core.analysis.scales import ScaleRatings
 from grading.models import (
@@ -28,6 +30,7 @@ from grading.models import (
 )
 from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from l2annot.db_routers import reports_alias
+from rubrics.models import Response
 
 
 def _study_runs(study: Study, answers: type[JudgeVerdict] | type[JudgeRating]) -> list[JudgeRun]:
@@ -164,6 +167,58 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
         level_pairs=level_pairs.astype(np.int64),
         judge_levels=levels,
         gold_levels=_gold_levels(units, pair_of, len(level_pairs), db),
+    )
+
+
+def load_judged_responses(study: Study, run: JudgeRun, ratings: StudyRatings) -> JudgedResponses:
+    """Every response of the study's models that `run` judged, with its first-epoch verdicts
+    and levels on whole responses (the prediction-powered scores' judge values): the study's
+    graded responses, and every current response of the same models that is not another
+    version of one of them. An unparseable answer is left out, as for `load_judge_data`.
+    A few queries, however many responses."""
+    db = reports_alias()
+    keys = [item.key for item in ratings.items]
+    response_of = dict(
+        StudyItem.objects.using(db).filter(pk__in=keys).values_list("pk", "response_id")
+    )
+    graded = Response.objects.using(db).filter(pk__in=response_of.values())
+    # Another version of a graded response is the same answer: neither labelled nor not.
+    other_versions = (
+        Response.objects.using(db).versions_of(graded).exclude(pk__in=graded.values("pk"))
+    )
+    rows = list(
+        JudgeVerdict.objects.using(db)
+        .per_response()
+        .filter(
+            run=run.pk, epoch=1, response__model_name__in={item.model for item in ratings.items}
+        )
+        .filter(Q(response__superseded_at__isnull=True) | Q(response__in=graded.values("pk")))
+        .exclude(response__in=other_versions.values("pk"))
+        .exclude(verdict__isnull=True, level__isnull=True)
+        .values_list("response_id", "criterion_version_id", "verdict", "level")
+    )
+    response_ids = sorted({row[0] for row in rows})
+    version_ids = sorted({row[1] for row in rows})
+    index = {pk: n for n, pk in enumerate(response_ids)}
+    version_index = {pk: n for n, pk in enumerate(version_ids)}
+    found = ratings_from_rows(
+        [
+            (index[response], version_index[version], 0, PASS if verdict else FAIL)
+            for response, version, verdict, level in rows
+            if level is None
+        ],
+        criteria=criteria_info(version_ids, db),
+        items=response_item_info(response_ids, db),
+        raters=[str(run)],
+        levels=[
+            (index[response], version_index[version], 0, level)
+            for response, version, _, level in rows
+            if level is not None
+        ],
+    )
+    return JudgedResponses(
+        ratings=found,
+        of_study_item=np.array([index.get(response_of[key], -1) for key in keys], dtype=np.int64),
     )
 
 

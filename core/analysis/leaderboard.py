@@ -7,9 +7,15 @@ A response's expert score is the mean of its graders' task scores, so every expe
 counts and no majority has to break ties. Intervals: Wilson-type at the responses' effective n
 (`core.stats.intervals.mean_bounds`, chosen by simulated coverage: docs/statistics.md),
 withheld below `MINIMUM_RESPONSES` responses with the reason.
+
+Prediction-powered scores (`PredictionPowered`, given `JudgedResponses`): each model's score
+estimated from the judge's scores of every response the run judged, corrected by the responses
+the experts scored (PPI++, `core.stats.ppi.ppi_mean`). A response's judge value there is its
+score from every verdict the run gave on it (first epoch), the same rule for the responses the
+experts graded and for the others, as PPI needs; docs/statistics.md says what each figure is.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +25,7 @@ from core.analysis.calibration import MISSING, JudgeData
 from core.analysis.ratings import CriterionInfo, IntArray, ItemInfo, StudyRatings
 from core.scoring import Judgement, outcome, task_score
 from core.stats.intervals import mean_bounds, too_few_responses
+from core.stats.ppi import PPIMean, ppi_mean
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -38,12 +45,54 @@ class Score:
     unreliable_reason: str | None = None
 
 
+#: Below this tuned lambda the judge's scores barely move the estimate: PPI++ has fallen back
+#: to (about) the experts' mean alone, and the leaderboard says so.
+EXPERTS_ALONE_LAMBDA = 0.05
+
+
+@dataclass(frozen=True)
+class PredictionPowered:
+    """A model's prediction-powered score (`score`: estimate, interval, the tuned lambda, n
+    labelled and unlabelled), the judge's own mean over the same responses (`judge_only`,
+    n = labelled + unlabelled) and `effective_n`: how many expert-scored responses alone
+    would give the same standard error (n Var(Y) / n / se^2; None when either is 0)."""
+
+    score: PPIMean
+    judge_only: Score
+    effective_n: float | None
+
+    @property
+    def gain(self) -> int | None:
+        """The judge-only responses' worth in expert-scored responses: effective n minus the
+        responses the experts scored (never below 0)."""
+        if self.effective_n is None:
+            return None
+        return max(round(self.effective_n) - self.score.n_labeled, 0)
+
+    @property
+    def experts_alone(self) -> bool:
+        """PPI++ gave the judge (about) no weight: the estimate is the experts' mean."""
+        return self.score.lam < EXPERTS_ALONE_LAMBDA
+
+
+@dataclass(frozen=True)
+class JudgedResponses:
+    """Every response a judge run judged (first epoch, whole responses) as ratings by one
+    rater, the judge: `ratings.items` are responses (keyed by response id), possibly far more
+    than the study grades. `of_study_item`: per item of the study's ratings, the index in
+    `ratings.items` of the same response, -1 where the run did not judge it."""
+
+    ratings: StudyRatings
+    of_study_item: IntArray
+
+
 @dataclass(frozen=True)
 class ModelRow:
     model: str
     experts: Score
     judge: Score | None
     n_graded: int = 0  # the model's responses with an expert grade (N/A included)
+    ppi: PredictionPowered | None = None
 
     @property
     def n_unscored(self) -> int:
@@ -160,17 +209,87 @@ class _Masks:
     na: npt.NDArray[np.bool_]
     levels: npt.NDArray[np.bool_]
     judge_levels: npt.NDArray[np.bool_] | None
+    # The units and levels of `JudgedResponses.ratings` (the prediction-powered scores).
+    judged_units: npt.NDArray[np.bool_] | None = None
+    judged_levels: npt.NDArray[np.bool_] | None = None
 
 
-def _rows(ratings: StudyRatings, judge: JudgeData | None, masks: _Masks) -> tuple[ModelRow, ...]:
+def prediction_powered(
+    labels: Sequence[float],
+    judge_on_labeled: Sequence[float],
+    judge_on_unlabeled: Sequence[float],
+) -> PredictionPowered | None:
+    """A model's prediction-powered score (PPI++, tuned lambda, score interval) from the
+    experts' and the judge's scores of the responses both scored, in the same order, and the
+    judge's scores of the responses it alone scored. Scores are clipped at 0, as the
+    leaderboard averages them. None with fewer than two responses scored by both or none by
+    the judge alone: the estimator needs both."""
+    y = np.clip(np.asarray(labels, dtype=np.float64), 0.0, None)
+    f = np.clip(np.asarray(judge_on_labeled, dtype=np.float64), 0.0, None)
+    f_u = np.clip(np.asarray(judge_on_unlabeled, dtype=np.float64), 0.0, None)
+    if y.size < 2 or f_u.size < 1:
+        return None
+    found = ppi_mean(y, f, f_u)
+    # The experts alone have se^2 = Var(Y) / n (ppi_mean at lambda 0): the n that gives the
+    # prediction-powered se is Var(Y) / se^2.
+    variance = float(np.var(y))
+    se = found.standard_error
+    effective = variance / se**2 if variance > 0 and se > 0 else None
+    return PredictionPowered(found, score_of([*f.tolist(), *f_u.tolist()]), effective)
+
+
+def _ppi_rows(
+    ratings: StudyRatings,
+    experts: dict[int, float],
+    judged: JudgedResponses,
+    masks: _Masks,
+) -> dict[str, PredictionPowered | None]:
+    """Each model's prediction-powered score over the criteria and responses in `masks`:
+    labelled, the study's responses with an expert score and a judge score; unlabelled, the
+    responses the run judged that no expert graded in the study."""
+    scores, _ = response_scores(
+        judged.ratings, _given(masks.judged_units), None, _given(masks.judged_levels)
+    )
+    in_study = {int(j) for j in judged.of_study_item.tolist() if j >= 0}
+    labeled: dict[str, tuple[list[float], list[float]]] = {}
+    for i, value in experts.items():
+        j = int(judged.of_study_item[i])
+        if j >= 0 and j in scores:
+            y, f = labeled.setdefault(ratings.items[i].model, ([], []))
+            y.append(value)
+            f.append(scores[j])
+    unlabeled: dict[str, list[float]] = {}
+    for j, value in scores.items():
+        if j not in in_study:
+            unlabeled.setdefault(judged.ratings.items[j].model, []).append(value)
+    return {
+        model: prediction_powered(y, f, unlabeled.get(model, []))
+        for model, (y, f) in labeled.items()
+    }
+
+
+def _given(mask: npt.NDArray[np.bool_] | None) -> npt.NDArray[np.bool_]:
+    assert mask is not None  # set whenever judged responses are
+    return mask
+
+
+def _rows(
+    ratings: StudyRatings,
+    judge: JudgeData | None,
+    masks: _Masks,
+    judged: JudgedResponses | None = None,
+) -> tuple[ModelRow, ...]:
     """Each model's row over the units, levels and N/A grades in `masks` (N/A grades on
     responses that may have no score: every criterion N/A)."""
-    experts, judged = response_scores(ratings, masks.units, judge, masks.levels, masks.judge_levels)
+    experts, judged_scores = response_scores(
+        ratings, masks.units, judge, masks.levels, masks.judge_levels
+    )
+    ppi = _ppi_rows(ratings, experts, judged, masks) if judged is not None else {}
     graded = set(ratings.unit_item[masks.units].tolist())
     graded |= set(ratings.na_item[masks.na].tolist())
     graded |= set(ratings.level_item[masks.levels].tolist())
     models = sorted(
-        {ratings.items[i].model for i in graded} | {ratings.items[i].model for i in judged}
+        {ratings.items[i].model for i in graded} | {ratings.items[i].model for i in judged_scores}
     )
     rows = []
     for model in models:
@@ -179,10 +298,11 @@ def _rows(ratings: StudyRatings, judge: JudgeData | None, masks: _Masks) -> tupl
             ModelRow(
                 model=model,
                 experts=score_of([experts[i] for i in mine if i in experts]),
-                judge=score_of([judged[i] for i in mine if i in judged])
+                judge=score_of([judged_scores[i] for i in mine if i in judged_scores])
                 if judge is not None
                 else None,
                 n_graded=sum(1 for i in mine if i in graded),
+                ppi=ppi.get(model),
             )
         )
     return tuple(sorted(rows, key=lambda r: -(r.experts.mean or 0.0)))
@@ -191,56 +311,71 @@ def _rows(ratings: StudyRatings, judge: JudgeData | None, masks: _Masks) -> tupl
 def leaderboard(
     ratings: StudyRatings,
     judge: JudgeData | None = None,
+    judged: JudgedResponses | None = None,
 ) -> Leaderboard:
+    """Each model's scores overall and in each breakdown; with `judged` (the run's verdicts on
+    every response it judged), each row's prediction-powered score too."""
     pairs = judge.level_pairs if judge is not None else np.empty((0, 2), dtype=np.int64)
-    places = (
-        (ratings.unit_item, ratings.unit_criterion),
-        (ratings.na_item, ratings.na_criterion),
-        (ratings.level_item, ratings.level_criterion),
-        (pairs[:, 0], pairs[:, 1]),
-    )
+    # (items, criteria, whose ratings): the places a group selects from.
+    places = [
+        (ratings.unit_item, ratings.unit_criterion, ratings),
+        (ratings.na_item, ratings.na_criterion, ratings),
+        (ratings.level_item, ratings.level_criterion, ratings),
+        (pairs[:, 0], pairs[:, 1], ratings),
+    ]
+    if judged is not None:
+        found = judged.ratings
+        places.append((found.unit_item, found.unit_criterion, found))
+        places.append((found.level_item, found.level_criterion, found))
 
     def labels_of(
-        label: Callable[[CriterionInfo, ItemInfo], str], items: IntArray, criteria: IntArray
+        label: Callable[[CriterionInfo, ItemInfo], str],
+        items: IntArray,
+        criteria: IntArray,
+        where: StudyRatings,
     ) -> npt.NDArray[np.object_]:
         return np.array(
             [
-                label(ratings.criteria[c], ratings.items[i])
+                label(where.criteria[c], where.items[i])
                 for i, c in zip(items.tolist(), criteria.tolist(), strict=True)
             ],
             dtype=object,
         )
 
     def masks(keep: list[npt.NDArray[np.bool_]]) -> _Masks:
-        return _Masks(keep[0], keep[1], keep[2], keep[3] if judge is not None else None)
-
-    def by_unit(label: Callable[[CriterionInfo, ItemInfo], str]) -> tuple[Breakdown, ...]:
-        labels = [labels_of(label, items, criteria) for items, criteria in places]
-        # Groups of graded units and levels (one holding only N/A grades has no score).
-        keys = sorted({k for found in (labels[0], labels[2]) for k in found.tolist() if k})
-        return tuple(
-            Breakdown(key, _rows(ratings, judge, masks([found == key for found in labels])))
-            for key in keys
+        return _Masks(
+            keep[0],
+            keep[1],
+            keep[2],
+            keep[3] if judge is not None else None,
+            keep[4] if judged is not None else None,
+            keep[5] if judged is not None else None,
         )
 
-    def in_context(label: str, items: IntArray) -> npt.NDArray[np.bool_]:
+    def rows(keep: list[npt.NDArray[np.bool_]]) -> tuple[ModelRow, ...]:
+        return _rows(ratings, judge, masks(keep), judged)
+
+    def by_unit(label: Callable[[CriterionInfo, ItemInfo], str]) -> tuple[Breakdown, ...]:
+        labels = [labels_of(label, *place) for place in places]
+        # Groups of graded units and levels (one holding only N/A grades has no score).
+        keys = sorted({k for found in (labels[0], labels[2]) for k in found.tolist() if k})
+        return tuple(Breakdown(key, rows([found == key for found in labels])) for key in keys)
+
+    def in_context(label: str, items: IntArray, where: StudyRatings) -> npt.NDArray[np.bool_]:
         return np.array(
-            [label in {f"{n}: {v}" for n, v in ratings.items[i].context} for i in items.tolist()],
+            [label in {f"{n}: {v}" for n, v in where.items[i].context} for i in items.tolist()],
             dtype=bool,
         )
 
     contexts = sorted({f"{n}: {v}" for item in ratings.items for n, v in item.context})
     by_context = tuple(
-        Breakdown(
-            label,
-            _rows(ratings, judge, masks([in_context(label, items) for items, _ in places])),
-        )
+        Breakdown(label, rows([in_context(label, items, where) for items, _, where in places]))
         for label in contexts
     )
-    everything = masks([np.ones(items.size, dtype=bool) for items, _ in places])
+    everything = [np.ones(items.size, dtype=bool) for items, _, _ in places]
     return Leaderboard(
         judge_name=judge.judge_name if judge is not None else None,
-        rows=_rows(ratings, judge, everything),
+        rows=rows(everything),
         breakdowns=(
             ("Competency", by_unit(lambda c, i: i.competency)),
             ("Layer", by_unit(lambda c, i: c.layer)),
