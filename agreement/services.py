@@ -194,6 +194,12 @@ def study_leaderboard(study: Study, run: JudgeRun | None) -> Leaderboard:
     return cache.get_or_compute(cache.leaderboard_key(study, run, settings), compute)
 
 
+def judge_leaderboards(study: Study) -> list[Leaderboard]:
+    """The leaderboard with each of the study's judge runs (agreement.data.judge_runs_for), as
+    the agreement report's downloads write their prediction-powered scores."""
+    return [study_leaderboard(study, run) for run in judge_runs_for(study)]
+
+
 def judge_scale_report(study: Study, run: JudgeRun) -> tuple[JudgeScale, ...]:
     """The judge of `run` against the experts of `study` on each 1-5 question it scored."""
     settings = AnalysisSettings.for_study(study)

@@ -31,6 +31,7 @@ from agreement.services import (
     is_large,
     judge_calibration_summary,
     judge_calibrations,
+    judge_leaderboards,
     judge_report,
     judge_scale_report,
     judge_scales_by_run,
@@ -197,13 +198,14 @@ def study_report_download(
     filename = f"agreement-{slugify(study.name) or study.pk}"
     judges = judge_scales_by_run(study)
     calibrations = judge_calibrations(study)
+    boards = judge_leaderboards(study)
     if fmt == "json":
-        data = report_to_dict(study.name, report, judges, calibrations)
+        data = report_to_dict(study.name, report, judges, calibrations, boards)
         response: HttpResponse = JsonResponse(data)
         response["Content-Disposition"] = f'attachment; filename="{filename}.json"'
         return response
     buffer = BytesIO()
-    write_report_xlsx(study.name, report, buffer, judges, calibrations)
+    write_report_xlsx(study.name, report, buffer, judges, calibrations, boards)
     response = HttpResponse(buffer.getvalue(), content_type=XLSX)
     response["Content-Disposition"] = f'attachment; filename="{filename}.xlsx"'
     return response

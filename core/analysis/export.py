@@ -11,6 +11,8 @@ from core.analysis.calibration import JudgeScale, TurnCalibration
 from core.analysis.comparison import RunGroup, RunSummary
 from core.analysis.labels import COLUMNS as LABEL_COLUMNS
 from core.analysis.labels import FinalLabel, label_document, label_row
+from core.analysis.leaderboard import Leaderboard, ModelRow
+from core.analysis.leaderboard import Score as BoardScore
 from core.analysis.reports import GroupAgreement, StudyAgreement
 from core.formats.formulas import spreadsheet_safe
 from core.formats.sheets_xlsx import Column, Table, write_tables_xlsx
@@ -285,12 +287,69 @@ def write_judge_calibration_xlsx(
     write_sheets_xlsx(iter(sheets), out)
 
 
+NO_PPI = "needs two responses scored by both the experts and the judge, and one judged only"
+
+
+def _board_score(prefix: str, score: BoardScore | None) -> dict[str, Any]:
+    found = score or BoardScore(None, None, None, 0)
+    return {
+        prefix: found.mean,
+        f"{prefix} n": found.n_responses,
+        f"{prefix} CI low": found.low,
+        f"{prefix} CI high": found.high,
+    }
+
+
+def _ppi_row(judge: str, group: str, row: ModelRow) -> dict[str, Any]:
+    ppi = row.ppi
+    score = ppi.score if ppi is not None else None
+    return (
+        {
+            "judge": judge,
+            "group": group,
+            "model": row.model,
+            "prediction-powered score": score.estimate if score else None,
+            "prediction-powered score n": score.n_labeled + score.n_unlabeled if score else 0,
+            "prediction-powered score CI low": score.low if score else None,
+            "prediction-powered score CI high": score.high if score else None,
+            "prediction-powered score undefined because": "" if score else NO_PPI,
+            "prediction-powered score interval unreliable because": (
+                score.unreliable_reason or "" if score else ""
+            ),
+            "standard error": score.standard_error if score else None,
+            "lambda": score.lam if score else None,
+            "experts alone (lambda near 0)": ppi.experts_alone if ppi else None,
+            "expert-graded responses (labelled)": score.n_labeled if score else 0,
+            "judged only responses (unlabelled)": score.n_unlabeled if score else 0,
+            "method": score.method if score else "",
+            "effective n (expert-graded responses)": ppi.effective_n if ppi else None,
+            "worth in more expert-graded responses": ppi.gain if ppi else None,
+        }
+        | _board_score("judge-only score", ppi.judge_only if ppi else None)
+        | _board_score("experts score", row.experts)
+    )
+
+
+def prediction_powered_rows(judge: str, board: Leaderboard) -> list[dict[str, Any]]:
+    """Each model's prediction-powered score (core.analysis.leaderboard) overall and in each
+    breakdown of the leaderboard of judge run `judge`, with the judge-only and experts-only
+    scores beside it: every figure with its n."""
+    rows = [_ppi_row(judge, "overall", row) for row in board.rows]
+    for dimension, groups in board.breakdowns:
+        for group in groups:
+            rows.extend(_ppi_row(judge, f"{dimension}: {group.label}", r) for r in group.rows)
+    return rows
+
+
 def report_to_dict(
     study_name: str,
     report: StudyAgreement,
     judges: JudgeScales = (),
     calibrations: Sequence[RunSummary] = (),
+    leaderboards: Sequence[Leaderboard] = (),
 ) -> dict[str, Any]:
+    """The report as JSON-ready data; `leaderboards` (one per judge run) add each model's
+    prediction-powered scores."""
     return {
         "study": study_name,
         "validation threshold": report.threshold,
@@ -399,6 +458,11 @@ def report_to_dict(
         "judge calibration": [
             row for found in calibrations for row in judge_calibration_rows(found)
         ],
+        "prediction-powered scores": [
+            row
+            for board in leaderboards
+            for row in prediction_powered_rows(board.judge_name or "", board)
+        ],
     }
 
 
@@ -407,7 +471,8 @@ def _sheet_rows(data: dict[str, Any]) -> Iterator[tuple[str, list[str], list[lis
     for name in ["criteria", "by layer", "by competency", "by sub-competency", "by context value",
                  "by language", "turn-level criteria", "ordinal criteria",
                  "annotators", "pairwise agreement", "task-level ratings",
-                 "internal consistency", "judge ratings", "judge calibration"]:  # fmt: skip
+                 "internal consistency", "judge ratings", "judge calibration",
+                 "prediction-powered scores"]:  # fmt: skip
         rows = data[name]
         header = list(rows[0]) if rows else ["(no data)"]
         yield name.capitalize()[:31], header, [list(row.values()) for row in rows]
@@ -419,8 +484,9 @@ def write_report_xlsx(
     out: IO[bytes],
     judges: JudgeScales = (),
     calibrations: Sequence[RunSummary] = (),
+    leaderboards: Sequence[Leaderboard] = (),
 ) -> None:
-    data = report_to_dict(study_name, report, judges, calibrations)
+    data = report_to_dict(study_name, report, judges, calibrations, leaderboards)
     write_sheets_xlsx(_sheet_rows(data), out)
 
 

@@ -1,8 +1,12 @@
 """Prediction-powered scores of a study whose judge run judged more responses than the
 experts graded: from the database to the service, the page and the API."""
 
+import json
+from io import BytesIO
+
 import pytest
 from django.utils import timezone
+from openpyxl import load_workbook
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -172,3 +176,28 @@ def test_the_api_gives_the_prediction_powered_figures(setup, make_user):
     assert {"gain", "experts_alone", "effective_n", "judge_only"} <= set(ppi)
     layer = data["breakdowns"][1]
     assert layer[0] == "Layer" and layer[1][0]["rows"][0]["ppi"] is not None
+
+
+def test_the_agreement_downloads_carry_the_prediction_powered_figures(setup, client_as):
+    study, run, _, _ = setup
+    client = client_as(Role.MAINTAINER)
+    url = reverse("agreement:study_report_json", args=[study.pk])
+    rows = json.loads(client.get(url).content)["prediction-powered scores"]
+    board = study_leaderboard(Study.objects.get(pk=study.pk), run)
+    overall = {row["model"]: row for row in rows if row["group"] == "overall"}
+    for model_row in board.rows:
+        found, ppi = overall[model_row.model], model_row.ppi
+        assert ppi is not None
+        assert found["judge"] == str(run)
+        assert found["prediction-powered score"] == pytest.approx(ppi.score.estimate)
+        assert found["prediction-powered score CI low"] == pytest.approx(ppi.score.low)
+        assert found["lambda"] == pytest.approx(ppi.score.lam)
+        assert found["expert-graded responses (labelled)"] == 3
+        assert found["judged only responses (unlabelled)"] == 3
+        assert found["method"] == ppi.score.method
+        assert found["worth in more expert-graded responses"] == ppi.gain
+    assert any(row["group"] == "Layer: task" for row in rows)
+    xlsx = reverse("agreement:study_report_xlsx", args=[study.pk])
+    sheet = load_workbook(BytesIO(client.get(xlsx).content))["Prediction-powered scores"]
+    assert [cell.value for cell in sheet[1]] == list(rows[0])
+    assert sheet.max_row == len(rows) + 1

@@ -5,7 +5,12 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils.translation import gettext, gettext_noop
 
-from agreement.services import judge_calibrations, judge_scales_by_run, study_report
+from agreement.services import (
+    judge_calibrations,
+    judge_leaderboards,
+    judge_scales_by_run,
+    study_report,
+)
 from core.analysis.export import report_to_dict, write_report_xlsx
 from grading.commands import STUDY_HELP, study_argument
 from l2annot.commands import Command as TranslatedCommand
@@ -26,13 +31,14 @@ class Command(TranslatedCommand):
         report = study_report(study)
         judges = judge_scales_by_run(study)
         calibrations = judge_calibrations(study)
+        boards = judge_leaderboards(study)
         output: Path = options["output"]
         if options["format"] == "json":
-            data = report_to_dict(study.name, report, judges, calibrations)
+            data = report_to_dict(study.name, report, judges, calibrations, boards)
             output.write_text(json.dumps(data, indent=2), encoding="utf-8")
         else:
             with output.open("wb") as stream:
-                write_report_xlsx(study.name, report, stream, judges, calibrations)
+                write_report_xlsx(study.name, report, stream, judges, calibrations, boards)
         self.stdout.write(
             gettext("Wrote the agreement report of %(study)s to %(path)s")
             % {"study": study.name, "path": output}
