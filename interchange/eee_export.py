@@ -28,6 +28,8 @@ _SCORED_BY = {
     "experts": "the experts (a response's score is the mean of its graders' task scores)",
     "judge": "the LLM judge (its verdicts on the criteria the experts graded)",
 }
+# A judge export adds, beside each result, the prediction-powered score of the same group
+# (`<key>:prediction-powered`): the leaderboard's, from every response the run judged.
 
 
 class ExportProblem(Exception):
@@ -125,7 +127,51 @@ def _results(
         )
         baseline = row.experts.mean if source == "judge" else None
         results.append(eee.Result(key, name, description, score, expert_baseline=baseline))
+        if source == "judge" and row.ppi is not None:
+            results.append(_prediction_powered(key, name, scope, study, row))
     return tuple(results)
+
+
+def _prediction_powered(key: str, name: str, scope: str, study: Study, row: ModelRow) -> eee.Result:
+    """The row's prediction-powered score as a result of its own, its uncertainty in full."""
+    assert row.ppi is not None
+    found = row.ppi.score
+    shown = found.unreliable_reason is None
+    description = (
+        f"L2-Bench score of the model over {scope}, estimated by prediction-powered inference "
+        f"(PPI++, Angelopoulos, Duchi & Zrnic 2023) from the LLM judge's task scores of every "
+        f"response of the model it judged, corrected by the {found.n_labeled} responses of "
+        f"study '{study.name}' both the experts and the judge scored "
+        f"({found.n_unlabeled} responses judged only). Task score: weights of the criteria met, "
+        "penalties subtracted, over the positive weights; negative scores count as 0."
+    )
+    details = [
+        ("n_labeled", str(found.n_labeled)),
+        ("n_unlabeled", str(found.n_unlabeled)),
+        ("lambda", repr(found.lam)),
+        ("method", str(found.method)),
+        ("experts_alone", "true" if row.ppi.experts_alone else "false"),
+    ]
+    if row.ppi.effective_n is not None:
+        details.append(("effective_n", repr(row.ppi.effective_n)))
+    if not shown:
+        details.append(("interval_withheld_because", str(found.unreliable_reason)))
+    score = eee.Score(
+        found.estimate,
+        found.low if shown else None,
+        found.high if shown else None,
+        found.n_labeled + found.n_unlabeled,
+        standard_error=found.standard_error,
+        method="PPI++ estimate with a Newcombe-type hybrid score interval (L2 Annot)",
+    )
+    return eee.Result(
+        f"{key}:prediction-powered",
+        f"{name} (prediction-powered)",
+        description,
+        score,
+        expert_baseline=row.experts.mean,
+        details=tuple(details),
+    )
 
 
 def _model_facts(study: Study) -> dict[str, tuple[set[str], set[str]]]:

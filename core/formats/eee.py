@@ -76,6 +76,8 @@ class Score:
     low: float | None
     high: float | None
     n_responses: int
+    standard_error: float | None = None
+    method: str = ""  # how the interval is computed; INTERVAL_METHOD when empty
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,9 @@ class Result:
     description: str
     score: Score
     expert_baseline: float | None = None  # the experts' score, when a judge gave `score`
+    # How the score was reached, as the schema's `score_details.details` (strings): the
+    # prediction-powered scores' n labelled and unlabelled, lambda, method.
+    details: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -285,8 +290,10 @@ def _uncertainty(score: Score, export: Export) -> dict[str, Any]:
             "lower": score.low,
             "upper": score.high,
             "confidence_level": export.confidence_level,
-            "method": INTERVAL_METHOD,
+            "method": score.method or INTERVAL_METHOD,
         }
+    if score.standard_error is not None:
+        uncertainty["standard_error"] = {"value": score.standard_error, "method": "analytic"}
     return uncertainty
 
 
@@ -339,7 +346,8 @@ def _result(result: Result, export: Export) -> dict[str, Any]:
         "score_details": {
             "score": result.score.mean,
             "uncertainty": _uncertainty(result.score, export),
-        },
+        }
+        | ({"details": dict(result.details)} if result.details else {}),
     }
 
 

@@ -3,7 +3,9 @@ experts graded: from the database to the service, the page and the API."""
 
 import json
 from io import BytesIO
+from pathlib import Path
 
+import jsonschema
 import pytest
 from django.utils import timezone
 from openpyxl import load_workbook
@@ -17,6 +19,7 @@ from core.scoring import Judgement, task_score
 from core.stats.ppi import ppi_mean
 from grading import services as grading
 from grading.models import Study, Verdict
+from interchange.eee_export import Options, export
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Response
 from tests import factories
@@ -201,3 +204,33 @@ def test_the_agreement_downloads_carry_the_prediction_powered_figures(setup, cli
     sheet = load_workbook(BytesIO(client.get(xlsx).content))["Prediction-powered scores"]
     assert [cell.value for cell in sheet[1]] == list(rows[0])
     assert sheet.max_row == len(rows) + 1
+
+
+EEE_SCHEMA = json.loads(
+    (Path(__file__).parents[1] / "interchange" / "eee" / "eval.schema.json").read_text()
+)
+
+
+def test_a_judge_eee_export_adds_the_prediction_powered_scores(setup, tmp_path):
+    study, run, _, _ = setup
+    options = Options(source="judge", developers={model: "example" for model in MODELS})
+    paths, _ = export(Study.objects.get(pk=study.pk), tmp_path, options, run=run)
+    board = study_leaderboard(Study.objects.get(pk=study.pk), run)
+    for path in paths:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        jsonschema.Draft7Validator(EEE_SCHEMA).validate(data)
+        row = next(r for r in board.rows if r.model == data["model_info"]["name"])
+        assert row.ppi is not None
+        results = {r["evaluation_result_id"]: r for r in data["evaluation_results"]}
+        found = results["overall:prediction-powered"]["score_details"]
+        assert found["score"] == row.ppi.score.estimate
+        assert found["uncertainty"]["num_samples"] == 6
+        assert found["uncertainty"]["standard_error"]["value"] == row.ppi.score.standard_error
+        assert found["details"]["n_labeled"] == "3"
+        assert found["details"]["n_unlabeled"] == "3"
+        assert float(found["details"]["lambda"]) == row.ppi.score.lam
+        assert found["details"]["method"] == "prediction-powered, score interval"
+        # Three expert-graded responses: the interval is withheld, and the reason given.
+        assert "confidence_interval" not in found["uncertainty"]
+        assert "interval unreliable" in found["details"]["interval_withheld_because"]
+        assert "layer:task:prediction-powered" in results
