@@ -7,9 +7,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 from openpyxl import load_workbook
-from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
