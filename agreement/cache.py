@@ -38,10 +38,13 @@ def code_fingerprint(files: Iterable[Path]) -> str:
 # Results are stored pickled: a result computed by other code (an upgrade that adds a field to
 # a report, renames a class) would load as an object the pages cannot read. Every key names the
 # code that defines and computes the results, so a new release never reads an old one's.
-_AGREEMENT = Path(__file__).resolve().parent
-CODE_VERSION = code_fingerprint(
-    [*(_AGREEMENT / "stats").glob("*.py"), *(_AGREEMENT / "analysis").glob("*.py")]
+_CORE = Path(__file__).resolve().parent.parent / "core"
+#: The sources of the cached results: the pure statistics, the reports composed from them and
+#: the scoring rules they follow.
+RESULT_SOURCES = sorted(
+    [*(_CORE / "stats").glob("*.py"), *(_CORE / "analysis").glob("*.py"), _CORE / "scoring.py"]
 )
+CODE_VERSION = code_fingerprint(RESULT_SOURCES)
 
 
 def _study_part(study: Study, settings: AnalysisSettings) -> str:

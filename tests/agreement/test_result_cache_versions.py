@@ -1,6 +1,9 @@
 """Cached agreement results are keyed by the code that computes them: results pickled by an
 earlier release, whose classes may lack fields the pages now read, are never loaded."""
 
+import inspect
+from pathlib import Path
+
 import pytest
 from django.core.cache import cache
 from django.urls import reverse
@@ -8,6 +11,10 @@ from django.urls import reverse
 from accounts.roles import Role
 from agreement import cache as results
 from agreement.models import AnalysisSettings
+from core.analysis.calibration import CalibrationReport
+from core.analysis.leaderboard import Leaderboard
+from core.analysis.reports import StudyAgreement
+from core.stats.ppi import PPIMean
 from tests.factories import study
 
 pytestmark = pytest.mark.django_db
@@ -34,3 +41,9 @@ def test_a_result_stored_by_other_code_is_not_read(make_user, client_as, monkeyp
     assert results.report_key(found, settings) != old_key
     page = client_as(Role.MAINTAINER).get(reverse("agreement:study", args=[found.pk]))
     assert page.status_code == 200
+
+
+def test_the_fingerprint_reads_the_modules_that_define_the_cached_results():
+    sources = {path.resolve() for path in results.RESULT_SOURCES}
+    for cls in (StudyAgreement, CalibrationReport, Leaderboard, PPIMean):
+        assert Path(inspect.getsourcefile(cls) or "").resolve() in sources, cls
