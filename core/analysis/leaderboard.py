@@ -247,8 +247,8 @@ def _ppi_rows(
     """Each model's prediction-powered score over the criteria and responses in `masks`:
     labelled, the study's responses with an expert score and a judge score; unlabelled, the
     responses the run judged that no expert graded in the study."""
-    scores, _ = response_scores(
-        judged.ratings, _given(masks.judged_units), None, _given(masks.judged_levels)
+    scores = single_rater_scores(
+        judged.ratings, _given(masks.judged_units), _given(masks.judged_levels)
     )
     in_study = {int(j) for j in judged.of_study_item.tolist() if j >= 0}
     labeled: dict[str, tuple[list[float], list[float]]] = {}
@@ -266,6 +266,51 @@ def _ppi_rows(
         model: prediction_powered(y, f, unlabeled.get(model, []))
         for model, (y, f) in labeled.items()
     }
+
+
+def single_rater_scores(
+    ratings: StudyRatings, unit_mask: npt.NDArray[np.bool_], level_mask: npt.NDArray[np.bool_]
+) -> dict[int, float]:
+    """Each item's task score from the ratings and levels (one rater's: the judge's) in the
+    masks, as `response_scores` gives it but without a loop over the ratings: a task score's
+    sums add over its judgements (core.scoring.task_score), so each (criterion, value) is
+    scored once and the sums are taken per item. Thousands of judged responses are scored in
+    each group of the leaderboard."""
+    criteria = ratings.criteria
+    keep = unit_mask[ratings.rating_unit]
+    rated = ratings.rating_unit[keep]
+    kinds = np.concatenate(
+        [
+            np.stack([ratings.unit_criterion[rated], ratings.rating_value[keep], 0 * rated], 1),
+            np.stack(
+                [
+                    ratings.level_criterion[level_mask],
+                    ratings.level_value[level_mask],
+                    1 + 0 * ratings.level_criterion[level_mask],
+                ],
+                1,
+            ),
+        ]
+    ).reshape(-1, 3)
+    items = np.concatenate([ratings.unit_item[rated], ratings.level_item[level_mask]])
+    if not items.size:
+        return {}
+    unique, which = np.unique(kinds, axis=0, return_inverse=True)
+    parts = [
+        task_score(
+            [_leveled(criteria[c], v) if leveled else Judgement(criteria[c].weight, bool(v))]
+        )
+        for c, v, leveled in unique.tolist()
+    ]
+    earned = np.array([p.earned for p in parts])[which.reshape(-1)]
+    possible = np.array([p.possible for p in parts], dtype=np.float64)[which.reshape(-1)]
+    size = len(ratings.items)
+    earned_sum = np.bincount(items, weights=earned, minlength=size)
+    possible_sum = np.bincount(items, weights=possible, minlength=size)
+    scored = np.flatnonzero(possible_sum > 0)
+    return dict(
+        zip(scored.tolist(), (earned_sum[scored] / possible_sum[scored]).tolist(), strict=True)
+    )
 
 
 def _given(mask: npt.NDArray[np.bool_] | None) -> npt.NDArray[np.bool_]:

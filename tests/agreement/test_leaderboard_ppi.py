@@ -7,6 +7,8 @@ from core.analysis.leaderboard import (
     JudgedResponses,
     leaderboard,
     prediction_powered,
+    response_scores,
+    single_rater_scores,
 )
 from core.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
 from core.stats.ppi import ppi_mean
@@ -132,3 +134,25 @@ def test_a_study_response_the_experts_left_unscored_is_neither_labelled_nor_unla
 def test_without_judged_responses_no_row_has_a_prediction_powered_score():
     board = leaderboard(expert_ratings())
     assert all(row.ppi is None for row in board.rows)
+
+
+def test_judged_responses_are_scored_as_response_scores_scores_them():
+    criteria = (
+        *CRITERIA,
+        CriterionInfo(3, "01a-02", "", "task", "01a", "01", weight=-1),
+        CriterionInfo(4, "01a-03", "", "task", "01a", "01", weight=3, scale=(1, 4)),
+    )
+    rng = np.random.default_rng(3)
+    items = [item(n, "alpha") for n in range(40)]
+    rows = [
+        (i, c, 0, int(rng.integers(2))) for i in range(40) for c in range(3) if rng.random() < 0.8
+    ]
+    levels = [(i, 3, 0, int(rng.integers(1, 5))) for i in range(40) if rng.random() < 0.7]
+    found = ratings_from_rows(rows, criteria, items, ("judge",), levels=levels)
+    units = rng.random(found.n_units) < 0.7
+    leveled = rng.random(found.level_item.size) < 0.7
+    expected, _ = response_scores(found, units, None, leveled)
+    scores = single_rater_scores(found, units, leveled)
+    assert scores.keys() == expected.keys()
+    for key, value in expected.items():
+        assert scores[key] == pytest.approx(value, abs=1e-12)
