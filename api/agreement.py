@@ -131,7 +131,8 @@ class AgreementActions:
     @extend_schema(parameters=[JUDGE], responses=REPORT_RESPONSES | {400: schema.INVALID})
     @action(detail=True, methods=["get"])
     def leaderboard(self, request: Request, pk: str) -> Response:
-        """Model scores by experts (and by a judge run with `?judge=`), with bootstrap CIs."""
+        """Model scores by experts (and by a judge run with `?judge=`, each row then with its
+        prediction-powered score in `ppi`), every score with its interval and n."""
         study = self.get_object()  # type: ignore[attr-defined]
         run = judge_run(study, request.query_params.get("judge"))
         return Response(as_json(study_leaderboard(study, run)))

@@ -333,6 +333,22 @@ def _score_rows(board: Leaderboard) -> list[charts.ForestRow]:
                     row.judge.high,
                 )
             )
+        if row.ppi is not None:
+            found = row.ppi.score
+            shown = found.unreliable_reason is None
+            rows.append(
+                charts.ForestRow(
+                    gettext("%(model)s (prediction-powered, n = %(n_labeled)s + %(n_unlabeled)s)")
+                    % {
+                        "model": row.model,
+                        "n_labeled": found.n_labeled,
+                        "n_unlabeled": found.n_unlabeled,
+                    },
+                    found.estimate,
+                    found.low if shown else None,
+                    found.high if shown else None,
+                )
+            )
     return rows
 
 

@@ -138,6 +138,7 @@ def test_the_page_shows_the_prediction_powered_score_and_its_worth(
         body = client.get(url, {"judge": run.pk}).content.decode()
     assert "Prediction-powered [95% CI]" in body
     assert "(n = 3 graded + 3 judged only; λ = " in body
+    assert "kestrel (prediction-powered, n = 3 + 3)" in body  # in the chart too
     board = study_leaderboard(Study.objects.get(pk=study.pk), run)
     for row in board.rows:
         assert row.ppi is not None
