@@ -55,7 +55,7 @@ class PredictionPowered:
     """A model's prediction-powered score (`score`: estimate, interval, the tuned lambda, n
     labelled and unlabelled), the judge's own mean over the same responses (`judge_only`,
     n = labelled + unlabelled) and `effective_n`: how many expert-scored responses alone
-    would give the same standard error (n Var(Y) / n / se^2; None when either is 0)."""
+    would give the same standard error (Var(Y) / se^2; None when either is 0)."""
 
     score: PPIMean
     judge_only: Score
