@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from core.scoring import verdict_labels
+from grading import services
 from grading.models import Flag, LikertItem, Study, StudyItem, Verdict, graders
 from grading.templatetags.grading_verdicts import shown
 from rubrics.forms import TaskFilterForm
@@ -102,6 +103,35 @@ class StudyForm(forms.ModelForm):
             if data.get(name) in (None, ""):
                 data[name] = cast(Field[Any, Any], Study._meta.get_field(name)).get_default()
         return data
+
+
+class GradesPlanForm(forms.Form):
+    """The target of the "how many expert grades?" answer on the study setup page, and the
+    judge's accuracy assumed where none was measured (grading.services.plan_expert_grades)."""
+
+    plan_half_width = forms.FloatField(
+        min_value=0.005,
+        max_value=0.5,
+        required=False,
+        initial=services.DEFAULT_HALF_WIDTH,
+        label=_("Target half-width (±)"),
+        help_text=_("Of each model's score, as a share: 0.05 is ± 5 points."),
+    )
+    plan_accuracy = forms.FloatField(
+        min_value=0.5,
+        max_value=1.0,
+        required=False,
+        initial=services.DEFAULT_ACCURACY,
+        label=_("Judge's accuracy, if none was measured"),
+        help_text=_("The share of the judge's verdicts that match the experts'."),
+    )
+
+    def target(self) -> tuple[float, float]:
+        """(half-width, accuracy) asked for, the defaults where a field is empty or invalid."""
+        data = self.cleaned_data if self.is_valid() else {}
+        half_width = data.get("plan_half_width") or services.DEFAULT_HALF_WIDTH
+        accuracy = data.get("plan_accuracy") or services.DEFAULT_ACCURACY
+        return half_width, accuracy
 
 
 def published_tasks() -> QuerySet[Task]:

@@ -4,6 +4,7 @@
 - `claiming`: an annotator's next assignment, and why there is none;
 - `grades`: saving verdicts, levels, rationales and ratings, and submitting;
 - `progress`: the queues and progress tables (reads only);
+- `planning`: how many expert grades a study needs, from the judge's agreement;
 - `changes`: a study's status, pool, settings and questions after creation;
 - `refusals`: what the grading rules refuse, and the ownership and open-study checks.
 
@@ -39,6 +40,12 @@ from grading.services.grades import (
     turn_label,
     tutor_turns,
 )
+from grading.services.planning import (
+    DEFAULT_ACCURACY,
+    DEFAULT_HALF_WIDTH,
+    GradesPlan,
+    plan_expert_grades,
+)
 from grading.services.progress import (
     OVERDUE_IDLE_DAYS,
     annotator_queue,
@@ -72,10 +79,13 @@ __all__ = [
     "CREATION_FIELDS",
     "CRITERION_IDLE_CAP",
     "CRITERION_TIME_PER_SAVE_CAP",
+    "DEFAULT_ACCURACY",
+    "DEFAULT_HALF_WIDTH",
     "DEFAULT_LIKERT_PROMPTS",
     "IDLE_CAP",
     "OVERDUE_IDLE_DAYS",
     "SETTINGS_FIELDS",
+    "GradesPlan",
     "GradingError",
     "Incomplete",
     "NotYourAssignment",
@@ -96,6 +106,7 @@ __all__ = [
     "missing_answers",
     "overdue_assignments",
     "parse_level",
+    "plan_expert_grades",
     "preview_assignment",
     "progress_per_annotator",
     "progress_per_criterion",

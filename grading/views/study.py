@@ -5,7 +5,7 @@ from typing import Any
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Sum
+from django.db.models import Count, Sum
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from grading import adjudication, services
-from grading.forms import StudyForm, StudySelectionForm, published_tasks
+from grading.forms import GradesPlanForm, StudyForm, StudySelectionForm, published_tasks
 from grading.models import Flag, Study
 from l2annot.htmx import render_page, wants_fragment
 from rubrics.models import Response
@@ -69,7 +69,10 @@ def _setup_context(
         match_expertise=bool(data.get("match_expertise")),
     )
     shown = {task.pk for task in page.object_list}
+    plan_form = GradesPlanForm(request.POST or None)
     return {
+        "plan_form": plan_form,
+        "plan": _grades_plan(framework, responses, plan_form),
         "form": form,
         "selection": selection,
         "page": page,
@@ -82,6 +85,19 @@ def _setup_context(
         "pool_size": len(annotators),
         "list_key": list_key,
     }
+
+
+def _grades_plan(framework: Framework | None, responses: Any, form: GradesPlanForm) -> Any:
+    """How many expert grades reach the half-width asked for on each model's score, for the
+    model with the fewest responses in the selection (None with fewer than two)."""
+    counts = responses.order_by().values("model_name").annotate(n=Count("pk")).values_list("n")
+    pool = min((n for (n,) in counts), default=0)
+    if pool < 2:
+        return None
+    half_width, accuracy = form.target()
+    return services.plan_expert_grades(
+        framework, half_width=half_width, pool=pool, accuracy=accuracy
+    )
 
 
 def _page_number(request: AuthenticatedHttpRequest, list_key: str) -> str | None:
