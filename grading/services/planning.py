@@ -123,9 +123,7 @@ def plan_expert_grades(
         judge = (2 * passes >= epochs).astype(np.float64)
         experts = np.array([float(labels[key]) for key in keys])
         agreement = measured_judge_agreement(experts, judge)
-        figure = JudgeFigure(
-            accuracy=float((judge == experts).mean()), n=len(keys), run=run
-        )
+        figure = JudgeFigure(accuracy=float((judge == experts).mean()), n=len(keys), run=run)
         if float(epochs.max()) > 1:
             uncertainty = np.resize(uncertainty_from_epochs(passes, epochs, judge), pool)
     else:
