@@ -195,6 +195,50 @@ class PreviewSerializer(ApiSerializer):
     loads = LoadSerializer(many=True)
 
 
+class PlanRequestSerializer(ApiSerializer):
+    half_width = serializers.FloatField(
+        min_value=0.005,
+        max_value=0.5,
+        default=services.DEFAULT_HALF_WIDTH,
+        help_text="Target half-width of each model's score (0.05: +/- 5 points).",
+    )
+    accuracy = serializers.FloatField(
+        min_value=0.5,
+        max_value=1.0,
+        default=services.DEFAULT_ACCURACY,
+        help_text="The judge's accuracy assumed when none was measured on the framework.",
+    )
+    responses = serializers.IntegerField(
+        min_value=2, max_value=10_000_000, help_text="Judged responses of each model (the pool)."
+    )
+    framework = SlugRelatedField(
+        slug_field="code",
+        queryset=Framework.objects.all(),
+        required=False,
+        help_text="Code of the framework whose latest judge run is measured, if any.",
+    )
+
+
+class PlanSerializer(ApiSerializer):
+    half_width = serializers.FloatField()
+    responses = serializers.IntegerField(help_text="Judged responses of each model.")
+    uniform = serializers.IntegerField(
+        allow_null=True,
+        help_text="Expert grades of each model, drawn at random; null: more than the pool.",
+    )
+    active = serializers.IntegerField(
+        allow_null=True,
+        help_text="Drawn by the judge's uncertainty; null without a measured run of several "
+        "epochs, or more than the pool.",
+    )
+    without_judge = serializers.IntegerField(help_text="The experts' mean alone.")
+    accuracy = serializers.FloatField(help_text="The judge's accuracy the answer rests on.")
+    measured_on = serializers.IntegerField(help_text="Verdicts it was measured on; 0: assumed.")
+    judge_run = serializers.IntegerField(
+        allow_null=True, help_text="Id of the judge run measured; null when assumed."
+    )
+
+
 class GoldChecksRequestSerializer(ApiSerializer):
     sources = serializers.PrimaryKeyRelatedField(
         queryset=StudyItem.objects.filter(gold_source__isnull=True),
@@ -354,6 +398,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         "remove_annotators": Action.MANAGE_STUDIES,
         "questions": Action.MANAGE_STUDIES,
         "preview": Action.MANAGE_STUDIES,
+        "plan": Action.MANAGE_STUDIES,
         "from_filters": Action.MANAGE_STUDIES,
         "gold_checks": Action.MANAGE_STUDIES,
         "add_gold_checks": Action.MANAGE_STUDIES,
@@ -582,6 +627,42 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
             "loads": loads,
         }
         return Response(PreviewSerializer(body).data)
+
+    @extend_schema(
+        parameters=[PlanRequestSerializer],
+        responses={
+            200: PlanSerializer,
+            400: schema.INVALID,
+            401: schema.UNAUTHENTICATED,
+            403: schema.FORBIDDEN,
+        },
+    )
+    @action(detail=False, methods=["get"])
+    def plan(self, request: Request) -> Response:
+        """How many responses of each model experts must grade for a score within
+        +/- half_width, drawn at random and by the judge's uncertainty, before a study is
+        created (grading.services.plan_expert_grades; docs/statistics.md)."""
+        serializer = PlanRequestSerializer(data=request.query_params)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        plan = services.plan_expert_grades(
+            data.get("framework"),
+            half_width=data["half_width"],
+            pool=data["responses"],
+            accuracy=data["accuracy"],
+        )
+        needed, judge = plan.needed, plan.judge
+        body = {
+            "half_width": needed.half_width,
+            "responses": needed.pool,
+            "uniform": needed.uniform,
+            "active": needed.active,
+            "without_judge": needed.without_judge,
+            "accuracy": judge.accuracy,
+            "measured_on": judge.n,
+            "judge_run": judge.run.pk if judge.run else None,
+        }
+        return Response(PlanSerializer(body).data)
 
     @extend_schema(
         request=StudyFromFiltersSerializer,

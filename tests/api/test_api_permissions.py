@@ -113,6 +113,7 @@ ACTIONS = {
     "api:study-remove-annotators": ("post", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
     "api:study-questions": ("post", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
     "api:study-preview": ("post", Action.MANAGE_STUDIES, lambda: []),
+    "api:study-plan": ("get", Action.MANAGE_STUDIES, lambda: []),
     "api:study-from-filters": ("post", Action.MANAGE_STUDIES, lambda: []),
     "api:study-gold-checks": ("get", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
     "api:study-add-gold-checks": ("post", Action.MANAGE_STUDIES, lambda: [first(Study).pk]),
