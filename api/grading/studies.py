@@ -630,12 +630,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
 
     @extend_schema(
         parameters=[PlanRequestSerializer],
-        responses={
-            200: PlanSerializer,
-            400: schema.INVALID,
-            401: schema.UNAUTHENTICATED,
-            403: schema.FORBIDDEN,
-        },
+        responses={200: PlanSerializer, 400: schema.INVALID, **READ_ERRORS},
     )
     @action(detail=False, methods=["get"])
     def plan(self, request: Request) -> Response:
