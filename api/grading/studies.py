@@ -209,7 +209,7 @@ class PlanRequestSerializer(ApiSerializer):
         help_text="The judge's accuracy assumed when none was measured on the framework.",
     )
     responses = serializers.IntegerField(
-        min_value=2, max_value=10_000_000, help_text="Judged responses of each model (the pool)."
+        min_value=2, max_value=100_000, help_text="Judged responses of each model (the pool)."
     )
     framework = SlugRelatedField(
         slug_field="code",
