@@ -11,6 +11,7 @@ whoever proved they read its mailbox is its owner, and may sign in at once with 
 """
 
 import hashlib
+from typing import Any
 
 from axes.utils import reset as reset_lockout
 from django.conf import settings
@@ -56,7 +57,14 @@ class PasswordResetView(auth_views.PasswordResetView):
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
-    """Django's view; the new password also lifts the account's login lockout."""
+    """Django's view; the new password also lifts the account's login lockout. An invitation
+    leads here too: an account without a usable password is choosing its first one."""
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        user = getattr(self, "user", None)
+        context["first_password"] = user is not None and not user.has_usable_password()
+        return context
 
     def form_valid(self, form: SetPasswordForm) -> HttpResponse:
         response = super().form_valid(form)

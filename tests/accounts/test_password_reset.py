@@ -13,6 +13,7 @@ from django.core import mail
 from django.urls import reverse
 
 from accounts.roles import Role
+from people.services import invitation_link
 
 pytestmark = pytest.mark.django_db
 
@@ -157,3 +158,11 @@ def test_a_new_password_from_the_link_lifts_the_login_lockout(client, person):
 
     signed_in = client.post(reverse("login"), login)
     assert signed_in.status_code == 302 and signed_in.url == reverse("home")
+
+
+def test_an_invitation_link_asks_for_a_first_password_not_a_new_one(client, person):
+    person.set_unusable_password()
+    person.save()
+    form = client.get(invitation_link(person, "http://testserver"), follow=True)
+    page = form.content.decode()
+    assert "Choose your password" in page and "Choose a new password" not in page
