@@ -11,6 +11,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.models import User
@@ -138,7 +139,10 @@ def gold_add(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
         )
     except ValidationError as error:
         return _page(request, study, status_for(error), gold_form=form, error=error)
-    message = _("%(added)d gold checks added; %(planned)d assignments planned.")
+    message = "{} {}".format(
+        ngettext("%(added)d gold check added;", "%(added)d gold checks added;", added),
+        ngettext("%(planned)d assignment planned.", "%(planned)d assignments planned.", planned),
+    )
     return _done(request, study, message % {"added": added, "planned": planned})
 
 

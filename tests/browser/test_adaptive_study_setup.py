@@ -56,7 +56,7 @@ def test_a_study_with_adaptive_overlap_and_gold_checks_is_set_up_from_the_pages(
     page.get_by_text("on 50% of the responses, one on the rest").wait_for()
     page.locator("#gold-form").get_by_role("checkbox").check()
     page.get_by_role("button", name="Add as gold checks").click()
-    page.locator(".message.success").get_by_text("1 gold checks added").wait_for()
+    page.locator(".message.success").get_by_text("1 gold check added").wait_for()
     gold = page.locator("#gold-checks")
     assert gold.get_by_role("cell", name=earlier.name).count() == 1
     assert page.locator("#gold-accuracy").get_by_text("none graded yet").count() == 2

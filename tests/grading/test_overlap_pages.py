@@ -72,6 +72,8 @@ def test_gold_checks_are_added_on_the_pool_page_and_accuracy_shown(
         reverse("grading:study_gold_add", args=[study.pk]), {"sources": [source.pk]}
     )
     assert response.status_code == 302
+    added = client.get(response.url).content.decode()
+    assert "1 gold check added; 2 assignments planned." in added
     check = study.items.gold_checks().get()
     assert check.assignments.count() == 2
     mine = Assignment.objects.get(study_item=check, annotator=graders[0])
