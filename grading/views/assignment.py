@@ -99,6 +99,15 @@ class Answer:
         return "level" if self.level is not None else self.verdict
 
     @property
+    def outcome(self) -> str:
+        """A verdict's colour as a CSS-class word: "adverse" for Fail or, on a penalty,
+        Present (stored "pass"); "favourable" for Pass or Absent; "" otherwise."""
+        if self.level is not None or self.verdict not in ("pass", "fail"):
+            return ""
+        adverse = self.verdict == adverse_verdict(penalty=self.penalty)
+        return "adverse" if adverse else "favourable"
+
+    @property
     def rationale(self) -> str:
         return self.grade.rationale if self.grade else ""
 
@@ -499,9 +508,12 @@ def submit(request: AuthenticatedHttpRequest, assignment_id: int) -> HttpRespons
             page_error=message_of(error) if not problems else "",
         )
         return render(request, PAGE, context, status=status)
-    messages.success(request, _("Submitted. Here is the next response."))
     following = services.claim_next(assignment.study_item.study, request.user)
     if following is None:
-        messages.info(request, _("That was the last response assigned to you in this study."))
+        messages.success(
+            request,
+            _("Submitted. That was the last response assigned to you in this study."),
+        )
         return redirect("grading:index")
+    messages.success(request, _("Submitted. Here is the next response."))
     return redirect("grading:assignment", following.pk)

@@ -179,6 +179,30 @@ def test_submit_moves_on_to_the_next_response(graders):
     assert first.status == Assignment.Status.SUBMITTED
 
 
+def test_present_on_a_penalty_takes_the_colour_of_fail_not_of_pass(study, graders):
+    mine = assignment_of(study, graders[0])
+    ordinary, penalty = factories.rubric_of(mine)[0], factories.rubric_of(mine)[-1]
+    assert penalty.weight < 0 < ordinary.weight
+    client = htmx(client_for(graders[0]))
+    present = client.post(save_url(mine, penalty), {"verdict": "pass", "rationale": "Yes"})
+    passed = client.post(save_url(mine, ordinary), {"verdict": "pass", "rationale": ""})
+    absent = client.post(save_url(mine, penalty), {"verdict": "fail", "rationale": ""})
+    assert 'class="verdicts outcome-adverse"' in present.content.decode()
+    assert 'class="verdicts outcome-favourable"' in passed.content.decode()
+    assert 'class="verdicts outcome-favourable"' in absent.content.decode()
+
+
+def test_submitting_the_last_response_says_so_in_one_message(graders):
+    study = factories.study(graders[:1], responses=1, overlap=1)
+    services.assign_study(study)
+    only = services.claim_next(study, graders[0])
+    factories.complete(only, graders[0])
+    client = client_for(graders[0])
+    reply = client.post(reverse("grading:submit", args=[only.pk]), follow=True)
+    said = [str(message) for message in reply.context["messages"]]
+    assert said == ["Submitted. That was the last response assigned to you in this study."]
+
+
 def test_revising_a_submitted_grade_through_the_page_keeps_history(study, graders):
     mine = assignment_of(study, graders[0])
     factories.complete(mine, graders[0])
