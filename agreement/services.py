@@ -172,7 +172,11 @@ def triage(study: Study, run: JudgeRun) -> Triage:
         ratings = load_study_ratings(study)
         data = load_runs_data([run], ratings)
         units = triage_queue(
-            ratings, data.runs[0].verdicts, data.gold, threshold=settings.validation_threshold
+            ratings,
+            data.runs[0].verdicts,
+            data.gold,
+            threshold=settings.validation_threshold,
+            minimum_units=settings.minimum_units,
         )
         return Triage(units, ratings.criteria, ratings.items, settings.validation_threshold)
 

@@ -11,7 +11,9 @@ unit moves the criterion's "validated" verdict for the judge: Krippendorff's alp
 experts with the judge as one more rater, on the criterion's units, if the judge had agreed
 with the reference on this unit (gold where adjudicated, else the majority) minus alpha as it
 is. A unit whose correction alone lifts that alpha across the study's validation threshold
-comes first among units of equal weight.
+comes first among units of equal weight, on a criterion with the units the agreement report
+needs to validate it (the study's minimum of units graded by two experts or more); on one
+with fewer, no correction validates it yet, and the unit says so.
 """
 
 from dataclasses import dataclass
@@ -21,6 +23,7 @@ import numpy.typing as npt
 
 from core.analysis.calibration import MISSING, experts_matrix
 from core.analysis.ratings import IntArray, StudyRatings
+from core.analysis.reports import DEFAULT_MINIMUM_UNITS
 from core.stats import alpha_from_counts, majority_reference
 
 
@@ -36,6 +39,15 @@ class TriageUnit:
     alpha_now: float | None  # alpha of experts + judge on the criterion's units
     alpha_gain: float | None  # how much alpha rises if the judge agreed on this unit
     crosses_threshold: bool  # that rise alone would reach the validation threshold
+    n_experts: int = 0  # the experts who graded this unit
+    n_units: int = 0  # the criterion's units graded by two experts or more
+    minimum_units: int = DEFAULT_MINIMUM_UNITS  # below which no criterion is validated
+
+    @property
+    def too_few_units(self) -> bool:
+        """No alpha validates this criterion yet, whatever this unit's correction: the
+        agreement report calls no criterion validated on fewer units (reports.criterion_verdict)."""
+        return self.n_units < self.minimum_units
 
     @property
     def reference(self) -> int:
@@ -47,7 +59,12 @@ def _alpha(counts: IntArray) -> float | None:
 
 
 def triage_queue(
-    ratings: StudyRatings, judge: IntArray, gold: IntArray, *, threshold: float
+    ratings: StudyRatings,
+    judge: IntArray,
+    gold: IntArray,
+    *,
+    threshold: float,
+    minimum_units: int = DEFAULT_MINIMUM_UNITS,
 ) -> tuple[TriageUnit, ...]:
     """The disagreeing units of one run, in triage order (see the module docstring).
 
@@ -60,8 +77,10 @@ def triage_queue(
     answered = judge >= 0
     disagrees = disagreeing(judge, majority, gold)
     expert_counts = ratings.counts()
+    graders = expert_counts.sum(axis=1)
     out = []
     for criterion in np.unique(ratings.unit_criterion[disagrees]).tolist():
+        paired = int(((ratings.unit_criterion == criterion) & (graders >= 2)).sum())
         units = np.flatnonzero((ratings.unit_criterion == criterion) & answered)
         counts = expert_counts[units].copy()
         counts[np.arange(units.size), judge[units]] += 1
@@ -87,10 +106,14 @@ def triage_queue(
                     alpha_now=now,
                     alpha_gain=gain,
                     crosses_threshold=(
-                        after is not None
+                        paired >= minimum_units
+                        and after is not None
                         and after >= threshold
                         and (now is None or now < threshold)
                     ),
+                    n_experts=int(graders[unit]),
+                    n_units=paired,
+                    minimum_units=minimum_units,
                 )
             )
     out.sort(key=_order)

@@ -77,3 +77,23 @@ def test_gold_overrides_the_majority_as_the_reference():
     queue = triage_queue(r, judge, gold, threshold=0.667)
     assert [u.unit for u in queue] == [3]
     assert queue[0].reference == gold[3] and queue[0].majority == judge[3]
+
+
+def test_no_correction_reaches_the_threshold_on_too_few_units_to_validate():
+    r = ratings(weights=(1,))  # 10 units graded by three experts
+    judge = truth(r)
+    judge[:4] = 1 - judge[:4]  # alpha 0.61; one correction lifts it past 0.667
+    missing = np.full(r.n_units, MISSING)
+    enough = triage_queue(r, judge, missing, threshold=0.667, minimum_units=10)
+    assert all(u.crosses_threshold and not u.too_few_units for u in enough)
+    too_few = triage_queue(r, judge, missing, threshold=0.667, minimum_units=30)
+    assert not any(u.crosses_threshold for u in too_few)
+    assert all(u.too_few_units and (u.n_units, u.minimum_units) == (10, 30) for u in too_few)
+
+
+def test_each_unit_counts_the_experts_who_graded_it():
+    r = ratings(weights=(1,))
+    judge = truth(r)
+    judge[0] = 1 - judge[0]
+    queue = triage_queue(r, judge, np.full(r.n_units, MISSING), threshold=0.667)
+    assert [u.n_experts for u in queue] == [3]
