@@ -39,6 +39,7 @@ urlpatterns = [
     path("studies/<int:study_id>/", study.study_detail, name="study"),
     path("studies/<int:study_id>/assign/", study.study_assign, name="study_assign"),
     path("studies/<int:study_id>/status/", study.study_status, name="study_status"),
+    path("studies/<int:study_id>/close/", study.study_close, name="study_close"),
     path("studies/<int:study_id>/manage/", study_manage.study_manage, name="study_manage"),
     path("studies/<int:study_id>/pool/", study_manage.pool_add, name="study_pool_add"),
     path(

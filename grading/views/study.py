@@ -257,6 +257,16 @@ def study_assign(request: AuthenticatedHttpRequest, study_id: int) -> HttpRespon
 
 
 @require(Action.MANAGE_STUDIES)
+def study_close(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
+    """The step before closing a study: what closing does, and the button that does it (a page,
+    so the question is asked with or without JavaScript)."""
+    study = get_object_or_404(Study, pk=study_id)
+    if study.status != Study.Status.OPEN:
+        return redirect("grading:study", study.pk)
+    return render(request, "grading/study_close.html", {"study": study})
+
+
+@require(Action.MANAGE_STUDIES)
 @require_POST
 def study_status(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)

@@ -147,6 +147,7 @@ ROUTES: dict[str, Route] = {
     "grading:study": Route("GET", MANAGERS),
     "grading:study_assign": Route("POST", MANAGERS),
     "grading:study_status": Route("POST", MANAGERS),
+    "grading:study_close": Route("GET", MANAGERS),
     "grading:study_manage": Route("GET", MANAGERS),
     "grading:study_pool_add": Route("POST", MANAGERS),
     "grading:study_pool_remove": Route("POST", MANAGERS),

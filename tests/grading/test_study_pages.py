@@ -97,3 +97,23 @@ def test_closing_a_study_stops_annotators_from_claiming(client_as, make_user):
     study.refresh_from_db()
     assert study.status == Study.Status.CLOSED
     assert services.claim_next(study, grader) is None
+
+
+def test_close_study_asks_first_on_a_page_of_its_own(client_as, make_user):
+    study = factories.study([make_user(Role.ANNOTATOR)], responses=1, overlap=1)
+    client = client_as(Role.MAINTAINER)
+    confirm = reverse("grading:study_close", args=[study.pk])
+    status = reverse("grading:study_status", args=[study.pk])
+    for page in ("grading:study", "grading:study_manage"):
+        html = client.get(reverse(page, args=[study.pk])).content.decode()
+        assert f'href="{confirm}"' in html
+        assert 'value="closed"' not in html  # no button that closes at once
+    asked = client.get(confirm)
+    assert asked.status_code == 200
+    html = asked.content.decode()
+    assert "Close the study? Grades can no longer change." in html
+    assert f'action="{status}"' in html and 'value="closed"' in html
+    study.refresh_from_db()
+    assert study.status == Study.Status.OPEN
+    client.post(status, {"status": "closed"})
+    assert client.get(confirm).url == reverse("grading:study", args=[study.pk])
