@@ -21,6 +21,7 @@ from django.db.models import Count, QuerySet
 from django.utils.translation import gettext
 
 from accounts.models import User
+from accounts.names import person_name
 from audit import services as audit
 from audit.models import AuditEvent
 from core.refusals import Conflict
@@ -114,6 +115,7 @@ class Accuracy:
     low: float | None  # Wilson 95% interval; None when n = 0
     high: float | None
     below_warning: bool = False
+    name: str = ""  # as the pages name the annotator (accounts.names)
 
     @property
     def rate(self) -> float | None:
@@ -162,8 +164,19 @@ def accuracy_per_annotator(study: Study) -> list[Accuracy]:
     for annotator, _, right in _scored(study):
         n[annotator] += 1
         correct[annotator] += right
-    names = dict(study.pool.values_list("annotator_id", "annotator__username"))
-    names |= dict(User.objects.filter(pk__in=list(n)).values_list("pk", "username"))
+    people = {
+        pk: (username, display_name)
+        for pk, username, display_name in study.pool.values_list(
+            "annotator_id", "annotator__username", "annotator__display_name"
+        )
+    }
+    people |= {
+        pk: (username, display_name)
+        for pk, username, display_name in User.objects.filter(pk__in=list(n)).values_list(
+            "pk", "username", "display_name"
+        )
+    }
+    names = {pk: username for pk, (username, _) in people.items()}
     ids = sorted(names, key=lambda pk: names[pk])
     rates = [correct[pk] / n[pk] if n[pk] else float("nan") for pk in ids]
     lows, highs = wilson_bounds(rates, [n[pk] for pk in ids])
@@ -177,6 +190,7 @@ def accuracy_per_annotator(study: Study) -> list[Accuracy]:
             low=float(low) if n[pk] else None,
             high=float(high) if n[pk] else None,
             below_warning=warning is not None and n[pk] > 0 and correct[pk] / n[pk] < warning,
+            name=person_name(people[pk][1], names[pk]),
         )
         for pk, low, high in zip(ids, lows.tolist(), highs.tolist(), strict=True)
     ]

@@ -11,6 +11,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import User
+from accounts.names import person_name
 from core import timing
 from grading.models import (
     Assignment,
@@ -89,7 +90,7 @@ def progress_per_annotator(study: Study) -> list[dict[str, Any]]:
     Two queries."""
     rows = (
         Assignment.objects.filter(study_item__study=study)
-        .values("annotator_id", "annotator__username")
+        .values("annotator_id", "annotator__username", "annotator__display_name")
         .annotate(
             assigned=Count("pk"),
             submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
@@ -100,9 +101,17 @@ def progress_per_annotator(study: Study) -> list[dict[str, Any]]:
     )
     by_user: dict[int, dict[str, Any]] = {row["annotator_id"]: dict(row) for row in rows}
     empty = {"assigned": 0, "submitted": 0, "in_progress": 0, "seconds": 0}
-    for user_id, username in study.pool.values_list("annotator_id", "annotator__username"):
-        by_user.setdefault(
-            user_id, {"annotator_id": user_id, "annotator__username": username} | empty
+    pool = study.pool.values_list("annotator_id", "annotator__username", "annotator__display_name")
+    for user_id, username, display_name in pool:
+        member = {
+            "annotator_id": user_id,
+            "annotator__username": username,
+            "annotator__display_name": display_name,
+        }
+        by_user.setdefault(user_id, member | empty)
+    for row in by_user.values():
+        row["annotator_name"] = person_name(
+            row["annotator__display_name"], row["annotator__username"]
         )
     return sorted(by_user.values(), key=lambda r: str(r["annotator__username"]))
 

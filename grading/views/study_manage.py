@@ -15,6 +15,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.models import User
+from accounts.names import person_name
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from audit.models import AuditEvent
@@ -75,7 +76,9 @@ def pool_add(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
         planned = services.add_annotators(study, form.cleaned_data["annotators"], by=request.user)
     except (ValidationError, services.StudyClosed) as error:
         return _page(request, study, status_for(error), error=error)
-    names = ", ".join(a.username for a in form.cleaned_data["annotators"])
+    names = ", ".join(
+        person_name(a.display_name, a.username) for a in form.cleaned_data["annotators"]
+    )
     return _done(
         request,
         study,
@@ -96,7 +99,7 @@ def pool_remove(request: AuthenticatedHttpRequest, study_id: int, user_id: int) 
             "%(username)s removed: %(count)s unfinished assignments given to others; "
             "what they submitted is kept."
         )
-        % {"username": annotator.username, "count": taken},
+        % {"username": person_name(annotator.display_name, annotator.username), "count": taken},
     )
 
 

@@ -1,10 +1,12 @@
 """Maintainers' study pages: list with progress, creation from published tasks, closing."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
 from accounts.roles import Role
-from grading import services
+from grading import flags, services
 from grading.models import Assignment, Study
 from tests import factories
 
@@ -117,3 +119,20 @@ def test_close_study_asks_first_on_a_page_of_its_own(client_as, make_user):
     assert study.status == Study.Status.OPEN
     client.post(status, {"status": "closed"})
     assert client.get(confirm).url == reverse("grading:study", args=[study.pk])
+
+
+def test_maintainers_pages_name_an_annotator_one_way(client_as, make_user):
+    grader = make_user(Role.ANNOTATOR, username="aruiz")
+    grader.display_name = "Ana Ruiz"
+    grader.save()
+    study = factories.study([grader], responses=1, overlap=1, gold_rate=30)
+    services.assign_study(study)
+    mine = services.claim_next(study, grader)
+    flags.raise_flag(mine, kind="other", comment="The audio is missing.", by=grader)
+    client = client_as(Role.MAINTAINER)
+    for page in ("grading:study", "grading:study_manage", "grading:study_flags"):
+        html = client.get(reverse(page, args=[study.pk])).content.decode()
+        cells = re.findall(r"<td>([^<]*aruiz[^<]*)</td>", html)
+        named = re.findall(r"Ana Ruiz[^<]*", html)
+        assert all(cell == "Ana Ruiz (aruiz)" for cell in cells), (page, cells)
+        assert named and all(text.startswith("Ana Ruiz (aruiz)") for text in named), (page, named)
