@@ -37,7 +37,7 @@ class TokenAuthentication(authentication.BaseAuthentication):
         return 'Token realm="api"'
 
 
-class TokenAuthenticationScheme(OpenApiAuthenticationExtension):
+class TokenAuthenticationScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]  # drf-spectacular registers it in an unannotated __init_subclass__
     target_class = TokenAuthentication
     name = "tokenAuth"
 

@@ -16,7 +16,9 @@ class SearchFilter(filters.SearchFilter):
     """DRF's `?search=`, refusing characters PostgreSQL cannot take in a query (NUL) with a 400
     rather than failing in the database."""
 
-    def filter_queryset(self, request: Request, queryset: QuerySet, view: APIView) -> QuerySet:
+    def filter_queryset(
+        self, request: Request, queryset: QuerySet[Any], view: APIView
+    ) -> QuerySet[Any]:
         if "\x00" in request.query_params.get(self.search_param, ""):
             raise exceptions.ValidationError(
                 {self.search_param: ["Null characters are not allowed."]}
@@ -43,17 +45,15 @@ class TrueOrFalse(forms.NullBooleanField):
         pass
 
 
-class BooleanFilter(django_filters.BooleanFilter):
+class BooleanFilter(django_filters.BooleanFilter):  # type: ignore[misc]  # django-filter: untyped
     field_class = TrueOrFalse
 
 
 BIGGEST_ID = 2**63 - 1  # a 64-bit column: a larger number would overflow the database's
 
 
-@extend_schema_field(
-    {"type": "integer", "minimum": -BIGGEST_ID, "maximum": BIGGEST_ID}  # type: ignore[arg-type]
-)
-class IntegerFilter(django_filters.NumberFilter):
+@extend_schema_field({"type": "integer", "minimum": -BIGGEST_ID, "maximum": BIGGEST_ID})
+class IntegerFilter(django_filters.NumberFilter):  # type: ignore[misc]  # django-filter: untyped
     """A whole number (an object's id, an epoch): an id naming no object finds nothing."""
 
     field_class = forms.IntegerField
@@ -64,7 +64,7 @@ class IntegerFilter(django_filters.NumberFilter):
         super().__init__(*args, **kwargs)
 
 
-class FilterSet(django_filters.rest_framework.FilterSet):
+class FilterSet(django_filters.rest_framework.FilterSet):  # type: ignore[misc]  # django-filter: untyped
     """The API's filter sets: a foreign key filters by id without looking the object up, and a
     boolean takes only true or false."""
 
@@ -79,7 +79,7 @@ class FilterSet(django_filters.rest_framework.FilterSet):
     }
 
 
-class DjangoFilterBackend(django_filters.rest_framework.DjangoFilterBackend):
+class DjangoFilterBackend(django_filters.rest_framework.DjangoFilterBackend):  # type: ignore[misc]  # django-filter: untyped
     """django-filter's backend, building a view's `filterset_fields` on the API's FilterSet."""
 
     filterset_base = FilterSet

@@ -164,11 +164,12 @@ class FlagViewSet(ReadOnlyViewSet):
     ordering_fields = ["id", "created_at"]
     ordering = ["id"]
 
-    def visible(self, queryset: QuerySet) -> QuerySet:
-        user = self.request.user
-        return queryset if manages_studies(user) else queryset.filter(by=user)
+    def visible(self, queryset: QuerySet[Flag]) -> QuerySet[Flag]:
+        if manages_studies(self.request.user):
+            return queryset
+        return queryset.filter(by=acting_user(self.request))
 
-    def get_serializer_class(self) -> type[serializers.Serializer]:
+    def get_serializer_class(self) -> type[serializers.Serializer[Any]]:
         if getattr(self, "swagger_fake_view", False) or manages_studies(self.request.user):
             return FlagSerializer
         return GraderFlagSerializer

@@ -168,7 +168,9 @@ class JudgeVerdictFilter(FilterSet):
         model = JudgeVerdict
         fields = ["run", "response", "criterion", "judge_model", "task_key", "epoch", "verdict"]
 
-    def by_turns(self, queryset: QuerySet, name: str, value: bool) -> QuerySet:
+    def by_turns(
+        self, queryset: QuerySet[JudgeVerdict], name: str, value: bool
+    ) -> QuerySet[JudgeVerdict]:
         return queryset.filter(turn__isnull=not value)
 
 
@@ -195,7 +197,7 @@ class JudgeVerdictViewSet(ReadOnlyViewSet):
     ordering_fields = ["id", "epoch"]
     ordering = ["id"]
 
-    def get_queryset(self) -> QuerySet:
+    def get_queryset(self) -> QuerySet[JudgeVerdict]:
         queryset = super().get_queryset()
         if self.action == "list" and "turns" not in self.request.query_params:
             return queryset.filter(turn__isnull=True)  # whole responses unless asked

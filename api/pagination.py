@@ -25,8 +25,8 @@ class PageNumberPagination(pagination.PageNumberPagination):
     max_page_size = 500
 
     def paginate_queryset(
-        self, queryset: QuerySet | Sequence[Any], request: Request, view: APIView | None = None
-    ) -> list | None:
+        self, queryset: QuerySet[Any] | Sequence[Any], request: Request, view: APIView | None = None
+    ) -> list[Any] | None:
         _positive_int(request, self.page_query_param)
         size = _positive_int(request, self.page_size_query_param)
         if size is not None and size > self.max_page_size:

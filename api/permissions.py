@@ -32,12 +32,15 @@ Actions = Action | tuple[Action, ...]
 def required_action(request: Request, view: APIView) -> Actions:
     """The action(s) the request needs: the view's `action_overrides` for a custom action
     (`{"approve": Action.REVIEW_RUBRICS}`), else its read or write action."""
-    overrides = getattr(view, "action_overrides", {})
-    if getattr(view, "action", None) in overrides:
-        return overrides[view.action]  # type: ignore[attr-defined]
-    write = getattr(view, "write_action", None)
+    # Declared on the resources (viewsets.RevisionedModelViewSet, ReadOnlyViewSet), not on APIView.
+    overrides: dict[str, Actions] = getattr(view, "action_overrides", {})
+    action: str | None = getattr(view, "action", None)
+    if action is not None and action in overrides:
+        return overrides[action]
+    write: Actions | None = getattr(view, "write_action", None)
     if request.method in SAFE_METHODS or write is None:
-        return view.read_action  # type: ignore[attr-defined]
+        read: Actions = view.read_action  # type: ignore[attr-defined]  # every resource has one
+        return read
     return write
 
 

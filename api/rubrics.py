@@ -135,10 +135,10 @@ class TaskViewSet(RevisionedModelViewSet):
     ordering_fields = ["key", "id", "updated_at", "status"]
     ordering = ["framework__name", "key", "id"]
 
-    def get_serializer_class(self) -> type[serializers.Serializer]:
+    def get_serializer_class(self) -> type[serializers.Serializer[Any]]:
         return TaskSerializer if self.action == "list" else TaskDetailSerializer
 
-    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
+    def perform_create(self, serializer: serializers.BaseSerializer[Any]) -> None:
         data = {k: v for k, v in serializer.validated_data.items() if k != "revision"}
         serializer.instance = services.create_task(
             data.pop("sub_competency"), data.pop("key"), data.pop("instruction"),
@@ -176,10 +176,13 @@ class TaskViewSet(RevisionedModelViewSet):
         services.return_for_changes(task, acting_user(request), comment)
         return self._answer(task)
 
-    def _comment(self, request: Request, serializer_class: type) -> str:
+    def _comment(
+        self, request: Request, serializer_class: type[serializers.Serializer[Any]]
+    ) -> str:
         serializer = serializer_class(data=request.data)
         serializer.is_valid(raise_exception=True)
-        return serializer.validated_data["comment"]
+        comment: str = serializer.validated_data["comment"]
+        return comment
 
 
 # ----- criteria ------------------------------------------------------------------------------
@@ -302,7 +305,9 @@ class ResponseFilter(FilterSet):
         model = Response
         fields = ["framework", "task", "task_key", "external_id", "model_name", "epoch", "kind"]
 
-    def by_current(self, queryset: QuerySet, name: str, value: bool) -> QuerySet:
+    def by_current(
+        self, queryset: QuerySet[Response], name: str, value: bool
+    ) -> QuerySet[Response]:
         return queryset.filter(superseded_at__isnull=value)
 
 

@@ -323,7 +323,7 @@ def _blank_in_model(field: Any) -> bool:
 
 
 @cache  # one class per resource, or drf-spectacular sees two components with one name
-def conflict_serializer(serializer_class: type[serializers.Serializer], name: str) -> Any:
+def conflict_serializer(serializer_class: type[serializers.Serializer[Any]], name: str) -> Any:
     return inline_serializer(
         name=f"{name}Conflict",
         fields={"detail": serializers.CharField(), "current": serializer_class(required=False)},

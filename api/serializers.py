@@ -13,7 +13,7 @@ TEXT_FIELDS = (
 )
 
 
-def json_type_error(field: serializers.Field, value: Any) -> str | None:
+def json_type_error(field: serializers.Field[Any, Any, Any, Any], value: Any) -> str | None:
     """Why `value`, read from a JSON body, is not of the type the schema gives `field`; None
     when it is (or when the field's own validation decides, as for null). A list's items are
     checked one by one."""
@@ -47,7 +47,7 @@ def json_type_error(field: serializers.Field, value: Any) -> str | None:
     return None
 
 
-class SlugRelatedField(serializers.SlugRelatedField):
+class SlugRelatedField(serializers.SlugRelatedField[Any]):
     """DRF's, refusing a NUL character as a text field does, before the lookup: PostgreSQL
     cannot take one in a query and would fail with an error."""
 
@@ -57,7 +57,7 @@ class SlugRelatedField(serializers.SlugRelatedField):
         return super().to_internal_value(data)
 
 
-class StrictJsonTypes(serializers.Serializer):
+class StrictJsonTypes(serializers.Serializer[Any]):
     """JSON objects are taken as the schema describes them: values of the types it gives and
     no field it does not name (the schema says `additionalProperties: false`). DRF would read
     0 as "0" for a text field and "3" or 3.0 as 3 for a number, and would drop a misspelt
@@ -78,11 +78,11 @@ class StrictJsonTypes(serializers.Serializer):
         return super().to_internal_value(data)
 
 
-class ApiSerializer(StrictJsonTypes, serializers.Serializer):
+class ApiSerializer(StrictJsonTypes, serializers.Serializer[Any]):
     """The base of the API's plain serializers."""
 
 
-class ApiModelSerializer(StrictJsonTypes, serializers.ModelSerializer):
+class ApiModelSerializer(StrictJsonTypes, serializers.ModelSerializer[Any]):
     """The base of the API's model serializers."""
 
 
@@ -111,4 +111,5 @@ class RevisionedSerializer(ApiModelSerializer):
             raise serializers.ValidationError(
                 {parent: ["Cannot be changed: create a new object under the other one."]}
             )
-        return super().validate(attrs)
+        validated: dict[str, Any] = super().validate(attrs)
+        return validated

@@ -54,7 +54,8 @@ class FrameworkField(SlugRelatedField):
         # with an error) is "no such framework" without asking the database.
         if not isinstance(data, str) or not SLUG.fullmatch(data):
             self.fail("does_not_exist", slug_name=self.slug_field, value=str(data))
-        return super().to_internal_value(data)
+        framework: Framework = super().to_internal_value(data)
+        return framework
 
 
 class CompetencySerializer(RevisionedSerializer):
@@ -185,7 +186,7 @@ class ProficiencyLevelSerializer(RevisionedSerializer):
 
 
 # ----- filters -------------------------------------------------------------------------------
-class FrameworkCode(django_filters.CharFilter):
+class FrameworkCode(django_filters.CharFilter):  # type: ignore[misc]  # django-filter: untyped
     def __init__(self, field_name: str) -> None:
         super().__init__(field_name=field_name, label="Framework code")
 
@@ -325,7 +326,7 @@ class ScaleFollowing(TaxonomyViewSet):
     def follow(self, saved: Any) -> None:
         raise NotImplementedError
 
-    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
+    def perform_create(self, serializer: serializers.BaseSerializer[Any]) -> None:
         with transaction.atomic():
             super().perform_create(serializer)
             self.follow(serializer.instance)

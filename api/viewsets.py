@@ -27,7 +27,7 @@ def etag(instance: Any) -> str:
     return f'"{instance.revision}"'
 
 
-class RevisionedModelViewSet(viewsets.ModelViewSet):
+class RevisionedModelViewSet(viewsets.ModelViewSet[Any]):
     permission_classes = [RoleAction]
     read_action: ClassVar[Action]
     write_action: ClassVar[Action]
@@ -36,7 +36,7 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
     http_method_names = ["get", "post", "put", "patch", "delete", "head", "options"]
 
     # ----- hooks a resource may override ---------------------------------------------------
-    def visible(self, queryset: models.QuerySet) -> models.QuerySet:
+    def visible(self, queryset: models.QuerySet[Any]) -> models.QuerySet[Any]:
         """What the requesting user may see. Blindness rules (grading) narrow it here."""
         return queryset
 
@@ -49,13 +49,16 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
         """Save a change; a domain operation (rubrics.services.edit_task) overrides this. Must
         raise a Conflict carrying `current` (editing.EditConflict, adjudication.StaleGoldVerdict)
         when the object is no longer at `expected_revision`."""
-        return editing.update(instance, changes, expected_revision, acting_user(self.request))
+        saved: models.Model = editing.update(
+            instance, changes, expected_revision, acting_user(self.request)
+        )
+        return saved
 
     def check_delete(self, instance: Any) -> None:
         """Refuse a delete the data's state forbids (raise a Conflict) before it is tried."""
 
     # ----- plumbing -----------------------------------------------------------------------
-    def get_queryset(self) -> models.QuerySet:
+    def get_queryset(self) -> models.QuerySet[Any]:
         return self.visible(super().get_queryset())
 
     def get_object(self) -> Any:
@@ -65,7 +68,7 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
         return super().get_object()
 
     def audited_fields(self) -> list[str]:
-        serializer = cast(serializers.Serializer, self.get_serializer())
+        serializer = cast(serializers.Serializer[Any], self.get_serializer())
         return [
             name
             for name, field in serializer.fields.items()
@@ -76,9 +79,9 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
         instance = self.get_object()
         return Response(self.get_serializer(instance).data, headers={"ETag": etag(instance)})
 
-    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
+    def perform_create(self, serializer: serializers.BaseSerializer[Any]) -> None:
         data = {k: v for k, v in serializer.validated_data.items() if k != "revision"}
-        model: type[models.Model] = cast(serializers.ModelSerializer, serializer).Meta.model
+        model: type[models.Model] = cast(serializers.ModelSerializer[Any], serializer).Meta.model
         instance = model(**data)
         self.prepare_new(instance)
         serializer.instance = editing.create(
@@ -135,7 +138,7 @@ class RevisionedModelViewSet(viewsets.ModelViewSet):
         return True
 
 
-class ReadOnlyViewSet(viewsets.ReadOnlyModelViewSet):
+class ReadOnlyViewSet(viewsets.ReadOnlyModelViewSet[Any]):
     """A resource read through the API but written elsewhere (or by a bulk POST): same role
     check, same `visible()` hook and JSON 404s as RevisionedModelViewSet."""
 
@@ -144,9 +147,9 @@ class ReadOnlyViewSet(viewsets.ReadOnlyModelViewSet):
     write_action: ClassVar[Action | tuple[Action, ...] | None] = None
     lookup_value_regex = "[^/]+"
 
-    def visible(self, queryset: models.QuerySet) -> models.QuerySet:
+    def visible(self, queryset: models.QuerySet[Any]) -> models.QuerySet[Any]:
         """What the requesting user may see. Blindness rules (grading) narrow it here."""
         return queryset
 
-    def get_queryset(self) -> models.QuerySet:
+    def get_queryset(self) -> models.QuerySet[Any]:
         return self.visible(super().get_queryset())

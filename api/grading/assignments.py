@@ -179,7 +179,7 @@ class AssignmentViewSet(ReadOnlyViewSet):
     ordering_fields = ["id", "position"]
     ordering = ["id"]
 
-    def visible(self, queryset: QuerySet) -> QuerySet:
+    def visible(self, queryset: QuerySet[Assignment]) -> QuerySet[Assignment]:
         user = self.request.user
         own = cast(AssignmentQuerySet, queryset)
         mine = queryset if manages_studies(user) else own.of(acting_user(self.request))
@@ -191,7 +191,7 @@ class AssignmentViewSet(ReadOnlyViewSet):
             "study_item__rubric_version__resources",
         )
 
-    def get_serializer_class(self) -> type[serializers.Serializer]:
+    def get_serializer_class(self) -> type[serializers.Serializer[Any]]:
         return AssignmentSerializer if self.action == "list" else AssignmentDetailSerializer
 
     @extend_schema(

@@ -88,9 +88,10 @@ class GoldVerdictViewSet(RevisionedModelViewSet):
             by=acting_user(self.request),
             base_revision=base_revision,
         )
-        return self.get_queryset().get(pk=gold.pk)
+        shown: GoldVerdict = self.get_queryset().get(pk=gold.pk)
+        return shown
 
-    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
+    def perform_create(self, serializer: serializers.BaseSerializer[Any]) -> None:
         serializer.instance = self._record(serializer.validated_data, base_revision=0)
 
     def save_changes(self, instance: GoldVerdict, changes: dict[str, Any], expected: int) -> Any:

@@ -88,7 +88,7 @@ class GradeViewSet(ReadOnlyViewSet):
     ordering_fields = ["id", "updated_at"]
     ordering = ["id"]
 
-    def visible(self, queryset: QuerySet) -> QuerySet:
+    def visible(self, queryset: QuerySet[Grade]) -> QuerySet[Grade]:
         if manages_studies(self.request.user):
             return queryset
         return queryset.filter(assignment__in=Assignment.objects.of(acting_user(self.request)))
@@ -102,7 +102,8 @@ class GradeViewSet(ReadOnlyViewSet):
             rationale=data.get("rationale"),
             by=acting_user(self.request),
         )
-        return self.get_queryset().get(pk=grade.pk)
+        shown: Grade = self.get_queryset().get(pk=grade.pk)
+        return shown
 
     def create(self, request: Request) -> Response:
         """Save your verdict and/or rationale on one criterion of your assignment: creates the
@@ -189,7 +190,7 @@ class TurnGradeViewSet(ReadOnlyViewSet):
     ordering_fields = ["id", "updated_at"]
     ordering = ["id"]
 
-    def visible(self, queryset: QuerySet) -> QuerySet:
+    def visible(self, queryset: QuerySet[TurnGrade]) -> QuerySet[TurnGrade]:
         if manages_studies(self.request.user):
             return queryset
         return queryset.filter(assignment__in=Assignment.objects.of(acting_user(self.request)))

@@ -422,9 +422,9 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         user = self.request.user
         return not (user_can(user, Action.VIEW_BENCHMARK) or manages_studies(user))
 
-    def visible(self, queryset: QuerySet) -> QuerySet:
+    def visible(self, queryset: QuerySet[Study]) -> QuerySet[Study]:
         if self.blind():
-            me = self.request.user
+            me = acting_user(self.request)
             return queryset.filter(pool__annotator=me).annotate(
                 own_count=Count("items__assignments", filter=Q(items__assignments__annotator=me)),
                 own_submitted=Count(
@@ -437,11 +437,11 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
             )
         return queryset
 
-    def get_queryset(self) -> QuerySet:
+    def get_queryset(self) -> QuerySet[Study]:
         queryset = cast(StudyQuerySet, super().get_queryset())
         return queryset if self.blind() else queryset.with_progress()
 
-    def get_serializer_class(self) -> type[serializers.Serializer]:
+    def get_serializer_class(self) -> type[serializers.Serializer[Any]]:
         if getattr(self, "swagger_fake_view", False):
             return StudySerializer
         return AnnotatorStudySerializer if self.blind() else StudySerializer
