@@ -6,7 +6,7 @@ from accounts.models import ApiToken
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     list_display = ["name", "user", "hint", "created", "last_used", "revoked"]
     list_filter = ["revoked"]
     search_fields = ["name", "user__username"]

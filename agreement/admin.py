@@ -5,7 +5,7 @@ from audit.admin import AuditedAdmin
 
 
 @admin.register(AnalysisSettings)
-class AnalysisSettingsAdmin(AuditedAdmin):
+class AnalysisSettingsAdmin(AuditedAdmin[AnalysisSettings]):
     list_display = [
         "study",
         "validation_threshold",

@@ -2,6 +2,7 @@
 through grading.services, which keeps every submitted value's history."""
 
 from django.contrib import admin
+from django.db import models
 from django.http import HttpRequest
 
 from audit.admin import AuditedAdmin
@@ -26,7 +27,7 @@ from grading.models import (
 )
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin[M: models.Model](admin.ModelAdmin[M]):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -37,20 +38,20 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class PoolMemberInline(admin.TabularInline):
+class PoolMemberInline(admin.TabularInline[PoolMember, Study]):
     model = PoolMember
     extra = 0
     autocomplete_fields = ["annotator"]
 
 
-class LikertItemInline(admin.TabularInline):
+class LikertItemInline(admin.TabularInline[LikertItem, Study]):
     model = LikertItem
     extra = 0
     prepopulated_fields = {"key": ["prompt"]}
 
 
 @admin.register(Study)
-class StudyAdmin(AuditedAdmin):
+class StudyAdmin(AuditedAdmin[Study]):
     list_display = ["name", "framework", "overlap", "status", "deadline", "created_at"]
     list_filter = ["status", "framework"]
     search_fields = ["name"]
@@ -58,48 +59,48 @@ class StudyAdmin(AuditedAdmin):
 
 
 @admin.register(Expertise)
-class ExpertiseAdmin(AuditedAdmin):
+class ExpertiseAdmin(AuditedAdmin[Expertise]):
     list_display = ["annotator", "sub_competency", "language"]
     list_filter = ["sub_competency", "language"]
     autocomplete_fields = ["annotator"]
 
 
 @admin.register(StudyItem)
-class StudyItemAdmin(ReadOnlyAdmin):
+class StudyItemAdmin(ReadOnlyAdmin[StudyItem]):
     list_display = ["study", "response", "rubric_version"]
     list_filter = ["study"]
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(ReadOnlyAdmin):
+class AssignmentAdmin(ReadOnlyAdmin[Assignment]):
     list_display = ["study_item", "annotator", "status", "submitted_at", "time_spent_seconds"]
     list_filter = ["status", "study_item__study"]
 
 
 @admin.register(Grade)
-class GradeAdmin(ReadOnlyAdmin):
+class GradeAdmin(ReadOnlyAdmin[Grade]):
     list_display = ["assignment", "criterion_version", "verdict", "updated_at"]
     list_filter = ["verdict", "assignment__study_item__study"]
 
 
 @admin.register(GradeRevision)
-class GradeRevisionAdmin(ReadOnlyAdmin):
+class GradeRevisionAdmin(ReadOnlyAdmin[GradeRevision]):
     list_display = ["grade", "verdict", "written_at", "replaced_at", "replaced_by"]
 
 
 @admin.register(TurnGrade)
-class TurnGradeAdmin(ReadOnlyAdmin):
+class TurnGradeAdmin(ReadOnlyAdmin[TurnGrade]):
     list_display = ["assignment", "criterion_version", "turn", "verdict", "updated_at"]
     list_filter = ["verdict", "assignment__study_item__study"]
 
 
 @admin.register(TurnGradeRevision)
-class TurnGradeRevisionAdmin(ReadOnlyAdmin):
+class TurnGradeRevisionAdmin(ReadOnlyAdmin[TurnGradeRevision]):
     list_display = ["turn_grade", "verdict", "written_at", "replaced_at", "replaced_by"]
 
 
 @admin.register(PairTally)
-class PairTallyAdmin(ReadOnlyAdmin):
+class PairTallyAdmin(ReadOnlyAdmin[PairTally]):
     """Counts kept by grading.tallies from the submitted grades; shown to check them."""
 
     list_display = ["study_item", "criterion_version", "passes", "fails", "nas", "levels"]
@@ -107,7 +108,7 @@ class PairTallyAdmin(ReadOnlyAdmin):
 
 
 @admin.register(ResultsRevision)
-class ResultsRevisionAdmin(ReadOnlyAdmin):
+class ResultsRevisionAdmin(ReadOnlyAdmin[ResultsRevision]):
     """Counted by grading.services as submitted data changes; the agreement results' cache
     key."""
 
@@ -115,17 +116,17 @@ class ResultsRevisionAdmin(ReadOnlyAdmin):
 
 
 @admin.register(LikertRating)
-class LikertRatingAdmin(ReadOnlyAdmin):
+class LikertRatingAdmin(ReadOnlyAdmin[LikertRating]):
     list_display = ["assignment", "item", "value", "updated_at"]
 
 
 @admin.register(GoldVerdict)
-class GoldVerdictAdmin(ReadOnlyAdmin):
+class GoldVerdictAdmin(ReadOnlyAdmin[GoldVerdict]):
     list_display = ["study_item", "criterion_version", "verdict", "by", "at"]
 
 
 @admin.register(Flag)
-class FlagAdmin(ReadOnlyAdmin):
+class FlagAdmin(ReadOnlyAdmin[Flag]):
     """Flags change only through grading.flags (the study's flags page), which keeps their
     history and returns or reassigns a response set aside."""
 
@@ -134,24 +135,24 @@ class FlagAdmin(ReadOnlyAdmin):
 
 
 @admin.register(GoldVerdictRevision)
-class GoldVerdictRevisionAdmin(ReadOnlyAdmin):
+class GoldVerdictRevisionAdmin(ReadOnlyAdmin[GoldVerdictRevision]):
     list_display = ["gold", "revision", "verdict", "written_at", "replaced_by"]
 
 
 @admin.register(AdjudicationRequest)
-class AdjudicationRequestAdmin(ReadOnlyAdmin):
+class AdjudicationRequestAdmin(ReadOnlyAdmin[AdjudicationRequest]):
     list_display = ["study_item", "criterion_version", "by", "at"]
 
 
 @admin.register(PoolMember)
-class PoolMemberAdmin(AuditedAdmin):
+class PoolMemberAdmin(AuditedAdmin[PoolMember]):
     list_display = ["study", "annotator", "capacity"]
     list_filter = ["study"]
     autocomplete_fields = ["annotator"]
 
 
 @admin.register(LikertItem)
-class LikertItemAdmin(AuditedAdmin):
+class LikertItemAdmin(AuditedAdmin[LikertItem]):
     list_display = ["study", "order", "key", "prompt"]
     list_filter = ["study"]
     prepopulated_fields = {"key": ["prompt"]}

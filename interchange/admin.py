@@ -6,7 +6,7 @@ from interchange.models import ImportJob, TaskSource
 
 
 @admin.register(ImportJob)
-class ImportJobAdmin(admin.ModelAdmin):
+class ImportJobAdmin(admin.ModelAdmin[ImportJob]):
     """Jobs are made by the upload page and the worker; here they are only looked at."""
 
     list_display = ["pk", "kind", "original_name", "status", "created_by", "created_at"]
@@ -20,6 +20,6 @@ class ImportJobAdmin(admin.ModelAdmin):
 
 
 @admin.register(TaskSource)
-class TaskSourceAdmin(AuditedAdmin):
+class TaskSourceAdmin(AuditedAdmin[TaskSource]):
     list_display = ["task", "version_at_time_of_draft"]
     search_fields = ["task__key"]

@@ -6,7 +6,7 @@ Django's own user admin edits the superuser and staff flags, the groups and the 
 by one, which let an admin demote or deactivate themself; here a role is one choice and the
 access one box, both applied by the services, and the flags follow the role."""
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import admin
@@ -19,11 +19,12 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from accounts.roles import ROLE_LABELS, Role
 from accounts.services import role_of
+from audit.admin import admin_user
 from core.refusals import Conflict
 from people import services
 
 
-class PersonChangeForm(UserChangeForm):  # type: ignore[type-arg]
+class PersonChangeForm(UserChangeForm[User]):
     role = forms.ChoiceField(
         choices=[("", _("none"))] + [(role.value, ROLE_LABELS[role]) for role in Role],
         required=False,
@@ -65,7 +66,7 @@ class PersonChangeForm(UserChangeForm):  # type: ignore[type-arg]
         return cleaned
 
 
-class PersonAdmin(UserAdmin):  # type: ignore[type-arg]
+class PersonAdmin(UserAdmin[User]):
     form = PersonChangeForm
     fieldsets = (
         (None, {"fields": ("username", "password")}),
@@ -84,18 +85,18 @@ class PersonAdmin(UserAdmin):  # type: ignore[type-arg]
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
     ) -> Any:
         form = super().get_form(request, obj, change=change, **kwargs)
-        if obj is not None:
-            form.acting = request.user  # type: ignore[attr-defined]
+        if obj is not None:  # the class made from PersonChangeForm
+            cast(type[PersonChangeForm], form).acting = admin_user(request)
         return form
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
         if not change:
             return
-        by = request.user  # the services check again, under their lock
+        by = admin_user(request)  # the services check again, under their lock
         if form.cleaned_data.get("role"):
-            services.set_role(obj, Role(form.cleaned_data["role"]), by=by)  # type: ignore[arg-type]
-        services.set_active(obj, bool(form.cleaned_data.get("active")), by=by)  # type: ignore[arg-type]
+            services.set_role(obj, Role(form.cleaned_data["role"]), by=by)
+        services.set_active(obj, bool(form.cleaned_data.get("active")), by=by)
 
 
 admin.site.register(User, PersonAdmin)

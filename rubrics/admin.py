@@ -6,6 +6,7 @@ one comes as its next version, through an import or the API)."""
 from typing import Any
 
 from django.contrib import admin
+from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from audit.admin import AuditedAdmin
@@ -28,7 +29,7 @@ from rubrics.models import (
 from rubrics.responses import responses_in_use
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline[C: models.Model, P: models.Model](admin.TabularInline[C, P]):
     extra = 0
     can_delete = False
 
@@ -39,36 +40,36 @@ class ReadOnlyInline(admin.TabularInline):
         return False
 
 
-class CriterionVersionInline(ReadOnlyInline):
+class CriterionVersionInline(ReadOnlyInline[CriterionVersion, Criterion]):
     model = CriterionVersion
     fields = ("number", "wording", "weight", "scoring_type", "frozen", "created_at")
     readonly_fields = fields
 
 
-class ScalePointInline(admin.TabularInline):
+class ScalePointInline(admin.TabularInline[ScalePoint, CriterionVersion]):
     model = ScalePoint
     extra = 0
 
 
-class TaskResourceInline(admin.TabularInline):
+class TaskResourceInline(admin.TabularInline[TaskResource, Task]):
     model = TaskResource
     extra = 0
 
 
-class TaskContextValueInline(admin.TabularInline):
+class TaskContextValueInline(admin.TabularInline[TaskContextValue, Task]):
     model = TaskContextValue
     extra = 0
     raw_id_fields = ["variable", "value"]
 
 
-class UniversalExclusionInline(admin.TabularInline):
+class UniversalExclusionInline(admin.TabularInline[UniversalExclusion, Task]):
     model = UniversalExclusion
     extra = 0
     raw_id_fields = ["criterion"]
     exclude = ["created_by"]
 
 
-class RubricItemInline(ReadOnlyInline):
+class RubricItemInline(ReadOnlyInline[RubricItem, RubricVersion]):
     model = RubricItem
     fields = ("order", "criterion_version", "layer", "applicable", "na_reason")
     readonly_fields = fields
@@ -83,7 +84,7 @@ def _response_is_held(obj: Any) -> bool:
     )
 
 
-class TurnInline(admin.TabularInline):
+class TurnInline(admin.TabularInline[Turn, Response]):
     model = Turn
     extra = 0
 
@@ -98,7 +99,7 @@ class TurnInline(admin.TabularInline):
 
 
 @admin.register(Criterion)
-class CriterionAdmin(AuditedAdmin):
+class CriterionAdmin(AuditedAdmin[Criterion]):
     list_display = ["code", "layer", "framework", "order", "retired"]
     list_filter = ["framework", "layer", "retired"]
     search_fields = ["code", "versions__wording"]
@@ -107,7 +108,7 @@ class CriterionAdmin(AuditedAdmin):
 
 
 @admin.register(CriterionVersion)
-class CriterionVersionAdmin(AuditedAdmin):
+class CriterionVersionAdmin(AuditedAdmin[CriterionVersion]):
     list_display = ["__str__", "weight", "scoring_type", "frozen", "created_at"]
     list_filter = ["frozen", "scoring_type", "criterion__layer"]
     search_fields = ["criterion__code", "wording"]
@@ -124,13 +125,13 @@ class CriterionVersionAdmin(AuditedAdmin):
 
 
 @admin.register(ScalePoint)
-class ScalePointAdmin(AuditedAdmin):
+class ScalePointAdmin(AuditedAdmin[ScalePoint]):
     list_display = ["version", "value", "label"]
     raw_id_fields = ["version"]
 
 
 @admin.register(Task)
-class TaskAdmin(AuditedAdmin):
+class TaskAdmin(AuditedAdmin[Task]):
     list_display = ["key", "sub_competency", "status", "difficulty", "task_type", "updated_at"]
     list_filter = ["framework", "status", "difficulty", "task_type"]
     search_fields = ["key", "instruction"]
@@ -140,13 +141,13 @@ class TaskAdmin(AuditedAdmin):
 
 
 @admin.register(TaskResource)
-class TaskResourceAdmin(AuditedAdmin):
+class TaskResourceAdmin(AuditedAdmin[TaskResource]):
     list_display = ["title", "task", "kind", "order"]
     raw_id_fields = ["task"]
 
 
 @admin.register(TaskContextValue)
-class TaskContextValueAdmin(AuditedAdmin):
+class TaskContextValueAdmin(AuditedAdmin[TaskContextValue]):
     list_display = ["task", "variable", "shown_value"]
     raw_id_fields = ["task", "variable", "value"]
 
@@ -156,13 +157,13 @@ class TaskContextValueAdmin(AuditedAdmin):
 
 
 @admin.register(UniversalExclusion)
-class UniversalExclusionAdmin(AuditedAdmin):
+class UniversalExclusionAdmin(AuditedAdmin[UniversalExclusion]):
     list_display = ["task", "criterion", "reason"]
     raw_id_fields = ["task", "criterion", "created_by"]
 
 
 @admin.register(RubricVersion)
-class RubricVersionAdmin(AuditedAdmin):
+class RubricVersionAdmin(AuditedAdmin[RubricVersion]):
     list_display = ["__str__", "published_by", "published_at"]
     list_filter = ["task__framework"]
     search_fields = ["task__key"]
@@ -176,7 +177,7 @@ class RubricVersionAdmin(AuditedAdmin):
 
 
 @admin.register(RubricItem)
-class RubricItemAdmin(AuditedAdmin):
+class RubricItemAdmin(AuditedAdmin[RubricItem]):
     list_display = ["rubric_version", "order", "criterion_version", "layer", "applicable"]
 
     def has_add_permission(self, request: Any) -> bool:
@@ -187,7 +188,7 @@ class RubricItemAdmin(AuditedAdmin):
 
 
 @admin.register(PublishedResource)
-class PublishedResourceAdmin(AuditedAdmin):
+class PublishedResourceAdmin(AuditedAdmin[PublishedResource]):
     """A resource as its task was published: written by publishing only."""
 
     list_display = ["rubric_version", "order", "title", "kind"]
@@ -200,7 +201,7 @@ class PublishedResourceAdmin(AuditedAdmin):
 
 
 @admin.register(PublishedContextValue)
-class PublishedContextValueAdmin(AuditedAdmin):
+class PublishedContextValueAdmin(AuditedAdmin[PublishedContextValue]):
     """A context value as its task was published: written by publishing only."""
 
     list_display = ["rubric_version", "variable", "value", "text", "number"]
@@ -213,7 +214,7 @@ class PublishedContextValueAdmin(AuditedAdmin):
 
 
 @admin.register(Review)
-class ReviewAdmin(AuditedAdmin):
+class ReviewAdmin(AuditedAdmin[Review]):
     list_display = ["task", "action", "by", "at"]
     list_filter = ["action"]
 
@@ -225,7 +226,7 @@ class ReviewAdmin(AuditedAdmin):
 
 
 @admin.register(Response)
-class ResponseAdmin(AuditedAdmin):
+class ResponseAdmin(AuditedAdmin[Response]):
     list_display = ["task", "model_name", "model_family", "kind", "external_id", "version"]
     list_filter = ["model_family", "kind"]
     search_fields = ["task__key", "model_name", "external_id"]
@@ -238,6 +239,6 @@ class ResponseAdmin(AuditedAdmin):
 
 
 @admin.register(Turn)
-class TurnAdmin(AuditedAdmin):
+class TurnAdmin(AuditedAdmin[Turn]):
     list_display = ["response", "index", "role"]
     raw_id_fields = ["response"]

@@ -1,7 +1,12 @@
+from collections.abc import Sequence
+from typing import Any
+
 from django import forms
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
-from audit.admin import AuditedAdmin
+from audit.admin import AuditedAdmin, admin_user
 from taxonomy.models import (
     Competency,
     ContextValue,
@@ -15,12 +20,12 @@ from taxonomy.models import (
 from taxonomy.scales import sync_scale_values
 
 
-class SubCompetencyInline(admin.TabularInline):
+class SubCompetencyInline(admin.TabularInline[SubCompetency, Competency]):
     model = SubCompetency
     extra = 0
 
 
-class ContextValueInline(admin.TabularInline):
+class ContextValueInline(admin.TabularInline[ContextValue, ContextVariable]):
     """Read-only on a variable that takes a scale's levels: its values follow the levels."""
 
     model = ContextValue
@@ -29,23 +34,30 @@ class ContextValueInline(admin.TabularInline):
     def _free(self, obj: ContextVariable | None) -> bool:
         return obj is None or obj.scale_id is None
 
-    def has_add_permission(self, request, obj):  # type: ignore[no-untyped-def]
+    # An inline's takes the parent object; the stubs type it against ModelAdmin's.
+    def has_add_permission(  # type: ignore[override]
+        self, request: HttpRequest, obj: ContextVariable | None
+    ) -> bool:
         return self._free(obj) and super().has_add_permission(request, obj)
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(
+        self, request: HttpRequest, obj: ContextVariable | None = None
+    ) -> bool:
         return self._free(obj) and super().has_change_permission(request, obj)
 
-    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_delete_permission(
+        self, request: HttpRequest, obj: ContextVariable | None = None
+    ) -> bool:
         return self._free(obj) and super().has_delete_permission(request, obj)
 
 
-class ContextValueForm(forms.ModelForm):
+class ContextValueForm(forms.ModelForm[ContextValue]):
     class Meta:
         model = ContextValue
         fields = ["variable", "code", "label", "description", "order", "level"]
 
     def clean_variable(self) -> ContextVariable:
-        variable = self.cleaned_data["variable"]
+        variable: ContextVariable = self.cleaned_data["variable"]
         if self.instance.pk is None:  # a saved value's variable: the change permission decides
             try:
                 ContextValue(variable=variable).check_editable_by_hand()
@@ -55,13 +67,13 @@ class ContextValueForm(forms.ModelForm):
 
 
 @admin.register(Framework)
-class FrameworkAdmin(AuditedAdmin):
+class FrameworkAdmin(AuditedAdmin[Framework]):
     list_display = ["code", "name"]
     search_fields = ["code", "name"]
 
 
 @admin.register(Competency)
-class CompetencyAdmin(AuditedAdmin):
+class CompetencyAdmin(AuditedAdmin[Competency]):
     list_display = ["code", "name", "framework", "order"]
     list_filter = ["framework"]
     search_fields = ["code", "name"]
@@ -69,26 +81,26 @@ class CompetencyAdmin(AuditedAdmin):
 
 
 @admin.register(SubCompetency)
-class SubCompetencyAdmin(AuditedAdmin):
+class SubCompetencyAdmin(AuditedAdmin[SubCompetency]):
     list_display = ["code", "name", "competency", "order"]
     list_filter = ["competency__framework", "competency"]
     search_fields = ["code", "name"]
 
 
 @admin.register(ContextVariable)
-class ContextVariableAdmin(AuditedAdmin):
+class ContextVariableAdmin(AuditedAdmin[ContextVariable]):
     list_display = ["key", "label", "kind", "group", "framework", "order"]
     list_filter = ["framework", "kind", "group"]
     search_fields = ["key", "label"]
     inlines = [ContextValueInline]
 
-    def save_related(self, request, form, formsets, change):  # type: ignore[no-untyped-def]
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
-        sync_scale_values(variables=[form.instance], actor=request.user)
+        sync_scale_values(variables=[form.instance], actor=admin_user(request))
 
 
 @admin.register(ContextValue)
-class ContextValueAdmin(AuditedAdmin):
+class ContextValueAdmin(AuditedAdmin[ContextValue]):
     """A value tied to a scale's level is read-only (ContextValue.check_editable_by_hand)."""
 
     form = ContextValueForm
@@ -96,13 +108,15 @@ class ContextValueAdmin(AuditedAdmin):
     list_filter = ["variable__framework", "variable"]
     search_fields = ["label", "code"]
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request: HttpRequest, obj: ContextValue | None = None) -> bool:
         return (obj is None or obj.level_id is None) and super().has_change_permission(request, obj)
 
-    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_delete_permission(self, request: HttpRequest, obj: ContextValue | None = None) -> bool:
         return (obj is None or obj.level_id is None) and super().has_delete_permission(request, obj)
 
-    def get_deleted_objects(self, objs, request):  # type: ignore[no-untyped-def]
+    def get_deleted_objects(
+        self, objs: Sequence[ContextValue] | QuerySet[ContextValue], request: HttpRequest
+    ) -> tuple[list[str], dict[str, int], set[str], list[str]]:
         # "Delete selected" asks no per-object permission: a tied value stops it here.
         deleted, counts, refused, protected = super().get_deleted_objects(objs, request)
         for value in objs:
@@ -113,30 +127,32 @@ class ContextValueAdmin(AuditedAdmin):
         return deleted, counts, refused, protected
 
 
-class ProficiencyLevelInline(admin.TabularInline):
+class ProficiencyLevelInline(admin.TabularInline[ProficiencyLevel, ProficiencyScale]):
     model = ProficiencyLevel
     fk_name = "scale"
     extra = 0
 
 
 @admin.register(ProficiencyScale)
-class ProficiencyScaleAdmin(AuditedAdmin):
+class ProficiencyScaleAdmin(AuditedAdmin[ProficiencyScale]):
     list_display = ["code", "name", "framework", "order"]
     list_filter = ["framework"]
     search_fields = ["code", "name"]
     inlines = [ProficiencyLevelInline]
 
-    def save_related(self, request, form, formsets, change):  # type: ignore[no-untyped-def]
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
-        sync_scale_values(scales=[form.instance], actor=request.user)
+        sync_scale_values(scales=[form.instance], actor=admin_user(request))
 
 
 @admin.register(ProficiencyLevel)
-class ProficiencyLevelAdmin(AuditedAdmin):
+class ProficiencyLevelAdmin(AuditedAdmin[ProficiencyLevel]):
     list_display = ["label", "code", "scale", "order", "corresponds_to"]
     list_filter = ["scale__framework", "scale"]
     search_fields = ["label", "code"]
 
-    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+    def save_model(
+        self, request: HttpRequest, obj: ProficiencyLevel, form: Any, change: bool
+    ) -> None:
         super().save_model(request, obj, form, change)
-        sync_scale_values(scales=[obj.scale], actor=request.user)
+        sync_scale_values(scales=[obj.scale], actor=admin_user(request))
