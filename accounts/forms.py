@@ -5,13 +5,13 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import ApiToken, User
 
 
-class ApiTokenForm(forms.ModelForm):
+class ApiTokenForm(forms.ModelForm[ApiToken]):
     class Meta:
         model = ApiToken
         fields = ["name"]
 
 
-class LanguageForm(forms.ModelForm):
+class LanguageForm(forms.ModelForm[User]):
     class Meta:
         model = User
         fields = ["language"]

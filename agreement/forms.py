@@ -3,7 +3,7 @@ from django import forms
 from agreement.models import AnalysisSettings
 
 
-class AnalysisSettingsForm(forms.ModelForm):
+class AnalysisSettingsForm(forms.ModelForm[AnalysisSettings]):
     class Meta:
         model = AnalysisSettings
         fields = [

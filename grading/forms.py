@@ -29,7 +29,7 @@ DEFAULTED = (
 )
 
 
-class StudyForm(forms.ModelForm):
+class StudyForm(forms.ModelForm[Study]):
     """A new study's settings and pool; which responses it holds is the StudySelectionForm's."""
 
     annotators = forms.ModelMultipleChoiceField(
@@ -88,7 +88,7 @@ class StudyForm(forms.ModelForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        annotators = cast(forms.ModelMultipleChoiceField, self.fields["annotators"])
+        annotators = cast(forms.ModelMultipleChoiceField[User], self.fields["annotators"])
         annotators.queryset = graders().order_by("username")
         # Left out of a form (or a script's POST): the model's default, a plain study.
         for name in DEFAULTED:
@@ -162,7 +162,9 @@ class StudySelectionForm(TaskFilterForm):
         self.fields["status"].label = _("Review status")
         model = cast(forms.ChoiceField, self.fields["model"])
         model.choices = [("", gettext("Any model"))] + [(m, m) for m in models]
-        cast(forms.ModelMultipleChoiceField, self.fields["tasks"]).queryset = published_tasks()
+        cast(
+            forms.ModelMultipleChoiceField[Task], self.fields["tasks"]
+        ).queryset = published_tasks()
 
     def filter_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in ("q", *self.FILTERS)]
@@ -268,7 +270,7 @@ class GoldVerdictForm(forms.Form):
         return ("", int(choice)) if choice.lstrip("-").isdigit() else (choice, None)
 
 
-class StudySettingsForm(forms.ModelForm):
+class StudySettingsForm(forms.ModelForm[Study]):
     """What may change once a study runs (grading.services.SETTINGS_FIELDS). A setting of
     adaptive overlap or gold checks left out of the form keeps its value."""
 
@@ -309,7 +311,7 @@ class GoldChecksForm(forms.Form):
 
     def __init__(self, *args: Any, candidates: QuerySet[StudyItem], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        field = cast(forms.ModelMultipleChoiceField, self.fields["sources"])
+        field = cast(forms.ModelMultipleChoiceField[Any], self.fields["sources"])  # annotated items
         field.queryset = candidates
         field.label_from_instance = lambda item: (  # type: ignore[method-assign,assignment]
             _("%(task)s · %(model)s (%(n)d gold verdicts, %(study)s)")
@@ -331,7 +333,7 @@ class AddAnnotatorsForm(forms.Form):
 
     def __init__(self, *args: Any, study: Study, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        field = cast(forms.ModelMultipleChoiceField, self.fields["annotators"])
+        field = cast(forms.ModelMultipleChoiceField[User], self.fields["annotators"])
         field.queryset = graders().exclude(study_memberships__study=study).order_by("username")
 
 
@@ -379,5 +381,5 @@ class ResolveFlagForm(forms.Form):
 
     def __init__(self, *args: Any, candidates: list[User], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        reassign_to = cast(forms.ModelChoiceField, self.fields["reassign_to"])
+        reassign_to = cast(forms.ModelChoiceField[User], self.fields["reassign_to"])
         reassign_to.queryset = User.objects.filter(pk__in=[u.pk for u in candidates])

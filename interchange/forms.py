@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import User
 from grading.models import Study
 from interchange.models import ImportJob
 from interchange.rubric_validation import validating_studies
@@ -42,7 +43,7 @@ class ImportForm(forms.Form):
         ),
     )
 
-    def clean(self) -> dict:
+    def clean(self) -> dict[str, Any]:
         super().clean()
         data = self.cleaned_data
         upload, kind = data.get("file"), data.get("kind")
@@ -95,9 +96,9 @@ class ImportForm(forms.Form):
 class OfflineUploadForm(forms.Form):
     """A filled offline grading workbook, recorded as the annotator chosen."""
 
-    annotator = forms.ModelChoiceField(
+    annotator: forms.ModelChoiceField[User] = forms.ModelChoiceField(
         queryset=None, to_field_name="username", label=_("Annotator")
-    )  # type: ignore[arg-type,var-annotated]  # set in __init__
+    )  # set in __init__
     file = forms.FileField(label=_("Workbook (.xlsx)"))
     submit = forms.BooleanField(
         required=False, label=_("Submit every response the workbook completes")

@@ -28,8 +28,8 @@ class RoleForm(forms.Form):
     role = forms.ChoiceField(choices=ROLE_CHOICES, label=_("Role"))
 
 
-class SubCompetencyChoices(forms.ModelMultipleChoiceField):
-    def label_from_instance(self, obj: Any) -> str:
+class SubCompetencyChoices(forms.ModelMultipleChoiceField[SubCompetency]):
+    def label_from_instance(self, obj: SubCompetency) -> str:
         return f"{obj.code} {obj.name}"
 
 
@@ -52,7 +52,7 @@ class ExpertiseForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        field = cast(forms.ModelMultipleChoiceField, self.fields["sub_competencies"])
+        field = cast(SubCompetencyChoices, self.fields["sub_competencies"])
         field.queryset = SubCompetency.objects.select_related("competency__framework").order_by(
             "competency__framework__code", "competency__order", "order", "code"
         )

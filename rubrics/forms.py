@@ -19,8 +19,8 @@ from rubrics.models.criteria import GUIDANCE_MAX, WEIGHT_LIMIT, WORDING_MAX
 from taxonomy.models import Competency, ContextVariable, Framework, SubCompetency, shown_value
 
 
-def _choice_field(form: forms.BaseForm, name: str) -> forms.ModelChoiceField:
-    return cast(forms.ModelChoiceField, form.fields[name])
+def _choice_field(form: forms.BaseForm, name: str) -> forms.ModelChoiceField[Any]:
+    return cast(forms.ModelChoiceField[Any], form.fields[name])
 
 
 # Uploaded resources are handed to models with the task: keep them small. Override in settings.
@@ -57,7 +57,7 @@ def sub_competency_choices(framework: Framework | None = None) -> QuerySet[SubCo
     return subs.order_by("competency__framework__name", "competency__order", "order", "code")
 
 
-class TaskForm(forms.ModelForm):
+class TaskForm(forms.ModelForm[Task]):
     revision = RevisionField()
 
     class Meta:
@@ -244,7 +244,7 @@ class ResourceForm(forms.Form):
         return data
 
 
-class ResourceEditForm(forms.ModelForm):
+class ResourceEditForm(forms.ModelForm[TaskResource]):
     revision = RevisionField()
 
     class Meta:
@@ -368,7 +368,7 @@ class CriterionForm(forms.Form):
         return cls(initial=initial, **kwargs)
 
     def clean_weight(self) -> int:
-        weight = self.cleaned_data["weight"]
+        weight: int = self.cleaned_data["weight"]
         if weight == 0:
             raise ValidationError(
                 gettext("A weight of 0 would make the criterion count for nothing.")

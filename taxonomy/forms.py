@@ -1,3 +1,5 @@
+from typing import Any
+
 from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 
@@ -11,7 +13,7 @@ from taxonomy.models import (
 )
 
 
-class RevisionForm(forms.ModelForm):
+class RevisionForm(forms.ModelForm[Any]):  # any taxonomy model (each has a revision)
     """Carries the revision the editor loaded, so a stale save is detected."""
 
     revision = forms.IntegerField(widget=forms.HiddenInput, required=False)
