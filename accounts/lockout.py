@@ -9,8 +9,9 @@ def client_ip(request: HttpRequest) -> str | None:
     its X-Forwarded-Proto) REMOTE_ADDR is the proxy, so take the address the proxy appended last
     to X-Forwarded-For: earlier entries come from the client and can be forged."""
     if settings.SECURE_PROXY_SSL_HEADER:
-        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+        forwarded: str = request.META.get("HTTP_X_FORWARDED_FOR", "")
         last = forwarded.rsplit(",", 1)[-1].strip()
         if last:
             return last
-    return request.META.get("REMOTE_ADDR")
+    address: str | None = request.META.get("REMOTE_ADDR")
+    return address

@@ -27,7 +27,7 @@ class UserLanguageMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         language = language_for(request)
         translation.activate(language)
-        request.LANGUAGE_CODE = language  # type: ignore[attr-defined]
+        request.LANGUAGE_CODE = language
         try:
             response = self.get_response(request)
         finally:

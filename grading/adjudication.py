@@ -91,7 +91,7 @@ class Filters:
         return {k: v for k, v in (("criterion", self.criterion), ("layer", self.layer)) if v}
 
 
-def _pairs(study: Study, filters: Filters) -> QuerySet:
+def _pairs(study: Study, filters: Filters) -> QuerySet[Any]:  # PairTally, annotated
     """The study's pairs (item, criterion version) whose submitted verdicts differ or that were
     sent to adjudication, from their counted verdicts (PairTally, kept in step with the grades
     when they are submitted or changed), each with `gold` (its gold verdict or None) and
@@ -126,7 +126,7 @@ def _pairs(study: Study, filters: Filters) -> QuerySet:
     )
 
 
-def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
+def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet[Any, dict[str, Any]]:
     """One dict per disagreeing pair (or pair sent to adjudication: `requested`), unresolved
     pairs first, then in item and rubric order: item, version (the criterion version), code,
     layer, weight, graders, passes, fails, nas, gold (the gold verdict or None), requested. One
@@ -135,7 +135,7 @@ def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
         *(When(criterion_version__criterion__layer=k, then=v) for k, v in LAYER_RANK.items()),
         output_field=IntegerField(),
     )
-    return (
+    rows: QuerySet[Any, dict[str, Any]] = (
         _pairs(study, filters)
         .annotate(
             code=F("criterion_version__criterion__code"),
@@ -163,6 +163,7 @@ def disagreements(study: Study, filters: Filters = Filters()) -> QuerySet:
         )
         .order_by(F("gold").asc(nulls_first=True), "item", "rank", "order", "code")
     )
+    return rows
 
 
 def with_task_keys(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from django.db import (
     DatabaseError,
@@ -178,12 +179,12 @@ class Heartbeat(heartbeat.Heartbeat):
 def _finish(
     job: ImportJob,
     status: str,
-    problems: list,
-    counts: dict,
+    problems: list[Any],
+    counts: dict[str, Any],
     summary: str,
-    notes: list | None = None,
-    new_versions: list | None = None,
-    changed_criteria: list | None = None,
+    notes: list[Any] | None = None,
+    new_versions: list[Any] | None = None,
+    changed_criteria: list[Any] | None = None,
     error: str | None = None,
 ) -> None:
     """Store how the import ended, and end its job: finished, or failed with `error` (for the
@@ -214,7 +215,7 @@ def _finish(
         job.job.fail(error)
 
 
-def _finish_failed(job: ImportJob, problems: list, error: str, attempts: int = 60) -> None:
+def _finish_failed(job: ImportJob, problems: list[Any], error: str, attempts: int = 60) -> None:
     """Mark the job failed even when the import died because the database went away (a
     restart): the broken connection is dropped and the write retried once a second until the
     server answers again. Otherwise the job would stay "running" for good, and the worker,

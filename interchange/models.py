@@ -17,12 +17,12 @@ class ImportStorage(FileSystemStorage):
     """Uploaded import files live apart from MEDIA_ROOT (never served by URL), under
     settings.IMPORTS_ROOT when set, else <BASE_DIR>/var/imports; read at each use."""
 
-    @property  # type: ignore[override]
+    @property
     def base_location(self) -> str:
         root = getattr(settings, "IMPORTS_ROOT", None) or settings.BASE_DIR / "var" / "imports"
         return str(root)
 
-    @property  # type: ignore[override]
+    @property
     def location(self) -> str:
         return os.path.abspath(self.base_location)
 

@@ -296,7 +296,7 @@ class JudgeRun(models.Model):
             return str(self.STALLED_LABEL)
         if shown == self.STOPPING:
             return str(self.STOPPING_LABEL)
-        return str(self.get_status_display())  # type: ignore[attr-defined]
+        return str(self.get_status_display())
 
     def elapsed(self, now: datetime) -> float | None:
         """Seconds the run took, or has taken so far; None before it starts."""

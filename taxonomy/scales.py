@@ -100,7 +100,7 @@ def reporting_levels(
     known: dict[int, ProficiencyLevel] = {}
     for level in wanted:
         known[level.pk] = level
-        if level.corresponds_to_id is not None and mapping.is_cached(level):  # type: ignore[union-attr]
+        if level.corresponds_to_id is not None and mapping.is_cached(level):
             known[level.corresponds_to_id] = level.corresponds_to  # type: ignore[assignment]
     while missing := {
         level.corresponds_to_id

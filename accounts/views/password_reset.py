@@ -21,6 +21,7 @@ from django.core.cache import cache
 from django.http import HttpResponse, HttpResponseRedirect
 
 from accounts.lockout import client_ip
+from accounts.models import User
 
 WINDOW_SECONDS = 3600
 
@@ -66,7 +67,7 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
         context["first_password"] = user is not None and not user.has_usable_password()
         return context
 
-    def form_valid(self, form: SetPasswordForm) -> HttpResponse:
+    def form_valid(self, form: "SetPasswordForm[User]") -> HttpResponse:
         response = super().form_valid(form)
         reset_lockout(username=form.user.get_username())
         return response

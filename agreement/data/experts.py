@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from django.db.models import Count, Exists, Field, Max, OuterRef, Q, Sum
+from django.db.models import Count, Exists, Field, Max, OuterRef, Q, QuerySet, Sum
 
 from core.analysis.ratings import (
     NA,
@@ -35,9 +35,9 @@ VALUE_INDEX: dict[str, int] = {Verdict.FAIL: 0, Verdict.PASS: 1}
 GRADE_INDEX: dict[str, int] = VALUE_INDEX | {Verdict.NA: NA}
 
 
-def submitted_grades(  # type: ignore[no-untyped-def]
+def submitted_grades(
     study: Study, using: str | None = None, *, with_na: bool = False, with_levels: bool = False
-):
+) -> QuerySet[Grade]:
     """The study's submitted pass and fail grades (and, `with_na`, the N/A grades of binary
     criteria: an ordinal criterion's N/A goes with its levels, `load_ordinal_ratings`; and,
     `with_levels`, the levels on ordinal criteria)."""
@@ -149,7 +149,7 @@ def load_ordinal_ratings(study: Study) -> list[OrdinalRatings]:
         .order_by()
     )
     for version, code, low, high, n in not_applicable:
-        scale = (int(low), int(high))  # type: ignore[arg-type]
+        scale = (int(low), int(high))
         found[version] = replace(
             found.get(version) or OrdinalRatings(code, scale, [], []), n_na=int(n)
         )
@@ -324,7 +324,7 @@ def disagreements(
         .distinct()
     )
     names = rater_names(sorted(raters), blind)
-    units: dict[tuple[int, int], list[tuple]] = {}
+    units: dict[tuple[int, int], list[tuple[Any, ...]]] = {}
     for grade in grades:
         units.setdefault((grade[0], grade[1]), []).append(grade)
     out = []

@@ -34,7 +34,7 @@ PAGE = "grading/adjudication.html"
 PER_PAGE = 25
 
 
-class CountedPaginator(Paginator):
+class CountedPaginator(Paginator[dict[str, Any]]):  # disagreements' rows
     """A paginator told its count, when the page has it already."""
 
     def __init__(self, object_list: Any, per_page: int, count: int) -> None:

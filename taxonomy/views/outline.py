@@ -52,7 +52,7 @@ from taxonomy.scales import sync_scale_values
 @dataclass(frozen=True)
 class Level:
     model: type[models.Model]
-    form: type[ModelForm]
+    form: type[ModelForm[Any]]
     parent_field: str  # the field naming the parent: "framework" for an item
     audited_fields: tuple[str, ...]
     label: str  # "competency"

@@ -5,7 +5,8 @@ from django.core.management.base import CommandError
 from django.utils.translation import gettext, gettext_noop
 
 from grading.commands import STUDY_HELP, study_argument
-from interchange.backup import BackupError, backup_study
+from interchange.backup import backup_study
+from interchange.backup_files import BackupError
 from l2annot.commands import Command as TranslatedCommand
 
 

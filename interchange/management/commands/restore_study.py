@@ -4,7 +4,8 @@ from typing import Any
 from django.core.management.base import CommandError
 from django.utils.translation import gettext, gettext_noop, ngettext
 
-from interchange.backup import BackupError, restore_study
+from interchange.backup import restore_study
+from interchange.backup_files import BackupError
 from l2annot.commands import Command as TranslatedCommand
 
 
