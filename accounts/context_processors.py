@@ -1,5 +1,7 @@
+from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest
 
+from accounts.models import User
 from accounts.permissions import user_can
 from accounts.roles import Action
 
@@ -7,7 +9,7 @@ from accounts.roles import Action
 class _Abilities:
     """`{{ can.edit_taxonomy }}` in templates; each answer is computed once per request."""
 
-    def __init__(self, user: object) -> None:
+    def __init__(self, user: User | AnonymousUser) -> None:
         self._user = user
         self._cache: dict[str, bool] = {}
 

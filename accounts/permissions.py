@@ -5,6 +5,7 @@ from functools import wraps
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
@@ -23,7 +24,7 @@ class AuthenticatedHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-def user_can(user: Any, action: Action) -> bool:
+def user_can(user: User | AnonymousUser, action: Action) -> bool:
     return bool(user.is_authenticated and user.is_active and user.has_perm(f"accounts.{action}"))
 
 

@@ -17,6 +17,7 @@ action gets 403.
 
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
@@ -57,7 +58,7 @@ def as_tuple(actions: Actions) -> tuple[Action, ...]:
     return actions if isinstance(actions, tuple) else (actions,)
 
 
-def user_can_any(user: Any, actions: Actions) -> bool:
+def user_can_any(user: User | AnonymousUser, actions: Actions) -> bool:
     return any(user_can(user, action) for action in as_tuple(actions))
 
 
@@ -78,6 +79,6 @@ class RoleAction(BasePermission):
         return may_see is None or bool(may_see(request, obj))
 
 
-def manages_studies(user: Any) -> bool:
+def manages_studies(user: User | AnonymousUser) -> bool:
     """The user may run grading studies: reads every grader's work (no blindness)."""
     return user_can(user, Action.MANAGE_STUDIES)

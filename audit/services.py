@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
 
+from accounts.models import User
 from audit.models import AuditEvent
 from l2annot.bulk_insert import insert, insert_rows
 
@@ -40,7 +41,7 @@ BATCH = 500
 def event(
     obj: models.Model,
     kind: AuditEvent.Kind | str,
-    actor: Any = None,
+    actor: User | None = None,
     changes: dict[str, list[Any]] | None = None,
     comment: str = "",
 ) -> AuditEvent:
@@ -62,7 +63,7 @@ def event(
 def record(
     obj: models.Model,
     kind: AuditEvent.Kind | str,
-    actor: Any = None,
+    actor: User | None = None,
     changes: dict[str, list[Any]] | None = None,
     comment: str = "",
 ) -> AuditEvent:
@@ -91,7 +92,7 @@ EVENT_FIELDS = (
 def record_rows(
     model: type[models.Model],
     kind: AuditEvent.Kind | str,
-    actor: Any,
+    actor: User | None,
     objects: Iterable[tuple[Any, str, dict[str, list[Any]] | None]],
     comment: str = "",
 ) -> list[int]:
@@ -111,15 +112,19 @@ def record_rows(
     )
 
 
-def _actor_id(actor: Any) -> int | None:
-    return actor.pk if getattr(actor, "is_authenticated", False) else None
+def _actor_id(actor: User | None) -> int | None:
+    return actor.pk if actor is not None and actor.is_authenticated else None
 
 
-def record_creation(obj: models.Model, fields: Iterable[str], actor: Any = None) -> AuditEvent:
+def record_creation(
+    obj: models.Model, fields: Iterable[str], actor: User | None = None
+) -> AuditEvent:
     after = snapshot(obj, fields)
     return record(obj, AuditEvent.Kind.CREATED, actor, {k: [None, v] for k, v in after.items()})
 
 
-def record_deletion(obj: models.Model, fields: Iterable[str], actor: Any = None) -> AuditEvent:
+def record_deletion(
+    obj: models.Model, fields: Iterable[str], actor: User | None = None
+) -> AuditEvent:
     before = snapshot(obj, fields)
     return record(obj, AuditEvent.Kind.DELETED, actor, {k: [v, None] for k, v in before.items()})

@@ -17,12 +17,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import groupby
 from operator import itemgetter
-from typing import Any
 
 from django.db import transaction
 from django.db.models import Max, QuerySet
 from django.utils import timezone
 
+from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
 from l2annot.bulk_insert import insert, insert_rows
@@ -138,7 +138,7 @@ def _is_current(
 
 @transaction.atomic
 def publish(
-    tasks: Sequence[Task], by: Any, comment: str = "", *, skip_current: bool = False
+    tasks: Sequence[Task], by: User | None, comment: str = "", *, skip_current: bool = False
 ) -> list[RubricVersion]:
     """Publish each of `tasks` as its next rubric version; returns the versions made.
 
@@ -223,7 +223,7 @@ def publish(
 REOPENED = "Edited after publication."
 
 
-def reopen(tasks: Sequence[Task], by: Any, comment: str = REOPENED) -> list[Task]:
+def reopen(tasks: Sequence[Task], by: User | None, comment: str = REOPENED) -> list[Task]:
     """A published task that is edited becomes the draft of its next rubric version (published
     again by the next approval or import). Tasks in another state are left alone; returns the
     tasks reopened. A status change is not a content change: it keeps the task's `revision`."""
@@ -283,7 +283,7 @@ def _numbered(resources: Iterable[TaskResource]) -> Iterator[tuple[int, TaskReso
         yield position, resource
 
 
-def _mark_published(published: list[RubricVersion], by: Any, comment: str) -> None:
+def _mark_published(published: list[RubricVersion], by: User | None, comment: str) -> None:
     # A status change is not a content change: it keeps the task's `revision`.
     now = timezone.now()
     events = []

@@ -32,6 +32,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
 from core.refusals import Conflict
@@ -162,7 +163,7 @@ def _delta(
 @transaction.atomic
 def save_responses(
     specs: Sequence[ResponseSpec],
-    by: Any = None,
+    by: User | None = None,
     *,
     created_kind: str = AuditEvent.Kind.IMPORTED,
     comment: str = "",
@@ -325,7 +326,12 @@ def _write(plan: _Plan, now: datetime) -> None:
 
 
 def _record_history(
-    plan: _Plan, by: Any, created_kind: str, comment: str, change_comment: str, now: datetime
+    plan: _Plan,
+    by: User | None,
+    created_kind: str,
+    comment: str,
+    change_comment: str,
+    now: datetime,
 ) -> None:
     """One event per response created or changed in place; a new version's event on it (what
     changed) and on the version it superseded. None for a response left unchanged."""

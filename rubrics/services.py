@@ -23,6 +23,7 @@ from django.core.files import File
 from django.db import transaction
 from django.utils.translation import gettext
 
+from accounts.models import User
 from accounts.permissions import user_can
 from accounts.roles import ACTION_LABELS, Action
 from audit import editing
@@ -79,7 +80,7 @@ class WorkflowRefused(RubricError):
 # ----- helpers -----------------------------------------------------------------------------
 
 
-def _require(by: Any, action: Action) -> None:
+def _require(by: User, action: Action) -> None:
     if not user_can(by, action):
         raise PermissionDenied(
             gettext("Your role does not allow this: %(action)s.")
@@ -91,7 +92,7 @@ def _lock_task(pk: int) -> Task:
     return Task.objects.select_for_update().get(pk=pk)
 
 
-def _set_status(task: Task, status: Task.Status, by: Any, comment: str = "") -> None:
+def _set_status(task: Task, status: Task.Status, by: User, comment: str = "") -> None:
     # A status change is not a content change: it keeps `revision`, so an editor who loaded
     # the task before it was submitted or published can still save.
     before = task.status
@@ -116,7 +117,7 @@ def latest_version(criterion: Criterion) -> CriterionVersion:
 
 @transaction.atomic
 def create_task(
-    sub_competency: SubCompetency, key: str, instruction: str, by: Any, **fields: Any
+    sub_competency: SubCompetency, key: str, instruction: str, by: User, **fields: Any
 ) -> Task:
     """A new draft task; `fields` are any of Task.CONTENT_FIELDS."""
     check_names(fields, Task.CONTENT_FIELDS)
@@ -130,7 +131,7 @@ def create_task(
 
 
 @transaction.atomic
-def edit_task(task: Task, changes: Mapping[str, Any], expected_revision: int, by: Any) -> Task:
+def edit_task(task: Task, changes: Mapping[str, Any], expected_revision: int, by: User) -> Task:
     """Apply `changes` (Task.CONTENT_FIELDS) unless someone saved since `expected_revision`.
 
     Raises EditConflict (stale revision), TaskLocked (in review or retired), RubricError (a key
@@ -146,7 +147,7 @@ def edit_task(task: Task, changes: Mapping[str, Any], expected_revision: int, by
 
 @transaction.atomic
 def add_resource(
-    task: Task, title: str, by: Any, text: str = "", file: "File[Any] | None" = None
+    task: Task, title: str, by: User, text: str = "", file: "File[Any] | None" = None
 ) -> TaskResource:
     """Attach a markdown text, or a file when `file` is given, after the existing resources."""
     locked = _editable_task(task)
@@ -163,7 +164,7 @@ def add_resource(
 
 @transaction.atomic
 def edit_resource(
-    resource: TaskResource, changes: Mapping[str, Any], expected_revision: int, by: Any
+    resource: TaskResource, changes: Mapping[str, Any], expected_revision: int, by: User
 ) -> TaskResource:
     """Change a resource's `title` (and `text` for a markdown one) unless someone saved since
     `expected_revision` (EditConflict). Refused (TaskLocked) while the task is in review."""
@@ -180,7 +181,7 @@ def edit_resource(
 
 
 @transaction.atomic
-def delete_resource(resource: TaskResource, by: Any) -> None:
+def delete_resource(resource: TaskResource, by: User) -> None:
     locked = _editable_task(resource.task)
     kept = [row for row in locked.resources.all() if row.pk != resource.pk]
     bulk.set_resources({locked: kept}, by)
@@ -197,7 +198,7 @@ def _setting(task: Task, variable: ContextVariable, raw: Any) -> bulk.ContextSet
 
 @transaction.atomic
 def set_context_value(
-    task: Task, variable: ContextVariable, raw: Any, by: Any
+    task: Task, variable: ContextVariable, raw: Any, by: User
 ) -> TaskContextValue | None:
     """Set (or with `raw` None, clear) the task's value of `variable`.
 
@@ -212,7 +213,7 @@ def set_context_value(
 
 
 @transaction.atomic
-def set_context_values(task: Task, values: Mapping[ContextVariable, Any], by: Any) -> None:
+def set_context_values(task: Task, values: Mapping[ContextVariable, Any], by: User) -> None:
     """set_context_value for several variables, all or none: a ValidationError keyed by
     variable key lists every value that does not fit, and nothing is saved."""
     locked = _editable_task(task)
@@ -236,7 +237,9 @@ def _excluded(task: Task) -> list[Criterion]:
 
 
 @transaction.atomic
-def exclude_universal(task: Task, criterion: Criterion, reason: str, by: Any) -> UniversalExclusion:
+def exclude_universal(
+    task: Task, criterion: Criterion, reason: str, by: User
+) -> UniversalExclusion:
     """Mark a universal criterion as not applicable to this task, with the reason."""
     locked = _editable_task(task)
     UniversalExclusion(task=locked, criterion=criterion, reason=reason).full_clean()
@@ -245,7 +248,7 @@ def exclude_universal(task: Task, criterion: Criterion, reason: str, by: Any) ->
 
 
 @transaction.atomic
-def include_universal(task: Task, criterion: Criterion, by: Any) -> None:
+def include_universal(task: Task, criterion: Criterion, by: User) -> None:
     """Undo exclude_universal."""
     locked = _editable_task(task)
     kept = [excluded for excluded in _excluded(locked) if excluded.pk != criterion.pk]
@@ -273,7 +276,7 @@ def add_criterion(
     owner: Framework | SubCompetency | Task,
     wording: str,
     weight: int,
-    by: Any,
+    by: User | None,
     code: str = "",
     order: int | None = None,
     scale_labels: Mapping[int | str, str] | None = None,
@@ -329,7 +332,7 @@ def _siblings(criterion: Criterion) -> editing.OrderedQuerySet[Criterion]:
 
 @transaction.atomic
 def edit_criterion(
-    criterion: Criterion, changes: Mapping[str, Any], expected_revision: int, by: Any
+    criterion: Criterion, changes: Mapping[str, Any], expected_revision: int, by: User | None
 ) -> CriterionVersion:
     """Edit a criterion (`code`, `order`, `retired`) and its wording, guidance and weight
     (CriterionVersion.CONTENT_FIELDS, plus `scale_labels` as {point: label}).
@@ -355,7 +358,7 @@ def edit_criterion(
 
 
 @transaction.atomic
-def open_draft_version(criterion: Criterion, by: Any, reason: str = "") -> CriterionVersion:
+def open_draft_version(criterion: Criterion, by: User, reason: str = "") -> CriterionVersion:
     """The draft of the criterion's next version, prefilled with the latest version's wording,
     guidance, weight and scale, for an author to rewrite (e.g. a criterion found ambiguous).
     The latest version is returned when it is still a draft. A task criterion's task must be
@@ -393,7 +396,7 @@ def _criterion_task(criterion: Criterion) -> Task | None:
 
 
 @transaction.atomic
-def move_criterion(criterion: Criterion, offset: int, by: Any) -> Criterion:
+def move_criterion(criterion: Criterion, offset: int, by: User) -> Criterion:
     """Move a criterion up (-1) or down (+1) among its layer's current criteria."""
     current = Criterion.objects.get(pk=criterion.pk)
     task = _criterion_task(current)
@@ -405,7 +408,7 @@ def move_criterion(criterion: Criterion, offset: int, by: Any) -> Criterion:
 
 
 @transaction.atomic
-def remove_criterion(criterion: Criterion, by: Any) -> bool:
+def remove_criterion(criterion: Criterion, by: User) -> bool:
     """Take a criterion out of its layer. One that no published rubric ever used is deleted;
     one that was published is retired instead, so published versions keep it. Returns True
     when deleted. Raises editing.DeleteRefused when other data still refers to it."""
@@ -451,7 +454,7 @@ def submission_problems(task: Task) -> list[str]:
 
 
 @transaction.atomic
-def submit_for_review(task: Task, by: Any, comment: str = "") -> Review:
+def submit_for_review(task: Task, by: User, comment: str = "") -> Review:
     """Author: draft -> in review. Raises WorkflowRefused listing what is missing."""
     _require(by, Action.EDIT_RUBRICS)
     locked = _lock_task(task.pk)
@@ -470,7 +473,7 @@ def submit_for_review(task: Task, by: Any, comment: str = "") -> Review:
 
 
 @transaction.atomic
-def approve(task: Task, by: Any, comment: str = "") -> RubricVersion:
+def approve(task: Task, by: User, comment: str = "") -> RubricVersion:
     """Maintainer: in review -> published, through rubrics.publishing.publish: the task and its
     effective rubric become its next RubricVersion, every criterion version it uses frozen."""
     _require(by, Action.REVIEW_RUBRICS)
@@ -483,7 +486,7 @@ def approve(task: Task, by: Any, comment: str = "") -> RubricVersion:
 
 
 @transaction.atomic
-def return_for_changes(task: Task, by: Any, comment: str) -> Review:
+def return_for_changes(task: Task, by: User, comment: str) -> Review:
     """Maintainer: in review -> draft, saying what needs changing."""
     _require(by, Action.REVIEW_RUBRICS)
     if not comment.strip():
@@ -496,7 +499,7 @@ def return_for_changes(task: Task, by: Any, comment: str) -> Review:
 
 
 @transaction.atomic
-def retire_task(task: Task, by: Any, comment: str = "") -> None:
+def retire_task(task: Task, by: User, comment: str = "") -> None:
     """Maintainer: take a task out of the benchmark. Its published versions stay."""
     _require(by, Action.REVIEW_RUBRICS)
     locked = _lock_task(task.pk)
@@ -527,7 +530,7 @@ class TurnSpec:
 def record_response(
     task: Task,
     model_name: str,
-    by: Any = None,
+    by: User | None = None,
     text: str = "",
     turns: Sequence[TurnSpec] = (),
     external_id: str = "",
@@ -578,7 +581,7 @@ def record_response(
 
 @transaction.atomic
 def load_universal_criteria(
-    framework: Framework, specs: Sequence[UniversalCriterionSpec], by: Any = None
+    framework: Framework, specs: Sequence[UniversalCriterionSpec], by: User | None = None
 ) -> LoadReport:
     """Create or update the framework's universal criteria by code. A changed criterion goes
     through edit_criterion, so a published version gets a new draft instead of changing.

@@ -27,12 +27,12 @@ import re
 from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Model
 
+from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
 from core.formats.criteria import Criterion as FileCriterion
@@ -84,7 +84,7 @@ def import_l2bench(
     *,
     dry_run: bool = False,
     create_missing: bool = False,
-    by: Any = None,
+    by: User | None = None,
     progress: Progress = no_progress,
 ) -> ImportReport:
     """Import `<folder>/l2-bench_tasks.csv` (and `resources_for_tasks/`) into `framework`.
@@ -127,7 +127,7 @@ def import_l2bench(
 
 
 def create_missing_sub_competencies(
-    framework: Framework, tasks_file: TasksFile, report: ImportReport, by: Any
+    framework: Framework, tasks_file: TasksFile, report: ImportReport, by: User | None
 ) -> list[SubCompetency]:
     """Create, as placeholders, the sub-competencies `tasks_file` names by a code the framework
     lacks, each under the competency its code begins with; a value that is not such a code is

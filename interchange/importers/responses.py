@@ -18,10 +18,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from django.db import transaction
 
+from accounts.models import User
 from core.formats.problems import Problem, gettext_noop
 from core.formats.responses import ResponseRecord, read_responses_jsonl
 from grading.models import StudyItem
@@ -131,7 +131,7 @@ def spec_of(plan: ResponsePlan) -> ResponseSpec:
 
 
 def write_responses(
-    plans: list[ResponsePlan], report: ImportReport, by: Any, source: str = ""
+    plans: list[ResponsePlan], report: ImportReport, by: User | None, source: str = ""
 ) -> None:
     """Save the planned responses (rubrics.responses.save_responses), count them and list the
     new versions with the studies that keep the version before each. A response another import
@@ -186,7 +186,7 @@ def import_responses(
     framework: Framework,
     *,
     dry_run: bool = False,
-    by: Any = None,
+    by: User | None = None,
     progress: Progress = no_progress,
 ) -> ImportReport:
     """Import a responses JSONL file into `framework`'s tasks; see the module docstring."""

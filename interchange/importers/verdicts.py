@@ -27,6 +27,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
+from accounts.models import User
 from core.formats.inspect_eval import read_inspect_eval
 from core.formats.problems import Problem, gettext_noop
 from core.formats.responses import ResponseRecord
@@ -623,7 +624,7 @@ def import_verdicts(
     *,
     judge_model: str | None = None,
     dry_run: bool = False,
-    by: Any = None,
+    by: User | None = None,
     progress: Progress = no_progress,
 ) -> ImportReport:
     """Import a verdicts JSONL file, or an Inspect .eval log (its responses, then its verdicts).
@@ -643,7 +644,7 @@ def import_judge_file(
     *,
     source: str,
     dry_run: bool = False,
-    by: Any = None,
+    by: User | None = None,
     progress: Progress = no_progress,
 ) -> ImportReport:
     """Import what a verdicts file holds, read or built (`source` names it in problems): the

@@ -10,13 +10,13 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.permissions import require
+from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from audit.editing import DeleteRefused, EditConflict
 from l2annot.errors import status_for
@@ -116,7 +116,9 @@ def _context(owner: Owner, **state: Any) -> dict[str, Any]:
     return context | state
 
 
-def _respond(request: HttpRequest, owner: Owner, status: int = 200, **state: Any) -> HttpResponse:
+def _respond(
+    request: AuthenticatedHttpRequest, owner: Owner, status: int = 200, **state: Any
+) -> HttpResponse:
     if isinstance(owner, Task):
         owner = Task.objects.select_related("framework", "sub_competency").get(pk=owner.pk)
     anchor = f"#criterion-{state['saved']}" if state.get("saved") else "#criteria"
@@ -136,26 +138,26 @@ def _respond(request: HttpRequest, owner: Owner, status: int = 200, **state: Any
 
 
 @require(Action.EDIT_RUBRICS)
-def task_criteria(request: HttpRequest, pk: int) -> HttpResponse:
+def task_criteria(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = get_object_or_404(Task.objects.select_related("framework", "sub_competency"), pk=pk)
     return render(request, PAGE, _context(task))
 
 
 @require(Action.EDIT_RUBRICS)
-def consensus(request: HttpRequest, pk: int) -> HttpResponse:
+def consensus(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     sub = get_object_or_404(SubCompetency.objects.select_related("competency__framework"), pk=pk)
     return render(request, PAGE, _context(sub))
 
 
 @require(Action.EDIT_RUBRICS)
-def universal(request: HttpRequest, framework_code: str) -> HttpResponse:
+def universal(request: AuthenticatedHttpRequest, framework_code: str) -> HttpResponse:
     return render(request, PAGE, _context(get_object_or_404(Framework, code=framework_code)))
 
 
 # ----- actions ----------------------------------------------------------------------------------
 
 
-def _create(request: HttpRequest, owner: Owner) -> HttpResponse:
+def _create(request: AuthenticatedHttpRequest, owner: Owner) -> HttpResponse:
     form = _new_form(owner, request.POST)
     if not form.is_valid():
         return _respond(request, owner, 422, new_form=form)
@@ -176,25 +178,25 @@ def _create(request: HttpRequest, owner: Owner) -> HttpResponse:
 
 @require(Action.EDIT_RUBRICS)
 @require_POST
-def criterion_create(request: HttpRequest, pk: int) -> HttpResponse:
+def criterion_create(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     return _create(request, get_object_or_404(Task.objects.select_related("framework"), pk=pk))
 
 
 @require(Action.EDIT_RUBRICS)
 @require_POST
-def consensus_create(request: HttpRequest, pk: int) -> HttpResponse:
+def consensus_create(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     sub = get_object_or_404(SubCompetency.objects.select_related("competency"), pk=pk)
     return _create(request, sub)
 
 
 @require(Action.EDIT_RUBRICS)
 @require_POST
-def universal_create(request: HttpRequest, framework_code: str) -> HttpResponse:
+def universal_create(request: AuthenticatedHttpRequest, framework_code: str) -> HttpResponse:
     return _create(request, get_object_or_404(Framework, code=framework_code))
 
 
 @require(Action.EDIT_RUBRICS)
-def criterion_card(request: HttpRequest, pk: int) -> HttpResponse:
+def criterion_card(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The editor as it stands (used by Cancel)."""
     criterion = get_object_or_404(Criterion, pk=pk)
     return _respond(request, _owner_of(criterion))
@@ -202,7 +204,7 @@ def criterion_card(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require(Action.EDIT_RUBRICS)
 @require_http_methods(["GET", "POST"])
-def criterion_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def criterion_edit(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     criterion = get_object_or_404(Criterion, pk=pk)
     owner = _owner_of(criterion)
     latest = services.latest_version(criterion)
@@ -235,7 +237,7 @@ def criterion_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require(Action.EDIT_RUBRICS)
 @require_POST
-def criterion_delete(request: HttpRequest, pk: int) -> HttpResponse:
+def criterion_delete(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     criterion = get_object_or_404(Criterion, pk=pk)
     owner = _owner_of(criterion)
     try:
@@ -250,7 +252,7 @@ def criterion_delete(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require(Action.EDIT_RUBRICS)
 @require_POST
-def criterion_move(request: HttpRequest, pk: int, direction: str) -> HttpResponse:
+def criterion_move(request: AuthenticatedHttpRequest, pk: int, direction: str) -> HttpResponse:
     criterion = get_object_or_404(Criterion, pk=pk)
     owner = _owner_of(criterion)
     offset = {"up": -1, "down": 1}.get(direction, 0)

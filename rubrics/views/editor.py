@@ -6,13 +6,13 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.permissions import require
+from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from audit.editing import EditConflict
 from l2annot.errors import status_for
@@ -35,7 +35,7 @@ EDITOR = "rubrics/task_edit.html"
 
 @require(Action.EDIT_RUBRICS)
 @require_http_methods(["GET", "POST"])
-def task_create(request: HttpRequest) -> HttpResponse:
+def task_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = TaskForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         fields = form.changes()
@@ -80,7 +80,7 @@ def _editor_context(task: Task, **state: Any) -> dict[str, Any]:
 
 
 def _editor_response(
-    request: HttpRequest, task: Task, fragment: str, status: int = 200, **state: Any
+    request: AuthenticatedHttpRequest, task: Task, fragment: str, status: int = 200, **state: Any
 ) -> HttpResponse:
     """The editor's `fragment` for htmx; otherwise a redirect after a success or the whole page
     showing what went wrong."""
@@ -91,14 +91,14 @@ def _editor_response(
 
 
 def _locked(
-    request: HttpRequest, task: Task, fragment: str, exc: services.RubricError
+    request: AuthenticatedHttpRequest, task: Task, fragment: str, exc: services.RubricError
 ) -> HttpResponse:
     return _editor_response(request, task, fragment, status_for(exc), errors=exc.problems)
 
 
 @require(Action.EDIT_RUBRICS)
 @require_http_methods(["GET", "POST"])
-def task_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def task_edit(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = task_or_404(pk)
     if request.method == "GET":
         return render(request, EDITOR, _editor_context(task))
@@ -126,7 +126,7 @@ def task_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require(Action.EDIT_RUBRICS)
 @require_POST
-def task_context(request: HttpRequest, pk: int) -> HttpResponse:
+def task_context(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = task_or_404(pk)
     variables = list(
         ContextVariable.objects.filter(framework=task.framework_id).prefetch_related("values")
@@ -158,7 +158,7 @@ def task_context(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require(Action.EDIT_RUBRICS)
 @require_POST
-def resource_create(request: HttpRequest, pk: int) -> HttpResponse:
+def resource_create(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = task_or_404(pk)
     form = ResourceForm(request.POST, request.FILES)
     if not form.is_valid():
@@ -176,7 +176,7 @@ def resource_create(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require(Action.EDIT_RUBRICS)
 @require_http_methods(["GET", "POST"])
-def resource_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def resource_edit(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     resource = get_object_or_404(TaskResource.objects.select_related("task"), pk=pk)
     task = resource.task
     if request.method == "GET":
@@ -211,7 +211,7 @@ def resource_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require(Action.EDIT_RUBRICS)
 @require_POST
-def resource_delete(request: HttpRequest, pk: int) -> HttpResponse:
+def resource_delete(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     resource = get_object_or_404(TaskResource.objects.select_related("task"), pk=pk)
     try:
         services.delete_resource(resource, request.user)
@@ -220,7 +220,7 @@ def resource_delete(request: HttpRequest, pk: int) -> HttpResponse:
     return _editor_response(request, resource.task, "resources", saved="resources")
 
 
-def _universal_criterion(request: HttpRequest, task: Task) -> Criterion | None:
+def _universal_criterion(request: AuthenticatedHttpRequest, task: Task) -> Criterion | None:
     return Criterion.objects.filter(
         pk=request.POST.get("criterion") or 0, framework=task.framework_id, layer=Layer.UNIVERSAL
     ).first()
@@ -228,7 +228,7 @@ def _universal_criterion(request: HttpRequest, task: Task) -> Criterion | None:
 
 @require(Action.EDIT_RUBRICS)
 @require_POST
-def task_exclude(request: HttpRequest, pk: int) -> HttpResponse:
+def task_exclude(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Mark a universal criterion not applicable to this task, with the reason."""
     task = task_or_404(pk)
     criterion = _universal_criterion(request, task)
@@ -251,7 +251,7 @@ def task_exclude(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require(Action.EDIT_RUBRICS)
 @require_POST
-def task_include(request: HttpRequest, pk: int) -> HttpResponse:
+def task_include(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Undo task_exclude: the universal criterion applies again."""
     task = task_or_404(pk)
     criterion = _universal_criterion(request, task)

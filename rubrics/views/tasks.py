@@ -9,12 +9,12 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Count, IntegerField, Model, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from accounts.permissions import require
+from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from l2annot.errors import status_for
 from l2annot.htmx import render_page
@@ -40,7 +40,7 @@ def _count_of(model: type[Model], field: str, **conditions: Any) -> Coalesce:
 
 
 @require(Action.VIEW_BENCHMARK)
-def task_list(request: HttpRequest) -> HttpResponse:
+def task_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     languages = list(
         Task.objects.order_by("language").values_list("language", flat=True).distinct()
     )
@@ -105,7 +105,7 @@ def task_or_404(pk: int) -> Task:
 
 
 @require(Action.VIEW_BENCHMARK)
-def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def task_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     return render(request, "rubrics/task_detail.html", _detail_context(task_or_404(pk)))
 
 
@@ -113,7 +113,7 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _refused(
-    request: HttpRequest, task: Task, error: ValidationError | services.WorkflowRefused
+    request: AuthenticatedHttpRequest, task: Task, error: ValidationError | services.WorkflowRefused
 ) -> HttpResponse:
     problems = error.messages if isinstance(error, ValidationError) else error.problems
     context = _detail_context(task) | {"problems": problems}
@@ -122,7 +122,7 @@ def _refused(
 
 @require(Action.EDIT_RUBRICS)
 @require_POST
-def task_submit(request: HttpRequest, pk: int) -> HttpResponse:
+def task_submit(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = task_or_404(pk)
     try:
         services.submit_for_review(task, request.user, request.POST.get("comment", "").strip())
@@ -134,7 +134,7 @@ def task_submit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require(Action.REVIEW_RUBRICS)
 @require_POST
-def task_approve(request: HttpRequest, pk: int) -> HttpResponse:
+def task_approve(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = task_or_404(pk)
     try:
         version = services.approve(task, request.user, request.POST.get("comment", "").strip())
@@ -150,7 +150,7 @@ def task_approve(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require(Action.REVIEW_RUBRICS)
 @require_POST
-def task_return(request: HttpRequest, pk: int) -> HttpResponse:
+def task_return(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = task_or_404(pk)
     comment = request.POST.get("comment", "").strip()
     try:
@@ -162,7 +162,7 @@ def task_return(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require(Action.REVIEW_RUBRICS)
-def review_queue(request: HttpRequest) -> HttpResponse:
+def review_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
     tasks = (
         Task.objects.filter(status=Task.Status.IN_REVIEW)
         .select_related("sub_competency")
@@ -194,7 +194,7 @@ def _draft_diff(version: RubricVersion, task: Task) -> RubricDiff:
 
 
 @require(Action.VIEW_BENCHMARK)
-def task_diff(request: HttpRequest, pk: int) -> HttpResponse:
+def task_diff(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Compare two published versions (?from=1&to=2), or one with the current draft (to=draft).
     Without parameters: the latest published version against the draft."""
     task = task_or_404(pk)
