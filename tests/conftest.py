@@ -77,7 +77,7 @@ def django_db_modify_db_settings() -> None:
 
 
 @pytest.fixture(autouse=True)
-def _clear_cache_after_transactional_tests(request):  # type: ignore[no-untyped-def]
+def _clear_cache_after_transactional_tests(request):
     """The cache is a database table: a test's rollback empties it, a transactional test's
     flush does not."""
     yield
@@ -130,7 +130,7 @@ def tokens_that_spell_nothing() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def module_db(django_db_setup: None, django_db_blocker) -> Iterator[None]:  # type: ignore[no-untyped-def]
+def module_db(django_db_setup: None, django_db_blocker) -> Iterator[None]:
     """Database access for a module-scoped fixture that builds data once for the module's
     tests, as Django's `TestCase.setUpTestData` does: the data is written inside a transaction
     held open around the module, each test's own transaction nests in it (a savepoint rolled
@@ -149,7 +149,7 @@ def starter_framework(db: None) -> Framework:
 
 
 @pytest.fixture
-def make_user(db: None):  # type: ignore[no-untyped-def]
+def make_user(db: None):
     """make_user(Role.AUTHOR) -> a saved user holding that role (password 'pw-<username>')."""
     counter = {"n": 0}
 
@@ -166,7 +166,7 @@ def make_user(db: None):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def client_as(make_user):  # type: ignore[no-untyped-def]
+def client_as(make_user):
     """client_as(Role.AUTHOR) -> a test client logged in as a new user with that role."""
 
     def login(role: Role) -> Client:
@@ -184,7 +184,7 @@ def htmx(client: Client) -> Client:
 
 
 @pytest.fixture(scope="session")
-def llm_server_for_session(tmp_path_factory):  # type: ignore[no-untyped-def]
+def llm_server_for_session(tmp_path_factory):
     """The loopback OpenAI-compatible server of this test process (see tests/llm_server.py);
     from its start, nothing in the process reaches the network."""
     home = str(tmp_path_factory.mktemp("inspect-home"))

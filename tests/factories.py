@@ -264,7 +264,7 @@ def graded_imported_study(
         **content,
     )
     made = grading_services.create_study(
-        **({"name": f"Study {next(_serial)}"} | options),  # type: ignore[arg-type]
+        **({"name": f"Study {next(_serial)}"} | options),
         framework=task.framework,
         responses=[answer],
         annotators=graders,
@@ -277,11 +277,11 @@ def graded_imported_study(
     return made
 
 
-def rubric_of(assignment) -> list[CriterionVersion]:  # type: ignore[no-untyped-def]
+def rubric_of(assignment) -> list[CriterionVersion]:
     return [line.version for line in assignment.study_item.rubric_version.effective_rubric()]
 
 
-def answer(assignment, version, verdict: str, rationale: str, by: User) -> None:  # type: ignore[no-untyped-def]
+def answer(assignment, version, verdict: str, rationale: str, by: User) -> None:
     """Give `verdict` on one criterion: on each tutor turn when it is a turn-level criterion and
     the response a dialogue (the dialogue's verdict is then `verdict` by every rule). An ordinal
     criterion takes its top level for "pass", its lowest for "fail"."""
@@ -304,7 +304,7 @@ def answer(assignment, version, verdict: str, rationale: str, by: User) -> None:
         )
 
 
-def complete(assignment, by: User, verdict: str = "pass") -> None:  # type: ignore[no-untyped-def]
+def complete(assignment, by: User, verdict: str = "pass") -> None:
     """Answer every criterion and Likert item of `assignment` (not submitted). An ordinal
     criterion takes its top level for "pass", its lowest for "fail"."""
     for version in rubric_of(assignment):
@@ -319,7 +319,7 @@ def complete(assignment, by: User, verdict: str = "pass") -> None:  # type: igno
         grading_services.save_likert(assignment, item.pk, 4, by=by)
 
 
-def grading_route_kwargs(params: set[str], user: User | None, make_user) -> dict[str, int]:  # type: ignore[no-untyped-def]
+def grading_route_kwargs(params: set[str], user: User | None, make_user) -> dict[str, int]:
     """URL arguments for the route-by-role walk: `user`'s own assignment in a new study."""
     grader = user or make_user(Role.ANNOTATOR)
     new = study([grader], responses=1, overlap=1, resources=["Handout"])
@@ -345,7 +345,7 @@ def grading_route_kwargs(params: set[str], user: User | None, make_user) -> dict
     return {name: values[name] for name in params}
 
 
-def graded_study(graders: list[User], verdicts: list[str], responses: int = 2, **options: object):  # type: ignore[no-untyped-def]
+def graded_study(graders: list[User], verdicts: list[str], responses: int = 2, **options: object):
     """A study where each grader submits every response, grader i giving verdicts[i] on every
     criterion: with verdicts that differ, every (response, criterion) pair disagrees."""
     new = study(graders, responses=responses, overlap=len(graders), **options)
@@ -603,7 +603,7 @@ CONTEXT = {"cefr_level": ["A1", "b2"], "learner_age": ["teenagers (12-17)"]}
 
 def generated(n: int = 6, **options: object) -> list[TaskRecord]:
     defaults: dict[str, object] = {"context": CONTEXT, "resources_every": 2}
-    return synthetic_tasks(n, ["01a", "02a", "03a"], **(defaults | options))  # type: ignore[arg-type]
+    return synthetic_tasks(n, ["01a", "02a", "03a"], **(defaults | options))
 
 
 def benchmark_folder(folder: Path, tasks: list[TaskRecord] | None = None) -> Path:
@@ -631,7 +631,7 @@ IMPORT_JOB_STATES = {
 }
 
 
-def make_job(framework, **fields):  # type: ignore[no-untyped-def]
+def make_job(framework, **fields):
     """A finished ImportJob row (no file needed to show it); a running one is this process's
     unless `worker` and `heartbeat_at` (its Job's) say otherwise."""
     status = fields.get("status", ImportJob.Status.SUCCEEDED)

@@ -34,7 +34,7 @@ NEW_USERS = 6
 @pytest.fixture
 def running_app(
     transactional_db, make_user, settings, tmp_path: Path
-) -> Iterator[tuple[str, Path]]:  # type: ignore[no-untyped-def]
+) -> Iterator[tuple[str, Path]]:
     """`make run` on a SQLite file: the suite's migrated database with three graders, an admin
     and a study, copied to a file; the background worker and the development server on it."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
@@ -174,7 +174,7 @@ def test_concurrent_writes_on_the_default_sqlite_setup_never_answer_a_server_err
     errors: list[str] = []
     failures: list[BaseException] = []
 
-    def run(target, *args) -> None:  # type: ignore[no-untyped-def]
+    def run(target, *args) -> None:
         try:
             target(*args)
         except BaseException as error:  # reported below, with the thread's name

@@ -49,7 +49,7 @@ def admin_model(name: str) -> type[models.Model] | None:
 
 def api_model(pattern: URLPattern) -> type[models.Model]:
     """The model of an API route's viewset."""
-    return pattern.callback.cls.queryset.model  # type: ignore[attr-defined,no-any-return]
+    return pattern.callback.cls.queryset.model
 
 
 def first_pk(model: type[models.Model]) -> Any:

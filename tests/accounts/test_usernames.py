@@ -38,7 +38,7 @@ def test_names_a_reader_tells_apart_have_their_own_keys(name):
 
 
 @pytest.fixture
-def admin(make_user):  # type: ignore[no-untyped-def]
+def admin(make_user):
     return make_user(Role.ADMIN, "admin")
 
 

@@ -21,7 +21,7 @@ def coefficient(value: float | None, reason: str | None = None) -> Coefficient:
     return Coefficient("alpha", value, reason, 10, 20)
 
 
-def interval(estimate: Coefficient, low: float | None, high: float | None, **reasons) -> Interval:  # type: ignore[no-untyped-def]
+def interval(estimate: Coefficient, low: float | None, high: float | None, **reasons) -> Interval:
     return Interval(estimate, low, high, 0.95, "percentile bootstrap (units)", 1000, 0, **reasons)
 
 

@@ -55,7 +55,7 @@ def rated_study(module_db: None) -> Study:
     position = {r.pk: n for n, r in enumerate(responses)}
     authentic = study.likert_items.get(order=0)
 
-    def likert(index, assignment, item):  # type: ignore[no-untyped-def]
+    def likert(index, assignment, item):
         n = position[assignment.study_item.response_id]
         return expert_score(n, index) if item == authentic else 3
 

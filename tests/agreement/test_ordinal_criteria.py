@@ -22,7 +22,7 @@ FIRST = [0, 1, 2, 3, 4, 2, 1, 3, 4, 0, 2, 3]
 SECOND = [0, 2, 2, 3, 3, 2, 0, 4, 4, 1, 2, 2]
 
 
-def _ratings(first=FIRST, second=SECOND):  # type: ignore[no-untyped-def]
+def _ratings(first=FIRST, second=SECOND):
     units = [u for u in range(len(first)) for _ in (0, 1)]
     levels = [level for pair in zip(first, second, strict=True) for level in pair]
     return units, levels

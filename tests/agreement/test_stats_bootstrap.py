@@ -38,9 +38,9 @@ def test_vectorised_bootstrap_equals_slow_loop_exactly(level: str) -> None:
     counts = simulated_counts()
     rng = np.random.default_rng(123)
     for indices in resample_index_blocks(counts.shape[0], 60, rng):
-        fast = alpha_resample_stack(counts, weights_from_indices(indices, counts.shape[0]), level)  # type: ignore[arg-type]
+        fast = alpha_resample_stack(counts, weights_from_indices(indices, counts.shape[0]), level)
         slow = np.array(
-            [alpha_from_counts(counts[row], level).value for row in indices],  # type: ignore[arg-type]
+            [alpha_from_counts(counts[row], level).value for row in indices],
             dtype=np.float64,
         )
         assert np.array_equal(fast, slow)

@@ -64,7 +64,7 @@ def test_counts_from_pairs_matches_loop(data: tuple[int, list[list[int]]]) -> No
 
 @SETTINGS
 @given(reliability_data(), st.randoms())
-def test_counts_from_dense_matches_pairs(data: tuple[int, list[list[int]]], rnd) -> None:  # type: ignore[no-untyped-def]
+def test_counts_from_dense_matches_pairs(data: tuple[int, list[list[int]]], rnd) -> None:
     q, units = data
     raters = max((len(r) for r in units), default=0) + 1
     dense = np.full((raters, len(units)), np.nan)
@@ -85,15 +85,15 @@ def test_alpha_matches_brute_force_and_reference(
     domain = [float(v * v + 1) for v in range(q)]  # uneven spacing exercises interval
     counts = build_counts(q, units)
     expected = oracle.alpha(units, level, domain)
-    ours = alpha_from_counts(counts, level, domain)  # type: ignore[arg-type]
-    ref = krippendorff_alpha(counts, level, domain)  # type: ignore[arg-type]
+    ours = alpha_from_counts(counts, level, domain)
+    ref = krippendorff_alpha(counts, level, domain)
     if expected is None:
         assert ours.value is None and ours.undefined_reason
         assert ref.value is None and ref.undefined_reason
         return
     assert ours.value == pytest.approx(expected, abs=1e-9)
     assert ref.value == pytest.approx(expected, abs=1e-9)
-    stacked = alpha_stack(np.stack([counts, counts[::-1]]), level, domain)  # type: ignore[arg-type]
+    stacked = alpha_stack(np.stack([counts, counts[::-1]]), level, domain)
     np.testing.assert_allclose(stacked, [expected, expected], atol=1e-9)
 
 
@@ -103,7 +103,7 @@ def test_gwet_ac_matches_brute_force(data: tuple[int, list[list[int]]], weights:
     q, units = data
     domain = [float(2 * v + 1) for v in range(q)]
     expected = oracle.gwet_ac(units, weights, domain)
-    result = gwet_ac(build_counts(q, units), weights=weights, value_domain=domain)  # type: ignore[arg-type]
+    result = gwet_ac(build_counts(q, units), weights=weights, value_domain=domain)
     if expected is None:
         assert result.value is None
     else:
@@ -122,7 +122,7 @@ def test_brennan_prediger_and_scott_pi_match_brute_force(
         (brennan_prediger, oracle.brennan_prediger(units, weights, domain)),
         (scott_pi, oracle.scott_pi(units, weights, domain)),
     ]:
-        result = ours(counts, weights=weights, value_domain=domain)  # type: ignore[arg-type]
+        result = ours(counts, weights=weights, value_domain=domain)
         if expected is None:
             assert result.value is None and result.undefined_reason
         else:
@@ -184,7 +184,7 @@ def test_cohen_kappa_matches_brute_force(
     a = [x for x, _ in pairs]
     b = [y for _, y in pairs]
     expected = oracle.cohen(a, b, weights, q)
-    result = cohen_kappa(a, b, n_values=q, weights=weights)  # type: ignore[arg-type]
+    result = cohen_kappa(a, b, n_values=q, weights=weights)
     if expected is None:
         assert result.value is None
     else:

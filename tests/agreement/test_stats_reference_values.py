@@ -47,8 +47,8 @@ def k2011() -> np.ndarray:
 def test_krippendorff_2011_worked_example(k2011: np.ndarray, level: str, published: float) -> None:
     """Krippendorff 2011, sections C (nominal alpha = 0.743), E (ordinal 0.815, interval 0.849,
     ratio 0.797)."""
-    ours = alpha_from_counts(k2011, level, SCALE_1_5)  # type: ignore[arg-type]
-    ref = krippendorff_alpha(k2011, level, SCALE_1_5)  # type: ignore[arg-type]
+    ours = alpha_from_counts(k2011, level, SCALE_1_5)
+    ref = krippendorff_alpha(k2011, level, SCALE_1_5)
     assert ours.value is not None and ref.value is not None
     assert round(ours.value, 3) == published
     assert round(ref.value, 3) == published
@@ -203,7 +203,7 @@ def test_gwet_ac2_handbook_example(
 ) -> None:
     """Gwet 2014 p. 120 data with weights (irrCAC gwet.ac1.raw(cac.raw4raters, weights=...);
     values as published in the irrCAC test-suite port)."""
-    result = gwet_ac(k2011, weights=weights, value_domain=SCALE_1_5)  # type: ignore[arg-type]
+    result = gwet_ac(k2011, weights=weights, value_domain=SCALE_1_5)
     assert round(result.value or 0.0, 3) == ac2
     assert round(result.observed or 0.0, 3) == pa
     assert round(result.expected or 0.0, 3) == pe

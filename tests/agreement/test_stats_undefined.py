@@ -24,7 +24,7 @@ from core.stats import (
 
 @pytest.mark.parametrize("impl", [alpha_from_counts, krippendorff_alpha])
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
-def test_alpha_undefined_reasons(impl, level: str) -> None:  # type: ignore[no-untyped-def]
+def test_alpha_undefined_reasons(impl, level: str) -> None:
     single = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 0]])
     result = impl(single, level)
     assert result.value is None
@@ -63,7 +63,7 @@ def test_a_criterion_everyone_failed_keeps_its_pass_column() -> None:
     assert counts.shape == (20, 2) and counts[:, 1].sum() == 0
     assert gwet_ac(counts).value == pytest.approx(1.0)
     with pytest.raises(TypeError):
-        counts_from_pairs(units, np.zeros(60, dtype=np.int64))  # type: ignore[call-arg]
+        counts_from_pairs(units, np.zeros(60, dtype=np.int64))
     with pytest.raises(ValueError, match="size of the scale"):
         counts_from_pairs(units, np.zeros(60, dtype=np.int64), n_values=0)
 

@@ -19,7 +19,7 @@ from tests import factories
 pytestmark = pytest.mark.django_db
 
 
-def _adjudicated_source(make_user) -> tuple[Study, JudgeRun, JudgeRun]:  # type: ignore[no-untyped-def]
+def _adjudicated_source(make_user) -> tuple[Study, JudgeRun, JudgeRun]:
     """An earlier study with a gold verdict on every criterion of its response, an imported
     judge run with verdicts on it and an imported run with 1-5 ratings of it."""
     earlier = factories.study([], responses=1, overlap=1)
@@ -37,7 +37,7 @@ def _adjudicated_source(make_user) -> tuple[Study, JudgeRun, JudgeRun]:  # type:
 
 
 @pytest.fixture
-def with_gold(make_user) -> dict[str, object]:  # type: ignore[no-untyped-def]
+def with_gold(make_user) -> dict[str, object]:
     earlier, verdicts, ratings = _adjudicated_source(make_user)
     study = factories.study([make_user(Role.ANNOTATOR)], responses=2, overlap=1, gold_rate=25)
     gold.add_gold_checks(study, earlier.items.all(), by=None)

@@ -13,7 +13,7 @@ def framework(db: None) -> Framework:
 
 
 @pytest.fixture
-def api_as(make_user):  # type: ignore[no-untyped-def]
+def api_as(make_user):
     """api_as(Role.AUTHOR) -> an API client sending a fresh token of a new user with that role."""
 
     def client(role: Role) -> APIClient:
@@ -26,5 +26,5 @@ def api_as(make_user):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def viewer_api(api_as):  # type: ignore[no-untyped-def]
+def viewer_api(api_as):
     return api_as(Role.VIEWER)

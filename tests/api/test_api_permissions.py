@@ -152,7 +152,7 @@ def framework(benchmark: None, db: None) -> Framework:
 
 
 @pytest.fixture
-def api_with_objects(framework, make_user):  # type: ignore[no-untyped-def]
+def api_with_objects(framework, make_user):
     """api_with_objects(role) -> a client with a token of a new user of that role (anonymous
     for None), with one object of every resource (grading ones graded by them)."""
 

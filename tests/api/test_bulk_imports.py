@@ -18,16 +18,16 @@ VERDICTS = reverse("api:judgeverdict-list")
 
 
 @pytest.fixture
-def importer(api_as):  # type: ignore[no-untyped-def]
+def importer(api_as):
     return api_as(Role.MAINTAINER)
 
 
 @pytest.fixture
-def task(framework):  # type: ignore[no-untyped-def]
+def task(framework):
     return factories.published_task(framework)
 
 
-def items(task, n: int = 3) -> list[dict]:  # type: ignore[no-untyped-def]
+def items(task, n: int = 3) -> list[dict]:
     return [
         {"task_key": task.key, "model": f"model-{i}", "family": "acme", "id": f"r{i}",
          "response": f"Answer {i}."}
@@ -35,7 +35,7 @@ def items(task, n: int = 3) -> list[dict]:  # type: ignore[no-untyped-def]
     ]  # fmt: skip
 
 
-def post(client, url, body, **params):  # type: ignore[no-untyped-def]
+def post(client, url, body, **params):
     query = "&".join(f"{k}={v}" for k, v in {"framework": "test-fw", **params}.items())
     return client.post(f"{url}?{query}", body, format="json")
 
@@ -124,7 +124,7 @@ def test_an_annotator_reads_no_response_and_no_verdict(role, task, api_as):
 
 
 # ----- verdicts --------------------------------------------------------------------------------
-def verdict_items(task) -> list[dict]:  # type: ignore[no-untyped-def]
+def verdict_items(task) -> list[dict]:
     codes = [c.code for c in task.criteria.order_by("code")]
     return [
         {"response_id": "r0", "criterion_id": code, "verdict": n % 2 == 0,

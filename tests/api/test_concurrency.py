@@ -11,12 +11,12 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def author(api_as):  # type: ignore[no-untyped-def]
+def author(api_as):
     return api_as(Role.AUTHOR)
 
 
 @pytest.fixture
-def competency(framework) -> Competency:  # type: ignore[no-untyped-def]
+def competency(framework) -> Competency:
     return Competency.objects.get(framework=framework, code="01")
 
 

@@ -25,11 +25,11 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def admin(api_as):  # type: ignore[no-untyped-def]
+def admin(api_as):
     return api_as(Role.ADMIN)
 
 
-def errors(response) -> dict:  # type: ignore[no-untyped-def]
+def errors(response) -> dict:
     assert response.status_code == 400, response.content
     return response.json()["errors"]
 

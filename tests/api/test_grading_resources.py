@@ -22,26 +22,26 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def graders(make_user):  # type: ignore[no-untyped-def]
+def graders(make_user):
     return [make_user(Role.ANNOTATOR), make_user(Role.ANNOTATOR)]
 
 
 @pytest.fixture
-def study(framework, graders) -> Study:  # type: ignore[no-untyped-def]
+def study(framework, graders) -> Study:
     """Two responses, each graded by both annotators (overlap 2)."""
     new = factories.study(graders, responses=2, overlap=2)
     services.assign_study(new)
     return new
 
 
-def token_client(user):  # type: ignore[no-untyped-def]
+def token_client(user):
 
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.issue(user, 'tests')[1]}")
     return client
 
 
-def own(study: Study, user) -> Assignment:  # type: ignore[no-untyped-def]
+def own(study: Study, user) -> Assignment:
     return Assignment.objects.filter(study_item__study=study, annotator=user).first()
 
 
@@ -278,7 +278,7 @@ def test_the_agreement_report_is_the_json_download(framework, graders, api_as):
     }
 
 
-def _versions(item):  # type: ignore[no-untyped-def]
+def _versions(item):
     return [line.version for line in item.rubric_version.effective_rubric()]
 
 

@@ -24,16 +24,16 @@ HUGE = "9" * 5_000
 
 
 @pytest.fixture
-def maintainer(api_as):  # type: ignore[no-untyped-def]
+def maintainer(api_as):
     return api_as(Role.MAINTAINER)
 
 
 @pytest.fixture
-def task(framework):  # type: ignore[no-untyped-def]
+def task(framework):
     return factories.published_task(framework)
 
 
-def _post(client, url: str, body: str, content_type: str = "application/json"):  # type: ignore[no-untyped-def]
+def _post(client, url: str, body: str, content_type: str = "application/json"):
     return client.generic("POST", url, body, content_type=content_type)
 
 

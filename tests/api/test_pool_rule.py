@@ -18,7 +18,7 @@ NOT_GRADERS = [Role.VIEWER, Role.AUTHOR, Role.MAINTAINER, Role.ADMIN]
 
 
 @pytest.fixture
-def study(make_user) -> Study:  # type: ignore[no-untyped-def]
+def study(make_user) -> Study:
     return factories.study([make_user(Role.ANNOTATOR, "ana")], responses=1, overlap=1)
 
 

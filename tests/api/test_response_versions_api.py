@@ -18,17 +18,17 @@ VERDICTS = reverse("api:judgeverdict-list")
 
 
 @pytest.fixture
-def study(framework, make_user):  # type: ignore[no-untyped-def]
+def study(framework, make_user):
     graders = [make_user(Role.ANNOTATOR), make_user(Role.ANNOTATOR)]
     return factories.graded_imported_study(graders, name="Pilot study")
 
 
-def item(task, text):  # type: ignore[no-untyped-def]
+def item(task, text):
     return {"task_key": task.key, "model": "model-a", "family": "family-a", "version": "1.0",
             "id": "r1", "response": text}  # fmt: skip
 
 
-def post(client, url, body, **params):  # type: ignore[no-untyped-def]
+def post(client, url, body, **params):
     query = "&".join(f"{k}={v}" for k, v in {"framework": "test-fw", **params}.items())
     return client.post(f"{url}?{query}", body, format="json")
 

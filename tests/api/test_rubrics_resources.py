@@ -14,22 +14,22 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def author(api_as):  # type: ignore[no-untyped-def]
+def author(api_as):
     return api_as(Role.AUTHOR)
 
 
 @pytest.fixture
-def maintainer(api_as):  # type: ignore[no-untyped-def]
+def maintainer(api_as):
     return api_as(Role.MAINTAINER)
 
 
 @pytest.fixture
-def sub(framework) -> SubCompetency:  # type: ignore[no-untyped-def]
+def sub(framework) -> SubCompetency:
     return SubCompetency.objects.get(competency__framework=framework, code="01a")
 
 
 @pytest.fixture
-def task(framework, sub) -> Task:  # type: ignore[no-untyped-def]
+def task(framework, sub) -> Task:
     """A draft task ready for review, with a universal, a consensus and two task criteria."""
     services.add_criterion(framework, "Suits the learners' age.", 4, None, "01u1")
     services.add_criterion(sub, "States a measurable objective.", 2, None)

@@ -52,7 +52,7 @@ def test_a_change_of_a_revisioned_object_requires_its_revision_in_the_body():
     `revision` in a PUT/PATCH body (the one of a POST, which creates, does not)."""
     components = generated()["components"]["schemas"]
 
-    def body(operation):  # type: ignore[no-untyped-def]
+    def body(operation):
         reference = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
         return components[reference.rsplit("/", 1)[1]]
 

@@ -84,7 +84,7 @@ def _names_a_stale_etag(response: Any) -> bool:
 
 
 @schemathesis.check
-def valid_input_accepted(ctx, response, case):  # type: ignore[no-untyped-def]
+def valid_input_accepted(ctx, response, case):
     """Schemathesis' positive_data_acceptance, but for a reference to an unknown object or an
     If-Match naming another revision: a schema says what a request looks like, not what the
     database holds."""
@@ -156,7 +156,7 @@ def flag_demo_responses() -> None:
 
 
 @pytest.fixture(scope="module")
-def tokens(module_db: None, tmp_path_factory) -> dict[Role, str]:  # type: ignore[no-untyped-def]
+def tokens(module_db: None, tmp_path_factory) -> dict[Role, str]:
     """The demo data (benchmark, study, judge run), once for the module, and a token for the
     demo admin and for an annotator of the demo study."""
     call_command("seed_demo", stdout=io.StringIO())
@@ -168,7 +168,7 @@ def tokens(module_db: None, tmp_path_factory) -> dict[Role, str]:  # type: ignor
 
 
 @pytest.fixture
-def live(settings, tmp_path) -> Iterator[None]:  # type: ignore[no-untyped-def]
+def live(settings, tmp_path) -> Iterator[None]:
     """A WSGI request closes old database connections when it ends, which would close the test's
     transaction on PostgreSQL; Django's test client disconnects this handler the same way."""
     settings.ALLOWED_HOSTS = ["localhost"]  # schemathesis' WSGI client sends this Host
@@ -181,17 +181,17 @@ def live(settings, tmp_path) -> Iterator[None]:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(params=[Role.ADMIN, Role.ANNOTATOR], ids=["admin", "annotator"])
-def token(request, tokens, live, db) -> str:  # type: ignore[no-untyped-def]
+def token(request, tokens, live, db) -> str:
     return tokens[request.param]
 
 
 @pytest.fixture
-def admin_token(tokens, live, db) -> str:  # type: ignore[no-untyped-def]
+def admin_token(tokens, live, db) -> str:
     return tokens[Role.ADMIN]
 
 
 @pytest.fixture
-def annotator_token(tokens, live, db) -> str:  # type: ignore[no-untyped-def]
+def annotator_token(tokens, live, db) -> str:
     return tokens[Role.ANNOTATOR]
 
 
@@ -215,7 +215,7 @@ def rolled_back() -> Iterator[None]:
 
 @schema.parametrize()
 @SETTINGS
-def test_the_api_honours_its_schema(case, admin_token):  # type: ignore[no-untyped-def]
+def test_the_api_honours_its_schema(case, admin_token):
     with rolled_back():
         case.call_and_validate(headers=sent_with(admin_token), checks=CHECKS_ALL)
 
@@ -226,29 +226,29 @@ def test_the_api_honours_its_schema(case, admin_token):  # type: ignore[no-untyp
 )
 @annotator_schema.parametrize()
 @SETTINGS
-def test_the_api_honours_its_schema_for_an_annotator(case, annotator_token):  # type: ignore[no-untyped-def]
+def test_the_api_honours_its_schema_for_an_annotator(case, annotator_token):
     with rolled_back():
         case.call_and_validate(headers=sent_with(annotator_token), checks=CHECKS_ALL)
 
 
-def test_sequences_of_calls_honour_the_schema(token):  # type: ignore[no-untyped-def]
-    class Workflow(schema.as_state_machine()):  # type: ignore[misc]
+def test_sequences_of_calls_honour_the_schema(token):
+    class Workflow(schema.as_state_machine()):
         """Each scenario starts from the same data: what one wrote is rolled back before the
         next. Which calls a scenario can make next depends on the answers so far (a link is
         followed only from a success), so Hypothesis, replaying a scenario to shrink a failure,
         must get the same answers; on data left by earlier scenarios it did not, and reported
         FlakyStrategyDefinition instead of the failure."""
 
-        def setup(self):  # type: ignore[no-untyped-def]
+        def setup(self):
             self.savepoint = transaction.savepoint_create()
 
-        def teardown(self):  # type: ignore[no-untyped-def]
+        def teardown(self):
             transaction.savepoint_rollback(self.savepoint)
 
-        def get_call_kwargs(self, case):  # type: ignore[no-untyped-def]
+        def get_call_kwargs(self, case):
             return {"headers": sent_with(token)}
 
-        def validate_response(self, response, case, additional_checks=None, **kwargs):  # type: ignore[no-untyped-def]
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
             case.validate_response(
                 response,
                 checks=CHECKS_ALL,

@@ -12,16 +12,16 @@ LISTS = ["framework", "competency", "subcompetency", "contextvariable", "context
 
 
 @pytest.fixture
-def author(api_as):  # type: ignore[no-untyped-def]
+def author(api_as):
     return api_as(Role.AUTHOR)
 
 
 @pytest.fixture
-def viewer(api_as):  # type: ignore[no-untyped-def]
+def viewer(api_as):
     return api_as(Role.VIEWER)
 
 
-def codes(response) -> list[str]:  # type: ignore[no-untyped-def]
+def codes(response) -> list[str]:
     return [row.get("code") or row.get("key") for row in response.json()["results"]]
 
 

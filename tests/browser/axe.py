@@ -83,7 +83,7 @@ class Findings:
     def report(self, _source: object, result: dict[str, object]) -> None:
         url = str(result["url"])
         self.checked.add(url)
-        for violation in result["violations"]:  # type: ignore[attr-defined]
+        for violation in result["violations"]:
             if violation["impact"] in FAILING_IMPACTS or violation["id"] in ALWAYS_FAILING:
                 known = self.failing.setdefault(url, [])
                 if violation not in known:

@@ -16,14 +16,14 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 
 
-def pytest_collection_modifyitems(items):  # type: ignore[no-untyped-def]
+def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/browser/" in str(item.fspath):
             item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")
-def browser():  # type: ignore[no-untyped-def]
+def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -41,13 +41,13 @@ def axe_script() -> str:
 
 
 @pytest.fixture
-def new_page(browser, live_server, axe_script):  # type: ignore[no-untyped-def]
+def new_page(browser, live_server, axe_script):
     """new_page() -> a page in a fresh browser context (its own cookies); closed after the test,
     which fails if axe-core found a serious accessibility problem on any page it showed."""
     contexts = []
     findings = axe.Findings()
 
-    def make(width: int = 1024):  # type: ignore[no-untyped-def]
+    def make(width: int = 1024):
         context = browser.new_context(
             base_url=live_server.url, viewport={"width": width, "height": 800}
         )
@@ -76,10 +76,10 @@ def new_page(browser, live_server, axe_script):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def log_in(make_user):  # type: ignore[no-untyped-def]
+def log_in(make_user):
     """log_in(page, Role.AUTHOR) -> the user, after typing their credentials into the login form."""
 
-    def do(page, role: Role):  # type: ignore[no-untyped-def]
+    def do(page, role: Role):
         user = make_user(role)
         page.goto("/accounts/login/")
         page.get_by_label("Username").fill(user.username)

@@ -13,18 +13,18 @@ from tests import factories
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def start_grading(page, study) -> Assignment:  # type: ignore[no-untyped-def]
+def start_grading(page, study) -> Assignment:
     page.goto(reverse("grading:index"))
     page.get_by_role("button", name="Start grading").click()
     page.wait_for_url("**/grading/assignments/*/")
     return Assignment.objects.get(pk=int(page.url.rstrip("/").rsplit("/", 1)[1]))
 
 
-def saved(page, element_id: str) -> None:  # type: ignore[no-untyped-def]
+def saved(page, element_id: str) -> None:
     page.locator(f"#{element_id} .save-state.saved").wait_for()
 
 
-def box(page, selector: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
+def box(page, selector: str) -> dict[str, float]:
     return page.locator(selector).bounding_box()
 
 

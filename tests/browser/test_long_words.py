@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 WORD = "w" * 200_000
 
 
-def page_width(page) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def page_width(page) -> tuple[int, int]:
     return page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
 
 

@@ -15,7 +15,7 @@ from tests import factories
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def tick(page, row: int) -> str:  # type: ignore[no-untyped-def]
+def tick(page, row: int) -> str:
     """Ticks the task on `row` (from 0) of the page shown; its key."""
     label = page.locator("#matching-tasks tbody tr").nth(row).locator("label")
     key = label.inner_text()

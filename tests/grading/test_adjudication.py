@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def graders(make_user):  # type: ignore[no-untyped-def]
+def graders(make_user):
     return [make_user(Role.ANNOTATOR) for _ in range(3)]
 
 
@@ -77,7 +77,7 @@ def test_unknown_layer_in_the_query_is_ignored():
     assert Filters.from_query({"layer": "bogus", "criterion": " t1-01 "}) == Filters("t1-01", "")
 
 
-def first_pair(study):  # type: ignore[no-untyped-def]
+def first_pair(study):
     row = adjudication.next_unresolved(study)
     return study.items.get(pk=row["item"]), row["version"]
 

@@ -18,19 +18,19 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def graders(make_user):  # type: ignore[no-untyped-def]
+def graders(make_user):
     return [make_user(Role.ANNOTATOR) for _ in range(3)]
 
 
-def list_url(study) -> str:  # type: ignore[no-untyped-def]
+def list_url(study) -> str:
     return reverse("grading:adjudication", args=[study.pk])
 
 
-def pair_url(study, row) -> str:  # type: ignore[no-untyped-def]
+def pair_url(study, row) -> str:
     return reverse("grading:adjudicate", args=[study.pk, row["item"], row["version"]])
 
 
-def queries_for(client, url: str) -> int:  # type: ignore[no-untyped-def]
+def queries_for(client, url: str) -> int:
     with CaptureQueriesContext(connection) as captured:
         assert client.get(url).status_code == 200
     return len(captured)

@@ -25,7 +25,7 @@ def test_concurrent_claims_never_give_an_item_more_than_k_graders(make_user):
     start = threading.Barrier(len(graders))
     errors: list[BaseException] = []
 
-    def work(grader) -> None:  # type: ignore[no-untyped-def]
+    def work(grader) -> None:
         try:
             start.wait()
             while (assignment := services.claim_next(study, grader)) is not None:

@@ -38,7 +38,7 @@ def test_each_save_adds_its_time_capped_until_the_response_is_submitted(make_use
     assignment = Assignment.objects.get(annotator=grader)
     first, second = factories.rubric_of(assignment)[:2]
 
-    def save(version, ms, verdict="pass"):  # type: ignore[no-untyped-def]
+    def save(version, ms, verdict="pass"):
         services.save_grade(
             assignment, version.pk, verdict=verdict, rationale="r", by=grader, active_ms=ms
         )

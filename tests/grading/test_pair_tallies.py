@@ -13,7 +13,7 @@ from tests.conftest import htmx
 pytestmark = pytest.mark.django_db
 
 
-def counts(study) -> dict[int, tuple[int, int, int, bool]]:  # type: ignore[no-untyped-def]
+def counts(study) -> dict[int, tuple[int, int, int, bool]]:
     return {
         t.criterion_version_id: (t.passes, t.fails, t.nas, t.split)
         for t in PairTally.objects.filter(study=study)

@@ -44,11 +44,11 @@ def task(settings, tmp_path) -> Task:
 
 
 @pytest.fixture
-def grader(make_user):  # type: ignore[no-untyped-def]
+def grader(make_user):
     return make_user(Role.ANNOTATOR)
 
 
-def study_of(task: Task, grader) -> Study:  # type: ignore[no-untyped-def]
+def study_of(task: Task, grader) -> Study:
     study = services.create_study(
         name=f"Study {Study.objects.count() + 1} of {task.key}",
         framework=task.framework,
@@ -60,7 +60,7 @@ def study_of(task: Task, grader) -> Study:  # type: ignore[no-untyped-def]
     return study
 
 
-def edit_as_author(task: Task, author) -> None:  # type: ignore[no-untyped-def]
+def edit_as_author(task: Task, author) -> None:
     """What the issue's author did: the instruction through the API, a new resource file, and
     (for good measure) a changed context value and the text resource removed."""
     api = APIClient()
@@ -79,7 +79,7 @@ def edit_as_author(task: Task, author) -> None:  # type: ignore[no-untyped-def]
     rubric_services.delete_resource(notes, author)
 
 
-def grading_page(grader, assignment: Assignment) -> str:  # type: ignore[no-untyped-def]
+def grading_page(grader, assignment: Assignment) -> str:
     client = Client()
     client.force_login(grader)
     page = client.get(reverse("grading:assignment", args=[assignment.pk]))

@@ -14,13 +14,13 @@ from tests import factories
 pytestmark = pytest.mark.django_db
 
 
-def page(client, study, **query) -> str:  # type: ignore[no-untyped-def]
+def page(client, study, **query) -> str:
     reply = client.get(reverse("grading:study", args=[study.pk]), query)
     assert reply.status_code == 200
     return reply.content.decode()
 
 
-def half_done_study(make_user, responses: int) -> Study:  # type: ignore[no-untyped-def]
+def half_done_study(make_user, responses: int) -> Study:
     graders = [make_user(Role.ANNOTATOR) for _ in range(3)]
     study = factories.study(graders, responses=responses, overlap=2)
     services.assign_study(study)

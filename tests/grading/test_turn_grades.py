@@ -189,7 +189,7 @@ def test_a_share_rule_needs_its_percentage():
 
 
 # ----- the grading page ---------------------------------------------------------------------
-def _client(user):  # type: ignore[no-untyped-def]
+def _client(user):
     client = Client()
     client.force_login(user)
     return client
@@ -260,7 +260,7 @@ def test_agreement_is_reported_on_each_turn_and_on_the_dialogue(make_user, clien
     )
     services.assign_study(study)
 
-    def verdict(index, assignment, position, line):  # type: ignore[no-untyped-def]
+    def verdict(index, assignment, position, line):
         if index == 1 and line.version.per_turn and line.version.weight < 0:
             return "na"
         return "pass" if index == 0 or position != 0 else "fail"

@@ -64,7 +64,7 @@ def task(key: str = "1", **changes: object) -> TaskRecord:
         "context": (),
     }
     fields.update(changes)
-    return TaskRecord(**fields)  # type: ignore[arg-type]
+    return TaskRecord(**fields)
 
 
 free_text = st.text(alphabet=_STORABLE, min_size=1, max_size=40).filter(lambda s: s.strip() != "")

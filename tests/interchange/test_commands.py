@@ -80,7 +80,7 @@ def test_verdicts_command_reports_a_missing_criterion(tmp_path, starter_framewor
     assert "field 'criterion_id': no criterion '101-77'" in err.getvalue()
 
 
-def spanish_shell(monkeypatch):  # type: ignore[no-untyped-def]
+def spanish_shell(monkeypatch):
     monkeypatch.setenv("LANG", "es_ES.UTF-8")
 
 

@@ -77,7 +77,7 @@ def database_rows() -> dict[str, list[Any]]:
     return {model.__name__: rows_of(model, ids) for model in WRITTEN}
 
 
-def written(use_copy: bool, write, monkeypatch) -> dict[str, list[Any]]:  # type: ignore[no-untyped-def]
+def written(use_copy: bool, write, monkeypatch) -> dict[str, list[Any]]:
     """The rows `write()` leaves, written with or without COPY, then rolled back."""
     monkeypatch.setattr(bulk_insert, "DIRECT", use_copy)
     with transaction.atomic():
@@ -179,7 +179,7 @@ def test_values_of_another_type_than_the_columns_are_converted_as_bulk_create_do
             Response,
             [
                 # An integer for a text column and a text for an integer one.
-                Response(task=task, external_id=12, model_name="m", epoch="3", text="x"),  # type: ignore[misc]
+                Response(task=task, external_id=12, model_name="m", epoch="3", text="x"),
                 Response(
                     task_id=task.pk,
                     external_id="",
@@ -191,7 +191,7 @@ def test_values_of_another_type_than_the_columns_are_converted_as_bulk_create_do
         )
         bulk_insert.insert(
             Criterion,
-            [Criterion(framework=starter_framework, code="U-1", layer="universal", retired=1)],  # type: ignore[misc]
+            [Criterion(framework=starter_framework, code="U-1", layer="universal", retired=1)],
         )
 
     through_copy = written(True, write, monkeypatch)
@@ -237,7 +237,7 @@ def test_on_postgresql_the_rows_go_through_copy_not_insert(starter_framework):
     assert Criterion.objects.filter(code__startswith="U-").count() == 3
 
 
-def make_task(framework) -> Task:  # type: ignore[no-untyped-def]
+def make_task(framework) -> Task:
     sub = framework.competencies.first().sub_competencies.first()
     return Task.objects.create(
         framework=framework, key="t-1", sub_competency=sub, instruction="Do."

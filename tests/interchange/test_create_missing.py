@@ -24,7 +24,7 @@ from tests.interchange.test_import_page import immediate_jobs, upload, zipped  #
 pytestmark = pytest.mark.django_db
 
 
-def records(*subs: str):  # type: ignore[no-untyped-def]
+def records(*subs: str):
     return synthetic_tasks(4, list(subs))
 
 

@@ -30,7 +30,7 @@ GUIDANCE = {"passes": "Names the learners' age group.", "pass_example": "For 12-
 PENALTY = "Assumes the learners are adults."
 
 
-def rewritten(tasks, code, description, weight):  # type: ignore[no-untyped-def]
+def rewritten(tasks, code, description, weight):
     """The tasks with universal criterion `code` reading `description` at `weight`."""
     return [
         dataclasses.replace(
@@ -46,14 +46,14 @@ def rewritten(tasks, code, description, weight):  # type: ignore[no-untyped-def]
     ]
 
 
-def write(folder, tasks):  # type: ignore[no-untyped-def]
+def write(folder, tasks):
     (folder / TASKS_FILE).unlink(missing_ok=True)
     write_benchmark(folder, tasks)
     return folder
 
 
 @pytest.fixture
-def benchmark(tmp_path, starter_framework):  # type: ignore[no-untyped-def]
+def benchmark(tmp_path, starter_framework):
     """An imported benchmark whose first universal criterion got its guidance in the app,
     published by a review: its version 2 is frozen, with guidance."""
     tasks = generated(4)
@@ -66,7 +66,7 @@ def benchmark(tmp_path, starter_framework):  # type: ignore[no-untyped-def]
     return tasks, code
 
 
-def as_penalty(tmp_path, benchmark):  # type: ignore[no-untyped-def]
+def as_penalty(tmp_path, benchmark):
     tasks, code = benchmark
     return write(tmp_path, rewritten(tasks, code, PENALTY, -5))
 
@@ -165,7 +165,7 @@ def test_the_command_lists_each_changed_criterion_before_and_after(
     ) in lines
 
 
-def zipped(folder) -> bytes:  # type: ignore[no-untyped-def]
+def zipped(folder) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for path in folder.rglob("*"):

@@ -47,7 +47,7 @@ def graded_study(module_db: None) -> Study:
     )
     grading.assign_study(study)
 
-    def verdict(index, assignment, _, line):  # type: ignore[no-untyped-def]
+    def verdict(index, assignment, _, line):
         kestrel = assignment.study_item.response.model_name == "kestrel-large"
         harsh = index == 1 and kestrel and line.layer == "universal"
         return Verdict.FAIL if harsh else Verdict.PASS

@@ -229,7 +229,7 @@ def test_sub_competency_is_found_by_name_too(tmp_path, starter_framework):
     assert Task.objects.get().sub_competency.code == "02a"
 
 
-def _with_languages(folder, languages):  # type: ignore[no-untyped-def]
+def _with_languages(folder, languages):
     """The folder's tasks file with a `language` column holding `languages`, row by row."""
     path = folder / TASKS_FILE
     with path.open(encoding="utf-8-sig", newline="") as handle:

@@ -38,7 +38,7 @@ def a_dead_pid() -> int:
     return process.pid
 
 
-def running_job(framework, worker: str, heartbeat_age: float):  # type: ignore[no-untyped-def]
+def running_job(framework, worker: str, heartbeat_age: float):
     return make_job(
         framework,
         status=ImportJob.Status.RUNNING,
@@ -112,7 +112,7 @@ def test_a_running_job_renews_its_heartbeat_from_its_own_thread(starter_framewor
 
 # ----- for real: a worker process killed in the middle of an import ----------------------------
 @pytest.fixture
-def processes(transactional_db, make_user, starter_framework, settings, tmp_path):  # type: ignore[no-untyped-def]
+def processes(transactional_db, make_user, starter_framework, settings, tmp_path):
     """The development server on the suite's database, a `start` for the workers a test runs
     (their lease: LEASE seconds) and a maintainer to sign in as."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]

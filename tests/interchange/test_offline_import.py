@@ -412,7 +412,7 @@ def scaled(annotator):
     return made, version
 
 
-def _ordinal_row(sheet, version):  # type: ignore[no-untyped-def]
+def _ordinal_row(sheet, version):
     return next(
         row for row in range(2, sheet.max_row + 1) if sheet.cell(row, 2).value == str(version.pk)
     )

@@ -80,7 +80,7 @@ def world(module_db: None) -> dict[str, int]:
     }
 
 
-def sheets(source) -> dict[str, list[dict[str, object]]]:  # type: ignore[no-untyped-def]
+def sheets(source) -> dict[str, list[dict[str, object]]]:
     workbook = load_workbook(source, read_only=True)
     found = {}
     for name in ("Universal criteria", "Task criteria"):

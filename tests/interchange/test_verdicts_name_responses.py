@@ -16,18 +16,18 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def task(tmp_path, starter_framework):  # type: ignore[no-untyped-def]
+def task(tmp_path, starter_framework):
     records = generated(2)
     assert import_l2bench(benchmark_folder(tmp_path / "bench", records), starter_framework).ok
     return records[0]
 
 
-def jsonl(path, objects):  # type: ignore[no-untyped-def]
+def jsonl(path, objects):
     path.write_text("".join(json.dumps(o) + "\n" for o in objects), encoding="utf-8")
     return path
 
 
-def responses(tmp_path, task, *, with_ids: bool):  # type: ignore[no-untyped-def]
+def responses(tmp_path, task, *, with_ids: bool):
     lines = [
         {"task_key": task.task_key, "model": "m-a", "epoch": epoch, "response": f"Answer {epoch}"}
         | ({"id": f"run7-{task.task_key}-{epoch}"} if with_ids else {})
@@ -36,7 +36,7 @@ def responses(tmp_path, task, *, with_ids: bool):  # type: ignore[no-untyped-def
     return jsonl(tmp_path / "r.jsonl", lines)
 
 
-def verdict(task, **naming):  # type: ignore[no-untyped-def]
+def verdict(task, **naming):
     criterion = task.task_criteria[0]
     return {"criterion_id": criterion.id, "verdict": "pass", "judge_model": "j"} | naming
 

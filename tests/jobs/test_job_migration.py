@@ -15,14 +15,14 @@ from judging.models import JudgeRun
 BEFORE = [("interchange", "0001_initial"), ("judging", "0001_initial")]
 
 
-def migrate(targets):  # type: ignore[no-untyped-def]
+def migrate(targets):
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate(targets)
     return executor.loader.project_state(targets).apps
 
 
-def latest():  # type: ignore[no-untyped-def]
+def latest():
     return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 

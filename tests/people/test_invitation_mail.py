@@ -23,7 +23,7 @@ INVITATION = {"username": "ana", "email": "ana@example.org", "role": "Annotator"
 
 
 @pytest.fixture
-def no_mail_server(settings):  # type: ignore[no-untyped-def]
+def no_mail_server(settings):
     """SMTP to a local port nothing listens on: every connection is refused at once."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -38,7 +38,7 @@ def no_mail_server(settings):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def admin(make_user) -> User:  # type: ignore[no-untyped-def]
+def admin(make_user) -> User:
     return make_user(Role.ADMIN, "boss")
 
 

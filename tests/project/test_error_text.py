@@ -85,7 +85,7 @@ def plain_texts(node: ast.AST | None, constants: dict[str, str]) -> list[str]:
             return []
         if name == "str" or name == "join":  # a value shown as it is, or a list of them
             return []
-        found = plain_texts(node.func.value, constants) if name == "format" else []  # type: ignore[attr-defined]
+        found = plain_texts(node.func.value, constants) if name == "format" else []
         arguments = [*node.args, *(k.value for k in node.keywords if k.arg not in {"code"})]
         return found + [text for argument in arguments for text in plain_texts(argument, constants)]
     if isinstance(node, ast.Constant):

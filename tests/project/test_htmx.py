@@ -13,14 +13,14 @@ PAGE = "409.html"  # a page with one partial, `refusal`
 CONTEXT = {"message": "Closed since noon."}
 
 
-def request(method: str = "get", **headers: str):  # type: ignore[no-untyped-def]
+def request(method: str = "get", **headers: str):
     made = getattr(RequestFactory(), method)("/", headers=headers)
     made.user = AnonymousUser()
     made.htmx = HtmxDetails(made)
     return made
 
 
-def is_whole_page(response) -> bool:  # type: ignore[no-untyped-def]
+def is_whole_page(response) -> bool:
     return "<html" in response.content.decode()
 
 

@@ -61,7 +61,7 @@ def test_every_entry_is_translated_and_none_is_fuzzy(po):
 @pytest.mark.parametrize("po", CATALOGUES, ids=lambda path: path.name)
 def test_the_compiled_catalogue_matches_its_source(po):
     with po.with_suffix(".mo").open("rb") as compiled:
-        catalog = gettext.GNUTranslations(compiled)._catalog  # type: ignore[attr-defined]
+        catalog = gettext.GNUTranslations(compiled)._catalog
     from_mo: dict[str, list[str]] = {}
     for key, value in catalog.items():
         if key == "":

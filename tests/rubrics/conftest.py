@@ -9,12 +9,12 @@ from taxonomy.models import Framework, SubCompetency
 
 
 @pytest.fixture
-def author(make_user):  # type: ignore[no-untyped-def]
+def author(make_user):
     return make_user(Role.AUTHOR)
 
 
 @pytest.fixture
-def maintainer(make_user):  # type: ignore[no-untyped-def]
+def maintainer(make_user):
     return make_user(Role.MAINTAINER)
 
 
@@ -24,7 +24,7 @@ def sub_competency(starter_framework: Framework) -> SubCompetency:
 
 
 @pytest.fixture
-def universal(starter_framework: Framework, author) -> list[Criterion]:  # type: ignore[no-untyped-def]
+def universal(starter_framework: Framework, author) -> list[Criterion]:
     return [
         services.add_criterion(starter_framework, "Suits the learners' age.", 4, author, "01u1"),
         services.add_criterion(
@@ -34,7 +34,7 @@ def universal(starter_framework: Framework, author) -> list[Criterion]:  # type:
 
 
 @pytest.fixture
-def consensus(sub_competency: SubCompetency, author) -> list[Criterion]:  # type: ignore[no-untyped-def]
+def consensus(sub_competency: SubCompetency, author) -> list[Criterion]:
     return [
         services.add_criterion(sub_competency, "Checks what learners can already do.", 5, author),
         services.add_criterion(sub_competency, "Uses a single test to label a level.", -2, author),
@@ -42,7 +42,7 @@ def consensus(sub_competency: SubCompetency, author) -> list[Criterion]:  # type
 
 
 @pytest.fixture
-def task(sub_competency, author, universal, consensus) -> Task:  # type: ignore[no-untyped-def]
+def task(sub_competency, author, universal, consensus) -> Task:
     """A draft task ready for review: reference answer and two criteria of its own."""
     task = services.create_task(
         sub_competency,
@@ -57,7 +57,7 @@ def task(sub_competency, author, universal, consensus) -> Task:  # type: ignore[
 
 
 @pytest.fixture
-def published(task, author, maintainer):  # type: ignore[no-untyped-def]
+def published(task, author, maintainer):
     """`task` after submission and approval; returns its first RubricVersion."""
     services.submit_for_review(task, author)
     return services.approve(task, maintainer)

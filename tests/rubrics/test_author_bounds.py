@@ -59,7 +59,7 @@ def test_a_task_instruction_over_the_limit_is_refused(sub_competency, author):
     assert not Task.objects.filter(key="t9").exists()
 
 
-def criterion_data(**values):  # type: ignore[no-untyped-def]
+def criterion_data(**values):
     data = {"wording": "Says what the learners will do.", "weight": 2, "scoring_type": "binary"}
     return {f"new-{k}": v for k, v in (data | values).items()}
 

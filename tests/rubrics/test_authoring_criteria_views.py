@@ -12,12 +12,12 @@ from tests.conftest import htmx
 pytestmark = pytest.mark.django_db
 
 
-def criterion_data(prefix: str, **values):  # type: ignore[no-untyped-def]
+def criterion_data(prefix: str, **values):
     data = {"wording": "Says what the learners will do.", "weight": 2, "scoring_type": "binary"}
     return {f"{prefix}-{k}": v for k, v in (data | values).items()}
 
 
-def edit(client, criterion, **values):  # type: ignore[no-untyped-def]
+def edit(client, criterion, **values):
     version = services.latest_version(criterion)
     data = {
         "wording": version.wording,

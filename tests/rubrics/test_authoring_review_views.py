@@ -11,7 +11,7 @@ from rubrics.models import Review, Task
 pytestmark = pytest.mark.django_db
 
 
-def post(client, name, task, **data):  # type: ignore[no-untyped-def]
+def post(client, name, task, **data):
     return client.post(reverse(f"rubrics:{name}", args=[task.pk]), data)
 
 

@@ -14,11 +14,11 @@ from tests.conftest import htmx
 pytestmark = pytest.mark.django_db
 
 
-def edit_url(task):  # type: ignore[no-untyped-def]
+def edit_url(task):
     return reverse("rubrics:task_edit", args=[task.pk])
 
 
-def task_data(task, **changes):  # type: ignore[no-untyped-def]
+def task_data(task, **changes):
     data = {name: getattr(task, name) for name in Task.CONTENT_FIELDS}
     data["sub_competency"] = task.sub_competency_id
     data["revision"] = task.revision

@@ -18,7 +18,7 @@ from taxonomy.models import ContextVariable
 pytestmark = pytest.mark.django_db
 
 
-def events(obj, kind):  # type: ignore[no-untyped-def]
+def events(obj, kind):
     return list(AuditEvent.objects.for_object(obj).filter(kind=kind).order_by("pk"))
 
 

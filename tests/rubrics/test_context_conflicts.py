@@ -10,11 +10,11 @@ from tests.conftest import htmx
 pytestmark = pytest.mark.django_db
 
 
-def values(task):  # type: ignore[no-untyped-def]
+def values(task):
     return {item.variable.key: item.display_value for item in task.context_values.all()}
 
 
-def post(client, task, seen, mine):  # type: ignore[no-untyped-def]
+def post(client, task, seen, mine):
     """Post the form as an editor who loaded it when the values were `seen`."""
     data = {f"initial-context-{key}": value for key, value in seen.items()}
     data |= {f"context-{key}": value for key, value in (seen | mine).items()}

@@ -8,7 +8,7 @@ from taxonomy.models import ContextVariable, Framework
 pytestmark = pytest.mark.django_db
 
 
-def variable(framework, key):  # type: ignore[no-untyped-def]
+def variable(framework, key):
     return ContextVariable.objects.get(framework=framework, key=key)
 
 

@@ -6,7 +6,7 @@ from rubrics.diff import diff_rubric_versions, diff_rubrics
 pytestmark = pytest.mark.django_db
 
 
-def republish(task, author, maintainer):  # type: ignore[no-untyped-def]
+def republish(task, author, maintainer):
     services.submit_for_review(task, author)
     return services.approve(task, maintainer)
 

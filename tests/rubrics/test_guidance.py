@@ -21,7 +21,7 @@ NEEDS = "has no grader guidance yet"
 
 
 @pytest.fixture
-def guided(task, author, maintainer) -> Criterion:  # type: ignore[no-untyped-def]
+def guided(task, author, maintainer) -> Criterion:
     """A task criterion whose published version 1 has guidance."""
     criterion = task.criteria.get(code="t101-01")
     services.edit_criterion(criterion, GUIDANCE, criterion.revision, author)

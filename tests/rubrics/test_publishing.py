@@ -11,7 +11,7 @@ from taxonomy.models import ContextVariable
 pytestmark = pytest.mark.django_db
 
 
-def twin(task: Task, key: str, author) -> Task:  # type: ignore[no-untyped-def]
+def twin(task: Task, key: str, author) -> Task:
     """A second task built like `task`: same sub-competency, text and own criteria."""
     other = services.create_task(
         task.sub_competency, key, task.instruction, author, reference_answer=task.reference_answer

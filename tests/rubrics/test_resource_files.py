@@ -14,11 +14,11 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def media(settings, tmp_path):  # type: ignore[no-untyped-def]
+def media(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path
 
 
-def handout(task):  # type: ignore[no-untyped-def]
+def handout(task):
     upload = SimpleUploadedFile("handout.html", b"<script>alert(1)</script>", "text/html")
     return services.add_resource(task, "Handout", None, file=upload)
 

@@ -27,7 +27,7 @@ pytestmark = [
 HOLD = 1.0  # seconds the other transaction keeps its rows before it commits
 
 
-def in_other_transaction(work):  # type: ignore[no-untyped-def]
+def in_other_transaction(work):
     """Run `work` in a thread's own transaction, committed HOLD seconds after `work` returns;
     returns the thread and an event set once `work` is done (its rows written, uncommitted)."""
     done = threading.Event()

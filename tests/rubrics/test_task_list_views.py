@@ -13,7 +13,7 @@ URL = reverse("rubrics:task_list")
 
 
 @pytest.fixture
-def tasks(starter_framework, author):  # type: ignore[no-untyped-def]
+def tasks(starter_framework, author):
     """Three tasks that differ in every filtered field."""
     a = SubCompetency.objects.get(competency__framework=starter_framework, code="02a")
     b = SubCompetency.objects.exclude(competency=a.competency).first()
@@ -30,7 +30,7 @@ def tasks(starter_framework, author):  # type: ignore[no-untyped-def]
     return {"alpha": first, "beta": second, "gamma": third, "level": level, "size": size}
 
 
-def keys(response) -> set[str]:  # type: ignore[no-untyped-def]
+def keys(response) -> set[str]:
     page = response.context["page"]
     return {task.key for task in page}
 

@@ -11,7 +11,7 @@ from rubrics.services import TurnSpec
 pytestmark = pytest.mark.django_db
 
 
-def detail_url(task):  # type: ignore[no-untyped-def]
+def detail_url(task):
     return reverse("rubrics:task_detail", args=[task.pk])
 
 

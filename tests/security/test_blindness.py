@@ -33,7 +33,7 @@ OTHER_GRADERS = ("benedikt-grader", BEN_NAME, "carlota-grader", CARLA_NAME)
 
 
 @pytest.fixture(scope="module")
-def built(module_db):  # type: ignore[no-untyped-def]
+def built(module_db):
     """Ada and Ben grade the same response; Ben has submitted, with a rationale; a judge ran on
     it and a maintainer recorded a gold verdict. Built once for the module."""
     sync_roles()
@@ -109,11 +109,11 @@ def built(module_db):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def world(built, db):  # type: ignore[no-untyped-def]
+def world(built, db):
     return factories.fresh(built)
 
 
-def _url(name: str, w: dict, **kwargs: str) -> str:  # type: ignore[type-arg]
+def _url(name: str, w: dict, **kwargs: str) -> str:
     values = {
         "assignment_id": w["theirs"].pk,
         "criterion_version_id": w["version"].pk,
@@ -188,7 +188,7 @@ PAGES = [
 ]
 
 
-def _assert_refused(response) -> None:  # type: ignore[no-untyped-def]
+def _assert_refused(response) -> None:
     assert response.status_code in (403, 404), response.status_code
     body = response.content.decode(errors="replace")
     for secret in SECRETS:
@@ -197,7 +197,7 @@ def _assert_refused(response) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("as_htmx", [False, True], ids=["page", "htmx"])
 @pytest.mark.parametrize(("method", "name", "params"), PAGES, ids=[p[1] for p in PAGES])
-def test_annotator_cannot_open_others_work(world, method, name, params, as_htmx) -> None:  # type: ignore[no-untyped-def]
+def test_annotator_cannot_open_others_work(world, method, name, params, as_htmx) -> None:
     client = Client(HTTP_HX_REQUEST="true") if as_htmx else Client()
     client.force_login(world["ada"])
     url = _url(name, world, **{p: p for p in params})
@@ -206,7 +206,7 @@ def test_annotator_cannot_open_others_work(world, method, name, params, as_htmx)
     _assert_refused(getattr(client, method)(url, data))
 
 
-def test_own_grading_page_shows_no_secret(world) -> None:  # type: ignore[no-untyped-def]
+def test_own_grading_page_shows_no_secret(world) -> None:
     client = Client()
     client.force_login(world["ada"])
 
@@ -217,7 +217,7 @@ def test_own_grading_page_shows_no_secret(world) -> None:  # type: ignore[no-unt
         assert secret not in response.text
 
 
-def _api(world) -> APIClient:  # type: ignore[no-untyped-def]
+def _api(world) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.issue(world['ada'], 'script')[1]}")
     return client
@@ -247,7 +247,7 @@ API_REFUSED = [
 
 
 @pytest.mark.parametrize(("name", "args"), API_REFUSED, ids=[n for n, _ in API_REFUSED])
-def test_annotator_api_refuses_others_work(world, name, args) -> None:  # type: ignore[no-untyped-def]
+def test_annotator_api_refuses_others_work(world, name, args) -> None:
     client = _api(world)
     method = "post" if name.endswith(("-submit", "-rate")) else "get"
 
@@ -255,7 +255,7 @@ def test_annotator_api_refuses_others_work(world, name, args) -> None:  # type: 
 
 
 @pytest.mark.parametrize("name", ["api:grade-list", "api:assignment-list", "api:study-list"])
-def test_annotator_api_lists_hold_only_their_own_work(world, name) -> None:  # type: ignore[no-untyped-def]
+def test_annotator_api_lists_hold_only_their_own_work(world, name) -> None:
     response = _api(world).get(reverse(name))
 
     assert response.status_code == 200
@@ -265,7 +265,7 @@ def test_annotator_api_lists_hold_only_their_own_work(world, name) -> None:  # t
         assert {row["id"] for row in response.json()["results"]} == {world["mine"].pk}
 
 
-def _own_values(world, name: str, route: str, pattern) -> dict:  # type: ignore[no-untyped-def]
+def _own_values(world, name: str, route: str, pattern) -> dict:
     """URL values naming Ada's own work (another's is refused above); 0 for what she has none
     of, which answers 404 or, for what her role may not open, 403."""
     mine = world["mine"]
@@ -298,7 +298,7 @@ def _own_values(world, name: str, route: str, pattern) -> dict:  # type: ignore[
     return values
 
 
-def test_no_page_or_endpoint_an_annotator_reaches_names_another_grader(world) -> None:  # type: ignore[no-untyped-def]
+def test_no_page_or_endpoint_an_annotator_reaches_names_another_grader(world) -> None:
     client = Client()
     client.force_login(world["ada"])
     named: dict[str, list[str]] = {}
@@ -318,7 +318,7 @@ def test_no_page_or_endpoint_an_annotator_reaches_names_another_grader(world) ->
     assert reached > 40  # her pages, her grading, the taxonomy, her API lists: not only refusals
 
 
-def test_a_grader_reads_their_flag_without_who_took_their_response_over(world) -> None:  # type: ignore[no-untyped-def]
+def test_a_grader_reads_their_flag_without_who_took_their_response_over(world) -> None:
     mine = _api(world).get(reverse("api:flag-detail", args=[world["own_flag"].pk])).json()
     assert mine["outcome"] == "reassigned" and "reassigned_to" not in mine
     listed = _api(world).get(reverse("api:flag-list")).json()["results"]

@@ -29,7 +29,7 @@ from tests.factories import graded_demo_study, judge_run
 
 
 @pytest.fixture
-def api_as(make_user):  # type: ignore[no-untyped-def]
+def api_as(make_user):
     def client(role: Role) -> APIClient:
         api = APIClient()
         api.credentials(HTTP_AUTHORIZATION=f"Token {ApiToken.issue(make_user(role), 't')[1]}")

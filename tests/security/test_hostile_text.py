@@ -22,7 +22,7 @@ HALF = "half of a surrogate pair and not a character, which cannot be stored"
 
 
 @pytest.fixture(autouse=True)
-def immediate_jobs(settings, tmp_path):  # type: ignore[no-untyped-def]
+def immediate_jobs(settings, tmp_path):
     settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
     settings.IMPORTS_ROOT = tmp_path / "imports"
 

@@ -8,12 +8,12 @@ from accounts.models import ApiToken
 from accounts.roles import Role
 
 
-def _log_in(client: Client, username: str, password: str):  # type: ignore[no-untyped-def]
+def _log_in(client: Client, username: str, password: str):
     return client.post(reverse("login"), {"username": username, "password": password})
 
 
 @pytest.fixture
-def annotator(make_user):  # type: ignore[no-untyped-def]
+def annotator(make_user):
     return make_user(Role.ANNOTATOR, username="ada")
 
 

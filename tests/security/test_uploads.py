@@ -18,18 +18,18 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def media(settings, tmp_path):  # type: ignore[no-untyped-def]
+def media(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path
     return tmp_path
 
 
-def _import(client, kind: str, upload: SimpleUploadedFile):  # type: ignore[no-untyped-def]
+def _import(client, kind: str, upload: SimpleUploadedFile):
     framework = Framework.objects.first() or factories.framework()
     data = {"kind": kind, "framework": framework.pk, "file": upload}
     return client.post(reverse("interchange:index"), data)
 
 
-def test_an_oversized_import_is_refused_with_the_limit(client_as, settings, media) -> None:  # type: ignore[no-untyped-def]
+def test_an_oversized_import_is_refused_with_the_limit(client_as, settings, media) -> None:
     settings.IMPORT_MAX_UPLOAD_BYTES = 2 * 2**20
     big = SimpleUploadedFile("r.jsonl", b"{}\n" * (2**20))
 
@@ -50,14 +50,14 @@ def test_an_oversized_import_is_refused_with_the_limit(client_as, settings, medi
 )
 def test_an_import_of_the_wrong_type_is_refused(
     client_as, media, kind, name, content, message
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     response = _import(client_as(Role.MAINTAINER), kind, SimpleUploadedFile(name, content))
 
     assert message in response.text
     assert not ImportJob.objects.exists()
 
 
-def test_an_uploaded_file_lands_under_a_server_chosen_path(client_as, media) -> None:  # type: ignore[no-untyped-def]
+def test_an_uploaded_file_lands_under_a_server_chosen_path(client_as, media) -> None:
     task = factories.published_task()
     upload = SimpleUploadedFile("../../../l2annot/evil.txt", b"<script>alert(1)</script>")
     client = htmx(client_as(Role.AUTHOR))
@@ -69,7 +69,7 @@ def test_an_uploaded_file_lands_under_a_server_chosen_path(client_as, media) -> 
     assert resource.file.path.startswith(str(media))
 
 
-def test_an_uploaded_file_is_downloaded_as_an_attachment(client_as, media) -> None:  # type: ignore[no-untyped-def]
+def test_an_uploaded_file_is_downloaded_as_an_attachment(client_as, media) -> None:
     task = factories.published_task()
     client = htmx(client_as(Role.AUTHOR))
     upload = SimpleUploadedFile("page.txt", b"<script>alert(1)</script>", "text/html")
@@ -82,7 +82,7 @@ def test_an_uploaded_file_is_downloaded_as_an_attachment(client_as, media) -> No
 
 
 @pytest.mark.parametrize("name", ["page.html", "logo.svg", "tool.exe", "app.js", "noext"])
-def test_a_resource_of_the_wrong_type_is_refused(client_as, media, name) -> None:  # type: ignore[no-untyped-def]
+def test_a_resource_of_the_wrong_type_is_refused(client_as, media, name) -> None:
     task = factories.published_task()
     upload = SimpleUploadedFile(name, b"<script>alert(1)</script>")
     url = reverse("rubrics:resource_create", args=[task.pk])
@@ -94,7 +94,7 @@ def test_a_resource_of_the_wrong_type_is_refused(client_as, media, name) -> None
     assert not TaskResource.objects.exists()
 
 
-def test_media_files_are_not_served_by_url_even_in_debug(settings) -> None:  # type: ignore[no-untyped-def]
+def test_media_files_are_not_served_by_url_even_in_debug(settings) -> None:
     """Everything uploaded (task resources, import files) goes through a view that checks roles:
     a MEDIA_URL route would hand it to anyone who guessed the path."""
     import l2annot.urls
@@ -112,7 +112,7 @@ def test_media_files_are_not_served_by_url_even_in_debug(settings) -> None:  # t
 
 
 @pytest.mark.parametrize("kind", ["responses", "verdicts"])
-def test_a_json_lines_file_over_its_own_limit_is_refused(client_as, settings, media, kind) -> None:  # type: ignore[no-untyped-def]
+def test_a_json_lines_file_over_its_own_limit_is_refused(client_as, settings, media, kind) -> None:
     """The importer holds every line until all are checked: its files have a lower limit than
     a benchmark archive's, so the worker stays under 300 MB (docs/deploy.md)."""
     settings.IMPORT_MAX_JSONL_BYTES = 2**20

@@ -70,7 +70,7 @@ def executable_markup(html: str, csp: str = "") -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def built(module_db):  # type: ignore[no-untyped-def]
+def built(module_db):
     """Hostile text everywhere, graded and judged; built once for the module."""
     sync_roles()
     admin = create_user_with_role("ada", "pw-ada", Role.ADMIN)
@@ -156,14 +156,14 @@ def built(module_db):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def world(built, db):  # type: ignore[no-untyped-def]
+def world(built, db):
     world = factories.fresh(built)
     world["client"] = Client()
     world["client"].force_login(world["admin"])
     return world
 
 
-def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def _pages(w) -> dict[str, str]:
     study, item = w["study"].pk, w["mine"].study_item_id
     return {
         "home": reverse("home"),
@@ -217,7 +217,7 @@ def _pages(w) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "import job",
     ],
 )
-def test_hostile_text_is_inert_on_every_page(world, page, as_htmx) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_text_is_inert_on_every_page(world, page, as_htmx) -> None:
     headers = {"HTTP_HX_REQUEST": "true"} if as_htmx else {}
 
     response = world["client"].get(_pages(world)[page], **headers)
@@ -226,7 +226,7 @@ def test_hostile_text_is_inert_on_every_page(world, page, as_htmx) -> None:  # t
     assert executable_markup(response.text, response.get("Content-Security-Policy", "")) == []
 
 
-def test_the_pages_do_show_the_text(world) -> None:  # type: ignore[no-untyped-def]
+def test_the_pages_do_show_the_text(world) -> None:
     """The walk above is not vacuous: the hostile text reaches the pages, escaped."""
     response = world["client"].get(_pages(world)["task detail"])
 
@@ -240,7 +240,7 @@ def test_the_pages_do_show_the_text(world) -> None:  # type: ignore[no-untyped-d
     assert job.text.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 5  # id, task, studies
 
 
-def test_a_rationale_that_looks_like_a_formula_stays_text_in_the_xlsx(world) -> None:  # type: ignore[no-untyped-def]
+def test_a_rationale_that_looks_like_a_formula_stays_text_in_the_xlsx(world) -> None:
     response = world["client"].get(
         reverse("interchange:export_grades_xlsx", args=[world["study"].pk])
     )

@@ -61,7 +61,7 @@ SCALES = {
 }
 
 
-def load(tmp_path, data=SCALES):  # type: ignore[no-untyped-def]
+def load(tmp_path, data=SCALES):
     path = tmp_path / "scales.json"
     path.write_text(json.dumps(data))
     framework = make_framework()
@@ -143,7 +143,7 @@ def test_only_an_ordinal_variable_takes_a_scale(tmp_path):
 
 
 @pytest.fixture
-def maintainer(client_as, tmp_path):  # type: ignore[no-untyped-def]
+def maintainer(client_as, tmp_path):
     load(tmp_path)
     return htmx(client_as(Role.MAINTAINER))
 
@@ -155,7 +155,7 @@ def test_the_scales_page_lists_levels_and_their_mapping(maintainer):
     assert "Intermediate Mid" in body and "≈ CEFR B1-B2" in body
 
 
-def queries_of(client, url):  # type: ignore[no-untyped-def]
+def queries_of(client, url):
     with CaptureQueriesContext(connection) as queries:
         assert client.get(url).status_code == 200
     return len(queries)

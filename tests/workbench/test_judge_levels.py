@@ -48,7 +48,7 @@ def test_the_judge_answers_a_level_on_an_ordinal_criterion(
     assert "5: Level 5" in ordinal.unit.criterion
     scaled = ordinal.unit.criterion
 
-    def reply(request):  # type: ignore[no-untyped-def]
+    def reply(request):
         if scaled not in request.prompt:
             return "true"
         return "4" if "could not be read" in request.prompt else "quite good"

@@ -170,7 +170,7 @@ def test_a_turn_level_criterion_is_judged_on_each_tutor_turn_seeing_the_dialogue
     short = "Keeps this turn to one or two short sentences."
     last = "Want to try it on me?"  # only in the third tutor turn
 
-    def script(request):  # type: ignore[no-untyped-def]
+    def script(request):
         return "false" if short in request.prompt and last in request.prompt else "true"
 
     llm_server.default = script

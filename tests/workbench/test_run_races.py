@@ -21,7 +21,7 @@ JUDGE = model_name("judge-race")
 CALLS = 12
 
 
-def wait_for(condition, seconds: float = 60) -> None:  # type: ignore[no-untyped-def]
+def wait_for(condition, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, "waited too long"
