@@ -41,7 +41,7 @@ def judge_passes(response: Response, position: int) -> bool:
 
 
 @pytest.fixture
-def setup(make_user):  # type: ignore[no-untyped-def]
+def setup(make_user):
     task = factories.published_task(criteria=3)
     responses = {
         model: [factories.response(task, model) for _ in range(PER_MODEL)] for model in MODELS
@@ -83,7 +83,7 @@ def setup(make_user):  # type: ignore[no-untyped-def]
     return study, run, responses, rubric
 
 
-def score(response: Response, rubric, passes) -> float:  # type: ignore[no-untyped-def]
+def score(response: Response, rubric, passes) -> float:
     found = task_score(
         Judgement(line.version.weight, passes(response, position))
         for position, line in enumerate(rubric)
