@@ -14,8 +14,9 @@ import django_stubs_ext
 from django.utils.csp import CSP
 
 # Django's generic classes (ModelAdmin[Task], ModelForm[Study], QuerySet[Grade]) take their model
-# at runtime as the type checker reads them. django-stubs-ext comes with django-tasks-db, which
-# patches the same classes when it is imported; this does not depend on that order.
+# at runtime as the type checker reads them. django-stubs-ext (also required by django-tasks-db,
+# which patches the same classes when it is imported) is a dependency of its own: this does not
+# depend on that order.
 django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
