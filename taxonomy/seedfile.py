@@ -354,7 +354,10 @@ def _listed(path: Path, key: str) -> list[Any]:
 
 
 def _text(obj: dict[str, Any], key: str) -> str:
-    return (obj.get(key) or "").strip()
+    """The stripped text under `key`, or "" where there is none (or, before the file is found
+    valid, something other than text)."""
+    value = obj.get(key)
+    return value.strip() if isinstance(value, str) else ""
 
 
 def _entry(items: list[Any], index: int) -> dict[str, Any]:
@@ -480,14 +483,14 @@ def read_context_variables(path: Path) -> tuple[VariableSpec, ...]:
         if not isinstance(raw, dict):
             continue
         place = ("context_variables", i)
-        key, kind, raw_values = _text_or_none(raw, "key"), raw.get("kind"), raw.get("values")
+        key, kind, raw_values = _text(raw, "key"), raw.get("kind"), raw.get("values")
         if key:
             if key in seen:
                 problems.add(
                     place, gettext_noop("%(where)s: duplicate key", where=where(place)), "key"
                 )
             seen.add(key)
-        if _text_or_none(raw, "scale") and kind != "ordinal":
+        if _text(raw, "scale") and kind != "ordinal":
             problems.add(
                 place,
                 gettext_noop(
@@ -530,11 +533,6 @@ def read_context_variables(path: Path) -> tuple[VariableSpec, ...]:
 
 
 LISTED = ("categorical", "ordinal", "boolean")
-
-
-def _text_or_none(obj: dict[str, Any], key: str) -> str:
-    value = obj.get(key)
-    return value.strip() if isinstance(value, str) else ""
 
 
 def _number(value: Any) -> Decimal | None:
@@ -603,7 +601,7 @@ def read_scales(path: Path) -> tuple[ScaleSpec, ...]:
         if not isinstance(raw, dict):
             continue
         place: Place = ("proficiency_scales", i)
-        code = _text_or_none(raw, "code")
+        code = _text(raw, "code")
         if code:
             if code in seen:
                 problems.add(
@@ -614,7 +612,7 @@ def read_scales(path: Path) -> tuple[ScaleSpec, ...]:
         levels: list[Any] = given if isinstance(given, list) else []
         codes: set[str] = set()
         for j, level in enumerate(levels):
-            label = _text_or_none(_level(level), "label")
+            label = _text(_level(level), "label")
             if not label:
                 continue
             if value_code(label) in codes:

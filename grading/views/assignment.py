@@ -347,25 +347,24 @@ def _fragment(
     status: int = 200,
     **state: Any,
 ) -> HttpResponse:
+    context = _part_context(assignment) | state
+    return render_page(request, PAGE, context, fragment=name, status=status)
+
+
+def _part_context(assignment: Assignment) -> dict[str, Any]:
+    """What every part of the grading page needs of its assignment."""
     study = assignment.study_item.study
-    context = {
-        "assignment": assignment,
-        "study": study,
-        "closed": study.is_closed(),
-    }
-    return render_page(request, PAGE, context | state, fragment=name, status=status)
+    return {"assignment": assignment, "study": study, "closed": study.is_closed()}
 
 
 def _saved(
     request: AuthenticatedHttpRequest, assignment: Assignment, name: str, anchor: str, **state: Any
 ) -> HttpResponse:
     """A save went through: htmx gets the saved part back, a plain form goes back to it."""
-    study = assignment.study_item.study
-    context = {"assignment": assignment, "study": study, "closed": study.is_closed()}
     return respond(
         request,
         PAGE,
-        context | state | {"saved": True},
+        _part_context(assignment) | state | {"saved": True},
         fragment=name,
         done_url=reverse("grading:assignment", args=[assignment.pk]) + anchor,
     )
