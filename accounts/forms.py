@@ -23,3 +23,13 @@ class LanguageForm(forms.ModelForm[User]):
         field = self.fields["language"]
         assert isinstance(field, forms.ChoiceField)
         field.choices = [("", _("Browser's language")), *settings.LANGUAGES]
+
+
+class CodeForm(forms.Form):
+    """A code from the authenticator app (six digits) or, where accepted, a recovery code."""
+
+    code = forms.CharField(
+        label=_("Code"),
+        max_length=20,
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "autofocus": True}),
+    )

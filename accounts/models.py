@@ -172,3 +172,67 @@ class ApiToken(models.Model):
         if self.last_used is None or now - self.last_used >= every:
             ApiToken.objects.filter(pk=self.pk).update(last_used=now)
             self.last_used = now
+
+
+class SignOnIdentity(models.Model):
+    """Who a person is at an OpenID provider: the issuer and its subject, the only claims that
+    never change or pass to someone else. A sign-on finds its account by them alone, never by
+    an email address, which a provider may let anyone claim."""
+
+    user = models.ForeignKey(
+        User, on_delete=models.CASCADE, related_name="sign_on_identities", verbose_name=_("user")
+    )
+    issuer = models.CharField(_("issuer"), max_length=255)
+    subject = models.CharField(_("subject"), max_length=255)
+    created = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("sign-on identity")
+        verbose_name_plural = _("sign-on identities")
+        constraints = [
+            models.UniqueConstraint(fields=["issuer", "subject"], name="one_account_per_identity")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} @ {self.issuer}"
+
+
+class SecondFactor(models.Model):
+    """A person's authenticator app: the shared secret of its time-based codes (RFC 6238).
+    Unconfirmed until a first code is entered; only a confirmed one is asked for at login."""
+
+    user = models.OneToOneField(
+        User, on_delete=models.CASCADE, related_name="second_factor", verbose_name=_("user")
+    )
+    secret = models.CharField(_("secret"), max_length=64, editable=False)
+    confirmed = models.DateTimeField(_("turned on at"), null=True, blank=True, editable=False)
+    # The last 30-second step whose code was accepted: a code seen once is refused after.
+    last_step = models.BigIntegerField(_("last step used"), default=0, editable=False)
+
+    class Meta:
+        verbose_name = _("second factor")
+        verbose_name_plural = _("second factors")
+
+    def __str__(self) -> str:
+        return f"second factor of {self.user}"
+
+
+class RecoveryCode(models.Model):
+    """A single-use code for a login without the authenticator app. Only its SHA-256 is
+    stored: the code is shown once, and its 60 random bits make a slow hash needless."""
+
+    factor = models.ForeignKey(
+        SecondFactor,
+        on_delete=models.CASCADE,
+        related_name="recovery_codes",
+        verbose_name=_("second factor"),
+    )
+    code_hash = models.CharField(_("code hash"), max_length=64, editable=False)
+    used = models.DateTimeField(_("used at"), null=True, blank=True, editable=False)
+
+    class Meta:
+        verbose_name = _("recovery code")
+        verbose_name_plural = _("recovery codes")
+
+    def __str__(self) -> str:
+        return f"recovery code {self.pk}"

@@ -87,6 +87,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # An admin or maintainer who must have a second factor sets it up before anything else.
+    "accounts.middleware.SecondFactorRequiredMiddleware",
     "l2annot.errors.DomainErrorMiddleware",  # a refusal no view caught: 404 or 409 page
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -178,9 +180,12 @@ AUTH_PASSWORD_VALIDATORS = [
 # Login lockout (django-axes): AxesStandaloneBackend refuses a locked-out username+IP before the
 # password is checked; ModelBackend does the real work. API tokens never go through authenticate(),
 # and the test client's force_login skips backends, so only password logins count.
+# The sign-on backend (accounts.sso) answers only the OpenID Connect callback, and only when
+# OIDC_ISSUER is set; it goes after axes too, so a locked-out address is refused there as well.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    "accounts.sso.SignOnBackend",
 ]
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
@@ -191,6 +196,28 @@ AXES_CLIENT_IP_CALLABLE = "accounts.lockout.client_ip"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+
+# Single sign-on with OpenID Connect (accounts.sso, mozilla-django-oidc; docs/deploy.md), beside
+# the local accounts; off while OIDC_ISSUER is empty. The provider's endpoints are read from its
+# discovery document ({issuer}/.well-known/openid-configuration) at the first sign-on.
+OIDC_ISSUER = os.environ.get("OIDC_ISSUER", "").rstrip("/")
+OIDC_RP_CLIENT_ID = os.environ.get("OIDC_CLIENT_ID", "")
+OIDC_RP_CLIENT_SECRET = os.environ.get("OIDC_CLIENT_SECRET", "")
+OIDC_RP_SCOPES = os.environ.get("OIDC_SCOPES", "openid email profile")
+OIDC_RP_SIGN_ALGO = os.environ.get("OIDC_SIGN_ALGO", "RS256")
+# The claim whose value names a role (Admin, Maintainer, Author, Annotator, Viewer; or a list
+# holding one): set at every sign-on. Empty: a new person has no role until an admin gives one.
+OIDC_ROLE_CLAIM = os.environ.get("OIDC_ROLE_CLAIM", "")
+OIDC_PROVIDER_NAME = os.environ.get("OIDC_PROVIDER_NAME", "")  # the login button's words
+OIDC_USE_PKCE = True
+OIDC_TIMEOUT = int(os.environ.get("OIDC_TIMEOUT", "10"))  # seconds, each call to the provider
+OIDC_AUTHENTICATION_CALLBACK_URL = "oidc_authentication_callback"
+LOGIN_REDIRECT_URL_FAILURE = "login"
+
+# The second factor (accounts.second_factor): anyone may turn it on from their profile; with
+# TWO_FACTOR_REQUIRED, admins and maintainers must, and are sent to set it up before anything else.
+TWO_FACTOR_REQUIRED = envbool("TWO_FACTOR_REQUIRED", False)
+TWO_FACTOR_ISSUER = os.environ.get("TWO_FACTOR_ISSUER", "L2 Annot")  # the name an app shows
 
 # Email, for password reset links: kept in memory in the tests (django.core.mail.outbox), printed
 # to the console in development (DEBUG), sent over SMTP in production, configured from the

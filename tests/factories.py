@@ -5,17 +5,20 @@ through rubrics.publishing and studies are made, assigned and graded through the
 services, so those rows are what the application would have made. (The builders of
 tests/interchange/builders.py are hypothesis strategies for the pure file formats.)"""
 
+import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from itertools import count
 from pathlib import Path
 from typing import Any
 
+import pyotp
 from django.conf import settings
 from django.db.models import Model
 from django.utils import timezone
 
-from accounts.models import User
+from accounts import second_factor
+from accounts.models import SecondFactor, User
 from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
 from core.formats.l2bench_csv import TaskRecord
@@ -651,3 +654,17 @@ def make_job(framework, **fields):
         "summary": "responses: 1 created, 0 updated, 0 unchanged",
     }
     return ImportJob.objects.create(**(defaults | fields))
+
+
+def totp_code(factor: SecondFactor, steps_ahead: int = 0) -> str:
+    """The code the person's authenticator app shows now (or `steps_ahead` 30-second steps on)."""
+    return pyotp.TOTP(factor.secret).at(time.time() + 30 * steps_ahead)
+
+
+def turned_on_second_factor(user: User) -> tuple[SecondFactor, list[str]]:
+    """A second factor set up as a person does, with its recovery codes. It is confirmed with
+    the previous step's code, so the current code and the next are still unused."""
+    factor = second_factor.start_setup(user)
+    codes = second_factor.confirm(factor, totp_code(factor, -1))
+    assert codes is not None
+    return factor, codes

@@ -50,6 +50,14 @@ ROUTES: dict[str, Route] = {
     "token_create": Route("POST", ALL),
     "token_revoke": Route("POST", ALL),
     "login": Route("GET", PUBLIC),
+    "two_factor": Route("GET", ALL),
+    "two_factor_setup": Route("POST", ALL),
+    "two_factor_confirm": Route("POST", ALL),
+    "two_factor_recovery_codes": Route("POST", ALL),
+    "two_factor_off": Route("POST", ALL),
+    "two_factor_verify": Route("GET", PUBLIC),  # the login's second step
+    "oidc_authentication_init": Route("GET", PUBLIC),  # sign-on: back to login unless set up
+    "oidc_authentication_callback": Route("GET", PUBLIC),
     "logout": Route("POST", PUBLIC),
     "password_change": Route("GET", ALL),
     "password_change_done": Route("GET", ALL),
