@@ -126,6 +126,10 @@ class SignOnBackend(OIDCAuthenticationBackend):  # type: ignore[misc]
             return None
         return user
 
+    def get_user(self, user_id: int) -> User | None:
+        # As Django's ModelBackend: a deactivated person's open sessions end with it.
+        return User.objects.filter(pk=user_id, is_active=True).first()
+
     def _verify_jws(self, payload: str, key: Any) -> dict[str, Any]:
         try:
             claims: dict[str, Any] = jwt.decode(

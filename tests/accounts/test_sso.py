@@ -13,6 +13,7 @@ from django.urls import reverse
 from accounts.models import SignOnIdentity, User
 from accounts.roles import Role
 from accounts.services import create_user_with_role, role_of
+from tests.app_processes import free_port
 from tests.factories import totp_code, turned_on_second_factor
 from tests.oidc_provider.people import CLIENT_ID, CLIENT_SECRET, ROLE_CLAIM
 from tests.oidc_provider.running import log_in_at_provider, running_provider
@@ -141,10 +142,11 @@ def test_a_token_for_another_client_is_refused(client, sign_on, caplog):
     assert signed_in(client) is None and not User.objects.exists()
 
 
-def test_a_deactivated_account_cannot_sign_on(client, sign_on):
+def test_a_deactivated_account_is_signed_out_and_cannot_sign_on(client, sign_on):
     sign_on_as(client, "ana")
     user = signed_in(client)
     User.objects.filter(pk=user.pk).update(is_active=False)
+    assert signed_in(client) is None
     other = Client()
     answer = sign_on_as(other, "ana")
     assert answer.url == reverse("login") and signed_in(other) is None
@@ -160,3 +162,18 @@ def test_a_person_with_a_second_factor_gives_a_code_after_signing_on(client, sig
     done = client.post(reverse("two_factor_verify"), {"code": totp_code(factor)})
     assert done.url == "/taxonomy/"
     assert signed_in(client) == factor.user
+
+
+def test_a_provider_that_does_not_answer_brings_the_person_back_with_a_message(
+    client, sign_on, settings
+):
+    settings.OIDC_ISSUER = f"http://127.0.0.1:{free_port()}/openid"  # nothing listens there
+    answer = client.get(reverse("oidc_authentication_init"))
+    assert answer.url == reverse("login")
+    assert "did not answer" in refusal_message(answer)
+
+
+def test_a_person_without_a_role_sees_their_home_page(client, sign_on, settings):
+    settings.OIDC_ROLE_CLAIM = ""
+    sign_on_as(client, "ben")
+    assert client.get(reverse("home")).status_code == 200
