@@ -34,9 +34,7 @@ def signed_in(client: Client) -> User | None:
     return user if user.is_authenticated else None
 
 
-def test_a_person_sets_it_up_from_their_account_page_and_sees_recovery_codes_once(
-    client, person
-):
+def test_a_person_sets_it_up_from_their_account_page_and_sees_recovery_codes_once(client, person):
     client.force_login(person)
     assert "off" in client.get(reverse("profile")).content.decode()
     started = htmx(client).post(reverse("two_factor_setup"))
@@ -111,9 +109,7 @@ def test_the_second_step_without_a_password_first_is_the_login_page(client, db):
     assert client.get(reverse("two_factor_verify")).url == reverse("login")
 
 
-def test_wrong_codes_count_for_the_lockout_and_a_right_password_does_not_reset_them(
-    client, person
-):
+def test_wrong_codes_count_for_the_lockout_and_a_right_password_does_not_reset_them(client, person):
     factor, _codes = turned_on_second_factor(person)
     limit = django_settings.AXES_FAILURE_LIMIT
     password_step(client, person)
