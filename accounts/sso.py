@@ -168,14 +168,13 @@ class SignOnBackend(OIDCAuthenticationBackend):  # type: ignore[misc]
         for _attempt in range(3):  # a name taken by a concurrent sign-on: the next one
             try:
                 with transaction.atomic():
+                    # No password given: an unusable one, so only the provider signs them in.
                     user = User.objects.create_user(
                         _free_username(claims),
                         email=str(claims.get("email") or ""),
                         first_name=str(claims.get("given_name") or "")[:150],
                         last_name=str(claims.get("family_name") or "")[:150],
                     )
-                    user.set_unusable_password()  # signs on only through the provider
-                    user.save(update_fields=["password"])
                     SignOnIdentity.objects.create(
                         user=user, issuer=settings.OIDC_ISSUER, subject=claims["sub"]
                     )
