@@ -25,6 +25,7 @@ from django.contrib import messages
 from django.contrib.auth.models import Group
 from django.core.exceptions import SuspiciousOperation, ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -94,7 +95,18 @@ def _free_username(claims: dict[str, Any]) -> str:
     raise SuspiciousOperation("No free user name for this person.")
 
 
+def _is_last_admin(user: User) -> bool:
+    admins = User.objects.filter(is_active=True).filter(
+        Q(is_superuser=True) | Q(groups__name=Role.ADMIN.value)
+    )
+    return admins.filter(pk=user.pk).exists() and not admins.exclude(pk=user.pk).exists()
+
+
 def _give_role(user: User, role: Role) -> None:
+    # The rule of every change of role (people.services): never leave no active admin.
+    if role is not Role.ADMIN and _is_last_admin(user):
+        log.warning("Sign-on: %s keeps the Admin role, the last admin's.", user.username)
+        return
     user.is_staff = user.is_superuser = role is Role.ADMIN
     user.save(update_fields=["is_staff", "is_superuser"])
     user.groups.set([Group.objects.get(name=role.value)])

@@ -94,6 +94,21 @@ def test_without_a_role_claim_a_new_person_has_no_role_until_an_admin_gives_one(
     assert client.get(reverse("taxonomy:index")).status_code == 403
 
 
+def test_the_claim_does_not_take_the_role_of_the_last_admin(client, sign_on, settings):
+    settings.OIDC_ROLE_CLAIM = ""
+    sign_on_as(client, "ana")
+    user = signed_in(client)
+    create_user_with_role(user.username, "unused-pass-123", Role.ADMIN)  # made admin here
+    client.post(reverse("logout"))
+    settings.OIDC_ROLE_CLAIM = ROLE_CLAIM
+    sign_on_as(client, "ana")  # the provider calls her a Maintainer
+    assert role_of(signed_in(client)) is Role.ADMIN
+    create_user_with_role("second-admin", "local-pass-123", Role.ADMIN)
+    client.post(reverse("logout"))
+    sign_on_as(client, "ana")
+    assert role_of(signed_in(client)) is Role.MAINTAINER
+
+
 def test_a_local_account_with_the_same_email_is_not_taken_over(client, sign_on):
     local = create_user_with_role("ben", "local-pass-123", Role.ADMIN, email="ben@uni.example")
     sign_on_as(client, "ben")
