@@ -126,15 +126,14 @@ class SignOnBackend(OIDCAuthenticationBackend):  # type: ignore[misc]
     def authenticate(self, request: HttpRequest | None, **kwargs: Any) -> User | None:
         if request is None or "nonce" not in kwargs or not is_configured():
             return None
-        self.OIDC_OP_TOKEN_ENDPOINT = endpoint("token_endpoint")
-        self.OIDC_OP_USER_ENDPOINT = endpoint("userinfo_endpoint")
-        self.OIDC_OP_JWKS_ENDPOINT = endpoint("jwks_uri")
         try:
+            self.OIDC_OP_TOKEN_ENDPOINT = endpoint("token_endpoint")
+            self.OIDC_OP_USER_ENDPOINT = endpoint("userinfo_endpoint")
+            self.OIDC_OP_JWKS_ENDPOINT = endpoint("jwks_uri")
             user: User | None = super().authenticate(request, **kwargs)
-        except (SuspiciousOperation, requests.RequestException) as error:
+        except (SuspiciousOperation, requests.RequestException, KeyError, ValueError) as error:
             # None: a failed login, which the lockout counts (from this address).
             log.warning("Sign-on refused: %s", error)
-            request.sign_on_refusal = str(error)  # type: ignore[attr-defined]
             return None
         return user
 
