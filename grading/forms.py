@@ -11,6 +11,7 @@ from core.scoring import verdict_labels
 from grading import services
 from grading.models import Flag, LikertItem, Study, StudyItem, Verdict, graders
 from grading.templatetags.grading_verdicts import shown
+from judging.models import JudgeRun, JudgeVerdict
 from rubrics.forms import TaskFilterForm
 from rubrics.models import Response, RubricVersion, Task
 from taxonomy.models import Framework
@@ -20,7 +21,9 @@ from taxonomy.models import Framework
 ESCALATION_FIELDS = ["escalation", "escalation_threshold", "escalation_cap"]
 OVERLAP_FIELDS = ["overlap_percent", *ESCALATION_FIELDS]
 GOLD_FIELDS = ["gold_rate", "gold_warning"]
+SAMPLING_FIELDS = ["sampling_run", "sampling_budget", "sampling_floor"]
 DEFAULTED = (
+    "sampling_floor",
     "overlap_percent",
     "escalation",
     "gold_rate",
@@ -52,6 +55,7 @@ class StudyForm(forms.ModelForm[Study]):
             *GOLD_FIELDS,
             "qualification_items",
             "qualification_accuracy",
+            *SAMPLING_FIELDS,
         ]
         widgets = {"deadline": forms.DateTimeInput(attrs={"type": "datetime-local"})}
         labels = {
@@ -62,7 +66,7 @@ class StudyForm(forms.ModelForm[Study]):
     def groups(self) -> list[tuple[Any, Any, list[forms.BoundField]]]:
         """(legend, explanation, fields) in the order the page shows them."""
         gold = [*GOLD_FIELDS, "qualification_items", "qualification_accuracy"]
-        adaptive = {*OVERLAP_FIELDS, *gold}
+        adaptive = {*OVERLAP_FIELDS, *gold, *SAMPLING_FIELDS}
         return [
             (_("Study"), "", [self[name] for name in self.fields if name not in adaptive]),
             (
@@ -84,6 +88,19 @@ class StudyForm(forms.ModelForm[Study]):
                 ),
                 [self[name] for name in gold],
             ),
+            (
+                _("Sample for the judge's scores"),
+                _(
+                    "Choose a judge run that judged the responses selected, with several epochs: "
+                    "of each model's responses the experts then grade about the number asked, "
+                    "drawn with the study's seed, the responses whose epochs disagree more "
+                    "likely than those they agree on, and none less likely than the floor's "
+                    "share of the even rate. Each keeps the probability it had of being drawn, "
+                    "and the leaderboard's prediction-powered scores weigh its grade by its "
+                    "inverse. Empty: the experts grade every response selected."
+                ),
+                [self[name] for name in SAMPLING_FIELDS],
+            ),
         ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -93,6 +110,11 @@ class StudyForm(forms.ModelForm[Study]):
         # Left out of a form (or a script's POST): the model's default, a plain study.
         for name in DEFAULTED:
             self.fields[name].required = False
+        run = cast(forms.ModelChoiceField[JudgeRun], self.fields["sampling_run"])
+        run.queryset = JudgeRun.objects.filter(
+            Exists(JudgeVerdict.objects.filter(run=OuterRef("pk")))
+        ).order_by("-created_at", "-pk")
+        run.empty_label = gettext("None: grade every response selected")
         frameworks = list(Framework.objects.values_list("pk", flat=True)[:2])
         if len(frameworks) == 1:
             self.initial.setdefault("framework", frameworks[0])

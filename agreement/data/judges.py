@@ -178,8 +178,10 @@ def load_judged_responses(study: Study, run: JudgeRun, ratings: StudyRatings) ->
     A few queries, however many responses."""
     db = reports_alias()
     keys = [item.key for item in ratings.items]
-    response_of = dict(
-        StudyItem.objects.using(db).filter(pk__in=keys).values_list("pk", "response_id")
+    items = StudyItem.objects.using(db).filter(pk__in=keys)
+    response_of = dict(items.values_list("pk", "response_id"))
+    drawn_with = dict(
+        items.filter(inclusion_probability__isnull=False).values_list("pk", "inclusion_probability")
     )
     graded = Response.objects.using(db).filter(pk__in=response_of.values())
     # Another version of a graded response is the same answer: neither labelled nor not.
@@ -219,6 +221,11 @@ def load_judged_responses(study: Study, run: JudgeRun, ratings: StudyRatings) ->
     return JudgedResponses(
         ratings=found,
         of_study_item=np.array([index.get(response_of[key], -1) for key in keys], dtype=np.int64),
+        inclusion_probability=(
+            np.array([drawn_with.get(key, np.nan) for key in keys], dtype=np.float64)
+            if drawn_with
+            else None
+        ),
     )
 
 

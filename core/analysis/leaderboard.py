@@ -16,7 +16,7 @@ experts graded and for the others, as PPI needs; docs/statistics.md says what ea
 """
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -84,6 +84,9 @@ class JudgedResponses:
 
     ratings: StudyRatings
     of_study_item: IntArray
+    # Per item of the study's ratings, its inclusion probability in a study sampled for the
+    # judge's scores (NaN: not drawn by it, taken as 1); None when the study was not sampled.
+    inclusion_probability: FloatArray | None = None
 
 
 @dataclass(frozen=True)
@@ -218,24 +221,46 @@ def prediction_powered(
     labels: Sequence[float],
     judge_on_labeled: Sequence[float],
     judge_on_unlabeled: Sequence[float],
+    probabilities: Sequence[float] | None = None,
+    judge_elsewhere: Sequence[float] = (),
 ) -> PredictionPowered | None:
     """A model's prediction-powered score (PPI++, tuned lambda, score interval) from the
     experts' and the judge's scores of the responses both scored, in the same order, and the
     judge's scores of the responses it alone scored. Scores are clipped at 0, as the
     leaderboard averages them. None with fewer than two responses scored by both or none by
-    the judge alone: the estimator needs both."""
+    the judge alone: the estimator needs both.
+
+    ``probabilities``: each labelled response's inclusion probability, when they were drawn by
+    the judge's uncertainty (a study sampled for the judge's scores). Each expert grade then
+    weighs ``1 / p`` (scaled to average 1, as ``ppi_mean`` scales weights), and the judge's
+    mean is taken over every response it scored, the labelled ones, ``judge_elsewhere`` (the
+    study's other responses, drawn but not yet scored) and the unlabelled ones: the drawn
+    responses are the judge's doubtful ones, so the undrawn alone would tilt its mean.
+    """
     y = np.clip(np.asarray(labels, dtype=np.float64), 0.0, None)
     f = np.clip(np.asarray(judge_on_labeled, dtype=np.float64), 0.0, None)
     f_u = np.clip(np.asarray(judge_on_unlabeled, dtype=np.float64), 0.0, None)
     if y.size < 2 or f_u.size < 1:
         return None
-    found = ppi_mean(y, f, f_u)
-    # The experts alone have se^2 = Var(Y) / n (ppi_mean at lambda 0): the n that gives the
-    # prediction-powered se is Var(Y) / se^2.
-    variance = float(np.var(y))
+    if probabilities is None:
+        found = ppi_mean(y, f, f_u)
+        variance = float(np.var(y))
+        judged = [*f.tolist(), *f_u.tolist()]
+    else:
+        w = 1.0 / np.asarray(probabilities, dtype=np.float64)
+        elsewhere = np.clip(np.asarray(judge_elsewhere, dtype=np.float64), 0.0, None)
+        population = np.concatenate([f, elsewhere, f_u])
+        found = replace(
+            ppi_mean(y, f, population, weights=w), n_unlabeled=int(f_u.size + elsewhere.size)
+        )
+        # The population's variance of the experts' scores, each grade weighing 1 / p.
+        variance = float(np.average((y - np.average(y, weights=w)) ** 2, weights=w))
+        judged = population.tolist()
+    # The experts alone, drawn at random, have se^2 = Var(Y) / n (ppi_mean at lambda 0): the
+    # n that gives the prediction-powered se is Var(Y) / se^2.
     se = found.standard_error
     effective = variance / se**2 if variance > 0 and se > 0 else None
-    return PredictionPowered(found, score_of([*f.tolist(), *f_u.tolist()]), effective)
+    return PredictionPowered(found, score_of(judged), effective)
 
 
 def _ppi_rows(
@@ -262,8 +287,30 @@ def _ppi_rows(
     for j, value in scores.items():
         if j not in in_study:
             unlabeled.setdefault(judged.ratings.items[j].model, []).append(value)
+    if judged.inclusion_probability is None:
+        return {
+            model: prediction_powered(y, f, unlabeled.get(model, []))
+            for model, (y, f) in labeled.items()
+        }
+    # Sampled for the judge's scores: each labelled response's inclusion probability (1 for
+    # one added otherwise: it was certain to be graded), and the judge's scores of the study's
+    # responses not labelled, which belong to the population its mean is taken over.
+    probability: dict[str, list[float]] = {}
+    labeled_at: set[int] = set()
+    for i in experts:
+        j = int(judged.of_study_item[i])
+        if j >= 0 and j in scores:
+            p = float(judged.inclusion_probability[i])
+            probability.setdefault(ratings.items[i].model, []).append(1.0 if np.isnan(p) else p)
+            labeled_at.add(j)
+    elsewhere: dict[str, list[float]] = {}
+    for j in sorted(in_study - labeled_at):
+        if j in scores:
+            elsewhere.setdefault(judged.ratings.items[j].model, []).append(scores[j])
     return {
-        model: prediction_powered(y, f, unlabeled.get(model, []))
+        model: prediction_powered(
+            y, f, unlabeled.get(model, []), probability[model], elsewhere.get(model, [])
+        )
         for model, (y, f) in labeled.items()
     }
 

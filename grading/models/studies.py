@@ -20,6 +20,7 @@ from accounts.models import User
 from accounts.roles import Role
 from audit.editing import OrderedQuerySet
 from core import languages
+from core.stats.ppi_planning import DEFAULT_FLOOR_SHARE
 from rubrics.models import Response, RubricVersion
 from taxonomy.models import Framework, SubCompetency
 
@@ -141,6 +142,36 @@ class Study(models.Model):
         help_text=_("Accuracy (0 to 1) on the qualification round needed to go on to real items."),
         verbose_name=_("qualification accuracy"),
     )
+    # Sampled for the judge's scores (grading.services.sampling): which responses the experts
+    # grade was drawn by this run's uncertainty, and each item keeps its inclusion probability.
+    sampling_run = models.ForeignKey(
+        "judging.JudgeRun",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="sampled_studies",
+        help_text=_(
+            "Draw the responses the experts grade by this judge run's uncertainty (its "
+            "epochs' disagreement); empty: every response selected is graded."
+        ),
+        verbose_name=_("sample for the judge's scores"),
+    )
+    sampling_budget = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(2)],
+        help_text=_("Responses of each model the experts should grade, on average."),
+        verbose_name=_("expert grades per model"),
+    )
+    sampling_floor = models.FloatField(
+        default=DEFAULT_FLOOR_SHARE,
+        validators=[MinValueValidator(0.01), MaxValueValidator(1)],
+        help_text=_(
+            "No response is drawn with a probability under this share of the uniform rate "
+            "(1: uniform), so that no expert grade weighs more than 1/floor uniform ones."
+        ),
+        verbose_name=_("sampling floor"),
+    )
     annotators = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
         through="PoolMember",
@@ -215,6 +246,10 @@ class Study(models.Model):
             )
         if self.escalation == Escalation.LOW and self.escalation_threshold is None:
             errors["escalation_threshold"] = "Set the agreement below which a criterion escalates."
+        if self.sampling_run_id is not None and self.sampling_budget is None:
+            errors["sampling_budget"] = gettext(
+                "Sampling for the judge's scores needs the expert grades wanted per model."
+            )
         if errors:
             raise ValidationError(errors)
 
@@ -436,6 +471,15 @@ class StudyItem(models.Model):
         ),
         verbose_name=_("graders wanted"),
     )
+    inclusion_probability = models.FloatField(
+        null=True,
+        blank=True,
+        help_text=_(
+            "The probability this response had of being drawn for the experts, in a study "
+            "sampled for the judge's scores (its grade weighs 1/p); empty: not drawn."
+        ),
+        verbose_name=_("inclusion probability"),
+    )
     gold_source = models.ForeignKey(
         "self",
         on_delete=models.PROTECT,
@@ -456,7 +500,12 @@ class StudyItem(models.Model):
         verbose_name_plural = _("study items")
         ordering = ["study", "pk"]
         constraints = [
-            models.UniqueConstraint(fields=["study", "response"], name="study_item_response_once")
+            models.UniqueConstraint(fields=["study", "response"], name="study_item_response_once"),
+            models.CheckConstraint(
+                condition=Q(inclusion_probability__isnull=True)
+                | Q(inclusion_probability__gt=0, inclusion_probability__lte=1),
+                name="study_item_inclusion_probability_in_0_1",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -5,6 +5,7 @@
 - `grades`: saving verdicts, levels, rationales and ratings, and submitting;
 - `progress`: the queues and progress tables (reads only);
 - `planning`: how many expert grades a study needs, from the judge's agreement;
+- `sampling`: which responses a study sampled for the judge's scores grades;
 - `changes`: a study's status, pool, settings and questions after creation;
 - `refusals`: what the grading rules refuse, and the ownership and open-study checks.
 
@@ -64,6 +65,7 @@ from grading.services.refusals import (
     SetAside,
     StudyClosed,
 )
+from grading.services.sampling import SampledResponses, draw_for_judge
 from grading.services.setup import (
     CREATION_FIELDS,
     DEFAULT_LIKERT_PROMPTS,
@@ -90,6 +92,7 @@ __all__ = [
     "Incomplete",
     "NotYourAssignment",
     "QuestionsAnswered",
+    "SampledResponses",
     "SetAside",
     "StudyClosed",
     "add_annotators",
@@ -102,6 +105,7 @@ __all__ = [
     "create_and_assign_study",
     "create_study",
     "criterion_times",
+    "draw_for_judge",
     "is_adverse",
     "missing_answers",
     "overdue_assignments",

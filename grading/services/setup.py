@@ -24,12 +24,17 @@ from grading.models import (
     check_graders,
     question_keys,
 )
+from grading.services.sampling import draw_for_judge
 from rubrics.models import Response, RubricVersion
 from taxonomy.models import Framework
 
 STUDY_NAME_TAKEN = gettext_lazy(
     "A study named '%(name)s' already exists (names are compared without regard to case): "
     "choose another name."
+)
+
+RUN_JUDGED_NONE = gettext_lazy(
+    "This judge run judged none of the responses selected: choose a run that judged them."
 )
 
 DEFAULT_LIKERT_PROMPTS = (
@@ -65,16 +70,32 @@ def create_study(
             zip(keys or question_keys(list(likert_prompts)), likert_prompts, strict=True)
         )
     )
-    add_responses(study, responses)
+    chosen = list(responses)
+    probability = None
+    if study.sampling_run_id is not None and study.sampling_budget is not None:
+        sampled = draw_for_judge(
+            chosen,
+            run_id=study.sampling_run_id,
+            budget=study.sampling_budget,
+            floor_share=study.sampling_floor,
+            seed=study.seed,
+        )
+        if not sampled.judged:
+            raise ValidationError({"sampling_run": [RUN_JUDGED_NONE]})
+        chosen, probability = sampled.drawn, sampled.probability
+    add_responses(study, chosen, probability)
     audit.record_creation(study, ["name", "framework", *CREATION_FIELDS], actor=by)
     return study
 
 
 @transaction.atomic
-def add_responses(study: Study, responses: Iterable[Response]) -> list[Response]:
-    """Add responses to the study, each graded against its task's latest published rubric.
-    Returns the responses left out: their task has no published rubric version yet. A version
-    a newer one has superseded is refused: a new study grades what is current."""
+def add_responses(
+    study: Study, responses: Iterable[Response], probability: Mapping[int, float] | None = None
+) -> list[Response]:
+    """Add responses to the study, each graded against its task's latest published rubric
+    (with its inclusion probability, by response id, in a study sampled for the judge's
+    scores). Returns the responses left out: their task has no published rubric version yet.
+    A version a newer one has superseded is refused: a new study grades what is current."""
     latest = RubricVersion.objects.filter(task=OuterRef("task")).order_by("-number")
     ids = [r.pk for r in responses]
     # Locked until the study commits (a foreign key is checked only then): an import changing
@@ -113,6 +134,7 @@ def add_responses(study: Study, responses: Iterable[Response]) -> list[Response]
             response=r,
             rubric_version_id=r.rv,
             graders_wanted=None if r.pk in full else 1,
+            inclusion_probability=probability.get(r.pk) if probability else None,
         )
         for r in new
     )
@@ -130,6 +152,9 @@ CREATION_FIELDS = (
     "gold_warning",
     "qualification_items",
     "qualification_accuracy",
+    "sampling_run",
+    "sampling_budget",
+    "sampling_floor",
 )
 
 

@@ -123,7 +123,7 @@ def study_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid() and selection.is_valid():
         data = form.cleaned_data
         options = {f: data[f] for f in StudyForm.Meta.fields if f not in ("name", "framework")}
-        responses = list(selection.responses(data["framework"]).only("pk"))
+        responses = list(selection.responses(data["framework"]).only("pk", "model_name"))
         others = [
             t.key for t in selection.cleaned_data["tasks"] if t.framework_id != data["framework"].pk
         ]
@@ -159,6 +159,19 @@ def study_create(request: AuthenticatedHttpRequest) -> HttpResponse:
             else:
                 messages.success(
                     request, _("Study created. Assign graders when the pool is ready.")
+                )
+            if study.sampling_run_id is not None:
+                drawn = study.items.count()
+                messages.info(
+                    request,
+                    ngettext(
+                        "Sampled for the judge's scores: %(drawn)s of the %(count)s response "
+                        "selected was drawn for the experts.",
+                        "Sampled for the judge's scores: %(drawn)s of the %(count)s responses "
+                        "selected were drawn for the experts.",
+                        len(responses),
+                    )
+                    % {"drawn": drawn, "count": len(responses)},
                 )
             return redirect("grading:study", study.pk)
     status = 422 if form.is_bound else 200

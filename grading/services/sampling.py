@@ -1,0 +1,93 @@
+"""A study sampled for the judge's scores: of the responses selected, the experts grade those
+drawn by the judge's uncertainty on each (core.stats.judge_sampling), each with the probability
+it had of being drawn, which the prediction-powered score weighs it by (1/p).
+
+The uncertainty is read from the study's sampling run: every verdict and level it gave on a
+whole response, all its epochs (two queries, however many responses). The draw is seeded by
+the study's seed, so the same selection, run and settings draw the same responses.
+"""
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.stats.judge_sampling import JudgeSample, draw_by_judge_uncertainty, judge_uncertainty
+from judging.models import JudgeVerdict
+from rubrics.models import CriterionVersion, Response
+
+
+@dataclass(frozen=True)
+class SampledResponses:
+    """What a draw gave: the responses drawn, each one's inclusion probability (by response
+    id), the draw, and how many of the responses the run judged."""
+
+    drawn: list[Response]
+    probability: dict[int, float]
+    sample: JudgeSample
+    judged: int
+
+
+def _scale_share(level: int, low: int | None, high: int | None) -> float:
+    if low is None or high is None or high <= low:
+        return 0.0
+    return min(max((level - low) / (high - low), 0.0), 1.0)
+
+
+def draw_for_judge(
+    responses: Sequence[Response],
+    *,
+    run_id: int,
+    budget: int,
+    floor_share: float,
+    seed: int,
+) -> SampledResponses:
+    """Draw, among `responses`, those the experts grade: within each model an expected
+    `budget`, by the run's uncertainty on each response, never under `floor_share` of the
+    model's uniform rate. Responses in the order given."""
+    ids = [r.pk for r in responses]
+    column: dict[int, int] = {}
+    values: dict[tuple[int, int], list[float]] = defaultdict(list)
+    rows = (
+        JudgeVerdict.objects.per_response()
+        .filter(run_id=run_id, response_id__in=ids)
+        .values_list("response_id", "criterion_version_id", "verdict", "level")
+    )
+    scales = {}
+    for response, version, verdict, level in rows:
+        column.setdefault(version, len(column))
+        if verdict is not None:
+            values[(response, version)].append(float(verdict))
+        elif level is not None:
+            values[(response, version)].append(float(level))
+        else:
+            values.setdefault((response, version), [])
+    if column:
+        scales = {
+            pk: (weight, low, high, kind == CriterionVersion.ScoringType.ORDINAL)
+            for pk, weight, low, high, kind in CriterionVersion.objects.filter(
+                pk__in=column
+            ).values_list("pk", "weight", "scale_min", "scale_max", "scoring_type")
+        }
+    row_of = {pk: n for n, pk in enumerate(ids)}
+    shape = (len(ids), max(len(column), 1))
+    passes, epochs, weights = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    for (response, version), found in values.items():
+        weight, low, high, ordinal = scales[version]
+        i, c = row_of[response], column[version]
+        shares = [_scale_share(int(v), low, high) for v in found] if ordinal else found
+        passes[i, c], epochs[i, c] = sum(shares), len(shares)
+        # A penalty's error moves the score as much as a reward's.
+        weights[i, c] = abs(weight)
+    sample = draw_by_judge_uncertainty(
+        judge_uncertainty(passes, epochs, weights),
+        [r.model_name for r in responses],
+        budget,
+        floor_share=floor_share,
+        seed=seed,
+    )
+    drawn = [responses[i] for i in sample.drawn.tolist()]
+    probability = {responses[i].pk: float(sample.probabilities[i]) for i in sample.drawn.tolist()}
+    judged = len({response for response, _ in values})
+    return SampledResponses(drawn=drawn, probability=probability, sample=sample, judged=judged)

@@ -1,0 +1,290 @@
+"""A study sampled for the judge's scores: the draw by a judge run's epochs, the inclusion
+probabilities it stores, the setup page's and the API's option, and the leaderboard's weights."""
+
+import numpy as np
+import pytest
+from django.core.exceptions import ValidationError
+from django.test import Client
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from accounts.models import ApiToken, User
+from accounts.roles import Role
+from accounts.services import create_user_with_role, sync_roles
+from agreement.services import study_leaderboard
+from core.analysis.leaderboard import prediction_powered
+from core.scoring import Judgement, task_score
+from grading import services
+from grading.models import Study, Verdict
+from judging.models import JudgeRun, JudgeVerdict
+from rubrics.models import Response
+from taxonomy.models import Framework
+from tests import factories
+
+MODELS = ("kestrel", "osprey")
+PER_MODEL = 30
+EPOCHS = 3
+
+
+def split(response: Response) -> bool:
+    """The judge's epochs disagree on the first criterion of every third response."""
+    return response.pk % 3 == 0
+
+
+def judge_passes(response: Response, position: int, epoch: int) -> bool:
+    if position == 0 and split(response):
+        return epoch != 1  # two passes of three
+    return response.pk % 4 != 0 or position != 0
+
+
+@pytest.fixture(scope="module")
+def pool(module_db: None) -> dict[str, object]:
+    """Two models' 30 responses each to published tasks of two criteria, judged by a run of
+    three epochs; a run that judged none of them; an annotator and a maintainer."""
+    sync_roles()
+    fw = factories.framework()
+    tasks = [factories.published_task(fw, criteria=2) for _ in range(3)]
+    responses = [
+        factories.response(tasks[n % 3], model) for model in MODELS for n in range(PER_MODEL)
+    ]
+    run = JudgeRun.objects.create(judge_model="judge-m", prompt_version="v1", run_id="epochs")
+    JudgeVerdict.objects.bulk_create(
+        JudgeVerdict(
+            run=run,
+            response=response,
+            criterion_version=line.version,
+            epoch=epoch,
+            verdict=judge_passes(response, position, epoch),
+        )
+        for response in responses
+        for position, line in enumerate(response.task.effective_rubric())
+        for epoch in range(1, EPOCHS + 1)
+    )
+    elsewhere = JudgeRun.objects.create(judge_model="judge-m", prompt_version="v1", run_id="none")
+    other = factories.response(factories.published_task(fw), "kestrel")
+    JudgeVerdict.objects.create(
+        run=elsewhere,
+        response=other,
+        criterion_version=other.task.effective_rubric()[0].version,
+        verdict=True,
+    )
+    grader = create_user_with_role("sampler-grader", "pw", Role.ANNOTATOR)
+    create_user_with_role("sampler-lead", "pw", Role.MAINTAINER)
+    return {
+        "framework": fw.pk,
+        "responses": [r.pk for r in responses],
+        "run": run.pk,
+        "elsewhere": elsewhere.pk,
+        "grader": grader.pk,
+    }
+
+
+def responses_of(pool) -> list[Response]:
+    return list(Response.objects.filter(pk__in=pool["responses"]).order_by("pk"))
+
+
+def sampled_study(pool, name: str = "Sampled", seed: int = 7, budget: int = 8) -> Study:
+    return services.create_study(
+        name=name,
+        framework=_framework(pool),
+        responses=responses_of(pool),
+        annotators=[User.objects.get(pk=pool["grader"])],
+        overlap=1,
+        seed=seed,
+        require_rationale_on_fail=False,
+        sampling_run=JudgeRun.objects.get(pk=pool["run"]),
+        sampling_budget=budget,
+    )
+
+
+def _framework(pool) -> Framework:
+    return Framework.objects.get(pk=pool["framework"])
+
+
+@pytest.mark.django_db
+def test_the_experts_grade_the_responses_drawn_each_with_its_probability(pool):
+    study = sampled_study(pool)
+    items = list(study.items.select_related("response"))
+    assert 0 < len(items) < 2 * PER_MODEL
+    found = services.draw_for_judge(
+        responses_of(pool), run_id=pool["run"], budget=8, floor_share=0.2, seed=7
+    )
+    assert {item.response_id for item in items} == {r.pk for r in found.drawn}
+    for item in items:
+        assert item.inclusion_probability == pytest.approx(found.probability[item.response_id])
+        assert 0 < item.inclusion_probability <= 1
+    # Each model expects the budget; the responses whose epochs split are likelier.
+    for model in MODELS:
+        mine = [i for i, r in enumerate(responses_of(pool)) if r.model_name == model]
+        assert found.sample.probabilities[mine].sum() == pytest.approx(8)
+    doubtful = {r.pk: split(r) for r in responses_of(pool)}
+    by_kind = {
+        kind: {
+            round(float(p), 9)
+            for p, r in zip(found.sample.probabilities, responses_of(pool), strict=True)
+            if doubtful[r.pk] is kind
+        }
+        for kind in (True, False)
+    }
+    assert min(by_kind[True]) > max(by_kind[False])
+
+
+@pytest.mark.django_db
+def test_the_same_seed_draws_the_same_responses(pool):
+    first = sampled_study(pool, "First", seed=21)
+    again = sampled_study(pool, "Again", seed=21)
+    other = sampled_study(pool, "Other", seed=22, budget=20)
+
+    def drawn(study: Study) -> set[int]:
+        return set(study.items.values_list("response_id", flat=True))
+
+    assert drawn(first) == drawn(again)
+    assert drawn(first) != drawn(other)
+
+
+@pytest.mark.django_db
+def test_a_run_that_judged_none_of_the_responses_is_refused(pool):
+    with pytest.raises(ValidationError) as refused:
+        services.create_study(
+            name="Nothing judged",
+            framework=_framework(pool),
+            responses=responses_of(pool),
+            annotators=[User.objects.get(pk=pool["grader"])],
+            sampling_run=JudgeRun.objects.get(pk=pool["elsewhere"]),
+            sampling_budget=5,
+        )
+    assert "judged none of the responses" in str(refused.value.message_dict["sampling_run"])
+    assert not Study.objects.filter(name="Nothing judged").exists()
+
+
+@pytest.mark.django_db
+def test_sampling_without_a_budget_is_refused(pool):
+    with pytest.raises(ValidationError) as refused:
+        services.create_study(
+            name="No budget",
+            framework=_framework(pool),
+            responses=responses_of(pool),
+            annotators=[User.objects.get(pk=pool["grader"])],
+            sampling_run=JudgeRun.objects.get(pk=pool["run"]),
+        )
+    assert "sampling_budget" in refused.value.message_dict
+
+
+@pytest.mark.django_db
+def test_the_setup_page_creates_a_sampled_study(pool):
+    client = Client()
+    client.force_login(User.objects.get(username="sampler-lead"))
+    body = client.get(reverse("grading:study_create")).content.decode()
+    assert "Sample for the judge&#x27;s scores" in body
+    assert 'name="sampling_floor"' in body
+    data = {
+        "name": "From the page",
+        "framework": pool["framework"],
+        "overlap": 1,
+        "annotators": [pool["grader"]],
+        "scope": "matching",
+        "sampling_run": pool["run"],
+        "sampling_budget": 6,
+        "sampling_floor": 0.5,
+    }
+    response = client.post(reverse("grading:study_create"), data, follow=True)
+    study = Study.objects.get(name="From the page")
+    assert (study.sampling_run_id, study.sampling_budget, study.sampling_floor) == (
+        pool["run"],
+        6,
+        0.5,
+    )
+    drawn = study.items.count()
+    assert 0 < drawn < 2 * PER_MODEL + 1
+    assert not study.items.filter(inclusion_probability__isnull=True).exists()
+    # The floor: no probability under half of the even rate 6 / 30.
+    assert min(study.items.values_list("inclusion_probability", flat=True)) >= 0.1 - 1e-9
+    text = response.content.decode()
+    assert f"{drawn} of the {2 * PER_MODEL + 1} responses selected were drawn" in text
+
+
+@pytest.mark.django_db
+def test_the_api_creates_a_sampled_study_and_reads_its_settings(pool):
+    _, key = ApiToken.issue(User.objects.get(username="sampler-lead"), "tests")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    answer = api.post(
+        reverse("api:study-list"),
+        {
+            "name": "From the API",
+            "framework": _framework(pool).code,
+            "annotators": ["sampler-grader"],
+            "responses": pool["responses"],
+            "overlap": 1,
+            "sampling_run": pool["run"],
+            "sampling_budget": 8,
+        },
+        format="json",
+    )
+    assert answer.status_code == 201, answer.content
+    data = answer.json()
+    assert (data["sampling_run"], data["sampling_budget"], data["sampling_floor"]) == (
+        pool["run"],
+        8,
+        0.2,
+    )
+    assert 0 < data["items"] < 2 * PER_MODEL
+
+
+def score(response: Response, passes) -> float:
+    rubric = [line for line in response.task.effective_rubric() if line.applicable]
+    found = task_score(
+        Judgement(line.version.weight, passes(response, position))
+        for position, line in enumerate(rubric)
+    )
+    assert found.value is not None
+    return max(found.value, 0.0)
+
+
+def expert_passes(response: Response, position: int) -> bool:
+    return not (position == 0 and response.pk % 2 == 0)
+
+
+@pytest.mark.django_db
+def test_the_leaderboard_weighs_each_expert_grade_by_its_inverse_probability(pool):
+    study = sampled_study(pool, "Weighed", seed=3, budget=10)
+    grader = User.objects.get(pk=pool["grader"])
+    services.assign_study(study)
+    factories.grade_study(
+        study,
+        [grader],
+        lambda _, assignment, position, __: (
+            Verdict.PASS
+            if expert_passes(assignment.study_item.response, position)
+            else Verdict.FAIL
+        ),
+        likert=lambda *_: 4,
+    )
+    board = study_leaderboard(Study.objects.get(pk=study.pk), JudgeRun.objects.get(pk=pool["run"]))
+    items = {i.response_id: i.inclusion_probability for i in study.items.all()}
+    first_epoch = lambda r, position: judge_passes(r, position, 1)  # noqa: E731
+    for model in MODELS:
+        mine = [r for r in responses_of(pool) if r.model_name == model]
+        graded = [r for r in mine if r.pk in items]
+        others = [r for r in mine if r.pk not in items]
+        expected = prediction_powered(
+            [score(r, expert_passes) for r in graded],
+            [score(r, first_epoch) for r in graded],
+            [score(r, first_epoch) for r in others],
+            [items[r.pk] for r in graded],
+        )
+        row = next(r for r in board.rows if r.model == model)
+        assert row.ppi is not None and expected is not None
+        assert row.ppi.score.estimate == pytest.approx(expected.score.estimate)
+        assert (row.ppi.score.low, row.ppi.score.high) == pytest.approx(
+            (expected.score.low, expected.score.high)
+        )
+        assert (row.ppi.score.n_labeled, row.ppi.score.n_unlabeled) == (len(graded), len(others))
+        # Unweighted, the estimate would differ: the draw favoured the doubtful responses.
+        plain = prediction_powered(
+            [score(r, expert_passes) for r in graded],
+            [score(r, first_epoch) for r in graded],
+            [score(r, first_epoch) for r in others],
+        )
+        assert plain is not None
+        assert not np.isclose(plain.score.estimate, row.ppi.score.estimate)
