@@ -42,8 +42,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.analysis.leaderboard import prediction_powered
 from core.stats.ppi import active_ppi_mean, ppi_mean_stack
 from core.stats.ppi_planning import (
+    DEFAULT_FLOOR_SHARE,
     draw_for_experts,
     expert_grades_needed,
     measured_judge_agreement,
@@ -119,26 +121,45 @@ def uniform(population: Population, n: int, studies: int, seed: int) -> Measured
     return Measured(n, float(((found.high - found.low) / 2).mean()), float(covered.mean()))
 
 
-def active(population: Population, budget: int, studies: int, seed: int) -> Measured:
+def active(
+    population: Population,
+    budget: int,
+    studies: int,
+    seed: int,
+    estimator: str = "active",
+    floor: float = DEFAULT_FLOOR_SHARE,
+) -> Measured:
     rng = np.random.default_rng(seed)
     true = float(population.stated.mean())
-    pi = sampling_probabilities(population.uncertainty, budget)
+    pi = sampling_probabilities(population.uncertainty, budget, floor_share=floor)
     widths, hits, grades = [], 0, 0
     for _ in range(studies):
         truth = (rng.random(population.stated.size) < population.stated).astype(float)
         drawn = draw_for_experts(pi, rng).drawn
-        found = active_ppi_mean(population.judge, pi, drawn, truth[drawn])
+        if estimator == "leaderboard":
+            # What the leaderboard computes for a study sampled for the judge's scores.
+            undrawn = np.ones(pi.size, dtype=bool)
+            undrawn[drawn] = False
+            row = prediction_powered(
+                truth[drawn], population.judge[drawn], population.judge[undrawn], pi[drawn]
+            )
+            assert row is not None
+            found = row.score
+        else:
+            found = active_ppi_mean(population.judge, pi, drawn, truth[drawn])
         widths.append(found.half_width)
         hits += found.low <= true <= found.high
         grades += drawn.size
     return Measured(grades / studies, float(np.mean(widths)), hits / studies)
 
 
-def smallest_budget(population: Population, width: float, studies: int, seed: int) -> int:
+def smallest_budget(
+    population: Population, width: float, studies: int, seed: int, estimator: str, floor: float
+) -> int:
     low, high = 2, population.stated.size
     while low < high:
         middle = (low + high) // 2
-        if active(population, middle, studies, seed).half_width <= width:
+        if active(population, middle, studies, seed, estimator, floor).half_width <= width:
             high = middle
         else:
             low = middle + 1
@@ -151,16 +172,32 @@ def main() -> int:
     parser.add_argument("--uniform", type=int, default=400, help="expert grades, uniform")
     parser.add_argument("--studies", type=int, default=500)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--estimator",
+        choices=["active", "leaderboard"],
+        default="active",
+        help="active: Zrnic and Candes's estimator (active_ppi_mean); leaderboard: what the "
+        "leaderboard computes for a sampled study (PPI++ with 1/p weights, score interval)",
+    )
+    parser.add_argument(
+        "--floor",
+        type=float,
+        default=DEFAULT_FLOOR_SHARE,
+        help="the floor's share of the uniform rate (a study's sampling floor)",
+    )
     args = parser.parse_args()
     print(
         f"{args.responses} responses, {args.uniform} expert grades drawn uniformly, "
-        f"{args.studies} simulated studies per point, seed {args.seed}"
+        f"{args.studies} simulated studies per point, seed {args.seed}; active sampling "
+        f"estimated by {args.estimator}, floor {args.floor}"
     )
     missed = False
     for population in populations(args.responses, args.seed):
         base = uniform(population, args.uniform, args.studies, args.seed + 1)
-        budget = smallest_budget(population, base.half_width, args.studies, args.seed + 2)
-        found = active(population, budget, args.studies, args.seed + 2)
+        budget = smallest_budget(
+            population, base.half_width, args.studies, args.seed + 2, args.estimator, args.floor
+        )
+        found = active(population, budget, args.studies, args.seed + 2, args.estimator, args.floor)
         saving = 1 - found.grades / base.grades
         p, f = population.stated, population.judge
         error = float((p * (1 - f) ** 2 + (1 - p) * f**2).mean())
