@@ -679,7 +679,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         filters = {name: data.pop(name) for name in FILTER_FIELDS if name in data}
         framework = data["framework"]
         selection = _selection(framework, filters)
-        responses = selection.responses(framework).only("pk")
+        responses = selection.responses(framework).only("pk", "model_name")
         if not responses.exists():
             raise exceptions.ValidationError(
                 {"non_field_errors": ["No response of a published task matches the filters."]}

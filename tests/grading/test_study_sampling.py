@@ -231,6 +231,30 @@ def test_the_api_creates_a_sampled_study_and_reads_its_settings(pool):
     assert 0 < data["items"] < 2 * PER_MODEL
 
 
+@pytest.mark.django_db
+def test_a_study_from_filters_is_sampled_among_the_matching_responses(
+    pool, django_assert_max_num_queries
+):
+    _, key = ApiToken.issue(User.objects.get(username="sampler-lead"), "tests")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    body = {
+        "name": "From filters",
+        "framework": _framework(pool).code,
+        "annotators": ["sampler-grader"],
+        "model": "osprey",
+        "overlap": 1,
+        "sampling_run": pool["run"],
+        "sampling_budget": 5,
+    }
+    with django_assert_max_num_queries(45):  # not one more query per response (30)
+        answer = api.post(reverse("api:study-from-filters"), body, format="json")
+    assert answer.status_code == 201, answer.content
+    study = Study.objects.get(name="From filters")
+    models = set(study.items.values_list("response__model_name", flat=True))
+    assert models == {"osprey"} and 0 < study.items.count() < PER_MODEL
+
+
 def score(response: Response, passes) -> float:
     rubric = [line for line in response.task.effective_rubric() if line.applicable]
     found = task_score(
