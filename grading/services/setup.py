@@ -37,6 +37,11 @@ RUN_JUDGED_NONE = gettext_lazy(
     "This judge run judged none of the responses selected: choose a run that judged them."
 )
 
+NONE_DRAWN = gettext_lazy(
+    "No response was drawn (each is drawn at random, so a small number per model may draw "
+    "none): ask for more expert grades per model."
+)
+
 DEFAULT_LIKERT_PROMPTS = (
     "This task is authentic: a teacher could meet it in their work.",
     "The criteria are adequate for judging a response to this task.",
@@ -82,6 +87,8 @@ def create_study(
         )
         if not sampled.judged:
             raise ValidationError({"sampling_run": [RUN_JUDGED_NONE]})
+        if not sampled.drawn:
+            raise ValidationError({"sampling_budget": [NONE_DRAWN]})
         chosen, probability = sampled.drawn, sampled.probability
     add_responses(study, chosen, probability)
     audit.record_creation(study, ["name", "framework", *CREATION_FIELDS], actor=by)

@@ -158,6 +158,30 @@ def test_a_run_that_judged_none_of_the_responses_is_refused(pool):
 
 
 @pytest.mark.django_db
+def test_a_draw_of_no_response_is_refused(pool):
+    # One model's 30 responses, an expected 2 of them drawn: some seeds draw none.
+    some = [r for r in responses_of(pool) if r.model_name == "kestrel"]
+    seed = next(
+        seed
+        for seed in range(500)
+        if not services.draw_for_judge(
+            some, run_id=pool["run"], budget=2, floor_share=0.2, seed=seed
+        ).drawn
+    )
+    with pytest.raises(ValidationError) as refused:
+        services.create_study(
+            name="Nothing drawn",
+            framework=_framework(pool),
+            responses=some,
+            annotators=[User.objects.get(pk=pool["grader"])],
+            sampling_run=JudgeRun.objects.get(pk=pool["run"]),
+            sampling_budget=2,
+            seed=seed,
+        )
+    assert "No response was drawn" in str(refused.value.message_dict["sampling_budget"])
+
+
+@pytest.mark.django_db
 def test_sampling_without_a_budget_is_refused(pool):
     with pytest.raises(ValidationError) as refused:
         services.create_study(
@@ -231,6 +255,24 @@ def test_the_api_creates_a_sampled_study_and_reads_its_settings(pool):
         0.2,
     )
     assert 0 < data["items"] < 2 * PER_MODEL
+
+
+@pytest.mark.django_db
+def test_the_api_names_a_sampling_run_that_judged_none_of_the_responses(pool):
+    _, key = ApiToken.issue(User.objects.get(username="sampler-lead"), "tests")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    body = {
+        "name": "Refused",
+        "framework": _framework(pool).code,
+        "annotators": ["sampler-grader"],
+        "responses": pool["responses"],
+        "sampling_run": pool["elsewhere"],
+        "sampling_budget": 8,
+    }
+    answer = api.post(reverse("api:study-list"), body, format="json")
+    assert answer.status_code == 400
+    assert "sampling_run" in answer.json()["errors"], answer.content
 
 
 @pytest.mark.django_db
