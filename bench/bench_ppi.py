@@ -27,12 +27,11 @@ uniform half-width is printed beside it. ``--estimator active`` (the default) es
 actively sampled scores with Zrnic and Candes's own estimator (``active_ppi_mean``, normal
 interval); ``--estimator leaderboard`` with what the leaderboard computes for a study sampled
 for the judge's scores (``core.analysis.leaderboard.prediction_powered``: PPI++ with ``1 / p``
-weights and the score interval, as the uniform side). ``--floor`` is the sampling floor. Target: at least 30% fewer expert grades at equal
-coverage (both >= 0.93) where the judge states calibrated probabilities and is mostly sure
-(Beta(0.25, 0.25)); the other scenarios are printed as context, without a target (active
-sampling pays only where the judge knows where it may be wrong). Exit status 1 if a
-targeted scenario misses it.
-"""
+weights and the score interval, as the uniform side). ``--floor`` is the sampling floor.
+Target: at least 30% fewer expert grades at equal coverage (both >= 0.93) where the judge
+states calibrated probabilities and is mostly sure (Beta(0.25, 0.25)); the other scenarios are
+printed as context, without a target (active sampling pays only where the judge knows where it
+may be wrong). Exit status 1 if a targeted scenario misses it."""
 
 from __future__ import annotations
 
