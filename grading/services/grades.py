@@ -14,6 +14,7 @@ from django.utils.translation import gettext, gettext_lazy
 from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
+from core.keystrokes import is_shortcut_run
 from core.scoring import adverse_verdict, turn_verdict, verdict_label, verdict_labels
 from grading import escalation, tallies
 from grading.models import (
@@ -373,10 +374,12 @@ def _rationale_missing(
     rationale: str,
 ) -> bool:
     """The study asks for a reason for the adverse finding (`require_rationale_on_fail`) and
-    none was written."""
+    none was written: nothing, or only the grading page's shortcut keys (`is_shortcut_run`),
+    typed by a grader who thought the keys were shortcuts."""
     study = assignment.study_item.study
     adverse = is_adverse(version, verdict, level)
-    return study.require_rationale_on_fail and adverse and not rationale.strip()
+    missing = not rationale.strip() or is_shortcut_run(rationale)
+    return study.require_rationale_on_fail and adverse and missing
 
 
 @transaction.atomic
@@ -458,8 +461,16 @@ def missing_answers(assignment: Assignment) -> list[Problem]:
                 problems.append(_missing(anchor, message, code=line.code, **labels))
         elif _rationale_missing(assignment, version, grade.verdict, grade.level, grade.rationale):
             label = answer_label(version, grade.verdict, grade.level)
-            message = gettext("%(code)s: %(answer)s needs a rationale.")
-            problems.append(_missing(anchor, message, code=line.code, answer=label))
+            if grade.rationale.strip():
+                message = gettext(
+                    "%(code)s: the rationale “%(text)s” is only shortcut keys; "
+                    "write why you chose %(answer)s."
+                )
+                text = grade.rationale.strip()
+                problems.append(_missing(anchor, message, code=line.code, text=text, answer=label))
+            else:
+                message = gettext("%(code)s: %(answer)s needs a rationale.")
+                problems.append(_missing(anchor, message, code=line.code, answer=label))
     rated = set(assignment.likert_ratings.values_list("item_id", flat=True))
     for item in assignment.study_item.study.likert_items.all():
         if item.pk not in rated:
@@ -491,8 +502,16 @@ def _missing_turn_answers(
             problems.append(_missing(anchor, message, code=code, turn=number, **_choices(penalty)))
         elif _rationale_missing(assignment, version, grade.verdict, None, grade.rationale):
             label = shown_label(verdict_label(grade.verdict, penalty=penalty))
-            message = gettext("%(code)s, Turn %(turn)s: %(answer)s needs a rationale.")
-            problems.append(_missing(anchor, message, code=code, turn=number, answer=label))
+            values = {"code": code, "turn": number, "answer": label}
+            if grade.rationale.strip():
+                message = gettext(
+                    "%(code)s, Turn %(turn)s: the rationale “%(text)s” is only shortcut keys; "
+                    "write why you chose %(answer)s."
+                )
+                values["text"] = grade.rationale.strip()
+            else:
+                message = gettext("%(code)s, Turn %(turn)s: %(answer)s needs a rationale.")
+            problems.append(_missing(anchor, message, **values))
     return problems
 
 

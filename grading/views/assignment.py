@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
+from core.keystrokes import is_shortcut_run
 from core.scoring import adverse_verdict, verdict_label, verdict_labels
 from grading import flags, services
 from grading.forms import FlagForm
@@ -137,6 +138,12 @@ class Answer:
     def needs_rationale(self) -> bool:
         adverse = services.is_adverse(self.version, self.verdict, self.level)
         return self.rationale_required and adverse and not self.rationale
+
+    @property
+    def rationale_is_keys(self) -> bool:
+        """A required rationale that is only shortcut keys: submitting refuses it."""
+        adverse = services.is_adverse(self.version, self.verdict, self.level)
+        return self.rationale_required and adverse and is_shortcut_run(self.rationale)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@
   if (!root) return;
   root.classList.add("keyboard"); // buttons show their keys
   var currentId = null;
-  var rationaleFor = null; // id of a criterion whose rationale gets the focus once it is swapped
 
   // Only criteria that take an answer are steps (those that do not apply have no buttons).
   function steps() { return Array.prototype.slice.call(root.querySelectorAll("[data-step]")); }
@@ -93,11 +92,9 @@
     if (!button) return;
     button.click(); // its click bubbles to the step and selects it: move on afterwards
     var area = step.querySelector("textarea");
-    if (isAdverse(step, button) && area && !area.value.trim()) {
-      rationaleFor = step.id; // say why: focus the rationale after the save
-    } else {
-      move(1);
-    }
+    // A finding that needs a reason keeps the marker here, with the focus on the criterion,
+    // never in its box: the keys typed next are shortcuts still, and "r" opens the box.
+    if (!(isAdverse(step, button) && area && !area.value.trim())) move(1);
   }
 
   // Fail on a criterion, Present on a penalty: the finding that needs a rationale.
@@ -275,6 +272,32 @@
     event.preventDefault();
   });
 
+  // ----- writing a rationale: a mode of its own, shown ------------------------------------
+  // While a box has the focus the keys are text, not shortcuts: the box and its criterion
+  // say so, with the way out (Esc), so nobody types "kkkkps" into it unawares.
+  var typingNote = document.createElement("p");
+  typingNote.className = "typing-mode";
+  typingNote.id = "typing-mode";
+  typingNote.setAttribute("role", "status");
+  typingNote.textContent = gettext("Writing: keys type text here. Esc leaves the box and the shortcuts work again.");
+  function showTyping(area) {
+    var step = area.closest("[data-step]");
+    root.classList.add("typing");
+    if (step) step.classList.add("writing");
+    area.insertAdjacentElement("afterend", typingNote);
+  }
+  function hideTyping() {
+    root.classList.remove("typing");
+    Array.prototype.forEach.call(root.querySelectorAll(".writing"), function (s) { s.classList.remove("writing"); });
+    typingNote.remove();
+  }
+  root.addEventListener("focusin", function (event) {
+    if (event.target.matches && event.target.matches("[data-step] textarea")) showTyping(event.target);
+  });
+  root.addEventListener("focusout", function (event) {
+    if (event.target.matches && event.target.matches("[data-step] textarea")) hideTyping();
+  });
+
   root.addEventListener("focusin", function (event) {
     var step = event.target.closest("[data-step]");
     if (!step) return;
@@ -340,13 +363,6 @@
     if (swapped.id === "my-flags") return;
     var step = document.getElementById(swapped.id);
     if (!step) return;
-    if (rationaleFor === step.id) {
-      rationaleFor = null;
-      select(step, false);
-      var area = step.querySelector("textarea");
-      if (area) area.focus(); // the grader goes on with this criterion: its clock runs
-      return;
-    }
     var active = current();
     if (active) select(active, document.activeElement === document.body || !document.activeElement);
   });

@@ -101,10 +101,12 @@ def test_annotator_grades_a_response_with_the_keyboard_and_gets_the_next(new_pag
         page.keyboard.press("p")
         saved(page, f"criterion-{version.pk}")
     last = f"criterion-{criteria[-1].pk}"
-    page.keyboard.press("p")  # Present on a penalty, without a rationale: the focus goes to it
+    page.keyboard.press("p")  # Present on a penalty, without a rationale: the marker stays
     saved(page, last)
     # Playwright's expect polls through the protocol: the page's CSP forbids the string
     # predicates wait_for_function evaluates in the page.
+    expect(page.locator(f"#{last}")).to_be_focused()
+    page.keyboard.press("r")
     expect(page.locator(f"#rationale-{criteria[-1].pk}")).to_be_focused()
     page.keyboard.type("Asks learners to use a projector the class does not have.")
     page.keyboard.press("Escape")

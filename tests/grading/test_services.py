@@ -157,6 +157,31 @@ def test_a_penalty_needs_a_rationale_when_present_not_when_absent(annotators):
     assert not any(m.startswith(code) for m in problems)  # Absent is the benign finding
 
 
+def test_a_rationale_of_shortcut_keys_is_no_reason_and_submitting_says_so(annotators):
+    study = factories.study(annotators[:1], responses=1, overlap=1, likert_prompts=())
+    services.assign_study(study)
+    assignment = services.claim_next(study, annotators[0])
+    first, *others = factories.rubric_of(assignment)
+    for version in others:
+        services.save_grade(assignment, version.pk, verdict="fail", rationale="", by=annotators[0])
+        services.save_grade(
+            assignment, version.pk, verdict=None, rationale="Pass 2 of 3: fine", by=annotators[0]
+        )
+    services.save_grade(assignment, first.pk, verdict="fail", rationale="kkkkps", by=annotators[0])
+    with pytest.raises(services.GradingError) as error:
+        services.submit(assignment, by=assignment.annotator)
+    code = first.criterion.code
+    assert error.value.messages == [
+        f"{code}: the rationale “kkkkps” is only shortcut keys; write why you chose Fail."
+    ]
+    # Kept as typed, never lost; a sentence, even of the same letters, is a reason.
+    assert Grade.objects.get(assignment=assignment, criterion_version=first).rationale == "kkkkps"
+    services.save_grade(assignment, first.pk, verdict=None, rationale="nn a pass", by=annotators[0])
+    services.submit(assignment, by=assignment.annotator)
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SUBMITTED
+
+
 def test_a_change_after_submission_keeps_the_submitted_value_as_a_revision(annotators):
     study = factories.study(annotators[:1], responses=1, overlap=1)
     services.assign_study(study)
