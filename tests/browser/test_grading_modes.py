@@ -51,7 +51,9 @@ def test_after_fail_the_next_keys_are_shortcuts_and_writing_is_shown(new_page, l
     expect(page.locator(f"#criterion-{second.pk}")).to_have_class("criterion current")
     page.keyboard.press("p")
     page.locator(f"#criterion-{second.pk} .save-state.saved").wait_for()
-    grades = dict(Grade.objects.filter(assignment=mine).values_list("criterion_version", "rationale"))
+    grades = dict(
+        Grade.objects.filter(assignment=mine).values_list("criterion_version", "rationale")
+    )
     assert grades == {first.pk: "Too hard for A2 learners.", second.pk: ""}
     assert page.csp_errors == []
 
