@@ -14,7 +14,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.utils.formats import number_format
 from django.utils.translation import gettext, gettext_noop, ngettext
 
-from core.formats.problems import SHOWN_PROBLEMS, Problem, Text, stored_message
+from core.formats.problems import SHOWN_PROBLEMS, Problem, Text, in_order, stored_message
 from interchange.importers.report import Counts, ImportReport
 from l2annot.shown import message_text
 from rubrics.models import Layer, Response, Turn
@@ -70,7 +70,8 @@ def stored_problems(
 ) -> list[dict[str, Any]]:
     """The first `shown` problems as a job stores them, then one entry counting the rest by
     the field they are in. `names` renames files (the stored upload's name to the one the
-    person uploaded)."""
+    person uploaded). In order of file, line and field (`in_order`), as a person fixes them."""
+    problems = in_order(problems)
     items: list[dict[str, Any]] = [problem.as_json() for problem in problems[:shown]]
     for item in items:
         item["file"] = (names or {}).get(item["file"], item["file"])

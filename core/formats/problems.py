@@ -14,6 +14,7 @@ shows it translated.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,6 +26,7 @@ __all__ = [
     "Text",
     "describe",
     "gettext_noop",
+    "in_order",
     "shown",
     "stored_message",
 ]
@@ -66,6 +68,19 @@ class Problem:
             parts.append(f"field '{self.field}'")
         parts.append(self.message)
         return ": ".join(parts)
+
+
+def in_order(problems: Iterable[Problem]) -> list[Problem]:
+    """`problems` as a person fixes them: by file, then line or row (a problem with the whole
+    file first), then field (none first); problems at one place keep the order found."""
+    return sorted(
+        problems,
+        key=lambda p: (
+            p.file,
+            -1 if p.line_or_row is None else p.line_or_row,
+            "" if p.field is None else p.field,
+        ),
+    )
 
 
 def describe(value: object) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.formats.problems import SHOWN_PROBLEMS, Problem
+from core.formats.problems import SHOWN_PROBLEMS, Problem, in_order
 
 # progress(done, total, stage): called as work advances; the command draws a bar with it,
 # the upload page stores it on the ImportJob.
@@ -123,6 +123,7 @@ def problem_lines(problems: Sequence[Problem], shown: int = SHOWN_PROBLEMS) -> l
     """``str()`` of the first `shown` problems; if there are more, a last line says how many
     more there are, by the field they are in ("and 1,204 more problems: 1,200 in field
     'task_criteria', 4 with no field")."""
+    problems = in_order(problems)
     lines = [str(problem) for problem in problems[:shown]]
     rest = problems[shown:]
     if rest:

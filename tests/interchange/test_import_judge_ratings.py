@@ -88,10 +88,10 @@ def test_bad_score_unknown_question_and_duplicate_are_reported_and_nothing_is_wr
     report = import_verdicts(jsonl(tmp_path / "v.jsonl", rows), starter_framework)
     assert report.problem_lines() == [
         "v.jsonl: line 2: field 'score': 7 is not a whole number from 1 to 5",
-        "v.jsonl: line 4: a second rating for the same response, question, epoch, judge, "
-        "prompt version and run (first at line 1)",
         "v.jsonl: line 3: field 'question': no rating question 'fluency' in a study of "
         "framework 'l2bench-starter'",
+        "v.jsonl: line 4: a second rating for the same response, question, epoch, judge, "
+        "prompt version and run (first at line 1)",
         f"v.jsonl: line 5: field 'model': no response of model 'nobody' to task "
         f"'{tasks[1].task_key}' in epoch 1: import the responses first, or name them by "
         "response_id",

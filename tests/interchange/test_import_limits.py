@@ -62,7 +62,7 @@ def test_a_large_cell_under_the_limit_reads(tmp_path):
 def test_the_first_200_problems_are_listed_and_the_rest_counted_by_field():
     report = ImportReport("benchmark")
     report.problems = [Problem("f.csv", n, "task_criteria", "bad weight") for n in range(250)]
-    report.problems += [Problem("f.csv", None, None, "bad file")] * 3
+    report.problems += [Problem("g.csv", None, None, "bad file")] * 3  # listed after f.csv
     lines = report.problem_lines()
     assert len(lines) == SHOWN_PROBLEMS + 1 == 201
     assert lines[0] == "f.csv: row 0: field 'task_criteria': bad weight".replace("row", "line")

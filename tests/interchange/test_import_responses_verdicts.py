@@ -98,8 +98,8 @@ def test_unknown_task_and_bad_types_are_reported_and_nothing_is_written(
     before = row_counts()
     report = import_responses(jsonl(tmp_path / "r.jsonl", rows), starter_framework)
     assert report.problem_lines() == [
-        "r.jsonl: line 3: field 'epoch': expected an integer, got a string",
         "r.jsonl: line 2: field 'task_key': no task 'no-such-task' in framework 'l2bench-starter'",
+        "r.jsonl: line 3: field 'epoch': expected an integer, got a string",
     ]
     assert row_counts() == before
 

@@ -70,7 +70,7 @@ def test_a_problem_stored_as_a_line_of_text_is_shown_as_it_is():
 
 def test_the_problems_past_the_first_ones_are_counted_by_field_in_the_readers_language():
     problems = [Problem("f.csv", n, "task_criteria", "bad") for n in range(1, 1206)]
-    problems += [Problem("f.csv", None, None, "bad")]
+    problems += [Problem("g.csv", None, None, "bad")]  # after f.csv
     stored = stored_problems(problems, shown=2)
     assert len(stored) == 3
     assert shown(stored[-1], "en") == (
@@ -112,8 +112,7 @@ def test_an_earlier_imports_counts_are_read_in_the_readers_language_and_its_note
 
 def test_a_finished_imports_stored_notes_are_read_in_the_readers_language():
     note = gettext_noop(
-        "Created as placeholders to be named (each with its competency): %(listed)s. "
-        "Name them in the taxonomy.",
+        "Created as placeholders to be named (each with its competency): %(listed)s.",
         listed="09z (09)",
     )
     counts = {"sub-competencies": {"created": 1, "updated": 0, "unchanged": 0}}
@@ -121,8 +120,7 @@ def test_a_finished_imports_stored_notes_are_read_in_the_readers_language():
         text = summary_text(str(note), counts, dry_run=False, notes=[note.as_json()])
     assert text == (
         "subcompetencias: 1 altas, 0 modificaciones, 0 sin cambios Creadas como provisionales, "
-        "a falta de nombre (cada una con su competencia): 09z (09). Póngales nombre en la "
-        "taxonomía."
+        "a falta de nombre (cada una con su competencia): 09z (09)."
     )
 
 
