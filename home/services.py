@@ -6,7 +6,8 @@ is its own app at the top of the layers; the apps themselves know nothing of it.
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from grading.models import Study
@@ -31,15 +32,27 @@ class Jobs:
 
 def maintainer_jobs(now: datetime | None = None) -> Jobs:
     """Judge runs and imports queued or running, and those failed in the last week, newest
-    first. Two queries."""
+    first, with the imports refused in the last week that no later import mended. Two
+    queries."""
     since = (now or timezone.now()) - FAILED_JOBS_SHOWN_FOR
     runs = JudgeRun.objects.select_related("job").filter(
         Q(status__in=[JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING])
         | Q(status=JudgeRun.Status.FAILED, created_at__gte=since)
     )
+    # A refused file is the person's to fix, not a failure of the system: it stays listed,
+    # as refused, until a later import of the same kind into the same place succeeds.
+    mended = ImportJob.objects.annotate(place=Coalesce("study", Value(0))).filter(
+        kind=OuterRef("kind"),
+        framework=OuterRef("framework"),
+        place=Coalesce(OuterRef("study"), Value(0)),  # an offline workbook's study, or none
+        status=ImportJob.Status.SUCCEEDED,
+        dry_run=False,
+        pk__gt=OuterRef("pk"),  # later
+    )
     imports = ImportJob.objects.filter(
         Q(status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING])
         | Q(status=ImportJob.Status.FAILED, created_at__gte=since)
+        | Q(Q(status=ImportJob.Status.REFUSED, created_at__gte=since), ~Exists(mended))
     )
     return Jobs(list(runs[:JOBS_SHOWN]), list(imports[:JOBS_SHOWN]))
 

@@ -12,6 +12,7 @@ new job call.
 from __future__ import annotations
 
 import logging
+import secrets
 import tempfile
 import threading
 import time
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from django.core.files import File
 from django.db import (
     DatabaseError,
     DataError,
@@ -32,6 +34,7 @@ from django.db import (
 from django.tasks import task
 from django.utils import timezone, translation
 
+from accounts.models import User
 from core.formats.l2bench_csv import TASKS_FILE
 from core.formats.problems import Text, gettext_noop, stored_message
 from interchange import offline
@@ -59,6 +62,30 @@ class UnsafeArchive(ValueError):
     the `Text` saying why."""
 
 
+def import_again(job: ImportJob, *, by: User, dry_run: bool, create_missing: bool) -> ImportJob:
+    """A new job importing `job`'s stored file again, into the same framework, with other
+    options (for real after a dry run; creating the missing sub-competencies after a refusal),
+    queued once the transaction commits: nobody uploads the same file twice. An offline
+    workbook is not imported again this way (its page uploads it)."""
+    if job.kind == ImportJob.Kind.OFFLINE:
+        raise ValueError("an offline workbook is uploaded on its study's page")
+    again = ImportJob(
+        kind=job.kind,
+        framework=job.framework,
+        dry_run=dry_run,
+        create_missing=create_missing and job.kind == ImportJob.Kind.BENCHMARK,
+        original_name=job.original_name,
+        token=secrets.token_hex(16),
+        created_by=by,
+        job=Job.objects.create(kind=Job.Kind.IMPORT, created_by=by),
+    )
+    with job.file.open("rb") as stored:
+        again.file.save("upload", File(stored), save=False)
+    again.save()
+    enqueue(again)
+    return again
+
+
 def enqueue(job: ImportJob) -> None:
     """Start the job once the transaction that created it has committed."""
     transaction.on_commit(lambda: run_import_job.enqueue(job.pk))
@@ -77,7 +104,7 @@ def run_import_job(job_id: int) -> None:
         # the models and services translate as they refuse are stored in English.
         with Heartbeat(job.pk), translation.override("en"):
             report = _run(job, job_progress(job.pk))
-        status = ImportJob.Status.SUCCEEDED if report.ok else ImportJob.Status.FAILED
+        status = ImportJob.Status.SUCCEEDED if report.ok else ImportJob.Status.REFUSED
         counts = {name: counts.as_dict() for name, counts in report.counts.items()}
         # Problems name the stored file; the person knows it by the name they uploaded.
         stored = Path(job.file.name or "").name
@@ -89,7 +116,7 @@ def run_import_job(job_id: int) -> None:
         summary = " ".join([report.summary(), *report.notes]) if report.counts else report.summary()
     except UnsafeArchive as error:
         _finish(
-            job, ImportJob.Status.FAILED, [stored_line(job.original_name, error.args[0])], {}, ""
+            job, ImportJob.Status.REFUSED, [stored_line(job.original_name, error.args[0])], {}, ""
         )
         return
     except Exception as error:  # the job must end failed, never stay "running"

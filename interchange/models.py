@@ -10,6 +10,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from core.formats.l2bench_csv import lacks_sub_competencies
 from rubrics.models import Task
 
 
@@ -48,6 +49,9 @@ class ImportJob(models.Model):
         QUEUED = "queued", _("Queued")
         RUNNING = "running", _("Running")
         SUCCEEDED = "succeeded", _("Succeeded")
+        # The file was refused (its problems are listed): nothing wrong with the system, and
+        # the person fixes the file. Failed is the system's: the worker or database stopped it.
+        REFUSED = "refused", _("Refused")
         FAILED = "failed", _("Failed")
 
     EXTENSIONS: ClassVar[dict[str, str]] = {
@@ -155,7 +159,28 @@ class ImportJob(models.Model):
 
     @property
     def finished(self) -> bool:
-        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+        return self.status in (self.Status.SUCCEEDED, self.Status.REFUSED, self.Status.FAILED)
+
+    @property
+    def can_run_for_real(self) -> bool:
+        """A dry run that went through: the same file can be imported for real."""
+        ok = self.status == self.Status.SUCCEEDED and self.kind != self.Kind.OFFLINE
+        return ok and self.dry_run
+
+    @property
+    def can_create_missing(self) -> bool:
+        """A benchmark refused for sub-competencies the framework lacks: importing it again
+        creating them (as placeholders) may go through."""
+        if self.kind != self.Kind.BENCHMARK or self.status != self.Status.REFUSED:
+            return False
+        return not self.create_missing and lacks_sub_competencies(self.problems)
+
+    @property
+    def placeholders_created(self) -> int:
+        """How many sub-competencies the import created as placeholders, to be named."""
+        if self.dry_run or self.status != self.Status.SUCCEEDED:
+            return 0
+        return int(self.counts.get("sub-competencies", {}).get("created", 0))
 
     @property
     def heartbeat_at(self) -> datetime | None:

@@ -7,6 +7,7 @@ app_name = "interchange"
 urlpatterns = [
     path("", imports.index, name="index"),
     path("jobs/<int:pk>/", imports.job, name="job"),
+    path("jobs/<int:pk>/again/", imports.again, name="job_again"),
     path("export/rubrics.xlsx", exports.export_rubrics, name="export_rubrics"),
     path("export/benchmark.zip", exports.export_benchmark, name="export_benchmark"),
     path("studies/<int:study_id>/offline/", offline.offline_grading, name="offline"),

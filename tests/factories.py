@@ -630,6 +630,7 @@ IMPORT_JOB_STATES = {
     ImportJob.Status.QUEUED: Job.State.QUEUED,
     ImportJob.Status.RUNNING: Job.State.RUNNING,
     ImportJob.Status.SUCCEEDED: Job.State.FINISHED,
+    ImportJob.Status.REFUSED: Job.State.FINISHED,
     ImportJob.Status.FAILED: Job.State.FAILED,
 }
 

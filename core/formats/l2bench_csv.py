@@ -524,3 +524,24 @@ def _row(task: TaskRecord, context_keys: list[str], *, with_language: bool) -> l
         *([task.language] if with_language else []),
         *(context.get(key, "") for key in context_keys),
     ]
+
+
+# A sub-competency the framework lacks, refused by an import (`interchange.importers.benchmark`,
+# whose messages about it begin so): the pages offer to import the same file again creating
+# it, the command names its option.
+UNKNOWN_SUB_COMPETENCY = "unknown sub-competency '"
+
+
+def lacks_sub_competencies(problems: Iterable[object]) -> bool:
+    """Whether some of `problems` (`Problem`s, or as a job stores them) names a sub-competency
+    the framework lacks, which an import creating the missing ones may mend."""
+    for problem in problems:
+        message = problem.message if isinstance(problem, Problem) else None
+        if isinstance(problem, dict):
+            message = problem.get("message")
+        template = getattr(message, "template", None)
+        if isinstance(message, dict):
+            template = message.get("text")
+        if isinstance(template, str) and template.startswith(UNKNOWN_SUB_COMPETENCY):
+            return True
+    return False

@@ -177,8 +177,7 @@ def create_missing_sub_competencies(
         listed = ", ".join(f"{sub.code} ({sub.competency.code})" for sub in created)
         report.notes.append(
             gettext_noop(
-                "Created as placeholders to be named (each with its competency): %(listed)s. "
-                "Name them in the taxonomy.",
+                "Created as placeholders to be named (each with its competency): %(listed)s.",
                 listed=listed,
             )
         )
@@ -328,9 +327,8 @@ class Planner:
         else:
             message = gettext_noop(
                 "unknown sub-competency '%(wanted)s': no sub-competency of framework "
-                "'%(framework)s' has this code or name (an import creating missing "
-                "sub-competencies adds a code like 02a under its competency: --create-missing, "
-                "or the upload page's checkbox)",
+                "'%(framework)s' has this code or name (an import creating the missing "
+                "sub-competencies adds a code like 02a under its competency)",
                 wanted=wanted,
                 framework=self.framework.code,
             )

@@ -6,7 +6,7 @@ from pathlib import Path
 from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
@@ -57,3 +57,22 @@ def job(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
         ImportJob.objects.select_related("framework", "study", "annotator", "created_by"), pk=pk
     )
     return render_page(request, "interchange/job.html", {"job": found}, fragment="job-status")
+
+
+@require(Action.IMPORT_DATA)
+@require_POST
+def again(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    """The job's file imported again, without uploading it again: for real after a dry run
+    that went through, or creating the missing sub-competencies after a refusal."""
+    found = get_object_or_404(ImportJob.objects.select_related("framework"), pk=pk)
+    if found.can_run_for_real:
+        dry_run, create_missing = False, found.create_missing
+    elif found.can_create_missing:
+        dry_run, create_missing = found.dry_run, True
+    else:
+        return redirect("interchange:job", pk=found.pk)  # nothing to do again: its page says
+    with transaction.atomic():
+        job = jobs.import_again(
+            found, by=request.user, dry_run=dry_run, create_missing=create_missing
+        )
+    return redirect("interchange:job", pk=job.pk)

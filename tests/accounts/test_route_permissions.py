@@ -167,6 +167,7 @@ ROUTES: dict[str, Route] = {
     "grading:adjudicate": Route("GET", MANAGERS),
     "interchange:index": Route("GET", MANAGERS),
     "interchange:job": Route("GET", MANAGERS),
+    "interchange:job_again": Route("POST", MANAGERS),
     "interchange:export_rubrics": Route("GET", MANAGERS),
     "interchange:export_benchmark": Route("GET", MANAGERS),
     "interchange:offline": Route("GET", MANAGERS),
@@ -262,7 +263,7 @@ def url_for(
     if "prompt_id" in pattern.pattern.converters:
         return reverse(name, kwargs={"prompt_id": PromptTemplate.objects.first().pk})
     framework = Framework.objects.get()
-    if name == "interchange:job":
+    if name in ("interchange:job", "interchange:job_again"):
         return reverse(name, kwargs={"pk": factories.make_job(framework).pk})
     kwargs = {}
     for param in pattern.pattern.converters:

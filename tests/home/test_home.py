@@ -121,6 +121,20 @@ def test_an_old_failure_leaves_the_maintainers_page(people):
     assert "judge-failed" not in main_of(client_of(people, Role.MAINTAINER))
 
 
+def test_a_refused_import_shows_as_refused_until_a_later_one_of_its_kind_succeeds(people):
+    place = framework()
+    refused = make_job(place, status=ImportJob.Status.REFUSED, original_name="typo.jsonl")
+    make_job(place, kind=ImportJob.Kind.VERDICTS, original_name="other-kind.jsonl")
+    make_job(place, dry_run=True, original_name="checked.jsonl")
+    main = main_of(client_of(people, Role.MAINTAINER))
+    item = main[main.index("typo.jsonl") :]
+    assert item[: item.index("</li>")].endswith('<span class="badge status-refused">Refused</span>')
+    make_job(place, original_name="typo-fixed.jsonl")
+    main = main_of(client_of(people, Role.MAINTAINER))
+    assert "typo.jsonl" not in main and "broken.jsonl" in main  # a failure stays
+    assert ImportJob.objects.filter(pk=refused.pk).exists()
+
+
 def test_a_researcher_lands_on_agreement_and_the_judge(people):
     main = main_of(client_of(people, Role.VIEWER))
     for each in Study.objects.all():

@@ -17,7 +17,7 @@ from interchange.importers import import_l2bench
 from interchange.models import ImportJob
 from rubrics.models import Task
 from taxonomy.models import SubCompetency
-from tests.factories import benchmark_folder
+from tests.factories import benchmark_folder, make_job
 from tests.interchange.db_helpers import row_counts
 from tests.interchange.test_import_page import immediate_jobs, upload, zipped  # noqa: F401
 
@@ -43,7 +43,7 @@ def test_without_the_option_an_unknown_sub_competency_is_refused_with_the_way_fo
     report = import_l2bench(benchmark_folder(tmp_path, records("02a", "02x")), starter_framework)
     assert not report.ok
     assert any(
-        "unknown sub-competency '02x'" in line and "--create-missing" in line
+        "unknown sub-competency '02x'" in line and "creating the missing sub-competencies" in line
         for line in report.problem_lines()
     )
     assert placeholders() == {}
@@ -62,8 +62,7 @@ def test_missing_sub_competencies_are_created_under_their_competency_as_placehol
     }
     assert str(report.counts["sub-competencies"]) == "2 created, 0 updated, 0 unchanged"
     assert report.notes == [
-        "Created as placeholders to be named (each with its competency): 02x (02), 11q (11). "
-        "Name them in the taxonomy."
+        "Created as placeholders to be named (each with its competency): 02x (02), 11q (11)."
     ]
     assert Task.objects.filter(sub_competency__code="02x").exists()
     events = AuditEvent.objects.filter(
@@ -113,8 +112,10 @@ def test_only_a_code_under_an_existing_competency_is_created(tmp_path, starter_f
 
 def test_the_command_creates_them_with_create_missing_and_says_so(tmp_path, starter_framework):
     folder = benchmark_folder(tmp_path, records("02x"))
+    refused = io.StringIO()
     with pytest.raises(CommandError):
-        call_command("import_l2bench", str(folder), stdout=io.StringIO(), stderr=io.StringIO())
+        call_command("import_l2bench", str(folder), stdout=io.StringIO(), stderr=refused)
+    assert "run the import again with --create-missing" in refused.getvalue()
     out, err = io.StringIO(), io.StringIO()
     call_command("import_l2bench", str(folder), "--create-missing", stdout=out, stderr=err)
     assert "sub-competencies: 1 created" in out.getvalue()
@@ -160,3 +161,58 @@ def test_the_checkbox_is_refused_for_an_import_that_is_not_a_benchmark(
     )
     assert "Only a benchmark import creates sub-competencies." in response.content.decode()
     assert not ImportJob.objects.exists()
+
+
+def test_a_refused_benchmark_offers_to_import_it_again_creating_them_and_links_the_taxonomy(
+    client_as, starter_framework, tmp_path, django_capture_on_commit_callbacks
+):
+    client = client_as(Role.MAINTAINER)
+    content = zipped(benchmark_folder(tmp_path / "b", records("02a", "02x", "11q")))
+    args = ("benchmark", "bench.zip", content, starter_framework)
+    response = upload(client, *args, django_capture_on_commit_callbacks)
+    refused = ImportJob.objects.get()
+    assert refused.status == ImportJob.Status.REFUSED
+    page = client.get(response.url).content.decode()
+    assert "Import again, creating the missing sub-competencies" in page
+    assert "--create-missing" not in page
+    again = reverse("interchange:job_again", args=[refused.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(again)
+    job = ImportJob.objects.exclude(pk=refused.pk).get()
+    assert response.url == reverse("interchange:job", args=[job.pk])
+    assert (job.status, job.create_missing, job.dry_run) == ("succeeded", True, False)
+    assert job.original_name == "bench.zip" and job.file.name != refused.file.name
+    assert set(placeholders()) == {"02x", "11q"}
+    page = client.get(response.url).content.decode()
+    taxonomy = reverse("taxonomy:competencies", args=[starter_framework.code])
+    assert f'<a href="{taxonomy}" id="name-placeholders">Name the 2 new sub-competencies' in page
+    assert "Import again" not in page and "Import it now" not in page
+    # A job that went through for real has nothing to do again: no third import.
+    assert client.post(reverse("interchange:job_again", args=[job.pk])).url == response.url
+    assert ImportJob.objects.count() == 2
+
+
+def test_a_dry_run_that_went_through_is_imported_for_real_without_uploading_it_again(
+    client_as, starter_framework, tmp_path, django_capture_on_commit_callbacks
+):
+    client = client_as(Role.MAINTAINER)
+    content = zipped(benchmark_folder(tmp_path / "b", records("02a")))
+    args = ("benchmark", "bench.zip", content, starter_framework)
+    response = upload(client, *args, django_capture_on_commit_callbacks, dry_run="on")
+    checked = ImportJob.objects.get()
+    assert (checked.status, checked.dry_run, Task.objects.count()) == ("succeeded", True, 0)
+    page = client.get(response.url).content.decode()
+    assert "Import it now" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("interchange:job_again", args=[checked.pk]))
+    job = ImportJob.objects.exclude(pk=checked.pk).get()
+    assert (job.status, job.dry_run) == ("succeeded", False)
+    assert Task.objects.count() == 4
+    assert "Import it now" not in client.get(response.url).content.decode()
+
+
+def test_only_a_maintainer_imports_a_file_again(client_as, starter_framework):
+    job = make_job(starter_framework, dry_run=True)
+    answer = client_as(Role.AUTHOR).post(reverse("interchange:job_again", args=[job.pk]))
+    assert answer.status_code == 403
+    assert ImportJob.objects.count() == 1

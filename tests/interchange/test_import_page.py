@@ -76,7 +76,7 @@ def test_a_failed_import_lists_every_error_and_writes_nothing(
         client, "responses", "r.jsonl", lines, starter_framework, django_capture_on_commit_callbacks
     )
     job = ImportJob.objects.get()
-    assert job.status == "failed"
+    assert job.status == "refused"
     assert len(job.problems) == 2
     assert row_counts() == before
     page = client.get(response.url).content.decode()
@@ -119,7 +119,7 @@ def test_a_failed_imports_problems_are_shown_in_the_readers_language(
 def test_a_problem_stored_as_text_before_translation_is_shown_as_it_was(
     make_user, starter_framework
 ):
-    job = make_job(starter_framework, status="failed", problems=["r.jsonl: line 1: is empty"])
+    job = make_job(starter_framework, status="refused", problems=["r.jsonl: line 1: is empty"])
     reader = make_user(Role.MAINTAINER)
     reader.language = "es"
     reader.save()

@@ -122,7 +122,7 @@ def test_a_tampered_upload_lists_its_problems_and_records_nothing(
     out = io.BytesIO()
     workbook.save(out)
     response = upload(client, study, out.getvalue(), worker=worker)
-    assert ImportJob.objects.get().status == ImportJob.Status.FAILED
+    assert ImportJob.objects.get().status == ImportJob.Status.REFUSED
     page = client.get(response.url).content.decode()
     assert "Nothing was imported" in page
     assert "filled.xlsx: row 4: field &#x27;verdict&#x27;: &#x27;maybe&#x27; is not Pass" in page
@@ -203,7 +203,7 @@ def test_a_refusal_of_the_grading_rules_is_read_in_the_readers_language(
     client = client_as(Role.MAINTAINER)
     content = download(client, study, annotator="ann", all="1")
     response = upload(client, study, filled(tmp_path, content, verdict="Fail"), worker=worker)
-    assert ImportJob.objects.get().status == ImportJob.Status.FAILED
+    assert ImportJob.objects.get().status == ImportJob.Status.REFUSED
     spanish = client.get(response.url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
     assert (
         "campo &#x27;verdict&#x27;: Esta calificación está enviada: escriba la justificación "

@@ -101,7 +101,7 @@ def url_of(name: str, route: str, pattern: URLPattern, data: dict[str, Any]) -> 
     if name == "audit:history":
         subcompetency = data["pages"]["subcompetency"]
         values.update(app_label="taxonomy", model="subcompetency", pk=subcompetency)
-    elif name == "interchange:job":
+    elif name in ("interchange:job", "interchange:job_again"):
         values["pk"] = data["job"]
     elif name.startswith("api:") and "pk" in wanted:
         values["pk"] = first_pk(api_model(pattern))

@@ -57,7 +57,7 @@ def test_an_uploaded_json_lines_file_with_half_a_surrogate_pair_names_line_and_f
         answer = client_as(Role.MAINTAINER).post(reverse("interchange:index"), data)
     assert answer.status_code == 302
     job = ImportJob.objects.get()
-    assert job.status == ImportJob.Status.FAILED
+    assert job.status == ImportJob.Status.REFUSED
     shown = [problem_text(problem) for problem in job.problems]
     assert any(
         text.startswith(f"hostile.jsonl: line 2: field '{field}': holds \\u") and HALF in text

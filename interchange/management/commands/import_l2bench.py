@@ -4,7 +4,9 @@ from typing import Any
 from django.core.management.base import CommandError
 from django.utils.translation import gettext, gettext_noop
 
+from core.formats.l2bench_csv import lacks_sub_competencies
 from interchange.importers import import_l2bench
+from interchange.importers.report import ImportReport, Progress
 from interchange.management.commands._common import (
     DRY_RUN_HELP,
     add_framework_argument,
@@ -37,14 +39,31 @@ class Command(TranslatedCommand):
         if not folder.is_dir():
             raise CommandError(gettext("%(path)s is not a folder.") % {"path": folder})
         framework = framework_from(options["framework"])
-        run_import(
-            self,
-            lambda progress: import_l2bench(
+        reports: list[ImportReport] = []
+
+        def run(progress: Progress) -> ImportReport:
+            report = import_l2bench(
                 folder,
                 framework,
                 dry_run=options["dry_run"],
                 create_missing=options["create_missing"],
                 progress=progress,
-            ),
-            options,
-        )
+            )
+            reports.append(report)
+            return report
+
+        try:
+            run_import(self, run, options)
+        except CommandError:
+            if (
+                not options["create_missing"]
+                and reports
+                and lacks_sub_competencies(reports[0].problems)
+            ):
+                self.stderr.write(
+                    gettext(
+                        "To create the missing sub-competencies as placeholders to be named, "
+                        "run the import again with --create-missing."
+                    )
+                )
+            raise
