@@ -31,6 +31,7 @@ from audit.models import AuditEvent
 from core.refusals import Conflict
 from grading.models import (
     AdjudicationRequest,
+    Confidence,
     GoldVerdict,
     GoldVerdictRevision,
     PairTally,
@@ -42,6 +43,8 @@ from grading.models import (
 from judging.models import TriageResolution
 from rubrics.models import CriterionVersion, RubricItem
 from rubrics.models.criteria import LAYER_RANK, Layer
+
+GOLD_FIELDS = ["verdict", "level", "note", "split_reason", "confidence"]  # in the history
 
 
 class AdjudicationError(ValidationError):
@@ -323,10 +326,19 @@ def record_gold_verdict(
     by: User,
     base_revision: int,
     level: int | None = None,
+    split_reason: str = "",
+    confidence: str = "",
 ) -> GoldVerdict:
     """Record or change the gold verdict of a pair. `base_revision` is the revision the
     adjudicator saw (0: none yet); a stale one raises StaleGoldVerdict with the current value.
-    A change keeps the old value as a GoldVerdictRevision and in the audit history."""
+    A change keeps the old value as a GoldVerdictRevision and in the audit history.
+    `split_reason` (one of the study's `split_reasons`) and `confidence` say why the experts
+    split and how sure the adjudicator is; both may stay empty."""
+    reasons = study_item.study.split_reasons or []
+    if split_reason and split_reason not in reasons:
+        raise AdjudicationError(gettext("Choose a reason from the study's list."))
+    if confidence and confidence not in Confidence.values:
+        raise AdjudicationError(gettext("Choose a confidence: low, medium or high."))
     item = rubric_item(study_item, criterion_version_id)
     if item is None:
         raise AdjudicationError(
@@ -363,6 +375,8 @@ def record_gold_verdict(
                     verdict=verdict,
                     level=level,
                     note=note,
+                    split_reason=split_reason,
+                    confidence=confidence,
                     by=by,
                 )
         except IntegrityError:  # another adjudicator created it between our read and write
@@ -371,11 +385,14 @@ def record_gold_verdict(
                     study_item=study_item, criterion_version_id=criterion_version_id
                 )
             ) from None
-        audit.record_creation(gold, ["verdict", "level", "note"], actor=by)
+        audit.record_creation(gold, [*GOLD_FIELDS], actor=by)
         return gold
     if current.revision != base_revision:
         raise StaleGoldVerdict(current)
-    if (current.verdict, current.level, current.note) == (verdict, level, note):
+    answer = (verdict, level, note, split_reason, confidence)
+    if (current.verdict, current.level, current.note, current.split_reason, current.confidence) == (
+        answer
+    ):
         return current
     GoldVerdictRevision.objects.create(
         gold=current,
@@ -387,10 +404,56 @@ def record_gold_verdict(
         written_at=current.at,
         replaced_by=by,
     )
-    before = audit.snapshot(current, ["verdict", "level", "note"])
+    before = audit.snapshot(current, GOLD_FIELDS)
     current.verdict, current.level, current.note, current.by = verdict, level, note, by
+    current.split_reason, current.confidence = split_reason, confidence
     current.revision += 1
     current.save()
-    after = audit.snapshot(current, ["verdict", "level", "note"])
+    after = audit.snapshot(current, GOLD_FIELDS)
     audit.record(current, AuditEvent.Kind.UPDATED, by, audit.diff(before, after))
     return current
+
+
+@dataclass(frozen=True)
+class SplitSummary:
+    """Why the experts split on one criterion, as its adjudicators recorded it: how many gold
+    verdicts gave each of the study's reasons, and how many were given with low confidence."""
+
+    code: str
+    counts: list[tuple[str, int]]  # (reason, gold verdicts), in the study's order
+    low_confidence: int
+
+    @property
+    def total(self) -> int:
+        return sum(n for _, n in self.counts)
+
+    @property
+    def unclear(self) -> bool:
+        """The criterion itself is the trouble: "criterion unclear" is the reason of at least
+        two of its adjudicated splits and of at least half of them."""
+        unclear = dict(self.counts).get("criterion_unclear", 0)
+        return unclear >= 2 and 2 * unclear >= self.total
+
+
+def split_reasons_per_criterion(study: Study) -> list[SplitSummary]:
+    """Per criterion code with a reason recorded, in the study's data (gold checks are not),
+    the count of each reason; the criteria whose experts split for being unclear first, then
+    by the number of reasons recorded. One query."""
+    reasons = list(study.split_reasons or [])
+    rows = (
+        GoldVerdict.objects.filter(study_item__study=study, study_item__gold_source__isnull=True)
+        .exclude(split_reason="")
+        .values_list("criterion_version__criterion__code", "split_reason", "confidence")
+    )
+    counts: dict[str, dict[str, int]] = {}
+    low: dict[str, int] = {}
+    for code, reason, confidence in rows:
+        per_reason = counts.setdefault(code, {})
+        per_reason[reason] = per_reason.get(reason, 0) + 1
+        low[code] = low.get(code, 0) + (confidence == Confidence.LOW)
+    extra = sorted({r for per in counts.values() for r in per} - set(reasons))  # since removed
+    summaries = [
+        SplitSummary(code, [(r, per.get(r, 0)) for r in [*reasons, *extra]], low[code])
+        for code, per in counts.items()
+    ]
+    return sorted(summaries, key=lambda s: (not s.unclear, -s.total, s.code))

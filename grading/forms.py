@@ -9,7 +9,17 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from core.scoring import verdict_labels
 from grading import services
-from grading.models import Flag, LikertItem, Study, StudyItem, Verdict, graders
+from grading.models import (
+    SPLIT_REASONS,
+    Confidence,
+    Flag,
+    LikertItem,
+    Study,
+    StudyItem,
+    Verdict,
+    graders,
+    split_reason_label,
+)
 from grading.templatetags.grading_verdicts import shown
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.forms import TaskFilterForm
@@ -265,6 +275,12 @@ class GoldVerdictForm(forms.Form):
     note = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 3}), label=_("Note")
     )
+    split_reason = forms.ChoiceField(required=False, label=_("Why the experts split"))
+    confidence = forms.ChoiceField(
+        required=False,
+        choices=[("", _("not said")), *Confidence.choices],
+        label=_("Your confidence"),
+    )
     revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
 
     def __init__(
@@ -272,9 +288,13 @@ class GoldVerdictForm(forms.Form):
         *args: Any,
         penalty: bool = False,
         scale: list[tuple[int, str]] | None = None,
+        reasons: list[str] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
+        reason = self.fields["split_reason"]
+        assert isinstance(reason, forms.ChoiceField)
+        reason.choices = [("", _("not said"))] + [(r, split_reason_label(r)) for r in reasons or []]
         # The stored values stay pass / fail / na; a penalty's read Present / Absent / N/A.
         verdict = self.fields["verdict"]
         assert isinstance(verdict, forms.ChoiceField)
@@ -376,6 +396,41 @@ class LikertQuestionsForm(forms.Form):
                 gettext("A question has at most %(limit)s characters.") % {"limit": limit}
             )
         return prompts
+
+
+class SplitReasonsForm(forms.Form):
+    """A study's reasons experts split, one per line: a built-in one by its label (in any
+    language the interface speaks) or its key, the study's own as written."""
+
+    reasons = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 5}),
+        required=False,
+        label=_("Reasons an adjudicator chooses from"),
+        help_text=_("One reason per line, at most 100 characters each."),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        initial = kwargs.get("initial") or {}
+        if isinstance(initial.get("reasons"), list):
+            kwargs["initial"] = initial | {
+                "reasons": "\n".join(split_reason_label(r) for r in initial["reasons"])
+            }
+        super().__init__(*args, **kwargs)
+
+    def clean_reasons(self) -> list[str]:
+        raw = cast(str, self.cleaned_data["reasons"])
+        reasons: list[str] = []
+        for line in (line.strip() for line in raw.splitlines()):
+            if not line:
+                continue
+            if len(line) > 100:
+                raise forms.ValidationError(gettext("A reason has at most 100 characters."))
+            key = next(
+                (key for key, label in SPLIT_REASONS.items() if line in (key, str(label))), line
+            )
+            if key not in reasons:
+                reasons.append(key)
+        return reasons
 
 
 class FlagForm(forms.Form):

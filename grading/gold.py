@@ -27,6 +27,7 @@ from audit.models import AuditEvent
 from core.refusals import Conflict
 from core.stats.intervals import wilson_bounds
 from grading.models import Assignment, GoldVerdict, Grade, Study, StudyItem
+from rubrics.models import CriterionVersion
 
 
 class GoldCheckGraded(Conflict):
@@ -230,3 +231,60 @@ def qualification(study: Study, annotator: User) -> str:
         if sum(scored) / len(scored) >= study.qualification_accuracy
         else Qualification.FAILED
     )
+
+
+@dataclass(frozen=True)
+class GoldDifference:
+    """One criterion of a qualification gold check where its grader's answer and the gold
+    answer differ, with the gold's rationale (its adjudicator's note; never who wrote it)."""
+
+    version: CriterionVersion
+    verdict: str  # the grader's
+    level: int | None
+    gold_verdict: str
+    gold_level: int | None
+    why: str
+
+
+def qualification_feedback(assignment: Assignment) -> list[GoldDifference] | None:
+    """Where a submitted gold check of the qualification round (its grader's first
+    `qualification_items` gold checks) differs from the gold, in rubric order; None for any
+    other assignment: study data, a gold check past the round (mixed in unannounced, it stays
+    so) or one not submitted. Three queries."""
+    item, study = assignment.study_item, assignment.study_item.study
+    if item.gold_source_id is None or not assignment.is_submitted or not study.qualification_items:
+        return None
+    round_ = Assignment.objects.filter(
+        study_item__study=study,
+        study_item__gold_source__isnull=False,
+        annotator_id=assignment.annotator_id,
+    ).order_by("position", "pk")
+    if assignment.pk not in set(round_.values_list("pk", flat=True)[: study.qualification_items]):
+        return None
+    gold = {
+        g.criterion_version_id: g
+        for g in GoldVerdict.objects.filter(study_item_id=item.gold_source_id).select_related(
+            "criterion_version__criterion"
+        )
+    }
+    order = {
+        version: n
+        for n, version in enumerate(
+            item.rubric_version.items.values_list("criterion_version_id", flat=True)
+        )
+    }
+    differences = [
+        GoldDifference(
+            gold[grade.criterion_version_id].criterion_version,
+            grade.verdict,
+            grade.level,
+            gold[grade.criterion_version_id].verdict,
+            gold[grade.criterion_version_id].level,
+            gold[grade.criterion_version_id].note,
+        )
+        for grade in assignment.grades.all()
+        if grade.criterion_version_id in gold
+        and (grade.verdict, grade.level)
+        != (gold[grade.criterion_version_id].verdict, gold[grade.criterion_version_id].level)
+    ]
+    return sorted(differences, key=lambda d: order.get(d.version.pk, len(order)))

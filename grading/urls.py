@@ -49,6 +49,11 @@ urlpatterns = [
     ),
     path("studies/<int:study_id>/settings/", study_manage.study_settings, name="study_settings"),
     path("studies/<int:study_id>/questions/", study_manage.study_questions, name="study_questions"),
+    path(
+        "studies/<int:study_id>/split-reasons/",
+        study_manage.study_split_reasons,
+        name="study_split_reasons",
+    ),
     path("studies/<int:study_id>/gold/", study_manage.gold_add, name="study_gold_add"),
     path(
         "studies/<int:study_id>/gold/<int:study_item_id>/remove/",

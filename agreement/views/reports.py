@@ -52,6 +52,7 @@ from core.analysis.export import (
 )
 from core.analysis.leaderboard import Leaderboard
 from core.analysis.reports import CriterionAgreement, GroupAgreement, StudyAgreement
+from grading.adjudication import split_reasons_per_criterion
 from grading.models import Study, StudyItem
 from judging.models import JudgeRun
 from judging.services import set_run_family
@@ -184,6 +185,7 @@ def study_agreement(request: AuthenticatedHttpRequest, study_id: int) -> HttpRes
         "judge_runs": calibration_runs(study),
         # Not study data (grading.gold): said beside the units the figures use.
         "gold_checks": StudyItem.objects.filter(study=study).gold_checks().count(),
+        "split_reasons": split_reasons_per_criterion(study),
         **_charts(report),
     }
     return render_page(request, "agreement/study.html", context)

@@ -11,6 +11,7 @@ adjudication requests), `flags` and `results` (pair tallies, the results revisio
 
 from grading.models.adjudication import (
     AdjudicationRequest,
+    Confidence,
     GoldVerdict,
     GoldVerdictRevision,
 )
@@ -33,6 +34,7 @@ from grading.models.results import (
 )
 from grading.models.studies import (
     QUESTION_KEY_LENGTH,
+    SPLIT_REASONS,
     Assignment,
     AssignmentQuerySet,
     Escalation,
@@ -47,13 +49,16 @@ from grading.models.studies import (
     graders,
     new_seed,
     question_keys,
+    split_reason_label,
 )
 
 __all__ = [
     "QUESTION_KEY_LENGTH",
+    "SPLIT_REASONS",
     "AdjudicationRequest",
     "Assignment",
     "AssignmentQuerySet",
+    "Confidence",
     "Escalation",
     "Expertise",
     "Flag",
@@ -79,4 +84,5 @@ __all__ = [
     "graders",
     "new_seed",
     "question_keys",
+    "split_reason_label",
 ]

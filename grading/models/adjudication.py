@@ -11,6 +11,14 @@ from grading.models.studies import StudyItem
 from rubrics.models import CriterionVersion
 
 
+class Confidence(models.TextChoices):
+    """How sure an adjudicator is of a gold verdict."""
+
+    LOW = "low", _("Low")
+    MEDIUM = "medium", _("Medium")
+    HIGH = "high", _("High")
+
+
 class GoldVerdict(models.Model):
     """The adjudicated verdict on one criterion of one study item.
 
@@ -33,6 +41,14 @@ class GoldVerdict(models.Model):
     )
     level = models.IntegerField(null=True, blank=True, verbose_name=_("level"))
     note = models.TextField(blank=True, verbose_name=_("note"))
+    # Why the experts split (one of the study's `split_reasons`) and how sure the adjudicator
+    # is: what the agreement page sums per criterion, so an unclear criterion stands out.
+    split_reason = models.CharField(
+        max_length=100, blank=True, verbose_name=_("why the experts split")
+    )
+    confidence = models.CharField(
+        max_length=6, choices=Confidence.choices, blank=True, verbose_name=_("confidence")
+    )
     by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,

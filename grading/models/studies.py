@@ -62,6 +62,24 @@ class Escalation(models.TextChoices):
     LOW = "low", _("On criteria below a threshold")
 
 
+SPLIT_REASONS = {
+    "criterion_unclear": _("Criterion unclear"),
+    "response_ambiguous": _("Response ambiguous"),
+    "grader_slip": _("Grader slip"),
+    "guidance_missing": _("Guidance missing"),
+}
+
+
+def default_split_reasons() -> list[str]:
+    """A new study's reasons experts split: the built-in ones, by key."""
+    return list(SPLIT_REASONS)
+
+
+def split_reason_label(reason: str) -> str:
+    """A reason as a person reads it: a built-in one translated, a study's own as written."""
+    return str(SPLIT_REASONS.get(reason, reason))
+
+
 class Study(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", _("Open")
@@ -171,6 +189,16 @@ class Study(models.Model):
             "(1: uniform), so that no expert grade weighs more than 1/floor uniform ones."
         ),
         verbose_name=_("sampling floor"),
+    )
+    # Why experts split, as adjudicators record it (GoldVerdict.split_reason): the study's list.
+    # The built-in ones are stored by key and shown translated; a study may add its own words.
+    split_reasons = models.JSONField(
+        default=default_split_reasons,
+        blank=True,
+        help_text=_(
+            "The reasons an adjudicator chooses from for why the experts split, one per line."
+        ),
+        verbose_name=_("reasons experts split"),
     )
     annotators = models.ManyToManyField(
         settings.AUTH_USER_MODEL,

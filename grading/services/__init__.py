@@ -17,6 +17,7 @@ from grading.services.changes import (
     add_annotators,
     remove_annotator,
     set_likert_prompts,
+    set_split_reasons,
     set_status,
     update_settings,
 )
@@ -121,6 +122,7 @@ __all__ = [
     "save_likert",
     "save_turn_grade",
     "set_likert_prompts",
+    "set_split_reasons",
     "set_status",
     "start",
     "studies_with_progress",

@@ -141,6 +141,21 @@ def update_settings(study: Study, changes: Mapping[str, Any], *, by: User | None
 
 
 @transaction.atomic
+def set_split_reasons(study: Study, reasons: Sequence[str], *, by: User | None) -> None:
+    """Replace the study's reasons experts split (Study.split_reasons). A gold verdict that
+    gave a reason now left out keeps it, and the agreement page still counts it."""
+    reasons = list(dict.fromkeys(r.strip() for r in reasons if r.strip()))
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    if locked.split_reasons == reasons:
+        return
+    before = locked.split_reasons
+    locked.split_reasons = reasons
+    locked.save(update_fields=["split_reasons"])
+    study.split_reasons = reasons
+    audit.record(locked, AuditEvent.Kind.UPDATED, by, {"split_reasons": [before, reasons]})
+
+
+@transaction.atomic
 def set_likert_prompts(study: Study, prompts: Sequence[str], *, by: User | None) -> None:
     """Replace the study's 1-5 questions while nobody has answered any. A question kept keeps
     its key (a judge's ratings are matched on it); a new one gets a key from its words."""

@@ -6,6 +6,7 @@ from django import template
 from django.utils.translation import gettext, gettext_noop
 
 from core.scoring import verdict_label as label_of
+from grading.models import split_reason_label
 
 register = template.Library()
 
@@ -28,3 +29,9 @@ def shown(label: str) -> str:
 @register.filter
 def verdict_label(verdict: str | None, weight: int) -> str:
     return shown(label_of(verdict, penalty=weight < 0)) if verdict else ""
+
+
+@register.filter
+def split_reason(reason: str) -> str:
+    """A reason experts split (Study.split_reasons): a built-in one translated."""
+    return split_reason_label(reason)

@@ -151,9 +151,12 @@ def _pair_context(
         "form": GoldVerdictForm(
             penalty=line.criterion_version.is_penalty,
             scale=line.criterion_version.scale(),
+            reasons=study.split_reasons,
             initial={
                 "verdict": _answer_choice(gold) if gold else None,
                 "note": gold.note if gold else "",
+                "split_reason": gold.split_reason if gold else "",
+                "confidence": gold.confidence if gold else "",
                 "revision": gold.revision if gold else 0,
             },
         ),
@@ -179,7 +182,12 @@ def adjudicate(
     context = _pair_context(study, study_item_id, criterion_version_id, filters)
     if request.method == "GET":
         return render(request, PAGE, context)
-    form = GoldVerdictForm(request.POST, penalty=context["penalty"], scale=context["scale"])
+    form = GoldVerdictForm(
+        request.POST,
+        penalty=context["penalty"],
+        scale=context["scale"],
+        reasons=study.split_reasons,
+    )
     status = 422
     if form.is_valid():
         data = form.cleaned_data
@@ -191,6 +199,8 @@ def adjudicate(
                 verdict=verdict,
                 level=level,
                 note=data["note"],
+                split_reason=data["split_reason"],
+                confidence=data["confidence"],
                 by=request.user,
                 base_revision=data["revision"],
             )
@@ -201,6 +211,7 @@ def adjudicate(
                 initial=data | {"revision": error.current.revision},
                 penalty=context["penalty"],
                 scale=context["scale"],
+                reasons=study.split_reasons,
             )
             context |= {"error": message_of(error)}
         except adjudication.AdjudicationError as error:

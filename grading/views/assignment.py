@@ -21,7 +21,7 @@ from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from core.keystrokes import is_shortcut_run
 from core.scoring import adverse_verdict, verdict_label, verdict_labels
-from grading import flags, services
+from grading import flags, gold, services
 from grading.forms import FlagForm
 from grading.models import Assignment, Grade, LikertItem, LikertRating, Study, TurnGrade
 from grading.templatetags.grading_verdicts import shown
@@ -285,7 +285,36 @@ def _page_context(
         "my_flags": flags.flags_of(assignment).select_related("criterion_version__criterion"),
         "flag_form": FlagForm(),
         "idle_cap_ms": int(services.CRITERION_IDLE_CAP.total_seconds() * 1000),
+        "gold_feedback": _gold_feedback(assignment),
     } | state
+
+
+@dataclass(frozen=True)
+class GoldFeedback:
+    """A criterion of a qualification gold check where the grader differed from the gold."""
+
+    code: str
+    wording: str
+    yours: str
+    gold: str
+    why: str
+
+
+def _gold_feedback(assignment: Assignment) -> list[GoldFeedback] | None:
+    """What the page shows after a qualification gold check is submitted (grading.gold)."""
+    differences = gold.qualification_feedback(assignment)
+    if differences is None:
+        return None
+    return [
+        GoldFeedback(
+            d.version.criterion.code,
+            d.version.wording,
+            str(services.answer_label(d.version, d.verdict, d.level)),
+            str(services.answer_label(d.version, d.gold_verdict, d.gold_level)),
+            d.why,
+        )
+        for d in differences
+    ]
 
 
 @require(Action.GRADE)
@@ -514,6 +543,11 @@ def submit(request: AuthenticatedHttpRequest, assignment_id: int) -> HttpRespons
             page_error=message_of(error) if not problems else "",
         )
         return render(request, PAGE, context, status=status)
+    assignment.refresh_from_db(fields=["status", "submitted_at"])
+    if gold.qualification_feedback(assignment) is not None:
+        # A qualification round teaches: its page now compares the answers with the gold.
+        messages.success(request, _("Submitted. Here is how your answers compare with the gold."))
+        return redirect("grading:assignment", assignment.pk)
     following = services.claim_next(assignment.study_item.study, request.user)
     if following is None:
         messages.success(

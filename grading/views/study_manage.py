@@ -20,7 +20,13 @@ from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from audit.models import AuditEvent
 from grading import gold, services
-from grading.forms import AddAnnotatorsForm, GoldChecksForm, LikertQuestionsForm, StudySettingsForm
+from grading.forms import (
+    AddAnnotatorsForm,
+    GoldChecksForm,
+    LikertQuestionsForm,
+    SplitReasonsForm,
+    StudySettingsForm,
+)
 from grading.models import LikertRating, Study, StudyItem
 from l2annot.errors import message_of, status_for
 from l2annot.htmx import redirect_to, render_page
@@ -42,6 +48,8 @@ def _page(
         "questions_form": forms.get("questions_form")
         or LikertQuestionsForm(initial={"prompts": "\n".join(q.prompt for q in questions)}),
         "questions": questions,
+        "split_reasons_form": forms.get("split_reasons_form")
+        or SplitReasonsForm(initial={"reasons": study.split_reasons}),
         "questions_answered": LikertRating.objects.filter(item__study=study).exists(),
         "gold_checks": study.items.gold_checks()
         .select_related("response__task", "gold_source__study")
@@ -127,6 +135,17 @@ def study_questions(request: AuthenticatedHttpRequest, study_id: int) -> HttpRes
     except (ValidationError, services.QuestionsAnswered) as error:
         return _page(request, study, status_for(error), questions_form=form, error=error)
     return _done(request, study, _("Questions saved."))
+
+
+@require(Action.MANAGE_STUDIES)
+@require_POST
+def study_split_reasons(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
+    study = _study(study_id)
+    form = SplitReasonsForm(request.POST)
+    if not form.is_valid():
+        return _page(request, study, 422, split_reasons_form=form)
+    services.set_split_reasons(study, form.cleaned_data["reasons"], by=request.user)
+    return _done(request, study, _("Reasons saved."))
 
 
 @require(Action.MANAGE_STUDIES)

@@ -161,6 +161,7 @@ ROUTES: dict[str, Route] = {
     "grading:study_pool_remove": Route("POST", MANAGERS),
     "grading:study_settings": Route("POST", MANAGERS),
     "grading:study_questions": Route("POST", MANAGERS),
+    "grading:study_split_reasons": Route("POST", MANAGERS),
     "grading:study_gold_add": Route("POST", MANAGERS),
     "grading:study_gold_remove": Route("POST", MANAGERS),
     "grading:adjudication": Route("GET", MANAGERS),
