@@ -96,6 +96,17 @@ def adjudication_list(request: AuthenticatedHttpRequest, study_id: int) -> HttpR
         "query": urlencode(filters.as_query()),
         "code_options": code_options(codes, filters.criterion),
         "layers": Layer.choices,
+        # The criterion's own page of disagreements says why its experts split.
+        "split_summary": next(
+            (
+                summary
+                for summary in adjudication.split_reasons_per_criterion(study)
+                if summary.code == filters.criterion
+            ),
+            None,
+        )
+        if filters.criterion
+        else None,
     }
     return render_page(request, LIST, context, fragment="table")
 

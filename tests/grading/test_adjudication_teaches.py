@@ -72,6 +72,16 @@ def test_the_agreement_page_sums_the_reasons_and_marks_an_unclear_criterion(make
     section = section[: section.index("</section>")]
     assert "Criterion unclear" in section and "Grader slip" in section
     assert section.count('class="unclear-criterion"') == len(unclear) >= 1
+    # The criterion's page of disagreements says the same for it.
+    code = unclear[0].code
+    assert f"?criterion={code}" in section
+    listed = client_as(Role.MAINTAINER).get(
+        reverse("grading:adjudication", args=[study.pk]), {"criterion": code}
+    )
+    line = listed.content.decode()
+    line = line[line.index('id="criterion-split-reasons"') :]
+    line = line[: line.index("</p>")]
+    assert "Criterion unclear <strong>3</strong>" in line and "Mostly unclear" in line
 
 
 def test_the_adjudication_form_records_the_reason_and_the_confidence(client_as, make_user):
