@@ -326,14 +326,15 @@ def record_gold_verdict(
     by: User,
     base_revision: int,
     level: int | None = None,
-    split_reason: str = "",
-    confidence: str = "",
+    split_reason: str | None = None,
+    confidence: str | None = None,
 ) -> GoldVerdict:
     """Record or change the gold verdict of a pair. `base_revision` is the revision the
     adjudicator saw (0: none yet); a stale one raises StaleGoldVerdict with the current value.
     A change keeps the old value as a GoldVerdictRevision and in the audit history.
     `split_reason` (one of the study's `split_reasons`) and `confidence` say why the experts
-    split and how sure the adjudicator is; both may stay empty."""
+    split and how sure the adjudicator is; both may be empty, and None keeps what the gold
+    verdict holds (a caller that does not ask for them, such as the API, never clears them)."""
     reasons = study_item.study.split_reasons or []
     if split_reason and split_reason not in reasons:
         raise AdjudicationError(gettext("Choose a reason from the study's list."))
@@ -364,6 +365,10 @@ def record_gold_verdict(
         .filter(study_item=study_item, criterion_version_id=criterion_version_id)
         .first()
     )
+    if split_reason is None:
+        split_reason = current.split_reason if current else ""
+    if confidence is None:
+        confidence = current.confidence if current else ""
     if current is None:
         if base_revision != 0:
             raise GoldVerdictGone(gettext("This gold verdict no longer exists; reload the page."))

@@ -34,9 +34,13 @@ def test_a_new_study_offers_the_four_reasons_and_an_adjudicator_records_one(make
         split_reason="grader_slip", confidence="high",
     )  # fmt: skip
     assert changed.revision == 2 and changed.split_reason == "grader_slip"
+    kept = adjudication.record_gold_verdict(  # as the API saves it: the reason stays
+        item, first.pk, verdict="pass", note="", by=adjudicator, base_revision=2
+    )
+    assert (kept.revision, kept.split_reason, kept.confidence) == (3, "grader_slip", "high")
     with pytest.raises(adjudication.AdjudicationError, match="the study's list"):
         adjudication.record_gold_verdict(
-            item, first.pk, verdict="fail", note="", by=adjudicator, base_revision=2,
+            item, first.pk, verdict="fail", note="", by=adjudicator, base_revision=3,
             split_reason="the moon",
         )  # fmt: skip
 
