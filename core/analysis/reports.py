@@ -219,16 +219,24 @@ def _unit_labels(
     )
 
 
+def pairs_per_rating(
+    counts: IntArray, units: IntArray, values: IntArray
+) -> tuple[IntArray, IntArray]:
+    """For each rating (its unit and value; `counts` the units' ratings, its own among them):
+    how many other ratings of its unit agree with it, and how many other ratings there are.
+    Summed over any set of ratings (a rater's, a week's), the two give that set's agreement
+    with the others: the share of its pairs that agree."""
+    return counts[units, values] - 1, counts.sum(axis=1)[units] - 1
+
+
 def rater_agreement(ratings: StudyRatings, counts: IntArray) -> tuple[RaterAgreement, ...]:
     """Each rater against the rest: how often their pairs with other raters agree, and alpha
     with their ratings removed (a rater whose removal raises alpha deserves a look)."""
-    totals = counts.sum(axis=1)
     out = []
     for r, name in enumerate(ratings.raters):
         mine = ratings.rating_rater == r
         units, values = ratings.rating_unit[mine], ratings.rating_value[mine]
-        others = totals[units] - 1
-        agreeing = counts[units, values] - 1
+        agreeing, others = pairs_per_rating(counts, units, values)
         pairs = int(others.sum())
         without = counts - counts_from_pairs(units, values, n_units=ratings.n_units, n_values=2)
         out.append(
