@@ -1,11 +1,14 @@
 from django.urls import path
 
-from agreement.views import labels, reports
+from agreement.views import labels, pool, reports
 
 app_name = "agreement"
 urlpatterns = [
     path("", reports.index, name="index"),
     path("studies/<int:study_id>/", reports.study_agreement, name="study"),
+    path("studies/<int:study_id>/drift/", pool.drift, name="drift"),
+    path("pool/", pool.pool, name="pool"),
+    path("pool/<int:user_id>/", pool.annotator, name="annotator"),
     path("studies/<int:study_id>/leaderboard/", reports.leaderboard, name="leaderboard"),
     path("studies/<int:study_id>/settings/", reports.analysis_settings, name="settings"),
     path(

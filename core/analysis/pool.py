@@ -98,6 +98,33 @@ def _figures(
     )
 
 
+@dataclass(frozen=True)
+class _Pairs:
+    """Each rating's agreeing pairs and pairs with the other ratings of its unit."""
+
+    agreeing: IntArray
+    others: IntArray
+
+
+def _group(
+    pairs: _Pairs,
+    grades: PoolGrades,
+    gold: PoolGold,
+    rated: npt.NDArray[np.bool_],
+    graded: npt.NDArray[np.bool_],
+    checked: npt.NDArray[np.bool_],
+) -> Figures:
+    """The figures of the ratings, grades and gold verdicts the three masks select."""
+    return _figures(
+        int(pairs.agreeing[rated].sum()),
+        int(pairs.others[rated].sum()),
+        int(gold.right[checked].sum()),
+        int(checked.sum()),
+        int(graded.sum()),
+        grades.active_ms[graded & (grades.active_ms >= 0)].tolist(),
+    )
+
+
 def pool_figures(
     ratings: PoolRatings,
     grades: PoolGrades,
@@ -109,40 +136,38 @@ def pool_figures(
     """Each annotator's figures overall, per study and per period. An annotator with no
     grade, gold verdict or rating is left out."""
     counts = counts_from_pairs(ratings.unit, ratings.value, n_units=n_units, n_values=2)
-    agreeing, others = pairs_per_rating(counts, ratings.unit, ratings.value)
+    pairs = _Pairs(*pairs_per_rating(counts, ratings.unit, ratings.value))
     out = []
     for a in range(n_annotators):
-        r, g, o = ratings.annotator == a, grades.annotator == a, gold.annotator == a
-        if not (r.any() or g.any() or o.any()):
+        mine = (ratings.annotator == a, grades.annotator == a, gold.annotator == a)
+        if not any(mask.any() for mask in mine):
             continue
-
-        def figures(
-            r_in: npt.NDArray[np.bool_], g_in: npt.NDArray[np.bool_], o_in: npt.NDArray[np.bool_]
-        ) -> Figures:
-            measured = g_in & (grades.active_ms >= 0)
-            return _figures(
-                int(agreeing[r_in].sum()),
-                int(others[r_in].sum()),
-                int(gold.right[o_in].sum()),
-                int(o_in.sum()),
-                int(g_in.sum()),
-                grades.active_ms[measured].tolist(),
+        split = []
+        for keys in (
+            (ratings.study, grades.study, gold.study),
+            (ratings.period, grades.period, gold.period),
+        ):
+            found = sorted(set().union(*(k[m].tolist() for k, m in zip(keys, mine, strict=True))))
+            split.append(
+                tuple(
+                    (
+                        k,
+                        _group(
+                            pairs,
+                            grades,
+                            gold,
+                            *(m & (key == k) for key, m in zip(keys, mine, strict=True)),
+                        ),
+                    )
+                    for k in found
+                )
             )
-
-        def split(
-            r_key: IntArray, g_key: IntArray, o_key: IntArray
-        ) -> tuple[tuple[int, Figures], ...]:
-            keys = sorted(set(r_key[r].tolist()) | set(g_key[g].tolist()) | set(o_key[o].tolist()))
-            return tuple(
-                (k, figures(r & (r_key == k), g & (g_key == k), o & (o_key == k))) for k in keys
-            )
-
         out.append(
             AnnotatorPool(
                 annotator=a,
-                overall=figures(r, g, o),
-                per_study=split(ratings.study, grades.study, gold.study),
-                per_period=split(ratings.period, grades.period, gold.period),
+                overall=_group(pairs, grades, gold, *mine),
+                per_study=split[0],
+                per_period=split[1],
             )
         )
     return tuple(out)

@@ -53,7 +53,10 @@ def test_agreement_with_others_is_split_by_study_and_period():
 
 def test_agreement_with_others_is_the_reports_rater_agreement_in_one_study():
     ratings = ratings_from_rows(
-        [(u, 0, int(a), int(v)) for u, a, v in zip(RATINGS.unit, RATINGS.annotator, RATINGS.value)],
+        [
+            (u, 0, int(a), int(v))
+            for u, a, v in zip(RATINGS.unit, RATINGS.annotator, RATINGS.value, strict=True)
+        ],
         (CriterionInfo(1, "a", "", "universal", "", ""),),
         tuple(ItemInfo(i, "t", "", "") for i in range(4)),
         ("A", "B", "C"),
