@@ -125,6 +125,11 @@ def _recall(key: str) -> Any:
     return result
 
 
+def stored(keys: Iterable[str]) -> int:
+    """How many of `keys` the shared cache holds (without reading their results)."""
+    return sum(cache.has_key(key) for key in keys)
+
+
 def cached[T](key: str) -> T | None:
     """The result stored under `key`, or None when it has not been computed yet."""
     return cast(T | None, _recall(key))

@@ -5,8 +5,14 @@ A large study's report is asked of the worker once per study state: the request 
 PENDING_SECONDS: a worker may be down) or its worker alive (`Job.is_alive`, the rule of every
 job), the report is not asked again; a worker killed while computing it is found the way a
 killed import's is, and the next reader's request asks again at once.
+
+A report download whose results are not all cached yet (`services.download_parts`) is asked of
+the worker the same way, keyed by those results' keys, while its page shows how many are
+ready.
 """
 
+import hashlib
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
@@ -15,7 +21,7 @@ from django.utils import timezone
 
 from agreement import cache
 from agreement.models import AnalysisSettings
-from agreement.services import study_report
+from agreement.services import prepare_download, study_report
 from grading.models import Study
 from jobs.heartbeat import Heartbeat
 from jobs.lease import this_worker
@@ -24,9 +30,8 @@ from jobs.models import Job
 PENDING_SECONDS = 600  # a report asked of the worker but not taken by one by then is asked again
 
 
-@task()
-def compute_study_report(study_id: int, job_id: int | None = None) -> None:
-    """Compute and cache a study's agreement report so its page opens at once."""
+def _run(job_id: int | None, study_id: int, work: Callable[[Study], object]) -> None:
+    """Do `work` on the study as the worker does any job: claimed, kept alive, ended."""
     job = Job.objects.filter(pk=job_id).first() if job_id is not None else None
     if job is not None and not job.claim(this_worker()):
         return  # asked again since, or already computed by another worker
@@ -34,16 +39,36 @@ def compute_study_report(study_id: int, job_id: int | None = None) -> None:
     try:
         if study is not None:
             if job is None:
-                study_report(study)
+                work(study)
             else:
                 with Heartbeat(job.pk):
-                    study_report(study)
+                    work(study)
     except BaseException as error:
         if job is not None:
             job.fail(repr(error))
         raise
     if job is not None:
         job.finish()
+
+
+@task()
+def compute_study_report(study_id: int, job_id: int | None = None) -> None:
+    """Compute and cache a study's agreement report so its page opens at once."""
+    _run(job_id, study_id, study_report)
+
+
+@task()
+def prepare_study_download(study_id: int, job_id: int | None = None) -> None:
+    """Compute and cache every result of a study's report download (services.download_parts)."""
+    _run(job_id, study_id, prepare_download)
+
+
+def request_study_download(study: Study, parts: Sequence[str]) -> None:
+    """Ask the worker for the results of a report download, once per state of them all."""
+    key = "download:" + hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    job = request_job(key)
+    if job is not None:
+        transaction.on_commit(lambda: prepare_study_download.enqueue(study.pk, job.pk))
 
 
 def request_study_report(study: Study) -> None:

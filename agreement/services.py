@@ -221,6 +221,27 @@ def judge_scales_by_run(study: Study) -> list[tuple[JudgeRun, tuple[JudgeScale, 
     return [(run, judge_scale_report(study, run)) for run in rating_runs_for(study)]
 
 
+def download_parts(study: Study) -> list[str]:
+    """The cache keys of every result the report's downloads write (the study report, and each
+    judge run's calibration, leaderboard and 1-5 scales): the download is ready at once when
+    the cache holds them all (agreement.cache.stored)."""
+    settings = AnalysisSettings.for_study(study)
+    keys = [cache.report_key(study, settings)]
+    for run in judge_runs_for(study):
+        keys.append(cache.comparison_key(study, [run], settings))
+        keys.append(cache.leaderboard_key(study, run, settings))
+    keys.extend(cache.judge_scales_key(study, run, settings) for run in rating_runs_for(study))
+    return keys
+
+
+def prepare_download(study: Study) -> None:
+    """Compute and cache every result the report's downloads write (download_parts)."""
+    study_report(study)
+    judge_calibrations(study)
+    judge_leaderboards(study)
+    judge_scales_by_run(study)
+
+
 def final_labels(study: Study, *, single: bool = True) -> list[FinalLabel]:
     """The final label of every graded (response, criterion) of `study` (core.analysis.
     labels), without those resting on a single expert's verdict unless `single`; graders are

@@ -33,6 +33,7 @@ urlpatterns = [
         {"fmt": "xlsx"},
         name="judge_calibration_xlsx",
     ),
+    path("studies/<int:study_id>/report/", reports.study_report_prepare, name="study_report"),
     path(
         "studies/<int:study_id>/report.json",
         reports.study_report_download,

@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.formats import get_format
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
@@ -16,6 +17,7 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
+from agreement import cache as agreement_cache
 from agreement import jobs
 from agreement.data import (
     calibration_runs,
@@ -28,6 +30,7 @@ from agreement.forms import AnalysisSettingsForm
 from agreement.models import AnalysisSettings
 from agreement.services import (
     cached_study_report,
+    download_parts,
     is_large,
     judge_calibration_summary,
     judge_calibrations,
@@ -189,6 +192,32 @@ def study_agreement(request: AuthenticatedHttpRequest, study_id: int) -> HttpRes
         **_charts(report),
     }
     return render_page(request, "agreement/study.html", context)
+
+
+@require(Action.EXPORT_DATA)
+@vary_on_headers("HX-Request")
+def study_report_prepare(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
+    """The way to a report download that shows progress: the file at once when every result
+    it writes is cached; otherwise the worker computes them while this page counts them ready
+    (its status fragment, polled), then offers the file."""
+    study = get_object_or_404(Study, pk=study_id)
+    fmt = "json" if request.GET.get("format") == "json" else "xlsx"
+    name = "agreement:study_report_json" if fmt == "json" else "agreement:study_report_xlsx"
+    file_url = reverse(name, args=[study.pk])
+    parts = download_parts(study)
+    ready = agreement_cache.stored(parts)
+    if ready == len(parts) and not wants_fragment(request):
+        return redirect(file_url)
+    if ready < len(parts):
+        jobs.request_study_download(study, parts)
+    context = {
+        "study": study,
+        "fmt": fmt,
+        "file_url": file_url,
+        "ready": ready,
+        "total": len(parts),
+    }
+    return render_page(request, "agreement/download.html", context, fragment="status")
 
 
 @require(Action.EXPORT_DATA)

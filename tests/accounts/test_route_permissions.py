@@ -144,6 +144,7 @@ ROUTES: dict[str, Route] = {
     "agreement:judge": Route("GET", READERS),
     "agreement:leaderboard": Route("GET", READERS),
     "agreement:settings": Route("GET", MANAGERS),
+    "agreement:study_report": Route("GET", MANAGERS),
     "agreement:study_report_json": Route("GET", MANAGERS),
     "agreement:judge_family": Route("POST", MANAGERS),
     "agreement:judge_calibration_json": Route("GET", MANAGERS),

@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 from accounts.roles import Role
 from agreement import cache as agreement_cache
 from agreement.data import disagreements, load_study_ratings
-from agreement.jobs import compute_study_report
+from agreement.jobs import compute_study_report, prepare_study_download
 from agreement.models import AnalysisSettings
 from agreement.services import judge_report, study_leaderboard, study_report
 from agreement.views import reports
@@ -22,6 +22,7 @@ from grading import services as grading
 from grading.models import Grade, Study, Verdict
 from interchange.exporters import rubric_tables
 from interchange.rubric_validation import criterion_validation, validation_in
+from jobs.models import Job
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import CriterionVersion, Response
 from tests.factories import demo_benchmark_and_graders, grade_study
@@ -408,6 +409,25 @@ def test_a_large_study_is_computed_by_the_worker_while_the_page_waits(study, cli
     ready = client.get(url, HTTP_HX_REQUEST="true")
     assert ready.headers["HX-Refresh"] == "true"
     assert client.get(url).status_code == 200
+
+
+def test_the_report_download_shows_progress_while_the_worker_computes_it(
+    study, client_as, settings
+):
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    client = client_as(Role.MAINTAINER)
+    url = reverse("agreement:study_report", args=[study.pk]) + "?format=xlsx"
+    waiting = client.get(url)
+    assert waiting.status_code == 200
+    assert 'hx-trigger="every 1s"' in waiting.text and "0 of 1 result ready" in waiting.text
+    assert Job.objects.filter(kind=Job.Kind.REPORT, key__startswith="download:").count() == 1
+    polled = client.get(url, HTTP_HX_REQUEST="true")
+    assert "<progress" in polled.text and "<html" not in polled.text
+    prepare_study_download.call(study.pk)  # what the worker does
+    ready = client.get(url, HTTP_HX_REQUEST="true")
+    xlsx = reverse("agreement:study_report_xlsx", args=[study.pk])
+    assert "hx-trigger" not in ready.text and f'href="{xlsx}"' in ready.text
+    assert client.get(url).url == xlsx  # everything cached: straight to the file
 
 
 def test_a_maintainer_sets_the_threshold_and_the_report_follows(study, client_as):
