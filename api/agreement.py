@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from agreement.data import study_run
+from agreement.pool import study_drift
 from agreement.services import (
     final_labels,
     judge_calibration_summary,
@@ -105,7 +106,7 @@ def judge_run(study: Study, raw: Any) -> JudgeRun | None:
 
 
 class AgreementActions:
-    """Mixed into the studies viewset: /studies/{id}/agreement/, .../leaderboard/,
+    """Mixed into the studies viewset: /studies/{id}/agreement/, .../drift/, .../leaderboard/,
     .../judges/{run}/calibration/."""
 
     @extend_schema(responses=REPORT_RESPONSES)
@@ -114,6 +115,16 @@ class AgreementActions:
         """Inter-annotator agreement of the study's submitted grades (report_to_dict)."""
         study = self.get_object()  # type: ignore[attr-defined]
         return Response(report_to_dict(study.name, study_report(study)))
+
+    @extend_schema(responses=REPORT_RESPONSES)
+    @action(detail=True, methods=["get"])
+    def drift(self, request: Request, pk: str) -> Response:
+        """The study's agreement week by week (core.analysis.pool.drift): `periods` (the Monday
+        of each week), the week's alpha, and per week the share of agreeing pairs with its n,
+        overall, per criterion code and per annotator (named as the agreement report names
+        them)."""
+        study = self.get_object()  # type: ignore[attr-defined]
+        return Response(as_json(study_drift(study).drift))
 
     @extend_schema(parameters=[WITHOUT_SINGLE], responses=REPORT_RESPONSES | {400: schema.INVALID})
     @action(detail=True, methods=["get"], url_path="final-labels")

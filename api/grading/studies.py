@@ -406,6 +406,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         "grades_csv": Action.EXPORT_DATA,
         "grades_xlsx": Action.EXPORT_DATA,
         "agreement": Action.VIEW_BENCHMARK,
+        "drift": Action.VIEW_BENCHMARK,
         "final_labels": Action.EXPORT_DATA,
         "leaderboard": Action.VIEW_BENCHMARK,
         "calibration": Action.VIEW_BENCHMARK,

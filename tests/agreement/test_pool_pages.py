@@ -120,3 +120,12 @@ def test_an_annotator_sees_nobodys_figures_not_even_their_own(pool, client):
         reverse("agreement:drift", args=[pool["earlier"]]),
     ):
         assert client.get(url).status_code == 403
+
+
+def test_the_api_gives_a_studys_drift_as_the_page_does(pool, client, make_user):
+    client.force_login(make_user(Role.VIEWER))
+    found = client.get(reverse("api:study-drift", args=[pool["earlier"]])).json()
+    weeks = study_drift(Study.objects.get(pk=pool["earlier"])).weeks
+    assert found["periods"] == [str(week) for week in weeks]
+    raters = dict(found["raters"])
+    assert [cell["agreement"] for cell in raters["Annotator 3"]] == [None, 0.0]

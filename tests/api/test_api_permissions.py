@@ -98,6 +98,7 @@ ACTIONS = {
     "api:task-return": ("post", Action.REVIEW_RUBRICS, lambda: [first(Task).pk]),
     "api:study-claim": ("post", Action.GRADE, lambda: [first(Study).pk]),
     "api:study-agreement": ("get", Action.VIEW_BENCHMARK, lambda: [first(Study).pk]),
+    "api:study-drift": ("get", Action.VIEW_BENCHMARK, lambda: [first(Study).pk]),
     "api:study-leaderboard": ("get", Action.VIEW_BENCHMARK, lambda: [first(Study).pk]),
     "api:study-final-labels": ("get", Action.EXPORT_DATA, lambda: [first(Study).pk]),
     "api:study-calibration": (
