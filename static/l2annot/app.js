@@ -77,4 +77,17 @@
     var target = event.detail.elt.querySelector("[data-autofocus]");
     if (target) target.focus();
   });
+
+  // A table wider than its box scrolls inside it (.table-wrap, app.css): a box that scrolls is
+  // made reachable with Tab so the keyboard can scroll it; one that fits is no extra stop.
+  function scrollableTables() {
+    document.querySelectorAll(".table-wrap").forEach(function (box) {
+      if (box.scrollWidth > box.clientWidth) box.setAttribute("tabindex", "0");
+      else box.removeAttribute("tabindex");
+    });
+  }
+  document.addEventListener("DOMContentLoaded", scrollableTables);
+  document.addEventListener("htmx:afterSettle", scrollableTables);
+  document.addEventListener("toggle", scrollableTables, true);  // a <details> opened
+  window.addEventListener("resize", scrollableTables);
 })();
