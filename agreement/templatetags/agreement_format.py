@@ -22,6 +22,24 @@ def message(value: object) -> str:
     return message_text(value) if value else ""
 
 
+# Labels of the pure statistics that reach a page through `label` (core.stats.paired's
+# method names; core cannot mark them itself without reaching above its layer), and Django 6's
+# blank choice label, which Django's own Spanish catalogue lacks.
+CATALOGUE_ONLY = (
+    gettext_noop("exact binomial"),
+    gettext_noop("chi-square, continuity-corrected"),
+    gettext_noop("- Select an option -"),
+)
+
+
+@register.filter
+def label(value: object) -> str:
+    """A group's label in a report (a layer, a difficulty, "all turn-level criteria") in the
+    reader's language: reports are cached with the English label, which is also its msgid;
+    a label that is data (a criterion's code, a competency's name) reads as it is."""
+    return gettext(value) if isinstance(value, str) and value else str(value or "")
+
+
 @register.filter
 def grader_name(value: object) -> str:
     """A hidden grader's pseudonym ("Annotator 2") in the reader's language."""

@@ -223,7 +223,7 @@ def turn_calibration(
     ]
     if len(groups) > 1:
         every = np.ones(turns.n_units, dtype=bool)
-        groups.append(("all turn-level criteria", "", every, int(na.sum())))
+        groups.append((gettext_noop("all turn-level criteria"), "", every, int(na.sum())))
     answered = np.where(judge >= 0, judge, MISSING)
     found = []
     for label, wording, mask, graded_na in groups:
@@ -519,7 +519,9 @@ def calibration_report(
         preference = SelfPreference(
             family=judge_family,
             own=judge_group(data, own, "own family", **options) if own.any() else None,
-            others=judge_group(data, ~own, "other families", **options) if (~own).any() else None,
+            others=judge_group(data, ~own, gettext_noop("other families"), **options)
+            if (~own).any()
+            else None,
         )
     return CalibrationReport(
         judge_name=data.judge_name,

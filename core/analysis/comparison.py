@@ -263,7 +263,7 @@ def _self_preference_gap(
         return None, (0, 0)
     options: _Options = {"epsilon": epsilon, "n_resamples": n_resamples, "seed": seed}
     mine = judge_group(data, own, "own family", **options)
-    theirs = judge_group(data, others, "other families", **options)
+    theirs = judge_group(data, others, gettext_noop("other families"), **options)
     if mine.leniency is None or theirs.leniency is None:
         return None, (0, 0)
     n = (mine.leniency.n_items, theirs.leniency.n_items)

@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.analysis.ratings import StudyRatings
+from core.messages import gettext_noop
 from core.stats import (
     Coefficient,
     Interval,
@@ -163,5 +164,9 @@ def scale_consistency(ratings: ScaleRatings) -> Consistency | None:
     complete = _complete_rows(matrix)
     n = int(complete.shape[0])
     return Consistency(
-        "task-level ratings", n, len(ratings.prompts), cronbach_alpha(complete), len(keys) - n
+        gettext_noop("task-level ratings"),
+        n,
+        len(ratings.prompts),
+        cronbach_alpha(complete),
+        len(keys) - n,
     )

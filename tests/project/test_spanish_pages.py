@@ -1,0 +1,202 @@
+"""Every main page, read in Spanish on the demo data, says nothing in English.
+
+The rule: a piece of visible text (a text node, or a title, label or placeholder) that reads the
+same in the English and the Spanish rendering of a page, once the data it shows is taken out
+(everything the database holds: names, wordings, codes, response texts), must hold no English
+word. An English word is one of the catalogue's English texts (its msgids) that none of its
+Spanish texts uses: "Turn", "Annotator" and "sub-competency" are; "CEFR", "Likert" or "no"
+are not. So a text the code never marked and one marked but left untranslated both fail."""
+
+import gettext
+import re
+from html.parser import HTMLParser
+
+import pytest
+from django.apps import apps
+from django.conf import settings
+from django.db import models
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import User
+from demo.accounts import create_demo_accounts
+from demo.benchmark import seed_demo_benchmark
+from demo.judge_runs import seed_demo_judge_runs
+from demo.study import seed_demo_study
+from grading.models import Assignment, Study
+from interchange.models import ImportJob
+from judging.models import PromptTemplate
+from rubrics.models import Task
+from taxonomy.models import Competency, ContextVariable, ProficiencyScale
+from tests.factories import load_starter_framework
+
+WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+# Placeholders (%(turn)s, {{ name }}, {name}) and markup: no words a reader sees.
+NOT_WORDS = re.compile(r"%\(\w+\)\w|\{[^}]*\}|<[^>]*>|&\w+;")
+SEPARATORS = re.compile(r"\s*·\s*|:\s+|:$|;\s+")
+HIDDEN = {"script", "style", "code", "pre", "kbd", "samp", "textarea", "template"}
+SHOWN_ATTRIBUTES = {"title", "aria-label", "placeholder", "alt"}
+
+
+def english_words() -> set[str]:
+    path = settings.BASE_DIR / "locale/es/LC_MESSAGES/django.mo"
+    with path.open("rb") as compiled:
+        catalogue = gettext.GNUTranslations(compiled)._catalog  # type: ignore[attr-defined]
+    english, spanish = set(), set()
+    for key, text in catalogue.items():
+        msgid = key[0] if isinstance(key, tuple) else key
+        if not msgid:  # the header
+            continue
+        english.update(w.lower() for w in WORD.findall(NOT_WORDS.sub(" ", msgid.split("\x04")[-1])))
+        spanish.update(w.lower() for w in WORD.findall(NOT_WORDS.sub(" ", text)))
+    return {w for w in english - spanish if len(w) > 2}
+
+
+class VisibleText(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hidden = 0
+        self.texts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in HIDDEN:
+            self.hidden += 1
+        self.texts += [v for k, v in attrs if k in SHOWN_ATTRIBUTES and v]
+        if tag == "input" and dict(attrs).get("type") in ("submit", "button"):
+            self.texts.append(dict(attrs).get("value") or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in HIDDEN:
+            self.hidden -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden and data.strip():
+            self.texts.append(" ".join(data.split()))
+
+
+def visible_texts(html: str) -> set[str]:
+    parser = VisibleText()
+    parser.feed(html)
+    return set(parser.texts)
+
+
+def stored_text() -> str:
+    """Every text the database holds, one per line: what a page shows as data."""
+    values: list[str] = []
+    for model in apps.get_models():
+        fields = [
+            f.name
+            for f in model._meta.concrete_fields
+            if isinstance(f, (models.CharField, models.TextField, models.JSONField))
+        ]
+        if fields:
+            for row in model._default_manager.values_list(*fields):
+                values += [" ".join(str(v).split()) for v in row if v]
+    return "\n".join(values)
+
+
+@pytest.fixture(scope="module")
+def demo(module_db: None) -> dict[str, object]:
+    framework = load_starter_framework()
+    create_demo_accounts()
+    users = {u.username: u for u in User.objects.all()}
+    seed_demo_benchmark(framework, users["author"], users["maintainer"])
+    study = seed_demo_study()
+    assert study is not None
+    runs = seed_demo_judge_runs(study)
+    return {"framework": framework, "study": study, "runs": runs}
+
+
+def main_pages(demo: dict[str, object]) -> list[tuple[str, str]]:
+    """(user name, URL) of the pages a maintainer, an annotator and an admin read most."""
+    study, runs = demo["study"], demo["runs"]
+    assert isinstance(study, Study) and isinstance(runs, list)
+    task = Task.objects.filter(responses__study_items__study=study).first()
+    assignment = Assignment.objects.filter(
+        study_item__study=study, annotator__username="annotator"
+    ).first()
+    job = ImportJob.objects.first()
+    run = runs[-1]
+    code = Competency.objects.first().framework.code
+    pages = [
+        ("admin", reverse("home")),
+        ("admin", reverse("profile")),
+        ("admin", reverse("taxonomy:competency_card", args=[Competency.objects.first().pk])),
+        ("admin", reverse("taxonomy:competencies", args=[code])),
+        ("admin", reverse("taxonomy:context-variables", args=[code])),
+        ("admin", reverse("taxonomy:scales", args=[code])),
+        (
+            "admin",
+            reverse("taxonomy:contextvariable_card", args=[ContextVariable.objects.first().pk]),
+        ),
+        ("admin", reverse("taxonomy:scale_card", args=[ProficiencyScale.objects.first().pk])),
+        ("admin", reverse("rubrics:task_list")),
+        ("admin", reverse("rubrics:task_detail", args=[task.pk])),
+        ("admin", reverse("rubrics:task_criteria", args=[task.pk])),
+        ("admin", reverse("rubrics:review_queue")),
+        ("admin", reverse("grading:studies")),
+        ("admin", reverse("grading:study", args=[study.pk])),
+        ("admin", reverse("grading:study_manage", args=[study.pk])),
+        ("admin", reverse("grading:study_times", args=[study.pk])),
+        ("admin", reverse("grading:study_flags", args=[study.pk])),
+        ("admin", reverse("grading:adjudication", args=[study.pk])),
+        ("admin", reverse("agreement:index")),
+        ("admin", reverse("agreement:study", args=[study.pk])),
+        ("admin", reverse("agreement:judge", args=[study.pk, run.pk])),
+        ("admin", reverse("agreement:leaderboard", args=[study.pk])),
+        ("admin", reverse("interchange:index")),
+        ("admin", reverse("workbench:judge", args=[study.pk])),
+        ("admin", reverse("workbench:run", args=[study.pk, run.pk])),
+        ("admin", reverse("workbench:triage", args=[study.pk, run.pk])),
+        ("admin", reverse("workbench:prompts")),
+        ("admin", reverse("workbench:prompt", args=[PromptTemplate.objects.first().pk])),
+        (
+            "admin",
+            reverse("workbench:compare", args=[study.pk])
+            + "?"
+            + "&".join(f"run={r.pk}" for r in runs),
+        ),
+        ("admin", reverse("people:people")),
+        ("admin", reverse("people:person", args=[User.objects.get(username="annotator").pk])),
+        ("admin", reverse("audit:history", args=["rubrics", "task", task.pk])),
+        ("annotator", reverse("home")),
+        ("annotator", reverse("grading:index")),
+    ]
+    if assignment is not None:
+        pages.append(("annotator", reverse("grading:assignment", args=[assignment.pk])))
+    if job is not None:
+        pages.append(("admin", reverse("interchange:job", args=[job.pk])))
+    return pages
+
+
+def read(username: str, url: str, language: str) -> str:
+    User.objects.filter(username=username).update(language=language)
+    client = Client()
+    client.force_login(User.objects.get(username=username))
+    response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return response.content.decode()
+
+
+@pytest.mark.django_db
+def test_no_english_reaches_a_spanish_reader_of_the_main_pages(demo):
+    english = english_words()
+    data = stored_text()
+    found: dict[str, set[str]] = {}
+    for username, url in main_pages(demo):
+        same = visible_texts(read(username, url, "en")) & visible_texts(read(username, url, "es"))
+        for text in same:
+            # A text made of data ("Class size: 35", "+3 Wording of the criterion…") is data.
+            pieces = [p.strip("…+-() 0123456789") for p in SEPARATORS.split(text)]
+            words = {
+                w for p in pieces if p not in data for w in WORD.findall(p) if w.lower() in english
+            }
+            if words:
+                found.setdefault(url, set()).add(text)
+    assert found == {}, "\n".join(f"{url}: {sorted(texts)}" for url, texts in found.items())
+
+
+def test_the_rule_sees_english():
+    english = english_words()
+    assert {"turn", "annotator", "sub-competency"} <= english
+    assert not {"cefr", "likert", "no"} & english
