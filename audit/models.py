@@ -2,7 +2,9 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import FieldDoesNotExist
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 
@@ -56,4 +58,32 @@ class AuditEvent(models.Model):
         return f"{self.object_repr} {self.get_kind_display()} by {self.actor or 'system'}"
 
     def change_rows(self) -> list[tuple[str, Any, Any]]:
-        return [(field, pair[0], pair[1]) for field, pair in sorted(self.changes.items())]
+        """(what changed, before, after) as a person reads them: a field by its verbose name
+        (or the name the model gives a change that is no field, in `HISTORY_LABELS`), a choice
+        by its label, a list as its items; in the reader's language."""
+        model = ContentType.objects.get_for_id(self.content_type_id).model_class()
+        labels = getattr(model, "HISTORY_LABELS", {})
+        rows = []
+        for name, (old, new) in sorted(self.changes.items()):
+            field = _field(model, name)
+            label = labels.get(name) or (field.verbose_name if field is not None else name)
+            rows.append((str(label), _shown(field, old), _shown(field, new)))
+        return rows
+
+
+def _field(model: type[models.Model] | None, name: str) -> models.Field[Any, Any] | None:
+    try:
+        found = model._meta.get_field(name) if model is not None else None
+    except FieldDoesNotExist:
+        return None
+    return found if isinstance(found, models.Field) else None
+
+
+def _shown(field: models.Field[Any, Any] | None, value: Any) -> Any:
+    if isinstance(value, list):
+        return ", ".join(str(_shown(field, item)) for item in value) or None
+    if isinstance(value, bool):
+        return gettext("yes") if value else gettext("no")
+    if field is not None and field.choices and value is not None:
+        return dict(field.flatchoices).get(value, value)
+    return value

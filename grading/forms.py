@@ -179,7 +179,7 @@ class StudySelectionForm(TaskFilterForm):
 
     model = forms.ChoiceField(required=False, label=_("Model"))
     scope = forms.ChoiceField(
-        choices=[(MATCHING, "All tasks that match"), (CHOSEN, "Only the tasks ticked")],
+        choices=[(MATCHING, _("All tasks that match")), (CHOSEN, _("Only the tasks ticked"))],
         required=False,
         widget=forms.RadioSelect,
         label=_("Responses of"),

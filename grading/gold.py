@@ -82,8 +82,7 @@ def add_gold_checks(study: Study, sources: Iterable[StudyItem], *, by: User | No
             study,
             AuditEvent.Kind.UPDATED,
             by,
-            {"gold_checks": [None, [f"item {s.pk} of {s.study.name}" for s in sources]]},
-            comment=f"{len(created)} gold checks added",
+            {"gold_checks": [None, [f"{s.study.name} #{s.pk}" for s in sources]]},
         )
     return len(created)
 
@@ -102,7 +101,7 @@ def remove_gold_check(study: Study, item: StudyItem, *, by: User | None) -> None
         )
     item.assignments.all().delete()
     item.delete()
-    audit.record(study, AuditEvent.Kind.UPDATED, by, {"gold_checks": [f"item {item.pk}", None]})
+    audit.record(study, AuditEvent.Kind.UPDATED, by, {"gold_checks": [f"#{item.pk}", None]})
 
 
 @dataclass(frozen=True)

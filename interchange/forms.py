@@ -76,7 +76,11 @@ class ImportForm(forms.Form):
             return data
         allowed = ALLOWED[ImportJob.Kind(kind)]
         if not upload.name.lower().endswith(allowed):
-            self.add_error("file", f"This kind of import takes a {' or '.join(allowed)} file.")
+            self.add_error(
+                "file",
+                gettext("This kind of import takes a file ending in %(endings)s.")
+                % {"endings": ", ".join(allowed)},
+            )
             return data
         head = next(upload.chunks(), b"")[:64]
         upload.seek(0)

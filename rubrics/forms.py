@@ -397,7 +397,9 @@ class CriterionForm(forms.Form):
         elif None in (data.get("scale_min"), data.get("scale_max")) or (
             data["scale_min"] >= data["scale_max"]
         ):
-            self.add_error("scale_max", "An ordinal criterion needs a minimum below its maximum.")
+            self.add_error(
+                "scale_max", gettext("An ordinal criterion needs a minimum below its maximum.")
+            )
         data["applies_to"] = data.get("applies_to") or CriterionVersion.AppliesTo.RESPONSE
         if (
             data["applies_to"] == CriterionVersion.AppliesTo.TURN
@@ -405,14 +407,18 @@ class CriterionForm(forms.Form):
         ):
             self.add_error(
                 "applies_to",
-                "A turn-level criterion is met or not met on each turn: an ordinal criterion "
-                "applies to the whole response.",
+                gettext(
+                    "A turn-level criterion is met or not met on each turn: an ordinal "
+                    "criterion applies to the whole response."
+                ),
             )
         data["turn_rule"] = data.get("turn_rule") or CriterionVersion.TurnRule.ALL
         if data["turn_rule"] != CriterionVersion.TurnRule.SHARE:
             data["turn_share"] = None
         elif data.get("turn_share") is None and "turn_share" not in self.errors:
-            self.add_error("turn_share", "'A share of the turns' needs a percentage, 1 to 100.")
+            self.add_error(
+                "turn_share", gettext("'A share of the turns' needs a percentage, 1 to 100.")
+            )
         return data
 
     def content(self) -> dict[str, Any]:
@@ -495,10 +501,14 @@ class TaskFilterForm(forms.Form):
         variable, value = data.get("variable"), (data.get("value") or "").strip()
         data["value"] = value
         if value and variable is None:
-            self.add_error("variable", "Choose the variable this value belongs to.")
+            self.add_error("variable", gettext("Choose the variable this value belongs to."))
         if value and variable is not None and variable.kind == ContextVariable.Kind.NUMBER:
             try:
                 data["value"] = Decimal(value)
             except ArithmeticError:
-                self.add_error("value", f"{variable.label} ({variable.key}) takes a number.")
+                self.add_error(
+                    "value",
+                    gettext("%(label)s (%(key)s) takes a number.")
+                    % {"label": variable.label, "key": variable.key},
+                )
         return data

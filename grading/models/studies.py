@@ -81,6 +81,9 @@ def split_reason_label(reason: str) -> str:
 
 
 class Study(models.Model):
+    # How the study's history names its changes that are no field (audit.AuditEvent).
+    HISTORY_LABELS = {"gold_checks": _("gold checks"), "annotators": _("annotators")}
+
     class Status(models.TextChoices):
         OPEN = "open", _("Open")
         CLOSED = "closed", _("Closed")

@@ -203,8 +203,10 @@ def tutor_turns(response_id: int) -> list[Turn]:
 
 
 def turn_label(turn: Turn) -> str:
-    """How a turn is named to people: its place in the dialogue, counted from 1."""
-    return f"Turn {turn.index + 1}"
+    """How a turn is named to people, in their language: its place in the dialogue, counted
+    from 1. A turn-level grade's rationale is joined under these names in the grader's
+    language, as the rationales themselves are written."""
+    return gettext("Turn %(number)s") % {"number": turn.index + 1}
 
 
 def _check_time(active_ms: int | None) -> None:

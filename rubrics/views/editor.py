@@ -235,7 +235,7 @@ def task_exclude(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     form = ExclusionForm(request.POST)
     if criterion is None or not form.is_valid():
         if criterion is None:
-            form.add_error(None, "Choose one of the framework's universal criteria.")
+            form.add_error(None, _("Choose one of the framework's universal criteria."))
         state = {"exclusion_form": form, "excluding": criterion.pk if criterion else None}
         return _editor_response(request, task, "universal", 422, **state)
     try:

@@ -83,4 +83,5 @@ def test_gold_checks_are_added_on_the_pool_page_and_accuracy_shown(
         page = client.get(reverse("grading:study_manage", args=[study.pk])).content.decode()
     assert "Accuracy on gold checks" in page
     assert "0.00 to" in page and "below 0.50" in page
-    assert "gold checks added" in AuditEvent.objects.for_object(study).first().comment
+    event = AuditEvent.objects.for_object(study).first()
+    assert [label for label, _, _ in event.change_rows()] == ["gold checks"]

@@ -146,7 +146,7 @@ def test_the_polling_fragment_polls_while_running_and_stops_when_finished(
 @pytest.mark.parametrize(
     ("kind", "name", "content", "message"),
     [
-        ("benchmark", "bench.jsonl", b"{}", "takes a .zip file"),
+        ("benchmark", "bench.jsonl", b"{}", "takes a file ending in .zip"),
         ("benchmark", "bench.zip", b"not a zip", "not a ZIP archive"),
         ("responses", "r.jsonl", b"task_key,model\n", "does not start with a JSON object"),
     ],

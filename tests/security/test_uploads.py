@@ -42,10 +42,10 @@ def test_an_oversized_import_is_refused_with_the_limit(client_as, settings, medi
 @pytest.mark.parametrize(
     ("kind", "name", "content", "message"),
     [
-        ("responses", "r.exe", b"{}", "This kind of import takes a .jsonl or .json file."),
+        ("responses", "r.exe", b"{}", "This kind of import takes a file ending in .jsonl, .json."),
         ("responses", "r.jsonl", b"<html>", "The file does not start with a JSON object"),
         ("benchmark", "b.zip", b"not a zip", "The file is not a ZIP archive."),
-        ("eval_log", "e.html", b"<script>", "This kind of import takes a .eval file."),
+        ("eval_log", "e.html", b"<script>", "This kind of import takes a file ending in .eval."),
     ],
 )
 def test_an_import_of_the_wrong_type_is_refused(
