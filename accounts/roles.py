@@ -32,6 +32,7 @@ class Action(StrEnum):
     GRADE = "grade"
     VIEW_HISTORY = "view_history"
     MANAGE_PEOPLE = "manage_people"
+    MANAGE_WEBHOOKS = "manage_webhooks"
 
 
 # Also the names of the Django permissions (in migrations), so marked only: translated where shown.
@@ -49,6 +50,7 @@ ACTION_LABELS: dict[Action, str] = {
     Action.MANAGE_PEOPLE: gettext_noop(
         "Invite people, set their role and expertise, deactivate them"
     ),
+    Action.MANAGE_WEBHOOKS: gettext_noop("Register webhooks and send their deliveries again"),
 }
 
 ROLE_LABELS: dict[Role, "StrPromise"] = {

@@ -50,6 +50,8 @@ from interchange.problem_text import stage_message, stored_line, stored_problems
 from jobs import heartbeat
 from jobs.lease import this_worker
 from jobs.models import Job
+from webhooks.models import Event
+from webhooks.services import notify
 
 logger = logging.getLogger(__name__)
 
@@ -240,6 +242,19 @@ def _finish(
         job.job.finish()
     else:
         job.job.fail(error)
+    notify(Event.IMPORT_FINISHED, import_payload(job))
+
+
+def import_payload(job: ImportJob) -> dict[str, Any]:
+    """What a webhook is told of a finished import: which, how it ended and its counts."""
+    return {
+        "import": job.pk,
+        "kind": job.kind,
+        "status": job.status,
+        "dry_run": job.dry_run,
+        "file": job.original_name,
+        "counts": job.counts,
+    }
 
 
 def _finish_failed(job: ImportJob, problems: list[Any], error: str, attempts: int = 60) -> None:

@@ -1,5 +1,5 @@
-"""The one record of background work (an import, a judge run, an agreement report) and the one
-rule that says whether the worker doing it is still alive.
+"""The one record of background work (an import, a judge run, an agreement report, a webhook
+delivery) and the one rule that says whether the worker doing it is still alive.
 
 Each kind keeps its own record of what the work is and how it ended (`ImportJob`, `JudgeRun`,
 the report in the cache); its `Job` says who runs it and when that process last gave a sign
@@ -56,6 +56,7 @@ class Job(models.Model):
         IMPORT = "import", _("Data import")
         JUDGE_RUN = "judge_run", _("Judge run")
         REPORT = "report", _("Agreement report")
+        WEBHOOK = "webhook", _("Webhook delivery")
 
     class State(models.TextChoices):
         QUEUED = "queued", _("Queued")

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "rubrics",
     "grading",
     "people",  # admins invite people and set their role, expertise and access
+    "webhooks",  # URLs told of events, signed deliveries sent by the worker
     "agreement",
     "judging",
     "interchange",
@@ -320,6 +321,19 @@ IMPORT_MAX_EVAL_TEXT_CHARS = int(os.environ.get("IMPORT_MAX_EVAL_TEXT_CHARS", "3
 # machine that restores, for a larger study.
 BACKUP_MAX_DOCUMENT_BYTES = int(os.environ.get("BACKUP_MAX_DOCUMENT_BYTES", 48 * 1024 * 1024))
 BACKUP_MAX_VALUES = int(os.environ.get("BACKUP_MAX_VALUES", "1500000"))
+# The licence a study's dataset folder declares in its card (a Hub identifier: cc-by-4.0,
+# cc-by-nc-4.0, other...) unless `export_dataset --license` says another; the deployment's data
+# owners choose it, so by default the card says it is unknown.
+DATASET_LICENSE = os.environ.get("DATASET_LICENSE", "unknown")
+# Webhooks (docs/webhooks.md): each attempt of a delivery gives up after WEBHOOK_TIMEOUT seconds;
+# a delivery is tried WEBHOOK_MAX_ATTEMPTS times, waiting WEBHOOK_RETRY_SECONDS after the first
+# failure and twice as long after each next one (at most an hour). Deliveries go to public
+# addresses only: private, loopback and link-local ones (the internal network, this machine, a
+# cloud's metadata service) only when WEBHOOK_ALLOW_PRIVATE_ADDRESSES is on.
+WEBHOOK_TIMEOUT = float(os.environ.get("WEBHOOK_TIMEOUT", "10"))
+WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("WEBHOOK_MAX_ATTEMPTS", "8"))
+WEBHOOK_RETRY_SECONDS = float(os.environ.get("WEBHOOK_RETRY_SECONDS", "30"))
+WEBHOOK_ALLOW_PRIVATE_ADDRESSES = envbool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", False)
 # A background job (an import, a judge run, an agreement report) whose worker has sent no
 # heartbeat for this long (or, on the worker's own machine, whose worker process has ended) is
 # taken for abandoned: docs/deploy.md, "The background worker". IMPORT_JOB_LEASE_SECONDS is

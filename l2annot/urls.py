@@ -22,6 +22,7 @@ urlpatterns = [
     path("rubrics/", include("rubrics.urls")),
     path("grading/", include("grading.urls")),
     path("people/", include("people.urls")),
+    path("webhooks/", include("webhooks.urls")),
     path("agreement/", include("agreement.urls")),
     path("history/", include("audit.urls")),
     path("interchange/", include("interchange.urls")),

@@ -39,6 +39,8 @@ from rubrics.models import (
     TaskResource,
 )
 from taxonomy.models import shown_value
+from webhooks.models import Event
+from webhooks.services import notify
 
 BATCH = 500
 
@@ -217,7 +219,20 @@ def publish(
             for version in published
         ),
     )
+    if published:
+        notify(Event.BENCHMARK_PUBLISHED, published_payload(published))
     return published
+
+
+def published_payload(published: Sequence[RubricVersion]) -> dict[str, object]:
+    """What a webhook is told of one publishing: each task (id and key) and its new version."""
+    return {
+        "count": len(published),
+        "versions": [
+            {"task": v.task_id, "key": v.task.key, "version": v.number, "rubric_version": v.pk}
+            for v in published
+        ],
+    }
 
 
 REOPENED = "Edited after publication."

@@ -61,6 +61,7 @@ from taxonomy.models import (
 )
 from taxonomy.scales import sync_scale_values
 from taxonomy.seedfile import read_context_variables, read_scales, read_taxonomy
+from webhooks.models import Answer, Delivery, Event, Hook
 
 # ----- taxonomy ----------------------------------------------------------------------------
 
@@ -669,3 +670,33 @@ def turned_on_second_factor(user: User) -> tuple[SecondFactor, list[str]]:
     codes = second_factor.confirm(factor, totp_code(factor, -1))
     assert codes is not None
     return factor, codes
+
+
+def make_hook(url: str = "https://hooks.example.org/l2annot", events=None, **fields) -> Hook:
+    """A webhook asking for `events` (every event by default)."""
+    return Hook.objects.create(url=url, events=list(events or Event.values), **fields)
+
+
+def webhook_route_objects() -> dict[str, Model]:
+    """The objects the webhook pages address, for the route-by-role walks."""
+    hook = make_hook()
+    return {"hook": hook, "delivery": make_delivery(hook)}
+
+
+def make_delivery(hook: Hook, state: str = Delivery.State.FAILED, answers: int = 1) -> Delivery:
+    """A delivery of a closed study to `hook` that ended in `state`, with `answers` logged
+    (a 500 each)."""
+    job_state = Job.State.FINISHED if state == Delivery.State.DELIVERED else Job.State.FAILED
+    delivery = Delivery.objects.create(
+        hook=hook,
+        event=Event.STUDY_CLOSED,
+        payload={"study": 1, "name": "Pilot"},
+        state=state,
+        attempts=answers,
+        job=Job.objects.create(kind=Job.Kind.WEBHOOK, state=job_state),
+    )
+    for attempt in range(1, answers + 1):
+        Answer.objects.create(
+            delivery=delivery, attempt=attempt, seconds=0.01, status=500, body="broken"
+        )
+    return delivery

@@ -24,6 +24,8 @@ from jobs.lease import this_worker
 from jobs.models import Job
 from judging.models import JudgeRun
 from judging.providers import is_allowed
+from webhooks.models import Event
+from webhooks.services import notify
 from workbench.judge_task import JudgeCall, Watch, judge_task
 from workbench.units import study_units
 
@@ -234,6 +236,7 @@ def _finish(
     # Only what the run's end decides: a judge family set on the run's page meanwhile stays.
     run.save(update_fields=FINISHED_FIELDS)
     job.finish()
+    notify(Event.JUDGE_RUN_FINISHED, {"run": run.pk, "study": study.pk, "status": run.status})
     return run
 
 

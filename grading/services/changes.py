@@ -23,8 +23,11 @@ from grading.models import (
 )
 from grading.services.refusals import QuestionsAnswered, StudyClosed
 from grading.services.setup import assign_study
+from webhooks.models import Event
+from webhooks.services import notify
 
 
+@transaction.atomic
 @transaction.atomic
 def set_status(study: Study, status: Study.Status, *, by: User | None = None) -> None:
     if study.status == status:
@@ -32,6 +35,8 @@ def set_status(study: Study, status: Study.Status, *, by: User | None = None) ->
     audit.record(study, AuditEvent.Kind.STATUS, by, {"status": [study.status, status.value]})
     study.status = status
     study.save(update_fields=["status"])
+    if status == Study.Status.CLOSED:
+        notify(Event.STUDY_CLOSED, {"study": study.pk, "name": study.name})
 
 
 def _pool_names(study: Study) -> list[str]:

@@ -153,6 +153,7 @@ ROUTES: dict[str, Route] = {
     "agreement:labels_csv": Route("GET", MANAGERS),
     "agreement:labels_xlsx": Route("GET", MANAGERS),
     "agreement:labels_json": Route("GET", MANAGERS),
+    "agreement:dataset": Route("GET", MANAGERS),
     "grading:studies": Route("GET", MANAGERS),
     "grading:study_create": Route("POST", MANAGERS),
     "grading:study_preview": Route("POST", MANAGERS),
@@ -198,6 +199,12 @@ ROUTES: dict[str, Route] = {
     "people:person_expertise": Route("POST", ADMINS),
     "people:person_active": Route("POST", ADMINS),
     "people:person_invite": Route("POST", ADMINS),
+    "webhooks:hooks": Route("GET", ADMINS),
+    "webhooks:hook_create": Route("POST", ADMINS),
+    "webhooks:hook": Route("GET", ADMINS),
+    "webhooks:hook_active": Route("POST", ADMINS),
+    "webhooks:hook_delete": Route("POST", ADMINS),
+    "webhooks:delivery_resend": Route("POST", ADMINS),
 }
 
 
@@ -250,6 +257,7 @@ def route_objects(module_db: None) -> dict[str, int]:
         "level": ProficiencyLevel.objects.create(scale=scale, code="a1", label="A1"),
         **factories.rubric_route_objects(sub),
         "person": User.objects.create(username="invitee", email="invitee@example.org"),
+        **factories.webhook_route_objects(),
     }
     return {kind: obj.pk for kind, obj in objects.items()}
 

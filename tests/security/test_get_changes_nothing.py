@@ -66,6 +66,7 @@ def walk_data(module_db: None) -> dict[str, Any]:
         **factories.rubric_route_objects(sub),
         "person": User.objects.create(username="invitee", email="invitee@example.org"),
         "token": ApiToken.issue(admin_user, "script")[0],
+        **factories.webhook_route_objects(),
     }
     grading = factories.grading_route_kwargs(GRADING_PARAMS, admin_user, None)
     run = factories.disagreeing_run(grading["study_id"])
