@@ -1,6 +1,6 @@
 from django.urls import path
 
-from agreement.views import labels, pool, reports
+from agreement.views import dataset, labels, pool, reports
 
 app_name = "agreement"
 urlpatterns = [
@@ -53,4 +53,5 @@ urlpatterns = [
     path(
         "studies/<int:study_id>/labels.json", labels.download, {"fmt": "json"}, name="labels_json"
     ),
+    path("studies/<int:study_id>/dataset.zip", dataset.download, name="dataset"),
 ]

@@ -11,6 +11,7 @@ from django.db.models import Count, Exists, F, Max, OuterRef, Q, Sum
 from agreement.data.experts import VALUE_INDEX, criteria_info, response_item_info
 from core.analysis.calibration import MISSING, FloatArray, JudgeData, ScaleScores
 from core.analysis.comparison import UNPARSEABLE, RunVerdicts
+from core.analysis.dataset import JudgeAnswer
 from core.analysis.leaderboard import JudgedResponses
 from core.analysis.ratings import (
     FAIL,
@@ -168,6 +169,26 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
         judge_levels=levels,
         gold_levels=_gold_levels(units, pair_of, len(level_pairs), db),
     )
+
+
+def load_judge_answers(
+    runs: Sequence[JudgeRun], responses: Sequence[int], criteria: Sequence[int]
+) -> list[JudgeAnswer]:
+    """Every verdict (or level) of `runs` on whole responses among `responses` and criterion
+    versions among `criteria`, every epoch, in run, response, criterion and epoch order: the
+    calibration set of a study's dataset."""
+    names = {run.pk: (str(run), run.judge_model) for run in runs}
+    rows = (
+        JudgeVerdict.objects.using(reports_alias())
+        .per_response()
+        .filter(run__in=list(names), response_id__in=responses, criterion_version_id__in=criteria)
+        .order_by("run_id", "response_id", "criterion_version_id", "epoch")
+        .values_list("run_id", "response_id", "criterion_version_id", "epoch", "verdict", "level")
+    )
+    return [
+        JudgeAnswer(*names[run], response, version, epoch, verdict, level)
+        for run, response, version, epoch, verdict, level in rows.iterator(chunk_size=5000)
+    ]
 
 
 def load_judged_responses(study: Study, run: JudgeRun, ratings: StudyRatings) -> JudgedResponses:
