@@ -69,3 +69,6 @@ def test_the_python_examples_in_the_api_doc_run(live_server, make_user, monkeypa
     assert "submitted: submitted [4, 4]" in printed
     assert "the study is open" in printed
     assert "text/csv; charset=utf-8 header:" in printed
+    # The final labels through httpx: pass, pass, fail on each unit is a pass by majority.
+    first = graded.items.order_by("pk").first().response.task.key
+    assert f"{first} " in printed and " pass majority" in printed
