@@ -13,7 +13,7 @@ from interchange.problem_text import problem_text
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Response
 from rubrics.services import record_response
-from tests.factories import demo_benchmark_and_graders, demo_study
+from tests.factories import demo_benchmark_and_graders, demo_study, make_hook
 from tests.llm_server import Reply, model_name
 from workbench.running import execute_run
 from workbench.services import cancel_run, resume_run, start_run
@@ -44,8 +44,11 @@ def test_each_unit_is_judged_once_and_its_answer_is_stored_as_verdict_and_ration
     units = judged(study, 4)
     failing = units[1].unit.criterion
     llm_server.default = lambda request: "false" if failing in request.prompt else "true"
+    hook = make_hook(events=["judge_run.finished"])
     run = execute_run(start_run(study, model=JUDGE, limit=4, by=None, enqueue=False).pk)
     assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    (told,) = hook.deliveries.all()  # its webhook is told, once
+    assert told.payload == {"run": run.pk, "study": study.pk, "status": "succeeded"}
     assert (run.calls_total, run.calls_done, run.errors, run.unparseable) == (4, 4, 0, 0)
     assert len(llm_server.completions) == 4
     prompts = [request.prompt for request in llm_server.completions]  # in any order
