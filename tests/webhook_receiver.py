@@ -1,7 +1,7 @@
 """A webhook receiver on the loopback for the tests: a real HTTP server recording each request
-it gets (path, headers, body) and answering by path: `/ok` 200, `/fail` 500, `/slow` only once
-the test ends (`release()`), so a client with a short timeout gives up first. `refused_url()`
-is a port where nothing listens (connection refused)."""
+it gets (path, headers, body) and answering by path: `/ok` 200, `/fail` 500, `/big` 200 with
+4 MB, `/slow` only once the test ends (`release()`), so a client with a short timeout gives up
+first. `refused_url()` is a port where nothing listens (connection refused)."""
 
 from __future__ import annotations
 
@@ -34,11 +34,14 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path == "/slow":
             self.server.released.wait(10)
         status, text = (500, b"broken") if self.path == "/fail" else (200, b"thanks")
+        if self.path == "/big":
+            text = b"x" * 4_000_000
         self.send_response(status)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(text)))
         self.end_headers()
-        self.wfile.write(text)
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.wfile.write(text)  # a client that read enough may have hung up
 
 
 class Receiver(ThreadingHTTPServer):

@@ -1,6 +1,7 @@
 """Sending one attempt of a delivery: only to http(s) URLs, only to public addresses unless the
-deployment allows others (settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES), within
-settings.WEBHOOK_TIMEOUT seconds, signed with the hook's secret.
+deployment allows others (settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES), waiting at most
+settings.WEBHOOK_TIMEOUT seconds to connect and for each read or write, signed with the hook's
+secret.
 
 The address is checked where the connection is made: the host is resolved once, every address
 it resolves to is checked, and the connection goes to the checked address (TLS still names the
@@ -131,14 +132,22 @@ def post(url: str, body: bytes, secret: str, headers: dict[str, str]) -> Outcome
     start = time.monotonic()
     try:
         check_url(url)
-        with httpcore.ConnectionPool(network_backend=CheckedBackend()) as pool:
-            answer = pool.request(
+        with (
+            httpcore.ConnectionPool(network_backend=CheckedBackend()) as pool,
+            pool.stream(
                 "POST",
                 url,
                 headers=list(sent.items()),
                 content=body,
                 extensions={"timeout": limits},
-            )
+            ) as answer,
+        ):
+            # Only the start of the body is kept: a receiver cannot fill the worker's memory.
+            start_of_body = b""
+            for chunk in answer.iter_stream():
+                start_of_body += chunk
+                if len(start_of_body) >= BODY_EXCERPT * 4:
+                    break
     except (AddressNotAllowed, ValidationError) as error:
         return Outcome(time.monotonic() - start, error="not_allowed", detail=_detail(error))
     except httpcore.TimeoutException as error:
@@ -147,7 +156,7 @@ def post(url: str, body: bytes, secret: str, headers: dict[str, str]) -> Outcome
         return Outcome(time.monotonic() - start, error="refused", detail=_detail(error))
     except httpcore.ProtocolError as error:
         return Outcome(time.monotonic() - start, error="error", detail=_detail(error))
-    text = answer.content[: BODY_EXCERPT * 4].decode("utf-8", "replace")[:BODY_EXCERPT]
+    text = start_of_body[: BODY_EXCERPT * 4].decode("utf-8", "replace")[:BODY_EXCERPT]
     return Outcome(time.monotonic() - start, status=answer.status, body=text)
 
 

@@ -100,6 +100,13 @@ def test_an_error_status_is_logged_with_the_start_of_its_body(receiver):
     assert delivery.state == Delivery.State.RETRYING
 
 
+def test_only_the_start_of_a_long_answer_is_read_and_kept(receiver):
+    delivery = one_delivery(receiver.url("/big"))
+    deliver.call(delivery.pk)
+    (answer,) = delivery.answers.all()
+    assert answer.status == 200 and answer.body == "x" * 1000
+
+
 def test_loopback_is_refused_unless_the_deployment_allows_it(receiver, settings):
     delivery = one_delivery(receiver.url("/ok").replace("127.0.0.1", "localhost"))
     settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES = False
