@@ -1,7 +1,7 @@
 """Script in the data never runs: hostile text in a task instruction, a model response (text and
 conversation turns, an earlier version), a criterion wording, a grader's rationale, a judge's
-rationale, a context value label and an import's report is shown inert on every page that shows
-it, and stays text in the XLSX export."""
+rationale, a context value label, an import's report and a webhook receiver's answer is shown
+inert on every page that shows it, and stays text in the XLSX export."""
 
 import io
 import re
@@ -142,7 +142,11 @@ def built(module_db):
              "previous_version": 1, "changed": ["text", PAYLOAD], "studies": [PAYLOAD]}
         ],
     )  # fmt: skip
+    # A webhook receiver answered with hostile text.
+    delivery = factories.make_delivery(factories.make_hook(description=PAYLOAD[:200]))
+    delivery.answers.update(body=PAYLOAD)
     return {
+        "hook": delivery.hook,
         "job": job,
         "admin": admin,
         "task": task,
@@ -187,6 +191,8 @@ def _pages(w) -> dict[str, str]:
         "flags": reverse("grading:study_flags", args=[study]),
         "flag form": reverse("grading:flag", args=[w["mine"].pk]),
         "import job": reverse("interchange:job", args=[w["job"].pk]),
+        "webhook": reverse("webhooks:hook", args=[w["hook"].pk]),
+        "webhooks": reverse("webhooks:hooks"),
     }
 
 
@@ -215,6 +221,8 @@ def _pages(w) -> dict[str, str]:
         "flags",
         "flag form",
         "import job",
+        "webhook",
+        "webhooks",
     ],
 )
 def test_hostile_text_is_inert_on_every_page(world, page, as_htmx) -> None:
@@ -238,6 +246,8 @@ def test_the_pages_do_show_the_text(world) -> None:
     assert "1 earlier version" in response.text  # a response's history
     job = world["client"].get(_pages(world)["import job"])
     assert job.text.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 5  # id, task, studies
+    hook = world["client"].get(_pages(world)["webhook"])
+    assert hook.text.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 2  # description, answer
 
 
 def test_a_rationale_that_looks_like_a_formula_stays_text_in_the_xlsx(world) -> None:
