@@ -188,7 +188,7 @@ def fail_abandoned_jobs() -> int:
 
 def _fail_abandoned(gone: Job) -> None:
     job = ImportJob.objects.only("pk", "original_name", "stage").get(job=gone)
-    ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING).update(
+    ended = ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING).update(
         status=ImportJob.Status.FAILED,
         problems=[stored_line(job.original_name, abandoned(job.stage or "starting"))],
         summary="",
@@ -196,6 +196,8 @@ def _fail_abandoned(gone: Job) -> None:
         progress=100,
         stage="finished",
     )
+    if ended:  # an import whose worker died ended too: failed
+        notify(Event.IMPORT_FINISHED, import_payload(ImportJob.objects.get(pk=job.pk)))
 
 
 class Heartbeat(heartbeat.Heartbeat):

@@ -27,7 +27,7 @@ from interchange.models import ImportJob
 from interchange.problem_text import problem_text
 from jobs.lease import this_worker, worker_is_gone
 from tests.app_processes import csrf_token, running_server
-from tests.factories import benchmark_folder, generated, make_job
+from tests.factories import benchmark_folder, generated, make_hook, make_job
 
 LEASE = 2.0  # seconds, for the worker started by the last test
 
@@ -74,7 +74,11 @@ def test_a_job_whose_worker_is_gone_ends_failed_with_a_message_that_says_so(
     fresh = running_job(starter_framework, "elsewhere:12:34", heartbeat_age=5)
     killed = running_job(starter_framework, f"{socket.gethostname()}:{a_dead_pid()}:", 0)
     mine = running_job(starter_framework, this_worker(), heartbeat_age=3600)
+    hook = make_hook(events=["import.finished"])
     assert jobs.fail_abandoned_jobs() == 2
+    told = sorted(d.payload["import"] for d in hook.deliveries.all())  # its end is told too
+    assert told == sorted([stale.pk, killed.pk])
+    assert {d.payload["status"] for d in hook.deliveries.all()} == {"failed"}
     for job in (stale, fresh, killed, mine):
         job.refresh_from_db()
     assert (stale.status, killed.status) == ("failed", "failed")
