@@ -108,7 +108,7 @@ def test_a_choice_label_is_read_in_the_readers_language(where, label):
 
 
 # Labels written the same in Spanish.
-LABELS_SAME_IN_SPANISH = {"ID", "Prompt", "prompt", "token", "variable"}
+LABELS_SAME_IN_SPANISH = {"ID", "Prompt", "prompt", "token", "URL", "variable"}
 
 
 def untranslated(texts: list[tuple[str, object]]) -> list[str]:
