@@ -60,7 +60,9 @@ def delete_hook(hook: Hook, *, by: User | None) -> None:
 def send_again(delivery: Delivery) -> bool:
     """Queue `delivery` again with a full set of attempts (its answers so far stay logged);
     False when it is still queued or being sent."""
-    delivery = Delivery.objects.select_for_update().select_related("job").get(pk=delivery.pk)
+    delivery = (
+        Delivery.objects.select_for_update(of=("self",)).select_related("job").get(pk=delivery.pk)
+    )
     if delivery.is_live():
         return False
     if delivery.job is None:
