@@ -36,8 +36,10 @@ from taxonomy.models import Framework
 from tests import factories
 from tests.factories import demo_benchmark_and_graders, grade_study
 
-# The restore runs in its own transactions and the test flushes the database between them.
-pytestmark = pytest.mark.django_db(transaction=True)
+# A restore nests in the test's transaction (its atomic block is a savepoint there); the tests
+# that flush the database between a backup and its restore commit for real.
+pytestmark = pytest.mark.django_db
+flushes_between = pytest.mark.django_db(transaction=True)
 
 
 WORKSHEET = b"%PDF-1.4 worksheet for the lesson\n"
@@ -155,6 +157,7 @@ def figures(report):
     return report.overall, criteria, report.by_layer, report.raters, report.scales
 
 
+@flushes_between
 def test_a_restored_study_gives_identical_agreement_figures_and_files(study, tmp_path, settings):
     before = figures(study_report(study))
     files = resource_files()
@@ -502,6 +505,7 @@ def stored_versions():
     ]
 
 
+@flushes_between
 def test_a_restored_study_keeps_the_version_it_graded_and_the_response_history(
     db, media, tmp_path, make_user
 ):
