@@ -11,10 +11,11 @@ defines: missing and wrongly typed fields, limits, unexpected methods) and its f
 (generated valid and invalid requests). The suite fuzzes a few examples per operation and
 leaves the annotator's coverage phase out: it is two thirds of an operation's time, and an
 annotator is refused most writes (403) before the body is read, while the admin's run goes
-through every case. The admin's coverage phase runs on PostgreSQL, where its boundary values
-meet the database's own limits (lengths, integer ranges, NUL characters), and not again on
-SQLite, which enforces none of them: it would double the suite's longest test for cases
-PostgreSQL already answered. The annotator's per-operation run, for the same reason the other
+through every case. The admin's coverage phase runs on PostgreSQL for the operations that write
+(POST, PUT, PATCH), whose boundary values meet the database's own limits (lengths, integer
+ranges, NUL characters), and not on SQLite, which enforces none of them; the reads' boundary
+cases (a query or path parameter at its limit) run in `make schemathesis` only: they were four
+fifths of the suite's longest test. The annotator's per-operation run, for the same reason the other
 way round, runs on SQLite only: its answers are mostly refusals made before the database is
 reached. `make schemathesis` runs 50 examples (the
 `SCHEMATHESIS_EXAMPLES` environment variable), both coverage phases on whichever database
@@ -124,8 +125,11 @@ def _schema(*, coverage: bool) -> Any:
     return loaded
 
 
-schema = _schema(coverage=FULL or ON_POSTGRESQL)
+schema = _schema(coverage=FULL)
 annotator_schema = _schema(coverage=FULL)
+WRITES = ["POST", "PUT", "PATCH"]
+writes_at_the_limits = _schema(coverage=True).include(method=WRITES)
+writes_at_the_limits.config.phases.fuzzing.enabled = False  # fuzzed with the rest above
 SETTINGS = settings(
     max_examples=EXAMPLES,
     derandomize=True,  # the same examples on every run: CI does not flake
@@ -221,6 +225,18 @@ def test_the_api_honours_its_schema(case, admin_token):
 
 
 @pytest.mark.skipif(
+    FULL or not ON_POSTGRESQL,
+    reason="SQLite enforces no lengths or integer ranges; `make schemathesis` covers every "
+    "operation's boundaries in the admin's run",
+)
+@writes_at_the_limits.parametrize()
+@SETTINGS
+def test_writes_at_the_limits_honour_the_schema(case, admin_token):
+    with rolled_back():
+        case.call_and_validate(headers=sent_with(admin_token), checks=CHECKS_ALL)
+
+
+@pytest.mark.skipif(
     ON_POSTGRESQL and not FULL,
     reason="the annotator's run is mostly refusals made before the database is reached",
 )
@@ -266,8 +282,14 @@ def test_the_served_schema_is_the_one_tested(client_as):
     assert served == openapi_document()
 
 
-def test_the_suite_leaves_out_only_the_annotators_coverage_phase_and_the_admins_on_sqlite():
-    assert schema.config is not annotator_schema.config
-    assert schema.config.phases.coverage.enabled is (FULL or ON_POSTGRESQL)
+def test_the_suite_leaves_out_the_annotators_coverage_phase_and_the_reads_boundaries():
+    assert len({id(s.config) for s in (schema, annotator_schema, writes_at_the_limits)}) == 3
+    assert schema.config.phases.coverage.enabled is FULL
     assert annotator_schema.config.phases.coverage.enabled is FULL
     assert schema.config.phases.fuzzing.enabled and annotator_schema.config.phases.fuzzing.enabled
+    assert writes_at_the_limits.config.phases.coverage.enabled
+    assert not writes_at_the_limits.config.phases.fuzzing.enabled
+    methods = {
+        operation.ok().method.upper() for operation in writes_at_the_limits.get_all_operations()
+    }
+    assert methods == set(WRITES)
