@@ -78,7 +78,7 @@
     if (target) target.focus();
   });
 
-  // A table wider than its box scrolls inside it (.table-wrap, app.css): a box that scrolls is
+  // A table wider than its box scrolls inside it (.table-wrap, see the stylesheet): a box that scrolls is
   // made reachable with Tab so the keyboard can scroll it; one that fits is no extra stop.
   function scrollableTables() {
     document.querySelectorAll(".table-wrap").forEach(function (box) {
