@@ -134,7 +134,6 @@ def _conflict(exc: domain.Conflict) -> Conflict:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    # The domain's kinds first: an incomplete submission is also a ValidationError of its service.
     if isinstance(exc, domain.NotFound):
         exc = exceptions.NotFound(_message(exc))
     elif isinstance(exc, domain.Conflict):

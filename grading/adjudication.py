@@ -51,7 +51,7 @@ class AdjudicationError(ValidationError):
     """A gold verdict that cannot be recorded; the message is shown to the adjudicator."""
 
 
-class StaleGoldVerdict(AdjudicationError, Conflict):
+class StaleGoldVerdict(Conflict):
     """Someone saved this pair's gold verdict after the adjudicator loaded it."""
 
     current: GoldVerdict
@@ -73,7 +73,7 @@ class StaleGoldVerdict(AdjudicationError, Conflict):
         self.current = current
 
 
-class GoldVerdictGone(AdjudicationError, Conflict):
+class GoldVerdictGone(Conflict):
     """The gold verdict the adjudicator changed was removed meanwhile (409)."""
 
 

@@ -21,7 +21,7 @@ from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
 from core.refusals import Conflict
-from grading import services, tallies
+from grading import tallies
 from grading.models import (
     Assignment,
     Flag,
@@ -49,7 +49,7 @@ class AlreadyFlagged(Conflict):
         )
 
 
-class CannotSetAside(services.GradingError, Conflict):
+class CannotSetAside(Conflict):
     """The assignment's state refuses setting its response aside: it is submitted, or it is
     set aside already (409)."""
 

@@ -554,7 +554,7 @@ def _record(
                     rationale=row.rationale or None,
                     by=annotator,
                 )
-        except (services.GradingError, services.StudyClosed) as error:
+        except services.SAVE_REFUSALS as error:
             # The level's own field when a level was refused (off its scale, or on a binary
             # criterion): the message names the criterion and its scale.
             field_name = "level" if row.level is not None else "verdict"
@@ -583,7 +583,7 @@ def _record(
             saved = services.save_likert(
                 assignment, int(rating.question_id), rating.value, by=annotator
             )
-        except (services.GradingError, services.StudyClosed) as error:
+        except services.SAVE_REFUSALS as error:
             for refusal in _refusals(error, assignment):
                 problem(rating.row, "rating", refusal)
             continue
@@ -601,6 +601,10 @@ def _refusals(error: Exception, assignment: Assignment) -> list[str]:
         return [
             gettext_noop("the study “%(name)s” is closed: grades can no longer change", name=name)
         ]
+    if isinstance(error, services.SubmittedIncomplete):
+        return refusal_texts(error.as_validation_error())
+    if isinstance(error, services.SetAside):
+        return refusal_texts(ValidationError(str(error)))
     assert isinstance(error, ValidationError)
     return refusal_texts(error)
 
@@ -612,7 +616,7 @@ def _submit(assignments: Iterable[Assignment], annotator: User, report: OfflineI
             continue
         try:
             services.submit(assignment, by=annotator)
-        except (services.GradingError, services.StudyClosed) as error:
+        except (*services.SAVE_REFUSALS, services.Incomplete) as error:
             report.incomplete.append(
                 gettext_noop(
                     "assignment %(id)s: %(reasons)s", id=assignment.pk, reasons=message_of(error)

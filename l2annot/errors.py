@@ -17,8 +17,7 @@ from core.refusals import Conflict, NotFound, Unavailable
 
 
 def status_for(error: Exception) -> int:
-    """The status of a page showing `error`. The domain's kinds come first: an incomplete
-    submission is also a ValidationError of the grading service."""
+    """The status of a page showing `error`."""
     if isinstance(error, NotFound):
         return 404
     if isinstance(error, Conflict):

@@ -54,7 +54,7 @@ class LastAdmin(Conflict):
     """The change would leave no active admin, and nobody to manage people."""
 
 
-class NoEmailToInvite(ValidationError, Conflict):
+class NoEmailToInvite(Conflict):
     """The account has no email address: its state, not the request, refuses an invitation
     (409 in the API; the People page shows it as a message)."""
 
@@ -90,7 +90,7 @@ def send_invitation(user: User, base_url: str, *, by: User | None = None) -> Non
     """Email `user` a link to set their password (again, for a link that expired, or one the
     mail server did not take). InvitationNotSent when it does not take this one either."""
     if not user.email:
-        raise NoEmailToInvite({"email": [_("This account has no email address to invite.")]})
+        raise NoEmailToInvite(_("This account has no email address to invite."))
     if not user.is_active:
         raise Conflict(_("This account is deactivated: reactivate it before inviting."))
     context = {"user": user, "link": invitation_link(user, base_url), "by": by}

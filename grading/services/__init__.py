@@ -59,12 +59,14 @@ from grading.services.progress import (
     studies_with_progress,
 )
 from grading.services.refusals import (
+    SAVE_REFUSALS,
     GradingError,
     Incomplete,
     NotYourAssignment,
     QuestionsAnswered,
     SetAside,
     StudyClosed,
+    SubmittedIncomplete,
 )
 from grading.services.sampling import SampledResponses, draw_for_judge
 from grading.services.setup import (
@@ -87,6 +89,7 @@ __all__ = [
     "DEFAULT_LIKERT_PROMPTS",
     "IDLE_CAP",
     "OVERDUE_IDLE_DAYS",
+    "SAVE_REFUSALS",
     "SETTINGS_FIELDS",
     "GradesPlan",
     "GradingError",
@@ -96,6 +99,7 @@ __all__ = [
     "SampledResponses",
     "SetAside",
     "StudyClosed",
+    "SubmittedIncomplete",
     "add_annotators",
     "add_gold_checks_and_assign",
     "add_responses",

@@ -1,7 +1,7 @@
 """What the grading rules refuse, and the checks every save of an assignment makes first:
 its grader asks (ownership, through `Assignment.objects.of(user)`) and its study is open."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -21,23 +21,32 @@ class StudyClosed(Conflict):
     changes."""
 
 
-class Incomplete(GradingError, Conflict):
+class Incomplete(Conflict):
     """The assignment still lacks answers (`problems`, in page order): its state, not the
     request, refuses the submission, so a retry succeeds once they are given (409)."""
 
     summary = "The assignment is not complete"
 
     def __init__(self, problems: Sequence[ValidationError]) -> None:
-        super().__init__(list(problems))
-        self.problems = self.messages
+        self.problems = ValidationError(list(problems)).messages
+        super().__init__(" ".join(self.problems))
 
 
-class SubmittedIncomplete(GradingError, Conflict):
+class SubmittedIncomplete(Conflict):
     """A change to a submitted grade that would leave its assignment incomplete (an adverse
-    finding without the rationale the study asks for): the grade's state refuses it (409)."""
+    finding without the rationale the study asks for): the grade's state refuses it (409).
+    Raised with its values apart, as a ValidationError is, so that an import keeps it to be
+    read in its reader's language (`as_validation_error`, interchange.refusals)."""
+
+    def __init__(self, message: str, params: Mapping[str, object]) -> None:
+        super().__init__(message % params)
+        self.message, self.params = message, params
+
+    def as_validation_error(self) -> ValidationError:
+        return ValidationError(self.message, params=dict(self.params))
 
 
-class SetAside(GradingError, Conflict):
+class SetAside(Conflict):
     """The grader set the response aside with a flag: it waits for a maintainer."""
 
     def __init__(self) -> None:
@@ -47,6 +56,11 @@ class SetAside(GradingError, Conflict):
                 "give it to another grader."
             )
         )
+
+
+# What a save of a grade, turn grade or 1-5 rating may refuse, for the callers that show it
+# (the grading page, the offline workbook's import): bad input or the assignment's state.
+SAVE_REFUSALS = (GradingError, StudyClosed, SubmittedIncomplete, SetAside)
 
 
 class NotYourAssignment(NotFound):

@@ -225,7 +225,7 @@ def adjudicate(
                 reasons=study.split_reasons,
             )
             context |= {"error": message_of(error)}
-        except adjudication.AdjudicationError as error:
+        except (adjudication.AdjudicationError, adjudication.GoldVerdictGone) as error:
             status = status_for(error)
             context |= {"error": message_of(error)}
         else:

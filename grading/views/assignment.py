@@ -459,7 +459,7 @@ def save_grade(
                 locked=True,
                 active_ms=active_ms,
             )
-    except (services.GradingError, services.StudyClosed) as error:
+    except services.SAVE_REFUSALS as error:
         assert assignment is not None  # a refusal comes after the lookup
         line = next((x for x in _lines(assignment) if x.version.pk == criterion_version_id), None)
         state = {"line": line} if line else {}
@@ -492,7 +492,7 @@ def save_turn_grade(
                 locked=True,
                 active_ms=active_ms,
             )
-    except (services.GradingError, services.StudyClosed) as error:
+    except services.SAVE_REFUSALS as error:
         assert assignment is not None  # a refusal comes after the lookup
         line = next((x for x in _lines(assignment) if x.version.pk == criterion_version_id), None)
         turns = line.turns if line else ()
@@ -519,7 +519,7 @@ def save_likert(
         value = 0
     try:
         services.save_likert(assignment, likert_item_id, value, by=request.user)
-    except (services.GradingError, services.StudyClosed) as error:
+    except services.SAVE_REFUSALS as error:
         entry = next((e for e in _likert(assignment) if e[0].pk == likert_item_id), None)
         return _refused(request, assignment, error, "likert", **({"entry": entry} if entry else {}))
     entry = next(e for e in _likert(assignment) if e[0].pk == likert_item_id)
@@ -532,7 +532,7 @@ def submit(request: AuthenticatedHttpRequest, assignment_id: int) -> HttpRespons
     assignment = _own(request, assignment_id)
     try:
         services.submit(assignment, by=request.user)
-    except (services.GradingError, services.StudyClosed) as error:
+    except (*services.SAVE_REFUSALS, services.Incomplete) as error:
         status = status_for(error)
         assignment.refresh_from_db()
         problems = services.missing_answers(assignment)

@@ -181,8 +181,8 @@ def person_invite(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     person = _person(pk)
     try:
         services.send_invitation(person, _base_url(request), by=request.user)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+    except services.NoEmailToInvite as error:
+        messages.error(request, str(error))
         return redirect_to(request, reverse("people:person", args=[person.pk]))
     except services.InvitationNotSent as error:
         messages.error(request, str(error))

@@ -121,7 +121,7 @@ def test_a_submitted_response_can_be_flagged_but_not_set_aside(study, people):
     mine = first_of(study, ana)
     factories.complete(mine, ana)
     services.submit(mine, by=ana)
-    with pytest.raises(services.GradingError):
+    with pytest.raises(flags.CannotSetAside):
         flags.raise_flag(mine, kind="response_broken", comment="", skip=True, by=ana)
     assert flags.raise_flag(mine, kind="response_broken", comment="", by=ana).skipped is False
 

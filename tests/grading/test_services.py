@@ -132,10 +132,10 @@ def test_submit_refuses_an_incomplete_assignment_and_names_what_is_missing(annot
     assignment = services.claim_next(study, annotators[0])
     first, *_ = factories.rubric_of(assignment)
     services.save_grade(assignment, first.pk, verdict="fail", rationale="", by=annotators[0])
-    with pytest.raises(services.GradingError) as error:
+    with pytest.raises(services.Incomplete) as error:
         services.submit(assignment, by=assignment.annotator)
-    assert f"{first.criterion.code}: Fail needs a rationale." in error.value.messages
-    assert any(m.startswith("Rate:") for m in error.value.messages)
+    assert f"{first.criterion.code}: Fail needs a rationale." in error.value.problems
+    assert any(m.startswith("Rate:") for m in error.value.problems)
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.IN_PROGRESS
 

@@ -84,7 +84,7 @@ def test_a_dialogue_needs_every_tutor_turn_graded_before_submitting(dialogue):
     messages = [p.message for p in services.missing_answers(assignment)]
     assert any(m.endswith("Turn 2: Present needs a rationale.") for m in messages)
     assert sum("Turn 6: choose" in m for m in messages) == 2  # both turn-level criteria
-    with pytest.raises(services.GradingError):
+    with pytest.raises(services.Incomplete):
         services.submit(assignment, by=grader)
 
 
@@ -102,7 +102,7 @@ def test_a_change_after_submission_keeps_the_turn_and_response_grades_it_replace
     services.submit(assignment, by=grader)
     penalty = versions[max(versions)]
     assert Grade.objects.get(assignment=assignment, criterion_version=penalty).verdict == "fail"
-    with pytest.raises(services.GradingError, match="rationale"):
+    with pytest.raises(services.SubmittedIncomplete, match="rationale"):
         services.save_turn_grade(
             assignment, penalty.pk, turns[1].pk, verdict="pass", rationale=None, by=grader
         )
