@@ -6,6 +6,7 @@ verdicts are never overwritten silently: a save names the revision it was based 
 is refused, and every replaced value is kept as a GoldVerdictRevision and in the audit history.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +41,6 @@ from grading.models import (
     StudyItem,
     Verdict,
 )
-from judging.models import TriageResolution
 from rubrics.models import CriterionVersion, RubricItem
 from rubrics.models.criteria import LAYER_RANK, Layer
 
@@ -282,19 +282,26 @@ def request_adjudication(
 
 
 @transaction.atomic
-def withdraw_request(study_item: StudyItem, criterion_version_id: int, *, by: User | None) -> bool:
+def withdraw_request(
+    study_item: StudyItem,
+    criterion_version_id: int,
+    *,
+    by: User | None,
+    still_wanted: Callable[[], bool] | None = None,
+) -> bool:
     """Take a pair's adjudication request back while it waits: True when one was withdrawn.
     A pair already adjudicated keeps its request (its gold verdict stands), as does a pair
-    never requested, and a pair another judge run's resolution still sends to adjudication
-    ("the experts were wrong", judging.TriageResolution: the caller deletes its own first);
-    then nothing changes and the answer is False. The request's row is locked first, so a
+    never requested, and a pair the caller's `still_wanted` says something else still sends
+    to adjudication (another judge run's resolution "the experts were wrong": the judge app
+    deletes its own first and asks about the others, judging); then nothing changes and the
+    answer is False. The request's row is locked before `still_wanted` is asked, so a
     resolution being made at the same time is either seen or finds no request and makes one."""
     request = (
         AdjudicationRequest.objects.select_for_update()
         .filter(study_item=study_item, criterion_version_id=criterion_version_id)
         .first()
     )
-    if request is None or still_requested(study_item, criterion_version_id):
+    if request is None or (still_wanted is not None and still_wanted()):
         return False
     adjudicated = GoldVerdict.objects.filter(
         study_item=study_item, criterion_version_id=criterion_version_id
@@ -304,16 +311,6 @@ def withdraw_request(study_item: StudyItem, criterion_version_id: int, *, by: Us
     audit.record_deletion(request, ["reason"], actor=by)
     request.delete()
     return True
-
-
-def still_requested(study_item: StudyItem, criterion_version_id: int) -> bool:
-    """Whether a judge run's resolution ("the experts were wrong") sends the pair's response
-    and criterion version to adjudication."""
-    return TriageResolution.objects.filter(
-        kind=TriageResolution.Kind.EXPERTS_WRONG,
-        response_id=study_item.response_id,
-        criterion_version_id=criterion_version_id,
-    ).exists()
 
 
 @transaction.atomic

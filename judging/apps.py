@@ -22,3 +22,9 @@ class JudgingConfig(AppConfig):
         # The migration ships the prompts once; a flushed database (`manage.py flush`, a
         # transactional test) gets them back after it, as the roles are (accounts.apps).
         post_migrate.connect(_ship_prompts_after_migrate, sender=self)
+        # Grading plans how many expert grades a study needs from the judge's verdicts, which
+        # it reads through this app (grading sits below it and does not import it).
+        from grading.services.planning import read_latest_verdicts_with
+        from judging.planning import latest_verdicts
+
+        read_latest_verdicts_with(latest_verdicts)

@@ -285,6 +285,16 @@ class NotResolved(Conflict):
         super().__init__(gettext("This disagreement is not resolved: it was reopened meanwhile."))
 
 
+def still_requested(study_item: StudyItem, criterion_version_id: int) -> bool:
+    """Whether a judge run's resolution ("the experts were wrong") sends the pair's response
+    and criterion version to adjudication."""
+    return TriageResolution.objects.filter(
+        kind=TriageResolution.Kind.EXPERTS_WRONG,
+        response_id=study_item.response_id,
+        criterion_version_id=criterion_version_id,
+    ).exists()
+
+
 @transaction.atomic
 def reopen(
     run: JudgeRun, study_item: StudyItem, criterion_version: CriterionVersion, *, by: User
@@ -319,9 +329,15 @@ def reopen(
     )
     resolution.delete()  # first: what it did elsewhere is undone only if nothing else needs it
     if resolution.kind == Kind.EXPERTS_WRONG:
-        if adjudication.withdraw_request(study_item, criterion_version.pk, by=by):
+
+        def wanted() -> bool:
+            return still_requested(study_item, criterion_version.pk)
+
+        if adjudication.withdraw_request(
+            study_item, criterion_version.pk, by=by, still_wanted=wanted
+        ):
             done.append(gettext("The adjudication request is withdrawn."))
-        elif adjudication.still_requested(study_item, criterion_version.pk):
+        elif wanted():
             done.append(
                 gettext(
                     "Another judge run's resolution still sends the unit to adjudication: the "

@@ -4,9 +4,13 @@ The answer rests on the judge's agreement with the experts: measured on the fram
 studies where one exists (the latest judge run's verdicts against the experts' unanimous
 submitted verdicts, read from the pair tallies: two queries), otherwise an accuracy the person
 assumes. The sample sizes themselves are `core.stats.ppi_planning`'s.
+
+The judge's verdicts are the judge app's data, and that app sits above grading: it registers
+the reader of its latest run's verdicts when it loads (`read_latest_verdicts_with`, called by
+judging.apps), so grading never imports it. Without a reader no run is measured.
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +23,6 @@ from core.stats.ppi_planning import (
     uncertainty_from_epochs,
 )
 from grading.models import PairTally
-from judging.models import JudgeRun, JudgeVerdict
 from taxonomy.models import Framework
 
 #: The half-width a setup asks for unless told otherwise: +/- 5 points of a pass rate.
@@ -30,6 +33,33 @@ DEFAULT_ACCURACY = 0.85
 ASSUMED_PASS_RATE = 0.5
 #: Verdicts on unanimous pairs a measured figure needs; fewer, and the assumed one is used.
 MIN_MEASURED = 20
+
+
+@dataclass(frozen=True, slots=True)
+class MeasuredRun:
+    """The judge run a plan was measured on, as the plan shows it."""
+
+    pk: int
+    judge_model: str
+
+
+#: (response, criterion version, epoch, verdict) of one judge verdict on a whole response.
+VerdictRow = tuple[int, int, int, bool]
+#: The latest judge run with verdicts on some of these responses, and its verdicts on them.
+LatestVerdicts = Callable[[set[int]], tuple[MeasuredRun | None, list[VerdictRow]]]
+
+
+def _no_judge(responses: set[int]) -> tuple[MeasuredRun | None, list[VerdictRow]]:
+    return None, []
+
+
+_latest_verdicts: LatestVerdicts = _no_judge
+
+
+def read_latest_verdicts_with(reader: LatestVerdicts) -> None:
+    """Set how plans read the judge's latest verdicts (the judge app, as it loads)."""
+    global _latest_verdicts
+    _latest_verdicts = reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +74,7 @@ class JudgeFigure:
 
     accuracy: float
     n: int = 0
-    run: JudgeRun | None = None
+    run: MeasuredRun | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,27 +96,14 @@ def _unanimous_labels(framework: Framework) -> dict[tuple[int, int], bool]:
 
 def _latest_run_verdicts(
     labels: dict[tuple[int, int], bool],
-) -> tuple[JudgeRun | None, list[tuple[int, int, int, bool]]]:
-    """The latest run with verdicts on those responses, and its verdicts on whole responses."""
-    responses = {response for response, _ in labels}
-    verdicts = JudgeVerdict.objects.per_response().filter(
-        response_id__in=responses, verdict__isnull=False
-    )
-    run = (
-        JudgeRun.objects.filter(pk__in=verdicts.values("run_id"))
-        .order_by("-created_at", "-pk")
-        .first()
-    )
-    if run is None:
-        return None, []
-    rows = verdicts.filter(run=run).values_list(
-        "response_id", "criterion_version_id", "epoch", "verdict"
-    )
-    return run, [(r, c, e, bool(v)) for r, c, e, v in rows if (r, c) in labels]
+) -> tuple[MeasuredRun | None, list[VerdictRow]]:
+    """The latest run with verdicts on those responses, and its verdicts on their pairs."""
+    run, rows = _latest_verdicts({response for response, _ in labels})
+    return run, [row for row in rows if (row[0], row[1]) in labels]
 
 
 def _fold_epochs(
-    rows: Iterable[tuple[int, int, int, bool]],
+    rows: Iterable[VerdictRow],
 ) -> dict[tuple[int, int], tuple[int, int]]:
     """(response, criterion version) -> (passes, epochs) of the judge's verdicts."""
     folded: dict[tuple[int, int], tuple[int, int]] = {}

@@ -1,0 +1,24 @@
+"""The judge's verdicts a grading plan is measured on (grading.services.planning), read here
+because they are this app's data; registered with grading when the app loads (judging.apps)."""
+
+from grading.services.planning import MeasuredRun, VerdictRow
+from judging.models import JudgeRun, JudgeVerdict
+
+
+def latest_verdicts(responses: set[int]) -> tuple[MeasuredRun | None, list[VerdictRow]]:
+    """The latest run with verdicts on some of `responses`, and its verdicts on whole ones."""
+    verdicts = JudgeVerdict.objects.per_response().filter(
+        response_id__in=responses, verdict__isnull=False
+    )
+    run = (
+        JudgeRun.objects.filter(pk__in=verdicts.values("run_id"))
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    if run is None:
+        return None, []
+    rows = verdicts.filter(run=run).values_list(
+        "response_id", "criterion_version_id", "epoch", "verdict"
+    )
+    found = MeasuredRun(pk=run.pk, judge_model=run.judge_model)
+    return found, [(r, c, e, bool(v)) for r, c, e, v in rows]
