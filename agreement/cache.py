@@ -1,8 +1,9 @@
 """The one cache of agreement results.
 
-Every result (the study report, a judge's calibration, the leaderboard, a judge's 1-5 scales)
-is stored under a key made of the state of the data it was computed from (`agreement.data`) and
-of the study's analysis settings: a new or changed grade, verdict, rating or setting (or new
+Every result (the study report; the judge app's calibrations, leaderboards, 1-5 scales,
+comparisons and triage, with keys of their own in `workbench.calibration`) is stored under a
+key made of the state of the data it was computed from (`agreement.data`) and of the study's
+analysis settings (`study_part`): a new or changed grade, verdict, rating or setting (or new
 code computing the results) makes a new key, so nothing is ever invalidated by hand and an old
 entry simply expires. The cache itself is Django's default cache, a database table shared by
 the web processes and the worker.
@@ -10,17 +11,16 @@ the web processes and the worker.
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from threading import Lock
 from typing import Any, cast
 
 from django.core.cache import cache
 
-from agreement.data import gold_state, ratings_state, scales_state, verdicts_state
+from agreement.data import scales_state
 from agreement.models import AnalysisSettings
 from grading.models import ResultsRevision, Study
-from judging.models import JudgeRun
 from l2annot.db_routers import reports_alias
 
 CACHE_SECONDS = 24 * 3600
@@ -47,7 +47,7 @@ RESULT_SOURCES = sorted(
 CODE_VERSION = code_fingerprint(RESULT_SOURCES)
 
 
-def _study_part(study: Study, settings: AnalysisSettings) -> str:
+def study_part(study: Study, settings: AnalysisSettings) -> str:
     revision = ResultsRevision.objects.using(reports_alias()).of(study.pk)
     return (
         f"{CODE_VERSION}:{study.pk}:{revision}:{settings.validation_threshold}:{settings.minimum_units}:"
@@ -56,37 +56,8 @@ def _study_part(study: Study, settings: AnalysisSettings) -> str:
     )
 
 
-def _run_part(run: JudgeRun) -> str:
-    """A run's verdicts and the family self-preference compares it with."""
-    return f"{run.pk}:{verdicts_state(run)}:{run.model_family}"
-
-
 def report_key(study: Study, settings: AnalysisSettings) -> str:
-    return f"agreement:{_study_part(study, settings)}"
-
-
-def calibration_key(study: Study, run: JudgeRun, settings: AnalysisSettings) -> str:
-    judge = f"{_run_part(run)}:{gold_state(study)}"  # accuracy against gold
-    return f"calibration:{judge}:{_study_part(study, settings)}"
-
-
-def leaderboard_key(study: Study, run: JudgeRun | None, settings: AnalysisSettings) -> str:
-    key = f"leaderboard:{run.pk if run else '-'}:{_study_part(study, settings)}"
-    return key if run is None else f"{key}:{verdicts_state(run)}"
-
-
-def judge_scales_key(study: Study, run: JudgeRun, settings: AnalysisSettings) -> str:
-    return f"judge-scales:{run.pk}:{ratings_state(run)}:{_study_part(study, settings)}"
-
-
-def comparison_key(study: Study, runs: Sequence[JudgeRun], settings: AnalysisSettings) -> str:
-    states = ",".join(_run_part(run) for run in runs)
-    return f"comparison:{states}:{gold_state(study)}:{_study_part(study, settings)}"
-
-
-def triage_key(study: Study, run: JudgeRun, settings: AnalysisSettings) -> str:
-    judge = f"{_run_part(run)}:{gold_state(study)}"
-    return f"triage:{judge}:{_study_part(study, settings)}"
+    return f"agreement:{study_part(study, settings)}"
 
 
 # The last results this process read are kept in it as well: the result of a large study is

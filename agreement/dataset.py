@@ -12,13 +12,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from agreement.data import judge_runs_for, load_judge_answers
-from agreement.services import (
-    final_labels,
-    judge_calibrations,
-    judge_leaderboards,
-    study_report,
-)
+from agreement.judge_parts import judge_answers, judge_parts
+from agreement.services import final_labels, study_report
 from core.analysis.dataset import StudyDesign, study_card, study_tables
 from core.analysis.export import judge_calibration_rows
 from core.formats.hf_dataset import write_dataset
@@ -42,15 +37,15 @@ def write_study_dataset(study: Study, folder: Path, licence: str | None = None) 
     """Write the dataset folder of `study` into `folder`; returns the files written. The
     licence is `licence`, else settings.DATASET_LICENSE."""
     labels = final_labels(study)
-    runs = judge_runs_for(study)
-    answers = load_judge_answers(
-        runs,
+    answers = judge_answers(
+        study,
         sorted({found.unit.response_id for found in labels}),
         sorted({found.unit.criterion.key for found in labels}),
     )
-    tables = study_tables(labels, answers, judge_leaderboards(study) if runs else [])
+    judges = judge_parts(study)  # the judge app's (agreement.judge_parts)
+    tables = study_tables(labels, answers, judges.leaderboards)
     overall = study_report(study).overall if labels else None
-    calibrations = [judge_calibration_rows(summary)[0] for summary in judge_calibrations(study)]
+    calibrations = [judge_calibration_rows(summary)[0] for summary in judges.calibrations]
     card = study_card(
         study_design(study), licence or settings.DATASET_LICENSE, overall, calibrations, tables
     )

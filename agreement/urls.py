@@ -9,30 +9,7 @@ urlpatterns = [
     path("studies/<int:study_id>/drift/", pool.drift, name="drift"),
     path("pool/", pool.pool, name="pool"),
     path("pool/<int:user_id>/", pool.annotator, name="annotator"),
-    path("studies/<int:study_id>/leaderboard/", reports.leaderboard, name="leaderboard"),
     path("studies/<int:study_id>/settings/", reports.analysis_settings, name="settings"),
-    path(
-        "studies/<int:study_id>/judges/<int:run_id>/",
-        reports.judge_calibration,
-        name="judge",
-    ),
-    path(
-        "studies/<int:study_id>/judges/<int:run_id>/family/",
-        reports.judge_family,
-        name="judge_family",
-    ),
-    path(
-        "studies/<int:study_id>/judges/<int:run_id>/calibration.json",
-        reports.judge_calibration_download,
-        {"fmt": "json"},
-        name="judge_calibration_json",
-    ),
-    path(
-        "studies/<int:study_id>/judges/<int:run_id>/calibration.xlsx",
-        reports.judge_calibration_download,
-        {"fmt": "xlsx"},
-        name="judge_calibration_xlsx",
-    ),
     path("studies/<int:study_id>/report/", reports.study_report_prepare, name="study_report"),
     path(
         "studies/<int:study_id>/report.json",

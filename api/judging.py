@@ -21,8 +21,8 @@ from api import imports
 from api.filters import BooleanFilter, FilterSet, IntegerFilter
 from api.serializers import ApiModelSerializer, ApiSerializer
 from api.viewsets import ReadOnlyViewSet
-from interchange.importers import import_verdicts
 from judging.models import JudgeConfig, JudgeRun, JudgeVerdict
+from workbench.verdict_import import import_verdicts
 
 
 class UsageSerializer(ApiModelSerializer):

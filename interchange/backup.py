@@ -19,7 +19,7 @@ person may do on this server, which a file from elsewhere cannot decide: an admi
 
 import json
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -69,8 +69,6 @@ from interchange.backup_files import (
 )
 from interchange.models import TaskSource
 from interchange.problem_text import message_text
-from judging.models import JudgeRating, JudgeVerdict, PromptTemplate, PromptVersion
-from judging.shipped import shipped_prompt_names
 from rubrics.models import (
     Criterion,
     CriterionVersion,
@@ -94,6 +92,23 @@ READABLE_VERSIONS = (1, 2)
 # Models a restore refuses to write over: the ones a backup holds. Groups (roles) are not here:
 # migrations make them, and a restore never puts anyone in one.
 GUARDED_APPS = ("accounts", "taxonomy", "rubrics", "grading", "judging", "agreement")
+
+#: The rows of another app that belong to a study, given the responses the study grades.
+StudyRows = Callable[[models.QuerySet[Response]], list[models.QuerySet[Any]]]
+#: The rows of another app that `migrate` writes into every new database, given as a filter.
+MadeByMigrate = Callable[[], Mapping[type[models.Model], Q]]
+
+# The judge's rows (its verdicts and 1-5 ratings on the graded responses, the shipped prompts)
+# are the judge app's, which sits above this one: it names them as it loads (`back_up_with`).
+_study_rows: list[StudyRows] = []
+_made_by_migrate: list[MadeByMigrate] = []
+
+
+def back_up_with(rows: StudyRows, made_by_migrate: MadeByMigrate) -> None:
+    """Add an app's rows to every study's backup, and the rows `migrate` makes to the rows a
+    restore expects in an empty database (the judge app, as it loads)."""
+    _study_rows.append(rows)
+    _made_by_migrate.append(made_by_migrate)
 
 
 @dataclass(frozen=True)
@@ -145,8 +160,7 @@ def study_querysets(study: Study) -> list[models.QuerySet[Any]]:
         PublishedContextValue.objects.filter(rubric_version__study_items__study=study).distinct(),
         responses,
         Turn.objects.filter(response__in=responses),
-        JudgeVerdict.objects.filter(response__in=graded),
-        JudgeRating.objects.filter(response__in=graded),
+        *(rows for app_rows in _study_rows for rows in app_rows(graded)),
         Study.objects.filter(pk=study.pk),
         PoolMember.objects.filter(study=study),
         Expertise.objects.filter(annotator__in=annotators),
@@ -288,11 +302,7 @@ def backup_study(
 def occupied_models() -> list[str]:
     """The labels of guarded models that already hold rows other than those `migrate` writes
     into every new database (the shipped prompt templates, at their first version)."""
-    shipped = shipped_prompt_names()
-    made_by_migrate = {
-        PromptTemplate: Q(name__in=shipped),
-        PromptVersion: Q(template__name__in=shipped, number=1),
-    }
+    made_by_migrate = {model: q for made in _made_by_migrate for model, q in made().items()}
     occupied = []
     for app in GUARDED_APPS:
         for model in apps.get_app_config(app).get_models():

@@ -19,7 +19,7 @@ import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 from django.core.files import File
 from django.db import (
@@ -43,17 +43,40 @@ from interchange.importers import (
     Progress,
     import_l2bench,
     import_responses,
-    import_verdicts,
 )
 from interchange.models import ImportJob
 from interchange.problem_text import stage_message, stored_line, stored_problems
 from jobs import heartbeat
 from jobs.lease import this_worker
 from jobs.models import Job
+from taxonomy.models import Framework
 from webhooks.models import Event
 from webhooks.services import notify
 
 logger = logging.getLogger(__name__)
+
+
+class VerdictsImport(Protocol):
+    def __call__(
+        self,
+        path: Path,
+        framework: Framework,
+        *,
+        dry_run: bool,
+        by: User | None,
+        progress: Progress,
+    ) -> ImportReport: ...
+
+
+# A file of judge verdicts (ImportJob.Kind.VERDICTS, EVAL_LOG) is imported by the judge app,
+# which sits above this one: it gives its importer when it loads (workbench.apps).
+_import_verdicts: VerdictsImport | None = None
+
+
+def import_verdicts_with(importer: VerdictsImport) -> None:
+    global _import_verdicts
+    _import_verdicts = importer
+
 
 MAX_UNPACKED_BYTES = 2 * 1024**3
 MAX_MEMBERS = 20_000
@@ -296,7 +319,8 @@ def _run(job: ImportJob, progress: Progress) -> ImportReport | offline.OfflineIm
         )
     if job.kind == ImportJob.Kind.RESPONSES:
         return import_responses(path, job.framework, dry_run=dry_run, by=by, progress=progress)
-    return import_verdicts(path, job.framework, dry_run=dry_run, by=by, progress=progress)
+    assert _import_verdicts is not None, "the judge app gives its importer as it loads"
+    return _import_verdicts(path, job.framework, dry_run=dry_run, by=by, progress=progress)
 
 
 def unpack_benchmark(archive_path: Path, workdir: Path) -> Path:

@@ -18,7 +18,6 @@ from inspect_ai import eval as inspect_eval
 from core.formats.problems import gettext_noop, stored_message
 from core.prompting import AnswerStyle, render
 from grading.models import Study
-from interchange.importers import import_verdicts
 from interchange.problem_text import stored_problems
 from jobs.lease import this_worker
 from jobs.models import Job
@@ -28,6 +27,7 @@ from webhooks.models import Event
 from webhooks.services import notify
 from workbench.judge_task import JudgeCall, Watch, judge_task
 from workbench.units import study_units
+from workbench.verdict_import import import_verdicts
 
 
 def execute_run(run_pk: int, *, on_progress: Any = None) -> JudgeRun:

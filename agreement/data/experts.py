@@ -17,9 +17,11 @@ from core.analysis.ratings import (
     StudyRatings,
     ratings_from_rows,
 )
+from core.analysis.scales import ScaleRatings
 from grading.models import (
     Assignment,
     Grade,
+    LikertItem,
     LikertRating,
     Study,
     StudyItem,
@@ -463,3 +465,24 @@ def _item_infos(found: Any, response: str, keys: list[int], db: str) -> list[Ite
             response_version=version,
         )
     return [by_pk[pk] for pk in keys]
+
+
+def load_scale_ratings(study: Study) -> ScaleRatings:
+    """Every submitted 1-5 rating of the study's task-level items (e.g. authenticity)."""
+    db = reports_alias()
+    items = LikertItem.objects.using(db).filter(study=study.pk).order_by("order", "pk")
+    prompts = list(items.values_list("pk", "prompt"))
+    prompt_index = {pk: n for n, (pk, _) in enumerate(prompts)}
+    rows = (
+        LikertRating.objects.using(db)
+        .filter(
+            assignment__study_item__study=study,
+            assignment__study_item__gold_source__isnull=True,
+            assignment__status=Assignment.Status.SUBMITTED,
+        )
+        .values_list("assignment__study_item_id", "item_id", "assignment__annotator_id", "value")
+    )
+    return ScaleRatings.from_rows(
+        [prompt for _, prompt in prompts],
+        [(item, prompt_index[prompt], rater, value) for item, prompt, rater, value in rows],
+    )

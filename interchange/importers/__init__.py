@@ -4,7 +4,6 @@ transaction. Every importer returns an ImportReport and writes nothing if it lis
 from interchange.importers.benchmark import import_l2bench
 from interchange.importers.report import Counts, ImportReport, Progress
 from interchange.importers.responses import import_responses
-from interchange.importers.verdicts import import_verdicts
 
 __all__ = [
     "Counts",
@@ -12,5 +11,4 @@ __all__ = [
     "Progress",
     "import_l2bench",
     "import_responses",
-    "import_verdicts",
 ]

@@ -20,13 +20,15 @@ from django.utils import timezone
 
 from accounts.roles import Role
 from agreement.cache import report_key
-from agreement.data import calibration_runs, disagreements, judge_runs_for
+from agreement.data import disagreements
 from agreement.models import AnalysisSettings
-from agreement.services import judge_report, judge_scale_report, study_leaderboard, study_report
+from agreement.services import study_report
 from grading.models import Grade, ResultsRevision
 from judging.models import JudgeRun, JudgeVerdict
 from l2annot.db_routers import ReportsReplicaRouter, reports_alias, reports_from_primary
 from tests.factories import graded_study, rubric_of
+from workbench.calibration import judge_report, judge_scale_report, study_leaderboard
+from workbench.data import calibration_runs, judge_runs_for
 
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "reports"])
 

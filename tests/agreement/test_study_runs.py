@@ -8,13 +8,13 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from accounts.roles import Role
-from agreement import data
 from grading import adjudication, gold
 from grading import services as grading_services
 from grading.models import Study
-from interchange.eee_export import ExportProblem, judge_run_for
 from judging.models import JudgeRating, JudgeRun
 from tests import factories
+from workbench import data
+from workbench.eee_export import ExportProblem, judge_run_for
 
 pytestmark = pytest.mark.django_db
 
@@ -57,22 +57,26 @@ def test_the_studys_pages_neither_list_nor_open_the_runs_of_its_gold_checks(with
     study, run = with_gold["study"], with_gold["verdicts"]
     client = client_as(Role.MAINTAINER)
     agreement = client.get(reverse("agreement:study", args=[study.pk])).content.decode()
-    assert reverse("agreement:judge", args=[study.pk, run.pk]) not in agreement
-    board = client.get(reverse("agreement:leaderboard", args=[study.pk])).content.decode()
+    assert reverse("workbench:calibration", args=[study.pk, run.pk]) not in agreement
+    board = client.get(reverse("workbench:leaderboard", args=[study.pk])).content.decode()
     assert f'<option value="{run.pk}"' not in board
     compare = client.get(reverse("workbench:compare", args=[study.pk])).content.decode()
     assert f'value="{run.pk}"' not in compare
-    for name in ("agreement:judge", "agreement:judge_calibration_json", "workbench:triage"):
+    for name in ("workbench:calibration", "workbench:calibration_json", "workbench:triage"):
         assert client.get(reverse(name, args=[study.pk, run.pk])).status_code == 404, name
     rated = with_gold["ratings"]
-    assert client.get(reverse("agreement:judge", args=[study.pk, rated.pk])).status_code == 404
-    family = client.post(reverse("agreement:judge_family", args=[study.pk, run.pk]))
+    assert (
+        client.get(reverse("workbench:calibration", args=[study.pk, rated.pk])).status_code == 404
+    )
+    family = client.post(reverse("workbench:calibration_family", args=[study.pk, run.pk]))
     assert family.status_code == 404
     # The study the runs belong to still shows and opens them.
     earlier = with_gold["earlier"]
     own = client.get(reverse("agreement:study", args=[earlier.pk])).content.decode()
-    assert reverse("agreement:judge", args=[earlier.pk, run.pk]) in own
-    assert client.get(reverse("agreement:judge", args=[earlier.pk, run.pk])).status_code == 200
+    assert reverse("workbench:calibration", args=[earlier.pk, run.pk]) in own
+    assert (
+        client.get(reverse("workbench:calibration", args=[earlier.pk, run.pk])).status_code == 200
+    )
 
 
 def test_the_api_answers_a_run_of_another_study_as_not_found(with_gold, make_user):

@@ -6,9 +6,9 @@ import json
 import pytest
 from django.urls import reverse
 
-from interchange.importers import import_verdicts
 from judging.models import JudgeRun
 from tests.factories import framework, published_task, response
+from workbench.verdict_import import import_verdicts
 
 pytestmark = pytest.mark.django_db
 

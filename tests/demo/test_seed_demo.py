@@ -7,11 +7,11 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from accounts.roles import Role
-from agreement.services import run_comparison, triage
 from demo.judge_runs import seed_demo_judge_runs
 from demo.study import JUDGE, NAME, seed_demo_study
 from grading.models import Assignment, Grade, Study, TurnGrade
 from judging.models import JudgeConfig, JudgeRating, JudgeRun
+from workbench.calibration import run_comparison, triage
 from workbench.units import study_units
 
 pytestmark = pytest.mark.django_db
@@ -91,7 +91,7 @@ def test_the_demo_study_has_two_judge_runs_to_compare_and_triage(seeded, client_
     assert "agrees with the experts more than" in compare
     # The demo judge's levels on the Spanish task's ordinal criterion are compared with the
     # experts' levels on its calibration page.
-    calibration = maintainer.get(reverse("agreement:judge", args=[study.pk, v2.pk]))
+    calibration = maintainer.get(reverse("workbench:calibration", args=[study.pk, v2.pk]))
     body = calibration.content.decode()
     assert "Ordinal criteria: the judge" in body and "Ordinal alpha: experts" in body
     # The dialogues' turn-level criteria are compared turn by turn.

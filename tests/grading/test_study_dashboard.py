@@ -176,7 +176,7 @@ def test_the_study_page_links_to_each_of_the_studys_pages(client_as, make_user):
     nav = nav[: nav.index("</nav>")]
     for name in [
         "agreement:study",
-        "agreement:leaderboard",
+        "workbench:leaderboard",
         "workbench:judge",
         "grading:adjudication",
         "interchange:export_grades_csv",

@@ -139,7 +139,7 @@ def test_a_researcher_lands_on_agreement_and_the_judge(people):
     main = main_of(client_of(people, Role.VIEWER))
     for each in Study.objects.all():
         assert reverse("agreement:study", args=[each.pk]) in main
-        assert reverse("agreement:leaderboard", args=[each.pk]) in main
+        assert reverse("workbench:leaderboard", args=[each.pk]) in main
         assert f'"{reverse("grading:study", args=[each.pk])}"' not in main  # not theirs to manage
         assert reverse("grading:study_times", args=[each.pk]) in main
     assert all(name in main for name in ["judge-running", "judge-failed", "judge-done"])

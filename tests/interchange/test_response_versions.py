@@ -17,12 +17,13 @@ from core.analysis.labels import COLUMNS, label_row
 from grading.models import Grade, TurnGrade
 from grading.services import create_study
 from interchange import grades_export
-from interchange.importers import import_responses, import_verdicts
+from interchange.importers import import_responses
 from interchange.models import ImportJob
 from judging.models import JudgeVerdict
 from rubrics.models import Response
 from tests import factories
 from tests.interchange.db_helpers import row_counts
+from workbench.verdict_import import import_verdicts
 
 pytestmark = pytest.mark.django_db
 

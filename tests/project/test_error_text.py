@@ -34,7 +34,7 @@ MODULES = sorted(
                 "grading/adjudication.py",
                 "grading/flags.py",
                 "grading/gold.py",
-                "interchange/eee_export.py",
+                "workbench/eee_export.py",
                 "rubrics/seedfile.py",
                 "taxonomy/seedfile.py",
                 "rubrics/publishing.py",

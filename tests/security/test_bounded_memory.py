@@ -22,10 +22,10 @@ from accounts.models import ApiToken
 from accounts.roles import Role
 from core.formats.jsonl import MAX_LINE_BYTES
 from grading.models import Study
-from interchange.importers import import_verdicts
 from judging.models import JudgeRun, JudgeVerdict
 from judging.output import stored_output
 from tests.factories import graded_demo_study, judge_run
+from workbench.verdict_import import import_verdicts
 
 
 @pytest.fixture

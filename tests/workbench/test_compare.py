@@ -11,11 +11,11 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from accounts.roles import Role
-from agreement.services import run_comparison
 from core.stats.grouped import AC_METHOD, BCA
 from grading.models import Study
 from judging.models import JudgeRun, JudgeVerdict
 from tests.factories import graded_demo_study, judge_run
+from workbench.calibration import run_comparison
 
 pytestmark = pytest.mark.django_db
 
@@ -107,7 +107,7 @@ def test_the_htmx_answer_is_the_comparison_fragment(study, runs, client_as):
 
 
 def test_the_judge_page_links_to_the_comparison_for_maintainers_only(study, runs, client_as):
-    judge_url = reverse("agreement:judge", args=[study.pk, runs[0].pk])
+    judge_url = reverse("workbench:calibration", args=[study.pk, runs[0].pk])
     compare_url = reverse("workbench:compare", args=[study.pk])
     assert compare_url in client_as(Role.MAINTAINER).get(judge_url).content.decode()
     assert compare_url not in client_as(Role.VIEWER).get(judge_url).content.decode()
@@ -116,9 +116,9 @@ def test_the_judge_page_links_to_the_comparison_for_maintainers_only(study, runs
 def test_the_judge_page_offers_its_calibration_with_intervals_and_n(study, runs, client_as):
     client = client_as(Role.MAINTAINER)
     run = runs[1]
-    page = client.get(reverse("agreement:judge", args=[study.pk, run.pk])).content.decode()
-    json_url = reverse("agreement:judge_calibration_json", args=[study.pk, run.pk])
-    xlsx_url = reverse("agreement:judge_calibration_xlsx", args=[study.pk, run.pk])
+    page = client.get(reverse("workbench:calibration", args=[study.pk, run.pk])).content.decode()
+    json_url = reverse("workbench:calibration_json", args=[study.pk, run.pk])
+    xlsx_url = reverse("workbench:calibration_xlsx", args=[study.pk, run.pk])
     assert json_url in page and xlsx_url in page
     data = json.loads(client.get(json_url).content)
     overall, *criteria = data["rows"]
@@ -187,7 +187,7 @@ def assert_every_figure_has_its_n(rows: list[dict]) -> None:
 def test_every_figure_of_the_calibration_downloads_carries_its_n(study, runs, client_as):
     client = client_as(Role.MAINTAINER)
     run = runs[1]
-    url = reverse("agreement:judge_calibration_json", args=[study.pk, run.pk])
+    url = reverse("workbench:calibration_json", args=[study.pk, run.pk])
     rows = json.loads(client.get(url).content)["rows"]
     assert_every_figure_has_its_n(rows)
     overall = rows[0]
@@ -196,7 +196,7 @@ def test_every_figure_of_the_calibration_downloads_carries_its_n(study, runs, cl
     assert overall["specificity vs majority n"] == found.vs_majority.specificity.denominator
     assert overall["alt-test experts tested"] == found.alt_test.n_tested
     assert overall["accuracy gap vs experts (leave one out) n"] == found.alpha_experts.n_units
-    xlsx = reverse("agreement:judge_calibration_xlsx", args=[study.pk, run.pk])
+    xlsx = reverse("workbench:calibration_xlsx", args=[study.pk, run.pk])
     sheet = load_workbook(BytesIO(client.get(xlsx).content))["Judge calibration"]
     header = [cell.value for cell in sheet[1]]
     assert header == list(overall)

@@ -4,7 +4,6 @@ import pytest
 from django.urls import reverse
 
 from accounts.roles import Role
-from agreement.services import triage
 from audit.models import AuditEvent
 from grading import adjudication
 from grading.models import AdjudicationRequest, Study
@@ -12,6 +11,7 @@ from judging.models import JudgeRun, JudgeVerdict, TriageResolution
 from judging.services import create_template
 from rubrics.models import CriterionVersion
 from tests.factories import graded_demo_study, judge_run
+from workbench.calibration import triage
 
 pytestmark = pytest.mark.django_db
 

@@ -5,13 +5,13 @@ the same unit so never leaves the second resolution without its adjudication req
 import pytest
 
 from accounts.roles import Role
-from agreement.services import triage
 from grading.models import AdjudicationRequest, StudyItem
 from judging.models import TriageResolution
 from rubrics.models import CriterionVersion
 from tests.concurrency import run_together, threads_share_one_database
 from tests.factories import graded_demo_study, judge_run
 from workbench import services
+from workbench.calibration import triage
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

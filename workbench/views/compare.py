@@ -8,13 +8,13 @@ from django.shortcuts import get_object_or_404
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
-from agreement.data import judge_runs_for
 from agreement.models import AnalysisSettings
-from agreement.services import run_comparison
 from core.analysis.comparison import RunComparison, RunGroup
 from core.analysis.ratings import CriterionInfo
 from grading.models import Study
 from l2annot.htmx import render_page
+from workbench.calibration import run_comparison
+from workbench.data import judge_runs_for
 from workbench.forms import CompareForm
 from workbench.services import resolution_counts
 

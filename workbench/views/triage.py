@@ -13,8 +13,6 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
-from agreement.data import UnitDetail, judge_runs_for, load_unit_details
-from agreement.services import Triage, triage
 from core.analysis.triage import TriageUnit
 from core.refusals import Conflict
 from grading.models import Study, StudyItem
@@ -23,7 +21,10 @@ from l2annot.errors import message_of, status_for
 from l2annot.htmx import render_page, respond
 from rubrics.models import CriterionVersion
 from workbench import services
+from workbench.calibration import Triage, triage
+from workbench.data import judge_runs_for
 from workbench.forms import ResolveForm
+from workbench.unit_details import UnitDetail, load_unit_details
 
 PAGE = "workbench/triage.html"
 PER_PAGE = 20

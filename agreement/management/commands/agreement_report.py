@@ -5,12 +5,8 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils.translation import gettext, gettext_noop
 
-from agreement.services import (
-    judge_calibrations,
-    judge_leaderboards,
-    judge_scales_by_run,
-    study_report,
-)
+from agreement.judge_parts import judge_parts
+from agreement.services import study_report
 from core.analysis.export import report_to_dict, write_report_xlsx
 from grading.commands import STUDY_HELP, study_argument
 from l2annot.commands import Command as TranslatedCommand
@@ -29,16 +25,15 @@ class Command(TranslatedCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         study = study_argument(options["study"])
         report = study_report(study)
-        judges = judge_scales_by_run(study)
-        calibrations = judge_calibrations(study)
-        boards = judge_leaderboards(study)
+        judges = judge_parts(study)
+        parts = (judges.scales, judges.calibrations, judges.leaderboards)
         output: Path = options["output"]
         if options["format"] == "json":
-            data = report_to_dict(study.name, report, judges, calibrations, boards)
+            data = report_to_dict(study.name, report, *parts)
             output.write_text(json.dumps(data, indent=2), encoding="utf-8")
         else:
             with output.open("wb") as stream:
-                write_report_xlsx(study.name, report, stream, judges, calibrations, boards)
+                write_report_xlsx(study.name, report, stream, *parts)
         self.stdout.write(
             gettext("Wrote the agreement report of %(study)s to %(path)s")
             % {"study": study.name, "path": output}

@@ -6,8 +6,8 @@ from django.utils.translation import gettext, gettext_noop, ngettext
 
 from core.formats import eee
 from grading.commands import STUDY_HELP, study_argument
-from interchange import eee_export
 from l2annot.commands import Command as TranslatedCommand
+from workbench import eee_export
 
 
 def _developer(value: str) -> tuple[str, str]:

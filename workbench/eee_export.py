@@ -1,5 +1,5 @@
 """A study's model leaderboard as "Every Eval Ever" records: the figures of the agreement
-leaderboard (agreement.services.study_leaderboard), so the exported scores and intervals are
+leaderboard (workbench.calibration.study_leaderboard), so the exported scores and intervals are
 exactly those the leaderboard page shows; `core.formats.eee` writes them."""
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ from pathlib import Path
 import numpy as np
 from django.utils.translation import gettext
 
-from agreement.data import judge_runs_for, last_graded_at, load_judge_data, load_study_ratings
-from agreement.services import study_leaderboard
+from agreement.data import last_graded_at, load_study_ratings
 from core.analysis.leaderboard import Leaderboard, ModelRow, response_scores
 from core.analysis.leaderboard import Score as BoardScore
 from core.formats import eee
 from grading.models import Study, StudyItem
 from judging.models import JudgeRun
 from taxonomy.models import Competency
+from workbench.calibration import study_leaderboard
+from workbench.data import judge_runs_for, load_judge_data
 
 SOURCES = ("experts", "judge")
 _SCORED_BY = {

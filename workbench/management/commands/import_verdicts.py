@@ -3,7 +3,6 @@ from typing import Any
 
 from django.utils.translation import gettext_noop
 
-from interchange.importers import import_verdicts
 from interchange.management.commands._common import (
     DRY_RUN_HELP,
     add_framework_argument,
@@ -11,6 +10,7 @@ from interchange.management.commands._common import (
     run_import,
 )
 from l2annot.commands import Command as TranslatedCommand
+from workbench.verdict_import import import_verdicts
 
 
 class Command(TranslatedCommand):

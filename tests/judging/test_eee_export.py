@@ -8,20 +8,24 @@ import jsonschema
 import pytest
 from django.core.management import CommandError, call_command
 
-from agreement.services import study_leaderboard
 from grading import services as grading
 from grading.models import Study, Verdict
-from interchange import eee_export
 from judging.models import JudgeRun, JudgeVerdict, PromptVersion
 from rubrics.models import Response
 from rubrics.services import record_response
 from tests.factories import demo_benchmark_and_graders, grade_study
+from workbench import eee_export
+from workbench.calibration import study_leaderboard
 
 pytestmark = pytest.mark.django_db
 
-SCHEMA = json.loads((Path(__file__).parent / "eee" / "eval.schema.json").read_text())
+SCHEMA = json.loads(
+    (Path(__file__).parent.parent / "interchange" / "eee" / "eval.schema.json").read_text()
+)
 INSTANCE_SCHEMA = json.loads(
-    (Path(__file__).parent / "eee" / "instance_level_eval.schema.json").read_text()
+    (
+        Path(__file__).parent.parent / "interchange" / "eee" / "instance_level_eval.schema.json"
+    ).read_text()
 )
 
 

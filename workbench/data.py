@@ -20,7 +20,6 @@ from core.analysis.ratings import (
     StudyRatings,
     ratings_from_rows,
 )
-from core.analysis.scales import ScaleRatings
 from grading.models import (
     Assignment,
     GoldVerdict,
@@ -191,6 +190,13 @@ def load_judge_answers(
     ]
 
 
+
+def study_judge_answers(
+    study: Study, responses: Sequence[int], criteria: Sequence[int]
+) -> list[JudgeAnswer]:
+    """load_judge_answers of the study's judge runs (judge_runs_for)."""
+    return load_judge_answers(judge_runs_for(study), responses, criteria)
+
 def load_judged_responses(study: Study, run: JudgeRun, ratings: StudyRatings) -> JudgedResponses:
     """Every response of the study's models that `run` judged, with its first-epoch verdicts
     and levels on whole responses (the prediction-powered scores' judge values): the study's
@@ -329,27 +335,6 @@ def load_runs_data(runs: Sequence[JudgeRun], ratings: StudyRatings) -> RunsData:
         ],
         gold=_gold(ratings, units, db),
         item_family=_families(ratings, units),
-    )
-
-
-def load_scale_ratings(study: Study) -> ScaleRatings:
-    """Every submitted 1-5 rating of the study's task-level items (e.g. authenticity)."""
-    db = reports_alias()
-    items = LikertItem.objects.using(db).filter(study=study.pk).order_by("order", "pk")
-    prompts = list(items.values_list("pk", "prompt"))
-    prompt_index = {pk: n for n, (pk, _) in enumerate(prompts)}
-    rows = (
-        LikertRating.objects.using(db)
-        .filter(
-            assignment__study_item__study=study,
-            assignment__study_item__gold_source__isnull=True,
-            assignment__status=Assignment.Status.SUBMITTED,
-        )
-        .values_list("assignment__study_item_id", "item_id", "assignment__annotator_id", "value")
-    )
-    return ScaleRatings.from_rows(
-        [prompt for _, prompt in prompts],
-        [(item, prompt_index[prompt], rater, value) for item, prompt, rater, value in rows],
     )
 
 

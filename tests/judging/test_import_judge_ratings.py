@@ -9,9 +9,10 @@ from accounts.roles import Role
 from core.formats.synthetic import synthetic_responses, write_jsonl
 from grading import services as grading
 from grading.models import LikertItem
-from interchange.importers import import_l2bench, import_responses, import_verdicts
+from interchange.importers import import_l2bench, import_responses
 from judging.models import JudgeRating, JudgeVerdict
 from tests.factories import benchmark_folder, generated
+from workbench.verdict_import import import_verdicts
 
 pytestmark = pytest.mark.django_db
 
