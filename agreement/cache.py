@@ -1,7 +1,7 @@
 """The one cache of agreement results.
 
 Every result (the study report; the judge app's calibrations, leaderboards, 1-5 scales,
-comparisons and triage, with keys of their own in `workbench.calibration`) is stored under a
+comparisons and triage, with keys of their own in `judging.calibration`) is stored under a
 key made of the state of the data it was computed from (`agreement.data`) and of the study's
 analysis settings (`study_part`): a new or changed grade, verdict, rating or setting (or new
 code computing the results) makes a new key, so nothing is ever invalidated by hand and an old

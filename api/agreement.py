@@ -30,14 +30,14 @@ from core.analysis.export import (
     report_to_dict,
 )
 from grading.models import Study
-from judging.models import JudgeRun
-from workbench.calibration import (
+from judging.calibration import (
     judge_calibration_summary,
     judge_report,
     judge_scale_report,
     study_leaderboard,
 )
-from workbench.data import study_run
+from judging.data import study_run
+from judging.models import JudgeRun
 
 
 def as_json(value: Any) -> Any:
@@ -92,7 +92,7 @@ JUDGE = OpenApiParameter(
 
 
 def judge_run(study: Study, raw: Any) -> JudgeRun | None:
-    """The study's judge run `raw` (workbench.data.study_run): a run of another study, or one
+    """The study's judge run `raw` (judging.data.study_run): a run of another study, or one
     that judged only the study's gold checks, is not found."""
     if raw is None:
         return None
@@ -150,7 +150,7 @@ class AgreementActions:
     @extend_schema(responses=REPORT_RESPONSES)
     @action(detail=True, methods=["get"], url_path=r"judges/(?P<run>[^/]+)/calibration")
     def calibration(self, request: Request, pk: str, run: str) -> Response:
-        """The judge of a run against the study's experts (workbench.calibration.judge_report),
+        """The judge of a run against the study's experts (judging.calibration.judge_report),
         and under `figures` its calibration overall and per criterion as flat rows, every
         figure with its interval and n (the same rows as the downloads); under `turn figures`
         the turn-level criteria judged turn by turn (each tutor turn's verdict against the

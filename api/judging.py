@@ -22,7 +22,7 @@ from api.filters import BooleanFilter, FilterSet, IntegerFilter
 from api.serializers import ApiModelSerializer, ApiSerializer
 from api.viewsets import ReadOnlyViewSet
 from judging.models import JudgeConfig, JudgeRun, JudgeVerdict
-from workbench.verdict_import import import_verdicts
+from judging.verdict_import import import_verdicts
 
 
 class UsageSerializer(ApiModelSerializer):

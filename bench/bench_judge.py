@@ -1,7 +1,7 @@
 """Judge-run benchmark: the LLM judge run on a study of 1,000 responses x 30 criteria (one
 response per task of a generated benchmark) against the loopback OpenAI server answering every
 call after a fixed 50 ms, at 32 connections, through the same service, job body, Inspect AI task
-and importer as the app (`workbench.running.execute_run`). The server runs in a process of its
+and importer as the app (`judging.running.execute_run`). The server runs in a process of its
 own (`tests.llm_server.llm_server_process`), as a real one would.
 
     .venv/bin/python -m bench.bench_judge                       # the full size: 30,000 calls
@@ -148,9 +148,9 @@ def baseline_insert(run) -> float:  # type: ignore[no-untyped-def]
 def measure(n_tasks: int, delay: float, connections: int) -> dict[str, float]:
     from django.conf import settings
 
+    from judging import running
+    from judging.runs import start_run
     from tests.llm_server import llm_server_process, model_name
-    from workbench import running
-    from workbench.services import start_run
 
     study = seed(n_tasks)
     home = tempfile.mkdtemp(prefix="bench-judge-home-")

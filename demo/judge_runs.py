@@ -21,8 +21,8 @@ from demo.study import LOCAL_JUDGE, SEED, seed_demo_judge
 from grading.models import Assignment, Grade, Study, TurnGrade, Verdict
 from judging.models import JudgeConfig, JudgeRun
 from judging.services import find_prompt, save_config
-from workbench.units import PlannedCall, study_units
-from workbench.verdict_import import JudgeFile, import_judge_file
+from judging.units import PlannedCall, study_units
+from judging.verdict_import import JudgeFile, import_judge_file
 
 FAMILY = "llama"
 # (run id, how often it agrees with the experts' majority, unreadable answers)

@@ -5,7 +5,7 @@ Blindness: a grader reads only the flags they raised (`flags_of`); the study's m
 read them all. A skipped response leaves its grader's queue but is never lost: resolving its
 flag returns it to them or gives it to another grader of the pool. A criterion found unclear
 can open the draft of its next version through rubrics.services.open_draft_version, the path
-the judge workbench's triage takes.
+the judge's triage takes.
 """
 
 from collections import defaultdict
@@ -151,7 +151,7 @@ def resolve_flag(
     grader, or given to `reassign_to`, another annotator of the pool who does not grade it yet
     (the grader's unfinished work on it, drafts included, is deleted, as when they leave the
     pool). `open_draft`, on a flag naming a criterion, opens the draft of that criterion's next
-    version (rubrics.services.open_draft_version, as the judge workbench's triage does)."""
+    version (rubrics.services.open_draft_version, as the judge's triage does)."""
     locked = Flag.objects.select_for_update().select_related("study_item__study").get(pk=flag.pk)
     if not locked.is_open:
         raise FlagClosed(locked)

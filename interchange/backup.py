@@ -107,8 +107,9 @@ _made_by_migrate: list[MadeByMigrate] = []
 def back_up_with(rows: StudyRows, made_by_migrate: MadeByMigrate) -> None:
     """Add an app's rows to every study's backup, and the rows `migrate` makes to the rows a
     restore expects in an empty database (the judge app, as it loads)."""
-    _study_rows.append(rows)
-    _made_by_migrate.append(made_by_migrate)
+    if rows not in _study_rows:  # once, however often the app loads
+        _study_rows.append(rows)
+        _made_by_migrate.append(made_by_migrate)
 
 
 @dataclass(frozen=True)

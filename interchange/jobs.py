@@ -69,7 +69,7 @@ class VerdictsImport(Protocol):
 
 
 # A file of judge verdicts (ImportJob.Kind.VERDICTS, EVAL_LOG) is imported by the judge app,
-# which sits above this one: it gives its importer when it loads (workbench.apps).
+# which sits above this one: it gives its importer when it loads (judging.apps).
 _import_verdicts: VerdictsImport | None = None
 
 

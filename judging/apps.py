@@ -16,7 +16,7 @@ def _ship_prompts_after_migrate(
 
 class JudgingConfig(AppConfig):
     name = "judging"
-    verbose_name = _("LLM-judge verdicts")
+    verbose_name = _("LLM judge")
 
     def ready(self) -> None:
         # The migration ships the prompts once; a flushed database (`manage.py flush`, a
@@ -28,3 +28,23 @@ class JudgingConfig(AppConfig):
         from judging.planning import latest_verdicts
 
         read_latest_verdicts_with(latest_verdicts)
+        # The apps below this one that show or keep the judge's data are given it here: the
+        # import page's jobs import a file of judge verdicts with this app's importer, a study's
+        # backup holds the judge's rows, a study's agreement report its judge runs and their
+        # calibrations, 1-5 scales and leaderboards, and a study's dataset the judges' answers.
+        from agreement.judge_parts import JudgeSource, take_judge_parts_from
+        from interchange.backup import back_up_with
+        from interchange.jobs import import_verdicts_with
+        from judging import backup, calibration, data
+        from judging.verdict_import import import_verdicts
+
+        import_verdicts_with(import_verdicts)
+        back_up_with(backup.study_rows, backup.made_by_migrate)
+        take_judge_parts_from(
+            JudgeSource(
+                data.calibration_runs,
+                calibration.report_parts,
+                calibration.report_part_keys,
+                data.study_judge_answers,
+            )
+        )

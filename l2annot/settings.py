@@ -63,9 +63,8 @@ INSTALLED_APPS = [
     "people",  # admins invite people and set their role, expertise and access
     "webhooks",  # URLs told of events, signed deliveries sent by the worker
     "agreement",
-    "judging",
     "interchange",
-    "workbench",  # runs the LLM judge, compares runs, triages disagreements
+    "judging",  # the LLM judge: prompts, runs, verdicts, calibration, triage
     "django_tasks_db",
     "api",
     "demo",  # `manage.py seed_demo` and the demo data it loads
@@ -277,7 +276,7 @@ MEDIA_URL = "media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
 # Uploaded import files: never served; written by the web, read by the worker (docs/deploy.md).
 IMPORTS_ROOT = Path(os.environ.get("IMPORTS_ROOT", BASE_DIR / "var" / "imports"))
-# LLM judge runs (workbench): the kept Inspect `.eval` logs, Inspect's answer cache (a re-run
+# LLM judge runs (judging): the kept Inspect `.eval` logs, Inspect's answer cache (a re-run
 # of an interrupted run reads the calls already made from it), and how often Inspect retries a
 # failed call (a 429, a timeout) before the call counts as an error. API keys are never set
 # here: Inspect reads them from the environment (ANTHROPIC_API_KEY, <SERVICE>_API_KEY, ...).

@@ -26,7 +26,7 @@ urlpatterns = [
     path("agreement/", include("agreement.urls")),
     path("history/", include("audit.urls")),
     path("interchange/", include("interchange.urls")),
-    path("", include("workbench.urls")),  # /workbench/ and the judge's pages under /agreement/
+    path("", include("judging.urls")),  # /workbench/ and the judge's pages under /agreement/
     path("jsi18n/", javascript_catalog, name="javascript-catalog"),
     path("api/", include("api.urls")),
     path("admin/", admin.site.urls),

@@ -1,7 +1,7 @@
 """Reading a study's ratings out of the database for the pure report code: the only package of
 the app that queries the grades, 1-5 ratings and gold verdicts a report is computed from, and
 the state of each that keys the report cache (`agreement.cache`). The judge's side (its runs,
-verdicts and ratings lined up with the same units) is the judge app's (`workbench.data`).
+verdicts and ratings lined up with the same units) is the judge app's (`judging.data`).
 
 The grades come back as one row per rating (no ORM objects), so a 100k-grade study costs one
 query for the ratings plus one per lookup table, never one per grade.

@@ -30,7 +30,7 @@ LENIENCY = "experts pass rate)</dt><dd>"
 
 
 def page(client, found, run) -> str:
-    response = client.get(reverse("workbench:calibration", args=[found.pk, run.pk]))
+    response = client.get(reverse("judging:calibration", args=[found.pk, run.pk]))
     assert response.status_code == 200
     return response.content.decode()
 

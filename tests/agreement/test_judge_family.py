@@ -21,14 +21,14 @@ def found(make_user):
 
 
 def post_family(client, found, run, family):
-    url = reverse("workbench:calibration_family", args=[found.pk, run.pk])
+    url = reverse("judging:calibration_family", args=[found.pk, run.pk])
     return client.post(url, {"model_family": family}, follow=True)
 
 
 def test_a_maintainer_names_an_imported_runs_family_and_the_page_measures_with_it(found, client_as):
     run = judge_run(found, "v1", fails_universal=False)
     client = client_as(Role.MAINTAINER)
-    page = client.get(reverse("workbench:calibration", args=[found.pk, run.pk])).content.decode()
+    page = client.get(reverse("judging:calibration", args=[found.pk, run.pk])).content.decode()
     assert NO_FAMILY in page and 'name="model_family"' in page
 
     response = post_family(client, found, run, "  llama ")
@@ -51,7 +51,7 @@ def test_a_run_made_from_a_configuration_keeps_the_configurations_family(found, 
         judge_model=config.model, config=config, model_family="qwen", parameters={"study": found.pk}
     )
     client = client_as(Role.MAINTAINER)
-    page = client.get(reverse("workbench:calibration", args=[found.pk, run.pk])).content.decode()
+    page = client.get(reverse("judging:calibration", args=[found.pk, run.pk])).content.decode()
     assert 'name="model_family"' not in page
 
     body = post_family(client, found, run, "llama").content.decode()
@@ -65,7 +65,7 @@ def test_a_run_made_from_a_configuration_keeps_the_configurations_family(found, 
 def test_readers_see_the_family_but_no_form(found, client_as):
     run = judge_run(found, "v1", fails_universal=False)
     client = client_as(Role.VIEWER)
-    page = client.get(reverse("workbench:calibration", args=[found.pk, run.pk])).content.decode()
+    page = client.get(reverse("judging:calibration", args=[found.pk, run.pk])).content.decode()
     assert NO_FAMILY in page
     assert 'name="model_family"' not in page
     assert post_family(client, found, run, "llama").status_code == 403

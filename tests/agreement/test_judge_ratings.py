@@ -10,11 +10,11 @@ from openpyxl import load_workbook
 from accounts.roles import Role
 from grading import services as grading
 from grading.models import Study, Verdict
+from judging.calibration import judge_scale_report
+from judging.data import calibration_runs, load_scale_scores, unmatched_questions
 from judging.models import JudgeRating, JudgeRun
 from rubrics.models import Response
 from tests.factories import demo_benchmark_and_graders, grade_study
-from workbench.calibration import judge_scale_report
-from workbench.data import calibration_runs, load_scale_scores, unmatched_questions
 
 pytestmark = pytest.mark.django_db
 
@@ -152,7 +152,7 @@ def test_a_run_with_only_ratings_is_listed_and_its_page_shows_the_ratings_sectio
     assert calibration_runs(study) == [generous_judge]
     client = client_as(Role.VIEWER)
     page = client.get(reverse("agreement:study", args=[study.pk])).content.decode()
-    url = reverse("workbench:calibration", args=[study.pk, generous_judge.pk])
+    url = reverse("judging:calibration", args=[study.pk, generous_judge.pk])
     assert url in page
     response = client.get(url)
     assert response.status_code == 200
@@ -168,7 +168,7 @@ def test_a_run_with_only_ratings_is_listed_and_its_page_shows_the_ratings_sectio
 
 def test_a_question_the_judge_did_not_rate_shows_no_section(study, client_as):
     run = JudgeRun.objects.create(judge_model="silent")
-    url = reverse("workbench:calibration", args=[study.pk, run.pk])
+    url = reverse("judging:calibration", args=[study.pk, run.pk])
     body = client_as(Role.VIEWER).get(url).content.decode()
     assert "1-5 ratings: the judge against the experts" not in body
 
@@ -184,7 +184,7 @@ def test_scores_on_a_question_the_study_does_not_ask_are_named_not_dropped_silen
         for question in (key, "fluency", "tone")
     )
     assert unmatched_questions(study, run) == ["fluency", "tone"]
-    body = client_as(Role.VIEWER).get(reverse("workbench:calibration", args=[study.pk, run.pk]))
+    body = client_as(Role.VIEWER).get(reverse("judging:calibration", args=[study.pk, run.pk]))
     text = body.content.decode()
     assert "The judge also scored 2 questions this study does not ask" in text
     assert "<code>fluency</code>, <code>tone</code>" in text
@@ -192,7 +192,7 @@ def test_scores_on_a_question_the_study_does_not_ask_are_named_not_dropped_silen
 
 def test_no_notice_when_every_scored_question_is_asked(study, generous_judge, client_as):
     assert unmatched_questions(study, generous_judge) == []
-    url = reverse("workbench:calibration", args=[study.pk, generous_judge.pk])
+    url = reverse("judging:calibration", args=[study.pk, generous_judge.pk])
     assert "this study does not ask" not in client_as(Role.VIEWER).get(url).content.decode()
 
 
@@ -200,7 +200,7 @@ def test_an_undefined_figure_shows_its_reason_not_a_number(study, client_as):
     run = JudgeRun.objects.create(judge_model="once")
     key = study.likert_items.get(order=0).key
     JudgeRating.objects.create(run=run, response=study.responses[0], question=key, value=3)
-    body = client_as(Role.VIEWER).get(reverse("workbench:calibration", args=[study.pk, run.pk]))
+    body = client_as(Role.VIEWER).get(reverse("judging:calibration", args=[study.pk, run.pk]))
     text = body.content.decode()
     assert "fewer than two items with both scores" in text
     assert "nan" not in text.lower()
@@ -260,7 +260,7 @@ def test_a_second_epoch_refreshes_the_cached_stability(study, generous_judge):
 def test_the_page_shows_the_judges_stability_on_each_question(study, two_epoch_judge, client_as):
     (scale,) = judge_scale_report(study, two_epoch_judge)
     stable = scale.stability
-    url = reverse("workbench:calibration", args=[study.pk, two_epoch_judge.pk])
+    url = reverse("judging:calibration", args=[study.pk, two_epoch_judge.pk])
     body = client_as(Role.VIEWER).get(url).content.decode()
     assert (
         f"Across 2 epochs the judge gave the same score on {stable.identical * 100:.0f}% of "
@@ -269,7 +269,7 @@ def test_the_page_shows_the_judges_stability_on_each_question(study, two_epoch_j
 
 
 def test_the_page_says_when_a_question_was_scored_in_one_epoch(study, generous_judge, client_as):
-    url = reverse("workbench:calibration", args=[study.pk, generous_judge.pk])
+    url = reverse("judging:calibration", args=[study.pk, generous_judge.pk])
     body = client_as(Role.VIEWER).get(url).content.decode()
     assert "The judge scored this question in one epoch: no test-retest figure." in body
 

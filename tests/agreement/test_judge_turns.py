@@ -16,10 +16,10 @@ from accounts.services import create_user_with_role, sync_roles
 from agreement.models import AnalysisSettings
 from grading import services
 from grading.models import Study
+from judging.calibration import judge_report, study_leaderboard
 from judging.models import JudgeRun, JudgeVerdict
+from judging.verdict_import import import_verdicts
 from tests import factories
-from workbench.calibration import judge_report, study_leaderboard
-from workbench.verdict_import import import_verdicts
 
 pytestmark = pytest.mark.django_db
 
@@ -130,13 +130,13 @@ def test_the_response_figures_count_the_folded_verdict_not_the_turns(study, run)
 def test_the_page_the_downloads_and_the_api_carry_the_turn_figures_with_n(
     study, run, client_as, make_user
 ):
-    page = client_as(Role.VIEWER).get(reverse("workbench:calibration", args=[study.pk, run.pk]))
+    page = client_as(Role.VIEWER).get(reverse("judging:calibration", args=[study.pk, run.pk]))
     text = page.content.decode()
     assert "Turn-level criteria: the judge on each tutor turn" in text
     assert "5 of 6 graded turns, in 2 dialogues" in text
     assert "0 not judged, 0 answers unreadable, 1 experts tied; 0 turn grades N/A" in text
     client = client_as(Role.MAINTAINER)
-    url = reverse("workbench:calibration_json", args=[study.pk, run.pk])
+    url = reverse("judging:calibration_json", args=[study.pk, run.pk])
     rows = client.get(url).json()["turn-level criteria, per turn"]
     first = rows[0]
     assert first["accuracy vs majority per turn"] == pytest.approx(2 / 5)
@@ -145,7 +145,7 @@ def test_the_page_the_downloads_and_the_api_carry_the_turn_figures_with_n(
     assert first["kappa vs majority per turn n"] == 5
     assert (first["dialogues"], first["turns left out: experts tied"]) == (2, 1)
     assert first["kappa vs majority per turn interval unreliable because"]
-    workbook = client.get(reverse("workbench:calibration_xlsx", args=[study.pk, run.pk]))
+    workbook = client.get(reverse("judging:calibration_xlsx", args=[study.pk, run.pk]))
     sheet = load_workbook(io.BytesIO(workbook.content))["Turn-level criteria"]
     header = [cell.value for cell in sheet[1]]
     assert sheet.max_row == 4  # two criteria and every turn-level criterion together
@@ -159,7 +159,7 @@ def test_the_page_the_downloads_and_the_api_carry_the_turn_figures_with_n(
 
 
 def test_a_triage_card_on_a_turn_level_criterion_shows_which_turn_differs(study, run, client_as):
-    page = client_as(Role.MAINTAINER).get(reverse("workbench:triage", args=[study.pk, run.pk]))
+    page = client_as(Role.MAINTAINER).get(reverse("judging:triage", args=[study.pk, run.pk]))
     text = page.content.decode()
     # The first dialogue: the judge passes every turn, the experts fail its second tutor turn
     # (its fourth turn), so the dialogue fails for them and passes for the judge.

@@ -18,11 +18,11 @@ from core.scoring import Judgement, task_score
 from core.stats.ppi import ppi_mean
 from grading import services as grading
 from grading.models import Study, Verdict
+from judging.calibration import study_leaderboard
+from judging.eee_export import Options, export
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Response
 from tests import factories
-from workbench.calibration import study_leaderboard
-from workbench.eee_export import Options, export
 
 pytestmark = pytest.mark.django_db
 
@@ -132,7 +132,7 @@ def test_the_page_shows_the_prediction_powered_score_and_its_worth(
 ):
     study, run, _, _ = setup
     client = client_as(Role.VIEWER)
-    url = reverse("workbench:leaderboard", args=[study.pk])
+    url = reverse("judging:leaderboard", args=[study.pk])
     client.get(url, {"judge": run.pk})  # computes and caches the leaderboard
     with django_assert_max_num_queries(25):
         body = client.get(url, {"judge": run.pk}).content.decode()
@@ -153,7 +153,7 @@ def test_the_leaderboard_page_takes_a_fixed_number_of_queries_however_many_respo
 ):
     study, run, responses, rubric = setup
     client = client_as(Role.VIEWER)
-    url = reverse("workbench:leaderboard", args=[study.pk])
+    url = reverse("judging:leaderboard", args=[study.pk])
     with django_assert_max_num_queries(60) as before:
         client.get(url, {"judge": run.pk})
     task = responses["kestrel"][0].task

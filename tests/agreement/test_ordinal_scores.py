@@ -20,9 +20,9 @@ from grading import services
 from grading.adjudication import record_gold_verdict
 from grading.models import Study, Verdict
 from interchange.grades_export import csv_lines
+from judging.calibration import judge_report, study_leaderboard
 from judging.models import JudgeRun, JudgeVerdict
 from tests import factories
-from workbench.calibration import judge_report, study_leaderboard
 
 pytestmark = pytest.mark.django_db
 
@@ -143,7 +143,7 @@ def test_the_judges_levels_are_compared_with_the_experts_levels(study, run, clie
     assert kappa.judge.low is None and kappa.judge.unreliable_reason.startswith(
         "interval unreliable: 8 responses"
     )
-    body = client_as(Role.VIEWER).get(reverse("workbench:calibration", args=[study.pk, run.pk]))
+    body = client_as(Role.VIEWER).get(reverse("judging:calibration", args=[study.pk, run.pk]))
     assert "Ordinal alpha: experts → with judge" in body.content.decode()
 
 
@@ -170,11 +170,11 @@ def test_the_judges_levels_are_compared_with_the_gold_levels(study, run, make_us
     assert levels.vs_gold is not None
     assert levels.vs_gold.n == 3  # the N/A gold is left out
     assert (levels.vs_gold.exact.numerator, levels.vs_gold.within_one.numerator) == (1, 2)
-    body = client_as(Role.VIEWER).get(reverse("workbench:calibration", args=[study.pk, run.pk]))
+    body = client_as(Role.VIEWER).get(reverse("judging:calibration", args=[study.pk, run.pk]))
     text = body.content.decode()
     assert "33% exact, 67% within one level" in text
     assert "(n = 3 responses with a gold level)" in text
-    url = reverse("workbench:calibration_json", args=[study.pk, run.pk])
+    url = reverse("judging:calibration_json", args=[study.pk, run.pk])
     (row,) = client_as(Role.MAINTAINER).get(url).json()["ordinal criteria"]
     assert row["gold level exact"] == pytest.approx(1 / 3)
     assert (row["gold level within one"], row["gold level n"]) == (pytest.approx(2 / 3), 3)
@@ -189,13 +189,13 @@ def test_the_judges_levels_are_compared_with_the_gold_levels(study, run, make_us
 def test_the_judge_calibration_downloads_hold_a_row_per_ordinal_criterion(study, run, client_as):
     (levels,) = judge_report(study, run).ordinal
     client = client_as(Role.MAINTAINER)
-    document = client.get(reverse("workbench:calibration_json", args=[study.pk, run.pk])).json()
+    document = client.get(reverse("judging:calibration_json", args=[study.pk, run.pk])).json()
     (row,) = document["ordinal criteria"]
     assert (row["criterion"], row["scale min"], row["scale max"]) == (levels.key, 0, 4)
     assert row["ordinal alpha with judge"] == pytest.approx(levels.alpha_with_judge.estimate.value)
     assert row["ordinal alpha experts n"] == 8 and row["responses"] == 8
     assert (row["gold level exact"], row["gold level n"]) == (None, 0)  # nothing adjudicated
-    workbook = client.get(reverse("workbench:calibration_xlsx", args=[study.pk, run.pk]))
+    workbook = client.get(reverse("judging:calibration_xlsx", args=[study.pk, run.pk]))
     sheet = load_workbook(io.BytesIO(workbook.content))["Ordinal criteria"]
     header = [cell.value for cell in sheet[1]]
     assert sheet.max_row == 2 and sheet.cell(2, header.index("criterion") + 1).value == levels.key

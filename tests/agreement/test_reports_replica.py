@@ -24,11 +24,11 @@ from agreement.data import disagreements
 from agreement.models import AnalysisSettings
 from agreement.services import study_report
 from grading.models import Grade, ResultsRevision
+from judging.calibration import judge_report, judge_scale_report, study_leaderboard
+from judging.data import calibration_runs, judge_runs_for
 from judging.models import JudgeRun, JudgeVerdict
 from l2annot.db_routers import ReportsReplicaRouter, reports_alias, reports_from_primary
 from tests.factories import graded_study, rubric_of
-from workbench.calibration import judge_report, judge_scale_report, study_leaderboard
-from workbench.data import calibration_runs, judge_runs_for
 
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "reports"])
 

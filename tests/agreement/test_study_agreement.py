@@ -23,10 +23,11 @@ from grading.models import Grade, Study, Verdict
 from interchange.exporters import rubric_tables
 from interchange.rubric_validation import criterion_validation, validation_in
 from jobs.models import Job
+from judging.calibration import judge_report, study_leaderboard
 from judging.models import JudgeRun, JudgeVerdict
+from judging.views import calibration
 from rubrics.models import CriterionVersion, Response
 from tests.factories import demo_benchmark_and_graders, grade_study
-from workbench.calibration import judge_report, study_leaderboard
 
 pytestmark = pytest.mark.django_db
 
@@ -235,7 +236,7 @@ def test_the_judge_figures_add_up_to_the_units_compared(study, always_pass_judge
         if group.vs_majority:
             assert int(group.vs_majority.confusion.sum()) == group.n_with_majority
     assert sum(g.n_units for g in report.by_criterion) == report.overall.n_units
-    url = reverse("workbench:calibration", args=[study.pk, always_pass_judge.pk])
+    url = reverse("judging:calibration", args=[study.pk, always_pass_judge.pk])
     body = client_as(Role.VIEWER).get(url).content.decode()
     overall = report.overall
     assert f"no gold verdict on any of the {overall.n_units} units" in body
@@ -246,7 +247,7 @@ def test_the_judge_figures_add_up_to_the_units_compared(study, always_pass_judge
 
 def test_every_figure_of_the_judge_tables_carries_its_n(study, always_pass_judge, client_as):
     report = judge_report(study, always_pass_judge)
-    url = reverse("workbench:calibration", args=[study.pk, always_pass_judge.pk])
+    url = reverse("judging:calibration", args=[study.pk, always_pass_judge.pk])
     body = client_as(Role.VIEWER).get(url).content.decode()
     for group in (*report.by_layer, *report.by_criterion):
         row = body.split(f'<th scope="row">{group.label}</th>', 1)[1].split("</tr>", 1)[0]
@@ -288,9 +289,9 @@ def test_annotators_and_task_level_coefficients_carry_their_n(study, client_as):
 def test_the_judge_page_shows_the_criteria_a_page_at_a_time(
     study, always_pass_judge, client_as, monkeypatch
 ):
-    monkeypatch.setattr(reports, "CRITERIA_PER_PAGE", 2)
+    monkeypatch.setattr(calibration, "CRITERIA_PER_PAGE", 2)
     client = client_as(Role.VIEWER)
-    url = reverse("workbench:calibration", args=[study.pk, always_pass_judge.pk])
+    url = reverse("judging:calibration", args=[study.pk, always_pass_judge.pk])
     labels = [g.label for g in judge_report(study, always_pass_judge).by_criterion]
     body = client.get(url).content.decode()
     assert [label for label in labels if f'<th scope="row">{label}</th>' in body] == labels[:2]
@@ -316,7 +317,7 @@ def test_the_study_page_links_to_each_judge_and_the_judge_page_says_its_verdict(
 ):
     client = client_as(Role.VIEWER)
     page = client.get(reverse("agreement:study", args=[study.pk])).content.decode()
-    judge_url = reverse("workbench:calibration", args=[study.pk, always_pass_judge.pk])
+    judge_url = reverse("judging:calibration", args=[study.pk, always_pass_judge.pk])
     assert judge_url in page
     body = client.get(judge_url).content.decode()
     assert "always-pass / v1" in body
@@ -337,7 +338,7 @@ def test_the_agreement_index_lists_studies_with_their_progress(
 
 def test_the_leaderboard_compares_expert_and_judge_scores(study, always_pass_judge, client_as):
     client = client_as(Role.VIEWER)
-    url = reverse("workbench:leaderboard", args=[study.pk])
+    url = reverse("judging:leaderboard", args=[study.pk])
     experts_only = client.get(url).content.decode()
     assert "Experts [95% CI]" in experts_only and "Judge [95% CI]" not in experts_only
     body = client.get(url, {"judge": always_pass_judge.pk}).content.decode()
@@ -360,14 +361,14 @@ def test_the_agreement_judge_and_leaderboard_pages_write_decimals_the_spanish_wa
     """In Spanish a decimal takes a comma (Django's formats for `es`), in the tables and in
     the charts' labels alike; English keeps the point."""
     client = client_as(Role.VIEWER)
-    judge_url = reverse("workbench:calibration", args=[study.pk, always_pass_judge.pk])
+    judge_url = reverse("judging:calibration", args=[study.pk, always_pass_judge.pk])
     epsilon = f"{judge_report(study, always_pass_judge).epsilon:.2f}"
     assert f"ε = {epsilon}" in client.get(judge_url).content.decode()
     spanish = client.get(judge_url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
     assert f"ε = {epsilon.replace('.', ',')}" in spanish and f"ε = {epsilon}" not in spanish
     for url in (
         reverse("agreement:study", args=[study.pk]),
-        reverse("workbench:leaderboard", args=[study.pk]),
+        reverse("judging:leaderboard", args=[study.pk]),
     ):
         english = client.get(url).content.decode()
         spanish = client.get(url, HTTP_ACCEPT_LANGUAGE="es").content.decode()

@@ -11,10 +11,10 @@ from accounts.roles import Role
 from grading import adjudication, gold
 from grading import services as grading_services
 from grading.models import Study
+from judging import data
+from judging.eee_export import ExportProblem, judge_run_for
 from judging.models import JudgeRating, JudgeRun
 from tests import factories
-from workbench import data
-from workbench.eee_export import ExportProblem, judge_run_for
 
 pytestmark = pytest.mark.django_db
 
@@ -57,26 +57,22 @@ def test_the_studys_pages_neither_list_nor_open_the_runs_of_its_gold_checks(with
     study, run = with_gold["study"], with_gold["verdicts"]
     client = client_as(Role.MAINTAINER)
     agreement = client.get(reverse("agreement:study", args=[study.pk])).content.decode()
-    assert reverse("workbench:calibration", args=[study.pk, run.pk]) not in agreement
-    board = client.get(reverse("workbench:leaderboard", args=[study.pk])).content.decode()
+    assert reverse("judging:calibration", args=[study.pk, run.pk]) not in agreement
+    board = client.get(reverse("judging:leaderboard", args=[study.pk])).content.decode()
     assert f'<option value="{run.pk}"' not in board
-    compare = client.get(reverse("workbench:compare", args=[study.pk])).content.decode()
+    compare = client.get(reverse("judging:compare", args=[study.pk])).content.decode()
     assert f'value="{run.pk}"' not in compare
-    for name in ("workbench:calibration", "workbench:calibration_json", "workbench:triage"):
+    for name in ("judging:calibration", "judging:calibration_json", "judging:triage"):
         assert client.get(reverse(name, args=[study.pk, run.pk])).status_code == 404, name
     rated = with_gold["ratings"]
-    assert (
-        client.get(reverse("workbench:calibration", args=[study.pk, rated.pk])).status_code == 404
-    )
-    family = client.post(reverse("workbench:calibration_family", args=[study.pk, run.pk]))
+    assert client.get(reverse("judging:calibration", args=[study.pk, rated.pk])).status_code == 404
+    family = client.post(reverse("judging:calibration_family", args=[study.pk, run.pk]))
     assert family.status_code == 404
     # The study the runs belong to still shows and opens them.
     earlier = with_gold["earlier"]
     own = client.get(reverse("agreement:study", args=[earlier.pk])).content.decode()
-    assert reverse("workbench:calibration", args=[earlier.pk, run.pk]) in own
-    assert (
-        client.get(reverse("workbench:calibration", args=[earlier.pk, run.pk])).status_code == 200
-    )
+    assert reverse("judging:calibration", args=[earlier.pk, run.pk]) in own
+    assert client.get(reverse("judging:calibration", args=[earlier.pk, run.pk])).status_code == 200
 
 
 def test_the_api_answers_a_run_of_another_study_as_not_found(with_gold, make_user):

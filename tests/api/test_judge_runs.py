@@ -85,7 +85,7 @@ def test_a_run_whose_worker_was_killed_reads_stalled_as_on_its_page(runs, viewer
     run = viewer_api.get(reverse("api:judgerun-detail", args=[made.pk])).json()
     assert run["status"] == "stalled"
     assert run["heartbeat"] is not None
-    page = client_as(Role.MAINTAINER).get(reverse("workbench:run", args=[study.pk, made.pk]))
+    page = client_as(Role.MAINTAINER).get(reverse("judging:run", args=[study.pk, made.pk]))
     assert "Stopped (its worker gave no sign of life)" in page.text
     assert "Run it again" in page.text
     factories.worker_last_seen(made, timezone.now())
@@ -100,7 +100,7 @@ def test_a_runs_page_does_not_show_where_the_server_keeps_its_log(runs, client_a
     JudgeRun.objects.filter(pk=made.pk).update(
         log_path=secret_place, parameters={"study": study.pk}
     )
-    page = client_as(Role.MAINTAINER).get(reverse("workbench:run", args=[study.pk, made.pk]))
+    page = client_as(Role.MAINTAINER).get(reverse("judging:run", args=[study.pk, made.pk]))
     assert page.status_code == 200 and "Calibration of this run" in page.text
     assert "/srv/l2annot" not in page.text and "judge-logs" not in page.text
 

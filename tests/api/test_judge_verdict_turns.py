@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 
 from judging.models import JudgeRun
+from judging.verdict_import import import_verdicts
 from tests.factories import framework, published_task, response
-from workbench.verdict_import import import_verdicts
 
 pytestmark = pytest.mark.django_db
 

@@ -9,9 +9,9 @@ from django.db import connections
 
 from accounts.roles import Role
 from judging.models import JudgeRun
+from judging.running import execute_run
 from tests.factories import demo_study
 from tests.llm_server import Reply, model_name
-from workbench.running import execute_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

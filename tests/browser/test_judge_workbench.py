@@ -35,7 +35,7 @@ def test_maintainer_compares_two_runs_and_resolves_a_disagreement_into_a_draft(
     page = new_page(width=1280)
     log_in(page, Role.MAINTAINER)
 
-    page.goto(reverse("workbench:calibration", args=[study.pk, v2.pk]))
+    page.goto(reverse("judging:calibration", args=[study.pk, v2.pk]))
     page.get_by_role("link", name="Compare this run with others").click()
     page.get_by_label("judge-m / v1").check()
     assert page.get_by_label("judge-m / v2").is_checked()

@@ -10,9 +10,9 @@ from accounts.roles import Role
 from demo.judge_runs import seed_demo_judge_runs
 from demo.study import JUDGE, NAME, seed_demo_study
 from grading.models import Assignment, Grade, Study, TurnGrade
+from judging.calibration import run_comparison, triage
 from judging.models import JudgeConfig, JudgeRating, JudgeRun
-from workbench.calibration import run_comparison, triage
-from workbench.units import study_units
+from judging.units import study_units
 
 pytestmark = pytest.mark.django_db
 
@@ -83,15 +83,15 @@ def test_the_demo_study_has_two_judge_runs_to_compare_and_triage(seeded, client_
     assert pair.overall.test.second_only > pair.overall.test.first_only  # v2 agrees more
     assert triage(study, v1).units and triage(study, v2).units
     maintainer = client_as(Role.MAINTAINER)
-    page = maintainer.get(reverse("workbench:judge", args=[study.pk])).content.decode()
-    assert page.count(reverse("workbench:triage", args=[study.pk, v1.pk])) == 1
+    page = maintainer.get(reverse("judging:judge", args=[study.pk])).content.decode()
+    assert page.count(reverse("judging:triage", args=[study.pk, v1.pk])) == 1
     compare = maintainer.get(
-        reverse("workbench:compare", args=[study.pk]), {"run": [v1.pk, v2.pk]}
+        reverse("judging:compare", args=[study.pk]), {"run": [v1.pk, v2.pk]}
     ).content.decode()
     assert "agrees with the experts more than" in compare
     # The demo judge's levels on the Spanish task's ordinal criterion are compared with the
     # experts' levels on its calibration page.
-    calibration = maintainer.get(reverse("workbench:calibration", args=[study.pk, v2.pk]))
+    calibration = maintainer.get(reverse("judging:calibration", args=[study.pk, v2.pk]))
     body = calibration.content.decode()
     assert "Ordinal criteria: the judge" in body and "Ordinal alpha: experts" in body
     # The dialogues' turn-level criteria are compared turn by turn.

@@ -12,9 +12,9 @@ from agreement import data
 from grading import adjudication, gold, services
 from grading.models import Assignment, Study, StudyItem
 from interchange.grades_export import GRADE_COLUMNS, grade_rows
+from judging.units import study_units
 from rubrics.models import Response
 from tests import factories
-from workbench.units import study_units
 
 pytestmark = pytest.mark.django_db
 

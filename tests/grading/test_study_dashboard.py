@@ -176,8 +176,8 @@ def test_the_study_page_links_to_each_of_the_studys_pages(client_as, make_user):
     nav = nav[: nav.index("</nav>")]
     for name in [
         "agreement:study",
-        "workbench:leaderboard",
-        "workbench:judge",
+        "judging:leaderboard",
+        "judging:judge",
         "grading:adjudication",
         "interchange:export_grades_csv",
         "interchange:export_grades_xlsx",

@@ -106,7 +106,7 @@ def test_a_maintainer_lands_on_what_needs_them(people):
     main = main_of(client_of(people, Role.MAINTAINER))
     assert '<strong id="in-review">1</strong> task waiting' in main
     running = JudgeRun.objects.get(judge_model="judge-running")
-    assert reverse("workbench:run", args=[running.parameters["study"], running.pk]) in main
+    assert reverse("judging:run", args=[running.parameters["study"], running.pk]) in main
     assert "4 of 10 calls" in main
     assert "judge-failed" in main and "judge-done" not in main
     assert "broken.jsonl" in main and "fine.jsonl" not in main
@@ -139,7 +139,7 @@ def test_a_researcher_lands_on_agreement_and_the_judge(people):
     main = main_of(client_of(people, Role.VIEWER))
     for each in Study.objects.all():
         assert reverse("agreement:study", args=[each.pk]) in main
-        assert reverse("workbench:leaderboard", args=[each.pk]) in main
+        assert reverse("judging:leaderboard", args=[each.pk]) in main
         assert f'"{reverse("grading:study", args=[each.pk])}"' not in main  # not theirs to manage
         assert reverse("grading:study_times", args=[each.pk]) in main
     assert all(name in main for name in ["judge-running", "judge-failed", "judge-done"])

@@ -10,10 +10,10 @@ from core.formats.responses import ResponseRecord
 from core.formats.synthetic import synthetic_responses, synthetic_verdicts, write_jsonl
 from interchange.importers import import_l2bench, import_responses
 from judging.models import JudgeRun, JudgeVerdict
+from judging.verdict_import import import_verdicts
 from rubrics.models import Response, RubricItem
 from tests.factories import benchmark_folder, generated
 from tests.interchange.db_helpers import row_counts
-from workbench.verdict_import import import_verdicts
 
 pytestmark = pytest.mark.django_db
 

@@ -20,10 +20,10 @@ from interchange import grades_export
 from interchange.importers import import_responses
 from interchange.models import ImportJob
 from judging.models import JudgeVerdict
+from judging.verdict_import import import_verdicts
 from rubrics.models import Response
 from tests import factories
 from tests.interchange.db_helpers import row_counts
-from workbench.verdict_import import import_verdicts
 
 pytestmark = pytest.mark.django_db
 

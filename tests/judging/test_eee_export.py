@@ -10,12 +10,12 @@ from django.core.management import CommandError, call_command
 
 from grading import services as grading
 from grading.models import Study, Verdict
+from judging import eee_export
+from judging.calibration import study_leaderboard
 from judging.models import JudgeRun, JudgeVerdict, PromptVersion
 from rubrics.models import Response
 from rubrics.services import record_response
 from tests.factories import demo_benchmark_and_graders, grade_study
-from workbench import eee_export
-from workbench.calibration import study_leaderboard
 
 pytestmark = pytest.mark.django_db
 

@@ -15,12 +15,12 @@ from core.formats.zip_members import ZipMembers
 from interchange.importers import import_l2bench
 from interchange.models import ImportJob
 from judging.models import JudgeRun, JudgeVerdict
+from judging.verdict_import import import_verdicts
 from rubrics.models import Response
 from tests.factories import benchmark_folder, generated
 from tests.inspect_logs import JUDGE, TUTOR, LogTask, judging, write_judge_log
 from tests.interchange.db_helpers import row_counts
 from tests.llm_server import model_name
-from workbench.verdict_import import import_verdicts
 
 pytestmark = pytest.mark.django_db
 RECORDS = generated(3)

@@ -11,8 +11,8 @@ from grading import services as grading
 from grading.models import LikertItem
 from interchange.importers import import_l2bench, import_responses
 from judging.models import JudgeRating, JudgeVerdict
+from judging.verdict_import import import_verdicts
 from tests.factories import benchmark_folder, generated
-from workbench.verdict_import import import_verdicts
 
 pytestmark = pytest.mark.django_db
 

@@ -8,10 +8,10 @@ import pytest
 
 from interchange.importers import import_l2bench, import_responses
 from judging.models import JudgeVerdict
+from judging.verdict_import import import_verdicts
 from rubrics.models import Response
 from tests.factories import benchmark_folder, generated
 from tests.interchange.db_helpers import row_counts
-from workbench.verdict_import import import_verdicts
 
 pytestmark = pytest.mark.django_db
 

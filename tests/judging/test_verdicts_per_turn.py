@@ -7,8 +7,8 @@ import json
 import pytest
 
 from judging.models import JudgeVerdict
+from judging.verdict_import import import_verdicts
 from tests.factories import framework, published_task, response
-from workbench.verdict_import import import_verdicts
 
 pytestmark = pytest.mark.django_db
 

@@ -34,7 +34,7 @@ MODULES = sorted(
                 "grading/adjudication.py",
                 "grading/flags.py",
                 "grading/gold.py",
-                "workbench/eee_export.py",
+                "judging/eee_export.py",
                 "rubrics/seedfile.py",
                 "taxonomy/seedfile.py",
                 "rubrics/publishing.py",

@@ -27,7 +27,6 @@ MODEL_APPS = (
     "agreement",
     "judging",
     "interchange",
-    "workbench",
 )
 LONGEST_CHOICE_LIST = 40
 
@@ -176,7 +175,7 @@ def form_texts() -> list[tuple[str, object]]:
 
 def test_the_check_sees_the_form_fields():
     where = {name for name, _ in form_texts()}
-    assert {"workbench.forms.RunForm.model", "grading.forms.FlagForm.comment"} <= where
+    assert {"judging.forms.RunForm.model", "grading.forms.FlagForm.comment"} <= where
 
 
 def test_every_form_field_label_and_help_text_is_translated():

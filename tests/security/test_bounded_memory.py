@@ -24,8 +24,8 @@ from core.formats.jsonl import MAX_LINE_BYTES
 from grading.models import Study
 from judging.models import JudgeRun, JudgeVerdict
 from judging.output import stored_output
+from judging.verdict_import import import_verdicts
 from tests.factories import graded_demo_study, judge_run
-from workbench.verdict_import import import_verdicts
 
 
 @pytest.fixture
@@ -230,7 +230,7 @@ def test_pages_and_the_api_showing_a_capped_answer_stay_small(judged, db, client
     study, run = Study.objects.get(pk=judged[0]), JudgeRun.objects.get(pk=judged[1])
     answer = stored_output('"<quoted>" ' * 500_000)  # HTML escapes each quote in six bytes
     JudgeVerdict.objects.filter(run=run).update(rationale=answer)
-    page = client_as(Role.MAINTAINER).get(reverse("workbench:triage", args=[study.pk, run.pk]))
+    page = client_as(Role.MAINTAINER).get(reverse("judging:triage", args=[study.pk, run.pk]))
     assert page.status_code == 200 and "not stored]" in page.text
     assert len(page.content) < 4_000_000  # 20 cards of at most 20,000 characters each
     listing = api_as(Role.MAINTAINER).get(reverse("api:judgeverdict-list"), {"run": run.pk})
@@ -261,7 +261,7 @@ def test_an_invalid_body_is_answered_with_at_most_two_hundred_messages(api_as, d
 def test_a_prompt_preview_of_megabytes_is_refused_and_its_answer_is_small(client_as, db):
     text = "{{response}} {{criterion}} " + "{{unknown}} " * 160_000
     answer = client_as(Role.MAINTAINER).post(
-        reverse("workbench:prompt_preview"), {"text": text}, headers={"HX-Request": "true"}
+        reverse("judging:prompt_preview"), {"text": text}, headers={"HX-Request": "true"}
     )
     assert answer.status_code == 200 and len(answer.content) < 10_000
     assert "A prompt is at most 50,000 characters long; this one has" in answer.text
@@ -270,7 +270,7 @@ def test_a_prompt_preview_of_megabytes_is_refused_and_its_answer_is_small(client
 def test_a_prompt_filling_many_copies_of_a_response_shows_the_beginning(judged, db, client_as):
     text = "{{criterion}} " + "{{response}}" * 4_000
     answer = client_as(Role.MAINTAINER).post(
-        reverse("workbench:prompt_preview"),
+        reverse("judging:prompt_preview"),
         {"text": text, "study": judged[0]},
         headers={"HX-Request": "true"},
     )

@@ -15,11 +15,11 @@ from accounts.roles import Role
 from grading.models import Study
 from interchange.problem_text import problem_text
 from judging.models import JudgeConfig, JudgeRun, PromptVersion
+from judging.running import execute_run
+from judging.runs import resume_run, start_run
 from judging.services import default_prompt, save_config
 from tests.factories import demo_study
 from tests.llm_server import Reply, model_name
-from workbench.running import execute_run
-from workbench.services import resume_run, start_run
 
 pytestmark = pytest.mark.django_db
 LOCAL_PROVIDERS = ["ollama/llama3.1", "llama-cpp-python/x", "hf/gpt2", "vllm/m", "mockllm/model"]
@@ -40,7 +40,7 @@ def study(built_study, settings, tmp_path) -> Study:
 @pytest.mark.parametrize("model", LOCAL_PROVIDERS)
 def test_the_run_form_refuses_a_provider_the_server_does_not_allow(study, client_as, model):
     answer = client_as(Role.MAINTAINER).post(
-        reverse("workbench:judge", args=[study.pk]),
+        reverse("judging:judge", args=[study.pk]),
         {"model": model, "prompt": PromptVersion.objects.first().pk, "epochs": 1,
          "max_connections": 1},
     )  # fmt: skip

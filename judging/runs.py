@@ -1,0 +1,184 @@
+"""Running the LLM judge on a study: the one service the "Run the judge" page and the
+`run_judge` command share.
+
+`start_run` records a queued `JudgeRun` (the judge, the prompt version it will send, its
+parameters, how many calls) and enqueues the job; `execute_run` (judging.running: the job, or
+the command in process) fills the prompt for every (response, criterion) unit of the study,
+evaluates them with Inspect AI, keeps the `.eval` log and reads it back through the verdict
+importer (judging.verdict_import), so a run made here and a log made elsewhere land the same way.
+
+API keys are never handled here: Inspect reads them from the environment by its own names."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from accounts.models import User
+from audit.services import record
+from core.prompting import render
+from core.refusals import Conflict
+from grading.models import Study
+from jobs.models import Job
+from judging.jobs import run_judge_job
+from judging.models import (
+    JudgeConfig,
+    JudgeRun,
+    PromptVersion,
+)
+from judging.providers import check_model
+from judging.services import default_prompt, save_config
+from judging.units import study_units
+
+MAX_CONNECTIONS = 10
+
+
+class RunNotPossible(Conflict):
+    """The study has nothing the judge could judge, or the run is not in a state to do it."""
+
+
+def preview(prompt_text: str, study: Study | None) -> str:
+    """`prompt_text` filled with the first unit of `study` (or of any study): what the judge
+    would read."""
+    studies = [study] if study is not None else list(Study.objects.order_by("pk")[:5])
+    for candidate in studies:
+        units = study_units(candidate, limit=1)
+        if units:
+            return render(prompt_text, units[0].unit)
+    raise RunNotPossible(gettext("No study has a response to fill the prompt with."))
+
+
+@transaction.atomic
+def start_run(
+    study: Study,
+    *,
+    config: JudgeConfig | None = None,
+    name: str = "",
+    model: str = "",
+    prompt: PromptVersion | None = None,
+    model_family: str = "",
+    temperature: float = 0.0,
+    epochs: int = 1,
+    max_connections: int = MAX_CONNECTIONS,
+    parse_retries: int = 3,
+    retry_temperature: float = 0.2,
+    limit: int | None = None,
+    by: User | None,
+    enqueue: bool = True,
+) -> JudgeRun:
+    """Record a judge run on `study` and (with `enqueue`) queue it for the worker.
+
+    The judge is a saved configuration (`config`), or the one these values make: saved under
+    `name` to be reused, or found by its values (`judging.services.save_config`). The run
+    keeps the configuration's parameters and model family (self-preference compares with it)."""
+    if limit is not None and limit < 1:
+        raise ValidationError({"limit": gettext("The limit is at least 1.")})
+    if config is None:
+        config = save_config(
+            name=name,
+            model=model,
+            prompt=prompt or default_prompt(),
+            model_family=model_family,
+            temperature=temperature,
+            epochs=epochs,
+            max_connections=max_connections,
+            parse_retries=parse_retries,
+            retry_temperature=retry_temperature,
+            by=by,
+        )
+    check_model(config.model)  # a saved configuration too: the allowed providers may change
+    units = len(study_units(study, limit=limit))
+    if not units:
+        raise RunNotPossible(
+            gettext("Study '%(study)s' has no response with a binary criterion to judge.")
+            % {"study": study.name}
+        )
+    run = JudgeRun.objects.create(
+        judge_model=config.model,
+        prompt_version=str(config.prompt),
+        run_id=f"l2annot-{uuid.uuid4().hex[:12]}",
+        prompt=config.prompt,
+        config=config,
+        model_family=config.model_family,
+        parameters=config.parameters() | {"study": study.pk, "limit": limit},
+        status=JudgeRun.Status.QUEUED,
+        calls_total=units * config.epochs,
+        job=Job.objects.create(kind=Job.Kind.JUDGE_RUN, created_by=by),
+    )
+    record(
+        run,
+        "created",
+        by,
+        comment=f"Judge run queued on study '{study.name}' with configuration '{config.name}'.",
+    )
+    if enqueue:
+        _enqueue(run)
+    return run
+
+
+def _enqueue(run: JudgeRun) -> None:
+    transaction.on_commit(lambda: run_judge_job.enqueue(run.pk))
+
+
+@transaction.atomic
+def cancel_run(run: JudgeRun, *, by: User | None) -> JudgeRun:
+    """Ask a queued or running run to stop: the calls not yet made are not made. A queued run
+    stops at once; a running one is stopping until its worker, which reads the request between
+    calls, ends it (`finished`). Under the run's row lock, as `resume_run` and the worker's
+    last write take it, so a cancel and a "Run it again" are never both half done."""
+    locked = JudgeRun.objects.select_for_update(of=("self",)).select_related("job").get(pk=run.pk)
+    if locked.status not in (JudgeRun.Status.QUEUED, JudgeRun.Status.RUNNING):
+        raise RunNotPossible(gettext("This run is not running: there is nothing to cancel."))
+    queued = locked.status == JudgeRun.Status.QUEUED
+    locked.status = JudgeRun.Status.CANCELLED
+    if queued:  # no worker has it: nothing is left to stop
+        locked.finished = timezone.now()
+        if locked.job is not None:
+            locked.job.cancel()
+    locked.save(update_fields=["status", "finished"])
+    record(locked, "updated", by, comment="Judge run cancelled.")
+    return locked
+
+
+@transaction.atomic
+def resume_run(run: JudgeRun, *, by: User | None, enqueue: bool = True) -> JudgeRun:
+    """Queue a cancelled or failed run again, or one whose worker died (`is_stale`). Calls
+    already answered come from Inspect's cache, so only the calls not yet made are paid for.
+    A cancelled run whose worker is still stopping is refused until it has stopped: queued
+    again meanwhile, the stopping worker would end the new attempt as its own (the run would
+    never run again) or never see the cancel."""
+    locked = JudgeRun.objects.select_for_update(of=("self",)).select_related("job").get(pk=run.pk)
+    now = timezone.now()
+    if locked.is_stopping(now):
+        raise RunNotPossible(
+            gettext("This run is still stopping: run it again once it has stopped.")
+        )
+    stopped = (JudgeRun.Status.CANCELLED, JudgeRun.Status.FAILED)
+    if locked.status not in stopped and not locked.is_stale(now):
+        raise RunNotPossible(gettext("Only a cancelled, failed or stopped run can be run again."))
+    check_model(locked.judge_model)
+    locked.status, locked.calls_done, locked.errors, locked.problems = (
+        JudgeRun.Status.QUEUED,
+        0,
+        0,
+        [],
+    )
+    locked.started = locked.finished = None
+    if locked.job is None:  # a run from before runs had jobs
+        locked.job = Job.objects.create(kind=Job.Kind.JUDGE_RUN, created_by=by)
+    else:
+        locked.job.requeue()
+    locked.save(
+        update_fields=[
+            *("status", "calls_done", "errors", "problems"),
+            *("started", "finished", "job"),
+        ]
+    )
+    record(locked, "updated", by, comment="Judge run queued again.")
+    if enqueue:
+        _enqueue(locked)
+    return locked
