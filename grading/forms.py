@@ -21,7 +21,6 @@ from grading.models import (
     split_reason_label,
 )
 from grading.templatetags.grading_verdicts import shown
-from judging.models import JudgeRun, JudgeVerdict
 from rubrics.forms import TaskFilterForm
 from rubrics.models import Response, RubricVersion, Task
 from taxonomy.models import Framework
@@ -120,9 +119,13 @@ class StudyForm(forms.ModelForm[Study]):
         # Left out of a form (or a script's POST): the model's default, a plain study.
         for name in DEFAULTED:
             self.fields[name].required = False
-        run = cast(forms.ModelChoiceField[JudgeRun], self.fields["sampling_run"])
-        run.queryset = JudgeRun.objects.filter(
-            Exists(JudgeVerdict.objects.filter(run=OuterRef("pk")))
+        # The judge's runs that gave verdicts, through the model's own foreign key: the judge
+        # app sits above grading, which does not import it.
+        run = cast(forms.ModelChoiceField[Any], self.fields["sampling_run"])
+        runs = run.queryset
+        assert runs is not None
+        run.queryset = runs.filter(
+            pk__in=runs.filter(verdicts__isnull=False).values("pk")
         ).order_by("-created_at", "-pk")
         run.empty_label = gettext("None: grade every response selected")
         frameworks = list(Framework.objects.values_list("pk", flat=True)[:2])

@@ -22,12 +22,15 @@ class JudgingConfig(AppConfig):
         # The migration ships the prompts once; a flushed database (`manage.py flush`, a
         # transactional test) gets them back after it, as the roles are (accounts.apps).
         post_migrate.connect(_ship_prompts_after_migrate, sender=self)
-        # Grading plans how many expert grades a study needs from the judge's verdicts, which
-        # it reads through this app (grading sits below it and does not import it).
+        # Grading plans how many expert grades a study needs, and draws a sampled study's
+        # responses, from the judge's verdicts, which it reads through this app (grading sits
+        # below it and does not import it).
         from grading.services.planning import read_latest_verdicts_with
-        from judging.planning import latest_verdicts
+        from grading.services.sampling import read_run_verdicts_with
+        from judging.planning import latest_verdicts, run_verdicts
 
         read_latest_verdicts_with(latest_verdicts)
+        read_run_verdicts_with(run_verdicts)
         # The apps below this one that show or keep the judge's data are given it here: the
         # import page's jobs import a file of judge verdicts with this app's importer, a study's
         # backup holds the judge's rows, a study's agreement report its judge runs and their

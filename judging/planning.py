@@ -1,6 +1,8 @@
-"""The judge's verdicts a grading plan is measured on (grading.services.planning), read here
-because they are this app's data; registered with grading when the app loads (judging.apps)."""
+"""The judge's verdicts a grading plan is measured on (grading.services.planning) and a sampled
+study is drawn by (grading.services.sampling), read here because they are this app's data;
+registered with grading when the app loads (judging.apps)."""
 
+from grading.services import sampling
 from grading.services.planning import MeasuredRun, VerdictRow
 from judging.models import JudgeRun, JudgeVerdict
 
@@ -22,3 +24,12 @@ def latest_verdicts(responses: set[int]) -> tuple[MeasuredRun | None, list[Verdi
     )
     found = MeasuredRun(pk=run.pk, judge_model=run.judge_model)
     return found, [(r, c, e, bool(v)) for r, c, e, v in rows]
+
+
+def run_verdicts(run_id: int, responses: list[int]) -> list[sampling.VerdictRow]:
+    """Every verdict and level of run `run_id` on whole responses among `responses`."""
+    return list(
+        JudgeVerdict.objects.per_response()
+        .filter(run_id=run_id, response_id__in=responses)
+        .values_list("response_id", "criterion_version_id", "verdict", "level")
+    )

@@ -8,13 +8,12 @@ the study's seed, so the same selection, run and settings draw the same response
 """
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from core.stats.judge_sampling import JudgeSample, draw_by_judge_uncertainty, judge_uncertainty
-from judging.models import JudgeVerdict
 from rubrics.models import CriterionVersion, Response
 
 
@@ -35,6 +34,27 @@ def _scale_share(level: int, low: int | None, high: int | None) -> float:
     return min(max((level - low) / (high - low), 0.0), 1.0)
 
 
+#: (response, criterion version, verdict, level) of each of a run's verdicts on whole responses.
+VerdictRow = tuple[int, int, bool | None, int | None]
+#: A run's verdicts on some responses: the run's id, the responses' ids.
+RunVerdicts = Callable[[int, list[int]], Iterable[VerdictRow]]
+
+
+def _no_judge(run_id: int, responses: list[int]) -> Iterable[VerdictRow]:
+    return []
+
+
+# The judge's verdicts are the judge app's data, and that app sits above grading: it registers
+# the reader of a run's verdicts when it loads (judging.apps), so grading never imports it.
+_run_verdicts: RunVerdicts = _no_judge
+
+
+def read_run_verdicts_with(reader: RunVerdicts) -> None:
+    """Set how a draw reads a run's verdicts (the judge app, as it loads)."""
+    global _run_verdicts
+    _run_verdicts = reader
+
+
 def draw_for_judge(
     responses: Sequence[Response],
     *,
@@ -49,11 +69,7 @@ def draw_for_judge(
     ids = [r.pk for r in responses]
     column: dict[int, int] = {}
     values: dict[tuple[int, int], list[float]] = defaultdict(list)
-    rows = (
-        JudgeVerdict.objects.per_response()
-        .filter(run_id=run_id, response_id__in=ids)
-        .values_list("response_id", "criterion_version_id", "verdict", "level")
-    )
+    rows = _run_verdicts(run_id, ids)
     scales = {}
     for response, version, verdict, level in rows:
         column.setdefault(version, len(column))

@@ -11,11 +11,11 @@ from rest_framework.test import APIClient
 from accounts.models import ApiToken, User
 from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
-from agreement.services import study_leaderboard
 from core.analysis.leaderboard import prediction_powered
 from core.scoring import Judgement, task_score
 from grading import services
 from grading.models import Study, Verdict
+from judging.calibration import study_leaderboard
 from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Response
 from taxonomy.models import Framework
