@@ -190,12 +190,12 @@ def load_judge_answers(
     ]
 
 
-
 def study_judge_answers(
     study: Study, responses: Sequence[int], criteria: Sequence[int]
 ) -> list[JudgeAnswer]:
     """load_judge_answers of the study's judge runs (judge_runs_for)."""
     return load_judge_answers(judge_runs_for(study), responses, criteria)
+
 
 def load_judged_responses(study: Study, run: JudgeRun, ratings: StudyRatings) -> JudgedResponses:
     """Every response of the study's models that `run` judged, with its first-epoch verdicts

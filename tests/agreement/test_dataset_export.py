@@ -11,9 +11,10 @@ from django.urls import reverse
 
 from accounts.roles import Role
 from accounts.services import create_user_with_role
-from agreement.services import final_labels, study_leaderboard
+from agreement.services import final_labels
 from grading import services as grading
 from grading.models import Study, Verdict
+from judging.calibration import study_leaderboard
 from judging.models import JudgeRun, JudgeVerdict
 from tests import factories
 

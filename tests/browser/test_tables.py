@@ -56,9 +56,9 @@ def test_figures_stay_whole_and_wide_tables_scroll_in_their_box(
     pages = [
         reverse("home"),
         reverse("agreement:study", args=[study.pk]),
-        reverse("agreement:judge", args=[study.pk, runs[-1].pk]),
-        reverse("workbench:judge", args=[study.pk]),
-        reverse("workbench:compare", args=[study.pk]) + "?" + "&".join(f"run={r.pk}" for r in runs),
+        reverse("judging:calibration", args=[study.pk, runs[-1].pk]),
+        reverse("judging:judge", args=[study.pk]),
+        reverse("judging:compare", args=[study.pk]) + "?" + "&".join(f"run={r.pk}" for r in runs),
     ]
     for width in (1280, 375):  # a desktop, a phone
         page = new_page(width=width)

@@ -142,17 +142,17 @@ def main_pages(demo: dict[str, object]) -> list[tuple[str, str]]:
         ("admin", reverse("grading:adjudication", args=[study.pk])),
         ("admin", reverse("agreement:index")),
         ("admin", reverse("agreement:study", args=[study.pk])),
-        ("admin", reverse("agreement:judge", args=[study.pk, run.pk])),
-        ("admin", reverse("agreement:leaderboard", args=[study.pk])),
+        ("admin", reverse("judging:calibration", args=[study.pk, run.pk])),
+        ("admin", reverse("judging:leaderboard", args=[study.pk])),
         ("admin", reverse("interchange:index")),
-        ("admin", reverse("workbench:judge", args=[study.pk])),
-        ("admin", reverse("workbench:run", args=[study.pk, run.pk])),
-        ("admin", reverse("workbench:triage", args=[study.pk, run.pk])),
-        ("admin", reverse("workbench:prompts")),
-        ("admin", reverse("workbench:prompt", args=[PromptTemplate.objects.first().pk])),
+        ("admin", reverse("judging:judge", args=[study.pk])),
+        ("admin", reverse("judging:run", args=[study.pk, run.pk])),
+        ("admin", reverse("judging:triage", args=[study.pk, run.pk])),
+        ("admin", reverse("judging:prompts")),
+        ("admin", reverse("judging:prompt", args=[PromptTemplate.objects.first().pk])),
         (
             "admin",
-            reverse("workbench:compare", args=[study.pk])
+            reverse("judging:compare", args=[study.pk])
             + "?"
             + "&".join(f"run={r.pk}" for r in runs),
         ),
