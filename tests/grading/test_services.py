@@ -168,10 +168,10 @@ def test_a_rationale_of_shortcut_keys_is_no_reason_and_submitting_says_so(annota
             assignment, version.pk, verdict=None, rationale="Pass 2 of 3: fine", by=annotators[0]
         )
     services.save_grade(assignment, first.pk, verdict="fail", rationale="kkkkps", by=annotators[0])
-    with pytest.raises(services.GradingError) as error:
+    with pytest.raises(services.Incomplete) as error:
         services.submit(assignment, by=assignment.annotator)
     code = first.criterion.code
-    assert error.value.messages == [
+    assert error.value.problems == [
         f"{code}: the rationale “kkkkps” is only shortcut keys; write why you chose Fail."
     ]
     # Kept as typed, never lost; a sentence, even of the same letters, is a reason.
