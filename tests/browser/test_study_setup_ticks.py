@@ -55,7 +55,7 @@ def test_tasks_ticked_on_several_pages_make_the_study(new_page, log_in, make_use
     page.get_by_role("button", name="Next").click()
     page.get_by_text("Page 3 of 3").wait_for()
     ticked.append(tick(page, 0))
-    page.get_by_label("Model:").select_option("model-a")
+    page.get_by_label("Model:", exact=True).select_option("model-a")
     page.get_by_text("55 tasks match, with 55 responses.").wait_for()
     page.get_by_text("Only the tasks ticked (6)").wait_for()
     assert page.get_by_label("Only the tasks ticked (6)").is_checked()
