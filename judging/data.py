@@ -8,7 +8,12 @@ from typing import Any
 import numpy as np
 from django.db.models import Count, Exists, F, Max, OuterRef, Q, Sum
 
-from agreement.data.experts import VALUE_INDEX, criteria_info, response_item_info
+from agreement.data.experts import (
+    VALUE_INDEX,
+    criteria_info,
+    response_item_info,
+    submitted_scale_ratings,
+)
 from core.analysis.calibration import MISSING, FloatArray, JudgeData, ScaleScores
 from core.analysis.comparison import UNPARSEABLE, RunVerdicts
 from core.analysis.dataset import JudgeAnswer
@@ -21,10 +26,8 @@ from core.analysis.ratings import (
     ratings_from_rows,
 )
 from grading.models import (
-    Assignment,
     GoldVerdict,
     LikertItem,
-    LikertRating,
     Study,
     StudyItem,
 )
@@ -364,15 +367,7 @@ def load_scale_scores(study: Study, run: JudgeRun) -> list[ScaleScores]:
         )
         .values_list("response_id", "question", "epoch", "value")
     )
-    expert_rows = (
-        LikertRating.objects.using(db)
-        .filter(
-            assignment__study_item__study=study,
-            assignment__study_item__gold_source__isnull=True,
-            assignment__status=Assignment.Status.SUBMITTED,
-        )
-        .values_list("assignment__study_item_id", "item_id", "assignment__annotator_id", "value")
-    )
+    expert_rows = submitted_scale_ratings(study, db)
     judge = [(item_of_response[response], key, e, v) for response, key, e, v in judge_rows]
     experts = list(expert_rows)
     items = sorted({row[0] for row in judge} | {row[0] for row in experts})

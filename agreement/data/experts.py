@@ -467,13 +467,12 @@ def _item_infos(found: Any, response: str, keys: list[int], db: str) -> list[Ite
     return [by_pk[pk] for pk in keys]
 
 
-def load_scale_ratings(study: Study) -> ScaleRatings:
-    """Every submitted 1-5 rating of the study's task-level items (e.g. authenticity)."""
-    db = reports_alias()
-    items = LikertItem.objects.using(db).filter(study=study.pk).order_by("order", "pk")
-    prompts = list(items.values_list("pk", "prompt"))
-    prompt_index = {pk: n for n, (pk, _) in enumerate(prompts)}
-    rows = (
+def submitted_scale_ratings(
+    study: Study, db: str
+) -> QuerySet[LikertRating, tuple[int, int, int, int]]:
+    """(study item, Likert item, annotator, value) of every submitted 1-5 rating of the study's
+    own items (gold checks left out), read from `db`."""
+    return (
         LikertRating.objects.using(db)
         .filter(
             assignment__study_item__study=study,
@@ -482,6 +481,15 @@ def load_scale_ratings(study: Study) -> ScaleRatings:
         )
         .values_list("assignment__study_item_id", "item_id", "assignment__annotator_id", "value")
     )
+
+
+def load_scale_ratings(study: Study) -> ScaleRatings:
+    """Every submitted 1-5 rating of the study's task-level items (e.g. authenticity)."""
+    db = reports_alias()
+    items = LikertItem.objects.using(db).filter(study=study.pk).order_by("order", "pk")
+    prompts = list(items.values_list("pk", "prompt"))
+    prompt_index = {pk: n for n, (pk, _) in enumerate(prompts)}
+    rows = submitted_scale_ratings(study, db)
     return ScaleRatings.from_rows(
         [prompt for _, prompt in prompts],
         [(item, prompt_index[prompt], rater, value) for item, prompt, rater, value in rows],
