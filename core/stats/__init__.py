@@ -57,6 +57,7 @@ from .judge import (
     ordinal_calibration,
 )
 from .kappa import agreement_weights, cohen_kappa, cohen_kappa_from_table, fleiss_kappa
+from .levels import LevelAgreement, level_agreement
 from .limits import FEWER_THAN_TWO_PAIRS
 from .ordinal import KappaComparison, OrdinalAgreement, ordinal_agreement, pooled_tables
 from .paired import McNemar, mcnemar, wilson_interval
@@ -98,6 +99,7 @@ __all__ = [
     "JudgeAgreement",
     "KappaComparison",
     "Leniency",
+    "LevelAgreement",
     "LevelMatch",
     "McNemar",
     "OrdinalAgreement",
@@ -137,6 +139,7 @@ __all__ = [
     "jackknife_alpha",
     "leave_one_expert_out",
     "leniency",
+    "level_agreement",
     "level_match",
     "majority_reference",
     "mcnemar",
