@@ -85,6 +85,7 @@ def judge_report(study: Study, run: JudgeRun) -> CalibrationReport:
         found = turn_calibration(
             turns,
             load_turn_judge(run, turns),
+            epsilon=settings.epsilon,
             n_resamples=settings.resamples,
             seed=settings.seed,
         )

@@ -30,6 +30,7 @@ from core.stats import (
     alternative_annotator_test,
     calibrate,
     counts_from_pairs,
+    gwet_ac,
     leave_one_expert_out,
     leniency,
     level_match,
@@ -195,6 +196,12 @@ class TurnCalibration:
     unparseable: int  # graded turns whose judge answer could not be read
     tied: int  # judged turns the experts split evenly on
     graded_na: int  # turn grades of N/A (no pass or fail to compare)
+    # The judge as one more expert on the judged turns, as on whole responses: alpha of the
+    # experts then with the judge, leave one expert out and the alternative annotator test
+    # (turns as units; `agreement.n_units` judged turns with an expert grade).
+    agreement: JudgeGroup | None = None
+    ac1_experts: Coefficient | None = None  # Gwet's AC1 of the experts on those turns
+    ac1_with_judge: Coefficient | None = None  # and with the judge as one more rater
 
     @property
     def n_compared(self) -> int:
@@ -207,13 +214,20 @@ class TurnCalibration:
 
 
 def turn_calibration(
-    turns: StudyRatings, judge: IntArray, *, n_resamples: int = 1000, seed: int = 0
+    turns: StudyRatings,
+    judge: IntArray,
+    *,
+    epsilon: float = 0.2,
+    n_resamples: int = 1000,
+    seed: int = 0,
 ) -> tuple[TurnCalibration, ...]:
     """The judge against the experts' per-turn majority on each turn-level criterion, then on
     every turn-level criterion together (when there are two or more). `turns` are the experts'
     ratings of tutor turns (units: response, criterion, turn); `judge` per unit: FAIL, PASS,
     UNPARSEABLE or MISSING (not judged). Accuracy and Cohen's kappa with their n, intervals
-    resampling responses (a dialogue's turns move together)."""
+    resampling responses (a dialogue's turns move together); Krippendorff's alpha and Gwet's
+    AC1 of the experts, then with the judge, and the alternative annotator test (margin
+    `epsilon`), turns as units."""
     if turns.n_units == 0 and turns.na_item.size == 0:
         return ()
     na = np.bincount(turns.na_criterion, minlength=len(turns.criteria))
@@ -225,12 +239,22 @@ def turn_calibration(
         every = np.ones(turns.n_units, dtype=bool)
         groups.append((gettext_noop("all turn-level criteria"), "", every, int(na.sum())))
     answered = np.where(judge >= 0, judge, MISSING)
+    data = JudgeData(
+        ratings=turns,
+        judge_name="",
+        judge=answered,
+        judge_epochs=answered[None, :],
+        gold=np.full(turns.n_units, MISSING, dtype=np.int64),
+        item_family=("",) * len(turns.items),
+    )
+    options: _GroupOptions = {"epsilon": epsilon, "n_resamples": n_resamples, "seed": seed}
     found = []
     for label, wording, mask, graded_na in groups:
         units = np.flatnonzero(mask)
         experts = experts_matrix(turns, units)
         majority = majority_reference(experts) if units.size else np.empty(0, dtype=np.int64)
         judged = answered[units] != MISSING
+        ac1_experts, ac1_with_judge = _ac1_pair(experts[:, judged], answered[units][judged])
         found.append(
             TurnCalibration(
                 label=label,
@@ -247,9 +271,21 @@ def turn_calibration(
                 unparseable=int((judge[units] == UNPARSEABLE).sum()),
                 tied=int((judged & (majority == MISSING)).sum()),
                 graded_na=graded_na,
+                agreement=judge_group(data, mask, label, **options),
+                ac1_experts=ac1_experts,
+                ac1_with_judge=ac1_with_judge,
             )
         )
     return tuple(found)
+
+
+def _ac1_pair(experts: FloatArray, judge: IntArray) -> tuple[Coefficient, Coefficient]:
+    """Gwet's AC1 of the experts on the judged units (columns of `experts`), then with the
+    judge's verdict (FAIL or PASS per column) as one more rating."""
+    counts = _counts(experts)
+    with_judge = counts.copy()
+    with_judge[np.arange(judge.size), judge] += 1
+    return gwet_ac(counts), gwet_ac(with_judge)
 
 
 @dataclass(frozen=True)

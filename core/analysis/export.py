@@ -267,7 +267,34 @@ def judge_turn_row(run: object, turn: TurnCalibration) -> dict[str, Any]:
         | _interval("accuracy vs majority per turn", found.accuracy)
         | _interval("kappa vs majority per turn", found.kappa)
         | {"confidence": found.kappa.confidence, "resamples": found.kappa.n_resamples}
+        | _turn_agreement(turn)
     )
+
+
+def _turn_agreement(turn: TurnCalibration) -> dict[str, Any]:
+    """Alpha and AC1 of the experts, then with the judge, and the alternative annotator test,
+    turns as units (None where not computed)."""
+    group = turn.agreement
+    row: dict[str, Any] = {}
+    for prefix, found in (
+        ("alpha experts per turn", group.alpha_experts if group else None),
+        ("alpha with judge per turn", group.alpha_with_judge if group else None),
+        ("AC1 experts per turn", turn.ac1_experts),
+        ("AC1 with judge per turn", turn.ac1_with_judge),
+    ):
+        row |= {
+            prefix: found.value if found else None,
+            f"{prefix} n": found.n_units if found else 0,
+            f"{prefix} undefined because": found.undefined_reason or "" if found else "",
+        }
+    alt = group.alt_test if group else None
+    return row | {
+        "alt-test per turn winning rate": alt.winning_rate if alt else None,
+        "alt-test per turn advantage probability": alt.advantage_probability if alt else None,
+        "alt-test per turn experts tested": alt.n_tested if alt else 0,
+        "alt-test per turn fewest turns of a tested expert": alt.min_items if alt else 0,
+        "alt-test per turn verdict": alt.verdict if alt else "",
+    }
 
 
 def write_judge_calibration_xlsx(

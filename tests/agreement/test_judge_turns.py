@@ -171,3 +171,28 @@ def test_a_triage_card_on_a_turn_level_criterion_shows_which_turn_differs(study,
         '<span class="badge">differs</span></li>'
     ) in card
     assert "Turn 6: the judge <strong>pass</strong>; Expert A pass, Expert B fail</li>" in card
+
+
+def test_turn_agreement_and_the_alternative_annotator_test_are_on_the_page_and_downloads(
+    study, run, client_as
+):
+    first = judge_report(study, run).turns[0]
+    # Criterion 01, six judged turns, two experts each: alpha of the experts on the turns by
+    # hand (nominal, Krippendorff 2011): pairable values 12, of which 7 pass and 5 fail;
+    # disagreeing pairs: one turn (P, F) gives 2 ordered pairs: D_o = 2 / 12; D_e = 2 * 5 * 7 /
+    # (12 * 11); alpha = 1 - D_o / D_e = 1 - (1/6) / (70/132) = 1 - 22/70.
+    assert first.agreement.n_units == 6
+    assert first.agreement.alpha_experts.value == pytest.approx(1 - 22 / 70)
+    assert first.agreement.alpha_with_judge.n_units == 6
+    assert first.agreement.alt_test.winning_rate is None  # two experts: too few to test
+    text = client_as(Role.VIEWER).get(reverse("judging:calibration", args=[study.pk, run.pk]))
+    text = text.content.decode()
+    assert "Alternative annotator test, per turn" in text
+    assert "(n = 6 → 6 turns with two ratings or more)" in text
+    url = reverse("judging:calibration_json", args=[study.pk, run.pk])
+    row = client_as(Role.MAINTAINER).get(url).json()["turn-level criteria, per turn"][0]
+    assert row["alpha experts per turn"] == pytest.approx(1 - 22 / 70)
+    assert row["alpha experts per turn n"] == 6
+    assert row["AC1 with judge per turn n"] == 6
+    assert row["alt-test per turn experts tested"] == 0
+    assert row["alt-test per turn verdict"].startswith("not enough data")

@@ -2,11 +2,13 @@
 figures of a hand-computed example, the turns left out by reason, intervals resampling
 responses."""
 
+import krippendorff
 import numpy as np
 import pytest
 
 from core.analysis.calibration import FAIL, MISSING, PASS, UNPARSEABLE, turn_calibration
 from core.analysis.ratings import CriterionInfo, ItemInfo, StudyRatings
+from core.stats import alternative_annotator_test
 from core.stats.clustered import clustered_calibration
 
 P, F = PASS, FAIL
@@ -110,3 +112,47 @@ def test_intervals_resample_responses_so_a_dialogue_of_identical_turns_counts_on
         np.repeat(judge, 5), np.repeat(reference, 5), np.arange(100), n_resamples=400, seed=1
     )
     assert turns.accuracy.high - turns.accuracy.low < repeated.accuracy.high - repeated.accuracy.low
+
+
+def _gwet_ac1_loop(matrix):
+    """Gwet's AC1 (Gwet 2008, eq. 14) of a (raters, units) 0/1 matrix with NaN, by a loop over
+    the units with two ratings or more."""
+    rows = []
+    for column in matrix.T:
+        given = column[~np.isnan(column)]
+        if given.size >= 2:
+            rows.append((given.size, int(given.sum())))
+    p_a = np.mean([(p * (p - 1) + (n - p) * (n - p - 1)) / (n * (n - 1)) for n, p in rows])
+    pi = np.mean([p / n for n, p in rows])
+    p_e = 2 * pi * (1 - pi) / 1  # q - 1 = 1 for two values
+    return (p_a - p_e) / (1 - p_e)
+
+
+def test_per_turn_agreement_and_the_alternative_annotator_test_use_turns_as_units():
+    rng = np.random.default_rng(7)
+    n = 40  # ten dialogues of four tutor turns, three experts, every turn graded by all three
+    truth = rng.integers(0, 2, n)
+    experts = np.array([np.where(rng.random(n) < 0.85, truth, 1 - truth) for _ in range(3)])
+    judge = np.where(rng.random(n) < 0.8, truth, 1 - truth)
+    judge[0] = MISSING  # one turn not judged: out of every figure
+    units = [(t // 4, 0, 100 + t) for t in range(n)]
+    turns = turn_ratings(units, [tuple(experts[:, t]) for t in range(n)])
+    turns = StudyRatings(**{**turns.__dict__, "raters": ("A", "B", "C")})
+    (found,) = turn_calibration(turns, judge, epsilon=0.2, n_resamples=50)
+    group = found.agreement
+    judged = slice(1, None)
+    assert group.n_units == n - 1
+    matrix = experts[:, judged].astype(float)
+    with_judge = np.vstack([matrix, judge[judged]])
+    assert group.alpha_experts.value == pytest.approx(
+        krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
+    )
+    assert group.alpha_with_judge.value == pytest.approx(
+        krippendorff.alpha(reliability_data=with_judge, level_of_measurement="nominal")
+    )
+    assert found.ac1_experts.value == pytest.approx(_gwet_ac1_loop(matrix))
+    assert found.ac1_with_judge.value == pytest.approx(_gwet_ac1_loop(with_judge))
+    expected = alternative_annotator_test(judge[judged].astype(float), matrix, epsilon=0.2)
+    assert group.alt_test.winning_rate == expected.winning_rate
+    assert group.alt_test.advantage_probability == expected.advantage_probability
+    assert group.alt_test.n_tested == 3 and group.alt_test.min_items == n - 1
