@@ -24,7 +24,7 @@ from core.stats import (
     ExpertComparison,
     Interval,
     Leniency,
-    LevelMatch,
+    LevelAgreement,
     OrdinalAgreement,
     alpha_from_counts,
     alternative_annotator_test,
@@ -33,8 +33,9 @@ from core.stats import (
     gwet_ac,
     leave_one_expert_out,
     leniency,
-    level_match,
+    level_agreement,
     majority_reference,
+    median_reference,
     ordinal_agreement,
 )
 from core.stats.clustered import ClusteredCalibration, clustered_calibration
@@ -179,7 +180,11 @@ class JudgeScale:
     scale: tuple[int, int] = (1, 5)
     alpha_experts: Interval | None = None
     alpha_with_judge: Interval | None = None
-    vs_gold: LevelMatch | None = None  # an ordinal criterion with gold levels: exact, within one
+    # An ordinal criterion: the judge's levels against the adjudicated gold levels (None
+    # without one) and against the experts' median level of each response (the lower median:
+    # a level an expert gave), each with quadratic kappa, exact, within one and Bland-Altman.
+    vs_gold: LevelAgreement | None = None
+    vs_experts: LevelAgreement | None = None
 
 
 @dataclass(frozen=True)
@@ -473,8 +478,9 @@ def judge_ordinal_criteria(
     kappa (linear, quadratic) and Bland-Altman as for a 1-5 question, and ordinal alpha of the
     experts, then with the judge as one more rater, both over the same responses (those with a
     judge level); alpha's BCa intervals and the kappas' percentile intervals over responses are
-    withheld, with the reason, where their simulated coverage is under 90%. Where responses
-    have a gold level, the judge's level against it: exact and within-one agreement, with n."""
+    withheld, with the reason, where their simulated coverage is under 90%. The judge's level
+    against each response's gold level (where adjudicated) and against the experts' median
+    level: quadratic kappa, exact and within-one agreement, Bland-Altman, with n."""
     ratings = data.ratings
     n_raters = len(ratings.raters) + len(ratings.level_raters)
     first = data.judge_levels[0] if data.judge_levels.size else np.empty(0)
@@ -501,7 +507,9 @@ def judge_ordinal_criteria(
         judge = first[pairs]
         low, high = info.scale
         gold = data.gold_levels[pairs] if data.gold_levels.size else np.full(pairs.size, np.nan)
-        vs_gold = level_match(judge, gold)
+        vs_gold = level_agreement(judge, gold, info.scale)
+        median = median_reference(experts - low)  # -1 where no expert gave a level
+        vs_experts = level_agreement(judge, np.where(median >= 0, median + low, np.nan), info.scale)
 
         found.append(
             JudgeScale(
@@ -523,6 +531,7 @@ def judge_ordinal_criteria(
                     np.vstack([experts, judge[None, :]]), info.scale, n_resamples, seed
                 ),
                 vs_gold=vs_gold if vs_gold.n else None,
+                vs_experts=vs_experts if vs_experts.n else None,
             )
         )
     return tuple(found)

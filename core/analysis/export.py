@@ -16,7 +16,7 @@ from core.analysis.leaderboard import Score as BoardScore
 from core.analysis.reports import GroupAgreement, StudyAgreement
 from core.formats.formulas import spreadsheet_safe
 from core.formats.sheets_xlsx import Column, Table, write_tables_xlsx
-from core.stats import Calibration, Coefficient, Interval, Ratio, wilson_interval
+from core.stats import Calibration, Coefficient, Interval, LevelAgreement, Ratio, wilson_interval
 
 # Each judge run that scored the study's 1-5 questions (a `judging.JudgeRun` in the app), with
 # its comparison per question.
@@ -238,13 +238,29 @@ def judge_level_row(run: object, criterion: JudgeScale) -> dict[str, Any]:
     if criterion.alpha_experts is not None and criterion.alpha_with_judge is not None:
         row |= _interval("ordinal alpha experts", criterion.alpha_experts)
         row |= _interval("ordinal alpha with judge", criterion.alpha_with_judge)
-    gold = criterion.vs_gold  # every row has the columns: a sheet's header is its first row's
-    row |= {
-        "gold level exact": gold.exact.value if gold else None,
-        "gold level within one": gold.within_one.value if gold else None,
-        "gold level n": gold.n if gold else 0,
-    }
+    # Every row has the columns: a sheet's header is its first row's.
+    row |= level_agreement_row("gold level", criterion.vs_gold)
+    row |= level_agreement_row("experts' median level", criterion.vs_experts)
     return row
+
+
+def level_agreement_row(prefix: str, found: LevelAgreement | None) -> dict[str, Any]:
+    """The judge's levels against one reference (`prefix` names it): exact, within one,
+    quadratic kappa and Bland-Altman, with n (None and 0 where there is no reference)."""
+    kappa = found.quadratic_kappa if found else None
+    limits = found.bland_altman if found else None
+    return {
+        f"{prefix} exact": found.exact.value if found else None,
+        f"{prefix} within one": found.within_one.value if found else None,
+        f"{prefix} n": found.n if found else 0,
+        f"{prefix} quadratic kappa": kappa.value if kappa else None,
+        f"{prefix} quadratic kappa undefined because": (
+            kappa.undefined_reason or "" if kappa else ""
+        ),
+        f"{prefix} bias": limits.mean_difference if limits else None,
+        f"{prefix} lower limit of agreement": limits.lower_limit if limits else None,
+        f"{prefix} upper limit of agreement": limits.upper_limit if limits else None,
+    }
 
 
 def judge_turn_row(run: object, turn: TurnCalibration) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .judge import LevelMatch, level_match
+from .judge import level_match
 from .kappa import cohen_kappa_from_table, contingency_table
 from .limits import BlandAltman, bland_altman
 from .results import Coefficient, Ratio
@@ -34,29 +34,24 @@ class LevelAgreement:
     """The judge's levels against reference levels on one ordinal criterion.
 
     Attributes:
-        quadratic_kappa: Quadratic-weighted kappa over the ``n`` items; undefined (with the
+        exact: Items where the judge chose the reference level, of the ``n`` items.
+        within_one: Items where it chose that level or a neighbouring one (on a two-level
+            scale, every item by construction).
+        quadratic_kappa: Quadratic-weighted kappa over the same items; undefined (with the
             reason) without items or when every level given is the same.
-        match: Exact and within-one agreement over the same items.
         bland_altman: ``judge - reference`` in levels: the bias and the 95% limits of
             agreement; undefined below two items.
     """
 
+    exact: Ratio
+    within_one: Ratio
     quadratic_kappa: Coefficient
-    match: LevelMatch
     bland_altman: BlandAltman
 
     @property
     def n(self) -> int:
         """Items with a level from the judge and from the reference."""
-        return self.match.n
-
-    @property
-    def exact(self) -> Ratio:
-        return self.match.exact
-
-    @property
-    def within_one(self) -> Ratio:
-        return self.match.within_one
+        return self.exact.denominator
 
 
 def level_agreement(
@@ -86,7 +81,8 @@ def level_agreement(
         r[both].astype(np.int64) - low, j[both].astype(np.int64) - low, high - low + 1
     )
     return LevelAgreement(
+        exact=match.exact,
+        within_one=match.within_one,
         quadratic_kappa=cohen_kappa_from_table(table, "quadratic"),
-        match=match,
         bland_altman=bland_altman(j, r),
     )

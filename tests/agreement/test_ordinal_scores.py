@@ -11,6 +11,7 @@ import pytest
 from django.urls import reverse
 from openpyxl import load_workbook
 from rest_framework.test import APIClient
+from sklearn.metrics import cohen_kappa_score
 
 from accounts.models import ApiToken
 from accounts.roles import Role
@@ -147,6 +148,32 @@ def test_the_judges_levels_are_compared_with_the_experts_levels(study, run, clie
     assert "Ordinal alpha: experts → with judge" in body.content.decode()
 
 
+def test_the_judges_levels_are_compared_with_the_experts_median_level(study, run, client_as):
+    (levels,) = judge_report(study, run).ordinal
+    # The lower median of two experts is the lower level: [0, 1, 2, 3, 4, 1, 2, 0]; the judge
+    # (grader 0) is one above it on the last three responses.
+    median = np.minimum(*LEVELS)
+    found = levels.vs_experts
+    assert found.n == 8
+    assert (found.exact.numerator, found.within_one.numerator) == (5, 8)
+    assert found.quadratic_kappa.value == pytest.approx(
+        cohen_kappa_score(median, LEVELS[0], weights="quadratic", labels=range(5))
+    )
+    assert found.bland_altman.mean_difference == pytest.approx(3 / 8)
+    text = client_as(Role.VIEWER).get(reverse("judging:calibration", args=[study.pk, run.pk]))
+    text = text.content.decode()
+    row = text[text.index("Experts' median level") :]
+    assert "<td>8</td>\n  <td>62%</td>\n  <td>100%</td>\n  <td>0.89</td>" in row
+    assert '<td>0.38 <span class="muted">(-0.64 to 1.39)</span></td>' in row
+    url = reverse("judging:calibration_json", args=[study.pk, run.pk])
+    (row,) = client_as(Role.MAINTAINER).get(url).json()["ordinal criteria"]
+    assert row["experts' median level n"] == 8
+    assert row["experts' median level bias"] == pytest.approx(3 / 8)
+    assert row["experts' median level quadratic kappa"] == pytest.approx(
+        found.quadratic_kappa.value
+    )
+
+
 def test_the_judges_levels_are_compared_with_the_gold_levels(study, run, make_user, client_as):
     """On the judge page, in its downloads and in the API, each with n."""
     (before,) = judge_report(study, run).ordinal
@@ -170,10 +197,15 @@ def test_the_judges_levels_are_compared_with_the_gold_levels(study, run, make_us
     assert levels.vs_gold is not None
     assert levels.vs_gold.n == 3  # the N/A gold is left out
     assert (levels.vs_gold.exact.numerator, levels.vs_gold.within_one.numerator) == (1, 2)
+    # Judge 0, 2, 2 against gold 0, 4, 1: differences 0, -2, 1.
+    assert levels.vs_gold.bland_altman.mean_difference == pytest.approx(-1 / 3)
+    assert levels.vs_gold.quadratic_kappa.value == pytest.approx(
+        cohen_kappa_score([0, 4, 1], [0, 2, 2], weights="quadratic", labels=range(5))
+    )
     body = client_as(Role.VIEWER).get(reverse("judging:calibration", args=[study.pk, run.pk]))
     text = body.content.decode()
-    assert "33% exact, 67% within one level" in text
-    assert "(n = 3 responses with a gold level)" in text
+    row = text[text.index("Adjudicated gold level") :]
+    assert "<td>3</td>\n  <td>33%</td>\n  <td>67%</td>" in row
     url = reverse("judging:calibration_json", args=[study.pk, run.pk])
     (row,) = client_as(Role.MAINTAINER).get(url).json()["ordinal criteria"]
     assert row["gold level exact"] == pytest.approx(1 / 3)
