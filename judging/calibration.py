@@ -21,7 +21,14 @@ from core.analysis.calibration import judge_scales as compare_judge_scales
 from core.analysis.comparison import RunComparison, RunSummary, compare_runs
 from core.analysis.leaderboard import Leaderboard, leaderboard
 from core.analysis.ratings import CriterionInfo, ItemInfo
-from core.analysis.triage import TriageUnit, triage_queue
+from core.analysis.triage import (
+    LevelDisagreement,
+    TriageUnit,
+    TurnDisagreement,
+    level_triage,
+    triage_queue,
+    turn_triage,
+)
 from grading.models import Study
 from judging.data import (
     gold_state,
@@ -110,6 +117,8 @@ def run_comparison(study: Study, runs: list[JudgeRun]) -> RunComparison:
             epsilon=settings.epsilon,
             n_resamples=settings.resamples,
             seed=settings.seed,
+            level_pairs=data.level_pairs,
+            gold_levels=data.gold_levels,
         )
 
     return cache.get_or_compute(comparison_key(study, runs, settings), compute)
@@ -135,6 +144,13 @@ class Triage:
     criteria: tuple[CriterionInfo, ...]
     items: tuple[ItemInfo, ...]
     threshold: float
+    # Ordinal criteria: responses where the run's level differs (criteria and items above).
+    levels: tuple[LevelDisagreement, ...] = ()
+    # Turn-level criteria judged turn by turn: turns where the run's verdict differs, indexing
+    # the turns' own criteria and items.
+    turns: tuple[TurnDisagreement, ...] = ()
+    turn_criteria: tuple[CriterionInfo, ...] = ()
+    turn_items: tuple[ItemInfo, ...] = ()
 
     def pair(self, unit: TriageUnit) -> tuple[int, int]:
         """The (study item, criterion version) of a unit."""
@@ -142,8 +158,9 @@ class Triage:
 
 
 def triage(study: Study, run: JudgeRun) -> Triage:
-    """The units of `study` where `run` disagrees with the expert majority or gold, cached
-    until a verdict, grade, gold verdict or setting changes."""
+    """The units of `study` where `run` disagrees with the expert majority or gold, and beside
+    them the responses where its level and the turns where its verdict differ, cached until a
+    verdict, grade, gold verdict or setting changes."""
     settings = AnalysisSettings.for_study(study)
 
     def compute() -> Triage:
@@ -156,7 +173,17 @@ def triage(study: Study, run: JudgeRun) -> Triage:
             threshold=settings.validation_threshold,
             minimum_units=settings.minimum_units,
         )
-        return Triage(units, ratings.criteria, ratings.items, settings.validation_threshold)
+        turns = load_turn_ratings(study)
+        return Triage(
+            units,
+            ratings.criteria,
+            ratings.items,
+            settings.validation_threshold,
+            levels=level_triage(ratings, data.level_pairs, data.runs[0].levels, data.gold_levels),
+            turns=turn_triage(turns, load_turn_judge(run, turns)),
+            turn_criteria=turns.criteria,
+            turn_items=turns.items,
+        )
 
     return cache.get_or_compute(triage_key(study, run, settings), compute)
 

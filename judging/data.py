@@ -2,7 +2,7 @@
 experts' units, and the states that key the calibration's cache."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -120,6 +120,21 @@ def _gold_levels(
     return levels
 
 
+def _level_pairs(
+    ratings: StudyRatings, units: _Units
+) -> tuple[IntArray, dict[tuple[int, int], int]]:
+    """The (item, criterion) pairs with an expert level (rows, in order), and where each
+    (response, criterion version) sits among them."""
+    level_pairs = np.unique(
+        np.stack([ratings.level_item, ratings.level_criterion], axis=1).reshape(-1, 2), axis=0
+    ).astype(np.int64)
+    pair_of = {
+        (units.response_of[ratings.items[i].key], ratings.criteria[c].key): n
+        for n, (i, c) in enumerate(level_pairs.tolist())
+    }
+    return level_pairs, pair_of
+
+
 def _families(ratings: StudyRatings, units: _Units) -> tuple[str, ...]:
     families = dict(units.items.values_list("pk", "response__model_family"))
     return tuple(families[item.key] for item in ratings.items)
@@ -133,13 +148,7 @@ def load_judge_data(study: Study, run: JudgeRun, ratings: StudyRatings) -> Judge
     An unparseable answer (no verdict) is left out, as a unit the judge did not rate."""
     db = reports_alias()
     units = _units(ratings, db)
-    level_pairs = np.unique(
-        np.stack([ratings.level_item, ratings.level_criterion], axis=1).reshape(-1, 2), axis=0
-    )
-    pair_of = {
-        (units.response_of[ratings.items[i].key], ratings.criteria[c].key): n
-        for n, (i, c) in enumerate(level_pairs.tolist())
-    }
+    level_pairs, pair_of = _level_pairs(ratings, units)
     verdicts = list(
         JudgeVerdict.objects.using(db)
         .per_response()
@@ -298,16 +307,22 @@ class RunsData:
     runs: list[RunVerdicts]
     gold: IntArray
     item_family: tuple[str, ...]
+    # Ordinal criteria: the (item, criterion) pairs with an expert level, their gold levels.
+    level_pairs: IntArray = field(default_factory=lambda: np.empty((0, 2), dtype=np.int64))
+    gold_levels: FloatArray = field(default_factory=lambda: np.empty(0))
 
 
 def load_runs_data(runs: Sequence[JudgeRun], ratings: StudyRatings) -> RunsData:
     """Every run's first-epoch answer on the units of `ratings` (UNPARSEABLE where the judge
-    answered neither pass nor fail), the gold verdicts and each item's model family. One query
-    for the verdicts of all runs."""
+    answered neither pass nor fail) and level on the pairs with an expert level, the gold
+    verdicts and levels and each item's model family. One query for the verdicts of all
+    runs."""
     db = reports_alias()
     units = _units(ratings, db)
+    level_pairs, pair_of = _level_pairs(ratings, units)
     index = {run.pk: n for n, run in enumerate(runs)}
     answers = np.full((len(runs), ratings.n_units), MISSING, dtype=np.int64)
+    levels = np.full((len(runs), len(level_pairs)), np.nan)
     rows = (
         JudgeVerdict.objects.using(db)
         .per_response()
@@ -317,14 +332,17 @@ def load_runs_data(runs: Sequence[JudgeRun], ratings: StudyRatings) -> RunsData:
             response_id__in=units.response_of.values(),
             criterion_version_id__in=[c.key for c in ratings.criteria],
         )
-        .values_list("run_id", "response_id", "criterion_version_id", "verdict")
+        .values_list("run_id", "response_id", "criterion_version_id", "verdict", "level")
     )
-    for run, response, version, verdict in rows:
+    for run, response, version, verdict, level in rows:
         unit = units.unit_of.get((response, version))
         if unit is not None:
             answers[index[run], unit] = (
                 UNPARSEABLE if verdict is None else PASS if verdict else FAIL
             )
+        pair = pair_of.get((response, version))
+        if pair is not None and level is not None:
+            levels[index[run], pair] = level
     return RunsData(
         runs=[
             RunVerdicts(
@@ -333,11 +351,16 @@ def load_runs_data(runs: Sequence[JudgeRun], ratings: StudyRatings) -> RunsData:
                 family=run.model_family,
                 tokens=run.total_tokens or None,  # an imported run records no usage: 0
                 seconds=run.duration,
+                levels=levels[n],
             )
             for n, run in enumerate(runs)
         ],
         gold=_gold(ratings, units, db),
         item_family=_families(ratings, units),
+        level_pairs=level_pairs,
+        gold_levels=(
+            _gold_levels(units, pair_of, len(level_pairs), db) if len(level_pairs) else np.empty(0)
+        ),
     )
 
 

@@ -35,7 +35,6 @@ from core.stats import (
     leniency,
     level_agreement,
     majority_reference,
-    median_reference,
     ordinal_agreement,
 )
 from core.stats.clustered import ClusteredCalibration, clustered_calibration
@@ -471,6 +470,38 @@ def _level_alpha(
     )[0].alpha
 
 
+def expert_levels(ratings: StudyRatings, level_pairs: IntArray) -> FloatArray:
+    """(raters, pairs) matrix of the experts' levels on each (item, criterion) row of
+    `level_pairs`, NaN where a rater gave none."""
+    n_raters = len(ratings.raters) + len(ratings.level_raters)
+    position = {
+        (int(item), int(criterion)): n for n, (item, criterion) in enumerate(level_pairs.tolist())
+    }
+    matrix = np.full((n_raters, len(level_pairs)), np.nan)
+    for item, criterion, rater, level in zip(
+        ratings.level_item.tolist(),
+        ratings.level_criterion.tolist(),
+        ratings.level_rater.tolist(),
+        ratings.level_value.tolist(),
+        strict=True,
+    ):
+        pair = position.get((item, criterion))
+        if pair is not None:
+            matrix[rater, pair] = level
+    return matrix
+
+
+def lower_median(levels: FloatArray) -> FloatArray:
+    """Per column of a (raters, items) matrix of levels: the lower median of the levels given
+    (always a level some rater gave), NaN where none was."""
+    given = (~np.isnan(levels)).sum(axis=0)
+    ordered = np.sort(levels, axis=0)  # NaN sorts last
+    pick = np.maximum(given - 1, 0) // 2
+    columns = np.arange(levels.shape[1])
+    found = ordered[pick, columns] if levels.shape[0] else np.zeros(columns.size)
+    return np.where(given > 0, found, np.nan)
+
+
 def judge_ordinal_criteria(
     data: JudgeData, *, n_resamples: int = 1000, seed: int = 0
 ) -> tuple[JudgeScale, ...]:
@@ -508,8 +539,7 @@ def judge_ordinal_criteria(
         low, high = info.scale
         gold = data.gold_levels[pairs] if data.gold_levels.size else np.full(pairs.size, np.nan)
         vs_gold = level_agreement(judge, gold, info.scale)
-        median = median_reference(experts - low)  # -1 where no expert gave a level
-        vs_experts = level_agreement(judge, np.where(median >= 0, median + low, np.nan), info.scale)
+        vs_experts = level_agreement(judge, lower_median(experts), info.scale)
 
         found.append(
             JudgeScale(
@@ -592,8 +622,10 @@ __all__ = [
     "ScaleStability",
     "TurnCalibration",
     "calibration_report",
+    "expert_levels",
     "judge_ordinal_criteria",
     "judge_scales",
+    "lower_median",
     "scale_stability",
     "turn_calibration",
 ]

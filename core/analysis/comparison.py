@@ -15,7 +15,7 @@ per-criterion tests of a pair are one family of tests, their p-values Holm-Bonfe
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TypedDict
 
@@ -25,18 +25,23 @@ import numpy.typing as npt
 from core.analysis.calibration import (
     MISSING,
     UNPARSEABLE,
+    FloatArray,
     JudgeData,
     JudgeGroup,
+    expert_levels,
     experts_matrix,
     judge_group,
+    lower_median,
 )
 from core.analysis.ratings import CriterionInfo, IntArray, StudyRatings
 from core.messages import Text, gettext_noop
 from core.stats import (
     Interval,
+    LevelAgreement,
     McNemar,
     Ratio,
     holm,
+    level_agreement,
     majority_reference,
     mcnemar,
 )
@@ -54,6 +59,9 @@ class RunVerdicts:
     family: str = ""  # the judge's model family, for self-preference ("" when unknown)
     tokens: int | None = None  # total tokens of the run; None when not recorded
     seconds: float | None = None  # wall time of the run; None when not recorded
+    # Ordinal criteria: the first-epoch level on each row of compare_runs' `level_pairs`
+    # (NaN where none).
+    levels: FloatArray = field(default_factory=lambda: np.empty(0))
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,16 @@ class RunGroup:
 
 
 @dataclass(frozen=True)
+class RunLevels:
+    """One run on one ordinal criterion, over the responses every run gave a level on: its
+    levels against the gold levels and against the experts' median level."""
+
+    n_shared: int  # responses every run gave a level on and an expert graded
+    vs_gold: LevelAgreement
+    vs_experts: LevelAgreement
+
+
+@dataclass(frozen=True)
 class RunSummary:
     name: str
     family: str
@@ -79,6 +97,7 @@ class RunSummary:
     seconds: float | None
     # The gap's n: units of the judge's own family and of the others (leniency's n_items).
     self_preference_n: tuple[int, int] = (0, 0)
+    levels: tuple[RunLevels, ...] = ()  # in the order of RunComparison.ordinal
 
 
 @dataclass(frozen=True)
@@ -163,6 +182,7 @@ class RunComparison:
     runs: tuple[RunSummary, ...]
     pairs: tuple[PairComparison, ...]  # every two runs, the later one second
     level: float
+    ordinal: tuple[CriterionInfo, ...] = ()  # ordinal criteria with a shared level
 
 
 def shared_units(ratings: StudyRatings, runs: list[RunVerdicts]) -> npt.NDArray[np.bool_]:
@@ -313,6 +333,40 @@ def holm_corrected(tests: list[PairTest], level: float = LEVEL) -> tuple[PairTes
     )
 
 
+def compare_levels(
+    ratings: StudyRatings,
+    runs: Sequence[RunVerdicts],
+    level_pairs: IntArray,
+    gold_levels: FloatArray,
+) -> tuple[tuple[CriterionInfo, ...], list[tuple[RunLevels, ...]]]:
+    """Each ordinal criterion with a response every run gave a level on and an expert graded,
+    and per run its levels there against the gold levels and the experts' median level."""
+    if not len(level_pairs) or not runs:
+        return (), [() for _ in runs]
+    median = lower_median(expert_levels(ratings, level_pairs))
+    shared = ~np.isnan(median)
+    for run in runs:
+        shared &= ~np.isnan(run.levels)
+    criteria = []
+    found: list[list[RunLevels]] = [[] for _ in runs]
+    for criterion in sorted(set(level_pairs[shared, 1].tolist())):
+        info = ratings.criteria[criterion]
+        if info.scale is None:
+            continue
+        pairs = shared & (level_pairs[:, 1] == criterion)
+        criteria.append(info)
+        for n, run in enumerate(runs):
+            judge = run.levels[pairs]
+            found[n].append(
+                RunLevels(
+                    n_shared=int(pairs.sum()),
+                    vs_gold=level_agreement(judge, gold_levels[pairs], info.scale),
+                    vs_experts=level_agreement(judge, median[pairs], info.scale),
+                )
+            )
+    return tuple(criteria), [tuple(levels) for levels in found]
+
+
 def compare_runs(
     ratings: StudyRatings,
     runs: list[RunVerdicts],
@@ -323,12 +377,22 @@ def compare_runs(
     n_resamples: int = 1000,
     seed: int = 0,
     level: float = LEVEL,
+    level_pairs: IntArray | None = None,
+    gold_levels: FloatArray | None = None,
 ) -> RunComparison:
     """Every run's calibration on the shared units, and every pair of runs tested.
 
     `gold` is the adjudicated verdict per unit (MISSING where none); `item_family` the family
-    of the model that wrote each study item's response."""
+    of the model that wrote each study item's response. On ordinal criteria, `level_pairs`
+    are the (item, criterion) rows with an expert level, each run's `levels` its level on
+    each and `gold_levels` the adjudicated level (NaN where none): compare_levels."""
     shared = shared_units(ratings, runs)
+    ordinal, levels = compare_levels(
+        ratings,
+        runs,
+        level_pairs if level_pairs is not None else np.empty((0, 2), dtype=np.int64),
+        gold_levels if gold_levels is not None else np.empty(0),
+    )
     with_units = [
         (index, info)
         for index, info in enumerate(ratings.criteria)
@@ -340,7 +404,7 @@ def compare_runs(
     groups = [("overall", shared)] + [
         (info.code, shared & (ratings.unit_criterion == index)) for index, info in with_units
     ]
-    for run, data in zip(runs, datas, strict=True):
+    for run, data, run_levels in zip(runs, datas, levels, strict=True):
         overall, *criteria = _run_groups(ratings, run, data, groups, **options)
         gap, gap_n = _self_preference_gap(data, run.family, shared, **options)
         summaries.append(
@@ -353,6 +417,7 @@ def compare_runs(
                 tokens=run.tokens,
                 seconds=run.seconds,
                 self_preference_n=gap_n,
+                levels=run_levels,
             )
         )
     pairs = []
@@ -386,6 +451,7 @@ def compare_runs(
         runs=tuple(summaries),
         pairs=tuple(pairs),
         level=level,
+        ordinal=ordinal,
     )
 
 
@@ -395,8 +461,10 @@ __all__ = [
     "PairTest",
     "RunComparison",
     "RunGroup",
+    "RunLevels",
     "RunSummary",
     "RunVerdicts",
+    "compare_levels",
     "compare_runs",
     "holm_corrected",
     "shared_units",

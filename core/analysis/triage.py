@@ -14,6 +14,12 @@ is. A unit whose correction alone lifts that alpha across the study's validation
 comes first among units of equal weight, on a criterion with the units the agreement report
 needs to validate it (the study's minimum of units graded by two experts or more); on one
 with fewer, no correction validates it yet, and the unit says so.
+
+Two lists sit beside the queue: on ordinal criteria, the responses where the run's level
+differs from the experts' strict majority level or the gold level (level_triage); on
+turn-level criteria judged turn by turn, the tutor turns where its verdict differs from the
+experts' majority on that turn (turn_triage), a disagreement the dialogue's folded verdict
+can hide.
 """
 
 from dataclasses import dataclass
@@ -21,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from core.analysis.calibration import MISSING, experts_matrix
+from core.analysis.calibration import MISSING, FloatArray, expert_levels, experts_matrix
 from core.analysis.ratings import IntArray, StudyRatings
 from core.analysis.reports import DEFAULT_MINIMUM_UNITS
 from core.stats import alpha_from_counts, majority_reference
@@ -134,4 +140,114 @@ def disagreeing(judge: IntArray, majority: IntArray, gold: IntArray) -> npt.NDAr
     return found
 
 
-__all__ = ["TriageUnit", "disagreeing", "triage_queue"]
+@dataclass(frozen=True)
+class LevelDisagreement:
+    """A response where the run's level on an ordinal criterion differs from the experts'
+    strict majority level or from the adjudicated gold level."""
+
+    pair: int  # row of the (item, criterion) level pairs
+    criterion: int  # index into ratings.criteria
+    item: int  # index into ratings.items
+    level: int  # the judge's
+    experts: tuple[int, ...]  # the levels the experts gave, lowest first
+    majority: int | None  # the experts' strict majority level, None when there is none
+    gold: int | None  # the adjudicated level, None when none
+    weight: int
+
+    @property
+    def reference(self) -> int | None:
+        return self.gold if self.gold is not None else self.majority
+
+    @property
+    def distance(self) -> int | None:
+        """The judge's level minus the reference level (gold where adjudicated)."""
+        return None if self.reference is None else self.level - self.reference
+
+
+def level_triage(
+    ratings: StudyRatings,
+    level_pairs: IntArray,
+    judge_levels: FloatArray,
+    gold_levels: FloatArray,
+) -> tuple[LevelDisagreement, ...]:
+    """The responses where the run's level (per row of `level_pairs`, NaN where none) differs
+    from the experts' strict majority level or from the gold level (NaN where none): heaviest
+    criterion first, then the widest miss."""
+    experts = expert_levels(ratings, level_pairs)
+    out = []
+    for pair in np.flatnonzero(~np.isnan(judge_levels)).tolist():
+        given = np.sort(experts[:, pair][~np.isnan(experts[:, pair])]).astype(np.int64)
+        values, votes = np.unique(given, return_counts=True)
+        unique_top = votes.size > 0 and int((votes == votes.max()).sum()) == 1
+        majority = int(values[votes.argmax()]) if unique_top else None
+        gold = None if np.isnan(gold_levels[pair]) else int(gold_levels[pair])
+        level = int(judge_levels[pair])
+        if (majority is None or level == majority) and (gold is None or level == gold):
+            continue
+        criterion = int(level_pairs[pair, 1])
+        out.append(
+            LevelDisagreement(
+                pair=pair,
+                criterion=criterion,
+                item=int(level_pairs[pair, 0]),
+                level=level,
+                experts=tuple(given.tolist()),
+                majority=majority,
+                gold=gold,
+                weight=ratings.criteria[criterion].weight,
+            )
+        )
+    out.sort(key=lambda d: (-abs(d.weight), -abs(d.distance or 0), d.criterion, d.item))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class TurnDisagreement:
+    """A tutor turn where the run's verdict on a turn-level criterion differs from the
+    experts' strict majority on that turn."""
+
+    unit: int  # index into the turns' units
+    criterion: int  # index into turns.criteria
+    item: int  # index into turns.items
+    turn: int  # the turn's id
+    verdict: int  # the judge's: FAIL or PASS
+    majority: int  # the experts': FAIL or PASS
+    n_experts: int  # the experts who graded the turn
+    weight: int
+
+
+def turn_triage(turns: StudyRatings, judge: IntArray) -> tuple[TurnDisagreement, ...]:
+    """The turns (units of `turns`, load_turn_ratings) where `judge` (FAIL or PASS; anything
+    negative is no verdict) differs from the experts' strict majority, heaviest criterion
+    first, then by dialogue and turn."""
+    majority = majority_reference(experts_matrix(turns, np.arange(turns.n_units)))
+    if majority.size == 0:
+        return ()
+    graders = turns.counts().sum(axis=1)
+    differs = (judge >= 0) & (majority != MISSING) & (judge != majority)
+    out = [
+        TurnDisagreement(
+            unit=unit,
+            criterion=int(turns.unit_criterion[unit]),
+            item=int(turns.unit_item[unit]),
+            turn=int(turns.unit_turn[unit]),
+            verdict=int(judge[unit]),
+            majority=int(majority[unit]),
+            n_experts=int(graders[unit]),
+            weight=turns.criteria[int(turns.unit_criterion[unit])].weight,
+        )
+        for unit in np.flatnonzero(differs).tolist()
+    ]
+    out.sort(key=lambda d: (-abs(d.weight), d.criterion, d.item, d.turn))
+    return tuple(out)
+
+
+__all__ = [
+    "LevelDisagreement",
+    "TriageUnit",
+    "TurnDisagreement",
+    "disagreeing",
+    "level_triage",
+    "triage_queue",
+    "turn_triage",
+]

@@ -1,5 +1,6 @@
 """Judge runs side by side: two to four runs of a study on the units they share, and every
-pair of runs tested (McNemar) criterion by criterion. Maintainers only."""
+pair of runs tested (McNemar) criterion by criterion, and each run's levels on the ordinal
+criteria. Maintainers only."""
 
 from dataclasses import dataclass
 
@@ -9,7 +10,7 @@ from django.shortcuts import get_object_or_404
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from agreement.models import AnalysisSettings
-from core.analysis.comparison import RunComparison, RunGroup
+from core.analysis.comparison import RunComparison, RunGroup, RunLevels
 from core.analysis.ratings import CriterionInfo
 from grading.models import Study
 from judging.calibration import run_comparison
@@ -34,6 +35,19 @@ def criterion_rows(comparison: RunComparison) -> list[CriterionRows]:
     ]
 
 
+@dataclass(frozen=True)
+class LevelRows:
+    criterion: CriterionInfo
+    runs: list[tuple[str, RunLevels]]  # (run name, its levels on the ordinal criterion)
+
+
+def level_rows(comparison: RunComparison) -> list[LevelRows]:
+    return [
+        LevelRows(info, [(run.name, run.levels[n]) for run in comparison.runs])
+        for n, info in enumerate(comparison.ordinal)
+    ]
+
+
 @require(Action.MANAGE_STUDIES)
 def compare(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
@@ -48,6 +62,7 @@ def compare(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
         "settings": AnalysisSettings.for_study(study),
         "comparison": comparison,
         "criteria": criterion_rows(comparison) if comparison else [],
+        "levels": level_rows(comparison) if comparison else [],
         "resolutions": resolutions,
         "runs": form.cleaned_data["run"] if comparison else [],
     }

@@ -1,5 +1,7 @@
 """The triage queue: the units where one judge run disagrees with the experts of a study, most
-important first, each with what a maintainer needs to resolve it. Maintainers only."""
+important first, each with what a maintainer needs to resolve it; beside it, the responses
+where the run's level on an ordinal criterion differs and the tutor turns where its verdict
+differs. Maintainers only."""
 
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,11 +11,13 @@ from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.text import Truncator
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
-from core.analysis.triage import TriageUnit
+from core.analysis.ratings import CriterionInfo, ItemInfo
+from core.analysis.triage import LevelDisagreement, TriageUnit, TurnDisagreement
 from core.refusals import Conflict
 from grading.models import Study, StudyItem
 from judging import resolution
@@ -24,7 +28,7 @@ from judging.models import JudgeRun, TriageResolution
 from judging.unit_details import UnitDetail, load_unit_details
 from l2annot.errors import message_of, status_for
 from l2annot.htmx import render_page, respond
-from rubrics.models import CriterionVersion
+from rubrics.models import CriterionVersion, Turn
 
 PAGE = "judging/triage.html"
 PER_PAGE = 20
@@ -80,6 +84,57 @@ def _cards(study: Study, run: JudgeRun, found: Triage, units: list[TriageUnit]) 
     ]
 
 
+@dataclass(frozen=True)
+class LevelLine:
+    """A response where the run's level differs, as the page lists it."""
+
+    found: LevelDisagreement
+    criterion: CriterionInfo
+    item: ItemInfo
+
+
+@dataclass(frozen=True)
+class TurnLine:
+    """A tutor turn where the run's verdict differs, with the start of what the tutor said."""
+
+    found: TurnDisagreement
+    criterion: CriterionInfo
+    item: ItemInfo
+    number: int  # the turn's index + 1, as the cards number turns
+    excerpt: str
+
+
+TURN_EXCERPT = 200  # characters of a turn's text shown beside its disagreement
+
+
+def _level_lines(found: Triage) -> list[LevelLine]:
+    return [
+        LevelLine(line, found.criteria[line.criterion], found.items[line.item])
+        for line in found.levels
+    ]
+
+
+def _turn_lines(found: Triage) -> list[TurnLine]:
+    """The turn disagreements with their turns' text: one query."""
+    turns = {
+        pk: (index, content)
+        for pk, index, content in Turn.objects.filter(
+            pk__in=[line.turn for line in found.turns]
+        ).values_list("pk", "index", "content")
+    }
+    return [
+        TurnLine(
+            line,
+            found.turn_criteria[line.criterion],
+            found.turn_items[line.item],
+            turns[line.turn][0] + 1,
+            Truncator(turns[line.turn][1]).chars(TURN_EXCERPT),
+        )
+        for line in found.turns
+        if line.turn in turns
+    ]
+
+
 def _page(request: AuthenticatedHttpRequest, found: Triage) -> Page[TriageUnit]:
     return Paginator(found.units, PER_PAGE).get_page(request.GET.get("page"))
 
@@ -96,6 +151,8 @@ def queue(request: AuthenticatedHttpRequest, study_id: int, run_id: int) -> Http
         "page": page,
         "cards": _cards(study, run, found, list(page.object_list)),
         "resolved": TriageResolution.objects.filter(run=run).count(),
+        "levels": _level_lines(found),
+        "turns": _turn_lines(found) if found.turns else [],
     }
     return render_page(request, PAGE, context, fragment="queue")
 

@@ -16,9 +16,10 @@ from accounts.services import create_user_with_role, sync_roles
 from agreement.models import AnalysisSettings
 from grading import services
 from grading.models import Study
-from judging.calibration import judge_report, study_leaderboard
+from judging.calibration import judge_report, study_leaderboard, triage
 from judging.models import JudgeRun, JudgeVerdict
 from judging.verdict_import import import_verdicts
+from rubrics.models import Turn
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -196,3 +197,30 @@ def test_turn_agreement_and_the_alternative_annotator_test_are_on_the_page_and_d
     assert row["AC1 with judge per turn n"] == 6
     assert row["alt-test per turn experts tested"] == 0
     assert row["alt-test per turn verdict"].startswith("not enough data")
+
+
+def test_the_triage_page_lists_each_turn_where_the_judge_differs_with_its_text(
+    study, run, client_as, django_assert_max_num_queries
+):
+    found = triage(study, run)
+    # Criterion 01: the first dialogue's second tutor turn (experts fail, judge pass), the
+    # second's second (experts pass, judge fail) and third (experts fail, judge pass).
+    assert [(line.item, line.turn, line.verdict, line.majority) for line in found.turns] == [
+        (0, found.turns[0].turn, 1, 0),
+        (1, found.turns[1].turn, 0, 1),
+        (1, found.turns[2].turn, 1, 0),
+    ]
+    turns = {t.pk: t for t in Turn.objects.filter(pk__in=[line.turn for line in found.turns])}
+    assert [turns[line.turn].index for line in found.turns] == [3, 3, 5]
+    url = reverse("judging:triage", args=[study.pk, run.pk])
+    client = client_as(Role.MAINTAINER)
+    client.get(url)  # the session and the cache warm
+    # The queue's queries and one for the text of the turns listed.
+    with django_assert_max_num_queries(23):
+        page = client.get(url)
+    text = page.content.decode()
+    assert "Turn-level criteria: the turns where the judge differs" in text
+    section = text[text.index("the turns where the judge differs") :]
+    assert "3 tutor turns where the judge" in section
+    first = turns[found.turns[0].turn]
+    assert f"<td>4</td>\n      <td>{first.content[:40]}" in section
