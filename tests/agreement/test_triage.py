@@ -5,7 +5,7 @@ import numpy as np
 from core.analysis.calibration import MISSING
 from core.analysis.comparison import UNPARSEABLE
 from core.analysis.ratings import CriterionInfo, ItemInfo, ratings_from_rows
-from core.analysis.triage import triage_queue
+from core.analysis.triage import level_triage, triage_queue
 
 N_ITEMS = 10
 
@@ -97,3 +97,27 @@ def test_each_unit_counts_the_experts_who_graded_it():
     judge[0] = 1 - judge[0]
     queue = triage_queue(r, judge, np.full(r.n_units, MISSING), threshold=0.667)
     assert [u.n_experts for u in queue] == [3]
+
+
+def test_a_level_is_queued_against_a_strict_majority_or_gold_and_ordered_by_the_miss():
+    criteria = [
+        CriterionInfo(0, "light", "", "task", "01a", "01", 1, scale=(1, 4)),
+        CriterionInfo(1, "heavy", "", "task", "01a", "01", 3, scale=(1, 4)),
+    ]
+    items = [ItemInfo(i, f"t{i}", "01a", "01") for i in range(4)]
+    # Levels of three experts per (item, criterion): (0, 0) a majority of 2; (1, 0) no
+    # majority; (2, 0) a majority of 4; (3, 1) unanimous 1.
+    given = {(0, 0): (2, 2, 3), (1, 0): (1, 2, 3), (2, 0): (4, 4, 1), (3, 1): (1, 1, 1)}
+    levels = [(i, c, e, v) for (i, c), values in given.items() for e, v in enumerate(values)]
+    r = ratings_from_rows([], criteria, items, [], levels=levels, level_raters=["A", "B", "C"])
+    pairs = np.array(sorted(given), dtype=np.int64)
+    judge = np.array([2.0, 4.0, 1.0, 3.0])  # agrees; no majority; misses by -3; by +2
+    gold = np.array([np.nan, 2.0, np.nan, np.nan])  # but gold says 2 where there is none
+    found = level_triage(r, pairs, judge, gold)
+    assert [(d.item, d.criterion, d.reference, d.distance) for d in found] == [
+        (3, 1, 1, 2),  # the heavier criterion first
+        (2, 0, 4, -3),  # then the widest miss
+        (1, 0, 2, 2),  # against gold, where the experts have no majority
+    ]
+    assert found[2].majority is None and found[2].experts == (1, 2, 3)
+    assert level_triage(r, pairs, np.full(4, np.nan), gold) == ()  # no level, no line
