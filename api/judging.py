@@ -57,6 +57,14 @@ class JudgeRunSerializer(ApiModelSerializer):
         source="verdict_count",
         help_text="How many verdicts on whole responses (a dialogue's turns not counted).",
     )
+    name = serializers.CharField(
+        source="display_name",
+        read_only=True,
+        help_text="The run's one name, as every page and export gives it: its judge "
+        "configuration's name and version (`strict-sonnet v2`, the configuration's second run "
+        "on the study) for a run made here; its model, prompt and the start of its id for an "
+        "imported one.",
+    )
     prompt_template = serializers.CharField(
         source="prompt.text",
         allow_null=True,
@@ -85,7 +93,7 @@ class JudgeRunSerializer(ApiModelSerializer):
 
     class Meta:
         model = JudgeRun
-        fields = ["id", "judge_model", "prompt_version", "prompt_template", "config"]
+        fields = ["id", "name", "judge_model", "prompt_version", "prompt_template", "config"]
         fields += ["model_family"]
         fields += ["run_id", "status", "parameters", "calls_total", "calls_done", "errors"]
         fields += ["unparseable", "usage", "duration", "started", "heartbeat", "finished"]

@@ -4,6 +4,7 @@ the triage queue and the leaderboard with its scores. Read by `judging.data` and
 (`agreement.cache`) under keys made of the run's state and the study's (`cache.study_part`).
 """
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -46,8 +47,10 @@ from judging.models import JudgeRun
 
 
 def _run_part(run: JudgeRun) -> str:
-    """A run's verdicts and the family self-preference compares it with."""
-    return f"{run.pk}:{verdicts_state(run)}:{run.model_family}"
+    """A run's verdicts, the family self-preference compares it with, and its name (the
+    results carry it), hashed short: a key holds up to four runs' parts."""
+    name = hashlib.blake2s(run.display_name.encode(), digest_size=4).hexdigest()
+    return f"{run.pk}:{verdicts_state(run)}:{run.model_family}:{name}"
 
 
 def calibration_key(study: Study, run: JudgeRun, settings: AnalysisSettings) -> str:

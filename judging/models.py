@@ -157,6 +157,18 @@ class JudgeRun(models.Model):
         CANCELLED = "cancelled", _("Cancelled")
 
     judge_model = models.CharField(max_length=200, verbose_name=_("judge model"))
+    # How every page, export and the API name the run (`display_name`): made here, its
+    # configuration's name and its version among that configuration's runs on the study.
+    name = models.CharField(
+        max_length=120,
+        blank=True,
+        help_text=_(
+            "The run's name: its judge configuration's name and version (v2 is the "
+            "configuration's second run on the study). Empty for an imported run, named by its "
+            "model and prompt."
+        ),
+        verbose_name=_("name"),
+    )
     prompt_version = models.CharField(max_length=100, blank=True, verbose_name=_("prompt version"))
     run_id = models.CharField(
         max_length=200,
@@ -239,12 +251,43 @@ class JudgeRun(models.Model):
         ]
 
     def __str__(self) -> str:
-        parts = [self.judge_model, self.prompt_version, self.run_id]
-        return " / ".join(part for part in parts if part)
+        return self.display_name
+
+    @property
+    def display_name(self) -> str:
+        """The run's one name, wherever a run is named: its `name`, or for an imported run its
+        model and prompt, with the start of its id in its source (what tells two imports of
+        one judge apart)."""
+        if self.name:
+            return self.name
+        parts = [self.judge_model, self.prompt_version, self.run_id[:8]]
+        return " · ".join(part for part in parts if part)
 
     @property
     def is_active(self) -> bool:
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    # The words a page shows for the keys of `parameters` (a key not listed is shown spelt
+    # out: "top_p" as "Top p").
+    PARAMETER_LABELS = {
+        "temperature": _("Temperature"),
+        "max_tokens": _("Maximum tokens"),
+        "epochs": _("Epochs"),
+        "limit": _("Limit"),
+        "max_connections": _("Maximum connections"),
+        "parse_retries": _("Retries of an unreadable answer"),
+        "retry_temperature": _("Retry temperature"),
+        "batch": _("Batch API"),
+    }
+
+    def labelled_parameters(self) -> list[tuple[str, object]]:
+        """The run's parameters as a page names them, (label, value), the study left out
+        (the page is the study's)."""
+        return [
+            (str(self.PARAMETER_LABELS.get(key, key.replace("_", " ").capitalize())), value)
+            for key, value in self.parameters.items()
+            if key != "study"
+        ]
 
     # Shown, never stored: a run still "running" whose job has stopped giving signs of life,
     # and a run cancelled while it ran whose worker has not ended it yet.

@@ -31,7 +31,7 @@ from judging.models import (
     PromptVersion,
 )
 from judging.providers import check_model
-from judging.services import default_prompt, save_config
+from judging.services import config_values, default_prompt, save_config
 from judging.units import study_units
 
 MAX_CONNECTIONS = 10
@@ -73,10 +73,14 @@ def start_run(
     """Record a judge run on `study` and (with `enqueue`) queue it for the worker.
 
     The judge is a saved configuration (`config`), or the one these values make: saved under
-    `name` to be reused, or found by its values (`judging.services.save_config`). The run
-    keeps the configuration's parameters and model family (self-preference compares with it)."""
+    `name` to be reused, or found by its values (`judging.services.save_config`). A `name`
+    other than the chosen configuration's saves its values under that name: the name typed is
+    kept, never dropped. The run keeps the configuration's parameters and model family
+    (self-preference compares with it) and is named after it (`run_name`)."""
     if limit is not None and limit < 1:
         raise ValidationError({"limit": gettext("The limit is at least 1.")})
+    if config is not None and name and name != config.name:
+        config = save_config(name=name, **config_values(config), by=by)
     if config is None:
         config = save_config(
             name=name,
@@ -98,6 +102,7 @@ def start_run(
             % {"study": study.name}
         )
     run = JudgeRun.objects.create(
+        name=run_name(study, config),
         judge_model=config.model,
         prompt_version=str(config.prompt),
         run_id=f"l2annot-{uuid.uuid4().hex[:12]}",
@@ -118,6 +123,18 @@ def start_run(
     if enqueue:
         _enqueue(run)
     return run
+
+
+def run_name(study: Study, config: JudgeConfig) -> str:
+    """The next run of `config` on `study`, named by the configuration and its version:
+    "strict-sonnet v2" for its second run there (the first number no run of the study holds,
+    so the name stays one run's even after a configuration was renamed)."""
+    of_study = JudgeRun.objects.filter(parameters__study=study.pk)
+    taken = set(of_study.values_list("name", flat=True))
+    version = of_study.filter(config=config).count() + 1
+    while f"{config.name} v{version}" in taken:
+        version += 1
+    return f"{config.name} v{version}"
 
 
 def _enqueue(run: JudgeRun) -> None:

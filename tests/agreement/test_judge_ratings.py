@@ -212,7 +212,7 @@ def test_the_json_download_and_the_command_carry_the_judges_ratings(
     url = reverse("agreement:study_report_json", args=[study.pk])
     data = json.loads(client_as(Role.MAINTAINER).get(url).content)
     (row,) = data["judge ratings"]
-    assert row["judge"] == "generous / v1"
+    assert row["judge"] == "generous · v1"
     assert row["question"] == "is-this-task-authentic"
     assert row["bias"] == pytest.approx(expected_bias(len(study.responses)))
     # Few responses: the kappas' intervals are withheld, with the reason (stats.ordinal).

@@ -37,15 +37,15 @@ def test_maintainer_compares_two_runs_and_resolves_a_disagreement_into_a_draft(
 
     page.goto(reverse("judging:calibration", args=[study.pk, v2.pk]))
     page.get_by_role("link", name="Compare this run with others").click()
-    page.get_by_label("judge-m / v1").check()
-    assert page.get_by_label("judge-m / v2").is_checked()
+    page.get_by_label("judge-m · v1").check()
+    assert page.get_by_label("judge-m · v2").is_checked()
     page.get_by_role("button", name="Compare").click()
-    sentence = page.get_by_text("judge-m / v2 agrees with the experts more than judge-m / v1")
+    sentence = page.get_by_text("judge-m · v2 agrees with the experts more than judge-m · v1")
     sentence.wait_for()
     assert "no detectable difference on 3" in sentence.inner_text()  # one unit per criterion
 
-    page.get_by_role("link", name="judge-m / v1").click()
-    page.get_by_role("heading", name="Where judge-m / v1 disagrees").wait_for()
+    page.get_by_role("link", name="judge-m · v1").click()
+    page.get_by_role("heading", name="Where judge-m · v1 disagrees").wait_for()
     card = page.locator("article.card").first
     assert card.get_by_text("v1 thinks it fails").is_visible()
     assert card.get_by_text("Expert A").is_visible()

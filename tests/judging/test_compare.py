@@ -51,7 +51,7 @@ def test_the_run_that_follows_the_majority_agrees_more_on_the_universal_criteria
             assert test.direction == (1 if test.p_adjusted < 0.05 else 0)
     assert pair.overall.direction == 1 and pair.less == 0
     assert pair.sentence.startswith(
-        f"judge-m / v2 agrees with the experts more than judge-m / v1 on {pair.more} criteri"
+        f"judge-m · v2 agrees with the experts more than judge-m · v1 on {pair.more} criteri"
     )
 
 
@@ -65,7 +65,7 @@ def test_the_page_shows_the_sentence_and_every_figure(
         response = client.get(url, {"run": [r.pk for r in runs]})
     body = response.content.decode()
     assert response.status_code == 200
-    assert "agrees with the experts more than judge-m / v1" in body
+    assert "agrees with the experts more than judge-m · v1" in body
     assert "Holm-corrected for the" in body
     assert "Alpha with the judge" in body and "AC1 with the judge" in body
     assert "not recorded" in body  # tokens and time of imported runs
