@@ -11,6 +11,7 @@ from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from agreement.models import AnalysisSettings
 from core.analysis.comparison import RunComparison, RunGroup, RunLevels
+from core.analysis.comparison_summary import comparison_summary
 from core.analysis.ratings import CriterionInfo
 from grading.models import Study
 from judging.calibration import run_comparison
@@ -61,6 +62,7 @@ def compare(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
         "form": form,
         "settings": AnalysisSettings.for_study(study),
         "comparison": comparison,
+        "summary": comparison_summary(comparison) if comparison else None,
         "criteria": criterion_rows(comparison) if comparison else [],
         "levels": level_rows(comparison) if comparison else [],
         "resolutions": resolutions,

@@ -267,3 +267,22 @@ def test_the_runs_intervals_are_the_study_reports_methods(study, runs):
                 alpha.estimate.undefined_reason or alpha.unreliable_reason or alpha.low is not None
             )
         assert any(group.alpha.unreliable_reason for group in run.criteria)
+
+
+def test_the_page_names_each_run_once_by_its_name_and_says_first_who_may_replace_the_experts(
+    study, runs, client_as
+):
+    for run, name in zip(runs, ["strict-sonnet v1", "strict-sonnet v2"], strict=True):
+        JudgeRun.objects.filter(pk=run.pk).update(name=name, run_id="44AskUmAAZeMqACqZwfA7r")
+    client = client_as(Role.MAINTAINER)
+    body = client.get(
+        reverse("judging:compare", args=[study.pk]), {"run": [r.pk for r in runs]}
+    ).content.decode()
+    assert "44AskUm" not in body and "judge-m ·" not in body
+    assert "strict-sonnet v1</label>" in body  # the form's choices
+    summary = body.index('id="comparison-summary"')
+    assert summary < body.index('id="pairs-title"') < body.index('id="overall-title"')
+    words = body[summary : body.index("</section>", summary)]
+    assert "strict-sonnet v2 may replace the experts overall" in words
+    assert "strict-sonnet v2 agrees with the experts more often than strict-sonnet v1" in words
+    assert "experts, 134 units each" in words
