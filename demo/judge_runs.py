@@ -20,6 +20,7 @@ from core.prompting import AnswerStyle
 from demo.study import LOCAL_JUDGE, SEED, seed_demo_judge
 from grading.models import Assignment, Grade, Study, TurnGrade, Verdict
 from judging.models import JudgeConfig, JudgeRun
+from judging.runs import run_name
 from judging.services import find_prompt, save_config
 from judging.units import PlannedCall, study_units
 from judging.verdict_import import JudgeFile, import_judge_file
@@ -129,6 +130,7 @@ def _import_run(
     if not report.ok:
         raise RuntimeError(f"The demo judge run did not import: {report.problem_lines()}")
     run = JudgeRun.objects.get(run_id=run_id)
+    run.name = run_name(study, config)  # as a run made here is named
     run.prompt, run.config, run.model_family = config.prompt, config, config.model_family
     run.parameters = config.parameters() | {"study": study.pk, "limit": None}
     run.calls_total = run.calls_done = len(records)

@@ -22,7 +22,7 @@ def latest_verdicts(responses: set[int]) -> tuple[MeasuredRun | None, list[Verdi
     rows = verdicts.filter(run=run).values_list(
         "response_id", "criterion_version_id", "epoch", "verdict"
     )
-    found = MeasuredRun(pk=run.pk, judge_model=run.judge_model)
+    found = MeasuredRun(pk=run.pk, judge_model=run.judge_model, name=run.display_name)
     return found, [(r, c, e, bool(v)) for r, c, e, v in rows]
 
 

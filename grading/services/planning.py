@@ -41,6 +41,10 @@ class MeasuredRun:
 
     pk: int
     judge_model: str
+    name: str = ""  # the run's one name (JudgeRun.display_name)
+
+    def __str__(self) -> str:
+        return self.name or self.judge_model
 
 
 #: (response, criterion version, epoch, verdict) of one judge verdict on a whole response.

@@ -68,6 +68,7 @@ def test_the_demo_study_has_two_judge_runs_to_compare_and_triage(seeded, client_
     assert JudgeRun.objects.filter(run_id__startswith="demo-judge-").count() == 2
     assert (str(v1.prompt), str(v2.prompt)) == ("reference-guided@1", "critique-then-verdict@1")
     assert v1.config.model_family == v2.model_family == "llama"
+    assert (str(v1), str(v2)) == ("demo-local-judge v1", "demo-local-critique v1")
     units = study_units(study)  # a turn-level criterion on a dialogue: a call per tutor turn
     assert v1.calls_total == len(units) > len({(u.response_pk, u.version_pk) for u in units})
     unreadable = v1.verdicts.per_response().filter(verdict__isnull=True, level__isnull=True)
