@@ -58,7 +58,7 @@ def test_the_run_that_passes_overall_is_named_first_with_its_winning_rate_interv
     text = words(summary)
     assert (
         "sonnet may replace the experts overall (winning rate 100%, 95% CI 44% to 100%: "
-        "it wins against 3 of 3 experts, 270 units each). It may on 3 criteria: c0, c1, c2."
+        "it wins against 3 of 3 experts, 270 units each). It may also replace them on 3 criteria: c0, c1, c2."
     ) in text
     assert "coin may not replace the experts, overall or on any criterion tested" in text
     assert "No run may replace" not in text
@@ -120,4 +120,6 @@ def test_the_words_are_read_in_spanish():
     assert "Qué dice la comparación" in text
     assert "sonnet puede sustituir a los expertos en conjunto" in text
     assert "mixed puede sustituir a los expertos solo en el criterio c0" in text
+    assert "sonnet coincide con los expertos más a menudo que mixed" in text
+    assert "p < 0,001" in text and "ε = 0,20" in text
     assert "may replace" not in text and "agrees" not in text
