@@ -13,7 +13,7 @@ from judging.models import (
 
 @admin.register(JudgeRun)
 class JudgeRunAdmin(admin.ModelAdmin[JudgeRun]):
-    list_display = ["judge_model", "prompt_version", "model_family", "run_id", "status"]
+    list_display = ["__str__", "judge_model", "prompt_version", "model_family", "run_id", "status"]
     list_filter = ["status"]
 
 
