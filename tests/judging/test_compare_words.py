@@ -58,7 +58,8 @@ def test_the_run_that_passes_overall_is_named_first_with_its_winning_rate_interv
     text = words(summary)
     assert (
         "sonnet may replace the experts overall (winning rate 100%, 95% CI 44% to 100%: "
-        "it wins against 3 of 3 experts, 270 units each). It may also replace them on 3 criteria: c0, c1, c2."
+        "it wins against 3 of 3 experts, 270 units each). It may also replace them on 3 "
+        "criteria: c0, c1, c2."
     ) in text
     assert "coin may not replace the experts, overall or on any criterion tested" in text
     assert "No run may replace" not in text
