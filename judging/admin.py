@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.http import HttpRequest
 
 from judging.models import (
     JudgeConfig,
@@ -21,11 +22,32 @@ class JudgeRunAdmin(admin.ModelAdmin[JudgeRun]):
 class PromptTemplateAdmin(admin.ModelAdmin[PromptTemplate]):
     list_display = ["name", "description"]
 
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: PromptTemplate | None = None
+    ) -> list[str]:
+        # Runs name their prompt `name@number`: once one ran, the name stays.
+        return ["name"] if obj is not None and obj.is_used() else []
+
 
 @admin.register(PromptVersion)
 class PromptVersionAdmin(admin.ModelAdmin[PromptVersion]):
+    """Versions are written on the prompts page, by an import or through the API, which number
+    them; here a version no run used may have its style or note corrected, and one a run used
+    is shown, never changed (`PromptVersion.save` refuses it too)."""
+
     list_display = ["template", "number", "style", "created_at"]
-    readonly_fields = ["text"]  # a version's text is never edited: save a new version
+    readonly_fields = ["template", "number", "text", "created_by"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: PromptVersion | None = None) -> bool:
+        frozen = obj is not None and obj.is_used()
+        return not frozen and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: PromptVersion | None = None) -> bool:
+        frozen = obj is not None and obj.is_used()
+        return not frozen and super().has_delete_permission(request, obj)
 
 
 @admin.register(JudgeConfig)

@@ -2,15 +2,18 @@
 can be compared (judge calibration) without one ever overwriting the other."""
 
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from core.prompting import AnswerStyle
+from core.refusals import Conflict
 from judging.providers import check_model
 from rubrics.models import CriterionVersion, Response, Turn
 
@@ -31,6 +34,25 @@ class PromptTemplate(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None and self.is_used():
+            stored = PromptTemplate.objects.filter(pk=self.pk).values_list("name", flat=True)
+            if stored.first() not in (None, self.name):
+                raise PromptFrozen(
+                    gettext("A run used a version of prompt '%(name)s': it keeps its name.")
+                    % {"name": stored.first()}
+                )
+        super().save(*args, **kwargs)
+
+    def is_used(self) -> bool:
+        """A run sent one of its versions: its name is part of their `name@number`."""
+        return JudgeRun.objects.filter(prompt__template=self).exists()
+
+
+class PromptFrozen(Conflict):
+    """A prompt version a run used keeps its text and what describes it: a change is a new
+    version (`judging.services.save_version`)."""
 
 
 class PromptVersion(models.Model):
@@ -82,6 +104,30 @@ class PromptVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.template.name}@{self.number}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # The one guard behind every path (admin, shell, a future page): the services only
+        # ever create versions, so only an edit of a stored row reaches it.
+        if self.pk is not None and self.is_used():
+            stored = PromptVersion.objects.filter(pk=self.pk).values(*FROZEN_FIELDS).first()
+            mine = {field: getattr(self, field) for field in FROZEN_FIELDS}
+            if stored is not None and stored != mine:
+                raise PromptFrozen(
+                    gettext(
+                        "A run used prompt %(version)s: it is frozen. Save the change as a "
+                        "new version."
+                    )
+                    % {"version": str(self)}
+                )
+        super().save(*args, **kwargs)
+
+    def is_used(self) -> bool:
+        """A run sent this text: it is frozen (`FROZEN_FIELDS`), for every way of editing."""
+        return self.pk is not None and self.runs.exists()
+
+
+# What a run's prompt version keeps once the run used it (all of it but its creation stamp).
+FROZEN_FIELDS = ("template_id", "number", "text", "style", "note", "created_by_id")
 
 
 class JudgeConfig(models.Model):
