@@ -44,7 +44,13 @@ def check_prompt_text(text: str) -> None:
 
 @transaction.atomic
 def create_template(
-    name: str, text: str, *, style: str = AnswerStyle.BINARY, description: str = "", by: User | None
+    name: str,
+    text: str,
+    *,
+    style: str = AnswerStyle.BINARY,
+    description: str = "",
+    note: str = "First version.",
+    by: User | None,
 ) -> PromptVersion:
     """A new prompt template with its first version."""
     check_prompt_text(text)
@@ -54,7 +60,7 @@ def create_template(
         )
     template = PromptTemplate.objects.create(name=name, description=description)
     record_creation(template, ("name", "description"), by)
-    return save_version(template, text, style=style, note="First version.", by=by)
+    return save_version(template, text, style=style, note=note, by=by)
 
 
 @transaction.atomic

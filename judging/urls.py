@@ -38,6 +38,13 @@ urlpatterns = [
     ),
     path("workbench/prompts/", prompts.prompt_list, name="prompts"),
     path("workbench/prompts/preview/", prompts.prompt_preview, name="prompt_preview"),
+    path("workbench/prompts/download/", prompts.prompts_download, name="prompts_download"),
+    path("workbench/prompts/upload/", prompts.prompts_upload, name="prompts_upload"),
+    path(
+        "workbench/prompts/versions/<int:version_id>/download/",
+        prompts.prompt_download,
+        name="prompt_download",
+    ),
     path("workbench/prompts/<int:prompt_id>/", prompts.prompt, name="prompt"),
     path(
         "agreement/studies/<int:study_id>/leaderboard/",

@@ -14,7 +14,7 @@ from accounts.models import ApiToken, User
 from accounts.roles import Role
 from audit import services as audit
 from audit.models import AuditEvent
-from judging.models import JudgeRun, PromptTemplate
+from judging.models import JudgeRun, PromptTemplate, PromptVersion
 from taxonomy.models import (
     Competency,
     ContextValue,
@@ -192,6 +192,9 @@ ROUTES: dict[str, Route] = {
     "judging:prompts": Route("GET", MANAGERS),
     "judging:prompt_preview": Route("POST", MANAGERS),
     "judging:prompt": Route("GET", MANAGERS),
+    "judging:prompt_download": Route("GET", MANAGERS),
+    "judging:prompts_download": Route("GET", MANAGERS),
+    "judging:prompts_upload": Route("POST", MANAGERS),
     "people:people": Route("GET", ADMINS),
     "people:invite": Route("POST", ADMINS),
     "people:person": Route("GET", ADMINS),
@@ -275,6 +278,8 @@ def url_for(
         return reverse(name, kwargs=kwargs)
     if "prompt_id" in pattern.pattern.converters:
         return reverse(name, kwargs={"prompt_id": PromptTemplate.objects.first().pk})
+    if "version_id" in pattern.pattern.converters:
+        return reverse(name, kwargs={"version_id": PromptVersion.objects.first().pk})
     framework = Framework.objects.get()
     if name in ("interchange:job", "interchange:job_again"):
         return reverse(name, kwargs={"pk": factories.make_job(framework).pk})

@@ -27,7 +27,7 @@ from accounts.services import create_user_with_role, sync_roles
 from audit import services as audit
 from audit.models import AuditEvent
 from jobs.models import Job
-from judging.models import JudgeRun, PromptTemplate
+from judging.models import JudgeRun, PromptTemplate, PromptVersion
 from taxonomy.models import (
     Competency,
     ContextValue,
@@ -96,6 +96,7 @@ def url_of(name: str, route: str, pattern: URLPattern, data: dict[str, Any]) -> 
         "uidb64": "MQ",  # a set-password link that does not work: the page says so
         "token": "not-a-token",
         "prompt_id": first_pk(PromptTemplate),
+        "version_id": first_pk(PromptVersion),
         "url": "no/such/page/",
         "app_label": "taxonomy",
         "id": data["admin"],
