@@ -1,26 +1,33 @@
 """Judge runs and their verdicts (a verdict is null when the judge's answer could not be read
 as true or false, its output kept as the rationale): read with Action.VIEW_BENCHMARK (never by
-annotators, whose grading must not be swayed by the judge), created in bulk with
-Action.IMPORT_DATA through the verdicts importer, so a POST and an uploaded file obey the same
-rules.
+annotators, whose grading must not be swayed by the judge). A run is queued with
+Action.MANAGE_STUDIES through the service the study's judge page calls (judging.runs); verdicts
+are created in bulk with Action.IMPORT_DATA through the verdicts importer, so a POST and an
+uploaded file obey the same rules.
 
 A turn-level criterion of a dialogue is judged once per tutor turn: those verdicts (with their
 `turn`) sit beside the response's verdict that folds them. The verdict list gives the
 responses' verdicts unless asked for the turns' (`turns=true`), so a count never mixes the two.
 """
 
+from typing import Any
+
 import django_filters
 from django.db.models import Count, Q, QuerySet
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.roles import Action
 from api import imports
 from api.filters import BooleanFilter, FilterSet, IntegerFilter
-from api.serializers import ApiModelSerializer, ApiSerializer
+from api.permissions import acting_user
+from api.prompts import SLUG, WRITE_ERRORS, JudgeValuesSerializer, judge_values
+from api.serializers import ApiModelSerializer, ApiSerializer, SlugRelatedField
 from api.viewsets import ReadOnlyViewSet
+from grading.models import Study
+from judging import runs
 from judging.models import JudgeConfig, JudgeRun, JudgeVerdict
 from judging.verdict_import import import_verdicts
 
@@ -100,6 +107,59 @@ class JudgeRunSerializer(ApiModelSerializer):
         fields += ["created_at"]
         fields += ["verdicts"]
         read_only_fields = fields
+
+
+class NewJudgeRunSerializer(JudgeValuesSerializer):
+    """A run as the study's "Run the judge" form asks for it: a saved configuration by name,
+    or the values of one (saved under `name` when given, else found by its values)."""
+
+    study = serializers.PrimaryKeyRelatedField(
+        queryset=Study.objects.all(), help_text="The study whose responses the judge reads."
+    )
+    config = SlugRelatedField(
+        slug_field="name",
+        queryset=JudgeConfig.objects.select_related("prompt__template"),
+        required=False,
+        help_text="A saved judge configuration, used as it is: then give none of its values.",
+    )
+    name = serializers.RegexField(
+        SLUG,
+        max_length=60,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="Without `config`: the name to save these values under, to reuse them.",
+    )
+    model = serializers.CharField(
+        max_length=200,
+        required=False,
+        help_text="Without `config` (then required): an Inspect AI model string of a provider "
+        "the server allows (JUDGE_ALLOWED_PROVIDERS).",
+    )
+    limit = serializers.IntegerField(
+        min_value=1,
+        max_value=2**31 - 1,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Judge only the first N units (a trial run).",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        given = set(self.initial_data) if isinstance(self.initial_data, dict) else set()
+        values = set(JudgeValuesSerializer().fields) | {"name"}
+        if attrs.get("config") is not None:
+            both = sorted(given & values)
+            if both:
+                raise serializers.ValidationError(
+                    {field: ["Give a saved `config` or its values, not both."] for field in both}
+                )
+            return {key: attrs[key] for key in ("study", "config", "limit")}
+        if not attrs.get("model"):
+            raise serializers.ValidationError(
+                {"model": ["Name the model, or give a saved `config`."]}
+            )
+        return attrs
 
 
 class JudgeVerdictSerializer(ApiModelSerializer):
@@ -184,6 +244,7 @@ class JudgeVerdictFilter(FilterSet):
 
 class JudgeRunViewSet(ReadOnlyViewSet):
     read_action = Action.VIEW_BENCHMARK
+    write_action = Action.MANAGE_STUDIES
     queryset = JudgeRun.objects.select_related("prompt", "config", "job").annotate(
         verdict_count=Count("verdicts", filter=Q(verdicts__turn__isnull=True))
     )
@@ -191,6 +252,23 @@ class JudgeRunViewSet(ReadOnlyViewSet):
     filterset_fields = ["judge_model", "prompt_version", "run_id", "status"]
     ordering_fields = ["id", "created_at", "judge_model"]
     ordering = ["-created_at", "id"]
+
+    @extend_schema(
+        request=NewJudgeRunSerializer, responses={201: JudgeRunSerializer, **WRITE_ERRORS}
+    )
+    def create(self, request: Request) -> Response:
+        """Queue a judge run on a study, as its judge page does (the same service: the
+        allowed providers checked, the configuration saved or found, the run queued for the
+        worker). A study with nothing to judge is a 409."""
+        body = NewJudgeRunSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        values = dict(body.validated_data)
+        study = values.pop("study")
+        if values.get("config") is None:
+            values = judge_values(values)
+        run = runs.start_run(study, **values, by=acting_user(request))
+        created = self.get_queryset().get(pk=run.pk)
+        return Response(JudgeRunSerializer(created).data, status=status.HTTP_201_CREATED)
 
 
 class JudgeVerdictViewSet(ReadOnlyViewSet):

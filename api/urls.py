@@ -7,7 +7,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import SimpleRouter
 
-from api import flags, grading, judging, people, rubrics, taxonomy, views
+from api import flags, grading, judging, people, prompts, rubrics, taxonomy, views
 
 app_name = "api"
 
@@ -22,6 +22,8 @@ router.register("proficiency-levels", taxonomy.ProficiencyLevelViewSet)
 router.register("tasks", rubrics.TaskViewSet)
 router.register("criteria", rubrics.CriterionViewSet)
 router.register("responses", rubrics.ResponseViewSet)
+router.register("judge-prompts", prompts.PromptVersionViewSet)
+router.register("judge-configs", prompts.JudgeConfigViewSet)
 router.register("judge-runs", judging.JudgeRunViewSet)
 router.register("judge-verdicts", judging.JudgeVerdictViewSet)
 router.register("studies", grading.StudyViewSet)

@@ -83,6 +83,36 @@ def save_version(
     return version
 
 
+def save_prompt(
+    name: str,
+    text: str,
+    *,
+    style: str = AnswerStyle.BINARY,
+    note: str = "",
+    description: str = "",
+    by: User | None,
+) -> tuple[PromptVersion, bool]:
+    """The prompt `name`'s version with this text and style, and whether it was made now: the
+    prompt is made when new (with `description`), its latest version is kept when equal, else
+    its next version is saved (the API's create, as the page's "new prompt" and editor)."""
+    template = PromptTemplate.objects.filter(name=name).first()
+    if template is None:
+        return (
+            create_template(
+                name,
+                text,
+                style=style,
+                description=description,
+                note=note or "First version.",
+                by=by,
+            ),
+            True,
+        )
+    latest = template.versions.order_by("-number").values_list("pk", flat=True).first()
+    version = save_version(template, text, style=style, note=note, by=by)
+    return version, version.pk != latest
+
+
 def find_prompt(reference: str) -> PromptVersion:
     """The prompt version named `name` (its latest version) or `name@number`."""
     name, _, number = reference.partition("@")
@@ -132,8 +162,14 @@ def config_values(config: JudgeConfig) -> dict[str, Any]:
     return {field: getattr(config, field) for field in CONFIG_FIELDS}
 
 
+def save_config(**values: Any) -> JudgeConfig:
+    """The judge configuration with these values (`saved_config`'s, without whether it was
+    made now)."""
+    return saved_config(**values)[0]
+
+
 @transaction.atomic
-def save_config(
+def saved_config(
     *,
     name: str = "",
     model: str,
@@ -145,8 +181,9 @@ def save_config(
     parse_retries: int = 3,
     retry_temperature: float = 0.2,
     by: User | None,
-) -> JudgeConfig:
-    """The judge configuration with these values, saved to be reused by name.
+) -> tuple[JudgeConfig, bool]:
+    """The judge configuration with these values, saved to be reused by name, and whether it
+    was made now.
 
     With a `name`: the configuration of that name, made when new; a name that already holds
     other values is refused (a configuration never changes under the runs that used it: save
@@ -178,16 +215,16 @@ def save_config(
                         % {"name": name}
                     }
                 )
-            return found
+            return found, False
     else:
         found = JudgeConfig.objects.filter(**values).order_by("pk").first()
         if found is not None:
-            return found
+            return found, False
         default = f"{model}--{prompt.template.name}-{prompt.number}"
         name = _free_name("".join(c if c.isalnum() or c in "-_" else "-" for c in default)[:60])
     config = JudgeConfig.objects.create(name=name, **values)
     record_creation(config, ("name", *CONFIG_FIELDS), by)
-    return config
+    return config, True
 
 
 def _free_name(slug: str) -> str:

@@ -10,7 +10,8 @@ from accounts.models import ApiToken, User
 from accounts.permissions import user_can
 from accounts.roles import Action, Role, roles_allowed
 from grading.models import Assignment, Flag, GoldVerdict, Grade, Study, TurnGrade
-from judging.models import JudgeRun, JudgeVerdict
+from judging.models import JudgeConfig, JudgeRun, JudgeVerdict, PromptVersion
+from judging.services import save_config
 from rubrics.models import Criterion, Response, Task
 from taxonomy.models import (
     Competency,
@@ -38,6 +39,12 @@ def a_level() -> ProficiencyLevel:
         framework=Framework.objects.get(), code="school", defaults={"name": "School"}
     )
     return ProficiencyLevel.objects.get_or_create(scale=scale, code="one", label="One")[0]
+
+
+def a_judge_config() -> JudgeConfig:
+    return JudgeConfig.objects.first() or save_config(
+        model="openai-api/local/judge", prompt=first(PromptVersion), by=None
+    )
 
 
 # basename -> (read action, write action, how to find an object to address[, methods offered:
@@ -69,7 +76,20 @@ RESOURCES = {
     "task": (Action.VIEW_BENCHMARK, Action.EDIT_RUBRICS, lambda: first(Task), NO_DELETE),
     "criterion": (Action.VIEW_BENCHMARK, None, lambda: first(Criterion), NO_CHANGES),
     "response": (Action.VIEW_BENCHMARK, Action.IMPORT_DATA, lambda: first(Response), BULK_POST),
-    "judgerun": (Action.VIEW_BENCHMARK, None, lambda: JudgeRun.objects.get(), NO_CHANGES),
+    # Created through the judge's services, never changed here (a used prompt is frozen).
+    "promptversion": (
+        Action.VIEW_BENCHMARK,
+        Action.MANAGE_STUDIES,
+        lambda: first(PromptVersion),
+        BULK_POST,
+    ),
+    "judgeconfig": (Action.VIEW_BENCHMARK, Action.MANAGE_STUDIES, a_judge_config, BULK_POST),
+    "judgerun": (
+        Action.VIEW_BENCHMARK,
+        Action.MANAGE_STUDIES,
+        lambda: JudgeRun.objects.get(),
+        BULK_POST,
+    ),
     "judgeverdict": (
         Action.VIEW_BENCHMARK,
         Action.IMPORT_DATA,

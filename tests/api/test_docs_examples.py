@@ -58,6 +58,7 @@ def test_the_python_examples_in_the_api_doc_run(live_server, make_user, monkeypa
     printed = capsys.readouterr().out
     assert "01 Planning revision 1" in printed
     assert "['a1', 'a2', 'b1']" in printed
+    assert "judge run queued with 2 calls" in printed
     assert "someone saved first: Lesson planning revision 2" in printed
     assert "'1.task_key': [\"no task 'no-such-task' in framework 'test-fw'\"]" in printed
     assert "responses: {'created': 1, 'updated': 0, 'unchanged': 0}" in printed

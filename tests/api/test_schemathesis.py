@@ -61,6 +61,27 @@ UNKNOWN_OBJECT = re.compile(
 )
 
 
+# Rules no JSON schema can state, which the judge's services check and refuse with a 400 naming
+# the field: a prompt's slots (core.prompting: no unknown slot, both {{response}} and
+# {{criterion}}) and a model string of a provider the deployment allows (JUDGE_ALLOWED_PROVIDERS,
+# set where the server runs, after the schema is published).
+JUDGE_RULES = {
+    "text": re.compile(r"^unknown slot |^the template never shows the judge "),
+    "model": re.compile(r"is not an Inspect model|calls a provider this server does not allow"),
+}
+
+
+def _breaks_only_judge_rules(response: Any, body: Any) -> bool:
+    path = response.request.url.split("://", 1)[-1]
+    if "/api/v1/judge-" not in path:
+        return False
+    errors = body.get("errors") if isinstance(body, dict) else None
+    return bool(errors) and all(
+        field in JUDGE_RULES and all(JUDGE_RULES[field].search(str(m)) for m in messages)
+        for field, messages in errors.items()
+    )
+
+
 def _names_only_unknown_objects(body: Any) -> bool:
     errors = body.get("errors") if isinstance(body, dict) else None
     messages = [m for field in (errors or {}).values() for m in field]
@@ -86,15 +107,15 @@ def _names_a_stale_etag(response: Any) -> bool:
 
 @schemathesis.check
 def valid_input_accepted(ctx, response, case):
-    """Schemathesis' positive_data_acceptance, but for a reference to an unknown object or an
-    If-Match naming another revision: a schema says what a request looks like, not what the
-    database holds."""
+    """Schemathesis' positive_data_acceptance, but for a reference to an unknown object, an
+    If-Match naming another revision or a judge rule no schema states: a schema says what a
+    request looks like, not what the database holds."""
     if response.status_code == 400:
         try:
             body = json.loads(response.content)
         except ValueError:
             body = None
-        if _names_only_unknown_objects(body):
+        if _names_only_unknown_objects(body) or _breaks_only_judge_rules(response, body):
             return None
     if _names_a_stale_etag(response):
         return None
