@@ -159,11 +159,20 @@ def prompts_upload(request: AuthenticatedHttpRequest) -> HttpResponse:
     problems: list[str] = []
     try:
         files: list[tuple[str, bytes]] = []
+        left = prompt_files.MAX_UPLOAD_BYTES  # for the files together, as for an archive
         for upload in uploads:
             name = upload.name or "-"
-            if upload.size is not None and upload.size > prompt_files.MAX_UPLOAD_BYTES:
+            left -= upload.size or 0
+            if left < 0:
                 raise prompt_files.PromptFilesRefused(
-                    [Problem(name, None, None, gettext_noop("larger than 32 MiB"))]
+                    [
+                        Problem(
+                            name,
+                            None,
+                            None,
+                            gettext_noop("the files uploaded together pass 32 MiB here"),
+                        )
+                    ]
                 )
             files += prompt_files.unpacked(name, upload.read())
         imported = prompt_files.import_prompt_files(files, by=request.user)

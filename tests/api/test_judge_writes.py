@@ -160,3 +160,15 @@ def test_the_schema_describes_the_new_writes():
         assert {"201", "400", "403"} <= set(post_operation["responses"]), path
         assert "requestBody" in post_operation
     assert "put" not in paths["/api/v1/judge-prompts/{id}/"]
+
+
+def test_the_lists_of_prompt_versions_and_configurations_take_bounded_queries(
+    maintainer, django_assert_max_num_queries
+):
+    for n in range(4):
+        post(maintainer, "promptversion", {"name": f"p{n}", "text": TEXT})
+        post(maintainer, "judgeconfig", {"model": model_name(f"judge-{n}"), "prompt": f"p{n}"})
+    for name in ("promptversion", "judgeconfig"):
+        with django_assert_max_num_queries(6):
+            listed = maintainer.get(reverse(f"api:{name}-list"))
+        assert listed.json()["count"] >= 4

@@ -157,3 +157,15 @@ def test_the_page_shows_every_problem_of_an_upload_and_saves_nothing(client_as):
     assert page.status_code == 422
     assert "fresh.md: line 4: field &#x27;text&#x27;" in page.content.decode()
     assert not PromptTemplate.objects.filter(name="fresh").exists()
+
+
+def test_the_page_refuses_uploads_larger_together_than_the_limit(client_as, monkeypatch):
+    monkeypatch.setattr("judging.prompt_files.MAX_UPLOAD_BYTES", 100)
+    uploads = []
+    for name in ("a.md", "b.md"):
+        upload = io.BytesIO(f"---\nname: {name[0]}\n---\n{TEXT}\n".encode())
+        upload.name = name
+        uploads.append(upload)
+    page = client_as(Role.MAINTAINER).post(reverse("judging:prompts_upload"), {"files": uploads})
+    assert page.status_code == 422 and "b.md: the files uploaded together" in page.content.decode()
+    assert not PromptTemplate.objects.filter(name__in=["a", "b"]).exists()
