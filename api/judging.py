@@ -39,6 +39,56 @@ class UsageSerializer(ApiModelSerializer):
         read_only_fields = fields
 
 
+class CostSerializer(ApiModelSerializer):
+    """What a run costs, at the price it started with (a later edit of the model's price
+    leaves it alone); amounts are decimal strings in `currency`."""
+
+    currency = serializers.CharField(
+        read_only=True, help_text="ISO 4217 code; empty when no price was known."
+    )
+    input_per_million = serializers.DecimalField(
+        source="price_input_per_million",
+        max_digits=12,
+        decimal_places=4,
+        allow_null=True,
+        read_only=True,
+        help_text="The price of a million input tokens when the run started; null when none "
+        "was known (and for an imported run).",
+    )
+    output_per_million = serializers.DecimalField(
+        source="price_output_per_million",
+        max_digits=12,
+        decimal_places=4,
+        allow_null=True,
+        read_only=True,
+        help_text="The price of a million output tokens when the run started.",
+    )
+    estimated = serializers.DecimalField(
+        source="estimated_cost",
+        max_digits=14,
+        decimal_places=2,
+        allow_null=True,
+        read_only=True,
+        help_text="The estimate before the run started, from the filled prompts (characters / "
+        "4 input tokens) and the output tokens assumed for the prompt's answer style.",
+    )
+    actual = serializers.DecimalField(
+        source="cost",
+        max_digits=14,
+        decimal_places=2,
+        allow_null=True,
+        read_only=True,
+        help_text="The tokens the provider reported so far (every attempt; calls answered from "
+        "the cache are free) at the run's price; null without a price.",
+    )
+
+    class Meta:
+        model = JudgeRun
+        fields = ["currency", "input_per_million", "output_per_million", "estimated", "actual"]
+        fields += ["estimated_input_tokens", "estimated_output_tokens"]
+        read_only_fields = fields
+
+
 # The schema's JudgeRunStatus (settings.ENUM_NAME_OVERRIDES): what is stored, `stalled` and
 # `stopping`.
 RUN_STATUSES = [*JudgeRun.Status.values, JudgeRun.STALLED, JudgeRun.STOPPING]
@@ -80,6 +130,7 @@ class JudgeRunSerializer(ApiModelSerializer):
         "run, whose prompt is known only by its `prompt_version` label.",
     )
     usage = UsageSerializer(source="*", read_only=True, help_text="Tokens the judge used.")
+    cost = CostSerializer(source="*", read_only=True, help_text="What the run costs.")
     config: serializers.SlugRelatedField[JudgeConfig] = serializers.SlugRelatedField(
         slug_field="name",
         read_only=True,
@@ -103,7 +154,8 @@ class JudgeRunSerializer(ApiModelSerializer):
         fields = ["id", "name", "judge_model", "prompt_version", "prompt_template", "config"]
         fields += ["model_family"]
         fields += ["run_id", "status", "parameters", "calls_total", "calls_done", "errors"]
-        fields += ["unparseable", "usage", "duration", "started", "heartbeat", "finished"]
+        fields += ["unparseable", "usage", "cost", "duration", "started", "heartbeat"]
+        fields += ["finished"]
         fields += ["created_at"]
         fields += ["verdicts"]
         read_only_fields = fields

@@ -6,6 +6,7 @@ from judging.models import (
     JudgeRating,
     JudgeRun,
     JudgeVerdict,
+    ModelPrice,
     PromptTemplate,
     PromptVersion,
     TriageResolution,
@@ -76,3 +77,10 @@ class TriageResolutionAdmin(admin.ModelAdmin[TriageResolution]):
     list_filter = ["kind"]
     list_select_related = ["run", "criterion_version__criterion", "prompt__template", "by"]
     raw_id_fields = ["response", "criterion_version", "draft"]
+
+
+@admin.register(ModelPrice)
+class ModelPriceAdmin(admin.ModelAdmin[ModelPrice]):
+    list_display = ["model", "input_per_million", "output_per_million", "batch_discount"]
+    list_display += ["currency", "source", "updated_at"]
+    search_fields = ["model"]

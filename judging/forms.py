@@ -115,6 +115,10 @@ class RunForm(forms.Form):
         help_text=_("Judge only the first N units (a trial run)."),
         label=_("Limit"),
     )
+    confirm_cost = forms.BooleanField(
+        required=False,
+        label=_("Run it even though its estimate is above the budget of a run"),
+    )
 
     def __init__(self, *args: Any, refill_url: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

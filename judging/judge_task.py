@@ -22,6 +22,7 @@ from typing import Any
 from inspect_ai import Task
 from inspect_ai.dataset import Sample
 from inspect_ai.model import CachePolicy, ChatMessageUser
+from inspect_ai.model._model import sample_model_usage
 from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
@@ -73,15 +74,32 @@ def corrective(style: AnswerStyle, scale: Any) -> str:
 
 @dataclass
 class Watch:
-    """Shared with the job's thread: how many calls are done, and whether to stop."""
+    """Shared with the job's thread: how many calls are done, the tokens they were paid for
+    and how many answers could not be read, so far; and whether to stop."""
 
     done: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    unparseable: int = 0
     cancelled: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def count(self) -> None:
+    def count(self, input_tokens: int = 0, output_tokens: int = 0, read: bool = True) -> None:
+        """One call done, with the tokens it was paid for (none from the cache) and whether
+        its answer was read (after the retries)."""
         with self._lock:
             self.done += 1
+            self.input_tokens += input_tokens
+            self.output_tokens += output_tokens
+            self.unparseable += not read
+
+
+def paid_usage() -> tuple[int, int]:
+    """The input and output tokens the current sample was paid for: the provider's calls,
+    not the answers read from Inspect's cache (which Inspect does not count either; its own
+    scorer reads the same per-sample record)."""
+    usage = sample_model_usage().values()
+    return sum(u.input_tokens for u in usage), sum(u.output_tokens for u in usage)
 
 
 @solver
@@ -99,7 +117,8 @@ def judge_answer(
             state = await generate(state, cache=CACHE, temperature=retry_temperature)
             answers.append(state.output.completion)
         state.metadata["answers"] = answers
-        watch.count()
+        read = read_answer(answers[-1], style, scale) is not None
+        watch.count(*paid_usage(), read=read)
         return state
 
     return solve

@@ -2,6 +2,7 @@
 can be compared (judge calibration) without one ever overwriting the other."""
 
 from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.conf import settings
@@ -12,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.costs import Price, cost, rounded
 from core.prompting import AnswerStyle
 from core.refusals import Conflict
 from judging.providers import check_model
@@ -186,6 +188,80 @@ class JudgeConfig(models.Model):
         }
 
 
+class ModelPriceQuerySet(models.QuerySet["ModelPrice"]):
+    def for_model(self, model: str) -> "ModelPrice | None":
+        """The price of Inspect model `model`: the row naming it, or the longest row that
+        starts it (`openai/gpt-4.1` prices `openai/gpt-4.1-2025-04-14`); None when no row
+        does. Prices are few: read them all, match here."""
+        matching = [row for row in self if model.startswith(row.model)]
+        return max(matching, key=lambda row: len(row.model), default=None)
+
+
+class ModelPrice(models.Model):
+    """What a judge model costs, as an admin keeps it from the provider's price list (none is
+    shipped: providers change their prices). A run copies the price it started with, so a
+    later edit never rewrites what a finished run cost."""
+
+    model = models.CharField(
+        max_length=200,
+        unique=True,
+        help_text=_(
+            "An Inspect AI model string (openai/gpt-4.1), or the start of some "
+            "(openai/gpt-4.1 also prices openai/gpt-4.1-mini unless that has its own row: "
+            "the longest match wins)."
+        ),
+        verbose_name=_("model"),
+    )
+    input_per_million = models.DecimalField(
+        max_digits=12,
+        decimal_places=4,
+        validators=[MinValueValidator(0)],
+        help_text=_("Price of a million input tokens."),
+        verbose_name=_("input price per million tokens"),
+    )
+    output_per_million = models.DecimalField(
+        max_digits=12,
+        decimal_places=4,
+        validators=[MinValueValidator(0)],
+        help_text=_("Price of a million output tokens."),
+        verbose_name=_("output price per million tokens"),
+    )
+    batch_discount = models.DecimalField(
+        max_digits=5,
+        decimal_places=4,
+        default=0,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text=_("The fraction off through the provider's batch API: 0.5 is half price."),
+        verbose_name=_("batch discount"),
+    )
+    currency = models.CharField(
+        max_length=3, default="USD", help_text=_("ISO 4217 code."), verbose_name=_("currency")
+    )
+    source = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text=_("Where the price comes from (the provider's pricing page) and when."),
+        verbose_name=_("source"),
+    )
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+
+    objects = ModelPriceQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("model price")
+        verbose_name_plural = _("model prices")
+        ordering = ["model"]
+
+    def __str__(self) -> str:
+        return self.model
+
+    @property
+    def price(self) -> Price:
+        return Price(
+            self.input_per_million, self.output_per_million, self.currency, self.batch_discount
+        )
+
+
 class JudgeRun(models.Model):
     """One judging run: a judge model with a prompt version. Verdicts of a re-imported run
     update in place; another run (or prompt) is a separate set of verdicts.
@@ -267,6 +343,37 @@ class JudgeRun(models.Model):
     input_tokens = models.PositiveBigIntegerField(default=0, verbose_name=_("input tokens"))
     output_tokens = models.PositiveBigIntegerField(default=0, verbose_name=_("output tokens"))
     total_tokens = models.PositiveBigIntegerField(default=0, verbose_name=_("total tokens"))
+    # The price the run started with (ModelPrice, copied: a later edit of the price leaves a
+    # run's cost alone) and its estimate then (core.costs.estimate); empty when no price was
+    # known, and for an imported run.
+    price_input_per_million = models.DecimalField(
+        max_digits=12,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        verbose_name=_("input price per million tokens"),
+    )
+    price_output_per_million = models.DecimalField(
+        max_digits=12,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        verbose_name=_("output price per million tokens"),
+    )
+    currency = models.CharField(max_length=3, blank=True, verbose_name=_("currency"))
+    estimated_input_tokens = models.PositiveBigIntegerField(
+        default=0, verbose_name=_("estimated input tokens")
+    )
+    estimated_output_tokens = models.PositiveBigIntegerField(
+        default=0, verbose_name=_("estimated output tokens")
+    )
+    estimated_cost = models.DecimalField(
+        max_digits=14,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        verbose_name=_("estimated cost"),
+    )
     finished = models.DateTimeField(null=True, blank=True, verbose_name=_("finished"))
     # The background job of a run made here (none for an imported run): who runs it and
     # whether that worker is alive (jobs.models.Job).
@@ -392,6 +499,34 @@ class JudgeRun(models.Model):
         if self.duration is not None:
             return self.duration
         return (now - self.started).total_seconds() if self.started else None
+
+    @property
+    def price(self) -> Price | None:
+        """The price the run was started with; None when none was known."""
+        if self.price_input_per_million is None or self.price_output_per_million is None:
+            return None
+        return Price(self.price_input_per_million, self.price_output_per_million, self.currency)
+
+    @property
+    def cost(self) -> Decimal | None:
+        """What the tokens used so far cost at the run's price, to the cent; None without a
+        price. The tokens are the calls made (calls answered from the cache are free), over
+        every attempt of the run."""
+        price = self.price
+        if price is None:
+            return None
+        return rounded(cost(self.input_tokens, self.output_tokens, price))
+
+    @property
+    def cost_per_unit(self) -> Decimal | None:
+        """What one judged unit (a response and criterion, every epoch of it) cost, to a
+        hundredth of a cent; None without a price or before a call is done."""
+        price = self.price
+        if price is None or not self.calls_done:
+            return None
+        units = max(self.calls_done // max(int(self.parameters.get("epochs") or 1), 1), 1)
+        spent = cost(self.input_tokens, self.output_tokens, price)
+        return (spent / units).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
 
     def remaining(self, now: datetime) -> float | None:
         """Seconds left at the pace so far, while it runs and once a call is done."""

@@ -117,7 +117,7 @@ def _judge(run: JudgeRun, job: Job, on_progress: Any) -> JudgeRun:
             if time.monotonic() >= deadline and not outcome.get("timed_out"):
                 outcome["timed_out"] = True
                 watch.cancelled.set()
-            mine.update(calls_done=watch.done)
+            mine.update(**live_counts(run, watch))
             job.beat()
             if on_progress is not None:
                 on_progress(watch.done, run.calls_total)
@@ -126,6 +126,21 @@ def _judge(run: JudgeRun, job: Job, on_progress: Any) -> JudgeRun:
             watch.cancelled.set()
             worker.join(timeout=settings.JUDGE_CALL_TIMEOUT)
     return _finish(run, job, study, watch, outcome, time.monotonic() - clock)
+
+
+def live_counts(run: JudgeRun, watch: Watch) -> dict[str, int]:
+    """What the run's page shows as the run goes: calls done, the tokens paid so far (over
+    every attempt: `run` holds the earlier attempts' as this one started) and the answers
+    not read. At the end the log's usage and the stored verdicts replace them."""
+    input_tokens = run.input_tokens + watch.input_tokens
+    output_tokens = run.output_tokens + watch.output_tokens
+    return {
+        "calls_done": watch.done,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "total_tokens": input_tokens + output_tokens,
+        "unparseable": watch.unparseable,
+    }
 
 
 def _evaluate(run: JudgeRun, calls: list[JudgeCall], watch: Watch, outcome: dict[str, Any]) -> None:
@@ -182,12 +197,19 @@ def _finish(
     cancelled = run.status == JudgeRun.Status.CANCELLED
     log = outcome.get("log")
     problems: list[Any] = []  # stored as interchange.problem_text shows them
+    # Tokens paid over every attempt: the earlier attempts' (`run` holds them as this one
+    # started) and this one's, from its log when there is one (the calls answered from the
+    # cache are not counted in either); the unparseable answers are this attempt's.
+    paid = watch.input_tokens, watch.output_tokens
     if log is not None:
         run.log_path = log.location
         usage = log.stats.model_usage.values() if log.stats else []
-        run.input_tokens = sum(u.input_tokens for u in usage)
-        run.output_tokens = sum(u.output_tokens for u in usage)
-        run.total_tokens = sum(u.total_tokens for u in usage)
+        paid = sum(u.input_tokens for u in usage), sum(u.output_tokens for u in usage)
+    run.input_tokens += paid[0]
+    run.output_tokens += paid[1]
+    run.total_tokens = run.input_tokens + run.output_tokens
+    run.unparseable = watch.unparseable
+    if log is not None:
         results = log.results
         if log.samples is not None:  # no results at all when every call failed
             run.errors = sum(1 for sample in log.samples if sample.error)

@@ -24,6 +24,7 @@ from core.prompting import render
 from core.refusals import Conflict
 from grading.models import Study
 from jobs.models import Job
+from judging.costs import Costing, check_budget, costing, freeze_price
 from judging.jobs import run_judge_job
 from judging.models import (
     JudgeConfig,
@@ -67,6 +68,7 @@ def start_run(
     parse_retries: int = 3,
     retry_temperature: float = 0.2,
     limit: int | None = None,
+    confirm_cost: bool = False,
     by: User | None,
     enqueue: bool = True,
 ) -> JudgeRun:
@@ -76,7 +78,9 @@ def start_run(
     `name` to be reused, or found by its values (`judging.services.save_config`). A `name`
     other than the chosen configuration's saves its values under that name: the name typed is
     kept, never dropped. The run keeps the configuration's parameters and model family
-    (self-preference compares with it) and is named after it (`run_name`)."""
+    (self-preference compares with it) and is named after it (`run_name`); it keeps the
+    model's price with the run's estimate (judging.costs), and a run estimated above the
+    budget (settings.JUDGE_RUN_BUDGET) is refused unless `confirm_cost`."""
     if limit is not None and limit < 1:
         raise ValidationError({"limit": gettext("The limit is at least 1.")})
     if config is not None and name and name != config.name:
@@ -95,13 +99,16 @@ def start_run(
             by=by,
         )
     check_model(config.model)  # a saved configuration too: the allowed providers may change
-    units = len(study_units(study, limit=limit))
-    if not units:
+    planned = costing(
+        study, model=config.model, prompt=config.prompt, epochs=config.epochs, limit=limit
+    )
+    if not planned.planned:
         raise RunNotPossible(
             gettext("Study '%(study)s' has no response with a binary criterion to judge.")
             % {"study": study.name}
         )
-    run = JudgeRun.objects.create(
+    check_budget(planned.estimate, confirmed=confirm_cost)
+    run = JudgeRun(
         name=run_name(study, config),
         judge_model=config.model,
         prompt_version=str(config.prompt),
@@ -111,9 +118,11 @@ def start_run(
         model_family=config.model_family,
         parameters=config.parameters() | {"study": study.pk, "limit": limit},
         status=JudgeRun.Status.QUEUED,
-        calls_total=units * config.epochs,
+        calls_total=planned.estimate.calls,
         job=Job.objects.create(kind=Job.Kind.JUDGE_RUN, created_by=by),
     )
+    freeze_price(run, planned.estimate, planned.price)
+    run.save(force_insert=True)
     record(
         run,
         "created",
@@ -135,6 +144,25 @@ def run_name(study: Study, config: JudgeConfig) -> str:
     while f"{config.name} v{version}" in taken:
         version += 1
     return f"{config.name} v{version}"
+
+
+def estimate_run(
+    study: Study,
+    *,
+    config: JudgeConfig | None = None,
+    model: str = "",
+    prompt: PromptVersion | None = None,
+    epochs: int = 1,
+    limit: int | None = None,
+    **unused: object,
+) -> Costing:
+    """What `start_run` with these values would send and cost (the run form's estimate): a
+    saved configuration's model, prompt and epochs, or the values given."""
+    if config is not None:
+        model, prompt, epochs = config.model, config.prompt, config.epochs
+    return costing(
+        study, model=model, prompt=prompt or default_prompt(), epochs=epochs, limit=limit
+    )
 
 
 def _enqueue(run: JudgeRun) -> None:

@@ -25,6 +25,7 @@ urlpatterns = [
         name="triage_reopen",
     ),
     path("workbench/studies/<int:study_id>/judge/", runs.judge, name="judge"),
+    path("workbench/studies/<int:study_id>/judge/estimate/", runs.estimate, name="run_estimate"),
     path("workbench/studies/<int:study_id>/judge/runs/<int:run_id>/", runs.run, name="run"),
     path(
         "workbench/studies/<int:study_id>/judge/runs/<int:run_id>/cancel/",

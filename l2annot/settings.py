@@ -6,6 +6,7 @@ Production sets DEBUG=0, SECRET_KEY, ALLOWED_HOSTS and DATABASE_URL (PostgreSQL)
 import os
 import sys
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -291,6 +292,11 @@ JUDGE_ALLOWED_PROVIDERS = envlist("JUDGE_ALLOWED_PROVIDERS", "openai,anthropic,g
 # JUDGE_MAX_RETRIES times), and a whole run before it is stopped: no provider holds the worker.
 JUDGE_CALL_TIMEOUT = int(os.environ.get("JUDGE_CALL_TIMEOUT", "300"))
 JUDGE_RUN_TIMEOUT = int(os.environ.get("JUDGE_RUN_TIMEOUT", str(24 * 3600)))
+# The most a judge run may cost, estimated before it starts (judging.costs), in the currency of
+# the model's price (judging.ModelPrice, kept by admins): a run estimated above it is refused
+# unless the maintainer confirms it. Empty: no budget. A model without a price is not checked.
+_budget = os.environ.get("JUDGE_RUN_BUDGET", "20").strip()
+JUDGE_RUN_BUDGET = Decimal(_budget) if _budget else None
 # Characters of a judge prompt's text (refused longer when saved; the editor's preview, not
 # filled): a slot written many times fills as many copies of the response.
 JUDGE_PROMPT_MAX_CHARS = int(os.environ.get("JUDGE_PROMPT_MAX_CHARS", "50000"))

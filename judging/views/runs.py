@@ -3,7 +3,7 @@ follows the run's progress until it ends. Maintainers only."""
 
 from collections.abc import Callable
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -12,8 +12,9 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
+from core.costs import over_budget
 from grading.models import Study
-from judging import runs
+from judging import costs, runs
 from judging.forms import RunForm
 from judging.models import JudgeConfig, JudgeRun
 from judging.services import default_prompt
@@ -48,6 +49,7 @@ def judge(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
             else:
                 return redirect_to(request, reverse("judging:run", args=[study.pk, run.pk]))
         context = {"study": study, "form": form, "runs": study_runs(study)}
+        context |= estimate_context(study, form)
         return render_page(request, PAGE, context, fragment="run-form", status=422)
     config_id = request.GET.get("config", "")
     chosen = JudgeConfig.objects.filter(pk=config_id).first() if config_id.isdigit() else None
@@ -55,6 +57,43 @@ def judge(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     form = RunForm(initial=initial, refill_url=refill_url)
     context = {"study": study, "form": form, "runs": study_runs(study)}
     return render_page(request, PAGE, context, fragment="run-form")
+
+
+@require(Action.MANAGE_STUDIES)
+def estimate(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
+    """The run form's estimate of calls, tokens and cost for the values filled in (htmx asks
+    as the form changes; without JavaScript, the whole page with it)."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = RunForm(request.GET, refill_url=reverse("judging:judge", args=[study.pk]))
+    context = {"study": study, "form": form, "runs": study_runs(study)}
+    context |= estimate_context(study, form)
+    return render_page(request, PAGE, context, fragment="run-estimate")
+
+
+def estimate_context(study: Study, form: RunForm) -> dict[str, object]:
+    """The estimate of the run a filled form asks for (none while the form does not name a
+    judge), and whether it is above the budget."""
+    if not form.is_bound or set(form.errors) - {"confirm_cost", NON_FIELD_ERRORS}:
+        return {"estimate": None}
+    values = form.cleaned_data
+    if not values.get("model") and values.get("config") is None:
+        return {"estimate": None}
+    try:
+        found = runs.estimate_run(study, **values).estimate
+    except ValidationError:  # no prompt to estimate with
+        return {"estimate": None}
+    limit = costs.budget()
+    return {
+        "estimate": found,
+        "budget": limit,
+        "over_budget": over_budget(found, limit),
+        "priced_model": _model_of(values),
+    }
+
+
+def _model_of(values: dict[str, object]) -> str:
+    config = values.get("config")
+    return config.model if isinstance(config, JudgeConfig) else str(values.get("model", ""))
 
 
 def _default_prompt_pk() -> int | None:

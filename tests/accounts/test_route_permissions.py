@@ -186,6 +186,7 @@ ROUTES: dict[str, Route] = {
     "judging:triage_resolve": Route("POST", MANAGERS),
     "judging:triage_reopen": Route("POST", MANAGERS),
     "judging:judge": Route("GET", MANAGERS),
+    "judging:run_estimate": Route("GET", MANAGERS),
     "judging:run": Route("GET", MANAGERS),
     "judging:run_cancel": Route("POST", MANAGERS),
     "judging:run_resume": Route("POST", MANAGERS),

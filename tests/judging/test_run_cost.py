@@ -1,0 +1,162 @@
+"""What a judge run costs: the run form's estimate and its budget, the tokens and cost shown as
+the run goes (against the loopback OpenAI server), and a price kept on the run."""
+
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+
+from accounts.roles import Role
+from grading.models import Study
+from judging.models import JudgeRun, ModelPrice, PromptVersion
+from judging.running import execute_run
+from judging.runs import start_run
+from tests.conftest import htmx
+from tests.factories import demo_study
+from tests.llm_server import Reply, model_name, tokens
+
+JUDGE = model_name("judge-cost")
+
+
+@pytest.fixture(scope="module")
+def built_study(module_db) -> int:
+    return demo_study(2).pk
+
+
+@pytest.fixture
+def study(built_study, db, settings, tmp_path) -> Study:
+    settings.JUDGE_LOG_DIR = tmp_path / "logs"
+    settings.JUDGE_CACHE_DIR = tmp_path / "cache"
+    settings.JUDGE_RUN_BUDGET = Decimal("1.00")
+    return Study.objects.get(pk=built_study)
+
+
+@pytest.fixture
+def price(db) -> ModelPrice:
+    # A price far above any provider's, so the loopback server's few tokens cost cents.
+    return ModelPrice.objects.create(
+        model=model_name(""), input_per_million=Decimal(1000), output_per_million=Decimal(2000)
+    )
+
+
+@pytest.fixture
+def maintainer(client_as):
+    return client_as(Role.MAINTAINER)
+
+
+def form(**values):
+    prompt = PromptVersion.objects.get(template__name="reference-guided")
+    return {"model": JUDGE, "prompt": prompt.pk, "epochs": 1, "max_connections": 2} | values
+
+
+def test_a_run_estimated_above_the_budget_is_refused_saying_the_estimate_and_the_budget(
+    study, price, maintainer
+):
+    answer = maintainer.post(reverse("judging:judge", args=[study.pk]), form())
+    body = answer.content.decode()
+    assert answer.status_code == 422 and not JudgeRun.objects.exists()
+    assert "above the budget of a run (1.00 USD)" in body
+    assert 'name="confirm_cost"' in body  # the confirmation is offered
+    estimated = start_run(study, model=JUDGE, confirm_cost=True, by=None, enqueue=False)
+    assert f"estimated at {estimated.estimated_cost} USD" in body
+
+
+def test_a_run_above_the_budget_starts_once_confirmed_keeping_its_price_and_estimate(
+    study, price, maintainer
+):
+    answer = maintainer.post(reverse("judging:judge", args=[study.pk]), form(confirm_cost="on"))
+    assert answer.status_code == 302
+    run = JudgeRun.objects.get()
+    assert run.estimated_cost > Decimal("1.00") and run.estimated_input_tokens > 0
+    assert (run.price_input_per_million, run.price_output_per_million, run.currency) == (
+        Decimal(1000),
+        Decimal(2000),
+        "USD",
+    )
+    assert run.estimated_output_tokens == run.calls_total * 5  # a binary answer: 5 assumed
+
+
+def test_a_run_within_the_budget_or_without_a_price_needs_no_confirmation(study, maintainer):
+    answer = maintainer.post(reverse("judging:judge", args=[study.pk]), form(limit=2))
+    assert answer.status_code == 302
+    run = JudgeRun.objects.get()
+    assert run.estimated_cost is None and run.cost is None and run.calls_total == 2
+
+
+def test_the_form_estimates_calls_tokens_and_cost_as_it_changes(
+    study, price, maintainer, django_assert_max_num_queries
+):
+    url = reverse("judging:run_estimate", args=[study.pk])
+    with django_assert_max_num_queries(16):
+        answer = htmx(maintainer).get(url, form(limit=3, epochs=2))
+    body = answer.content.decode()
+    assert answer.status_code == 200 and body.strip().startswith('<div id="run-estimate"')
+    assert '<dd class="estimate-calls">6</dd>' in body and "USD" in body
+    assert "characters divided by 4" in body
+    assert 'name="confirm_cost"' in body  # above the budget: the confirmation is offered
+    ModelPrice.objects.all().delete()
+    unpriced = htmx(maintainer).get(url, form(limit=3)).content.decode()
+    assert f"no price known for {JUDGE}" in unpriced and 'name="confirm_cost"' not in unpriced
+
+
+def test_the_judge_page_lists_each_runs_cost_in_bounded_queries(
+    study, price, maintainer, django_assert_max_num_queries
+):
+    for n in range(3):
+        run = start_run(study, model=JUDGE, limit=1, confirm_cost=True, by=None, enqueue=False)
+        JudgeRun.objects.filter(pk=run.pk).update(input_tokens=1000 * (n + 1))
+    with django_assert_max_num_queries(12):
+        page = maintainer.get(reverse("judging:judge", args=[study.pk])).content.decode()
+    assert "1.00 USD" in page and "2.00 USD" in page and "3.00 USD" in page
+
+
+def test_the_run_page_shows_tokens_cost_and_unparseable_answers_as_the_run_goes(
+    study, price, maintainer, llm_server
+):
+    # Calls one at a time, 0.3 s each: the job's thread (every 0.5 s) sees the run half done.
+    llm_server.default = lambda request: Reply(text="true", delay=0.3)
+    llm_server.queue("Perhaps.", "Perhaps.", "Perhaps.", "Perhaps.")  # the first call: no verdict
+    run = start_run(
+        study, model=JUDGE, limit=6, max_connections=1, confirm_cost=True, by=None, enqueue=False
+    )
+    url = reverse("judging:run", args=[study.pk, run.pk])
+    seen = []
+
+    def look(done, total):
+        shown = JudgeRun.objects.get(pk=run.pk)
+        if shown.status == JudgeRun.Status.RUNNING and 2 <= done < total and not seen:
+            page = htmx(maintainer).get(url).content.decode()
+            seen.append((shown.input_tokens, shown.unparseable, shown.cost, page))
+
+    run = execute_run(run.pk, on_progress=look)
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    ((input_tokens, unparseable, cost, page),) = seen
+    assert 0 < input_tokens < run.input_tokens and unparseable == 1
+    assert cost > 0 and "Cost so far" in page and f"{cost} USD" in page
+    assert '<dd class="run-unparseable">1</dd>' in page
+    # What the page counted is what the provider reported, call by call.
+    assert run.input_tokens == sum(tokens(r.prompt) for r in llm_server.completions)
+    paid = (Decimal(run.input_tokens) + 2 * Decimal(run.output_tokens)) / 1000
+    assert run.cost == paid.quantize(Decimal("0.01"))
+    assert run.unparseable == 1
+
+
+def test_a_price_edited_after_a_run_leaves_its_cost_alone(study, price):
+    run = start_run(study, model=JUDGE, limit=1, confirm_cost=True, by=None, enqueue=False)
+    JudgeRun.objects.filter(pk=run.pk).update(
+        status=JudgeRun.Status.SUCCEEDED, calls_done=1, input_tokens=2000, output_tokens=500
+    )
+    price.input_per_million, price.output_per_million = Decimal(1), Decimal(1)
+    price.save()
+    run = JudgeRun.objects.get(pk=run.pk)
+    assert run.cost == Decimal("3.00") and run.cost_per_unit == Decimal("3.0000")
+
+
+def test_the_longest_price_that_starts_the_model_prices_it(db):
+    ModelPrice.objects.create(model="openai/gpt-4.1", input_per_million=2, output_per_million=8)
+    mini = ModelPrice.objects.create(
+        model="openai/gpt-4.1-mini", input_per_million=1, output_per_million=1
+    )
+    assert ModelPrice.objects.for_model("openai/gpt-4.1-mini-2025-04-14") == mini
+    assert ModelPrice.objects.for_model("openai/gpt-4.1").model == "openai/gpt-4.1"
+    assert ModelPrice.objects.for_model("anthropic/claude-sonnet-4-6") is None
