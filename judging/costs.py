@@ -69,7 +69,7 @@ def check_budget(found: Estimate, *, confirmed: bool) -> None:
     if over_budget(found, limit) and not confirmed:
         message = gettext(
             "This run is estimated at %(cost)s %(currency)s, above the budget of a run "
-            "(%(budget)s %(currency)s): tick the confirmation to run it anyway."
+            "(%(budget)s %(currency)s): confirm the cost to run it anyway."
         ) % {"cost": found.cost, "currency": found.currency, "budget": limit}
         raise ValidationError({"confirm_cost": message})
 

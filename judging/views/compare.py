@@ -10,13 +10,14 @@ from django.shortcuts import get_object_or_404
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
 from agreement.models import AnalysisSettings
-from core.analysis.comparison import RunComparison, RunGroup, RunLevels
+from core.analysis.comparison import RunComparison, RunGroup, RunLevels, RunSummary
 from core.analysis.comparison_summary import comparison_summary
 from core.analysis.ratings import CriterionInfo
 from grading.models import Study
 from judging.calibration import run_comparison
 from judging.data import judge_runs_for
 from judging.forms import CompareForm
+from judging.models import JudgeRun
 from judging.resolution import resolution_counts
 from l2annot.htmx import render_page
 
@@ -49,6 +50,14 @@ def level_rows(comparison: RunComparison) -> list[LevelRows]:
     ]
 
 
+def overall_rows(
+    comparison: RunComparison, runs: list[JudgeRun]
+) -> list[tuple[RunSummary, JudgeRun]]:
+    """Each run's figures beside the run itself, in the order compared (its cost is not part
+    of the cached comparison: the run keeps it)."""
+    return list(zip(comparison.runs, runs, strict=True))
+
+
 @require(Action.MANAGE_STUDIES)
 def compare(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
@@ -65,6 +74,7 @@ def compare(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
         "summary": comparison_summary(comparison) if comparison else None,
         "criteria": criterion_rows(comparison) if comparison else [],
         "levels": level_rows(comparison) if comparison else [],
+        "overall": overall_rows(comparison, form.cleaned_data["run"]) if comparison else [],
         "resolutions": resolutions,
         "runs": form.cleaned_data["run"] if comparison else [],
     }

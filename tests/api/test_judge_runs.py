@@ -116,3 +116,22 @@ def test_a_run_cancelled_while_it_runs_reads_stopping_until_its_worker_ends_it(r
     assert viewer_api.get(url).json()["status"] == "stopping"
     JudgeRun.objects.filter(pk=made.pk).update(finished=timezone.now())
     assert viewer_api.get(url).json()["status"] == "cancelled"
+
+
+def test_a_run_gives_its_price_estimate_and_cost_at_the_price_it_started_with(runs, viewer_api):
+    made, imported = runs
+    JudgeRun.objects.filter(pk=made.pk).update(
+        price_input_per_million=1000, price_output_per_million=2000, currency="USD",
+        estimated_cost="0.30", estimated_input_tokens=250, estimated_output_tokens=10,
+    )  # fmt: skip
+    found = {r["id"]: r for r in viewer_api.get(reverse("api:judgerun-list")).json()["results"]}
+    assert found[made.pk]["cost"] == {
+        "currency": "USD",
+        "input_per_million": "1000.0000",
+        "output_per_million": "2000.0000",
+        "estimated": "0.30",
+        "actual": "0.13",  # 120 input and 4 output tokens
+        "estimated_input_tokens": 250,
+        "estimated_output_tokens": 10,
+    }
+    assert found[imported.pk]["cost"]["actual"] is None

@@ -286,3 +286,20 @@ def test_the_page_names_each_run_once_by_its_name_and_says_first_who_may_replace
     assert "strict-sonnet v2 may replace the experts overall" in words
     assert "strict-sonnet v2 agrees with the experts more often than strict-sonnet v1" in words
     assert "experts, 134 units each" in words
+
+
+def test_each_runs_cost_and_cost_a_unit_sit_beside_its_figures(study, runs, client_as):
+    priced = runs[1]
+    JudgeRun.objects.filter(pk=priced.pk).update(
+        price_input_per_million=3, price_output_per_million=15, currency="EUR",
+        input_tokens=1_000_000, output_tokens=100_000, calls_done=9, parameters={"epochs": 3},
+    )  # fmt: skip
+    client = client_as(Role.MAINTAINER)
+    compared = client.get(
+        reverse("judging:compare", args=[study.pk]), {"run": [r.pk for r in runs]}
+    ).content.decode()
+    assert "4.50 EUR" in compared and "1.5000 EUR a unit" in compared  # 3 units of 3 epochs
+    assert "no price known" in compared  # the imported run
+    calibration = client.get(reverse("judging:calibration", args=[study.pk, priced.pk]))
+    assert "Cost of the run" in calibration.content.decode()
+    assert "4.50 EUR" in calibration.content.decode()

@@ -4,6 +4,7 @@ the run goes (against the loopback OpenAI server), and a price kept on the run."
 from decimal import Decimal
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from accounts.roles import Role
@@ -160,3 +161,11 @@ def test_the_longest_price_that_starts_the_model_prices_it(db):
     assert ModelPrice.objects.for_model("openai/gpt-4.1-mini-2025-04-14") == mini
     assert ModelPrice.objects.for_model("openai/gpt-4.1").model == "openai/gpt-4.1"
     assert ModelPrice.objects.for_model("anthropic/claude-sonnet-4-6") is None
+
+
+def test_the_command_refuses_a_run_above_the_budget_unless_told_to_confirm(study, price):
+    with pytest.raises(CommandError, match=r"above the budget of a run \(1.00 USD\)"):
+        call_command("run_judge", str(study.pk), "--model", JUDGE, "--queue")
+    assert not JudgeRun.objects.exists()
+    call_command("run_judge", str(study.pk), "--model", JUDGE, "--queue", "--confirm-cost")
+    assert JudgeRun.objects.get().estimated_cost > Decimal("1.00")

@@ -53,6 +53,13 @@ class Command(TranslatedCommand):
             "--model-family", default="", help=gettext_noop("The judge's vendor or family.")
         )
         parser.add_argument(
+            "--confirm-cost",
+            action="store_true",
+            help=gettext_noop(
+                "Run even when the run's estimated cost is above its budget (JUDGE_RUN_BUDGET)."
+            ),
+        )
+        parser.add_argument(
             "--queue",
             action="store_true",
             help=gettext_noop("Leave the run to the worker instead."),
@@ -93,6 +100,7 @@ class Command(TranslatedCommand):
                 parse_retries=options["parse_retries"],
                 retry_temperature=options["retry_temperature"],
                 limit=options["limit"],
+                confirm_cost=options["confirm_cost"],
                 by=None,
                 enqueue=options["queue"],
             )
