@@ -46,11 +46,15 @@ def test_a_maintainer_runs_the_judge_from_the_page_and_watches_it_finish(
         page.get_by_label("Model", exact=True).fill(model_name("judge-browser"))
         page.get_by_label("Max connections").fill("1")
         page.get_by_label("Limit").fill("6")
+        page.get_by_label("Limit").press("Tab")  # a change: the estimate follows the form
+        page.locator(".estimate-calls", has_text="6").wait_for()
+        assert "no price known" in page.locator(".estimate-cost").inner_text()
         page.get_by_role("button", name="Run the judge").click()
         page.get_by_role("heading", name="Judge run").wait_for()
         page.locator(".run-status", has_text="Running").wait_for(timeout=60_000)
         page.locator(".run-status", has_text="Finished").wait_for(timeout=60_000)
         assert page.locator(".calls-done").inner_text() == "6 of 6"
+        assert not page.locator(".run-tokens").inner_text().startswith("0 /")
         page.get_by_role("link", name="Calibration of this run against the experts").wait_for()
         assert page.csp_errors == []
     finally:
