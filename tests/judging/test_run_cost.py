@@ -169,3 +169,11 @@ def test_the_command_refuses_a_run_above_the_budget_unless_told_to_confirm(study
     assert not JudgeRun.objects.exists()
     call_command("run_judge", str(study.pk), "--model", JUDGE, "--queue", "--confirm-cost")
     assert JudgeRun.objects.get().estimated_cost > Decimal("1.00")
+
+
+def test_an_administrator_is_offered_to_add_a_missing_price(study, client_as, maintainer):
+    url = reverse("judging:run_estimate", args=[study.pk])
+    admin = htmx(client_as(Role.ADMIN)).get(url, form(limit=1)).content.decode()
+    add = reverse("admin:judging_modelprice_add")
+    assert f'href="{add}?model=openai-api/loopback/judge-cost"' in admin
+    assert add not in htmx(maintainer).get(url, form(limit=1)).content.decode()

@@ -17,7 +17,7 @@ from judging.units import study_units
 from rubrics.models import Response
 from rubrics.services import record_response
 from tests.factories import demo_benchmark_and_graders, demo_study, make_hook
-from tests.llm_server import Reply, model_name
+from tests.llm_server import Reply, model_name, tokens
 
 JUDGE = model_name("judge-run")
 
@@ -111,6 +111,8 @@ def test_a_cancelled_run_stops_and_running_it_again_pays_only_for_the_calls_not_
     assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
     assert run.verdicts.count() == 12
     assert len(llm_server.completions) == 12  # the calls made before came from the cache
+    # The tokens paid add up over both attempts, the cached answers not counted again.
+    assert run.input_tokens == sum(tokens(r.prompt) for r in llm_server.completions)
 
 
 def test_the_command_runs_a_named_prompt_version_and_reports(study, llm_server, capsys):
