@@ -35,11 +35,20 @@ class Costing:
 
 
 def costing(
-    study: Study, *, model: str, prompt: PromptVersion, epochs: int, limit: int | None
+    study: Study,
+    *,
+    model: str,
+    prompt: PromptVersion,
+    epochs: int,
+    limit: int | None,
+    batch: bool = False,
 ) -> Costing:
-    """What judging `study` (its first `limit` units) with `model` and `prompt` will cost."""
+    """What judging `study` (its first `limit` units) with `model` and `prompt` will cost,
+    at the batch API's price when `batch`."""
     planned = study_units(study, limit=limit)
     price = price_of(model)
+    if batch and price is not None:
+        price = price.for_batch()
     found = run_estimate(planned, prompt=prompt, epochs=epochs, price=price)
     return Costing(planned, price, found)
 

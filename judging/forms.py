@@ -119,6 +119,14 @@ class RunForm(forms.Form):
         required=False,
         label=_("Run it even though its estimate is above the budget of a run"),
     )
+    batch = forms.BooleanField(
+        required=False,
+        label=_("Send through the provider's batch API"),
+        help_text=_(
+            "About half the price; the answers can take hours (up to a day). OpenAI, "
+            "Anthropic and Google models only: not an OpenAI-compatible server (openai-api/...)."
+        ),
+    )
 
     def __init__(self, *args: Any, refill_url: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -417,6 +417,11 @@ class JudgeRun(models.Model):
         return " · ".join(part for part in parts if part)
 
     @property
+    def sends_batches(self) -> bool:
+        """Its calls go through the provider's batch API (judging.batching)."""
+        return bool(self.parameters.get("batch"))
+
+    @property
     def is_active(self) -> bool:
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
 
@@ -534,6 +539,49 @@ class JudgeRun(models.Model):
         if self.status != self.Status.RUNNING or not self.calls_done or elapsed is None:
             return None
         return elapsed / self.calls_done * max(self.calls_total - self.calls_done, 0)
+
+
+class JudgeBatch(models.Model):
+    """A batch of a run's calls sent to its provider's batch API (a run with `batch` among its
+    parameters): what the provider last said of it, and, to resume the run without paying for
+    its calls twice, the requests in it (judging.batching)."""
+
+    run = models.ForeignKey(
+        JudgeRun, on_delete=models.CASCADE, related_name="batches", verbose_name=_("run")
+    )
+    batch_id = models.CharField(
+        max_length=200, help_text=_("The provider's id of the batch."), verbose_name=_("batch id")
+    )
+    # [[fingerprint, the provider's id of the request], ...]: what a resumed run's calls are
+    # matched with (judging.batching.fingerprint).
+    requests = models.JSONField(default=list, blank=True, verbose_name=_("requests"))
+    size = models.PositiveIntegerField(default=0, verbose_name=_("requests in the batch"))
+    completed = models.PositiveIntegerField(default=0, verbose_name=_("completed"))
+    failed = models.PositiveIntegerField(default=0, verbose_name=_("failed"))
+    submitted_at = models.DateTimeField(verbose_name=_("submitted at"))
+    checked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last checked at"))
+    ended_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text=_("When its answers came (or it failed): empty while it is pending."),
+        verbose_name=_("ended at"),
+    )
+
+    class Meta:
+        verbose_name = _("judge batch")
+        verbose_name_plural = _("judge batches")
+        ordering = ["run", "submitted_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "batch_id"], name="judge_batch_once_per_run")
+        ]
+
+    def __str__(self) -> str:
+        return self.batch_id
+
+    @property
+    def pending(self) -> int:
+        """Requests not yet answered, as the provider last counted."""
+        return max(self.size - self.completed - self.failed, 0)
 
 
 class JudgeVerdictQuerySet(models.QuerySet["JudgeVerdict"]):

@@ -38,3 +38,22 @@ def check_model(model: str) -> None:
                 % {"model": model, "allowed": ", ".join(allowed_providers()) or "-"}
             }
         )
+
+
+# The providers whose batch API Inspect calls (its `batch` option); the others, an
+# OpenAI-compatible server (`openai-api/...`) among them, would make every call one by one.
+BATCH_PROVIDERS = ("openai", "anthropic", "google", "together", "grok")
+
+
+def check_batch(model: str) -> None:
+    """Refuse a batch run of a model whose provider has no batch API that Inspect calls."""
+    if model.split("/", 1)[0] not in BATCH_PROVIDERS:
+        raise ValidationError(
+            {
+                "batch": gettext(
+                    "'%(model)s' cannot be sent through a batch API: Inspect has one for the "
+                    "providers %(providers)s only."
+                )
+                % {"model": model, "providers": ", ".join(BATCH_PROVIDERS)}
+            }
+        )

@@ -21,6 +21,8 @@ from grading.models import Study
 from interchange.problem_text import stored_problems
 from jobs.lease import this_worker
 from jobs.models import Job
+from judging import batching
+from judging.batch_runs import generate_options, keep_batches, ledger_for
 from judging.judge_task import JudgeCall, Watch, judge_task
 from judging.models import JudgeRun
 from judging.providers import is_allowed
@@ -93,12 +95,13 @@ def _judge(run: JudgeRun, job: Job, on_progress: Any) -> JudgeRun:
         for p in planned
     ]
     watch = Watch()
+    ledger = ledger_for(run, watch.cancelled)  # a batch run's batches, sent and to come
     clock = time.monotonic()
     outcome: dict[str, Any] = {}
     # A daemon: a provider's call that ignores its timeout must not keep the worker from ending.
     worker = threading.Thread(
         target=_evaluate,
-        args=(run, calls, watch, outcome),
+        args=(run, calls, watch, outcome, ledger),
         name=f"judge-run-{run.pk}",
         daemon=True,
     )
@@ -118,6 +121,7 @@ def _judge(run: JudgeRun, job: Job, on_progress: Any) -> JudgeRun:
                 outcome["timed_out"] = True
                 watch.cancelled.set()
             mine.update(**live_counts(run, watch))
+            keep_batches(run, ledger)
             job.beat()
             if on_progress is not None:
                 on_progress(watch.done, run.calls_total)
@@ -125,6 +129,7 @@ def _judge(run: JudgeRun, job: Job, on_progress: Any) -> JudgeRun:
         if worker.is_alive():  # this thread failed: stop the calls not yet made
             watch.cancelled.set()
             worker.join(timeout=settings.JUDGE_CALL_TIMEOUT)
+        keep_batches(run, ledger)
     return _finish(run, job, study, watch, outcome, time.monotonic() - clock)
 
 
@@ -143,7 +148,13 @@ def live_counts(run: JudgeRun, watch: Watch) -> dict[str, int]:
     }
 
 
-def _evaluate(run: JudgeRun, calls: list[JudgeCall], watch: Watch, outcome: dict[str, Any]) -> None:
+def _evaluate(
+    run: JudgeRun,
+    calls: list[JudgeCall],
+    watch: Watch,
+    outcome: dict[str, Any],
+    ledger: batching.BatchLedger | None,
+) -> None:
     """Inspect's evaluation, in its own thread (the job's thread keeps the database)."""
     assert run.prompt is not None and run.config is not None
     log_dir = Path(settings.JUDGE_LOG_DIR) / str(run.pk)
@@ -156,23 +167,21 @@ def _evaluate(run: JudgeRun, calls: list[JudgeCall], watch: Watch, outcome: dict
             retry_temperature=run.config.retry_temperature,
             watch=watch,
         )
-        (log,) = inspect_eval(
-            task,
-            model=run.judge_model,
-            epochs=run.config.epochs,
-            temperature=run.config.temperature,
-            max_connections=run.config.max_connections,
-            max_retries=settings.JUDGE_MAX_RETRIES,
-            # Each attempt of a call, and a call with all its retries, ends in bounded time.
-            attempt_timeout=settings.JUDGE_CALL_TIMEOUT,
-            timeout=settings.JUDGE_CALL_TIMEOUT * (settings.JUDGE_MAX_RETRIES + 1),
-            fail_on_error=False,
-            log_dir=str(log_dir),
-            metadata={"judge_model": run.judge_model, "prompt_version": run.prompt_version},
-            display="none",
-            score_display=False,
-            log_realtime=False,  # the page follows the job, not the log: write it once
-        )
+        with batching.active(ledger):
+            (log,) = inspect_eval(
+                task,
+                model=run.judge_model,
+                epochs=run.config.epochs,
+                temperature=run.config.temperature,
+                max_retries=settings.JUDGE_MAX_RETRIES,
+                **generate_options(run),
+                fail_on_error=False,
+                log_dir=str(log_dir),
+                metadata={"judge_model": run.judge_model, "prompt_version": run.prompt_version},
+                display="none",
+                score_display=False,
+                log_realtime=False,  # the page follows the job, not the log: write it once
+            )
         outcome["log"] = log
     except BaseException as error:  # reported on the run, whatever it was
         outcome["error"] = error

@@ -15,6 +15,7 @@ import uuid
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -27,11 +28,12 @@ from jobs.models import Job
 from judging.costs import Costing, check_budget, costing, freeze_price
 from judging.jobs import run_judge_job
 from judging.models import (
+    JudgeBatch,
     JudgeConfig,
     JudgeRun,
     PromptVersion,
 )
-from judging.providers import check_model
+from judging.providers import check_batch, check_model
 from judging.services import config_values, default_prompt, save_config
 from judging.units import study_units
 
@@ -69,10 +71,12 @@ def start_run(
     retry_temperature: float = 0.2,
     limit: int | None = None,
     confirm_cost: bool = False,
+    batch: bool = False,
     by: User | None,
     enqueue: bool = True,
 ) -> JudgeRun:
-    """Record a judge run on `study` and (with `enqueue`) queue it for the worker.
+    """Record a judge run on `study` and (with `enqueue`) queue it for the worker; with
+    `batch`, its calls go through the provider's batch API (judging.batching).
 
     The judge is a saved configuration (`config`), or the one these values make: saved under
     `name` to be reused, or found by its values (`judging.services.save_config`). A `name`
@@ -99,8 +103,15 @@ def start_run(
             by=by,
         )
     check_model(config.model)  # a saved configuration too: the allowed providers may change
+    if batch:
+        check_batch(config.model)
     planned = costing(
-        study, model=config.model, prompt=config.prompt, epochs=config.epochs, limit=limit
+        study,
+        model=config.model,
+        prompt=config.prompt,
+        epochs=config.epochs,
+        limit=limit,
+        batch=batch,
     )
     if not planned.planned:
         raise RunNotPossible(
@@ -116,7 +127,7 @@ def start_run(
         prompt=config.prompt,
         config=config,
         model_family=config.model_family,
-        parameters=config.parameters() | {"study": study.pk, "limit": limit},
+        parameters=config.parameters() | {"study": study.pk, "limit": limit, "batch": batch},
         status=JudgeRun.Status.QUEUED,
         calls_total=planned.estimate.calls,
         job=Job.objects.create(kind=Job.Kind.JUDGE_RUN, created_by=by),
@@ -154,6 +165,7 @@ def estimate_run(
     prompt: PromptVersion | None = None,
     epochs: int = 1,
     limit: int | None = None,
+    batch: bool = False,
     **unused: object,
 ) -> Costing:
     """What `start_run` with these values would send and cost (the run form's estimate): a
@@ -161,7 +173,12 @@ def estimate_run(
     if config is not None:
         model, prompt, epochs = config.model, config.prompt, config.epochs
     return costing(
-        study, model=model, prompt=prompt or default_prompt(), epochs=epochs, limit=limit
+        study,
+        model=model,
+        prompt=prompt or default_prompt(),
+        epochs=epochs,
+        limit=limit,
+        batch=batch,
     )
 
 
@@ -227,3 +244,22 @@ def resume_run(run: JudgeRun, *, by: User | None, enqueue: bool = True) -> Judge
     if enqueue:
         _enqueue(locked)
     return locked
+
+
+def resume_stalled_batch_runs() -> list[JudgeRun]:
+    """Queue again every run whose worker is gone while a batch of its calls is pending at the
+    provider, as "Run it again" would: the new attempt waits for that batch instead of sending
+    its calls again (judging.batching), and the batch's answers, which may take hours, are not
+    left waiting for someone to click. The run pages call it, as the import pages end the
+    imports whose worker is gone; one query when there is nothing to do."""
+    pending = JudgeBatch.objects.filter(run=OuterRef("pk"), ended_at__isnull=True)
+    running = JudgeRun.objects.filter(Exists(pending), status=JudgeRun.Status.RUNNING)
+    now, resumed = timezone.now(), []
+    for run in running.select_related("job"):
+        if not run.is_stale(now):
+            continue
+        try:
+            resumed.append(resume_run(run, by=None))
+        except (RunNotPossible, ValidationError):  # resumed by another request meanwhile, or
+            continue  # its provider is no longer allowed: left stalled, as the page says
+    return resumed

@@ -297,6 +297,11 @@ JUDGE_RUN_TIMEOUT = int(os.environ.get("JUDGE_RUN_TIMEOUT", str(24 * 3600)))
 # unless the maintainer confirms it. Empty: no budget. A model without a price is not checked.
 _budget = os.environ.get("JUDGE_RUN_BUDGET", "20").strip()
 JUDGE_RUN_BUDGET = Decimal(_budget) if _budget else None
+# A run sent through its provider's batch API (docs/judge.md): seconds between two checks of
+# its pending batches, and how long the calls gathered for a batch wait for more before it is
+# sent anyway (the retries of unreadable answers come later, in smaller batches).
+JUDGE_BATCH_CHECK_SECONDS = float(os.environ.get("JUDGE_BATCH_CHECK_SECONDS", "60"))
+JUDGE_BATCH_SEND_DELAY = float(os.environ.get("JUDGE_BATCH_SEND_DELAY", "15"))
 # Characters of a judge prompt's text (refused longer when saved; the editor's preview, not
 # filled): a slot written many times fills as many copies of the response.
 JUDGE_PROMPT_MAX_CHARS = int(os.environ.get("JUDGE_PROMPT_MAX_CHARS", "50000"))

@@ -6,6 +6,12 @@ by `<SERVICE>_BASE_URL` and `<SERVICE>_API_KEY`; `running_llm_server()` starts t
 connection, so a test that runs a model never reaches the network. (Inspect's own `mockllm`
 provider counts tokens with a tokenizer that is downloaded at run time.)
 
+It speaks OpenAI's batch protocol too (`POST /v1/files`, `POST /v1/batches`,
+`GET /v1/batches/{id}`, `GET /v1/files/{id}/content`: JSONL in, JSONL out), which Inspect's
+`openai/` provider calls for a run with `batch`: a batch stays "in_progress" for
+`server.batch_seconds` after it is created, then its requests are answered from the script, in
+order, each recorded as the request it holds (`Request.batch` names its batch).
+
 What it answers comes from a script: replies queued with `server.queue(...)` are sent first, in
 order; then `server.default(request)` (a callable taking the request body) decides, "true" unless
 told otherwise. A reply is text (with usage token counts), an HTTP error (a 429 with
@@ -27,6 +33,7 @@ import argparse
 import contextlib
 import itertools
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -35,6 +42,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
+from email.parser import BytesParser
+from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -84,6 +93,7 @@ class Request:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    batch: str = ""  # the batch it came in, when it came in one
 
     @property
     def prompt(self) -> str:
@@ -121,6 +131,9 @@ class LlmServer:
     requests: list[Request] = field(default_factory=list)
     default: Callable[[Request], Reply | str] = lambda request: Reply()
     record: bool = True  # keep every request in `requests` (a benchmark's server does not)
+    batch_seconds: float = 0.0  # how long a batch stays "in_progress" after its creation
+    files: dict[str, bytes] = field(default_factory=dict)
+    batches: dict[str, dict[str, Any]] = field(default_factory=dict)
     _queued: deque[Reply] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _ids: Iterator[int] = field(default_factory=itertools.count)
@@ -131,6 +144,9 @@ class LlmServer:
             self.requests.clear()
             self._queued.clear()
             self.default = lambda request: Reply()
+            self.batch_seconds = 0.0
+            self.files.clear()
+            self.batches.clear()
 
     def queue(self, *replies: Reply | str) -> None:
         """Answer the next requests with these replies, in order, before the default."""
@@ -148,6 +164,10 @@ class LlmServer:
     @property
     def completions(self) -> list[Request]:
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def new_id(self, prefix: str) -> str:
+        with self._lock:
+            return f"{prefix}-loopback-{next(self._ids)}"
 
 
 def _reply(reply: Reply | str) -> Reply:
@@ -263,15 +283,35 @@ def retry_after(reply: Reply) -> dict[str, str]:
 
 
 class _Handler(JsonHandler):
-    """The OpenAI chat-completions protocol."""
+    """The OpenAI chat-completions protocol, and its batch API."""
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
+        path = self.path.rstrip("/")
+        if path.endswith("/models"):
             self.send_json(200, {"object": "list", "data": []})
+        elif (found := BATCH_ROUTE.fullmatch(path)) is not None:
+            batch = batch_state(self.server.llm, found["id"])
+            self.send_json(200, batch) if batch else self.send_not_found()
+        elif (found := FILE_CONTENT_ROUTE.fullmatch(path)) is not None:
+            data = self.server.llm.files.get(found["id"])
+            if data is None:
+                self.send_not_found()
+            else:
+                self.send_body(200, "application/octet-stream", data)
         else:
-            self.send_json(404, {"error": {"message": f"no route {self.path}", "type": "none"}})
+            self.send_not_found()
+
+    def send_not_found(self) -> None:
+        self.send_json(404, {"error": {"message": f"no route {self.path}", "type": "none"}})
 
     def do_POST(self) -> None:
+        path = self.path.rstrip("/")
+        if path.endswith("/files"):
+            self.upload_file()
+            return
+        if path.endswith("/batches"):
+            self.create_batch()
+            return
         body = self.read_json()
         if body is None:
             return
@@ -293,6 +333,111 @@ class _Handler(JsonHandler):
             self.send_json(reply.status, error_body(reply), retry_after(reply))
             return
         self.send_json(200, answer_body(request, reply, number))
+
+    def upload_file(self) -> None:
+        """`POST /v1/files`: a multipart form with the file and its `purpose`."""
+        length = int(self.headers.get("Content-Length") or 0)
+        form = BytesParser(policy=HTTP).parsebytes(
+            f"Content-Type: {self.headers.get('Content-Type')}\r\n\r\n".encode()
+            + self.rfile.read(length)
+        )
+        parts = {
+            part.get_param("name", header="content-disposition"): part for part in form.iter_parts()
+        }
+        upload = parts.get("file")
+        data = upload.get_payload(decode=True) if upload is not None else None
+        if not isinstance(data, bytes):
+            self.send_json(400, {"error": {"message": "no file", "type": "invalid_request_error"}})
+            return
+        llm = self.server.llm
+        file_id = llm.new_id("file")
+        llm.files[file_id] = data
+        self.send_json(200, file_object(file_id, data, "batch"))
+
+    def create_batch(self) -> None:
+        """`POST /v1/batches`: a batch of the requests in an uploaded JSONL file."""
+        body = self.read_json()
+        if body is None:
+            return
+        llm = self.server.llm
+        data = llm.files.get(body.get("input_file_id", ""))
+        if data is None:
+            self.send_json(
+                404, {"error": {"message": "no such file", "type": "invalid_request_error"}}
+            )
+            return
+        lines = [json.loads(line) for line in data.decode().splitlines() if line.strip()]
+        batch_id = llm.new_id("batch")
+        llm.batches[batch_id] = {
+            "id": batch_id,
+            "object": "batch",
+            "endpoint": body.get("endpoint", "/v1/chat/completions"),
+            "input_file_id": body["input_file_id"],
+            "completion_window": body.get("completion_window", "24h"),
+            "status": "in_progress",
+            "created_at": int(time.time()),
+            "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
+            "lines": lines,
+            "started": time.monotonic(),
+        }
+        self.send_json(200, batch_state(llm, batch_id))
+
+
+BATCH_ROUTE = re.compile(r".*/batches/(?P<id>[^/]+)")
+FILE_CONTENT_ROUTE = re.compile(r".*/files/(?P<id>[^/]+)/content")
+
+
+def file_object(file_id: str, data: bytes, purpose: str) -> dict[str, Any]:
+    return {
+        "id": file_id,
+        "object": "file",
+        "bytes": len(data),
+        "created_at": int(time.time()),
+        "filename": f"{file_id}.jsonl",
+        "purpose": purpose,
+        "status": "processed",
+    }
+
+
+def batch_state(llm: LlmServer, batch_id: str) -> dict[str, Any] | None:
+    """The batch as the API describes it; once its time is up, answered (its requests asked of
+    the script in order) and "completed", with an output file."""
+    batch = llm.batches.get(batch_id)
+    if batch is None:
+        return None
+    if (
+        batch["status"] == "in_progress"
+        and time.monotonic() - batch["started"] >= llm.batch_seconds
+    ):
+        out = [_batch_answer(llm, batch_id, line) for line in batch["lines"]]
+        output_id = llm.new_id("file")
+        llm.files[output_id] = "".join(json.dumps(line) + "\n" for line in out).encode()
+        failed = sum(1 for line in out if line["error"] is not None)
+        batch |= {
+            "status": "completed",
+            "output_file_id": output_id,
+            "completed_at": int(time.time()),
+            "request_counts": {"total": len(out), "completed": len(out) - failed, "failed": failed},
+        }
+    return {k: v for k, v in batch.items() if k not in ("lines", "started")}
+
+
+def _batch_answer(llm: LlmServer, batch_id: str, line: dict[str, Any]) -> dict[str, Any]:
+    """One line of a batch's output: the answer to one line of its input."""
+    request = Request(line["url"], {}, line["body"], batch=batch_id)
+    reply, number = llm.answer(request)
+    answer = ANSWERS[line["url"].rsplit("/", 1)[-1]]
+    response = (
+        {"status_code": 200, "request_id": f"req-{number}", "body": answer(request, reply, number)}
+        if reply.status == 200
+        else {"status_code": reply.status, "request_id": f"req-{number}", "body": error_body(reply)}
+    )
+    return {
+        "id": f"batch_req_{number}",
+        "custom_id": line["custom_id"],
+        "response": response,
+        "error": None,
+    }
 
 
 class HttpServer(ThreadingHTTPServer):

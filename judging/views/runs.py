@@ -36,6 +36,7 @@ def study_runs(study: Study) -> list[JudgeRun]:
 @require(Action.MANAGE_STUDIES)
 def judge(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
+    runs.resume_stalled_batch_runs()  # a batch left pending by a worker that died
     refill_url = reverse("judging:judge", args=[study.pk])
     if request.method == "POST":
         form = RunForm(request.POST, refill_url=refill_url)
@@ -115,18 +116,26 @@ def _run(study_id: int, run_id: int) -> tuple[Study, JudgeRun]:
 
 @require(Action.MANAGE_STUDIES)
 def run(request: AuthenticatedHttpRequest, study_id: int, run_id: int) -> HttpResponse:
+    runs.resume_stalled_batch_runs()  # a batch left pending by a worker that died
     study, found = _run(study_id, run_id)
     return render_page(request, RUN_PAGE, run_context(study, found), fragment="progress")
 
 
 def run_context(study: Study, run: JudgeRun) -> dict[str, object]:
     now = timezone.now()
+    batches = list(run.batches.order_by("submitted_at", "pk")) if run.sends_batches else []
+    pending = [batch for batch in batches if batch.ended_at is None]
+    checked = [batch.checked_at for batch in batches if batch.checked_at is not None]
     return {
         "study": study,
         "run": run,
         "elapsed": run.elapsed(now),
-        "remaining": run.remaining(now),
+        "remaining": None if run.sends_batches else run.remaining(now),
         "stale": run.is_stale(now),
+        "batches": batches,
+        "pending_batches": len(pending),
+        "pending_requests": sum(batch.pending for batch in pending),
+        "last_checked": max(checked, default=None),
     }
 
 

@@ -60,6 +60,14 @@ class Command(TranslatedCommand):
             ),
         )
         parser.add_argument(
+            "--batch",
+            action="store_true",
+            help=gettext_noop(
+                "Send the calls through the provider's batch API (about half the price; the "
+                "answers can take hours)."
+            ),
+        )
+        parser.add_argument(
             "--queue",
             action="store_true",
             help=gettext_noop("Leave the run to the worker instead."),
@@ -101,6 +109,7 @@ class Command(TranslatedCommand):
                 retry_temperature=options["retry_temperature"],
                 limit=options["limit"],
                 confirm_cost=options["confirm_cost"],
+                batch=options["batch"],
                 by=None,
                 enqueue=options["queue"],
             )
