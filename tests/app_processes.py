@@ -33,6 +33,16 @@ def database_url(tmp_path: Path) -> str:
     return f"postgres://{found['USER']}@{found['HOST']}:{found['PORT'] or 5432}/{found['NAME']}"
 
 
+def shared_database_url() -> str:
+    """The database that new connections of the test reach, as another process reaches it:
+    on SQLite, the file `tests.concurrency.threads_share_one_database` shares (inside it)."""
+    found = connection.settings_dict
+    if connection.vendor == "sqlite":
+        assert found["NAME"] != ":memory:" and "mode=memory" not in str(found["NAME"])
+        return f"sqlite:///{found['NAME']}"
+    return f"postgres://{found['USER']}@{found['HOST']}:{found['PORT'] or 5432}/{found['NAME']}"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -40,15 +50,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(tmp_path: Path, **environment: str) -> Iterator[tuple[str, Start]]:
-    """The development server on `database_url(tmp_path)` (files under `tmp_path`), answering:
-    yields its base URL and `start(*manage_py_arguments)`, which starts another process (a
-    worker) with the same environment. Every process is stopped on the way out; each writes
-    its output to a log in `tmp_path`."""
+def processes(tmp_path: Path, database: str, **environment: str) -> Iterator[Start]:
+    """Yields `start(*manage_py_arguments)`, which starts a process of the application on
+    `database` (files under `tmp_path`), writing its output to a log in `tmp_path`. Every
+    process is stopped on the way out."""
     env = {
         **os.environ,
         "DEBUG": "1",
-        "DATABASE_URL": database_url(tmp_path),
+        "DATABASE_URL": database,
         "MEDIA_ROOT": str(tmp_path / "media"),
         "IMPORTS_ROOT": str(tmp_path / "imports"),
         "PYTHONUNBUFFERED": "1",
@@ -69,20 +78,8 @@ def running_server(tmp_path: Path, **environment: str) -> Iterator[tuple[str, St
         started.append(process)
         return process
 
-    port = free_port()
-    server = start("runserver", f"127.0.0.1:{port}", "--noreload")
-    base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                requests.get(f"{base}/accounts/login/", timeout=5)
-                break
-            except requests.ConnectionError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise
-                time.sleep(0.2)
-        yield base, start
+        yield start
     finally:
         for process in started:
             if process.poll() is None:
@@ -93,6 +90,28 @@ def running_server(tmp_path: Path, **environment: str) -> Iterator[tuple[str, St
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+@contextmanager
+def running_server(tmp_path: Path, **environment: str) -> Iterator[tuple[str, Start]]:
+    """The development server on `database_url(tmp_path)` (files under `tmp_path`), answering:
+    yields its base URL and `start(*manage_py_arguments)`, which starts another process (a
+    worker) with the same environment. Every process is stopped on the way out; each writes
+    its output to a log in `tmp_path`."""
+    with processes(tmp_path, database_url(tmp_path), **environment) as start:
+        port = free_port()
+        server = start("runserver", f"127.0.0.1:{port}", "--noreload")
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                requests.get(f"{base}/accounts/login/", timeout=5)
+                break
+            except requests.ConnectionError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield base, start
 
 
 def csrf_token(html: str) -> str:
