@@ -317,12 +317,12 @@ def install() -> None:
             raise result
         return result
 
-    async def wrapped_create_batch(self: Any, requests: list[Any]) -> str:
+    async def wrapped_create_batch(self: Any, batch: list[Any]) -> str:
         ledger = _active.get()
-        prints = [fingerprint(r.request) for r in requests]
-        batch_id: str = await create(self, requests)
+        prints = [fingerprint(r.request) for r in batch]
+        batch_id: str = await create(self, batch)
         if ledger is not None:  # the provider's ids are known once it is created
-            ids = [r.custom_id for r in requests]
+            ids = [r.custom_id for r in batch]
             ledger.submitted(
                 SubmittedBatch(batch_id, tuple(zip(prints, ids, strict=True)), time.time())
             )

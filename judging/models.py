@@ -556,8 +556,8 @@ class JudgeBatch(models.Model):
     # matched with (judging.batching.fingerprint).
     requests = models.JSONField(default=list, blank=True, verbose_name=_("requests"))
     size = models.PositiveIntegerField(default=0, verbose_name=_("requests in the batch"))
-    completed = models.PositiveIntegerField(default=0, verbose_name=_("completed"))
-    failed = models.PositiveIntegerField(default=0, verbose_name=_("failed"))
+    completed = models.PositiveIntegerField(default=0, verbose_name=_("completed requests"))
+    failed = models.PositiveIntegerField(default=0, verbose_name=_("failed requests"))
     submitted_at = models.DateTimeField(verbose_name=_("submitted at"))
     checked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last checked at"))
     ended_at = models.DateTimeField(

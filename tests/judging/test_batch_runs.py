@@ -6,12 +6,15 @@ of sending (and paying for) its calls again."""
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
+from accounts.roles import Role
 from grading.models import Study
-from judging.models import JudgeBatch, JudgeRun
+from judging.models import JudgeBatch, JudgeRun, PromptVersion
 from judging.running import execute_run
 from judging.runs import cancel_run, resume_run, resume_stalled_batch_runs, start_run
+from tests.conftest import htmx
 from tests.factories import demo_study, worker_last_seen
 from tests.provider_servers import PROVIDERS
 
@@ -112,3 +115,45 @@ def test_a_run_whose_worker_died_with_its_batch_pending_is_queued_again(
     assert JudgeRun.objects.get(pk=waiting.pk).status == JudgeRun.Status.QUEUED
     assert JudgeRun.objects.select_related("job").get(pk=answered.pk).live_status == "stalled"
     assert resume_stalled_batch_runs() == []  # once
+
+
+def test_the_run_form_sends_a_run_through_the_batch_api_when_asked(study, client_as):
+    maintainer = client_as(Role.MAINTAINER)
+    form = maintainer.get(reverse("judging:judge", args=[study.pk])).content.decode()
+    assert "Send through the provider&#x27;s batch API" in form and "half the price" in form
+    prompt = PromptVersion.objects.get(template__name="reference-guided")
+    fields = {"model": JUDGE, "prompt": prompt.pk, "epochs": 1, "max_connections": 4, "limit": 2}
+    maintainer.post(reverse("judging:judge", args=[study.pk]), fields | {"batch": "on"})
+    maintainer.post(reverse("judging:judge", args=[study.pk]), fields)
+    assert [run.parameters["batch"] for run in JudgeRun.objects.order_by("pk")] == [True, False]
+    refused = maintainer.post(
+        reverse("judging:judge", args=[study.pk]),
+        fields | {"model": "openai-api/local/judge", "batch": "on"},
+    )
+    assert refused.status_code == 422 and b"cannot be sent through a batch API" in refused.content
+    assert JudgeRun.objects.count() == 2
+
+
+def test_the_run_page_shows_the_batch_status_as_it_goes(study, client_as):
+    run = start_run(study, model=JUDGE, limit=3, batch=True, by=None, enqueue=False)
+    page = htmx(client_as(Role.MAINTAINER))
+    url = reverse("judging:run", args=[study.pk, run.pk])
+    assert b"No batch sent yet" in page.get(url).content
+    checked = timezone.now()
+    JudgeBatch.objects.create(
+        run=run, batch_id="batch-abc", size=3, completed=1, submitted_at=checked,
+        checked_at=checked,
+    )  # fmt: skip
+    body = page.get(url).content.decode()
+    assert "Batch submitted, 2 requests pending; last checked" in body and "batch-abc" in body
+    JudgeBatch.objects.filter(run=run).update(completed=3, ended_at=timezone.now())
+    assert "Every batch has ended." in page.get(url).content.decode()
+
+
+def test_the_run_page_queues_again_a_run_whose_worker_died_with_its_batch_pending(
+    study, client_as, django_capture_on_commit_callbacks
+):
+    run = stalled(study, pending=True)
+    with django_capture_on_commit_callbacks() as enqueued:
+        page = client_as(Role.MAINTAINER).get(reverse("judging:run", args=[study.pk, run.pk]))
+    assert page.status_code == 200 and b"Queued" in page.content and len(enqueued) == 1
