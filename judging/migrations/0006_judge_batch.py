@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("judging", "0004_judge_run_name"),
+        ("judging", "0005_model_prices_and_run_cost"),
     ]
 
     operations = [
