@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from accounts.roles import Role
 from grading.models import Study
+from judging.costs import costing
 from judging.models import JudgeRun, ModelPrice, PromptVersion
 from judging.running import execute_run
 from judging.runs import start_run
@@ -177,3 +178,21 @@ def test_an_administrator_is_offered_to_add_a_missing_price(study, client_as, ma
     add = reverse("admin:judging_modelprice_add")
     assert f'href="{add}?model=openai-api/loopback/judge-cost"' in admin
     assert add not in htmx(maintainer).get(url, form(limit=1)).content.decode()
+
+
+def test_a_batch_run_is_estimated_at_the_batch_price(study):
+    ModelPrice.objects.create(
+        model="openai/gpt-4.1",
+        input_per_million=Decimal(2),
+        output_per_million=Decimal(8),
+        batch_discount=Decimal("0.5"),
+    )
+    prompt = PromptVersion.objects.get(template__name="reference-guided")
+    values = {"model": "openai/gpt-4.1", "prompt": prompt, "epochs": 1, "limit": None}
+
+    plain, batch = costing(study, **values), costing(study, **values, batch=True)
+
+    assert batch.price is not None and batch.price.input_per_million == Decimal(1)
+    assert batch.price.output_per_million == Decimal(4)
+    assert plain.estimate.cost is not None and batch.estimate.cost is not None
+    assert batch.estimate.cost == pytest.approx(plain.estimate.cost / 2, abs=Decimal("0.01"))
