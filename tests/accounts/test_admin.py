@@ -8,7 +8,7 @@ from django.urls import reverse
 from accounts.roles import Role
 
 PROJECT_APPS = {"accounts", "audit", "taxonomy", "rubrics", "grading", "judging", "agreement",
-                "interchange"}  # fmt: skip
+                "interchange", "webhooks"}  # fmt: skip
 
 
 def project_models():
