@@ -8,7 +8,8 @@ the session and its backend exchanges the code; what is ours is below.
 - An account is found by the provider's issuer and subject (`SignOnIdentity`), never by email.
   A new person gets an account named after their `preferred_username` (or email), made unique
   and unlike any other account's name (accounts.usernames), and the role the claim
-  OIDC_ROLE_CLAIM names, or none until an admin gives one.
+  OIDC_ROLE_CLAIM names, or none until an admin gives one; a role the claim changes is in the
+  person's history, the provider named as its source (people.services).
 - A refusal (a bad state, a denied consent, an expired or foreign token, a provider that does
   not answer) brings the person back to the login page with a message, never an error page.
 """
@@ -16,16 +17,14 @@ the session and its backend exchanges the code; what is ours is below.
 import logging
 import re
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 import jwt
 import requests
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.models import Group
-from django.core.exceptions import SuspiciousOperation, ValidationError
+from django.core.exceptions import ImproperlyConfigured, SuspiciousOperation, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -95,21 +94,25 @@ def _free_username(claims: dict[str, Any]) -> str:
     raise SuspiciousOperation("No free user name for this person.")
 
 
-def _is_last_admin(user: User) -> bool:
-    admins = User.objects.filter(is_active=True).filter(
-        Q(is_superuser=True) | Q(groups__name=Role.ADMIN.value)
-    )
-    return admins.filter(pk=user.pk).exists() and not admins.exclude(pk=user.pk).exists()
+class SetRole(Protocol):
+    def __call__(self, user: User, role: Role, *, issuer: str, claim: str) -> None: ...
+
+
+# A role changes under the rules of every change of role (never leaving no active admin) and
+# is recorded in the history: people.services does both, and sits above this app, which it
+# gives the function as it loads (people.apps).
+_set_role: SetRole | None = None
+
+
+def set_roles_with(setter: SetRole) -> None:
+    global _set_role
+    _set_role = setter
 
 
 def _give_role(user: User, role: Role) -> None:
-    # The rule of every change of role (people.services): never leave no active admin.
-    if role is not Role.ADMIN and _is_last_admin(user):
-        log.warning("Sign-on: %s keeps the Admin role, the last admin's.", user.username)
-        return
-    user.is_staff = user.is_superuser = role is Role.ADMIN
-    user.save(update_fields=["is_staff", "is_superuser"])
-    user.groups.set([Group.objects.get(name=role.value)])
+    if _set_role is None:
+        raise ImproperlyConfigured("Sign-on gives roles through the people app (people.apps).")
+    _set_role(user, role, issuer=settings.OIDC_ISSUER, claim=settings.OIDC_ROLE_CLAIM)
 
 
 class SignOnBackend(OIDCAuthenticationBackend):  # type: ignore[misc]

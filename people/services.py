@@ -247,7 +247,7 @@ def _locked(user: User, by: User | None) -> User:
 
 
 @transaction.atomic
-def set_role(user: User, role: Role, *, by: User | None) -> None:
+def set_role(user: User, role: Role, *, by: User | None, comment: str = "") -> None:
     current = _locked(user, by)
     check_change(current, role=role, active=current.is_active, by=by)
     before = role_of(current)
@@ -262,7 +262,18 @@ def set_role(user: User, role: Role, *, by: User | None) -> None:
         AuditEvent.Kind.UPDATED,
         by,
         {"role": [before.value if before else None, role.value]},
+        comment=comment,
     )
+
+
+def set_role_from_sign_on(user: User, role: Role, *, issuer: str, claim: str) -> None:
+    """The role the identity provider's claim names at a sign-on (accounts.sso), under the
+    rules of every change of role (the last active admin keeps the role, logged) and in the
+    history with the provider as its source: no person made it."""
+    try:
+        set_role(user, role, by=None, comment=f"single sign-on: {issuer}, claim {claim}")
+    except LastAdmin:
+        logger.warning("Sign-on: %s keeps the Admin role, the last admin's.", user.username)
 
 
 @transaction.atomic

@@ -13,6 +13,7 @@ from django.urls import reverse
 from accounts.models import SignOnIdentity, User
 from accounts.roles import Role
 from accounts.services import create_user_with_role, role_of
+from audit.models import AuditEvent
 from tests.app_processes import free_port
 from tests.factories import totp_code, turned_on_second_factor
 from tests.oidc_provider.people import CLIENT_ID, CLIENT_SECRET, ROLE_CLAIM
@@ -107,6 +108,33 @@ def test_the_claim_does_not_take_the_role_of_the_last_admin(client, sign_on, set
     client.post(reverse("logout"))
     sign_on_as(client, "ana")
     assert role_of(signed_in(client)) is Role.MAINTAINER
+
+
+def test_a_role_the_claim_changes_is_in_the_history_with_the_provider_as_source(
+    client, sign_on, settings
+):
+    settings.OIDC_ROLE_CLAIM = ""
+    sign_on_as(client, "ana")
+    user = signed_in(client)
+    assert user is not None and not AuditEvent.objects.for_object(user).exists()
+    client.post(reverse("logout"))
+    settings.OIDC_ROLE_CLAIM = ROLE_CLAIM
+    sign_on_as(client, "ana")  # the provider calls her a Maintainer
+    (event,) = AuditEvent.objects.for_object(user)
+    assert event.changes == {"role": [None, Role.MAINTAINER.value]} and event.actor is None
+    assert event.comment == f"single sign-on: {sign_on}, claim {ROLE_CLAIM}"
+    client.post(reverse("logout"))
+    sign_on_as(client, "ana")  # the same role again: nothing new
+    assert AuditEvent.objects.for_object(user).count() == 1
+    person = reverse("people:person", args=[user.pk])  # the person's page lists the history
+    page = client_as_admin(client).get(person).content.decode()
+    assert f"single sign-on: {sign_on}, claim {ROLE_CLAIM}" in page
+
+
+def client_as_admin(client: Client) -> Client:
+    client.post(reverse("logout"))
+    client.force_login(create_user_with_role("admin-two", "local-pass-123", Role.ADMIN))
+    return client
 
 
 def test_a_local_account_with_the_same_email_is_not_taken_over(client, sign_on):
