@@ -1,11 +1,14 @@
 """Admin for grading. Grades, ratings and gold verdicts are read-only here: they change only
 through grading.services, which keeps every submitted value's history."""
 
+from typing import Any
+
 from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
 
 from audit.admin import AuditedAdmin
+from grading import deadlines
 from grading.models import (
     AdjudicationRequest,
     Assignment,
@@ -56,6 +59,11 @@ class StudyAdmin(AuditedAdmin[Study]):
     list_filter = ["status", "framework"]
     search_fields = ["name"]
     inlines = [PoolMemberInline, LikertItemInline]
+
+    def save_model(self, request: HttpRequest, obj: Study, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if {"status", "deadline"} & set(form.changed_data):
+            deadlines.settle(obj)  # a closing is told, as from the study's page
 
 
 @admin.register(Expertise)

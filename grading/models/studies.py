@@ -220,6 +220,14 @@ class Study(models.Model):
     status = models.CharField(
         max_length=8, choices=Status.choices, default=Status.OPEN, verbose_name=_("status")
     )
+    # Whether the webhooks were told that the study closed (grading.deadlines): once per
+    # closing, by a maintainer or by the deadline, which has no moment of its own.
+    closing_told = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text=_("The webhooks were told that this study closed."),
+        verbose_name=_("closing told"),
+    )
     require_rationale_on_fail = models.BooleanField(
         default=True, verbose_name=_("require rationale on fail")
     )

@@ -11,6 +11,7 @@ from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
 from core.refusals import NotFound
+from grading import deadlines
 from grading.models import (
     Assignment,
     Grade,
@@ -23,20 +24,18 @@ from grading.models import (
 )
 from grading.services.refusals import QuestionsAnswered, StudyClosed
 from grading.services.setup import assign_study
-from webhooks.models import Event
-from webhooks.services import notify
 
 
-@transaction.atomic
 @transaction.atomic
 def set_status(study: Study, status: Study.Status, *, by: User | None = None) -> None:
+    """Close or reopen the study; the webhooks are told of a closing (once: a study already
+    closed by its deadline was told then, grading.deadlines)."""
     if study.status == status:
         return
     audit.record(study, AuditEvent.Kind.STATUS, by, {"status": [study.status, status.value]})
     study.status = status
     study.save(update_fields=["status"])
-    if status == Study.Status.CLOSED:
-        notify(Event.STUDY_CLOSED, {"study": study.pk, "name": study.name})
+    deadlines.settle(study)
 
 
 def _pool_names(study: Study) -> list[str]:
@@ -143,6 +142,8 @@ def update_settings(study: Study, changes: Mapping[str, Any], *, by: User | None
         return
     study.save(update_fields=list(changes))
     audit.record(study, AuditEvent.Kind.UPDATED, by, difference)
+    if "deadline" in difference:
+        deadlines.settle(study)
 
 
 @transaction.atomic

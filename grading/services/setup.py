@@ -13,7 +13,7 @@ from django.utils.translation import gettext, gettext_lazy
 from accounts.models import User
 from audit import services as audit
 from core.assignment import AnnotatorSpec, ItemSpec, mix_gold, overlapping, plan_assignment
-from grading import gold
+from grading import deadlines, gold
 from grading.expertise import annotator_tags, expertise_tags, item_tags, study_item_tags
 from grading.models import (
     Assignment,
@@ -92,6 +92,8 @@ def create_study(
         chosen, probability = sampled.drawn, sampled.probability
     add_responses(study, chosen, probability)
     audit.record_creation(study, ["name", "framework", *CREATION_FIELDS], actor=by)
+    if study.deadline is not None:
+        deadlines.settle(study)
     return study
 
 

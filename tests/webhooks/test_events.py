@@ -50,4 +50,4 @@ def test_closing_a_study_is_told_once(make_user):
     grading_services.set_status(found, Study.Status.CLOSED)  # already closed: nothing new
     grading_services.set_status(found, Study.Status.OPEN)
     (delivery,) = hook.deliveries.all()
-    assert delivery.payload == {"study": found.pk, "name": found.name}
+    assert delivery.payload == {"study": found.pk, "name": found.name, "closed_by": "maintainer"}
