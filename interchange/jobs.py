@@ -282,6 +282,31 @@ def import_payload(job: ImportJob) -> dict[str, Any]:
     }
 
 
+def tell_command_import(
+    kind: str, file: str, report: ImportReport | offline.OfflineImport | None
+) -> None:
+    """Tell the webhooks of an import a command ran (in a shell, with no import job) as of one
+    from the page: the same event and data, `import` null; failed without a report (the import
+    stopped on an error)."""
+    if report is None:
+        status, counts, dry_run = ImportJob.Status.FAILED, {}, False
+    else:
+        status = ImportJob.Status.SUCCEEDED if report.ok else ImportJob.Status.REFUSED
+        counts = {name: found.as_dict() for name, found in report.counts.items()}
+        dry_run = bool(getattr(report, "dry_run", False))
+    notify(
+        Event.IMPORT_FINISHED,
+        {
+            "import": None,
+            "kind": kind,
+            "status": status.value,
+            "dry_run": dry_run,
+            "file": file,
+            "counts": counts,
+        },
+    )
+
+
 def _finish_failed(job: ImportJob, problems: list[Any], error: str, attempts: int = 60) -> None:
     """Mark the job failed even when the import died because the database went away (a
     restart): the broken connection is dropped and the write retried once a second until the

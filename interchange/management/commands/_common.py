@@ -3,6 +3,7 @@ printing a report and failing with every problem."""
 
 from argparse import ArgumentParser
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
@@ -10,6 +11,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils.translation import gettext, gettext_noop
 
 from interchange.importers.report import ImportReport, Progress
+from interchange.jobs import tell_command_import
 from interchange.problem_text import (
     changed_criterion_text,
     message_text,
@@ -64,9 +66,15 @@ class _NoNewline:
 
 
 def run_import(
-    command: BaseCommand, run: Callable[[Progress], ImportReport], options: dict[str, Any]
+    command: BaseCommand,
+    run: Callable[[Progress], ImportReport],
+    options: dict[str, Any],
+    *,
+    kind: str,
+    file: Path,
 ) -> None:
-    """Run an import with a progress bar on stderr; exit non-zero listing every problem."""
+    """Run an import with a progress bar on stderr; exit non-zero listing every problem. The
+    webhooks are told of its end as of an import from the page (`kind`, the name of `file`)."""
     bar = TextProgressBar(_NoNewline(command.stderr)) if options.get("verbosity", 1) else None
 
     def progress(done: int, total: int, stage: str) -> None:
@@ -86,9 +94,13 @@ def run_import(
             )
             % {"error": first_line}
         ) from None
+    except Exception:
+        tell_command_import(kind, file.name, None)
+        raise
     finally:
         if bar:
             bar.close()
+    tell_command_import(kind, file.name, report)
     for note in report.notes:
         command.stderr.write(gettext("note: %(note)s") % {"note": message_text(note)})
     if report.problems:

@@ -5,7 +5,9 @@ from django.core.management.base import CommandError
 from django.utils.translation import gettext, gettext_noop
 
 from interchange import offline
+from interchange.jobs import tell_command_import
 from interchange.management.commands._offline import add_study_and_annotator, study_and_annotator
+from interchange.models import ImportJob
 from interchange.problem_text import message_text, nothing_imported, problem_text
 from l2annot.commands import Command as TranslatedCommand
 
@@ -30,6 +32,7 @@ class Command(TranslatedCommand):
         report = offline.import_workbook(
             options["file"], study, annotator, submit=options["submit"]
         )
+        tell_command_import(ImportJob.Kind.OFFLINE, options["file"].name, report)
         for problem in report.problems:
             self.stderr.write(problem_text(problem))
         if report.problems:

@@ -13,6 +13,7 @@ from interchange.management.commands._common import (
     framework_from,
     run_import,
 )
+from interchange.models import ImportJob
 from l2annot.commands import Command as TranslatedCommand
 
 
@@ -53,7 +54,7 @@ class Command(TranslatedCommand):
             return report
 
         try:
-            run_import(self, run, options)
+            run_import(self, run, options, kind=ImportJob.Kind.BENCHMARK, file=folder)
         except CommandError:
             if (
                 not options["create_missing"]

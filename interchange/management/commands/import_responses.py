@@ -10,6 +10,7 @@ from interchange.management.commands._common import (
     framework_from,
     run_import,
 )
+from interchange.models import ImportJob
 from l2annot.commands import Command as TranslatedCommand
 
 
@@ -29,4 +30,6 @@ class Command(TranslatedCommand):
                 options["file"], framework, dry_run=options["dry_run"], progress=progress
             ),
             options,
+            kind=ImportJob.Kind.RESPONSES,
+            file=options["file"],
         )

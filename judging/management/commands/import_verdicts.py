@@ -9,6 +9,7 @@ from interchange.management.commands._common import (
     framework_from,
     run_import,
 )
+from interchange.models import ImportJob
 from judging.verdict_import import import_verdicts
 from l2annot.commands import Command as TranslatedCommand
 
@@ -28,6 +29,7 @@ class Command(TranslatedCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         framework = framework_from(options["framework"])
+        file: Path = options["file"]
         run_import(
             self,
             lambda progress: import_verdicts(
@@ -38,4 +40,6 @@ class Command(TranslatedCommand):
                 progress=progress,
             ),
             options,
+            kind=ImportJob.Kind.EVAL_LOG if file.suffix == ".eval" else ImportJob.Kind.VERDICTS,
+            file=file,
         )
