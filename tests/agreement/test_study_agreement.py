@@ -320,7 +320,7 @@ def test_the_study_page_links_to_each_judge_and_the_judge_page_says_its_verdict(
     judge_url = reverse("judging:calibration", args=[study.pk, always_pass_judge.pk])
     assert judge_url in page
     body = client.get(judge_url).content.decode()
-    assert "always-pass / v1" in body
+    assert str(always_pass_judge) == "always-pass · v1" and str(always_pass_judge) in body
     assert "not enough" in body or "can replace" in body or "cannot replace" in body
     assert "Confusion matrix" in body
     assert "Accuracy vs expert majority" in body and "(n = " in body

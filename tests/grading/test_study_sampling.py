@@ -232,7 +232,7 @@ def test_the_setup_page_creates_a_sampled_study(pool):
     text = response.content.decode()
     assert f"{drawn} of the {2 * PER_MODEL + 1} responses selected were drawn" in text
     assert "Sampled for the judge's scores: about 6 responses of each model" in text
-    assert "judge-m / v1 / epochs (floor 0.5)" in text
+    assert f"judge run {study.sampling_run} (floor 0.5)" in text
 
 
 @pytest.mark.django_db
