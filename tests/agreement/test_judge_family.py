@@ -39,7 +39,7 @@ def test_a_maintainer_names_an_imported_runs_family_and_the_page_measures_with_i
     body = response.content.decode()
     assert NO_FAMILY not in body
     assert "(llama)" in body  # the study's responses are of another family: too few to measure
-    event = AuditEvent.objects.get(object_id=str(run.pk), kind=AuditEvent.Kind.UPDATED)
+    event = AuditEvent.objects.for_object(run).get(kind=AuditEvent.Kind.UPDATED)
     assert event.changes == {"model_family": ["", "llama"]}
 
 
@@ -59,7 +59,7 @@ def test_a_run_made_from_a_configuration_keeps_the_configurations_family(found, 
     run.refresh_from_db()
     assert run.model_family == "qwen"
     assert "comes from its judge configuration" in body
-    assert not AuditEvent.objects.filter(object_id=str(run.pk), kind=AuditEvent.Kind.UPDATED)
+    assert not AuditEvent.objects.for_object(run).filter(kind=AuditEvent.Kind.UPDATED)
 
 
 def test_readers_see_the_family_but_no_form(found, client_as):

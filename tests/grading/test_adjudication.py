@@ -117,7 +117,7 @@ def test_changing_a_gold_verdict_keeps_the_old_one(graders, make_user):
         first,
         second,
     )
-    event = AuditEvent.objects.get(object_id=str(gold.pk), kind=AuditEvent.Kind.UPDATED)
+    event = AuditEvent.objects.for_object(gold).get(kind=AuditEvent.Kind.UPDATED)
     assert event.changes == {"note": ["a", "b"], "verdict": ["fail", "pass"]}
 
 

@@ -149,10 +149,10 @@ def test_a_new_version_is_in_the_history_of_both_versions(graders, make_user):
 
     (saved,) = save_responses([spec(graded.task, text="Two.")], importer, change_comment="Why.")
 
-    new_event = AuditEvent.objects.get(object_id=str(saved.response_id))
+    new_event = AuditEvent.objects.for_object(Response.objects.get(pk=saved.response_id)).get()
     assert (new_event.kind, new_event.actor, new_event.comment) == ("imported", importer, "Why.")
     assert new_event.changes == {"text": [factories.TEXT_V1, "Two."], "version": [1, 2]}
-    old_event = AuditEvent.objects.filter(object_id=str(graded.pk)).latest("pk")
+    old_event = AuditEvent.objects.for_object(graded).latest("pk")
     assert old_event.kind == "updated" and list(old_event.changes) == ["superseded_at"]
 
 
