@@ -74,3 +74,15 @@ def test_figures_stay_whole_and_wide_tables_scroll_in_their_box(
             )
             wide = page.evaluate(WIDER_THAN_THE_WINDOW)
             assert scroll <= window, f"{url}: {scroll} px wide in a {window} px window: {wide}"
+    # The comparison shows its criteria in pages, as the agreement page does: the next page is
+    # swapped in place and the address says which page it is.
+    page = new_page(width=1280)
+    log_in(page, Role.MAINTAINER)
+    page.goto(pages[-1])
+    section = page.locator("#criteria")
+    first = section.locator("tbody th[scope=rowgroup] code").first.inner_text()
+    section.get_by_role("link", name="Next").click()
+    page.wait_for_url("**page=2**")
+    assert section.get_by_text("Page 2 of").is_visible()
+    assert first not in section.locator("tbody th[scope=rowgroup] code").all_inner_texts()
+    assert page.locator("#comparison-summary").count() == 1  # the rest of the page stays

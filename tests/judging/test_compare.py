@@ -231,8 +231,11 @@ def test_every_figure_of_the_calibration_api_carries_its_n(study, runs, make_use
         assert group["vs_majority"]["sensitivity"]["denominator"] >= 0
 
 
-def test_every_alt_test_cell_of_the_comparison_carries_its_n(study, runs, client_as):
+def test_every_alt_test_cell_of_the_comparison_carries_its_n(study, runs, client_as, monkeypatch):
+    from judging.views import compare
+
     comparison = run_comparison(study, runs)
+    monkeypatch.setattr(compare, "CRITERIA_PER_PAGE", len(comparison.criteria))
     body = client_as(Role.MAINTAINER).get(
         reverse("judging:compare", args=[study.pk]), {"run": [r.pk for r in runs]}
     )
@@ -303,3 +306,54 @@ def test_each_runs_cost_and_cost_a_unit_sit_beside_its_figures(study, runs, clie
     calibration = client.get(reverse("judging:calibration", args=[study.pk, priced.pk]))
     assert "Cost of the run" in calibration.content.decode()
     assert "4.50 EUR" in calibration.content.decode()
+
+
+def _criteria_section(body: str) -> str:
+    return body.split('<section id="criteria"', 1)[1].split("</section>", 1)[0]
+
+
+def test_a_study_with_more_criteria_than_a_page_holds_shows_them_in_pages(
+    study, runs, client_as, monkeypatch, django_assert_max_num_queries
+):
+    from judging.views import compare
+
+    monkeypatch.setattr(compare, "CRITERIA_PER_PAGE", 2)
+    client = client_as(Role.MAINTAINER)
+    url = reverse("judging:compare", args=[study.pk])
+    comparison = run_comparison(study, runs)
+    codes = [c.code for c in comparison.criteria]
+    assert len(codes) > 2
+    with django_assert_max_num_queries(16):
+        response = client.get(url, {"run": [r.pk for r in runs]})
+    section = _criteria_section(response.content.decode())
+    # The runs' figures and each pair's tests on the first two criteria, none on the third.
+    assert section.count(f"<code>{codes[0]}</code>") == 2
+    assert section.count(f"<code>{codes[1]}</code>") == 2
+    assert f"<code>{codes[2]}</code>" not in section
+    assert f"Criteria 1 to 2 of {len(codes)}" in section
+    runs_query = "&amp;".join(f"run={r.pk}" for r in runs)
+    assert f'href="?{runs_query}&amp;page=2"' in section  # the next page keeps the runs
+
+    with django_assert_max_num_queries(16):
+        response = client.get(
+            url, {"run": [r.pk for r in runs], "page": 2}, headers={"HX-Request": "true"}
+        )
+    body = response.content.decode()
+    assert body.lstrip().startswith('<section id="criteria"')
+    assert "<html" not in body and "comparison-summary" not in body
+    assert f"<code>{codes[2]}</code>" in body and f"<code>{codes[0]}</code>" not in body
+    assert f'href="?{runs_query}&amp;page=1"' in body
+
+
+def test_the_levels_of_an_ordinal_criterion_are_on_its_criterions_page(monkeypatch):
+    from core.analysis.ratings import CriterionInfo
+    from judging.views import compare
+
+    monkeypatch.setattr(compare, "CRITERIA_PER_PAGE", 1)
+    infos = [CriterionInfo(key, f"C{key}", "", "", "", "") for key in (1, 2)]
+    ordinal = CriterionInfo(2, "C2", "", "", "", "", scale=(1, 5))
+    comparison = compare.RunComparison(
+        criteria=tuple(infos), n_shared=0, runs=(), pairs=(), level=0.05, ordinal=(ordinal,)
+    )
+    assert compare.criteria_page(comparison, "1")["levels"] == []
+    assert [row.criterion for row in compare.criteria_page(comparison, "2")["levels"]] == [ordinal]
