@@ -11,7 +11,6 @@ from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from django.utils.text import Truncator
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
@@ -28,6 +27,7 @@ from judging.models import JudgeRun, TriageResolution
 from judging.unit_details import UnitDetail, load_unit_details
 from l2annot.errors import message_of, status_for
 from l2annot.htmx import render_page, respond
+from rubrics.markdown import markdown_excerpt
 from rubrics.models import CriterionVersion, Turn
 
 PAGE = "judging/triage.html"
@@ -128,7 +128,7 @@ def _turn_lines(found: Triage) -> list[TurnLine]:
             found.turn_criteria[line.criterion],
             found.turn_items[line.item],
             turns[line.turn][0] + 1,
-            Truncator(turns[line.turn][1]).chars(TURN_EXCERPT),
+            markdown_excerpt(turns[line.turn][1], TURN_EXCERPT),
         )
         for line in found.turns
         if line.turn in turns

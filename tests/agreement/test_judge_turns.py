@@ -224,3 +224,12 @@ def test_the_triage_page_lists_each_turn_where_the_judge_differs_with_its_text(
     assert "3 tutor turns where the judge" in section
     first = turns[found.turns[0].turn]
     assert f"<td>4</td>\n      <td>{first.content[:40]}" in section
+
+
+def test_the_triage_page_quotes_a_turn_as_plain_text_not_markdown(study, run, client_as):
+    found = triage(study, run)
+    Turn.objects.filter(pk=found.turns[0].turn).update(content="# Try again\n\nSay **went**.")
+    page = client_as(Role.MAINTAINER).get(reverse("judging:triage", args=[study.pk, run.pk]))
+    section = page.content.decode().split("the turns where the judge differs", 1)[1]
+    assert "<td>Try again Say went.</td>" in section
+    assert "**" not in section and "# Try" not in section

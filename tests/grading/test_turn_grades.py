@@ -19,7 +19,7 @@ from grading.models import Assignment, Grade, GradeRevision, TurnGrade, TurnGrad
 from interchange import offline
 from interchange.importers import import_responses
 from rubrics import services as rubric_services
-from rubrics.models import CriterionVersion, Response
+from rubrics.models import CriterionVersion, Response, Turn
 from tests import factories
 from tests.conftest import htmx
 from tests.interchange.test_offline_import import fill
@@ -345,3 +345,12 @@ def test_the_api_saves_a_turn_grade_and_gives_the_dialogues_grade(dialogue):
     assert [t["id"] for t in claimed["response"]["turns"] if t["role"] == "assistant"] == [
         t.pk for t in turns
     ]
+
+
+def test_the_turn_excerpt_beside_each_turn_verdict_is_plain_text(dialogue):
+    assignment, grader, _, turns = dialogue
+    Turn.objects.filter(pk=turns[0].pk).update(content="## Well done\n\nYou used **went** well.")
+    html = _client(grader).get(reverse("grading:assignment", args=[assignment.pk])).content.decode()
+    excerpts = [e.split("</p>")[0] for e in html.split('class="turn-excerpt muted">')[1:]]
+    assert excerpts[0] == "Well done You used went well."
+    assert not any("**" in excerpt or "#" in excerpt for excerpt in excerpts)
