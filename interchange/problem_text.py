@@ -58,6 +58,7 @@ COUNTED = {
     "sub-competencies": gettext_noop("sub-competencies"),
     "responses": gettext_noop("responses"),
     "verdicts": gettext_noop("verdicts"),
+    "turn verdicts": gettext_noop("turn verdicts"),
     "judge ratings": gettext_noop("judge ratings"),
     "judge runs": gettext_noop("judge runs"),
 }

@@ -528,8 +528,11 @@ def write_verdicts(
                         source,
                         plan.record.line or None,
                         "turn",
-                        f"the response has no tutor turn {plan.record.turn} "
-                        "(turns are counted from 0, every role included)",
+                        gettext_noop(
+                            "the response has no tutor turn %(turn)s (turns are counted from 0, "
+                            "every role included)",
+                            turn=plan.record.turn,
+                        ),
                     )
                 )
                 continue

@@ -17,6 +17,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
 
+from core.formats.jsonl import decoder_reason
 from core.messages import gettext_noop
 
 KINDS = ("categorical", "ordinal", "boolean", "text", "number")
@@ -115,7 +116,7 @@ def _load_json(path: Path) -> Any:
                     "%(file)s: line %(line)s: not valid JSON (%(error)s)",
                     file=path.name,
                     line=exc.lineno,
-                    error=exc.msg,
+                    error=decoder_reason(exc.msg),
                 )
             ]
         ) from exc

@@ -203,6 +203,32 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+# Why Python's JSON reader refused a text, in its own English words, translated where the
+# problem is read (any other reason is shown as the reader gave it).
+DECODER_REASONS: dict[str, Text] = {
+    reason: reason
+    for reason in (
+        gettext_noop("Expecting value"),
+        gettext_noop("Expecting property name enclosed in double quotes"),
+        gettext_noop("Expecting ':' delimiter"),
+        gettext_noop("Expecting ',' delimiter"),
+        gettext_noop("Extra data"),
+        gettext_noop("Unterminated string starting at"),
+        gettext_noop("Invalid control character at"),
+        gettext_noop("Invalid \\escape"),
+        gettext_noop("Invalid \\uXXXX escape"),
+        gettext_noop("Illegal trailing comma before end of object"),
+        gettext_noop("Illegal trailing comma before end of array"),
+        gettext_noop("Unexpected UTF-8 BOM (decode using utf-8-sig)"),
+    )
+}
+
+
+def decoder_reason(reason: str) -> str:
+    """A JSONDecodeError's `msg` as a message translated where it is read."""
+    return DECODER_REASONS.get(reason, reason)
+
+
 # One decoder for every line: json.loads with hooks builds a new one per call.
 _DECODER = json.JSONDecoder(
     parse_constant=_no_constants, object_pairs_hook=_unique_keys, parse_int=_integer
@@ -263,7 +289,9 @@ def _parse_line(raw: bytes) -> dict[str, Any] | JsonRefused | str | None:
         value = loads(text)
     except json.JSONDecodeError as error:
         return gettext_noop(
-            "not valid JSON (%(reason)s at column %(column)s)", reason=error.msg, column=error.colno
+            "not valid JSON (%(reason)s at column %(column)s)",
+            reason=decoder_reason(error.msg),
+            column=error.colno,
         )
     except JsonRefused as error:
         return (
