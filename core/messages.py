@@ -10,7 +10,9 @@ of whoever reads it.
 
 from __future__ import annotations
 
-__all__ = ["StoredMessage", "Text", "gettext_noop", "stored_message"]
+import errno
+
+__all__ = ["StoredMessage", "Text", "gettext_noop", "os_error_reason", "stored_message"]
 
 # A stored message: plain text (not translatable), or a Text's template and values.
 type StoredMessage = str | dict[str, object]
@@ -71,3 +73,23 @@ def gettext_noop(template: str, /, **values: object) -> Text:
 
 def stored_message(message: str) -> StoredMessage:
     return message.as_json() if isinstance(message, Text) else str(message)
+
+
+# Why a file could not be read, in the words Linux gives (strerror), translated where shown.
+_OS_REASONS = {
+    errno.ENOENT: gettext_noop("No such file or directory"),
+    errno.EACCES: gettext_noop("Permission denied"),
+    errno.EPERM: gettext_noop("Operation not permitted"),
+    errno.EISDIR: gettext_noop("Is a directory"),
+    errno.ENOTDIR: gettext_noop("Not a directory"),
+    errno.ENAMETOOLONG: gettext_noop("File name too long"),
+    errno.ELOOP: gettext_noop("Too many levels of symbolic links"),
+    errno.EIO: gettext_noop("Input/output error"),
+}
+
+
+def os_error_reason(error: OSError) -> str:
+    """Why `error` stopped a read, as a message translated where it is read (the system's
+    own words for a reason not listed)."""
+    known = _OS_REASONS.get(error.errno) if error.errno is not None else None
+    return known if known is not None else error.strerror or str(error)

@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from core.messages import gettext_noop
+
 __all__ = [
     "CORRECTIVE_MESSAGE",
     "LEVEL_CORRECTIVE_MESSAGE",
@@ -91,18 +93,25 @@ def _written(slot: str) -> str:
 
 def template_problems(text: str) -> list[str]:
     """What is wrong with a template's text (empty when it can be used): unknown slots, and
-    the two slots a judge cannot do without (the response and the criterion)."""
-    problems = []
+    the two slots a judge cannot do without (the response and the criterion). Each is a
+    `core.messages.Text`, in English, shown in the reader's language by `message_text`."""
+    problems: list[str] = []
     used = {match.group(1) for match in _SLOT.finditer(text)}
     unknown = sorted(s for s in used if s not in SLOTS and not _CONTEXT_SLOT.fullmatch(s))
     if unknown:
         problems.append(
-            f"unknown slot {', '.join(map(_written, unknown))}: "
-            f"the slots are {', '.join(map(_written, SLOTS))} and {_written('context.<name>')}"
+            gettext_noop(
+                "unknown slot %(unknown)s: the slots are %(slots)s and %(context)s",
+                unknown=", ".join(map(_written, unknown)),
+                slots=", ".join(map(_written, SLOTS)),
+                context=_written("context.<name>"),
+            )
         )
     for slot in _REQUIRED:
         if slot not in used:
-            problems.append(f"the template never shows the judge the {_written(slot)}")
+            problems.append(
+                gettext_noop("the template never shows the judge the %(slot)s", slot=_written(slot))
+            )
     return problems
 
 

@@ -17,6 +17,7 @@ from audit.services import record, record_creation
 from core.prompting import AnswerStyle, template_problems
 from judging.models import JudgeConfig, JudgeRun, PromptTemplate, PromptVersion
 from judging.providers import check_model
+from l2annot.shown import message_text
 
 _VERSION_FIELDS = ("template", "number", "style", "text", "note")
 
@@ -39,7 +40,7 @@ def check_prompt_text(text: str) -> None:
         raise ValidationError({"text": [too_long]})
     problems = template_problems(text)
     if problems:
-        raise ValidationError({"text": problems})
+        raise ValidationError({"text": [message_text(problem) for problem in problems]})
 
 
 @transaction.atomic

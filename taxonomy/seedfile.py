@@ -18,7 +18,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError
 
 from core.formats.jsonl import decoder_reason
-from core.messages import gettext_noop
+from core.messages import gettext_noop, os_error_reason
 
 KINDS = ("categorical", "ordinal", "boolean", "text", "number")
 
@@ -124,7 +124,9 @@ def _load_json(path: Path) -> Any:
         raise SeedFileError(
             [
                 gettext_noop(
-                    "%(file)s: cannot be read (%(error)s)", file=path.name, error=exc.strerror
+                    "%(file)s: cannot be read (%(error)s)",
+                    file=path.name,
+                    error=os_error_reason(exc),
                 )
             ]
         ) from exc

@@ -47,6 +47,7 @@ from core.formats.l2bench_csv import (
     read_l2bench_folder,
 )
 from core.formats.problems import Problem, Text, gettext_noop
+from core.messages import os_error_reason
 from interchange.importers.collector import collector_paused
 from interchange.importers.plan import (
     BenchmarkPlan,
@@ -373,7 +374,7 @@ class Planner:
                     gettext_noop(
                         "cannot read resource '%(name)s' (%(reason)s)",
                         name=name,
-                        reason=error.strerror,
+                        reason=os_error_reason(error),
                     ),
                 )
                 continue

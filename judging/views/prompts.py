@@ -24,6 +24,7 @@ from judging.models import PromptTemplate, PromptVersion, TriageResolution
 from judging.runs import RunNotPossible, preview
 from judging.services import prompt_too_long
 from l2annot.htmx import redirect_to, render_page
+from l2annot.shown import message_text
 
 LIST_PAGE = "judging/prompts.html"
 PAGE = "judging/prompt.html"
@@ -116,7 +117,7 @@ def prompt_preview(request: AuthenticatedHttpRequest) -> HttpResponse:
 def _preview(text: str, study: Study | None) -> dict[str, object]:
     if (too_long := prompt_too_long(text)) is not None:  # neither checked nor filled
         return {"problems": [too_long], "text": "", "missing": "", "more": 0}
-    problems = template_problems(text)
+    problems = [message_text(problem) for problem in template_problems(text)]
     try:
         filled = preview(text, study)
     except RunNotPossible as error:

@@ -5,8 +5,10 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext, gettext_noop
 
 from core.formats.prompt_files import SUFFIX
+from core.messages import os_error_reason
 from judging.prompt_files import PromptFilesRefused, import_prompt_files, unpacked
 from l2annot.commands import Command as TranslatedCommand
+from l2annot.shown import message_text
 
 
 def prompt_paths(paths: list[Path]) -> list[Path]:
@@ -39,7 +41,10 @@ class Command(TranslatedCommand):
             try:
                 files += unpacked(str(path), path.read_bytes())
             except OSError as error:
-                raise CommandError(f"{path}: {error.strerror or error}") from None
+                raise CommandError(
+                    gettext("%(path)s: %(reason)s")
+                    % {"path": path, "reason": message_text(os_error_reason(error))}
+                ) from None
             except PromptFilesRefused as refused:
                 raise CommandError("\n".join(refused.messages)) from None
         try:
