@@ -1,5 +1,6 @@
 """A Spanish reader of a refused import's page reads every problem in Spanish: the problems
-of the benchmark, responses and verdicts importers, as the import jobs store them."""
+of the benchmark, responses, verdicts and offline workbook importers, as the import jobs
+store them."""
 
 import csv
 import json
@@ -11,11 +12,14 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
+from openpyxl import load_workbook
 
 from accounts.roles import Role
 from core.formats.l2bench_csv import REQUIRED_COLUMNS, TASKS_FILE
 from core.formats.problems import Problem, gettext_noop
 from core.formats.synthetic import synthetic_responses, write_jsonl
+from grading import services
+from interchange import offline
 from interchange.importers import import_l2bench, import_responses
 from interchange.importers.report import ImportReport
 from interchange.models import ImportJob
@@ -26,6 +30,7 @@ from interchange.problem_text import (
     stored_problems,
 )
 from judging.verdict_import import import_verdicts
+from tests import factories
 from tests.factories import benchmark_folder, generated, make_job
 from tests.project.test_spanish_pages import WORD, english_words
 
@@ -137,7 +142,36 @@ def every_problem(tmp_path: Path, framework) -> list[tuple[str, list[object]]]:
     return [(kind, stored_problems(report.problems)) for kind, report in reports]
 
 
+def filled_workbook(path: Path, study, grader, verdict: str, rating: int) -> Path:
+    """The grader's workbook with every verdict cell `verdict` and every rating `rating`."""
+    offline.write_workbook(path, study, grader)
+    workbook = load_workbook(path)
+    sheet = workbook["Grading"]
+    for row in range(2, sheet.max_row + 1):
+        if criterion_id := sheet.cell(row, 2).value:
+            rating_row = criterion_id.startswith("likert:")
+            sheet.cell(row, 6).value = rating if rating_row else verdict
+    workbook.save(path)
+    return path
+
+
+def workbook_problems(tmp_path: Path, make_user) -> list[tuple[str, list[object]]]:
+    """An offline grading workbook's problems: cells filled wrongly, and the workbook of
+    another grader."""
+    graders = [make_user(Role.ANNOTATOR) for _ in range(2)]
+    study = factories.study(graders, responses=1, overlap=2)
+    services.assign_study(study)
+    wrong = filled_workbook(tmp_path / "wrong.xlsx", study, graders[0], "maybe", 9)
+    right = filled_workbook(tmp_path / "right.xlsx", study, graders[0], "Fail", 3)
+    reports = [
+        offline.import_workbook(wrong, study, graders[0]),
+        offline.import_workbook(right, study, graders[1]),
+    ]
+    return [("offline", stored_problems(report.problems)) for report in reports]
+
+
 QUOTED = re.compile(r"'[^']*'|“[^”]*”")
+FILE_NAME = re.compile(r"\S+\.\w{1,8}\b")  # the uploaded file's name: the person's words
 
 
 def listed_problems(html: str) -> list[str]:
@@ -155,7 +189,8 @@ def test_a_spanish_reader_reads_every_importers_problems_in_spanish(
     client = Client()
     client.force_login(reader)
     found = {}
-    for kind, problems in every_problem(tmp_path, starter_framework):
+    found_problems = every_problem(tmp_path, starter_framework)
+    for kind, problems in [*found_problems, *workbook_problems(tmp_path, make_user)]:
         assert problems, kind
         job = make_job(
             starter_framework,
@@ -168,7 +203,8 @@ def test_a_spanish_reader_reads_every_importers_problems_in_spanish(
         assert len(shown) == len(problems)
         for line in shown:
             # The values quoted from the file ('task_key', 'maybe') are the file's words.
-            words = {w for w in WORD.findall(QUOTED.sub(" ", line)) if w.lower() in english}
+            shown = FILE_NAME.sub(" ", QUOTED.sub(" ", line))
+            words = {w for w in WORD.findall(shown) if w.lower() in english}
             if words:
                 found[line] = words
     assert found == {}, "\n".join(f"{line}: {sorted(words)}" for line, words in found.items())
