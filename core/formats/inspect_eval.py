@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .jsonl import too_many_values, unstorable_in
+from .jsonl import decoder_reason, too_many_values, unstorable_in
 from .problems import Problem, describe, gettext_noop, shown
 from .responses import ResponseRecord, Role, Turn
 from .verdicts import ACCEPTED, VerdictRecord, parse_verdict
@@ -110,7 +110,7 @@ class _Log:
             data = archive.read(member)
         except MemberError as error:
             self.report(
-                member, None, gettext_noop("cannot be read: it %(error)s", error=str(error))
+                member, None, gettext_noop("cannot be read: it %(error)s", error=error.args[0])
             )
             return None
         if (too_many := too_many_values(data)) is not None:
@@ -118,7 +118,16 @@ class _Log:
             return None
         try:
             value = json.loads(data)
-        except ValueError as error:
+        except json.JSONDecodeError as error:
+            message = gettext_noop(
+                "not valid JSON (%(reason)s at line %(line)s, column %(column)s)",
+                reason=decoder_reason(error.msg),
+                line=error.lineno,
+                column=error.colno,
+            )
+            self.report(member, None, message)
+            return None
+        except ValueError as error:  # not UTF-8 text
             self.report(
                 member, None, gettext_noop("not valid JSON (%(reason)s)", reason=str(error))
             )

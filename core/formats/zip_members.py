@@ -19,6 +19,8 @@ from typing import BinaryIO
 
 import zstandard
 
+from core.messages import gettext_noop
+
 __all__ = ["ZSTANDARD", "MemberError", "ZipMembers", "inflate_zstandard"]
 
 ZSTANDARD = 93
@@ -28,7 +30,8 @@ _CHUNK = 1024 * 1024
 
 
 class MemberError(ValueError):
-    """A member that cannot be read, said in words (an unknown method, a corrupt body, ...)."""
+    """A member that cannot be read, said in words (an unknown method, a corrupt body, ...):
+    its argument is a `core.messages.Text`, read in the reader's language."""
 
 
 class ZipMembers:
@@ -70,20 +73,23 @@ class ZipMembers:
         """The uncompressed bytes of member `name`."""
         info = self._zip.getinfo(name)
         if info.flag_bits & 0x1:
-            raise MemberError("is encrypted")
+            raise MemberError(gettext_noop("is encrypted"))
         if info.compress_type == ZSTANDARD:
             data = inflate_zstandard(self._stored_bytes(info), info.file_size)
             if zlib.crc32(data) != info.CRC:
-                raise MemberError("is corrupt (its checksum does not match)")
+                raise MemberError(gettext_noop("is corrupt (its checksum does not match)"))
             return data
         try:
             return self._zip.read(info)
         except NotImplementedError:
             raise MemberError(
-                f"is compressed with a method this reader does not know ({info.compress_type})"
+                gettext_noop(
+                    "is compressed with a method this reader does not know (%(method)s)",
+                    method=info.compress_type,
+                )
             ) from None
         except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:
-            raise MemberError(f"is corrupt ({error})") from None
+            raise MemberError(gettext_noop("is corrupt (%(detail)s)", detail=str(error))) from None
 
     def _stored_bytes(self, info: zipfile.ZipInfo) -> bytes:
         """The member's bytes as stored: after its local header (whose name and extra field
@@ -91,13 +97,15 @@ class ZipMembers:
         self._file.seek(info.header_offset)
         header = self._file.read(_LOCAL_HEADER.size)
         if len(header) != _LOCAL_HEADER.size or header[:4] != _LOCAL_SIGNATURE:
-            raise MemberError("is corrupt (no local header where the directory points)")
+            raise MemberError(
+                gettext_noop("is corrupt (no local header where the directory points)")
+            )
         fields = _LOCAL_HEADER.unpack(header)
         name_length, extra_length = fields[-2], fields[-1]
         self._file.seek(info.header_offset + _LOCAL_HEADER.size + name_length + extra_length)
         stored = self._file.read(info.compress_size)
         if len(stored) != info.compress_size:
-            raise MemberError("is corrupt (the archive ends inside it)")
+            raise MemberError(gettext_noop("is corrupt (the archive ends inside it)"))
         return stored
 
 
@@ -112,9 +120,19 @@ def inflate_zstandard(stored: bytes, size: int) -> bytes:
                 chunks.append(chunk)
                 total += len(chunk)
                 if total > size:
-                    raise MemberError(f"inflates beyond its declared size ({size} bytes)")
+                    raise MemberError(
+                        gettext_noop(
+                            "inflates beyond its declared size (%(size)s bytes)", size=size
+                        )
+                    )
     except zstandard.ZstdError as error:
-        raise MemberError(f"is corrupt (Zstandard: {error})") from None
+        raise MemberError(
+            gettext_noop("is corrupt (Zstandard: %(detail)s)", detail=str(error))
+        ) from None
     if total != size:
-        raise MemberError(f"inflates to {total} bytes, not its declared {size}")
+        raise MemberError(
+            gettext_noop(
+                "inflates to %(total)s bytes, not its declared %(size)s", total=total, size=size
+            )
+        )
     return b"".join(chunks)

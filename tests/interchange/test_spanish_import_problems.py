@@ -5,6 +5,7 @@ store them."""
 import csv
 import json
 import re
+import zipfile
 from html import unescape
 from pathlib import Path
 
@@ -63,6 +64,14 @@ def benchmark(folder: Path, rows: list[dict[str, str]], context: str = "") -> Pa
         writer.writeheader()
         writer.writerows({**BASE_ROW, **row} for row in rows)
     return folder
+
+
+def broken_log(path: Path) -> Path:
+    """An Inspect AI log whose members are not JSON."""
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("header.json", '{"eval": ')
+        archive.writestr("samples/1_epoch_1.json", '{"id": 1,,}')
+    return path
 
 
 def every_problem(tmp_path: Path, framework) -> list[tuple[str, list[object]]]:
@@ -138,6 +147,7 @@ def every_problem(tmp_path: Path, framework) -> list[tuple[str, list[object]]]:
         ("verdicts", import_verdicts(jsonl(tmp_path / "v1.jsonl", unread_verdicts), framework)),
         ("verdicts", import_verdicts(jsonl(tmp_path / "v2.jsonl", unknown_verdicts), framework)),
         ("verdicts", import_verdicts(jsonl(tmp_path / "v3.jsonl", no_turn), framework)),
+        ("eval_log", import_verdicts(broken_log(tmp_path / "broken.eval"), framework)),
     ]
     return [(kind, stored_problems(report.problems)) for kind, report in reports]
 
