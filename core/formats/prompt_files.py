@@ -80,8 +80,16 @@ class _Dumper(yaml.SafeDumper):
     """Writes a text of several lines as a literal block, as a person would."""
 
 
+# Line breaks to YAML besides "\n": in a block or plain scalar a reader folds them, so a text
+# holding one is written double-quoted, where they are escaped.
+_OTHER_BREAKS = frozenset("\r\x85\u2028\u2029")
+
+
 def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
+    if _OTHER_BREAKS.intersection(value):
+        style: str | None = '"'
+    else:
+        style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 

@@ -1,7 +1,7 @@
 """Prompt files (core.formats.prompt_files): written and read back exactly; every problem named
 by file, line and field. Pure: no database."""
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from core.formats.prompt_files import PromptFile, read_prompt_file, write_prompt_file
@@ -33,6 +33,7 @@ texts = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_siz
 
 
 @given(text=texts, note=texts, description=texts, critique=st.booleans())
+@example(text="x", note="a\x85b", description="c\u2028d\re\u2029", critique=False)
 def test_any_text_and_metadata_come_back_exactly(text, note, description, critique):
     text = text + "{{response}}{{criterion}}"
     style = "critique" if critique else "binary"
