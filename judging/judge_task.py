@@ -1,30 +1,57 @@
-"""The Inspect AI task a judge run evaluates: one sample per (response, criterion), repeated for
-each epoch, as L2-Bench's scorer makes one call per criterion. Imports no Django: the job feeds
-it plain calls and reads its `.eval` log back through the Inspect importer.
+"""The judge's calls: one sample per (response, criterion), repeated for each epoch, as
+L2-Bench's scorer makes one call per criterion. Imports no Django: the job feeds it plain calls,
+and the samples go into an Inspect AI `.eval` log (`judging.eval_log`) that the Inspect importer
+reads back.
 
-The judge is the task's model. A sample's input is the filled prompt; its answer is read as
-`true`/`false` (`core.prompting.parse_answer`; on an ordinal criterion a level of its
-scale, `parse_level`, and the score's `judgement` is that number), and an unreadable
-answer is asked again with a corrective message up to `parse_retries` times at
-`retry_temperature`. The score carries `metadata.scoring_results` with one result,
-`judgement` null when no answer could be read, and the sample's metadata names the stored
-response it judged (`response_id`, and `response_version`: the version the study grades), so
-the importer stores verdicts against it without creating responses.
+The calls go straight to Inspect AI's model API (`Model.generate`, with its provider, retries,
+rate-limit handling and cache), at most `connections` at once, from one event loop: Inspect's
+`eval()` would wrap each in its per-sample machinery (task state, solver and scorer chains,
+transcript, sample buffer), which costs several times the call itself (bench/README.md, "Judge
+runs").
+
+A sample's input is the filled prompt; its answer is read as `true`/`false`
+(`core.prompting.parse_answer`; on an ordinal criterion a level of its scale, `parse_level`,
+and the score's `judgement` is that number), and an unreadable answer is asked again with a
+corrective message up to `parse_retries` times at `retry_temperature`. The score carries
+`metadata.scoring_results` with one result, `judgement` null when no answer could be read, and
+the sample's metadata names the stored response it judged (`response_id`, and
+`response_version`: the version the study grades), so the importer stores verdicts against it
+without creating responses.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Sequence
+import time
+import traceback
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from inspect_ai import Task
-from inspect_ai.dataset import Sample
-from inspect_ai.model import CachePolicy, ChatMessageUser
-from inspect_ai.model._model import sample_model_usage
-from inspect_ai.scorer import Score, Target, scorer
-from inspect_ai.solver import Generate, TaskState, solver
+from inspect_ai._util.constants import DEFAULT_MAX_CONNECTIONS_BATCH
+from inspect_ai.log import EvalError, EvalLog, EvalSample, EvalStatus
+from inspect_ai.log._transcript import Transcript, init_transcript
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessage,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    get_model,
+)
+from inspect_ai.model._cache import epoch as cache_epoch
+from inspect_ai.model._model import (
+    init_model_usage,
+    init_sample_model_usage,
+    model_usage,
+    sample_model_usage,
+)
+from inspect_ai.scorer import Score
+from inspect_ai.util._concurrency import init_concurrency
 
 from core.prompting import (
     CORRECTIVE_MESSAGE,
@@ -33,14 +60,11 @@ from core.prompting import (
     parse_answer,
     parse_level,
 )
+from judging.eval_log import SCORER, TASK, EvalLogWriter, eval_spec, now
 
 # A judged answer never expires from the cache: a re-run of an interrupted run pays only for
 # the calls it has not made (Inspect keys the cache on model, messages and parameters).
 CACHE = CachePolicy(expiry=None)
-
-
-class RunCancelled(Exception):
-    """A maintainer cancelled the run: the samples not yet judged stop here."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +80,34 @@ class JudgeCall:
     scale: tuple[int, int] | None = None  # an ordinal criterion: the answer is a level
     turn: int | None = None  # the tutor turn judged, on a turn-level criterion
     response_version: int | None = None  # the version judged, when not the current one
+
+    def metadata(self) -> dict[str, Any]:
+        """The sample's metadata: what the importer reads to store the verdict."""
+        return (
+            {
+                "task_key": self.task_key,
+                "response_id": self.response_id,
+                "criterion_id": self.criterion_id,
+                "weight": self.weight,
+                "scale": list(self.scale) if self.scale else None,
+            }
+            | ({"turn": self.turn} if self.turn is not None else {})
+            | (
+                {"response_version": self.response_version}
+                if self.response_version is not None
+                else {}
+            )
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Asking:
+    """How a call is asked and its answer read: the prompt's answer style, and how often an
+    unreadable answer is asked again, at which temperature."""
+
+    style: AnswerStyle
+    parse_retries: int
+    retry_temperature: float
 
 
 def read_answer(answer: str, style: AnswerStyle, scale: Any) -> bool | int | None:
@@ -94,34 +146,18 @@ class Watch:
             self.unparseable += not read
 
 
-def paid_usage() -> tuple[int, int]:
-    """The input and output tokens the current sample was paid for: the provider's calls,
-    not the answers read from Inspect's cache (which Inspect does not count either; its own
-    scorer reads the same per-sample record)."""
-    usage = sample_model_usage().values()
+def paid_usage(sample: EvalSample) -> tuple[int, int]:
+    """The input and output tokens a sample's calls were paid for: the provider's calls, not
+    the answers read from Inspect's cache (which Inspect does not count in a sample's usage
+    either)."""
+    usage = (sample.model_usage or {}).values()
     return sum(u.input_tokens for u in usage), sum(u.output_tokens for u in usage)
 
 
-@solver
-def judge_answer(
-    style: AnswerStyle, parse_retries: int, retry_temperature: float, watch: Watch
-) -> Any:
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        if watch.cancelled.is_set():
-            raise RunCancelled("the run was cancelled")
-        state = await generate(state, cache=CACHE)
-        answers = [state.output.completion]
-        scale = state.metadata.get("scale")
-        while read_answer(answers[-1], style, scale) is None and len(answers) <= parse_retries:
-            state.messages.append(ChatMessageUser(content=corrective(style, scale)))
-            state = await generate(state, cache=CACHE, temperature=retry_temperature)
-            answers.append(state.output.completion)
-        state.metadata["answers"] = answers
-        read = read_answer(answers[-1], style, scale) is not None
-        watch.count(*paid_usage(), read=read)
-        return state
-
-    return solve
+def was_read(sample: EvalSample) -> bool:
+    """Whether the judge's last answer in a sample could be read (after the retries)."""
+    score = (sample.scores or {}).get(SCORER)
+    return score is not None and score.value != "unparseable"
 
 
 def rationale(answers: Sequence[str]) -> str:
@@ -131,61 +167,156 @@ def rationale(answers: Sequence[str]) -> str:
     return "\n\n".join(f"[attempt {n}]\n{answer}" for n, answer in enumerate(answers, 1))
 
 
-@scorer(metrics=[])
-def verdict_scorer(style: AnswerStyle) -> Any:
-    async def score(state: TaskState, target: Target) -> Score:
-        answers = state.metadata.get("answers") or [state.output.completion]
-        verdict = read_answer(answers[-1], style, state.metadata.get("scale"))
-        result = {
-            "criterion_id": state.metadata["criterion_id"],
-            "weight": state.metadata["weight"],
-            "judgement": verdict,
-            "explanation": rationale(answers),
-            "attempts": len(answers),
-        }
-        value = (
-            "unparseable"
-            if verdict is None
-            else ("true" if verdict else "false")
-            if isinstance(verdict, bool)
-            else str(verdict)
-        )
-        return Score(value=value, answer=answers[-1], metadata={"scoring_results": [result]})
+def score(
+    answers: Sequence[str], style: AnswerStyle, scale: Any, criterion: dict[str, Any]
+) -> Score:
+    """The sample's score: the verdict read from the last answer (None: unreadable), with the
+    rationale and the number of attempts, as one `scoring_results` entry."""
+    verdict = read_answer(answers[-1], style, scale)
+    result = {
+        "criterion_id": criterion["criterion_id"],
+        "weight": criterion["weight"],
+        "judgement": verdict,
+        "explanation": rationale(answers),
+        "attempts": len(answers),
+    }
+    value = (
+        "unparseable"
+        if verdict is None
+        else ("true" if verdict else "false")
+        if isinstance(verdict, bool)
+        else str(verdict)
+    )
+    return Score(value=value, answer=answers[-1], metadata={"scoring_results": [result]})
 
-    return score
+
+async def judge_sample(model: Model, call: JudgeCall, epoch: int, asking: Asking) -> EvalSample:
+    """Ask the judge one call in one epoch (and again while its answer cannot be read): the
+    log's sample, with the error instead of a score when a call failed after Inspect's
+    retries."""
+    # This sample's transcript and token counts, apart from the other calls of the loop (the
+    # transcript is not kept, nor the raw request and response condensed into it: see
+    # judging.eval_log); the cache keys each epoch's answer apart.
+    init_transcript(Transcript(log_model_api=False))
+    init_sample_model_usage()
+    cache_epoch.set(epoch)
+    started, clock = now(), time.monotonic()
+    metadata = call.metadata()
+    messages: list[ChatMessage] = [ChatMessageUser(content=call.prompt)]
+    answers: list[str] = []
+    output, error = ModelOutput(model=str(model)), None
+    try:
+        output = await model.generate(messages, cache=CACHE)
+        messages.append(output.message)
+        answers.append(output.completion)
+        while (
+            read_answer(answers[-1], asking.style, call.scale) is None
+            and len(answers) <= asking.parse_retries
+        ):
+            messages.append(ChatMessageUser(content=corrective(asking.style, call.scale)))
+            output = await model.generate(
+                messages, config=GenerateConfig(temperature=asking.retry_temperature), cache=CACHE
+            )
+            messages.append(output.message)
+            answers.append(output.completion)
+    except Exception as failed:  # the sample ends in its error; the run goes on
+        trace = traceback.format_exc()
+        error = EvalError(message=repr(failed), traceback=trace, traceback_ansi=trace)
+    seconds = round(time.monotonic() - clock, 3)
+    return EvalSample(
+        id=call.sample_id,
+        epoch=epoch,
+        input=call.prompt,
+        target="",
+        messages=messages,
+        output=output,
+        scores=None if error else {SCORER: score(answers, asking.style, call.scale, metadata)},
+        metadata=metadata | {"answers": answers},
+        model_usage=sample_model_usage(),
+        started_at=started,
+        completed_at=now(),
+        total_time=seconds,
+        working_time=seconds,
+        error=error,
+    )
 
 
-def judge_task(
+async def judge_calls(
+    model: Model,
     calls: Sequence[JudgeCall],
     *,
-    style: AnswerStyle,
-    parse_retries: int,
-    retry_temperature: float,
+    epochs: int,
+    connections: int,
+    asking: Asking,
     watch: Watch,
-) -> Task:
-    dataset = [
-        Sample(
-            id=call.sample_id,
-            input=call.prompt,
-            metadata={
-                "task_key": call.task_key,
-                "response_id": call.response_id,
-                "criterion_id": call.criterion_id,
-                "weight": call.weight,
-                "scale": list(call.scale) if call.scale else None,
-            }
-            | ({"turn": call.turn} if call.turn is not None else {})
-            | (
-                {"response_version": call.response_version}
-                if call.response_version is not None
-                else {}
-            ),
-        )
-        for call in calls
-    ]
-    return Task(
-        dataset=dataset,
-        solver=judge_answer(style, parse_retries, retry_temperature, watch),
-        scorer=verdict_scorer(style),
-        name="l2annot_judge",
+    record: Callable[[EvalSample], Awaitable[None]],
+) -> None:
+    """Make every call in every epoch, `connections` at a time, handing each sample to
+    `record` as it is done; once `watch.cancelled` is set, no further call is started (those
+    in flight end)."""
+    work = deque((call, epoch) for epoch in range(1, epochs + 1) for call in calls)
+
+    async def worker() -> None:
+        while work and not watch.cancelled.is_set():
+            call, epoch = work.popleft()
+            sample = await judge_sample(model, call, epoch, asking)
+            await record(sample)
+            if sample.error is None:
+                watch.count(*paid_usage(sample), read=was_read(sample))
+
+    await asyncio.gather(*(worker() for _ in range(max(1, min(connections, len(work))))))
+
+
+async def evaluate(
+    calls: Sequence[JudgeCall],
+    *,
+    model: str,
+    config: GenerateConfig,
+    epochs: int,
+    asking: Asking,
+    watch: Watch,
+    log_dir: Path,
+    metadata: dict[str, Any],
+) -> EvalLog:
+    """Judge every call in every epoch with `model` under `config` (the run's generation
+    settings, passed to Inspect unchanged: temperature, connections, retries, timeouts) and
+    write the `.eval` log in `log_dir`; returns its header. The log's status is `success` when
+    every call was answered, `cancelled` when the run was stopped first, else `error`; its
+    results count the samples planned and those answered."""
+    # What Inspect's eval() sets up for a run: fresh connection pools (sized by this run's
+    # config, not an earlier run's) and the run's token counts.
+    init_concurrency()
+    init_model_usage({})
+    spec, plan = eval_spec(
+        model=model,
+        config=config,
+        epochs=epochs,
+        samples=len(calls),
+        metadata=metadata,
+        solver_params={
+            "style": asking.style.value,
+            "parse_retries": asking.parse_retries,
+            "retry_temperature": asking.retry_temperature,
+        },
     )
+    stamp = spec.created[:19].replace(":", "-")
+    writer = EvalLogWriter(log_dir / f"{stamp}_{TASK}_{spec.eval_id}.eval", spec, plan)
+    await writer.start()
+    total = len(calls) * epochs
+    async with get_model(model, config=config, memoize=False) as judge:
+        # As many calls at once as Inspect's connection pool lets through (eval()'s rule).
+        connections = config.max_connections or (
+            DEFAULT_MAX_CONNECTIONS_BATCH if config.batch else judge.api.max_connections()
+        )
+        await judge_calls(
+            judge, calls, epochs=epochs, connections=connections, asking=asking, watch=watch,
+            record=writer.write,
+        )  # fmt: skip
+    status: EvalStatus = (
+        "success"
+        if writer.completed == total
+        else "cancelled"
+        if watch.cancelled.is_set()
+        else "error"
+    )
+    return await writer.finish(status=status, total=total, usage=model_usage())

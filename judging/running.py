@@ -1,9 +1,11 @@
 """Running a queued judge run to its end: the job's body (`judging.jobs`), which the
 `run_judge` command also calls in process. Only the job and the command import this module (it
-loads Inspect AI, which takes seconds)."""
+loads Inspect AI, which takes a second or two; the worker loads it when it starts,
+`judging.apps`)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import time
@@ -13,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from inspect_ai import eval as inspect_eval
+from inspect_ai.model import GenerateConfig
 
 from core.formats.problems import gettext_noop, stored_message
 from core.prompting import AnswerStyle, render
@@ -23,7 +25,7 @@ from jobs.lease import this_worker
 from jobs.models import Job
 from judging import batching
 from judging.batch_runs import generate_options, keep_batches, ledger_for
-from judging.judge_task import JudgeCall, Watch, judge_task
+from judging.judge_task import Asking, JudgeCall, Watch, evaluate
 from judging.models import JudgeRun
 from judging.providers import is_allowed
 from judging.units import study_units
@@ -148,6 +150,18 @@ def live_counts(run: JudgeRun, watch: Watch) -> dict[str, int]:
     }
 
 
+def generate_config(run: JudgeRun) -> GenerateConfig:
+    """The run's generation settings as Inspect's model API takes them, passed to it unchanged
+    (and recorded in the log's header): bounded calls, or a batch run's batches
+    (`batch_runs.generate_options`)."""
+    assert run.config is not None
+    return GenerateConfig(
+        temperature=run.config.temperature,
+        max_retries=settings.JUDGE_MAX_RETRIES,
+        **generate_options(run),
+    )
+
+
 def _evaluate(
     run: JudgeRun,
     calls: list[JudgeCall],
@@ -155,34 +169,28 @@ def _evaluate(
     outcome: dict[str, Any],
     ledger: batching.BatchLedger | None,
 ) -> None:
-    """Inspect's evaluation, in its own thread (the job's thread keeps the database)."""
+    """The judge's calls and their `.eval` log, in their own thread and event loop (the job's
+    thread keeps the database)."""
     assert run.prompt is not None and run.config is not None
-    log_dir = Path(settings.JUDGE_LOG_DIR) / str(run.pk)
     os.environ["INSPECT_CACHE_DIR"] = str(settings.JUDGE_CACHE_DIR)
     try:
-        task = judge_task(
-            calls,
-            style=AnswerStyle(run.prompt.style),
-            parse_retries=run.config.parse_retries,
-            retry_temperature=run.config.retry_temperature,
-            watch=watch,
-        )
         with batching.active(ledger):
-            (log,) = inspect_eval(
-                task,
-                model=run.judge_model,
-                epochs=run.config.epochs,
-                temperature=run.config.temperature,
-                max_retries=settings.JUDGE_MAX_RETRIES,
-                **generate_options(run),
-                fail_on_error=False,
-                log_dir=str(log_dir),
-                metadata={"judge_model": run.judge_model, "prompt_version": run.prompt_version},
-                display="none",
-                score_display=False,
-                log_realtime=False,  # the page follows the job, not the log: write it once
+            outcome["log"] = asyncio.run(
+                evaluate(
+                    calls,
+                    model=run.judge_model,
+                    config=generate_config(run),
+                    epochs=run.config.epochs,
+                    asking=Asking(
+                        style=AnswerStyle(run.prompt.style),
+                        parse_retries=run.config.parse_retries,
+                        retry_temperature=run.config.retry_temperature,
+                    ),
+                    watch=watch,
+                    log_dir=Path(settings.JUDGE_LOG_DIR) / str(run.pk),
+                    metadata={"judge_model": run.judge_model, "prompt_version": run.prompt_version},
+                )
             )
-        outcome["log"] = log
     except BaseException as error:  # reported on the run, whatever it was
         outcome["error"] = error
 
@@ -220,10 +228,8 @@ def _finish(
     run.unparseable = watch.unparseable
     if log is not None:
         results = log.results
-        if log.samples is not None:  # no results at all when every call failed
-            run.errors = sum(1 for sample in log.samples if sample.error)
-        else:
-            run.errors = (results.total_samples - results.completed_samples) if results else 0
+        # A call that failed, or was never made (the run stopped first), is an error.
+        run.errors = (results.total_samples - results.completed_samples) if results else 0
     elif "error" in outcome or not outcome.get("timed_out"):
         stopped = gettext_noop(
             "The evaluation stopped: %(error)s", error=repr(outcome.get("error"))
