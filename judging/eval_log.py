@@ -35,7 +35,6 @@ from inspect_ai.log import (
     EvalStats,
     EvalStatus,
 )
-from inspect_ai.log._condense import condense_sample
 from inspect_ai.log._recorders.eval import EvalRecorder
 from inspect_ai.model import GenerateConfig, ModelUsage
 
@@ -101,7 +100,10 @@ class EvalLogWriter:
         self.started = now()
 
     async def write(self, sample: EvalSample) -> None:
-        await self.recorder.log_sample(self.spec, condense_sample(sample))
+        # Not condensed first, as eval() does: condensing pools the events' long texts and
+        # images as attachments, and a judge's sample has neither (its walk costs a third of
+        # the writing).
+        await self.recorder.log_sample(self.spec, sample)
         self.completed += sample.error is None
         self.held += 1
         if self.held >= FLUSH_EVERY:

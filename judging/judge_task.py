@@ -28,11 +28,10 @@ import traceback
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from inspect_ai._util.constants import DEFAULT_MAX_CONNECTIONS_BATCH
-from inspect_ai.log import EvalError, EvalLog, EvalSample, EvalStatus
+from inspect_ai.log import EvalError, EvalSample
 from inspect_ai.log._transcript import Transcript, init_transcript
 from inspect_ai.model import (
     CachePolicy,
@@ -44,12 +43,7 @@ from inspect_ai.model import (
     get_model,
 )
 from inspect_ai.model._cache import epoch as cache_epoch
-from inspect_ai.model._model import (
-    init_model_usage,
-    init_sample_model_usage,
-    model_usage,
-    sample_model_usage,
-)
+from inspect_ai.model._model import init_sample_model_usage, sample_model_usage
 from inspect_ai.scorer import Score
 from inspect_ai.util._concurrency import init_concurrency
 
@@ -60,7 +54,7 @@ from core.prompting import (
     parse_answer,
     parse_level,
 )
-from judging.eval_log import SCORER, TASK, EvalLogWriter, eval_spec, now
+from judging.eval_log import SCORER, now
 
 # A judged answer never expires from the cache: a re-run of an interrupted run pays only for
 # the calls it has not made (Inspect keys the cache on model, messages and parameters).
@@ -248,75 +242,45 @@ async def judge_calls(
     epochs: int,
     connections: int,
     asking: Asking,
-    watch: Watch,
+    stopped: Callable[[], bool],
     record: Callable[[EvalSample], Awaitable[None]],
 ) -> None:
     """Make every call in every epoch, `connections` at a time, handing each sample to
-    `record` as it is done; once `watch.cancelled` is set, no further call is started (those
-    in flight end)."""
+    `record` as it is done; once `stopped()`, no further call is started (those in flight
+    end)."""
     work = deque((call, epoch) for epoch in range(1, epochs + 1) for call in calls)
 
     async def worker() -> None:
-        while work and not watch.cancelled.is_set():
+        while work and not stopped():
             call, epoch = work.popleft()
-            sample = await judge_sample(model, call, epoch, asking)
-            await record(sample)
-            if sample.error is None:
-                watch.count(*paid_usage(sample), read=was_read(sample))
+            await record(await judge_sample(model, call, epoch, asking))
 
     await asyncio.gather(*(worker() for _ in range(max(1, min(connections, len(work))))))
 
 
-async def evaluate(
-    calls: Sequence[JudgeCall],
-    *,
+async def judge_with(
     model: str,
     config: GenerateConfig,
+    calls: Sequence[JudgeCall],
+    *,
     epochs: int,
     asking: Asking,
-    watch: Watch,
-    log_dir: Path,
-    metadata: dict[str, Any],
-) -> EvalLog:
-    """Judge every call in every epoch with `model` under `config` (the run's generation
-    settings, passed to Inspect unchanged: temperature, connections, retries, timeouts) and
-    write the `.eval` log in `log_dir`; returns its header. The log's status is `success` when
-    every call was answered, `cancelled` when the run was stopped first, else `error`; its
-    results count the samples planned and those answered."""
-    # What Inspect's eval() sets up for a run: fresh connection pools (sized by this run's
-    # config, not an earlier run's) and the run's token counts.
+    stopped: Callable[[], bool],
+    record: Callable[[EvalSample], Awaitable[None]],
+    connections: int | None = None,
+) -> None:
+    """`judge_calls` with a fresh Inspect model of this run, at most `connections` calls at
+    once (by default as many as Inspect's connection pool lets through, eval()'s rule)."""
+    # What Inspect's eval() sets up for a run: connection pools sized by this run's config,
+    # not an earlier run's.
     init_concurrency()
-    init_model_usage({})
-    spec, plan = eval_spec(
-        model=model,
-        config=config,
-        epochs=epochs,
-        samples=len(calls),
-        metadata=metadata,
-        solver_params={
-            "style": asking.style.value,
-            "parse_retries": asking.parse_retries,
-            "retry_temperature": asking.retry_temperature,
-        },
-    )
-    stamp = spec.created[:19].replace(":", "-")
-    writer = EvalLogWriter(log_dir / f"{stamp}_{TASK}_{spec.eval_id}.eval", spec, plan)
-    await writer.start()
-    total = len(calls) * epochs
     async with get_model(model, config=config, memoize=False) as judge:
-        # As many calls at once as Inspect's connection pool lets through (eval()'s rule).
-        connections = config.max_connections or (
-            DEFAULT_MAX_CONNECTIONS_BATCH if config.batch else judge.api.max_connections()
+        connections = (
+            connections
+            or config.max_connections
+            or (DEFAULT_MAX_CONNECTIONS_BATCH if config.batch else judge.api.max_connections())
         )
         await judge_calls(
-            judge, calls, epochs=epochs, connections=connections, asking=asking, watch=watch,
-            record=writer.write,
+            judge, calls, epochs=epochs, connections=connections, asking=asking,
+            stopped=stopped, record=record,
         )  # fmt: skip
-    status: EvalStatus = (
-        "success"
-        if writer.completed == total
-        else "cancelled"
-        if watch.cancelled.is_set()
-        else "error"
-    )
-    return await writer.finish(status=status, total=total, usage=model_usage())

@@ -25,7 +25,8 @@ from jobs.lease import this_worker
 from jobs.models import Job
 from judging import batching
 from judging.batch_runs import generate_options, keep_batches, ledger_for
-from judging.judge_task import Asking, JudgeCall, Watch, evaluate
+from judging.evaluation import evaluate
+from judging.judge_task import Asking, JudgeCall, Watch
 from judging.models import JudgeRun
 from judging.providers import is_allowed
 from judging.units import study_units
@@ -162,6 +163,16 @@ def generate_config(run: JudgeRun) -> GenerateConfig:
     )
 
 
+def processes_for(run: JudgeRun, calls: int) -> int:
+    """How many processes make a run's calls: one per JUDGE_CALLS_PER_PROCESS calls, at most
+    JUDGE_PROCESSES (a small run stays in the worker's process). A batch run stays in it too:
+    its calls wait on the provider, not on a core, and its batches are kept by this process
+    (`batching.active`)."""
+    if run.sends_batches:
+        return 1
+    return max(1, min(settings.JUDGE_PROCESSES, calls // settings.JUDGE_CALLS_PER_PROCESS))
+
+
 def _evaluate(
     run: JudgeRun,
     calls: list[JudgeCall],
@@ -189,6 +200,7 @@ def _evaluate(
                     watch=watch,
                     log_dir=Path(settings.JUDGE_LOG_DIR) / str(run.pk),
                     metadata={"judge_model": run.judge_model, "prompt_version": run.prompt_version},
+                    processes=processes_for(run, len(calls) * run.config.epochs),
                 )
             )
     except BaseException as error:  # reported on the run, whatever it was

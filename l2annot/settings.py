@@ -305,6 +305,11 @@ JUDGE_RUN_BUDGET = Decimal(_budget) if _budget else None
 # sent anyway (the retries of unreadable answers come later, in smaller batches).
 JUDGE_BATCH_CHECK_SECONDS = float(os.environ.get("JUDGE_BATCH_CHECK_SECONDS", "60"))
 JUDGE_BATCH_SEND_DELAY = float(os.environ.get("JUDGE_BATCH_SEND_DELAY", "15"))
+# A judge run's calls are spread over up to JUDGE_PROCESSES processes (an event loop of Inspect
+# AI's is CPU-bound on one core at a few hundred calls in flight), one per
+# JUDGE_CALLS_PER_PROCESS calls: a small run stays in the worker's process.
+JUDGE_PROCESSES = int(os.environ.get("JUDGE_PROCESSES", os.cpu_count() or 1))
+JUDGE_CALLS_PER_PROCESS = int(os.environ.get("JUDGE_CALLS_PER_PROCESS", "500"))
 # Characters of a judge prompt's text (refused longer when saved; the editor's preview, not
 # filled): a slot written many times fills as many copies of the response.
 JUDGE_PROMPT_MAX_CHARS = int(os.environ.get("JUDGE_PROMPT_MAX_CHARS", "50000"))

@@ -8,7 +8,7 @@ from inspect_ai.log import read_eval_log
 from grading.models import Study
 from interchange.problem_text import problem_text
 from judging.models import JudgeRun
-from judging.running import execute_run
+from judging.running import execute_run, processes_for
 from judging.runs import start_run
 from judging.units import study_units
 from tests.factories import demo_study
@@ -76,3 +76,24 @@ def test_a_call_that_fails_is_a_sample_with_its_error_and_nothing_is_imported(
     assert (log.status, log.results.completed_samples) == ("error", 2)
     (failed,) = [s for s in log.samples if s.error]
     assert failed.scores is None and "Timeout" in failed.error.message
+
+
+def test_a_large_run_spreads_its_calls_over_processes_into_one_log(study, llm_server, settings):
+    settings.JUDGE_PROCESSES, settings.JUDGE_CALLS_PER_PROCESS = 2, 3
+    failing = study_units(study, limit=6)[4].unit.criterion
+    llm_server.default = lambda request: "false" if failing in request.prompt else "true"
+    run = start_run(study, model=JUDGE, limit=6, by=None, enqueue=False)
+    assert processes_for(run, run.calls_total) == 2
+
+    run = execute_run(run.pk)
+
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    assert (run.calls_done, len(llm_server.completions)) == (6, 6)
+    assert list(run.verdicts.order_by("verdict").values_list("verdict", flat=True)) == [
+        False, True, True, True, True, True,
+    ]  # fmt: skip
+    log = read_eval_log(run.log_path)
+    assert (log.status, log.results.completed_samples, len(log.samples)) == ("success", 6, 6)
+    assert log.stats.model_usage[JUDGE].total_tokens == run.total_tokens == sum(
+        s.model_usage[JUDGE].total_tokens for s in log.samples
+    )
