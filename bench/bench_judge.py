@@ -18,7 +18,8 @@ The judge's calls per second are counted over its evaluation (from the first cal
 written, `JudgeRun.duration`); the whole job's (planning the units and reading the log back
 included) is printed beside it, with the CPU time of this process per call, and the tool's own
 cost per stored unit (planning and storing) against a bare bulk insert of the same rows
-(target <= 5 ms a unit). Then how long a queued run waits for the worker: `manage.py
+(target <= 5 ms a unit). A run of 2,000 calls makes them in JUDGE_PROCESSES processes
+(docs/deploy.md), whose CPU is not counted in this process's. Then how long a queued run waits for the worker: `manage.py
 db_worker` started on a database file, a run queued after it is idle, timed to "running"
 (target <= 5 s); `--no-pickup` leaves it out.
 
@@ -238,7 +239,10 @@ def filled_prompts(study, calls: int) -> list[str]:  # type: ignore[no-untyped-d
 def throughput(study, calls: int, home: str) -> list[dict[str, float]]:  # type: ignore[no-untyped-def]
     from tests.llm_server import llm_server_process
 
+    from judging.running import prepare
+
     prompts = filled_prompts(study, calls)
+    prepare()  # what the worker does when it starts (`db_worker`, settings.WORKER_STARTUP)
     found = []
     for n, setup in enumerate(SETUPS):
         with llm_server_process(text="true", delay=setup.delay, home=home) as base_url:
@@ -263,7 +267,8 @@ def describe(row: dict[str, float]) -> str:
     head = f"{row['delay']:g} s latency, {row['connections']:.0f} connections: "
     judge_part = (
         f"judge {row['calls/s']:.0f} calls/s over its evaluation ({row['evaluation s']:.1f} s), "
-        f"{row['job calls/s']:.0f} over the whole job; {row['cpu ms per call']:.1f} ms CPU a call"
+        f"{row['job calls/s']:.0f} over the whole job; {row['cpu ms per call']:.1f} ms CPU a call "
+        "in this process (the calls' processes not counted)"
     )
     if "plain calls/s" in row:
         runs = " and ".join(f"{r:.0f}" for r in row["plain runs calls/s"])  # type: ignore[attr-defined]

@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import queue
 from collections.abc import Awaitable, Callable, Sequence
+from multiprocessing import forkserver
 from multiprocessing.synchronize import Event as ProcessEvent
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,12 @@ from judging.judge_task import Asking, JudgeCall, Watch, judge_with, paid_usage,
 # The forkserver loads this module (and so Inspect) once; children are forked from it.
 _CONTEXT = multiprocessing.get_context("forkserver")
 _CONTEXT.set_forkserver_preload(["judging.evaluation"])
+
+
+def prepare_processes() -> None:
+    """Start the process the children fork from (it loads Inspect AI, seconds of CPU), so
+    the first large run does not wait for it."""
+    forkserver.ensure_running()
 
 
 async def evaluate(

@@ -1,13 +1,13 @@
 """The judge's calls: one sample per (response, criterion), repeated for each epoch, as
-L2-Bench's scorer makes one call per criterion. Imports no Django: the job feeds it plain calls,
-and the samples go into an Inspect AI `.eval` log (`judging.eval_log`) that the Inspect importer
-reads back.
+L2-Bench's scorer makes one call per criterion. Imports no Django: the job feeds it plain calls
+(`judging.evaluation` spreads them over processes), and the samples go into an Inspect AI
+`.eval` log (`judging.eval_log`) that the Inspect importer reads back.
 
 The calls go straight to Inspect AI's model API (`Model.generate`, with its provider, retries,
-rate-limit handling and cache), at most `connections` at once, from one event loop: Inspect's
+rate-limit handling and cache), at most `connections` at once from an event loop: Inspect's
 `eval()` would wrap each in its per-sample machinery (task state, solver and scorer chains,
-transcript, sample buffer), which costs several times the call itself (bench/README.md, "Judge
-runs").
+transcript, sample buffer), which cost about as much again as the call itself
+(bench/README.md, "Judge runs").
 
 A sample's input is the filled prompt; its answer is read as `true`/`false`
 (`core.prompting.parse_answer`; on an ordinal criterion a level of its scale, `parse_level`,

@@ -25,7 +25,7 @@ from jobs.lease import this_worker
 from jobs.models import Job
 from judging import batching
 from judging.batch_runs import generate_options, keep_batches, ledger_for
-from judging.evaluation import evaluate
+from judging.evaluation import evaluate, prepare_processes
 from judging.judge_task import Asking, JudgeCall, Watch
 from judging.models import JudgeRun
 from judging.providers import is_allowed
@@ -33,6 +33,13 @@ from judging.units import study_units
 from judging.verdict_import import import_verdicts
 from webhooks.models import Event
 from webhooks.services import notify
+
+
+def prepare() -> None:
+    """Make the worker ready for judge runs before the first is queued (its `db_worker` calls
+    this when it starts): importing this module has loaded Inspect AI; this starts the process
+    a large run's children fork from, which loads it once more."""
+    prepare_processes()
 
 
 def execute_run(run_pk: int, *, on_progress: Any = None) -> JudgeRun:

@@ -159,9 +159,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Background jobs (imports): django-tasks-db stores them in the database and `manage.py db_worker`
 # runs them; TASKS_BACKEND=django.tasks.backends.immediate.ImmediateBackend runs them in-process.
 TASKS = {"default": {"BACKEND": os.environ.get("TASKS_BACKEND", "django_tasks_db.DatabaseBackend")}}
-# Modules the worker imports when it starts rather than at its first job (jobs' management
-# command `db_worker`): the judge's run path loads Inspect AI, which a queued run would wait for.
-WORKER_PRELOAD = ["judging.running"]
+# Functions the worker calls when it starts rather than at its first job (jobs' management
+# command `db_worker`): the judge's loads Inspect AI, which a queued run would wait for, and
+# starts the process a large run's children fork from.
+WORKER_STARTUP = ["judging.running.prepare"]
 AUTH_USER_MODEL = "accounts.User"
 
 # Shared by web workers and the background worker (computed reports), so a database table:

@@ -1,7 +1,9 @@
 """The background worker takes a queued job at its next poll: it polls every second, and it has
-loaded the judge's run path (Inspect AI, seconds of CPU) before its first job, not during it."""
+loaded the judge's run path (Inspect AI, seconds of CPU) and started the process a large run's
+children fork from before its first job, not during it."""
 
 import sys
+from multiprocessing import forkserver
 
 import pytest
 from django.core.management import call_command, load_command_class
@@ -10,18 +12,20 @@ from django_tasks_db.management.commands.db_worker import Worker
 pytestmark = pytest.mark.django_db
 
 
-def test_the_worker_loads_the_judge_before_it_takes_a_job(settings, monkeypatch):
-    assert "judging.running" in settings.WORKER_PRELOAD
+def test_the_worker_makes_the_judge_ready_before_it_takes_a_job(monkeypatch):
     monkeypatch.delitem(sys.modules, "judging.running", raising=False)
     monkeypatch.setattr(Worker, "configure_signals", lambda worker: None)  # pytest's own stay
-    taken = []
-    monkeypatch.setattr(
-        Worker, "run", lambda worker: taken.append("judging.running" in sys.modules)
-    )
+    ready = []
+
+    def run(worker):
+        ready.append(("judging.running" in sys.modules, forkserver._forkserver._forkserver_pid))
+
+    monkeypatch.setattr(Worker, "run", run)
 
     call_command("db_worker", "--batch", "--no-startup-delay")
 
-    assert taken == [True]
+    ((loaded, forkserver_pid),) = ready
+    assert loaded and forkserver_pid is not None
 
 
 def test_the_worker_polls_every_second():
