@@ -19,9 +19,9 @@ written, `JudgeRun.duration`); the whole job's (planning the units and reading t
 included) is printed beside it, with the CPU time of this process per call, and the tool's own
 cost per stored unit (planning and storing) against a bare bulk insert of the same rows
 (target <= 5 ms a unit). A run of 2,000 calls makes them in JUDGE_PROCESSES processes
-(docs/deploy.md), whose CPU is not counted in this process's. Then how long a queued run waits for the worker: `manage.py
-db_worker` started on a database file, a run queued after it is idle, timed to "running"
-(target <= 5 s); `--no-pickup` leaves it out.
+(docs/deploy.md), whose CPU is not counted in this process's. Then how long a queued run waits
+for the worker: `manage.py db_worker` started on a database file, a run queued after it is
+idle, timed to "running" (target <= 5 s); `--no-pickup` leaves it out.
 
 A fresh database: SQLite (in memory; a file for the worker's part), or test_bench_<pid> on the
 PostgreSQL server DATABASE_URL names. Exit status 1 if a target is missed.
@@ -237,9 +237,8 @@ def filled_prompts(study, calls: int) -> list[str]:  # type: ignore[no-untyped-d
 
 
 def throughput(study, calls: int, home: str) -> list[dict[str, float]]:  # type: ignore[no-untyped-def]
-    from tests.llm_server import llm_server_process
-
     from judging.running import prepare
+    from tests.llm_server import llm_server_process
 
     prompts = filled_prompts(study, calls)
     prepare()  # what the worker does when it starts (`db_worker`, settings.WORKER_STARTUP)
