@@ -94,6 +94,8 @@ def test_a_large_run_spreads_its_calls_over_processes_into_one_log(study, llm_se
     ]  # fmt: skip
     log = read_eval_log(run.log_path)
     assert (log.status, log.results.completed_samples, len(log.samples)) == ("success", 6, 6)
-    assert log.stats.model_usage[JUDGE].total_tokens == run.total_tokens == sum(
-        s.model_usage[JUDGE].total_tokens for s in log.samples
+    assert (
+        log.stats.model_usage[JUDGE].total_tokens
+        == run.total_tokens
+        == sum(s.model_usage[JUDGE].total_tokens for s in log.samples)
     )
