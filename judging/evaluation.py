@@ -151,7 +151,7 @@ async def _in_processes(
                 if not any(child.is_alive() for child in children) and out.empty():
                     break  # a child died without saying it ended: its calls count as not made
                 try:
-                    item = await asyncio.to_thread(out.get, True, 0.5)
+                    item = await asyncio.to_thread(out.get, True, 0.1)
                 except queue.Empty:
                     continue
             if item is None:

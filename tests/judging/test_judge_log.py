@@ -9,7 +9,7 @@ from grading.models import Study
 from interchange.problem_text import problem_text
 from judging.models import JudgeRun
 from judging.running import execute_run, processes_for
-from judging.runs import start_run
+from judging.runs import cancel_run, resume_run, start_run
 from judging.units import study_units
 from tests.factories import demo_study
 from tests.llm_server import Reply, model_name
@@ -99,3 +99,23 @@ def test_a_large_run_spreads_its_calls_over_processes_into_one_log(study, llm_se
         == run.total_tokens
         == sum(s.model_usage[JUDGE].total_tokens for s in log.samples)
     )
+
+
+def test_a_run_in_processes_stops_when_cancelled_and_resumes_from_the_cache(
+    study, llm_server, settings
+):
+    settings.JUDGE_PROCESSES, settings.JUDGE_CALLS_PER_PROCESS = 2, 1
+    llm_server.default = lambda request: Reply(text="true", delay=0.5)  # 3 s for the 12
+    run = start_run(study, model=JUDGE, limit=12, max_connections=2, by=None, enqueue=False)
+
+    def cancel_once(done, total):
+        if done >= 2 and JudgeRun.objects.get(pk=run.pk).status == JudgeRun.Status.RUNNING:
+            cancel_run(run, by=None)
+
+    run = execute_run(run.pk, on_progress=cancel_once)
+    assert run.status == JudgeRun.Status.CANCELLED
+    assert 2 <= len(llm_server.completions) < 12 and not run.verdicts.exists()
+    run = execute_run(resume_run(run, by=None, enqueue=False).pk)
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    assert run.verdicts.count() == 12
+    assert len(llm_server.completions) == 12  # the children share the cache
