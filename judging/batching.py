@@ -41,9 +41,13 @@ from inspect_ai._util.notgiven import sanitize_notgiven
 from inspect_ai.model._providers.util import batch as inspect_batch
 from inspect_ai.model._providers.util.batch_log import set_batch_log_callback
 
-from judging.judge_task import RunCancelled
-
 logger = logging.getLogger(__name__)
+
+
+class RunCancelled(Exception):
+    """A call waiting on a batch when its run was cancelled (the batch goes on at the
+    provider: running the run again collects it)."""
+
 
 # How long a new batch waits for the job's thread to store it (it does so twice a second).
 SAVE_WAIT_SECONDS = 60.0
