@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from judging.models import (
+    JudgeBatch,
     JudgeConfig,
     JudgeRating,
     JudgeRun,
@@ -17,6 +18,24 @@ from judging.models import (
 class JudgeRunAdmin(admin.ModelAdmin[JudgeRun]):
     list_display = ["__str__", "judge_model", "prompt_version", "model_family", "run_id", "status"]
     list_filter = ["status"]
+
+
+@admin.register(JudgeBatch)
+class JudgeBatchAdmin(admin.ModelAdmin[JudgeBatch]):
+    """The batches a run sent through its provider's batch API: written by the run as it goes
+    (a later worker resumes from them), so shown, never changed here."""
+
+    list_display = ["run", "batch_id", "size", "completed", "failed", "submitted_at", "ended_at"]
+    list_select_related = ["run"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: JudgeBatch | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: JudgeBatch | None = None) -> bool:
+        return False
 
 
 @admin.register(PromptTemplate)

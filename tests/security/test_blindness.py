@@ -15,7 +15,7 @@ from grading import services
 from grading.adjudication import record_gold_verdict
 from grading.flags import raise_flag, resolve_flag
 from grading.models import Assignment, Flag, Grade, Study
-from judging.models import JudgeRun, JudgeVerdict, PromptTemplate
+from judging.models import JudgeRun, JudgeVerdict, PromptTemplate, PromptVersion
 from rubrics import services as rubric_services
 from tests import factories
 from tests.url_walk import api_model, body, every_pattern, fill, first_pk, parameters
@@ -124,6 +124,7 @@ def _url(name: str, w: dict, **kwargs: str) -> str:
         "run_id": w["run"].pk,
         "pk": w["response"].task.pk,
         "prompt_id": PromptTemplate.objects.first().pk,
+        "version_id": PromptVersion.objects.first().pk,
         "flag_id": w["flag"].pk,
     }
     return reverse(name, kwargs={k: values[k] for k in kwargs.values()})
@@ -280,6 +281,7 @@ def _own_values(world, name: str, route: str, pattern) -> dict:
         "run_id": world["run"].pk,
         "run": world["run"].pk,
         "prompt_id": PromptTemplate.objects.first().pk,
+        "version_id": PromptVersion.objects.first().pk,
         "user_id": world["ada"].pk,
         "id": world["ada"].pk,
         "framework_code": world["study"].framework.code,
