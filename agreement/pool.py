@@ -4,9 +4,9 @@
 from dataclasses import dataclass
 from datetime import date
 
-from agreement.data.pool import Person, StudyDrift, load_drift, load_pool
+from agreement.data.pool import Person, PoolData, StudyDrift, load_drift, load_pool
 from agreement.models import AnalysisSettings
-from core.analysis.pool import Figures, pool_figures, time_per_criterion
+from core.analysis.pool import AnnotatorPool, Figures, pool_figures, time_per_criterion
 from grading.models import Study
 
 
@@ -27,16 +27,20 @@ class AnnotatorHistory:
     times: tuple[tuple[str, float, int, str], ...]  # core.analysis.pool.time_per_criterion
 
 
-def pool_overview() -> list[PoolRow]:
-    """Every annotator with a submitted grade, by name, with their figures over all studies."""
-    data = load_pool()
-    found = pool_figures(
+def _figures(data: PoolData) -> tuple[AnnotatorPool, ...]:
+    return pool_figures(
         data.ratings,
         data.grades,
         data.gold,
         n_units=data.n_units,
         n_annotators=len(data.annotators),
     )
+
+
+def pool_overview() -> list[PoolRow]:
+    """Every annotator with a submitted grade, by name, with their figures over all studies."""
+    data = load_pool()
+    found = _figures(data)
     rows = [
         PoolRow(
             data.annotators[p.annotator],
@@ -56,13 +60,7 @@ def annotator_history(annotator_id: int) -> AnnotatorHistory | None:
     index = next((n for n, p in enumerate(data.annotators) if p.pk == annotator_id), None)
     if index is None:
         return None
-    found = pool_figures(
-        data.ratings,
-        data.grades,
-        data.gold,
-        n_units=data.n_units,
-        n_annotators=len(data.annotators),
-    )
+    found = _figures(data)
     mine = next(p for p in found if p.annotator == index)
     return AnnotatorHistory(
         person=data.annotators[index],
