@@ -55,12 +55,27 @@ def uses_database(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _name_each_operation(items)
     if not config.getoption("--database-tests-only"):
         return
     without_database = [item for item in items if not uses_database(item)]
     if without_database:
         config.hook.pytest_deselected(items=without_database)
         items[:] = [item for item in items if uses_database(item)]
+
+
+def _name_each_operation(items: list[pytest.Item]) -> None:
+    """Schemathesis names each operation's test `test_x[POST /api/v1/...]` but gives every one
+    the test function's node id, so a report or `--dist loadfile` (which schedules by node id)
+    cannot tell them apart: each gets the id its name says."""
+    for item in items:
+        if item.parent is not None and item.name != item.nodeid.rpartition("::")[2]:
+            parent = item.parent.id  # pytest's structured node id
+            item._id = type(parent).parse(f"{parent}::{item.name}")
+    seen: set[str] = set()
+    twice = sorted({item.nodeid for item in items if item.nodeid in seen or seen.add(item.nodeid)})
+    if twice:  # xdist would run one of each and report the others as never collected
+        raise pytest.UsageError(f"tests with the same node id: {twice[:5]}")
 
 
 @pytest.fixture(scope="session")

@@ -61,13 +61,13 @@ from taxonomy.models import (
 )
 from taxonomy.scales import sync_scale_values
 from taxonomy.seedfile import read_context_variables, read_scales, read_taxonomy
+from tests.replay import Replayed
 from webhooks.models import Answer, Delivery, Event, Hook
 
 # ----- taxonomy ----------------------------------------------------------------------------
 
 
-def load_starter_framework() -> Framework:
-    """The starter taxonomy and context variables, loaded the way `make run` loads them."""
+def _load_starter_framework() -> Framework:
     fixtures = settings.BASE_DIR / "fixtures"
     framework, _ = taxonomy_services.load_framework(read_taxonomy(fixtures / "taxonomy.json"))
     taxonomy_services.load_scales(framework, read_scales(fixtures / "proficiency_scales.json"))
@@ -75,6 +75,11 @@ def load_starter_framework() -> Framework:
         framework, read_context_variables(fixtures / "context_variables.json")
     )
     return framework
+
+
+# The starter taxonomy and context variables, loaded the way `make run` loads them (the rows the
+# loaders wrote the first time, written again: tests/replay.py).
+load_starter_framework = Replayed(_load_starter_framework)
 
 
 def make_framework(code: str = "test-fw") -> Framework:

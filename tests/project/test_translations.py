@@ -62,13 +62,14 @@ def test_every_entry_is_translated_and_none_is_fuzzy(po):
 def test_the_compiled_catalogue_matches_its_source(po):
     with po.with_suffix(".mo").open("rb") as compiled:
         catalog = gettext.GNUTranslations(compiled)._catalog
+    plurals = _plural_keys(po)
     from_mo: dict[str, list[str]] = {}
     for key, value in catalog.items():
         if key == "":
             continue
         if isinstance(key, tuple):  # a plural: (msgid, index) for every form
             msgid = key[0]
-            plural = next(k for k in _plural_keys(po) if k.startswith(msgid + "\x00") or k == msgid)
+            plural = next(k for k in plurals if k.startswith(msgid + "\x00") or k == msgid)
             from_mo.setdefault(plural, []).append(value)
         else:
             from_mo[key] = [value]
