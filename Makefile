@@ -115,12 +115,7 @@ test-browser: install chromium axe
 test-postgres: install postgres chromium axe
 	DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --database-tests-only
 
-# Lint, the SQLite run and the PostgreSQL run side by side: much of one run's time is waiting
-# (servers, background workers, Chromium, the database's commits) that the others fill. Each part
-# prints its output when it ends; `make test` fails if any part does.
-test: install postgres chromium axe
-	@echo "make test: lint, SQLite and PostgreSQL running side by side; each prints when it ends"
-	@$(MAKE) --no-print-directory -j3 --output-sync=target lint test-sqlite test-postgres
+test: lint test-sqlite test-postgres
 
 # The API against its OpenAPI schema with every Schemathesis check (`--checks all`): 50 examples
 # per operation and longer stateful scenarios, as an admin and as an annotator (the suite runs a
