@@ -106,14 +106,14 @@ axe: $(AXE_CORE)
 
 # The browser tests run once, in test-postgres (docs/development.md says why).
 test-sqlite: install
-	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) -m "not browser"
+	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadgroup -m "not browser"
 
 test-browser: install chromium axe
 	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) -m browser
 
 # The tests that touch no database already ran in test-sqlite; only the others run again here.
 test-postgres: install postgres chromium axe
-	DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --database-tests-only
+	DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadgroup --database-tests-only
 
 test: lint test-sqlite test-postgres
 

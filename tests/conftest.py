@@ -9,6 +9,7 @@ from unittest import mock
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.contrib.contenttypes.models import ContentType
 from django.core.cache import cache
 from django.db import transaction
 from django.middleware import csrf
@@ -56,6 +57,7 @@ def uses_database(item: pytest.Item) -> bool:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     _name_each_operation(items)
+    _keep_module_data_on_one_worker(config, items)
     if not config.getoption("--database-tests-only"):
         return
     without_database = [item for item in items if not uses_database(item)]
@@ -78,6 +80,20 @@ def _name_each_operation(items: list[pytest.Item]) -> None:
         raise pytest.UsageError(f"tests with the same node id: {twice[:5]}")
 
 
+def _keep_module_data_on_one_worker(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With `--dist loadgroup` (make test), the tests of a module whose data is built once for
+    the module (`module_db`) run on one test process, which builds it once; the other tests go
+    to whichever process is free. xdist groups by the `@group` suffix of a node id, which its
+    own `xdist_group` mark no longer sets under this pytest (node ids are structured now)."""
+    # The test processes are told by an option of their own (xdist/remote.py).
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        if "module_db" in getattr(item, "fixturenames", ()) and item.parent is not None:
+            group = item.nodeid.partition("::")[0]
+            item._id = type(item.parent.id).parse(f"{item.nodeid}@{group}")
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings() -> None:
     """Give each test run its own PostgreSQL test database, so two runs on one server (a
@@ -94,11 +110,13 @@ def django_db_modify_db_settings() -> None:
 @pytest.fixture(autouse=True)
 def _clear_cache_after_transactional_tests(request):
     """The cache is a database table: a test's rollback empties it, a transactional test's
-    flush does not."""
+    flush does not. Nor does it empty Django's cache of content types."""
     yield
     marker = request.node.get_closest_marker("django_db")
     if marker is not None and marker.kwargs.get("transaction"):
         cache.clear()
+        # The flush made the content types again under new ids.
+        ContentType.objects.clear_cache()
 
 
 @pytest.fixture(autouse=True, scope="session")

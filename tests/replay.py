@@ -12,7 +12,7 @@ from typing import Any
 
 from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.db.models import Max
 
 Rows = list[tuple[type[models.Model], list[dict[str, Any]]]]
@@ -90,8 +90,27 @@ class Replayed[T: models.Model]:
                 model._base_manager.bulk_create(
                     [model(**_resolved(model, row)) for row in written], batch_size=500
                 )
+            _sequences_past_the_rows_written([model for model, _ in self.rows])
         model, pk = self.result
         return model._base_manager.get(pk=pk)
+
+
+def _sequences_past_the_rows_written(tables: list[type[models.Model]]) -> None:
+    """On PostgreSQL a row written with its id leaves the table's sequence where it was, and a
+    sequence may stand below ids it once gave (the bulk inserts of l2annot.bulk_insert set it):
+    the next row would be given one of the ids just written."""
+    if connection.vendor != "postgresql":
+        return  # SQLite's AUTOINCREMENT follows the largest id written
+    with connection.cursor() as cursor:
+        for model in tables:
+            table, column = model._meta.db_table, model._meta.pk.column
+            cursor.execute(
+                f"SELECT setval(pg_get_serial_sequence(%s, %s), GREATEST("
+                f"(SELECT MAX({connection.ops.quote_name(column)}) "
+                f"FROM {connection.ops.quote_name(table)}), "
+                f"nextval(pg_get_serial_sequence(%s, %s))))",
+                [table, column, table, column],
+            )
 
 
 def _natural_key(content_type_id: int) -> tuple[str, str]:

@@ -11,7 +11,6 @@ import pytest
 from django.urls import reverse
 from openpyxl import load_workbook
 from rest_framework.test import APIClient
-from sklearn.metrics import cohen_kappa_score
 
 from accounts.models import ApiToken
 from accounts.roles import Role
@@ -24,6 +23,7 @@ from interchange.grades_export import csv_lines
 from judging.calibration import judge_report, study_leaderboard
 from judging.models import JudgeRun, JudgeVerdict
 from tests import factories
+from tests.reference_packages import cohen_kappa_score
 
 pytestmark = pytest.mark.django_db
 

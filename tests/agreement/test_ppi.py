@@ -7,8 +7,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
-from ppi_py.ppi import _calc_lam_glm
 
 from core.stats.ppi import (
     MINIMUM_LABELED,
@@ -17,6 +15,7 @@ from core.stats.ppi import (
     ppi_mean_stack,
     stratified_ppi_mean,
 )
+from tests.reference_packages import calc_lam_glm, ppi_mean_ci, ppi_mean_pointestimate
 
 TOLERANCE = 1e-8
 
@@ -66,7 +65,7 @@ def test_the_tuned_lambda_is_ppi_python_s_power_tuning():
         if len(set(f.tolist() + f_u.tolist())) < 2:
             continue
         theta = ppi_mean(y, f, f_u, lam=1.0).estimate
-        theirs = _calc_lam_glm(y - theta, f - theta, f_u - theta, np.eye(1), coord=None, clip=True)
+        theirs = calc_lam_glm(y - theta, f - theta, f_u - theta, np.eye(1), coord=None, clip=True)
         assert ppi_mean(y, f, f_u).lam == pytest.approx(theirs, abs=TOLERANCE)
 
 

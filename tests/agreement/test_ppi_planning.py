@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ppi_py import ppi_mean_power, ppi_power
 
 from core.stats.ppi import ppi_mean_stack
 from core.stats.ppi_planning import (
@@ -23,6 +22,7 @@ from core.stats.ppi_planning import (
     uncertainty_from_epochs,
     uncertainty_from_pass_probability,
 )
+from tests.reference_packages import ppi_mean_power, ppi_power
 
 Z95 = 1.959963984540054
 # ppi-python's power analysis with predictions (almost) free and the pool as its n_max: the

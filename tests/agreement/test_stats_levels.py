@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.metrics import cohen_kappa_score
 
 from core.stats import FEWER_THAN_TWO_PAIRS, NO_VARIATION, level_agreement
+from tests.reference_packages import cohen_kappa_score
 
 SCALE = (0, 3)
 levels = st.one_of(st.none(), st.integers(min_value=SCALE[0], max_value=SCALE[1]))

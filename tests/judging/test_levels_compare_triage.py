@@ -3,7 +3,6 @@ levels and the experts' median level, and the responses where a run's level diff
 
 import pytest
 from django.urls import reverse
-from sklearn.metrics import cohen_kappa_score
 
 from accounts.roles import Role
 from accounts.services import create_user_with_role, sync_roles
@@ -14,6 +13,7 @@ from grading.models import Study, Verdict
 from judging.calibration import run_comparison, triage
 from judging.models import JudgeRun, JudgeVerdict
 from tests import factories
+from tests.reference_packages import cohen_kappa_score
 
 pytestmark = pytest.mark.django_db
 
