@@ -2,41 +2,23 @@
 them: ppi-python pulls numba and scikit-learn, seconds of import that every test process would
 otherwise spend collecting the tests, most of which never call them."""
 
+import importlib
+from collections.abc import Callable
 from typing import Any
 
 
-def ppi_mean_pointestimate(*args: Any, **kwargs: Any) -> Any:
-    from ppi_py import ppi_mean_pointestimate as reference
+def _imported_when_called(module: str, name: str) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
 
-    return reference(*args, **kwargs)
-
-
-def ppi_mean_ci(*args: Any, **kwargs: Any) -> Any:
-    from ppi_py import ppi_mean_ci as reference
-
-    return reference(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
-def ppi_mean_power(*args: Any, **kwargs: Any) -> Any:
-    from ppi_py import ppi_mean_power as reference
-
-    return reference(*args, **kwargs)
-
-
-def ppi_power(*args: Any, **kwargs: Any) -> Any:
-    from ppi_py import ppi_power as reference
-
-    return reference(*args, **kwargs)
-
-
-def calc_lam_glm(*args: Any, **kwargs: Any) -> Any:
-    """ppi-python's own choice of the power-tuning λ (a private function of its package)."""
-    from ppi_py.ppi import _calc_lam_glm as reference
-
-    return reference(*args, **kwargs)
-
-
-def cohen_kappa_score(*args: Any, **kwargs: Any) -> Any:
-    from sklearn.metrics import cohen_kappa_score as reference
-
-    return reference(*args, **kwargs)
+ppi_mean_pointestimate = _imported_when_called("ppi_py", "ppi_mean_pointestimate")
+ppi_mean_ci = _imported_when_called("ppi_py", "ppi_mean_ci")
+ppi_mean_power = _imported_when_called("ppi_py", "ppi_mean_power")
+ppi_power = _imported_when_called("ppi_py", "ppi_power")
+# ppi-python's own choice of the power-tuning λ (a private function of its package).
+calc_lam_glm = _imported_when_called("ppi_py.ppi", "_calc_lam_glm")
+cohen_kappa_score = _imported_when_called("sklearn.metrics", "cohen_kappa_score")
