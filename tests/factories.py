@@ -32,6 +32,7 @@ from grading.models import (
     LikertItem,
     PoolMember,
     Study,
+    StudyItem,
     TurnGrade,
     Verdict,
 )
@@ -328,13 +329,13 @@ def complete(assignment, by: User, verdict: str = "pass") -> None:
         grading_services.save_likert(assignment, item.pk, 4, by=by)
 
 
-def grading_route_kwargs(params: set[str], user: User | None, make_user) -> dict[str, int]:
-    """URL arguments for the route-by-role walk: `user`'s own assignment in a new study."""
-    grader = user or make_user(Role.ANNOTATOR)
+def grading_route_values(grader: User) -> dict[str, int]:
+    """For the route-by-role walks: `grader`'s own assignment in a new study, as the values of
+    the grading routes' URL arguments (grading_route_kwargs picks a route's)."""
     new = study([grader], responses=1, overlap=1, resources=["Handout"])
     grading_services.assign_study(new)
     assignment = new.items.get().assignments.get()
-    values = {
+    return {
         "study_id": new.pk,
         "study_item_id": assignment.study_item_id,
         "assignment_id": assignment.pk,
@@ -343,13 +344,20 @@ def grading_route_kwargs(params: set[str], user: User | None, make_user) -> dict
         "resource_id": assignment.study_item.rubric_version.resources.get().pk,
         "user_id": grader.pk,  # a pool member
     }
+
+
+def grading_route_kwargs(params: set[str], values: dict[str, int]) -> dict[str, int]:
+    """The URL arguments `params` of a grading route, from grading_route_values: a flag on the
+    assignment's response and a tutor turn of it are made here, for the routes that name one."""
+    values = dict(values)
+    item = StudyItem.objects.get(pk=values["study_item_id"])
     if "flag_id" in params:
         values["flag_id"] = Flag.objects.create(
-            study_item=assignment.study_item, kind=Flag.Kind.RESPONSE_BROKEN, by=grader
+            study_item=item, kind=Flag.Kind.RESPONSE_BROKEN, by_id=values["user_id"]
         ).pk
     if "turn_id" in params:  # a tutor turn of the response (a text one: the grade is refused)
         values["turn_id"] = Turn.objects.create(
-            response=assignment.study_item.response, index=0, role="assistant", content="Hello."
+            response_id=item.response_id, index=0, role="assistant", content="Hello."
         ).pk
     return {name: values[name] for name in params}
 
@@ -491,14 +499,15 @@ def judge_run(
     return run
 
 
-def disagreeing_run(study_id: int) -> JudgeRun:
+def disagreeing_run(study_id: int, judge_model: str = "a judge") -> JudgeRun:
     """For the route walk: the study's first assignment submitted with every criterion passed,
-    and a run that fails every one of them, so each is in the run's triage queue."""
+    and a run (of `judge_model`, one run per model) that fails every one of them, so each is in
+    the run's triage queue."""
     assignment = Assignment.objects.filter(study_item__study_id=study_id).order_by("pk").first()
     assert assignment is not None
     complete(assignment, assignment.annotator)
     grading_services.submit(assignment, by=assignment.annotator)
-    run = JudgeRun.objects.create(judge_model="a judge")
+    run = JudgeRun.objects.create(judge_model=judge_model)
     JudgeVerdict.objects.bulk_create(
         JudgeVerdict(
             run=run,
@@ -553,13 +562,13 @@ def benchmark_objects() -> dict[str, object]:
     return {"task": task, "response": answer, "run": run, "verdict": verdict}
 
 
-def grading_objects(grader: User) -> dict[str, object]:
-    """A study of one response (from benchmark_objects) graded by `grader` alone: their
-    assignment, one grade of theirs, and a gold verdict on the same criterion."""
+def grading_objects(grader: User, name: str = "Permissions study") -> dict[str, object]:
+    """A study (of that name) of one response (from benchmark_objects) graded by `grader` alone:
+    their assignment, one grade of theirs, and a gold verdict on the same criterion."""
     answer = first(Response)
     graders, others = _graders_and_others([grader])
     study = grading_services.create_study(
-        name="Permissions study",
+        name=name,
         framework=answer.task.framework,
         responses=[answer],
         annotators=graders,
@@ -578,7 +587,9 @@ def grading_objects(grader: User) -> dict[str, object]:
     flag = Flag.objects.create(
         study_item=assignment.study_item, kind=Flag.Kind.RESPONSE_BROKEN, by=grader
     )
-    turn = Turn.objects.create(response=answer, index=0, role="assistant", content="Hello.")
+    turn, _ = Turn.objects.get_or_create(  # the response's tutor turn, one for every study
+        response=answer, index=0, defaults={"role": "assistant", "content": "Hello."}
+    )
     turn_grade = TurnGrade.objects.create(
         assignment=assignment, criterion_version=version, turn=turn, verdict="pass"
     )

@@ -4,14 +4,20 @@ never a hidden button alone. A new URL must be added to ROUTES (test_every_route
 The API (namespace `api`) has its own table and walker, with its own status codes (401 for no
 credentials): tests/api/test_api_permissions.py."""
 
+import functools
 from dataclasses import dataclass
 
 import pytest
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.db import transaction
+from django.http import HttpResponse
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from accounts.models import ApiToken, User
 from accounts.roles import Role
+from accounts.services import create_user_with_role, sync_roles
 from audit import services as audit
 from audit.models import AuditEvent
 from judging.models import JudgeRun, PromptTemplate, PromptVersion
@@ -223,6 +229,11 @@ def named_routes(patterns=None, namespace=""):
             yield f"{namespace}{entry.name}", entry
 
 
+@functools.cache
+def route_patterns() -> dict[str, URLPattern]:
+    return dict(named_routes())
+
+
 CREATE_UNDER = {
     "subcompetency": lambda: Competency.objects.get(code="01"),
     "contextvalue": lambda: ContextVariable.objects.get(key="cefr_level"),
@@ -266,16 +277,52 @@ def route_objects(module_db: None) -> dict[str, int]:
     return {kind: obj.pk for kind, obj in objects.items()}
 
 
-def url_for(
-    name: str, pattern: URLPattern, objects: dict[str, int], user=None, make_user=None
-) -> str:
-    grading = GRADING_PARAMS & set(pattern.pattern.converters)
+@dataclass(frozen=True)
+class Walker:
+    """Who asks for a route: a user of one role (none: an anonymous visitor), logged in once
+    (the session's key), and the grading work the grading routes address, theirs (an anonymous
+    visitor's: an annotator's)."""
+
+    user_id: int | None
+    session_key: str | None
+    grading: dict[str, int]  # their assignment in a study (factories.grading_route_values)
+    judged: dict[str, int]  # the same in another study, a judge run disagreeing with the grades
+
+
+@pytest.fixture(scope="module")
+def walkers(route_objects: dict[str, int]) -> dict[Role | None, Walker]:
+    """A walker of each role and an anonymous one, built once for the module after the objects
+    the routes address (what a test changes is rolled back after it)."""
+    if not Group.objects.exists():
+        sync_roles()
+    walkers: dict[Role | None, Walker] = {}
+    for role in [*Role, None]:
+        user = create_user_with_role(f"walker-{role}", "pw", role) if role else None
+        grader = user or create_user_with_role("anonymous-grader", "pw", Role.ANNOTATOR)
+        judged = factories.grading_route_values(grader)
+        # a run that disagrees with the grades, made from the study's judge page
+        run = disagreeing_run(judged["study_id"], f"judge of {grader}")
+        JudgeRun.objects.filter(pk=run.pk).update(parameters={"study": judged["study_id"]})
+        client = Client()
+        if user is not None:
+            client.force_login(user)
+        walkers[role] = Walker(
+            user_id=user and user.pk,
+            session_key=user and client.session.session_key,
+            grading=factories.grading_route_values(grader),
+            judged={**judged, "run_id": run.pk},
+        )
+    return walkers
+
+
+def url_for(name: str, pattern: URLPattern, objects: dict[str, int], walker: Walker) -> str:
+    converters = set(pattern.pattern.converters)
+    grading = GRADING_PARAMS & converters
     if grading:  # the user's own assignment: another's would rightly be a 404
-        kwargs = factories.grading_route_kwargs(grading, user, make_user)
-        if "run_id" in pattern.pattern.converters:  # a run that disagrees with the grades,
-            run = disagreeing_run(kwargs["study_id"])  # made from the study's judge page
-            JudgeRun.objects.filter(pk=run.pk).update(parameters={"study": kwargs["study_id"]})
-            kwargs["run_id"] = run.pk
+        values = walker.judged if "run_id" in converters else walker.grading
+        kwargs = factories.grading_route_kwargs(grading, values)
+        if "run_id" in converters:
+            kwargs["run_id"] = values["run_id"]
         return reverse(name, kwargs=kwargs)
     if "prompt_id" in pattern.pattern.converters:
         return reverse(name, kwargs={"prompt_id": PromptTemplate.objects.first().pk})
@@ -299,7 +346,11 @@ def url_for(
             if name.endswith("_create"):
                 kwargs[param] = CREATE_UNDER[kind]().pk
             elif kind == "token":  # a person can revoke only their own tokens; anonymous
-                owner = user or User.objects.create(username="someone")  # visitors log in
+                owner = (  # visitors log in
+                    User.objects.get(pk=walker.user_id)
+                    if walker.user_id is not None
+                    else User.objects.create(username="someone")
+                )
                 kwargs[param] = ApiToken.issue(owner, "script")[0].pk
             else:
                 kwargs[param] = objects[kind]
@@ -307,34 +358,54 @@ def url_for(
     return reverse(name, kwargs=kwargs)
 
 
-def request(client: Client, route: Route, url: str):
-    return client.post(url) if route.method == "POST" else client.get(url)
+def ask(name: str, walker: Walker, objects: dict[str, int]) -> HttpResponse:
+    """The answer to `walker` asking for the route `name` (ROUTES says how)."""
+    url = url_for(name, route_patterns()[name], objects, walker)
+    client = Client()
+    if walker.session_key is not None:
+        client.cookies[settings.SESSION_COOKIE_NAME] = walker.session_key
+    return client.post(url) if ROUTES[name].method == "POST" else client.get(url)
+
+
+def mismatch(route: Route, role: Role | None, response: HttpResponse) -> str | None:
+    """How the answer to `role` differs from what the table says, or None if it does not."""
+    status = response.status_code
+    if route.allowed is PUBLIC:
+        expected = "200 or 302"
+        agrees = status in (200, 302)
+    elif role is None:
+        expected = "a redirect to the login page"
+        agrees = status == 302 and response.url.startswith(reverse("login"))
+    elif role in route.allowed:
+        expected = "200, 204, 302, 409 or 422"
+        agrees = status in (200, 204, 302, 409, 422)
+    else:
+        expected = "403"
+        agrees = status == 403
+    if agrees:
+        return None
+    return f"{role or 'anonymous'} got {status}, not {expected}: {response.content[:300]!r}"
 
 
 def test_every_route_is_listed():
     assert {name for name, _ in named_routes()} == set(ROUTES)
 
 
-CASES = [(name, role) for name in ROUTES for role in [*Role, None]]
-
-
 @pytest.mark.django_db
-@pytest.mark.parametrize(("name", "role"), CASES, ids=[f"{n}-{r or 'anonymous'}" for n, r in CASES])
-def test_route_answers_each_role_as_the_table_says(name, role, route_objects, make_user):
-    pattern = dict(named_routes())[name]
-    route = ROUTES[name]
-    user = make_user(role) if role is not None else None
-    url = url_for(name, pattern, route_objects, user, make_user)
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    response = request(client, route, url)
-    if route.allowed is PUBLIC:
-        assert response.status_code in (200, 302)
-    elif role is None:
-        assert response.status_code == 302
-        assert response.url.startswith(reverse("login"))
-    elif role in route.allowed:
-        assert response.status_code in (200, 204, 302, 409, 422), response.content[:300]
-    else:
-        assert response.status_code == 403
+@pytest.mark.parametrize("name", ROUTES)
+def test_route_answers_each_role_as_the_table_says(name, route_objects, walkers):
+    """Every role and an anonymous visitor ask in turn, each in a savepoint rolled back after
+    its answer (a POST by one never changes what the next meets); every answer that differs
+    from the table is reported."""
+    mismatches = []
+    for role in [*Role, None]:
+        try:
+            with transaction.atomic():
+                response = ask(name, walkers[role], route_objects)
+                transaction.set_rollback(True)
+        except Exception as error:
+            error.add_note(f"asking for {name} as {role or 'anonymous'}")
+            raise
+        if (difference := mismatch(ROUTES[name], role, response)) is not None:
+            mismatches.append(difference)
+    assert not mismatches, f"{name}: " + "; ".join(mismatches)

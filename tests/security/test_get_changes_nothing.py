@@ -71,7 +71,9 @@ def walk_data(module_db: None) -> dict[str, Any]:
         "token": ApiToken.issue(admin_user, "script")[0],
         **factories.webhook_route_objects(),
     }
-    grading = factories.grading_route_kwargs(GRADING_PARAMS, admin_user, None)
+    grading = factories.grading_route_kwargs(
+        GRADING_PARAMS, factories.grading_route_values(admin_user)
+    )
     run = factories.disagreeing_run(grading["study_id"])
     JudgeRun.objects.filter(pk=run.pk).update(
         parameters={"study": grading["study_id"]}, status=JudgeRun.Status.RUNNING
