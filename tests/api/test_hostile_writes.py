@@ -10,17 +10,18 @@ sees it.
 
 import pytest
 from django.urls import reverse
+from rest_framework.test import APIClient
 
 from accounts.roles import Role
 from taxonomy.models import Framework
 from tests.api.test_api_permissions import (  # noqa: F401  (their fixtures, used here)
     ACTIONS,
     RESOURCES,
+    Own,
     allowed,
-    api_with_objects,
     benchmark,
+    callers,
     detail_url,
-    framework,
 )
 
 pytestmark = pytest.mark.django_db
@@ -56,14 +57,14 @@ SURROGATE_KEY = '{"na\\udfffme": "x", "revision": 1}'
 HUGE_INTEGER = '{"name": "x", "revision": 1%s}' % ("0" * 400)
 
 
-def _write_url(name: str) -> str:
+def _write_url(name: str, own: Own) -> str:
     if name in BULK_IMPORTS:
         return f"{reverse(name)}?framework={Framework.objects.get().code}"
     if name.endswith("-list"):
         return reverse(name)
     if name.endswith("-detail"):
-        return detail_url(name.removeprefix("api:").removesuffix("-detail"))
-    return reverse(name, args=ACTIONS[name][2]())
+        return detail_url(name.removeprefix("api:").removesuffix("-detail"), own)
+    return reverse(name, args=ACTIONS[name][2](own))
 
 
 @pytest.mark.parametrize(
@@ -73,11 +74,12 @@ def test_every_write_refuses_a_lone_surrogate_a_surrogate_key_and_a_huge_integer
     method,
     name,
     action,
-    benchmark,  # noqa: F811
-    api_with_objects,  # noqa: F811
+    callers,  # noqa: F811
 ):
-    client = api_with_objects(min(allowed(action), key=list(Role).index))
-    url = _write_url(name)
+    caller = callers[min(allowed(action), key=list(Role).index)]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {caller.token}")
+    url = _write_url(name, caller.own)
     for body, field, words in [
         (LONE_SURROGATE, "name", "\\ud800, half of a surrogate pair and not a character"),
         (SURROGATE_KEY, None, "a key holds \\udfff, half of a surrogate pair"),
