@@ -60,13 +60,14 @@ def test_figures_stay_whole_and_wide_tables_scroll_in_their_box(
         reverse("judging:judge", args=[study.pk]),
         reverse("judging:compare", args=[study.pk]) + "?" + "&".join(f"run={r.pk}" for r in runs),
     ]
-    for width in (1280, 375):  # a desktop, a phone
-        page = new_page(width=width)
-        log_in(page, Role.MAINTAINER)
-        for url in pages:
-            page.goto(url)
-            assert page.locator("main table").count() > 0, url
-            page.evaluate("document.querySelectorAll('main details').forEach(d => d.open = true)")
+    page = new_page(width=1280)
+    log_in(page, Role.MAINTAINER)
+    for url in pages:
+        page.goto(url)
+        assert page.locator("main table").count() > 0, url
+        page.evaluate("document.querySelectorAll('main details').forEach(d => d.open = true)")
+        for width in (1280, 375):  # a desktop, then a phone: the same page, narrowed
+            page.set_viewport_size({"width": width, "height": 800})
             broken = page.evaluate(BROKEN_PIECES)
             assert broken == [], f"{width} px, {url}: {broken}"
             scroll, window = page.evaluate(
@@ -75,10 +76,8 @@ def test_figures_stay_whole_and_wide_tables_scroll_in_their_box(
             wide = page.evaluate(WIDER_THAN_THE_WINDOW)
             assert scroll <= window, f"{url}: {scroll} px wide in a {window} px window: {wide}"
     # The comparison shows its criteria in pages, as the agreement page does: the next page is
-    # swapped in place and the address says which page it is.
-    page = new_page(width=1280)
-    log_in(page, Role.MAINTAINER)
-    page.goto(pages[-1])
+    # swapped in place and the address says which page it is (the page is the comparison).
+    page.set_viewport_size({"width": 1280, "height": 800})
     section = page.locator("#criteria")
     first = section.locator("tbody th[scope=rowgroup] code").first.inner_text()
     section.get_by_role("link", name="Next").click()
