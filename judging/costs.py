@@ -71,16 +71,24 @@ def run_estimate(
     )
 
 
+class OverBudget(ValidationError):
+    """A run refused for its estimate above the budget (on the form's `confirm_cost`); it
+    carries the estimate, which the refusing page shows without filling the prompts again."""
+
+    def __init__(self, message: str, found: Estimate) -> None:
+        super().__init__({"confirm_cost": message})
+        self.estimate = found
+
+
 def check_budget(found: Estimate, *, confirmed: bool) -> None:
-    """Refuse (on the form's `confirm_cost`) a run estimated above the budget, unless
-    `confirmed`."""
+    """Refuse (OverBudget) a run estimated above the budget, unless `confirmed`."""
     limit = budget()
     if over_budget(found, limit) and not confirmed:
         message = gettext(
             "This run is estimated at %(cost)s %(currency)s, above the budget of a run "
             "(%(budget)s %(currency)s): confirm the cost to run it anyway."
         ) % {"cost": found.cost, "currency": found.currency, "budget": limit}
-        raise ValidationError({"confirm_cost": message})
+        raise OverBudget(message, found)
 
 
 def freeze_price(run: JudgeRun, found: Estimate, price: Price | None) -> None:

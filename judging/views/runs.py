@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import AuthenticatedHttpRequest, require
 from accounts.roles import Action
-from core.costs import over_budget
+from core.costs import Estimate, over_budget
 from grading.models import Study
 from judging import costs, runs
 from judging.forms import RunForm
@@ -40,17 +40,21 @@ def judge(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     refill_url = reverse("judging:judge", args=[study.pk])
     if request.method == "POST":
         form = RunForm(request.POST, refill_url=refill_url)
+        known: Estimate | None = None
         if form.is_valid():
             try:
                 run = runs.start_run(study, **form.cleaned_data, by=request.user)
             except runs.RunNotPossible as error:
                 form.add_error(None, str(error))
+            except costs.OverBudget as error:
+                form.add_error(None, error)
+                known = error.estimate  # the prompts were filled once, for it
             except ValidationError as error:
                 form.add_error(None, error)
             else:
                 return redirect_to(request, reverse("judging:run", args=[study.pk, run.pk]))
         context = {"study": study, "form": form, "runs": study_runs(study)}
-        context |= estimate_context(study, form)
+        context |= estimate_context(study, form, known=known)
         return render_page(request, PAGE, context, fragment="run-form", status=422)
     config_id = request.GET.get("config", "")
     chosen = JudgeConfig.objects.filter(pk=config_id).first() if config_id.isdigit() else None
@@ -71,16 +75,18 @@ def estimate(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     return render_page(request, PAGE, context, fragment="run-estimate")
 
 
-def estimate_context(study: Study, form: RunForm) -> dict[str, object]:
+def estimate_context(
+    study: Study, form: RunForm, *, known: Estimate | None = None
+) -> dict[str, object]:
     """The estimate of the run a filled form asks for (none while the form does not name a
-    judge), and whether it is above the budget."""
+    judge), and whether it is above the budget; `known`: that estimate, already made."""
     if not form.is_bound or set(form.errors) - {"confirm_cost", NON_FIELD_ERRORS}:
         return {"estimate": None}
     values = form.cleaned_data
     if not values.get("model") and values.get("config") is None:
         return {"estimate": None}
     try:
-        found = runs.estimate_run(study, **values).estimate
+        found = known or runs.estimate_run(study, **values).estimate
     except ValidationError:  # no prompt to estimate with
         return {"estimate": None}
     limit = costs.budget()

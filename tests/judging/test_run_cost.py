@@ -7,6 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+import judging.costs
 from accounts.roles import Role
 from grading.models import Study
 from judging.costs import costing
@@ -46,9 +47,12 @@ def maintainer(client_as):
     return client_as(Role.MAINTAINER)
 
 
+def _prompt() -> PromptVersion:
+    return PromptVersion.objects.get(template__name="reference-guided")
+
+
 def form(**values):
-    prompt = PromptVersion.objects.get(template__name="reference-guided")
-    return {"model": JUDGE, "prompt": prompt.pk, "epochs": 1, "max_connections": 2} | values
+    return {"model": JUDGE, "prompt": _prompt().pk, "epochs": 1, "max_connections": 2} | values
 
 
 def test_a_run_estimated_above_the_budget_is_refused_saying_the_estimate_and_the_budget(
@@ -61,6 +65,18 @@ def test_a_run_estimated_above_the_budget_is_refused_saying_the_estimate_and_the
     assert 'name="confirm_cost"' in body  # the confirmation is offered
     estimated = start_run(study, model=JUDGE, confirm_cost=True, by=None, enqueue=False)
     assert f"estimated at {estimated.estimated_cost} USD" in body
+
+
+def test_a_refused_run_fills_each_prompt_once_for_its_estimate(
+    study, price, maintainer, monkeypatch
+):
+    calls = len(costing(study, model=JUDGE, prompt=_prompt(), epochs=1, limit=None).planned)
+    filled = []
+    render = judging.costs.render
+    monkeypatch.setattr(judging.costs, "render", lambda *a: filled.append(a) or render(*a))
+    answer = maintainer.post(reverse("judging:judge", args=[study.pk]), form())
+    assert answer.status_code == 422 and "above the budget of a run" in answer.content.decode()
+    assert len(filled) == calls
 
 
 def test_a_run_above_the_budget_starts_once_confirmed_keeping_its_price_and_estimate(
