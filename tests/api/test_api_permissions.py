@@ -62,6 +62,11 @@ def own(kind: str) -> Callable[[Own], Model]:
     return lambda objects: objects[kind]
 
 
+def own_pk(kind: str) -> Callable[[Own], list[object]]:
+    """An action's URL arguments: the key of the caller's own object of that kind."""
+    return lambda objects: [objects[kind].pk]
+
+
 # basename -> (read action, write action, how to find an object to address from the caller's
 # own objects[, methods offered: every method by default]). A write action of None: read-only,
 # a change needs the read action.
@@ -138,35 +143,35 @@ ACTIONS = {
     "api:task-submit": ("post", Action.EDIT_RUBRICS, lambda _: [first(Task).pk]),
     "api:task-approve": ("post", Action.REVIEW_RUBRICS, lambda _: [first(Task).pk]),
     "api:task-return": ("post", Action.REVIEW_RUBRICS, lambda _: [first(Task).pk]),
-    "api:study-claim": ("post", Action.GRADE, lambda own: [own["study"].pk]),
-    "api:study-agreement": ("get", Action.VIEW_BENCHMARK, lambda own: [own["study"].pk]),
-    "api:study-drift": ("get", Action.VIEW_BENCHMARK, lambda own: [own["study"].pk]),
-    "api:study-leaderboard": ("get", Action.VIEW_BENCHMARK, lambda own: [own["study"].pk]),
-    "api:study-final-labels": ("get", Action.EXPORT_DATA, lambda own: [own["study"].pk]),
+    "api:study-claim": ("post", Action.GRADE, own_pk("study")),
+    "api:study-agreement": ("get", Action.VIEW_BENCHMARK, own_pk("study")),
+    "api:study-drift": ("get", Action.VIEW_BENCHMARK, own_pk("study")),
+    "api:study-leaderboard": ("get", Action.VIEW_BENCHMARK, own_pk("study")),
+    "api:study-final-labels": ("get", Action.EXPORT_DATA, own_pk("study")),
     "api:study-calibration": (
         "get",
         Action.VIEW_BENCHMARK,
         lambda own: [own["study"].pk, JudgeRun.objects.get().pk],
     ),
-    "api:assignment-submit": ("post", Action.GRADE, lambda own: [own["assignment"].pk]),
-    "api:assignment-rate": ("post", Action.GRADE, lambda own: [own["assignment"].pk]),
-    "api:study-close": ("post", Action.MANAGE_STUDIES, lambda own: [own["study"].pk]),
-    "api:study-reopen": ("post", Action.MANAGE_STUDIES, lambda own: [own["study"].pk]),
-    "api:study-add-annotators": ("post", Action.MANAGE_STUDIES, lambda own: [own["study"].pk]),
-    "api:study-remove-annotators": ("post", Action.MANAGE_STUDIES, lambda own: [own["study"].pk]),
-    "api:study-questions": ("post", Action.MANAGE_STUDIES, lambda own: [own["study"].pk]),
+    "api:assignment-submit": ("post", Action.GRADE, own_pk("assignment")),
+    "api:assignment-rate": ("post", Action.GRADE, own_pk("assignment")),
+    "api:study-close": ("post", Action.MANAGE_STUDIES, own_pk("study")),
+    "api:study-reopen": ("post", Action.MANAGE_STUDIES, own_pk("study")),
+    "api:study-add-annotators": ("post", Action.MANAGE_STUDIES, own_pk("study")),
+    "api:study-remove-annotators": ("post", Action.MANAGE_STUDIES, own_pk("study")),
+    "api:study-questions": ("post", Action.MANAGE_STUDIES, own_pk("study")),
     "api:study-preview": ("post", Action.MANAGE_STUDIES, lambda _: []),
     "api:study-plan": ("get", Action.MANAGE_STUDIES, lambda _: []),
     "api:study-from-filters": ("post", Action.MANAGE_STUDIES, lambda _: []),
-    "api:study-gold-checks": ("get", Action.MANAGE_STUDIES, lambda own: [own["study"].pk]),
-    "api:study-add-gold-checks": ("post", Action.MANAGE_STUDIES, lambda own: [own["study"].pk]),
-    "api:study-gold-accuracy": ("get", Action.MANAGE_STUDIES, lambda own: [own["study"].pk]),
-    "api:study-remove-gold-checks": ("post", Action.MANAGE_STUDIES, lambda own: [own["study"].pk]),
-    "api:study-grades-csv": ("get", Action.EXPORT_DATA, lambda own: [own["study"].pk]),
-    "api:study-grades-xlsx": ("get", Action.EXPORT_DATA, lambda own: [own["study"].pk]),
-    "api:person-invitation": ("post", Action.MANAGE_PEOPLE, lambda own: [own["person"].pk]),
-    "api:flag-resolve": ("post", Action.MANAGE_STUDIES, lambda own: [own["flag"].pk]),
-    "api:study-criterion-times": ("get", Action.VIEW_BENCHMARK, lambda own: [own["study"].pk]),
+    "api:study-gold-checks": ("get", Action.MANAGE_STUDIES, own_pk("study")),
+    "api:study-add-gold-checks": ("post", Action.MANAGE_STUDIES, own_pk("study")),
+    "api:study-gold-accuracy": ("get", Action.MANAGE_STUDIES, own_pk("study")),
+    "api:study-remove-gold-checks": ("post", Action.MANAGE_STUDIES, own_pk("study")),
+    "api:study-grades-csv": ("get", Action.EXPORT_DATA, own_pk("study")),
+    "api:study-grades-xlsx": ("get", Action.EXPORT_DATA, own_pk("study")),
+    "api:person-invitation": ("post", Action.MANAGE_PEOPLE, own_pk("person")),
+    "api:flag-resolve": ("post", Action.MANAGE_STUDIES, own_pk("flag")),
+    "api:study-criterion-times": ("get", Action.VIEW_BENCHMARK, own_pk("study")),
     "api:framework-rubrics-xlsx": (
         "get",
         Action.EXPORT_DATA,
