@@ -16,6 +16,7 @@ from grading.models import (
     Study,
     StudyItem,
     Verdict,
+    split_reason_label,
 )
 from l2annot.db_routers import reports_alias
 
@@ -46,9 +47,8 @@ def load_label_units(study: Study, *, blind: bool = True) -> list[LabelUnit]:
             "level",
         )
     )
-    golds = {
-        (item, version): Gold(verdict, by or "", at.isoformat(), note, level)
-        for item, version, verdict, by, at, note, level in GoldVerdict.objects.using(db)
+    rows = (
+        GoldVerdict.objects.using(db)
         .filter(study_item__study=study)
         .values_list(
             "study_item_id",
@@ -58,7 +58,22 @@ def load_label_units(study: Study, *, blind: bool = True) -> list[LabelUnit]:
             "at",
             "note",
             "level",
+            "split_reason",
+            "confidence",
         )
+    )
+    golds = {
+        (item, version): Gold(
+            verdict,
+            by or "",
+            at.isoformat(),
+            note,
+            level,
+            split_reason=reason,
+            split_reason_label=split_reason_label(reason) if reason else "",
+            confidence=confidence,
+        )
+        for item, version, verdict, by, at, note, level, reason, confidence in rows
     }
     names = rater_names(sorted({(row[2], row[3]) for row in grades}), blind)
     experts: dict[tuple[int, int], list[ExpertVerdict]] = {}

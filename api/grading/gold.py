@@ -15,6 +15,7 @@ from api.viewsets import RevisionedModelViewSet
 from grading import adjudication
 from grading.models import (
     GoldVerdict,
+    split_reason_label,
 )
 
 
@@ -30,12 +31,25 @@ class GoldVerdictSerializer(RevisionedSerializer):
         help_text="On an ordinal criterion: the gold level of its scale (the verdict is then "
         "empty; na is its verdict N/A).",
     )
+    split_reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=100,
+        help_text="Why the experts split: one of the study's split_reasons (GET "
+        "/studies/{id}/), or empty. Left out of a change, the recorded one is kept.",
+    )
+    split_reason_label = serializers.SerializerMethodField(
+        help_text="The split reason as a person reads it (a built-in one translated)."
+    )
+
+    def get_split_reason_label(self, gold: GoldVerdict) -> str:
+        return split_reason_label(gold.split_reason) if gold.split_reason else ""
 
     class Meta:
         model = GoldVerdict
         fields = [
             *("id", "study", "study_item", "criterion_version", "code", "verdict", "level"),
-            "note",
+            *("note", "split_reason", "split_reason_label", "confidence"),
             *("by", "at", "revision"),
         ]
         read_only_fields = ["at"]
@@ -85,6 +99,8 @@ class GoldVerdictViewSet(RevisionedModelViewSet):
             verdict=gold_of.get("verdict", ""),
             level=gold_of.get("level"),
             note=gold_of.get("note", ""),
+            split_reason=gold_of.get("split_reason"),  # None keeps the recorded one
+            confidence=gold_of.get("confidence"),
             by=acting_user(self.request),
             base_revision=base_revision,
         )
@@ -102,5 +118,7 @@ class GoldVerdictViewSet(RevisionedModelViewSet):
             # A verdict given without a level replaces the level (N/A on an ordinal criterion).
             "level": changes.get("level", None if "verdict" in changes else instance.level),
             "note": changes.get("note", instance.note),
+            "split_reason": changes.get("split_reason"),
+            "confidence": changes.get("confidence"),
         }
         return self._record(wanted, base_revision=expected)

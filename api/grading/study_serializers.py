@@ -43,6 +43,12 @@ class StudySerializer(ApiModelSerializer):
     items = serializers.IntegerField(source="items_count", read_only=True)
     assignments = serializers.IntegerField(source="assignments_count", read_only=True)
     submitted = serializers.IntegerField(source="submitted_count", read_only=True)
+    split_reasons = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text="The reasons an adjudicator may give why the experts split (a gold "
+        "verdict's split_reason), set on the study's page.",
+    )
 
     class Meta:
         model = Study
@@ -50,7 +56,7 @@ class StudySerializer(ApiModelSerializer):
             *("id", "name", "framework", "description", "overlap", "match_expertise"),
             *("deadline", "status", "require_rationale_on_fail"),
             *("show_grader_names_to_adjudicator", "created_at", "items", "assignments"),
-            *("submitted", "annotators", "responses", "assign_now"),
+            *("submitted", "annotators", "responses", "assign_now", "split_reasons"),
             *ADAPTIVE_FIELDS,
         ]
         read_only_fields = ["status", "created_at"]

@@ -48,6 +48,9 @@ LABELS = pa.schema(
         ("n_not_applicable", pa.int64()),
         ("experts", pa.list_(EXPERT)),
         ("gold", pa.string()),
+        ("split_reason", pa.string()),
+        ("split_reason_label", pa.string()),
+        ("confidence", pa.string()),
         ("decided_by", pa.string()),
         ("decided_at", pa.string()),
     ]
@@ -126,6 +129,11 @@ def label_rows(labels: Sequence[FinalLabel]) -> list[dict[str, Any]]:
                 for expert in found.unit.experts
             ],
             "gold": found.unit.gold.answer if found.unit.gold else None,
+            "split_reason": found.unit.gold.split_reason or None if found.unit.gold else None,
+            "split_reason_label": (
+                found.unit.gold.split_reason_label or None if found.unit.gold else None
+            ),
+            "confidence": found.unit.gold.confidence or None if found.unit.gold else None,
             "decided_by": found.decided_by or None,
             "decided_at": found.decided_at or None,
         }

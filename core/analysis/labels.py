@@ -55,6 +55,11 @@ class Gold:
     at: str  # ISO 8601
     note: str
     level: int | None = None  # on an ordinal criterion
+    # Why the experts split (a key of the study's list), as a person reads it, and how sure
+    # the adjudicator was (low, medium, high); "" where the adjudicator did not say.
+    split_reason: str = ""
+    split_reason_label: str = ""
+    confidence: str = ""
 
     @property
     def answer(self) -> str:
@@ -150,7 +155,8 @@ def final_labels(units: Iterable[LabelUnit], *, single: bool = True) -> list[Fin
 
 COLUMNS = [
     "task", "response", "response version", "model", "criterion", "layer", "wording", "label",
-    "level", "basis", "pass", "fail", "n/a", "experts", "gold", "decided by", "decided at",
+    "level", "basis", "pass", "fail", "n/a", "experts", "gold", "split reason",
+    "split reason label", "confidence", "decided by", "decided at",
 ]  # fmt: skip
 
 
@@ -177,6 +183,9 @@ def label_row(found: FinalLabel) -> list[Any]:
         found.n_not_applicable,
         _experts_text(unit.experts),
         unit.gold.answer if unit.gold else "",
+        unit.gold.split_reason if unit.gold else "",
+        unit.gold.split_reason_label if unit.gold else "",
+        unit.gold.confidence if unit.gold else "",
         found.decided_by,
         found.decided_at,
     ]
@@ -208,6 +217,9 @@ def label_document(found: FinalLabel) -> dict[str, Any]:
                 "by": unit.gold.by,
                 "at": unit.gold.at,
                 "note": unit.gold.note,
+                "split reason": unit.gold.split_reason,
+                "split reason label": unit.gold.split_reason_label,
+                "confidence": unit.gold.confidence,
             }
         ),
     }

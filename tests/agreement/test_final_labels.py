@@ -31,8 +31,9 @@ def graded_study(module_db: None) -> Study:
     rubric = item.rubric_version.effective_rubric()
     line = next(line for line in rubric if line.layer == "universal")
     GoldVerdict.objects.create(
-        study_item=item, criterion_version=line.version, verdict="fail", note="A1 learners"
-    )
+        study_item=item, criterion_version=line.version, verdict="fail", note="A1 learners",
+        split_reason="criterion_unclear", confidence="low",
+    )  # fmt: skip
     return study
 
 
@@ -79,6 +80,14 @@ def test_the_downloads_carry_the_same_labels(study, client_as):
     assert sheet.max_row == len(expected) + 1
     document = json.loads(client.get(reverse("agreement:labels_json", args=[study.pk])).content)
     assert [(d["criterion"], d["label"] or "", d["basis"]) for d in document["labels"]] == expected
+    # The adjudicated unit says why the experts split and how sure its adjudicator was.
+    why = [COLUMNS.index(name) for name in ("split reason", "split reason label", "confidence")]
+    reasons = {tuple(row[i] for i in why) for row in rows}
+    assert reasons == {("", "", ""), ("criterion_unclear", "Criterion unclear", "low")}
+    [gold] = [d["gold"] for d in document["labels"] if d["gold"]]
+    assert (gold["split reason"], gold["split reason label"], gold["confidence"]) == (
+        "criterion_unclear", "Criterion unclear", "low",
+    )  # fmt: skip
 
 
 def test_annotators_get_no_labels_on_a_page_or_in_the_api(study, client_as, make_user):
@@ -97,7 +106,9 @@ def test_the_api_and_the_command_give_the_labels(study, make_user, tmp_path):
     answer = api.get(f"/api/v1/studies/{study.pk}/final-labels/")
     assert answer.status_code == 200
     labels = answer.json()["labels"]
-    assert sum(1 for label in labels if label["basis"] == "adjudicated") == 1
+    [adjudicated] = [label for label in labels if label["basis"] == "adjudicated"]
+    assert adjudicated["split reason label"] == adjudicated["gold"]["split reason label"]
+    assert adjudicated["gold"]["split reason label"] == "Criterion unclear"
     assert all(len(label["experts"]) == 3 for label in labels)
     output = tmp_path / "labels.json"
     call_command("final_labels", str(study.pk), format="json", output=output)

@@ -266,6 +266,25 @@ def test_a_stale_gold_verdict_is_409_with_the_current_one(study, graders, api_as
     assert again.status_code == 409
 
 
+def test_a_gold_verdict_says_why_the_experts_split_and_how_sure(study, api_as):
+    item = study.items.first()
+    version = item.rubric_version.effective_rubric()[0].version
+    client = api_as(Role.MAINTAINER)
+    body = {"study_item": item.pk, "criterion_version": version.pk, "verdict": "fail"}
+    why = {"split_reason": "grader_slip", "confidence": "medium"}
+    created = client.post(reverse("api:goldverdict-list"), body | why, format="json")
+    assert created.status_code == 201, created.json()
+    url = reverse("api:goldverdict-detail", args=[created.json()["id"]])
+    client.patch(url, {"verdict": "pass", "revision": 1}, format="json")  # the reason stays
+    [listed] = client.get(reverse("api:goldverdict-list"), {"study": study.pk}).json()["results"]
+    assert (listed["split_reason"], listed["split_reason_label"]) == ("grader_slip", "Grader slip")
+    assert (listed["confidence"], listed["revision"]) == ("medium", 2)
+    refused = client.patch(url, {"split_reason": "the moon", "revision": 2}, format="json")
+    assert refused.status_code == 400
+    shown = client.get(reverse("api:study-detail", args=[study.pk])).json()
+    assert "grader_slip" in shown["split_reasons"]
+
+
 # ----- agreement -------------------------------------------------------------------------------
 def test_the_agreement_report_is_the_json_download(framework, graders, api_as):
     graded = factories.graded_study(graders, ["pass", "fail"])
