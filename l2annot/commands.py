@@ -1,13 +1,16 @@
 """Management commands speak the language of the shell that runs them."""
 
+import argparse
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import translation
 from django.utils.translation import gettext
+
+from l2annot.argparse_text import argparse_in
 
 
 def environment_language(environ: Mapping[str, str] = os.environ) -> str:
@@ -40,10 +43,47 @@ class Command(BaseCommand):
             return super().execute(*args, **options)
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
-        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        language = environment_language()
+        with argparse_in(language):
+            parser = super().create_parser(prog_name, subcommand, **kwargs)
         if parser.description:
             parser.description = gettext(parser.description)
         for action in parser._actions:
             if action.help:
                 action.help = gettext(action.help)
+        _speak(parser, language)
         return parser
+
+
+def _speak(parser: CommandParser, language: str) -> None:
+    """Have `parser` refuse arguments and print its usage in `language`: call_command parses
+    before `execute` chooses the language, and Python's argparse speaks English only."""
+    parse_args, format_usage, format_help = (
+        parser.parse_args,
+        parser.format_usage,
+        parser.format_help,
+    )
+
+    def parsed(*args: Any, **kwargs: Any) -> Any:
+        with argparse_in(language):
+            return parse_args(*args, **kwargs)
+
+    def usage() -> str:
+        with argparse_in(language):
+            return format_usage()
+
+    def help_text() -> str:
+        with argparse_in(language):
+            return format_help()
+
+    def error(message: str) -> NoReturn:
+        if parser.called_from_command_line:
+            with argparse_in(language):
+                argparse.ArgumentParser.error(parser, message)
+        with translation.override(language):
+            raise CommandError(gettext("Error: %(message)s") % {"message": message})
+
+    parser.parse_args = parsed  # type: ignore[method-assign]
+    parser.format_usage = usage  # type: ignore[method-assign]
+    parser.format_help = help_text  # type: ignore[method-assign]
+    parser.error = error  # type: ignore[method-assign]

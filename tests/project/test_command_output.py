@@ -3,8 +3,6 @@ their refusals in Spanish: no English word outside the data (names, codes, paths
 quoted from a file). Machine-readable output (JSON, CSV, file paths alone) is data."""
 
 import io
-import re
-from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -15,13 +13,9 @@ from core.formats.l2bench_csv import TASKS_FILE
 from core.formats.synthetic import synthetic_responses, write_jsonl
 from judging.services import create_template
 from tests import factories
-from tests.project.test_spanish_pages import SEPARATORS, WORD, english_words, stored_text
+from tests.project.test_spanish_pages import english_in
 
 pytestmark = pytest.mark.django_db
-
-QUOTED = re.compile(r"'[^']*'|“[^”]*”|\"[^\"]*\"")
-# Paths and file names (README.md, data/labels.parquet): data, whatever language they are in.
-PATHS = re.compile(r"\S*/\S*|\S+\.\w{1,8}\b")
 
 
 def run(*args: str) -> str:
@@ -32,27 +26,6 @@ def run(*args: str) -> str:
     except CommandError as error:
         return f"{out.getvalue()}\n{err.getvalue()}\n{error}"
     return f"{out.getvalue()}\n{err.getvalue()}"
-
-
-def english_in(outputs: dict[str, str], paths: list[Path]) -> dict[str, set[str]]:
-    english, data = english_words(), stored_text()
-    found: dict[str, set[str]] = {}
-    for command, output in outputs.items():
-        for path in paths:
-            output = output.replace(str(path), " ")
-        for line in output.splitlines():
-            shown = PATHS.sub(" ", QUOTED.sub(" ", line))
-            pieces = [p.strip("…+-()[]# 0123456789%,") for p in SEPARATORS.split(shown)]
-            words = {
-                w
-                for p in pieces
-                if p and p not in data
-                for w in WORD.findall(p)
-                if w.lower() in english
-            }
-            if words:
-                found.setdefault(command, set()).add(f"{line} {sorted(words)}")
-    return found
 
 
 def test_the_import_commands_speak_spanish(tmp_path, starter_framework, monkeypatch):
@@ -144,6 +117,11 @@ def test_the_study_commands_speak_spanish(tmp_path, make_user, monkeypatch):
         "export_prompts nothing": run("export_prompts", str(tmp_path / "p2"), "nothing"),
         "run_judge": run("run_judge", s),
         "run_judge config": run("run_judge", s, "--config", "nothing"),
+        "run_judge study": run("run_judge", "nowhere", "--model", "mockllm/model"),
+        "run_judge prompt": run("run_judge", s, "--model", "mockllm/model", "--prompt", "nope"),
+        "run_judge usage": run("run_judge"),
+        "run_judge epochs": run("run_judge", s, "--epochs", "x"),
+        "run_judge unknown": run("run_judge", s, "--bogus"),
         "export_rubrics study": run(
             "export_rubrics", str(tmp_path / "r.xlsx"), "--validated-by", s
         ),

@@ -8,19 +8,22 @@ Spanish texts uses: "Turn", "Annotator" and "sub-competency" are; "CEFR", "Liker
 are not. So a text the code never marked and one marked but left untranslated both fail."""
 
 import gettext
+import io
 import re
+from collections.abc import Sequence
 from html.parser import HTMLParser
+from itertools import chain
 
 import pytest
 from django.apps import apps
 from django.conf import settings
+from django.core.management import call_command
 from django.db import models
 from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from demo.accounts import create_demo_accounts
-from demo.benchmark import seed_demo_benchmark
+from demo.accounts import DEMO_ACCOUNTS
 from demo.judge_runs import seed_demo_judge_runs
 from demo.study import seed_demo_study
 from grading.models import Assignment, Study
@@ -28,7 +31,6 @@ from interchange.models import ImportJob
 from judging.models import PromptTemplate
 from rubrics.models import Task
 from taxonomy.models import Competency, ContextVariable, ProficiencyScale
-from tests.factories import load_starter_framework
 
 WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 # Placeholders (%(turn)s, {{ name }}, {name}) and markup: no words a reader sees.
@@ -36,6 +38,11 @@ NOT_WORDS = re.compile(r"%\(\w+\)\w|\{[^}]*\}|<[^>]*>|&\w+;")
 SEPARATORS = re.compile(r"\s*·\s*|:\s+|:$|;\s+")
 HIDDEN = {"script", "style", "code", "pre", "kbd", "samp", "textarea", "template"}
 SHOWN_ATTRIBUTES = {"title", "aria-label", "placeholder", "alt"}
+QUOTED = re.compile(r"'[^']*'|“[^”]*”|\"[^\"]*\"")
+# Paths and file names (README.md, data/labels.parquet): data, whatever language they are in.
+PATHS = re.compile(r"\S*/\S*|\S+\.\w{1,8}\b")
+# A command's options (--epochs) are names, as paths are.
+OPTIONS = re.compile(r"(?<!\w)--[a-z][\w-]*")
 
 
 def english_words() -> set[str]:
@@ -95,16 +102,45 @@ def stored_text() -> str:
     return "\n".join(values)
 
 
+def english_in(outputs: dict[str, str], data: Sequence[object] = ()) -> dict[str, set[str]]:
+    """Per command, the lines of its output that hold an English word, the data (what the
+    database holds, quoted values, paths, and the `data` given) taken out."""
+    english, stored = english_words(), stored_text()
+    found: dict[str, set[str]] = {}
+    for command, output in outputs.items():
+        for value in data:
+            output = output.replace(str(value), " ")
+        for line in output.splitlines():
+            shown = OPTIONS.sub(" ", PATHS.sub(" ", QUOTED.sub(" ", line)))
+            pieces = [p.strip("…+-()[]# 0123456789%,") for p in SEPARATORS.split(shown)]
+            words = {
+                w
+                for p in pieces
+                if p and p not in stored
+                for w in WORD.findall(p)
+                if w.lower() in english
+            }
+            if words:
+                found.setdefault(command, set()).add(f"{line} {sorted(words)}")
+    return found
+
+
 @pytest.fixture(scope="module")
 def demo(module_db: None) -> dict[str, object]:
-    framework = load_starter_framework()
-    create_demo_accounts()
-    users = {u.username: u for u in User.objects.all()}
-    seed_demo_benchmark(framework, users["author"], users["maintainer"])
-    study = seed_demo_study()
+    """The demo data as `seed_demo` makes it, run in a Spanish shell: what it printed too."""
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LANGUAGE", "es")
+        call_command("seed_demo", stdout=out)
+    study = seed_demo_study()  # both idempotent: what the command made
     assert study is not None
-    runs = seed_demo_judge_runs(study)
-    return {"framework": framework, "study": study, "runs": runs}
+    return {"study": study, "runs": seed_demo_judge_runs(study), "output": out.getvalue()}
+
+
+@pytest.mark.django_db
+def test_seed_demo_speaks_spanish(demo):
+    accounts = [(a.username, a.password) for a in DEMO_ACCOUNTS]
+    assert english_in({"seed_demo": str(demo["output"])}, [*chain(*accounts)]) == {}
 
 
 def main_pages(demo: dict[str, object]) -> list[tuple[str, str]]:
