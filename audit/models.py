@@ -1,3 +1,5 @@
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.conf import settings
@@ -6,6 +8,9 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+
+# A stored text and how to read it: a pattern it matches whole, and what it reads as then.
+Reading = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
 
 
 class AuditEventQuerySet(models.QuerySet["AuditEvent"]):
@@ -60,15 +65,36 @@ class AuditEvent(models.Model):
     def change_rows(self) -> list[tuple[str, Any, Any]]:
         """(what changed, before, after) as a person reads them: a field by its verbose name
         (or the name the model gives a change that is no field, in `HISTORY_LABELS`), a choice
-        by its label, a list as its items; in the reader's language."""
-        model = ContentType.objects.get_for_id(self.content_type_id).model_class()
+        by its label, a list as its items, a text the model reads (`HISTORY_VALUES`: a stored
+        key, an old wording) as it reads it; in the reader's language."""
+        model = self._model()
         labels = getattr(model, "HISTORY_LABELS", {})
+        values: Mapping[str, Callable[[str], str]] = getattr(model, "HISTORY_VALUES", {})
         rows = []
         for name, (old, new) in sorted(self.changes.items()):
-            field = _field(model, name)
+            field, read = _field(model, name), values.get(name)
             label = labels.get(name) or (field.verbose_name if field is not None else name)
-            rows.append((str(label), _shown(field, old), _shown(field, new)))
+            rows.append((str(label), _shown(field, old, read), _shown(field, new, read)))
         return rows
+
+    @property
+    def shown_comment(self) -> str:
+        """The comment in the reader's language where the model knows how to read it (its
+        `HISTORY_COMMENTS`, for the comments its services store in English); else as stored."""
+        readings: list[Reading] = getattr(self._model(), "HISTORY_COMMENTS", [])
+        return read_text(self.comment, readings)
+
+    def _model(self) -> type[models.Model] | None:
+        return ContentType.objects.get_for_id(self.content_type_id).model_class()
+
+
+def read_text(text: str, readings: list[Reading]) -> str:
+    """`text` as the first of `readings` whose pattern it matches whole reads it; else as is."""
+    for pattern, reading in readings:
+        found = pattern.fullmatch(text)
+        if found is not None:
+            return reading(found)
+    return text
 
 
 def _field(model: type[models.Model] | None, name: str) -> models.Field[Any, Any] | None:
@@ -79,9 +105,13 @@ def _field(model: type[models.Model] | None, name: str) -> models.Field[Any, Any
     return found if isinstance(found, models.Field) else None
 
 
-def _shown(field: models.Field[Any, Any] | None, value: Any) -> Any:
+def _shown(
+    field: models.Field[Any, Any] | None, value: Any, read: Callable[[str], str] | None = None
+) -> Any:
     if isinstance(value, list):
-        return ", ".join(str(_shown(field, item)) for item in value) or None
+        return ", ".join(str(_shown(field, item, read)) for item in value) or None
+    if read is not None and isinstance(value, str):
+        return read(value)
     if isinstance(value, bool):
         return gettext("yes") if value else gettext("no")
     if field is not None and field.choices and value is not None:
