@@ -70,7 +70,7 @@ def load_label_units(study: Study, *, blind: bool = True) -> list[LabelUnit]:
             note,
             level,
             split_reason=reason,
-            split_reason_label=split_reason_label(reason) if reason else "",
+            split_reason_label=split_reason_label(reason),
             confidence=confidence,
         )
         for item, version, verdict, by, at, note, level, reason, confidence in rows

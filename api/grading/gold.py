@@ -43,7 +43,7 @@ class GoldVerdictSerializer(RevisionedSerializer):
     )
 
     def get_split_reason_label(self, gold: GoldVerdict) -> str:
-        return split_reason_label(gold.split_reason) if gold.split_reason else ""
+        return split_reason_label(gold.split_reason)
 
     class Meta:
         model = GoldVerdict

@@ -14,7 +14,7 @@ from typing import Any
 import pyarrow as pa
 
 from core.analysis.export import prediction_powered_rows
-from core.analysis.labels import FinalLabel
+from core.analysis.labels import FinalLabel, Gold
 from core.analysis.leaderboard import Leaderboard
 from core.analysis.reports import GroupAgreement
 from core.formats.hf_dataset import DatasetCard, DataTable, snake_rows
@@ -128,17 +128,24 @@ def label_rows(labels: Sequence[FinalLabel]) -> list[dict[str, Any]]:
                 }
                 for expert in found.unit.experts
             ],
-            "gold": found.unit.gold.answer if found.unit.gold else None,
-            "split_reason": found.unit.gold.split_reason or None if found.unit.gold else None,
-            "split_reason_label": (
-                found.unit.gold.split_reason_label or None if found.unit.gold else None
-            ),
-            "confidence": found.unit.gold.confidence or None if found.unit.gold else None,
+            **_gold_fields(found.unit.gold),
             "decided_by": found.decided_by or None,
             "decided_at": found.decided_at or None,
         }
         for found in labels
     ]
+
+
+def _gold_fields(gold: Gold | None) -> dict[str, str | None]:
+    """The gold answer, why the experts split and the confidence; null where not given."""
+    if gold is None:
+        return dict.fromkeys(("gold", "split_reason", "split_reason_label", "confidence"))
+    return {
+        "gold": gold.answer,
+        "split_reason": gold.split_reason or None,
+        "split_reason_label": gold.split_reason_label or None,
+        "confidence": gold.confidence or None,
+    }
 
 
 def calibration_rows(

@@ -164,6 +164,14 @@ def _experts_text(experts: Sequence[ExpertVerdict]) -> str:
     return "; ".join(f"{expert.grader}: {expert.answer}" for expert in experts)
 
 
+def _gold_cells(gold: Gold | None) -> tuple[str, str, str, str]:
+    """The gold answer, why the experts split (key and label) and the confidence; empty
+    without a gold verdict."""
+    if gold is None:
+        return "", "", "", ""
+    return gold.answer, gold.split_reason, gold.split_reason_label, gold.confidence
+
+
 def label_row(found: FinalLabel) -> list[Any]:
     """One flat row (CSV, XLSX) in the order of COLUMNS."""
     unit = found.unit
@@ -182,10 +190,7 @@ def label_row(found: FinalLabel) -> list[Any]:
         found.n_fail,
         found.n_not_applicable,
         _experts_text(unit.experts),
-        unit.gold.answer if unit.gold else "",
-        unit.gold.split_reason if unit.gold else "",
-        unit.gold.split_reason_label if unit.gold else "",
-        unit.gold.confidence if unit.gold else "",
+        *_gold_cells(unit.gold),
         found.decided_by,
         found.decided_at,
     ]
