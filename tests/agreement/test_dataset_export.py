@@ -13,7 +13,7 @@ from accounts.roles import Role
 from accounts.services import create_user_with_role
 from agreement.services import final_labels
 from grading import services as grading
-from grading.models import Study, Verdict
+from grading.models import GoldVerdict, Study, Verdict
 from judging.calibration import study_leaderboard
 from judging.models import JudgeRun, JudgeVerdict
 from tests import factories
@@ -77,6 +77,15 @@ def offline_datasets(tmp_path, monkeypatch):
 @pytest.mark.django_db
 def test_the_command_writes_a_folder_that_datasets_loads(world, tmp_path, offline_datasets):
     study = Study.objects.get(pk=world["study"])
+    # An adjudicator confirms the experts' pass on the last unit, saying why they split.
+    item = study.items.order_by("pk").last()
+    GoldVerdict.objects.create(
+        study_item=item,
+        criterion_version=list(item.rubric_version.effective_rubric())[-1].version,
+        verdict=Verdict.PASS,
+        split_reason="grader_slip",
+        confidence="high",
+    )
     folder = tmp_path / "dataset"
     call_command("export_dataset", str(study.pk), str(folder), "--license", "cc-by-4.0")
     names = ("labels", "calibration", "prediction_powered")
@@ -98,6 +107,11 @@ def test_the_command_writes_a_folder_that_datasets_loads(world, tmp_path, offlin
     assert loaded["labels"].num_rows == len(labels) == 12  # 4 responses x 3 criteria
     first = loaded["labels"][0]
     assert first["basis"] in ("unanimous", "tied") and len(first["experts"]) == 2
+    gold = ("gold", "split_reason", "split_reason_label", "confidence")
+    assert [[row[key] for key in gold] for row in loaded["labels"] if row["gold"]] == [
+        ["pass", "grader_slip", "Grader slip", "high"]
+    ]
+    assert {row["split_reason"] for row in loaded["labels"] if not row["gold"]} == {None}
     # The calibration set: every judge verdict on a unit with a final label, the experts'
     # label beside it; the tied units (first criterion, odd responses) are left out.
     tied = sum(1 for found in labels if found.label is None)
