@@ -4,13 +4,15 @@ backend; `manage.py db_worker`), one attempt per task.
 An attempt claims the delivery's `Job`, POSTs (webhooks.sending), logs the `Answer` and ends:
 delivered on a 2xx; otherwise, while attempts remain (settings.WEBHOOK_MAX_ATTEMPTS), the job
 is queued again and the task enqueued to run after a backoff that doubles each time
-(settings.WEBHOOK_RETRY_SECONDS, at most an hour); after the last, failed. A delivery whose
+(settings.WEBHOOK_RETRY_SECONDS, at most an hour); after the last, failed. A tasks backend that
+cannot run a task later (the immediate one, where no worker runs) leaves the retry to
+`send_due_retries`, which `manage.py send_due_webhooks` runs from cron. A delivery whose
 worker died mid-attempt (`Job.is_alive`, the rule of every kind of job) is queued again by the
 next attempt of any delivery."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -36,12 +38,25 @@ def schedule(delivery: Delivery, delay: float = 0.0) -> None:
     pk = delivery.pk
 
     def enqueue() -> None:
-        if delay > 0:
-            deliver.using(run_after=timezone.now() + timedelta(seconds=delay)).enqueue(pk)
-        else:
+        if delay <= 0:
             deliver.enqueue(pk)
+        elif deliver.get_backend().supports_defer:
+            deliver.using(run_after=timezone.now() + timedelta(seconds=delay)).enqueue(pk)
 
     transaction.on_commit(enqueue)
+
+
+def send_due_retries(now: datetime | None = None) -> int:
+    """Make the next attempt of every delivery whose retry is due, here and now; returns how
+    many were due. Where a worker runs, it makes them at their time itself."""
+    due = list(
+        Delivery.objects.filter(
+            state=Delivery.State.RETRYING, next_attempt_at__lte=now or timezone.now()
+        ).values_list("pk", flat=True)
+    )
+    for pk in due:
+        deliver.call(pk)
+    return len(due)
 
 
 @task()

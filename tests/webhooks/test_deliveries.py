@@ -6,8 +6,10 @@ not allow."""
 import json
 import time
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
@@ -121,3 +123,28 @@ def test_an_inactive_hook_or_another_event_is_sent_nothing():
     make_hook("https://hooks.example.org/b", active=False)
     assert notify(Event.STUDY_CLOSED, {"study": 1}) == []
     assert Delivery.objects.count() == 0
+
+
+def test_without_a_worker_a_failed_attempt_waits_for_the_command_to_try_again(
+    receiver, settings, django_capture_on_commit_callbacks
+):
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+    hook = make_hook(receiver.url("/fail"), events=[Event.STUDY_CLOSED])
+    with django_capture_on_commit_callbacks(execute=True):  # sent as the event commits
+        (delivery,) = notify(Event.STUDY_CLOSED, {"study": 7})
+    delivery.refresh_from_db()
+    assert delivery.state == Delivery.State.RETRYING and delivery.next_attempt_at is not None
+    out = StringIO()
+    call_command("send_due_webhooks", stdout=out)  # not due yet
+    assert "0 webhook deliveries" in out.getvalue() and delivery.answers.count() == 1
+
+    hook.url = receiver.url("/ok")
+    hook.save()
+    Delivery.objects.filter(pk=delivery.pk).update(
+        next_attempt_at=timezone.now() - timedelta(seconds=1)
+    )
+    call_command("send_due_webhooks", stdout=out)
+    assert "1 webhook delivery tried again." in out.getvalue()
+    delivery.refresh_from_db()
+    assert delivery.state == Delivery.State.DELIVERED
+    assert [a.status for a in delivery.answers.order_by("attempt")] == [500, 200]
