@@ -7,6 +7,7 @@ from django.http import HttpRequest
 from accounts.models import User
 from audit import services
 from audit.models import AuditEvent
+from l2annot.read_only_admin import ReadOnly
 
 
 def admin_user(request: HttpRequest) -> User:
@@ -17,20 +18,11 @@ def admin_user(request: HttpRequest) -> User:
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin[AuditEvent]):
+class AuditEventAdmin(ReadOnly, admin.ModelAdmin[AuditEvent]):
     list_display = ["at", "object_repr", "content_type", "kind", "actor"]
     list_filter = ["kind", "content_type"]
     search_fields = ["object_repr", "comment"]
     readonly_fields = [f.name for f in AuditEvent._meta.fields]
-
-    def has_add_permission(self, request: object) -> bool:
-        return False
-
-    def has_change_permission(self, request: object, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: object, obj: object = None) -> bool:
-        return False
 
 
 class AuditedAdmin[M: models.Model](admin.ModelAdmin[M]):

@@ -28,17 +28,11 @@ from grading.models import (
     TurnGrade,
     TurnGradeRevision,
 )
+from l2annot.read_only_admin import ReadOnly
 
 
-class ReadOnlyAdmin[M: models.Model](admin.ModelAdmin[M]):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
+class ReadOnlyAdmin[M: models.Model](ReadOnly, admin.ModelAdmin[M]):
+    pass
 
 
 class PoolMemberInline(admin.TabularInline[PoolMember, Study]):

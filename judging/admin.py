@@ -12,6 +12,7 @@ from judging.models import (
     PromptVersion,
     TriageResolution,
 )
+from l2annot.read_only_admin import ReadOnly
 
 
 @admin.register(JudgeRun)
@@ -21,21 +22,12 @@ class JudgeRunAdmin(admin.ModelAdmin[JudgeRun]):
 
 
 @admin.register(JudgeBatch)
-class JudgeBatchAdmin(admin.ModelAdmin[JudgeBatch]):
+class JudgeBatchAdmin(ReadOnly, admin.ModelAdmin[JudgeBatch]):
     """The batches a run sent through its provider's batch API: written by the run as it goes
     (a later worker resumes from them), so shown, never changed here."""
 
     list_display = ["run", "batch_id", "size", "completed", "failed", "submitted_at", "ended_at"]
     list_select_related = ["run"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: JudgeBatch | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: JudgeBatch | None = None) -> bool:
-        return False
 
 
 @admin.register(PromptTemplate)

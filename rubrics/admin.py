@@ -10,6 +10,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from audit.admin import AuditedAdmin
+from l2annot.read_only_admin import ReadOnly
 from rubrics.models import (
     Criterion,
     CriterionVersion,
@@ -29,15 +30,8 @@ from rubrics.models import (
 from rubrics.responses import responses_in_use
 
 
-class ReadOnlyInline[C: models.Model, P: models.Model](admin.TabularInline[C, P]):
+class ReadOnlyInline[C: models.Model, P: models.Model](ReadOnly, admin.TabularInline[C, P]):
     extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
-        return False
 
 
 class CriterionVersionInline(ReadOnlyInline[CriterionVersion, Criterion]):

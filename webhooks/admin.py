@@ -13,20 +13,10 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from audit.admin import admin_user
+from l2annot.read_only_admin import ReadOnly
 from webhooks import services
 from webhooks.models import Answer, Delivery, Event, Hook
 from webhooks.sending import check_url
-
-
-class ReadOnly:
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 class HookAdminForm(forms.ModelForm[Hook]):

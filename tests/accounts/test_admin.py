@@ -6,9 +6,10 @@ from django.contrib import admin
 from django.urls import reverse
 
 from accounts.roles import Role
+from l2annot.read_only_admin import ReadOnly
 
 PROJECT_APPS = {"accounts", "audit", "taxonomy", "rubrics", "grading", "judging", "agreement",
-                "interchange", "webhooks"}  # fmt: skip
+                "interchange", "webhooks", "jobs"}  # fmt: skip
 
 
 def project_models():
@@ -44,3 +45,16 @@ def test_the_admin_names_the_sub_competency_as_everywhere_else_in_the_readers_la
     assert "Sub-competenc" in english and "Sub competenc" not in english
     spanish = client.get(reverse(url), HTTP_ACCEPT_LANGUAGE="es").content.decode()
     assert "Subcompetencia" in spanish and "Sub-competenc" not in spanish
+
+
+@pytest.mark.django_db
+def test_rows_the_services_write_cannot_be_added_in_the_admin(client_as):
+    client = client_as(Role.ADMIN)
+    read_only = [model._meta for model, page in admin.site._registry.items()
+                 if isinstance(page, ReadOnly)]  # fmt: skip
+    assert "jobs.Job" in {meta.label for meta in read_only}
+    answers = {
+        meta.label: client.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_add")).status_code
+        for meta in read_only
+    }
+    assert set(answers.values()) == {403}, answers
