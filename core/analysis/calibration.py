@@ -513,8 +513,8 @@ def judge_ordinal_criteria(
     against each response's gold level (where adjudicated) and against the experts' median
     level: quadratic kappa, exact and within-one agreement, Bland-Altman, with n."""
     ratings = data.ratings
-    n_raters = len(ratings.raters) + len(ratings.level_raters)
     first = data.judge_levels[0] if data.judge_levels.size else np.empty(0)
+    every_expert = expert_levels(ratings, data.level_pairs)
     found = []
     for criterion in sorted(set(data.level_pairs[:, 1].tolist())):
         info = ratings.criteria[criterion]
@@ -523,17 +523,7 @@ def judge_ordinal_criteria(
         pairs = np.flatnonzero((data.level_pairs[:, 1] == criterion) & ~np.isnan(first))
         if not pairs.size:
             continue  # the judge rated none of its responses
-        position = {int(data.level_pairs[p, 0]): n for n, p in enumerate(pairs.tolist())}
-        experts = np.full((n_raters, pairs.size), np.nan)
-        mine = ratings.level_criterion == criterion
-        for item, rater, level in zip(
-            ratings.level_item[mine].tolist(),
-            ratings.level_rater[mine].tolist(),
-            ratings.level_value[mine].tolist(),
-            strict=True,
-        ):
-            if item in position:
-                experts[rater, position[item]] = level
+        experts = every_expert[:, pairs]
         experts = experts[~np.isnan(experts).all(axis=1)]
         judge = first[pairs]
         low, high = info.scale
