@@ -47,10 +47,11 @@ from judging.models import JudgeRun
 
 
 def _run_part(run: JudgeRun) -> str:
-    """A run's verdicts, the family self-preference compares it with, and its name (the
-    results carry it), hashed short: a key holds up to four runs' parts."""
-    name = hashlib.blake2s(run.display_name.encode(), digest_size=4).hexdigest()
-    return f"{run.pk}:{verdicts_state(run)}:{run.model_family}:{name}"
+    """A run's verdicts, and the family self-preference compares it with and its name (the
+    results carry it) hashed short: a key holds up to four runs' parts, and a family or name
+    may hold spaces, which a cache key may not."""
+    words = f"{run.model_family}\n{run.display_name}".encode()
+    return f"{run.pk}:{verdicts_state(run)}:{hashlib.blake2s(words, digest_size=6).hexdigest()}"
 
 
 def calibration_key(study: Study, run: JudgeRun, settings: AnalysisSettings) -> str:
