@@ -4,6 +4,7 @@ keeps them in the catalogue, and `argparse_in` to have argparse say them in a la
 and Django ship them in English only (l2annot.commands translates every option's help)."""
 
 import argparse
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -54,9 +55,19 @@ def _plurals() -> None:  # never called: marks argparse's plural message for the
     ngettext("expected %s argument", "expected %s arguments", 2)
 
 
+# argparse reads its messages through module globals, so the swap is process-wide: one thread
+# at a time holds it (a command parsed in a threaded web process, or by two tests at once).
+_swap = threading.RLock()
+
+
 @contextmanager
 def argparse_in(language: str) -> Iterator[None]:
     """While inside, argparse's messages are in `language` (from this project's catalogue)."""
+    with _swap:
+        yield from _swapped(language)
+
+
+def _swapped(language: str) -> Iterator[None]:
     saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
 
     def text(message: str) -> str:
