@@ -15,24 +15,16 @@ from judging.models import JudgeBatch, JudgeRun, PromptVersion
 from judging.running import execute_run
 from judging.runs import cancel_run, resume_run, resume_stalled_batch_runs, start_run
 from tests.conftest import htmx
-from tests.factories import demo_study, worker_last_seen
+from tests.factories import worker_last_seen
 from tests.provider_servers import PROVIDERS
 
 JUDGE = PROVIDERS["openai"].model  # Inspect's openai/ provider: the one with a batch API here
 
 
-@pytest.fixture(scope="module")
-def built_study(module_db) -> int:
-    return demo_study(2).pk
-
-
-@pytest.fixture
-def study(built_study, db, settings, tmp_path) -> Study:
-    settings.JUDGE_LOG_DIR = tmp_path / "logs"
-    settings.JUDGE_CACHE_DIR = tmp_path / "cache"
+@pytest.fixture(autouse=True)
+def quick_batches(judge_files, settings) -> None:
     settings.JUDGE_BATCH_CHECK_SECONDS = 0.05
     settings.JUDGE_BATCH_SEND_DELAY = 0.05
-    return Study.objects.get(pk=built_study)
 
 
 @pytest.fixture

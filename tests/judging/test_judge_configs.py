@@ -7,29 +7,12 @@ from django.urls import reverse
 
 from accounts.roles import Role
 from audit.models import AuditEvent
-from grading.models import Study
 from judging.models import JudgeConfig, JudgeRun, PromptVersion
 from tests.conftest import htmx
-from tests.factories import demo_study
 from tests.llm_server import model_name
 
 pytestmark = pytest.mark.django_db
 JUDGE = model_name("judge-named")
-
-
-@pytest.fixture(scope="module")
-def built_study(module_db) -> int:
-    return demo_study(2).pk
-
-
-@pytest.fixture
-def study(built_study, db) -> Study:
-    return Study.objects.get(pk=built_study)
-
-
-@pytest.fixture
-def maintainer(client_as):
-    return client_as(Role.MAINTAINER)
 
 
 def form(prompt: PromptVersion, **values: object) -> dict[str, object]:

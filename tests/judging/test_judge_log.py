@@ -5,28 +5,17 @@ error, and the run is not imported."""
 import pytest
 from inspect_ai.log import read_eval_log
 
-from grading.models import Study
 from interchange.problem_text import problem_text
 from judging.models import JudgeRun
 from judging.running import execute_run, processes_for
 from judging.runs import cancel_run, resume_run, start_run
 from judging.units import study_units
-from tests.factories import demo_study
 from tests.llm_server import Reply, model_name
 
 JUDGE = model_name("judge-log")
 
 
-@pytest.fixture(scope="module")
-def built_study(module_db) -> int:
-    return demo_study(2).pk
-
-
-@pytest.fixture
-def study(built_study, db, settings, tmp_path) -> Study:
-    settings.JUDGE_LOG_DIR = tmp_path / "logs"
-    settings.JUDGE_CACHE_DIR = tmp_path / "cache"
-    return Study.objects.get(pk=built_study)
+pytestmark = pytest.mark.usefixtures("judge_files")
 
 
 def test_the_log_holds_each_call_with_its_messages_score_and_tokens(study, llm_server):

@@ -6,31 +6,14 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.roles import Role
-from grading.models import Study
 from judging.models import JudgeRun, PromptTemplate, PromptVersion
 from judging.runs import start_run
 from tests.conftest import htmx
-from tests.factories import demo_study, worker_last_seen
+from tests.factories import worker_last_seen
 from tests.llm_server import model_name
 
 pytestmark = pytest.mark.django_db
 TEXT = "Task: {{task}}\nLevel: {{context.cefr_level}}\n{{response}}\n{{criterion}}\ntrue or false?"
-
-
-@pytest.fixture(scope="module")
-def built_study(module_db) -> int:
-    return demo_study(2).pk
-
-
-@pytest.fixture
-def study(built_study, db) -> Study:
-    return Study.objects.get(pk=built_study)
-
-
-@pytest.fixture
-def maintainer(client_as):
-    return client_as(Role.MAINTAINER)
 
 
 def test_the_judge_page_lists_the_study_runs_in_bounded_queries(

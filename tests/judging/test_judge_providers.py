@@ -7,26 +7,14 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from core.prompting import CORRECTIVE_MESSAGE, AnswerStyle
-from grading.models import Study
 from judging.models import JudgeRun
 from judging.running import execute_run
 from judging.runs import start_run
 from judging.units import study_units
-from tests.factories import demo_study
 from tests.llm_server import Reply
 from tests.provider_servers import API_KEY, OPENAI_RESPONSES_MODEL, PROVIDERS
 
-
-@pytest.fixture(scope="module")
-def built_study(module_db) -> int:
-    return demo_study(2).pk
-
-
-@pytest.fixture
-def study(built_study, db, settings, tmp_path) -> Study:
-    settings.JUDGE_LOG_DIR = tmp_path / "logs"
-    settings.JUDGE_CACHE_DIR = tmp_path / "cache"
-    return Study.objects.get(pk=built_study)
+pytestmark = pytest.mark.usefixtures("judge_files")
 
 
 # The model each test runs, by the provider whose server answers it; OpenAI's twice, as Inspect

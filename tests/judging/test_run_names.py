@@ -8,30 +8,13 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from accounts.roles import Role
-from grading.models import Study
 from judging.models import JudgeConfig, JudgeRun, PromptVersion
 from judging.runs import start_run
 from judging.services import save_config
-from tests.factories import demo_study
 from tests.llm_server import model_name
 
 pytestmark = pytest.mark.django_db
 JUDGE = model_name("judge-named")
-
-
-@pytest.fixture(scope="module")
-def built_study(module_db) -> int:
-    return demo_study(2).pk
-
-
-@pytest.fixture
-def study(built_study, db) -> Study:
-    return Study.objects.get(pk=built_study)
-
-
-@pytest.fixture
-def maintainer(client_as):
-    return client_as(Role.MAINTAINER)
 
 
 @pytest.fixture

@@ -49,11 +49,6 @@ def v3(world) -> JudgeRun:
     return JudgeRun.objects.get(pk=world["v3"])
 
 
-@pytest.fixture
-def maintainer(client_as):
-    return client_as(Role.MAINTAINER)
-
-
 def _resolve_url(study, run, unit_pair):
     item, version = unit_pair
     return reverse("judging:triage_resolve", args=[study.pk, run.pk, item, version])
