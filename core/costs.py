@@ -1,5 +1,5 @@
-"""What a judge run costs in money: estimated before it starts from the filled prompts, and
-counted after from the tokens the provider reported.
+"""What a judge run costs in money: estimated before it starts from its prompts' characters,
+and counted after from the tokens the provider reported.
 
 No tokenizer is downloaded to estimate: a prompt's input tokens are its characters divided by
 `CHARS_PER_TOKEN` (about 4 characters a token for English text with the common BPE tokenizers,
@@ -11,8 +11,7 @@ previous attempt are not)."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -56,7 +55,12 @@ class Estimate:
 def estimated_tokens(text: str) -> int:
     """Tokens of `text` without a tokenizer: its characters / CHARS_PER_TOKEN, rounded up
     (0 for an empty text)."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
+    return tokens_of_length(len(text))
+
+
+def tokens_of_length(characters: int) -> int:
+    """Tokens of a text of `characters` characters (`estimated_tokens` without the text)."""
+    return -(-characters // CHARS_PER_TOKEN)
 
 
 def cost(input_tokens: int, output_tokens: int, price: Price) -> Decimal:
@@ -84,12 +88,22 @@ def estimate(
     Input tokens: each prompt's `estimated_tokens`, times `epochs`. Output tokens:
     `ASSUMED_OUTPUT_TOKENS[style]` per call (the binary figure for an unknown style). Cost:
     both at `price`, to the cent, or None without a price."""
+    tokens = [estimated_tokens(prompt) for prompt in prompts]
+    return estimate_tokens(tokens, epochs=epochs, style=style, price=price)
+
+
+def estimate_tokens(
+    prompt_tokens: Sequence[int],
+    *,
+    epochs: int = 1,
+    style: str = "binary",
+    price: Price | None = None,
+) -> Estimate:
+    """`estimate` from each prompt's tokens (`tokens_of_length` of its characters), without
+    the prompts."""
     if epochs < 1:
         raise ValueError("epochs is at least 1")
-    units = input_tokens = 0
-    for prompt in prompts:
-        units += 1
-        input_tokens += estimated_tokens(prompt)
+    units, input_tokens = len(prompt_tokens), sum(prompt_tokens)
     per_call = ASSUMED_OUTPUT_TOKENS.get(style, ASSUMED_OUTPUT_TOKENS["binary"])
     calls = units * epochs
     input_tokens *= epochs

@@ -31,9 +31,13 @@ __all__ = [
     "LEVEL_CORRECTIVE_MESSAGE",
     "SLOTS",
     "AnswerStyle",
+    "PromptShape",
     "Unit",
+    "UnitSizes",
+    "filled_length",
     "parse_answer",
     "parse_level",
+    "prompt_shape",
     "render",
     "template_problems",
 ]
@@ -141,6 +145,80 @@ def render(text: str, unit: Unit) -> str:
         return match.group(0)
 
     return _SLOT.sub(fill, text)
+
+
+@dataclass(frozen=True, slots=True)
+class UnitSizes:
+    """The characters of what fills a unit's slots, as a database gives them without the
+    texts: `filled_length(prompt_shape(text), UnitSizes.of(unit)) == len(render(text, unit))`."""
+
+    task: int
+    response: int
+    criterion: int
+    reference_answer: int = 0
+    context: Mapping[str, int] = field(default_factory=dict)  # each value's characters by name
+    turns: Sequence[tuple[str, int]] = ()  # (role, characters of the content) of a dialogue
+
+    @classmethod
+    def of(cls, unit: Unit) -> UnitSizes:
+        return cls(
+            task=len(unit.task),
+            response=len(unit.response),
+            criterion=len(unit.criterion),
+            reference_answer=len(unit.reference_answer),
+            context={name: len(value) for name, value in unit.context.items()},
+            turns=[(role, len(content)) for role, content in unit.turns],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PromptShape:
+    """A template as `render` fills it: its characters left as written, and how many times
+    each slot it fills appears (`context.<name>` slots by their full name)."""
+
+    fixed: int
+    slots: Mapping[str, int]
+
+
+def prompt_shape(text: str) -> PromptShape:
+    """The shape of the template `text` (an unknown slot is left as written: fixed text)."""
+    slots: dict[str, int] = {}
+    filled = 0
+    for match in _SLOT.finditer(text):
+        slot = match.group(1)
+        if slot in SLOTS or _CONTEXT_SLOT.fullmatch(slot):
+            slots[slot] = slots.get(slot, 0) + 1
+            filled += len(match.group(0))
+    return PromptShape(fixed=len(text) - filled, slots=slots)
+
+
+def _dialogue_length(turns: Sequence[tuple[str, int]]) -> int:
+    # "[role]\ncontent" per turn, a blank line between turns (as _dialogue writes them)
+    if not turns:
+        return 0
+    return sum(len(role) + 3 + chars for role, chars in turns) + 2 * (len(turns) - 1)
+
+
+def filled_length(shape: PromptShape, sizes: UnitSizes) -> int:
+    """The characters of a template of `shape` filled with a unit of `sizes`, as `render`
+    fills it, without filling it (a run's cost is estimated from them)."""
+    dialogue = _dialogue_length(sizes.turns)
+    context = sum(len(name) + 2 + chars for name, chars in sizes.context.items())
+    values = {
+        "task": sizes.task,
+        "reference_answer": sizes.reference_answer,
+        "response": dialogue if sizes.turns else sizes.response,
+        "criterion": sizes.criterion,
+        "context": context + max(len(sizes.context) - 1, 0),
+        "dialogue": dialogue,
+    }
+    length = shape.fixed
+    for slot, times in shape.slots.items():
+        if slot in values:
+            length += times * values[slot]
+        else:
+            length += times * sizes.context.get(slot.removeprefix("context."), 0)
+    return length
 
 
 _WORDS = {"true": True, "false": False}

@@ -1,8 +1,19 @@
 """Filling judge prompts and reading the judge's answers (pure: no database)."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from core.prompting import AnswerStyle, Unit, parse_answer, render, template_problems
+from core.prompting import (
+    AnswerStyle,
+    Unit,
+    UnitSizes,
+    filled_length,
+    parse_answer,
+    prompt_shape,
+    render,
+    template_problems,
+)
 
 UNIT = Unit(
     task="Explain the present perfect to a 12-year-old.",
@@ -86,3 +97,40 @@ def test_a_binary_answer_is_true_or_false_and_nothing_else(answer, verdict):
 )
 def test_a_critique_ends_with_the_verdict_alone_on_its_last_line(answer, verdict):
     assert parse_answer(answer, "critique") is verdict
+
+
+_TEXT = st.text(alphabet=st.sampled_from("ab {}.\n\u00e9\u4e2d\U0001f600"), max_size=12)
+_PIECES = st.sampled_from(
+    [
+        "{{task}}",
+        "{{ response }}",
+        "{{criterion}}",
+        "{{reference_answer}}",
+        "{{context}}",
+        "{{context.level}}",
+        "{{context.missing}}",
+        "{{dialogue}}",
+        "{{unknown}}",
+        "{{",
+        "}}",
+        "Judge this:\n",
+        "\u00bfEs correcto?",
+    ]
+)
+
+
+@given(
+    template=st.lists(_PIECES, max_size=10).map("".join),
+    task=_TEXT,
+    response=_TEXT,
+    criterion=_TEXT,
+    reference_answer=_TEXT,
+    context=st.dictionaries(st.sampled_from(["level", "age", "l1"]), _TEXT, max_size=3),
+    turns=st.lists(st.tuples(st.sampled_from(["user", "assistant"]), _TEXT), max_size=4),
+)
+def test_a_prompts_length_is_known_from_its_templates_shape_and_its_texts_lengths(
+    template, task, response, criterion, reference_answer, context, turns
+):
+    unit = Unit(task, response, criterion, reference_answer, context, tuple(turns))
+    expected = len(render(template, unit))
+    assert filled_length(prompt_shape(template), UnitSizes.of(unit)) == expected
