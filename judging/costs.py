@@ -1,23 +1,38 @@
-"""What a judge run will cost, before it starts: its calls and tokens from the prompts filled
-for the study's units, priced at the model's `ModelPrice` (core.costs says how tokens are
+"""What a judge run will cost, before it starts: its calls and tokens from the characters of
+the prompts it will send, priced at the model's `ModelPrice` (core.costs says how tokens are
 estimated without a tokenizer), and the per-run budget (settings.JUDGE_RUN_BUDGET) a run above
-which the maintainer must confirm."""
+which the maintainer must confirm.
+
+The prompts are not filled to be estimated: their lengths are the template's own characters
+and the lengths of the texts it takes, from the database (`judging.units.prompt_lengths`,
+equal to the filled prompts' lengths), kept in the cache while the study's texts and rubrics
+and the prompt stay as they are. Only the run's job fills each prompt, once, to send it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
+from django.db.models import Count, Max, Sum
 from django.utils.translation import gettext
 
-from core.costs import Estimate, Price, estimate, over_budget
-from core.prompting import render
-from grading.models import Study
+from agreement.cache import code_fingerprint
+from core.costs import Estimate, Price, estimate_tokens, over_budget, tokens_of_length
+from grading.models import Study, StudyItem
 from judging.models import JudgeRun, ModelPrice, PromptVersion
-from judging.units import PlannedCall, study_units
+from judging.units import prompt_lengths
+from rubrics.models import TaskContextValue
+
+ESTIMATE_SECONDS = 24 * 3600
+_ROOT = Path(__file__).resolve().parent.parent
+# A cached estimate names the code that counted it: another release counts afresh.
+_CODE = code_fingerprint(
+    [_ROOT / "core" / "prompting.py", _ROOT / "core" / "costs.py", _ROOT / "judging" / "units.py"]
+)
 
 
 def budget() -> Decimal | None:
@@ -27,9 +42,8 @@ def budget() -> Decimal | None:
 
 @dataclass(frozen=True)
 class Costing:
-    """A run's calls planned, the model's price, and what they are estimated to cost."""
+    """The model's price for a run, and what its calls are estimated to cost."""
 
-    planned: list[PlannedCall]
     price: Price | None
     estimate: Estimate
 
@@ -45,12 +59,14 @@ def costing(
 ) -> Costing:
     """What judging `study` (its first `limit` units) with `model` and `prompt` will cost,
     at the batch API's price when `batch`."""
-    planned = study_units(study, limit=limit)
     price = price_of(model)
     if batch and price is not None:
         price = price.for_batch()
-    found = run_estimate(planned, prompt=prompt, epochs=epochs, price=price)
-    return Costing(planned, price, found)
+    tokens = prompt_tokens(study, prompt)
+    found = estimate_tokens(
+        tokens if limit is None else tokens[:limit], epochs=epochs, style=prompt.style, price=price
+    )
+    return Costing(price, found)
 
 
 def price_of(model: str) -> Price | None:
@@ -59,15 +75,39 @@ def price_of(model: str) -> Price | None:
     return found.price if found is not None else None
 
 
-def run_estimate(
-    planned: Sequence[PlannedCall], *, prompt: PromptVersion, epochs: int, price: Price | None
-) -> Estimate:
-    """The estimate of judging `planned` with `prompt`, `epochs` times each, at `price`."""
-    return estimate(
-        (render(prompt.text, call.unit) for call in planned),
-        epochs=epochs,
-        style=prompt.style,
-        price=price,
+def prompt_tokens(study: Study, prompt: PromptVersion) -> list[int]:
+    """The estimated tokens of each prompt `prompt` makes for the study's units, in the order
+    the run sends them (`study_units`), cached under what they are counted from: the prompt
+    version (never edited), the study's items and their rubric versions, and their tasks'
+    texts and context values. A study's response is never rewritten (a change is its next
+    version, `rubrics.responses`). Three queries when cached."""
+    key = f"judge-prompt-tokens:{_CODE}:{study.pk}:{prompt.pk}:{_texts_state(study)}"
+    found: list[int] | None = cache.get(key)
+    if found is None:
+        found = [tokens_of_length(n) for n in prompt_lengths(study, prompt.text)]
+        cache.set(key, found, ESTIMATE_SECONDS)
+    return found
+
+
+def _texts_state(study: Study) -> str:
+    """Changes whenever a prompt of the study's units would: an item added or taken away (or
+    given another rubric version), a task edited (its revision, or its save time), or a
+    context value of its tasks set, changed or cleared."""
+    items = StudyItem.objects.filter(study=study)
+    state = items.aggregate(
+        n=Count("pk"),
+        last=Max("pk"),
+        rubrics=Sum("rubric_version_id"),
+        revisions=Sum("response__task__revision"),
+        saved=Max("response__task__updated_at"),
+    )
+    values = TaskContextValue.objects.filter(task__in=items.values("response__task")).aggregate(
+        n=Count("pk"), revisions=Sum("revision"), last=Max("pk")
+    )
+    saved = state["saved"].timestamp() if state["saved"] else 0
+    return (
+        f"{state['n']}:{state['last']}:{state['rubrics']}:{state['revisions']}:{saved}:"
+        f"{values['n']}:{values['revisions']}:{values['last']}"
     )
 
 

@@ -2,7 +2,8 @@
 `run_judge` command share.
 
 `start_run` records a queued `JudgeRun` (the judge, the prompt version it will send, its
-parameters, how many calls) and enqueues the job; `execute_run` (judging.running: the job, or
+parameters, how many calls, its estimated cost: judging.costs, which fills no prompt) and
+enqueues the job; `execute_run` (judging.running: the job, or
 the command in process) fills the prompt for every (response, criterion) unit of the study,
 evaluates them with Inspect AI, keeps the `.eval` log and reads it back through the verdict
 importer (judging.verdict_import), so a run made here and a log made elsewhere land the same way.
@@ -113,7 +114,7 @@ def start_run(
         limit=limit,
         batch=batch,
     )
-    if not planned.planned:
+    if not planned.estimate.calls:
         raise RunNotPossible(
             gettext("Study '%(study)s' has no response with a binary criterion to judge.")
             % {"study": study.name}
@@ -166,7 +167,6 @@ def estimate_run(
     epochs: int = 1,
     limit: int | None = None,
     batch: bool = False,
-    **unused: object,
 ) -> Costing:
     """What `start_run` with these values would send and cost (the run form's estimate): a
     saved configuration's model, prompt and epochs, or the values given."""

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db.models import Prefetch
+from django.db.models.functions import Length
 
-from core.prompting import Unit
+from core.prompting import Unit, UnitSizes, filled_length, prompt_shape
 from grading.models import Study, StudyItem
 from rubrics.models import CriterionVersion, RubricItem, TaskContextValue, Turn
 
@@ -58,7 +59,7 @@ def study_units(study: Study, *, limit: int | None = None) -> list[PlannedCall]:
                 queryset=RubricItem.objects.filter(applicable=True)
                 .select_related("criterion_version__criterion")
                 .prefetch_related("criterion_version__scale_points")
-                .order_by("order"),
+                .order_by("order", "pk"),
             ),
         )
         .order_by("pk")
@@ -100,6 +101,95 @@ def study_units(study: Study, *, limit: int | None = None) -> list[PlannedCall]:
                 if limit is not None and len(calls) >= limit:
                     return calls
     return calls
+
+
+def prompt_lengths(study: Study, template: str, *, limit: int | None = None) -> list[int]:
+    """The characters of each prompt `template` makes for `study_units(study, limit=limit)`,
+    in their order, without filling a prompt: equal to `len(render(template, call.unit))` for
+    each call. The texts' lengths come from the database (`Length`); only the few criterion
+    versions' texts and the tasks' context values are read."""
+    shape = prompt_shape(template)
+    items = (
+        StudyItem.objects.filter(study=study)
+        .data()
+        .exclude(response__external_id="")
+        .order_by("pk")
+    )
+    turns: dict[int, list[tuple[str, int]]] = {}
+    dialogue_turns = Turn.objects.filter(response__in=items.values("response"))
+    for response_id, role, chars in dialogue_turns.order_by("response", "index").values_list(
+        "response_id", "role", Length("content")
+    ):
+        turns.setdefault(response_id, []).append((role, chars))
+    contexts: dict[int, dict[str, int]] = {}
+    if any(slot.partition(".")[0] == "context" for slot in shape.slots):
+        values = (
+            TaskContextValue.objects.filter(task__in=items.values("response__task"))
+            .select_related("variable", "value")
+            .order_by("task", "variable__order", "variable__key")
+        )
+        for value in values:
+            contexts.setdefault(value.task_id, {})[value.variable.key] = len(value.display_value)
+    criteria: dict[int, list[tuple[int, bool]]] = {}
+    in_study = RubricItem.objects.filter(rubric_version__in=items.values("rubric_version"))
+    rubric_items = (
+        in_study.filter(applicable=True)
+        .select_related("criterion_version")
+        .prefetch_related("criterion_version__scale_points")
+        .order_by("rubric_version", "order", "pk")
+    )
+    texts: dict[int, int] = {}
+    for rubric_item in rubric_items:
+        version = rubric_item.criterion_version
+        if version.pk not in texts:
+            texts[version.pk] = len(criterion_text(version))
+        criteria.setdefault(rubric_item.rubric_version_id, []).append(
+            (texts[version.pk], version.per_turn)
+        )
+    per_criterion = shape.slots.get("criterion", 0)
+    turn_note = len(TURN_NOTE) + 1  # after a line break
+    lengths: list[int] = []
+    for (
+        response_id,
+        task_id,
+        rubric_id,
+        response_chars,
+        task_chars,
+        reference_chars,
+    ) in items.values_list(
+        "response_id",
+        "response__task_id",
+        "rubric_version_id",
+        Length("response__text"),
+        Length("response__task__instruction"),
+        Length("response__task__reference_answer"),
+    ):
+        dialogue = turns.get(response_id, [])
+        sizes = UnitSizes(
+            task=task_chars,
+            response=response_chars,
+            criterion=0,
+            reference_answer=reference_chars,
+            context=contexts.get(task_id, {}),
+            turns=dialogue,
+        )
+        whole = filled_length(shape, sizes)
+        tutor = [n for n, (role, _) in enumerate(dialogue) if role == Turn.Role.ASSISTANT]
+        up_to_turn: list[int] = []  # the prompt up to each tutor turn, without the criterion
+        for criterion_chars, per_turn in criteria.get(rubric_id, []):
+            if per_turn and tutor:
+                if not up_to_turn:
+                    up_to_turn = [
+                        filled_length(shape, replace(sizes, turns=dialogue[: n + 1])) for n in tutor
+                    ]
+                shown = [n + per_criterion * (criterion_chars + turn_note) for n in up_to_turn]
+            else:
+                shown = [whole + per_criterion * criterion_chars]
+            for length in shown:
+                lengths.append(length)
+                if limit is not None and len(lengths) >= limit:
+                    return lengths
+    return lengths
 
 
 def _scale(version: CriterionVersion) -> tuple[int, int] | None:

@@ -48,7 +48,7 @@ def judge(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
                 form.add_error(None, str(error))
             except costs.OverBudget as error:
                 form.add_error(None, error)
-                known = error.estimate  # the prompts were filled once, for it
+                known = error.estimate  # counted once, for the refusal
             except ValidationError as error:
                 form.add_error(None, error)
             else:
@@ -86,7 +86,18 @@ def estimate_context(
     if not values.get("model") and values.get("config") is None:
         return {"estimate": None}
     try:
-        found = known or runs.estimate_run(study, **values).estimate
+        found = (
+            known
+            or runs.estimate_run(
+                study,
+                config=values.get("config"),
+                model=values.get("model") or "",
+                prompt=values.get("prompt"),
+                epochs=values.get("epochs") or 1,
+                limit=values.get("limit"),
+                batch=bool(values.get("batch")),
+            ).estimate
+        )
     except ValidationError:  # no prompt to estimate with
         return {"estimate": None}
     limit = costs.budget()

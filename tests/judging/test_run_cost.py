@@ -1,6 +1,8 @@
-"""What a judge run costs: the run form's estimate and its budget, the tokens and cost shown as
-the run goes (against the loopback OpenAI server), and a price kept on the run."""
+"""What a judge run costs: the run form's estimate (counted from the prompts' lengths, never
+filled for it, and kept while its inputs stay the same) and its budget, the tokens and cost
+shown as the run goes (against the loopback OpenAI server), and a price kept on the run."""
 
+import sys
 from decimal import Decimal
 
 import pytest
@@ -9,11 +11,18 @@ from django.urls import reverse
 
 import judging.costs
 from accounts.roles import Role
+from core.costs import estimate
+from core.prompting import render
+from grading import services as grading_services
 from grading.models import Study
 from judging.costs import costing
 from judging.models import JudgeRun, ModelPrice, PromptVersion
 from judging.running import execute_run
 from judging.runs import start_run
+from judging.units import study_units
+from rubrics import services as rubric_services
+from rubrics.models import Response, Task, TaskContextValue
+from taxonomy.models import ContextVariable
 from tests.conftest import htmx
 from tests.factories import demo_study
 from tests.llm_server import Reply, model_name, tokens
@@ -67,16 +76,106 @@ def test_a_run_estimated_above_the_budget_is_refused_saying_the_estimate_and_the
     assert f"estimated at {estimated.estimated_cost} USD" in body
 
 
-def test_a_refused_run_fills_each_prompt_once_for_its_estimate(
+@pytest.fixture
+def fills(monkeypatch) -> list[str]:
+    """Every prompt filled from here on, by whichever module of the judge app fills it."""
+    filled: list[str] = []
+
+    def counted(text, unit):
+        filled.append(render(text, unit))
+        return filled[-1]
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("judging.") and getattr(module, "render", None) is render:
+            monkeypatch.setattr(module, "render", counted)
+    return filled
+
+
+def test_the_estimate_fills_no_prompt_and_the_job_fills_each_prompt_once(
+    study, price, maintainer, llm_server, fills
+):
+    llm_server.default = lambda request: Reply(text="true")
+    url = reverse("judging:run_estimate", args=[study.pk])
+    for epochs in (1, 2, 1):
+        assert htmx(maintainer).get(url, form(epochs=epochs)).status_code == 200
+    refused = maintainer.post(reverse("judging:judge", args=[study.pk]), form())
+    assert refused.status_code == 422 and "above the budget of a run" in refused.content.decode()
+    maintainer.post(reverse("judging:judge", args=[study.pk]), form(confirm_cost="on"))
+    assert JudgeRun.objects.count() == 1 and fills == []
+    run = execute_run(JudgeRun.objects.get().pk)
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    planned = study_units(study)
+    assert run.calls_total == len(planned) == len(fills)
+    assert sorted(fills) == sorted(render(_prompt().text, call.unit) for call in planned)
+
+
+def test_the_estimate_is_counted_once_while_its_inputs_stay_the_same(
     study, price, maintainer, monkeypatch
 ):
-    calls = len(costing(study, model=JUDGE, prompt=_prompt(), epochs=1, limit=None).planned)
-    filled = []
-    render = judging.costs.render
-    monkeypatch.setattr(judging.costs, "render", lambda *a: filled.append(a) or render(*a))
-    answer = maintainer.post(reverse("judging:judge", args=[study.pk]), form())
-    assert answer.status_code == 422 and "above the budget of a run" in answer.content.decode()
-    assert len(filled) == calls
+    counted = []
+    count = judging.costs.prompt_lengths
+    monkeypatch.setattr(judging.costs, "prompt_lengths", lambda *a: counted.append(a) or count(*a))
+    url = reverse("judging:run_estimate", args=[study.pk])
+    for values in (form(), form(epochs=3), form(limit=2), form(batch="on")):
+        assert htmx(maintainer).get(url, values).status_code == 200
+    assert len(counted) == 1
+    before = costing(study, model=JUDGE, prompt=_prompt(), epochs=1, limit=None).estimate
+    assert len(counted) == 1
+    task = study.items.order_by("pk").first().response.task
+    Task.objects.filter(pk=task.pk).update(instruction=task.instruction + " And be brief.")
+    task.refresh_from_db()
+    task.save()  # a task edited by hand: saved again, its texts counted again
+    edited = costing(study, model=JUDGE, prompt=_prompt(), epochs=1, limit=None).estimate
+    assert len(counted) == 2 and edited.input_tokens > before.input_tokens
+    TaskContextValue.objects.filter(task=task).first().delete()
+    fewer = costing(study, model=JUDGE, prompt=_prompt(), epochs=1, limit=None).estimate
+    assert len(counted) == 3 and fewer.input_tokens < edited.input_tokens
+    variable = ContextVariable.objects.filter(framework=study.framework, kind="number").first()
+    rubric_services.set_context_value(task, variable, 150, None)
+    costing(study, model=JUDGE, prompt=_prompt(), epochs=1, limit=None)
+    assert len(counted) == 4
+
+
+EVERY_SLOT = (
+    "Task: {{task}}\nReference: {{ reference_answer }}\nAnswer:\n{{response}}\n"
+    "Dialogue again:\n{{dialogue}}\nCriterion: {{criterion}} ({{criterion}})\n{{context}}\n"
+    "Level: {{context.cefr_level}}; first language: {{context.nowhere}}; {{not_a_slot}} ¿Sí?"
+)
+
+BARE = "{{response}}{{criterion}}"
+
+
+def test_the_estimate_equals_the_filled_prompts_on_every_kind_of_unit(study, price):
+    """Dialogues judged per tutor turn, ordinal criteria, context values, texts beyond ASCII,
+    a template using every slot (some twice): the estimate from lengths is the full one."""
+    every = grading_services.create_study(
+        name="Every response",
+        framework=study.framework,
+        responses=list(Response.objects.filter(superseded_at__isnull=True).order_by("pk")),
+        annotators=[],
+        overlap=1,
+        seed=1,
+    )
+    answer = every.items.order_by("pk").first().response
+    Response.objects.filter(pk=answer.pk).update(text="Très bien 👍 — 中文\r\nfin")
+    template = _prompt().template
+    prompts = [
+        _prompt(),
+        PromptVersion.objects.create(template=template, number=90, text=EVERY_SLOT),
+        PromptVersion.objects.create(
+            template=template, number=91, text="{{response}}{{criterion}}"
+        ),
+    ]
+    planned = study_units(every)
+    assert any(call.turn is not None for call in planned)
+    assert any(call.scale is not None for call in planned)
+    assert any(call.unit.context for call in planned) and any(call.unit.turns for call in planned)
+    for prompt in prompts:
+        for limit in (None, 1, 5, len(planned) - 1):
+            filled = (render(prompt.text, call.unit) for call in planned[:limit])
+            full = estimate(filled, epochs=2, style=prompt.style, price=price.price)
+            found = costing(every, model=JUDGE, prompt=prompt, epochs=2, limit=limit).estimate
+            assert found == full, (prompt.number, limit)
 
 
 def test_a_run_above_the_budget_starts_once_confirmed_keeping_its_price_and_estimate(
@@ -105,7 +204,9 @@ def test_the_form_estimates_calls_tokens_and_cost_as_it_changes(
     study, price, maintainer, django_assert_max_num_queries
 ):
     url = reverse("judging:run_estimate", args=[study.pk])
-    with django_assert_max_num_queries(16):
+    with django_assert_max_num_queries(22):  # the prompts' lengths counted, and cached
+        htmx(maintainer).get(url, form(limit=3))
+    with django_assert_max_num_queries(12):  # the lengths from the cache
         answer = htmx(maintainer).get(url, form(limit=3, epochs=2))
     body = answer.content.decode()
     assert answer.status_code == 200 and body.strip().startswith('<div id="run-estimate"')
