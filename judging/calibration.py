@@ -69,7 +69,10 @@ def judge_scales_key(study: Study, run: JudgeRun, settings: AnalysisSettings) ->
 
 
 def comparison_key(study: Study, runs: Sequence[JudgeRun], settings: AnalysisSettings) -> str:
-    states = ",".join(_run_part(run) for run in runs)
+    # The runs' parts hashed: each grows with its verdicts' counts, and four of them made a key
+    # longer than the 250 characters memcached takes.
+    joined = ",".join(_run_part(run) for run in runs).encode()
+    states = hashlib.blake2s(joined, digest_size=8).hexdigest()
     return f"comparison:{states}:{gold_state(study)}:{cache.study_part(study, settings)}"
 
 

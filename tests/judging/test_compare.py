@@ -11,9 +11,10 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from accounts.roles import Role
+from agreement.models import AnalysisSettings
 from core.stats.grouped import AC_METHOD, BCA
 from grading.models import Study
-from judging.calibration import run_comparison
+from judging.calibration import comparison_key, run_comparison
 from judging.models import JudgeRun, JudgeVerdict
 from tests.factories import graded_demo_study, judge_run
 
@@ -357,3 +358,12 @@ def test_the_levels_of_an_ordinal_criterion_are_on_its_criterions_page(monkeypat
     )
     assert compare.criteria_page(comparison, "1")["levels"] == []
     assert [row.criterion for row in compare.criteria_page(comparison, "2")["levels"]] == [ordinal]
+
+
+def test_the_cache_key_does_not_grow_with_the_runs_compared(study, runs):
+    """Each run's part of a key grows with its verdicts' counts: four runs of a large study
+    made a key longer than the 250 characters memcached takes (CacheKeyWarning)."""
+    settings = AnalysisSettings.for_study(study)
+    one, four = comparison_key(study, runs[:1], settings), comparison_key(study, runs * 2, settings)
+    assert len(four) == len(one) and four != one
+    assert comparison_key(study, runs[::-1], settings) != comparison_key(study, runs, settings)
