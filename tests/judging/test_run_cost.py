@@ -14,7 +14,6 @@ from accounts.roles import Role
 from core.costs import estimate
 from core.prompting import render
 from grading import services as grading_services
-from grading.models import Study
 from judging.costs import costing
 from judging.models import JudgeRun, ModelPrice, PromptVersion
 from judging.running import execute_run
@@ -24,23 +23,14 @@ from rubrics import services as rubric_services
 from rubrics.models import Response, Task, TaskContextValue
 from taxonomy.models import ContextVariable
 from tests.conftest import htmx
-from tests.factories import demo_study
 from tests.llm_server import Reply, model_name, tokens
 
 JUDGE = model_name("judge-cost")
 
 
-@pytest.fixture(scope="module")
-def built_study(module_db) -> int:
-    return demo_study(2).pk
-
-
-@pytest.fixture
-def study(built_study, db, settings, tmp_path) -> Study:
-    settings.JUDGE_LOG_DIR = tmp_path / "logs"
-    settings.JUDGE_CACHE_DIR = tmp_path / "cache"
+@pytest.fixture(autouse=True)
+def budget(judge_files, settings) -> None:
     settings.JUDGE_RUN_BUDGET = Decimal("1.00")
-    return Study.objects.get(pk=built_study)
 
 
 @pytest.fixture
@@ -49,11 +39,6 @@ def price(db) -> ModelPrice:
     return ModelPrice.objects.create(
         model=model_name(""), input_per_million=Decimal(1000), output_per_million=Decimal(2000)
     )
-
-
-@pytest.fixture
-def maintainer(client_as):
-    return client_as(Role.MAINTAINER)
 
 
 def _prompt() -> PromptVersion:
