@@ -7,16 +7,22 @@ from grading.services.planning import MeasuredRun, VerdictRow
 from judging.models import JudgeRun, JudgeVerdict
 
 
-def latest_verdicts(responses: set[int]) -> tuple[MeasuredRun | None, list[VerdictRow]]:
-    """The latest run with verdicts on some of `responses`, and its verdicts on whole ones."""
+def latest_verdicts(
+    responses: set[int], run_id: int | None = None
+) -> tuple[MeasuredRun | None, list[VerdictRow]]:
+    """Run `run_id` (None: the latest run with verdicts on some of `responses`), and its
+    verdicts on whole ones among them."""
     verdicts = JudgeVerdict.objects.per_response().filter(
         response_id__in=responses, verdict__isnull=False
     )
-    run = (
-        JudgeRun.objects.filter(pk__in=verdicts.values("run_id"))
-        .order_by("-created_at", "-pk")
-        .first()
-    )
+    if run_id is not None:
+        run = JudgeRun.objects.filter(pk=run_id).first()
+    else:
+        run = (
+            JudgeRun.objects.filter(pk__in=verdicts.values("run_id"))
+            .order_by("-created_at", "-pk")
+            .first()
+        )
     if run is None:
         return None, []
     rows = verdicts.filter(run=run).values_list(

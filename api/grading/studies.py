@@ -327,6 +327,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
             half_width=data["half_width"],
             pool=data["responses"],
             accuracy=data["accuracy"],
+            sampling_run=data["sampling_run"].pk if data.get("sampling_run") else None,
         )
         needed, judge = plan.needed, plan.judge
         body = {

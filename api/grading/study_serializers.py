@@ -12,6 +12,7 @@ from api.serializers import ApiModelSerializer, ApiSerializer, SlugRelatedField
 from core import timing
 from grading import services
 from grading.models import Study, StudyItem
+from judging.models import JudgeRun
 from rubrics.models import Response as ModelResponse
 from rubrics.models import Task
 from taxonomy.models import Framework
@@ -191,6 +192,12 @@ class PlanRequestSerializer(ApiSerializer):
         queryset=Framework.objects.all(),
         required=False,
         help_text="Code of the framework whose latest judge run is measured, if any.",
+    )
+    sampling_run = serializers.PrimaryKeyRelatedField(
+        queryset=JudgeRun.objects.all(),
+        required=False,
+        help_text="Id of the judge run the study will be sampled by: measured instead of the "
+        "framework's latest run.",
     )
 
 

@@ -1,12 +1,13 @@
 """How many expert grades a study needs, before it is created.
 
 The answer rests on the judge's agreement with the experts: measured on the framework's
-studies where one exists (the latest judge run's verdicts against the experts' unanimous
-submitted verdicts, read from the pair tallies: two queries), otherwise an accuracy the person
-assumes. The sample sizes themselves are `core.stats.ppi_planning`'s.
+studies where one exists (a judge run's verdicts against the experts' unanimous submitted
+verdicts, read from the pair tallies: two queries), otherwise an accuracy the person assumes.
+The run measured is the one chosen to sample the study by, when one is; else the latest run
+with verdicts on those responses. The sample sizes themselves are `core.stats.ppi_planning`'s.
 
 The judge's verdicts are the judge app's data, and that app sits above grading: it registers
-the reader of its latest run's verdicts when it loads (`read_latest_verdicts_with`, called by
+the reader of a run's verdicts when it loads (`read_latest_verdicts_with`, called by
 judging.apps), so grading never imports it. Without a reader no run is measured.
 """
 
@@ -49,11 +50,12 @@ class MeasuredRun:
 
 #: (response, criterion version, epoch, verdict) of one judge verdict on a whole response.
 VerdictRow = tuple[int, int, int, bool]
-#: The latest judge run with verdicts on some of these responses, and its verdicts on them.
-LatestVerdicts = Callable[[set[int]], tuple[MeasuredRun | None, list[VerdictRow]]]
+#: The judge run asked for by id (None: the latest with verdicts on some of these responses),
+#: and its verdicts on them.
+LatestVerdicts = Callable[[set[int], int | None], tuple[MeasuredRun | None, list[VerdictRow]]]
 
 
-def _no_judge(responses: set[int]) -> tuple[MeasuredRun | None, list[VerdictRow]]:
+def _no_judge(responses: set[int], run: int | None) -> tuple[MeasuredRun | None, list[VerdictRow]]:
     return None, []
 
 
@@ -74,11 +76,15 @@ class JudgeFigure:
         accuracy: Share of the judge's verdicts that match the experts'.
         n: Verdicts it was measured on (0: assumed).
         run: The judge run measured, or None when assumed.
+        sampling_run: The run chosen to sample the study by, which the plan measures (and
+            assumes the accuracy when it has too few verdicts to measure); None: the
+            framework's latest run was measured.
     """
 
     accuracy: float
     n: int = 0
     run: MeasuredRun | None = None
+    sampling_run: MeasuredRun | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,11 +104,12 @@ def _unanimous_labels(framework: Framework) -> dict[tuple[int, int], bool]:
     return {(r, c): passes > 0 for r, c, passes, fails in rows if (passes > 0) != (fails > 0)}
 
 
-def _latest_run_verdicts(
-    labels: dict[tuple[int, int], bool],
+def _run_verdicts(
+    labels: dict[tuple[int, int], bool], run_id: int | None
 ) -> tuple[MeasuredRun | None, list[VerdictRow]]:
-    """The latest run with verdicts on those responses, and its verdicts on their pairs."""
-    run, rows = _latest_verdicts({response for response, _ in labels})
+    """Run `run_id` (None: the latest run with verdicts on those responses), and its verdicts
+    on their pairs."""
+    run, rows = _latest_verdicts({response for response, _ in labels}, run_id)
     return run, [row for row in rows if (row[0], row[1]) in labels]
 
 
@@ -123,18 +130,23 @@ def plan_expert_grades(
     half_width: float,
     pool: int,
     accuracy: float = DEFAULT_ACCURACY,
+    sampling_run: int | None = None,
 ) -> GradesPlan:
     """How many of a model's ``pool`` judged responses the experts must grade for
     ``+/- half_width`` on its score, uniform and active.
 
     With at least ``MIN_MEASURED`` verdicts of the framework's latest judge run on pairs the
     experts agreed on, the judge's agreement is measured there (its majority verdict per pair);
-    otherwise ``accuracy`` is assumed at a pass rate of one half. Active sampling needs the
-    judge's uncertainty per response: taken from the measured run's disagreement across
-    epochs (its pairs' figures repeated over the pool); without several epochs there is none.
+    otherwise ``accuracy`` is assumed at a pass rate of one half. With ``sampling_run`` (the
+    id of the run the study is sampled by) that run is measured instead of the latest, and
+    only it: with too few verdicts, ``accuracy`` is assumed. Active sampling needs the judge's
+    uncertainty per response: taken from the measured run's disagreement across epochs (its
+    pairs' figures repeated over the pool); without several epochs there is none.
     """
     labels = _unanimous_labels(framework) if framework is not None else {}
-    run, rows = _latest_run_verdicts(labels) if labels else (None, [])
+    asked = labels or sampling_run is not None
+    run, rows = _run_verdicts(labels, sampling_run) if asked else (None, [])
+    chosen = run if sampling_run is not None else None
     folded = _fold_epochs(rows)
     uncertainty = None
     if len(folded) >= MIN_MEASURED and run is not None:
@@ -144,12 +156,14 @@ def plan_expert_grades(
         judge = (2 * passes >= epochs).astype(np.float64)
         experts = np.array([float(labels[key]) for key in keys])
         agreement = measured_judge_agreement(experts, judge)
-        figure = JudgeFigure(accuracy=float((judge == experts).mean()), n=len(keys), run=run)
+        figure = JudgeFigure(
+            accuracy=float((judge == experts).mean()), n=len(keys), run=run, sampling_run=chosen
+        )
         if float(epochs.max()) > 1:
             uncertainty = np.resize(uncertainty_from_epochs(passes, epochs, judge), pool)
     else:
         agreement = assumed_judge_agreement(accuracy, ASSUMED_PASS_RATE)
-        figure = JudgeFigure(accuracy=accuracy)
+        figure = JudgeFigure(accuracy=accuracy, sampling_run=chosen)
     needed = expert_grades_needed(
         agreement, half_width=half_width, pool=pool, uncertainty=uncertainty
     )

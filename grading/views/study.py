@@ -72,7 +72,7 @@ def _setup_context(
     plan_form = GradesPlanForm(request.POST or None)
     return {
         "plan_form": plan_form,
-        "plan": _grades_plan(framework, responses, plan_form),
+        "plan": _grades_plan(framework, responses, plan_form, data.get("sampling_run")),
         "form": form,
         "selection": selection,
         "page": page,
@@ -87,16 +87,23 @@ def _setup_context(
     }
 
 
-def _grades_plan(framework: Framework | None, responses: Any, form: GradesPlanForm) -> Any:
+def _grades_plan(
+    framework: Framework | None, responses: Any, form: GradesPlanForm, sampling_run: Any
+) -> Any:
     """How many expert grades reach the half-width asked for on each model's score, for the
-    model with the fewest responses in the selection (None with fewer than two)."""
+    model with the fewest responses in the selection (None with fewer than two), measured on
+    the run chosen to sample the study by, if any."""
     counts = responses.order_by().values("model_name").annotate(n=Count("pk")).values_list("n")
     pool = min((n for (n,) in counts), default=0)
     if pool < 2:
         return None
     half_width, accuracy = form.target()
     return services.plan_expert_grades(
-        framework, half_width=half_width, pool=pool, accuracy=accuracy
+        framework,
+        half_width=half_width,
+        pool=pool,
+        accuracy=accuracy,
+        sampling_run=sampling_run.pk if sampling_run is not None else None,
     )
 
 

@@ -6,7 +6,7 @@ from accounts.roles import Role
 from core.stats.ppi_planning import assumed_judge_agreement, expert_grades_needed
 from grading import services
 from tests.api.conformance import mismatches
-from tests.grading.test_grades_plan import TASKS, measured_run
+from tests.grading.test_grades_plan import TASKS, measured_run, wrong_run
 from tests.grading.test_grades_plan import framework as framework_with_responses  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -57,3 +57,17 @@ def test_a_target_out_of_range_or_a_missing_pool_is_refused(api_as):
 def test_annotators_are_refused(api_as):
     answer = api_as(Role.ANNOTATOR).get(PATH, {"responses": 100})
     assert answer.status_code == 403
+
+
+def test_the_run_chosen_to_sample_by_is_measured(api_as, framework_with_responses):  # noqa: F811
+    chosen = measured_run(framework_with_responses)
+    later = wrong_run(framework_with_responses)
+    query = {"half_width": 0.2, "responses": TASKS, "framework": framework_with_responses.code}
+    client = api_as(Role.MAINTAINER)
+    assert client.get(PATH, query).json()["judge_run"] == later.pk
+    answer = client.get(PATH, query | {"sampling_run": chosen.pk})
+    assert answer.status_code == 200 and mismatches(answer, PATH) == []
+    body = answer.json()
+    assert (body["judge_run"], body["measured_on"]) == (chosen.pk, 2 * TASKS)
+    assert body["accuracy"] == pytest.approx(59 / 60) and body["active"] is not None
+    assert client.get(PATH, query | {"sampling_run": 0}).status_code == 400

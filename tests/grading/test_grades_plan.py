@@ -143,3 +143,76 @@ def test_an_invalid_target_falls_back_to_the_defaults(maintainer, framework):
     ).content.decode()
     assert "± 0.05" in answer(html)
     assert "assumed to be 0.85" in source(html)
+
+
+def wrong_run(framework) -> JudgeRun:
+    """A later run of one epoch whose verdict on every pair is the experts' opposite."""
+    run = JudgeRun.objects.create(judge_model="judge-later")
+    for tally in PairTally.objects.filter(study__framework=framework).select_related(
+        "study_item"
+    ):
+        JudgeVerdict.objects.create(
+            run=run,
+            response_id=tally.study_item.response_id,
+            criterion_version_id=tally.criterion_version_id,
+            verdict=tally.passes == 0,
+        )
+    return run
+
+
+def test_the_run_chosen_to_sample_by_is_measured_not_the_latest(maintainer, framework):
+    chosen = measured_run(framework)
+    later = wrong_run(framework)
+    latest = services.plan_expert_grades(framework, half_width=0.2, pool=TASKS)
+    assert latest.judge.run is not None and latest.judge.run.pk == later.pk
+    assert latest.judge.accuracy == 0 and latest.judge.sampling_run is None
+    plan = services.plan_expert_grades(
+        framework, half_width=0.2, pool=TASKS, sampling_run=chosen.pk
+    )
+    assert plan.judge.run is not None and plan.judge.run.pk == chosen.pk
+    assert plan.judge.accuracy == pytest.approx(59 / 60) and plan.needed.active is not None
+    data = {
+        "framework": framework.pk,
+        "plan_half_width": "0.2",
+        "sampling_run": chosen.pk,
+        "sampling_budget": "10",
+    }
+    html = maintainer.post(
+        reverse("grading:study_preview"), data, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert f"or {plan.needed.active} drawn by the judge's uncertainty." in answer(html)
+    assert (
+        f"measured on {2 * TASKS} verdicts of the run chosen to sample the study by (judge-m)"
+        in source(html)
+    )
+    del data["sampling_run"], data["sampling_budget"]
+    html = maintainer.post(
+        reverse("grading:study_preview"), data, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "of its latest run (judge-later)" in source(html)
+
+
+def test_a_chosen_run_too_thin_to_measure_assumes_the_accuracy(maintainer, framework):
+    one = JudgeVerdict.objects.filter(run=measured_run(framework)).first()
+    assert one is not None
+    thin = JudgeRun.objects.create(judge_model="judge-thin")
+    JudgeVerdict.objects.create(
+        run=thin, response_id=one.response_id, criterion_version=one.criterion_version, verdict=True
+    )
+    plan = services.plan_expert_grades(
+        framework, half_width=0.2, pool=TASKS, accuracy=0.9, sampling_run=thin.pk
+    )
+    assert (plan.judge.run, plan.judge.n, plan.judge.accuracy) == (None, 0, 0.9)
+    assert plan.judge.sampling_run is not None and plan.judge.sampling_run.pk == thin.pk
+    data = {
+        "framework": framework.pk,
+        "plan_half_width": "0.2",
+        "plan_accuracy": "0.9",
+        "sampling_run": thin.pk,
+        "sampling_budget": "10",
+    }
+    html = maintainer.post(
+        reverse("grading:study_preview"), data, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "The run chosen to sample the study by (judge-thin) has too few verdicts" in source(html)
+    assert "assumed to be 0.9" in source(html)
