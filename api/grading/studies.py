@@ -289,7 +289,7 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
         data = serializer.validated_data
         check_graders(data["annotators"])  # as the study itself would be
         rows = ModelResponse.objects.filter(pk__in=[r.pk for r in data["responses"]]).values_list(
-            "pk", "task__sub_competency_id", "task__language"
+            "pk", "task__sub_competency_id", "task__language", "model_name"
         )
         preview = services.preview_assignment(
             rows,

@@ -1,8 +1,9 @@
 """Building a study: its pool, 1-5 questions and responses, and the plan of who grades what."""
 
+import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from django.core.exceptions import ValidationError
@@ -277,7 +278,11 @@ class LoadPreview:
     """What assigning a study would give, before it exists: `units` responses, `overlapping`
     of them graded by k (the rest by one: `overlap_percent` below 100), `gradings` assignments
     in all, each annotator's load, and how many responses get fewer graders than they want (a
-    pool smaller than k, or no annotator with the expertise). Gold checks are not counted."""
+    pool smaller than k, or no annotator with the expertise). Gold checks are not counted.
+
+    `selected` responses were selected; in a study sampled for the judge's scores `units` is
+    the number expected to be drawn among them (`sampled`), per model in `drawn_per_model`
+    as (model, expected drawn, selected), and the rest follows it."""
 
     units: int
     overlap: int
@@ -286,37 +291,69 @@ class LoadPreview:
     short: int
     overlapping: int = 0
     overlap_percent: int = 100
+    selected: int = 0
+    drawn_per_model: list[tuple[str, int, int]] = field(default_factory=list)
 
     @property
     def single(self) -> int:
         return self.units - self.overlapping
 
+    @property
+    def sampled(self) -> bool:
+        return bool(self.drawn_per_model)
+
+
+def expected_draw(
+    rows: Sequence[tuple[int, int | None, str, str]], budget: int, seed: int
+) -> tuple[list[tuple[int, int | None, str, str]], list[tuple[str, int, int]]]:
+    """What a draw for the judge's scores is expected to give, before the run's uncertainty is
+    read: of each model's `M` responses, `min(budget, M)` (the sum of the inclusion
+    probabilities, `core.stats.judge_sampling`), stood for by as many of them taken at random
+    with `seed`; and (model, expected drawn, selected) of each model, by name."""
+    by_model: dict[str, list[tuple[int, int | None, str, str]]] = defaultdict(list)
+    for row in rows:
+        by_model[row[3]].append(row)
+    rng = random.Random(seed)
+    kept: list[tuple[int, int | None, str, str]] = []
+    counts = []
+    for model in sorted(by_model):
+        members = by_model[model]
+        expected = min(budget, len(members))
+        kept += sorted(rng.sample(members, expected))
+        counts.append((model, expected, len(members)))
+    return kept, counts
+
 
 def preview_assignment(
-    responses: Iterable[tuple[int, int | None, str]],
+    responses: Iterable[tuple[int, int | None, str, str]],
     annotators: Sequence[User],
     *,
     overlap: int,
     match_expertise: bool,
     overlap_percent: int = 100,
     seed: int = 0,
+    sampling_budget: int | None = None,
 ) -> LoadPreview:
     """Plan a study's assignment without writing it, with the planner assign_study uses.
-    `responses`: (response id, task's sub-competency id, task's language) rows. Which responses
-    get k graders depends on the study's seed, so only the loads may differ by one from the
-    study's."""
-    rows = list(responses)
+    `responses`: (response id, task's sub-competency id, task's language, model) rows. Which
+    responses get k graders depends on the study's seed, so only the loads may differ by one
+    from the study's. With `sampling_budget` (a study sampled for the judge's scores) the plan
+    is of the number of responses each model is expected to draw (`expected_draw`)."""
+    selection = list(responses)
+    rows, drawn_per_model = selection, []
+    if sampling_budget is not None:
+        rows, drawn_per_model = expected_draw(selection, sampling_budget, seed)
     tags = (
-        annotator_tags([a.pk for a in annotators], [(s, lang) for _, s, lang in rows])
+        annotator_tags([a.pk for a in annotators], [(s, lang) for _, s, lang, _ in rows])
         if match_expertise
         else {a.pk: None for a in annotators}
     )
-    full = overlapping([pk for pk, _, _ in rows], overlap_percent, seed)
-    wanted = {pk: overlap if pk in full else 1 for pk, _, _ in rows}
+    full = overlapping([pk for pk, *_ in rows], overlap_percent, seed)
+    wanted = {pk: overlap if pk in full else 1 for pk, *_ in rows}
     plan = plan_assignment(
         [
             ItemSpec(pk, wanted[pk], item_tags(sub, lang) if match_expertise else frozenset())
-            for pk, sub, lang in rows
+            for pk, sub, lang, _ in rows
         ],
         [AnnotatorSpec(a.pk, None, tags[a.pk]) for a in annotators],
         seed=seed,
@@ -329,4 +366,6 @@ def preview_assignment(
         short=sum(1 for key, g in plan.graders.items() if len(g) < wanted[cast(int, key)]),
         overlapping=len(full),
         overlap_percent=overlap_percent,
+        selected=len(selection),
+        drawn_per_model=drawn_per_model,
     )

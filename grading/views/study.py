@@ -61,12 +61,14 @@ def _setup_context(
     chosen = selection.chosen_ids()
     responses = selection.responses(framework)
     annotators = list(data.get("annotators") or [])
+    sampled = data.get("sampling_run") is not None and data.get("sampling_budget") is not None
     preview = services.preview_assignment(
-        responses.values_list("pk", "task__sub_competency_id", "task__language"),
+        responses.values_list("pk", "task__sub_competency_id", "task__language", "model_name"),
         annotators,
         overlap=data.get("overlap") or Study._meta.get_field("overlap").get_default(),
         overlap_percent=data.get("overlap_percent") or 100,
         match_expertise=bool(data.get("match_expertise")),
+        sampling_budget=data["sampling_budget"] if sampled else None,
     )
     shown = {task.pk for task in page.object_list}
     plan_form = GradesPlanForm(request.POST or None)

@@ -47,7 +47,7 @@ def test_k_graders_on_a_share_of_the_responses_and_one_on_the_rest(make_user):
     single = study.items.filter(graders_wanted=1).count()
     assert single == 2
     preview = services.preview_assignment(
-        [(pk, None, "") for pk in range(4)], graders, overlap=2, match_expertise=False,
+        [(pk, None, "", "m") for pk in range(4)], graders, overlap=2, match_expertise=False,
         overlap_percent=50,
     )  # fmt: skip
     assert (preview.overlapping, preview.single, preview.gradings) == (2, 2, 6)

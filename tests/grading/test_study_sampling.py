@@ -1,6 +1,8 @@
 """A study sampled for the judge's scores: the draw by a judge run's epochs, the inclusion
 probabilities it stores, the setup page's and the API's option, and the leaderboard's weights."""
 
+import re
+
 import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
@@ -364,3 +366,84 @@ def test_the_leaderboard_weighs_each_expert_grade_by_its_inverse_probability(poo
         )
         assert plain is not None
         assert not np.isclose(plain.score.estimate, row.ppi.score.estimate)
+
+
+def _setup_form(pool, **extra: object) -> dict[str, object]:
+    return {
+        "name": "Previewed",
+        "framework": pool["framework"],
+        "overlap": 1,
+        "annotators": [pool["grader"]],
+        "scope": "matching",
+        "sampling_run": pool["run"],
+        "sampling_budget": 6,
+    } | extra
+
+
+def _lead(pool) -> Client:
+    client = Client()
+    client.force_login(User.objects.get(username="sampler-lead"))
+    return client
+
+
+def _hidden(html: str, name: str) -> str:
+    found = re.search(rf'name="{name}" value="([^"]*)"', html)
+    assert found, html
+    return found.group(1)
+
+
+@pytest.mark.django_db
+def test_the_preview_counts_the_responses_expected_to_be_drawn(pool):
+    client = _lead(pool)
+    selected = 2 * PER_MODEL + 1  # kestrel has one more, judged by the other run
+    html = client.post(
+        reverse("grading:study_preview"), _setup_form(pool), HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert (
+        f"about 12 of the {selected} responses selected will be drawn for the experts" in html
+    )
+    models = re.search(r'<table id="preview-models">(.*?)</table>', html, re.S)
+    assert models is not None
+    cells = re.findall(r"<td>([^<]*)</td>", models.group(1))
+    assert cells == ["kestrel", str(PER_MODEL + 1), "6", "osprey", str(PER_MODEL), "6"]
+    assert "<strong>12</strong> responses to grade" in html
+    loads = re.search(r'<table id="preview-loads">(.*?)</table>', html, re.S)
+    assert loads is not None and "<td>12</td>" in loads.group(1)
+    # The selection the draw is made from is what the creation compares with.
+    assert _hidden(html, "shown_responses") == str(selected)
+    # A budget above a model's responses draws them all.
+    html = client.post(
+        reverse("grading:study_preview"),
+        _setup_form(pool, sampling_budget=PER_MODEL + 5),
+        HTTP_HX_REQUEST="true",
+    ).content.decode()
+    assert f"<strong>{selected}</strong> responses to grade" in html
+    # Without a budget nothing is drawn: the preview counts the whole selection.
+    html = client.post(
+        reverse("grading:study_preview"),
+        _setup_form(pool, sampling_budget=""),
+        HTTP_HX_REQUEST="true",
+    ).content.decode()
+    assert "preview-drawn" not in html
+    assert f"<strong>{selected}</strong> responses to grade" in html
+
+
+@pytest.mark.django_db
+def test_a_sampled_study_is_created_from_the_selection_the_preview_showed(pool):
+    client = _lead(pool)
+    html = client.post(reverse("grading:study_preview"), _setup_form(pool)).content.decode()
+    shown = _hidden(html, "shown_responses")
+    created = client.post(
+        reverse("grading:study_create"), _setup_form(pool, shown_responses=shown)
+    )
+    assert created.status_code == 302
+    assert Study.objects.get(name="Previewed").items.exists()
+    refused = client.post(
+        reverse("grading:study_create"),
+        _setup_form(pool, name="Stale", shown_responses=int(shown) - 1),
+    )
+    assert refused.status_code == 422
+    assert (
+        f"The selection now holds {shown} responses, not the {int(shown) - 1} the preview"
+        in refused.content.decode()
+    )
