@@ -238,6 +238,7 @@ class JudgeVerdictSerializer(ApiModelSerializer):
             *("id", "run", "judge_model", "response", "response_version", "task_key"),
             *("criterion", "version"),
             *("criterion_version", "epoch", "turn", "verdict", "level", "rationale"),
+            "pass_probability",
         ]
         read_only_fields = fields
 

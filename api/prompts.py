@@ -155,7 +155,8 @@ class JudgeConfigSerializer(ApiModelSerializer):
         model = JudgeConfig
         fields = [
             *("id", "name", "model", "prompt", "model_family", "temperature", "epochs"),
-            *("max_connections", "parse_retries", "retry_temperature", "created_at"),
+            *("max_connections", "parse_retries", "retry_temperature", "ask_probability"),
+            "created_at",
         ]
         read_only_fields = fields
 
@@ -182,6 +183,11 @@ class JudgeValuesSerializer(ApiSerializer):
     max_connections = serializers.IntegerField(min_value=1, max_value=200, default=10)
     parse_retries = serializers.IntegerField(min_value=0, max_value=10, default=3)
     retry_temperature = serializers.FloatField(min_value=0.0, max_value=2.0, default=0.2)
+    ask_probability = serializers.BooleanField(
+        default=False,
+        help_text="Ask the judge for its probability that the response meets each binary "
+        "criterion (core.prompting.PROBABILITY_REQUEST after the prompt).",
+    )
 
     def validate_prompt(self, reference: str) -> PromptVersion:
         return find_prompt(reference)

@@ -15,6 +15,12 @@ last non-blank line is that word. Anything else is unparseable: never guessed as
 On an ordinal criterion (a scale from min to max) the criterion's text asks for a level
 instead, and the answer is read the same way with a whole number of the scale in place of the
 word (`parse_level`).
+
+A judge configuration may also ask for the judge's probability that the response meets the
+criterion (binary criteria only): `PROBABILITY_REQUEST` follows the filled prompt, and the
+answer then holds a line ``probability: P`` before the verdict. `split_probability` takes
+that line out before the verdict is read, so an answer whose probability cannot be read
+(``80%``, ``1.5``, ``nan``) keeps its verdict, with no probability.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from core.messages import gettext_noop
 __all__ = [
     "CORRECTIVE_MESSAGE",
     "LEVEL_CORRECTIVE_MESSAGE",
+    "PROBABILITY_REQUEST",
     "SLOTS",
     "AnswerStyle",
     "PromptShape",
@@ -37,8 +44,10 @@ __all__ = [
     "filled_length",
     "parse_answer",
     "parse_level",
+    "parse_probability",
     "prompt_shape",
     "render",
+    "split_probability",
     "template_problems",
 ]
 
@@ -77,6 +86,13 @@ LEVEL_CORRECTIVE_MESSAGE = {
         "one whole number from {low} to {high}: the level of the scale the response reaches."
     ),
 }
+
+
+PROBABILITY_REQUEST = (
+    "Also state how likely it is that the response meets the criterion: just before your "
+    "verdict, write a line of its own `probability: P`, with P a decimal number from 0 to 1 "
+    "(0.5: you cannot tell; 0.95: it almost surely meets it)."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,3 +264,33 @@ def parse_answer(answer: str, style: AnswerStyle | str) -> bool | None:
         return _WORDS.get(answer.strip().lower())
     lines = [line for line in answer.splitlines() if line.strip()]
     return _WORDS.get(lines[-1].strip().lower()) if lines else None
+
+
+_PROBABILITY_LINE = re.compile(r"^\s*\**probability\**\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
+
+
+def parse_probability(text: str) -> float | None:
+    """A probability written as `PROBABILITY_REQUEST` asks: a plain decimal number from 0 to 1
+    (``0.8``, ``.8``, ``1``); None for anything else (a percentage, a fraction, an exponent,
+    ``nan``, a number out of range), never rounded or clipped."""
+    value = text.strip().strip("`*").strip()
+    if not re.fullmatch(r"\d{1,3}(\.\d{1,12})?|\.\d{1,12}", value):
+        return None
+    probability = float(value)
+    return probability if 0.0 <= probability <= 1.0 else None
+
+
+def split_probability(answer: str) -> tuple[str, float | None]:
+    """The answer without its ``probability:`` lines, to read the verdict in, and the
+    probability on the last of them (None: no such line, or one not readable)."""
+    kept: list[str] = []
+    stated: str | None = None
+    for line in answer.splitlines():
+        found = _PROBABILITY_LINE.match(line)
+        if found:
+            stated = found.group(1)
+        else:
+            kept.append(line)
+    if stated is None:
+        return answer, None
+    return "\n".join(kept), parse_probability(stated)

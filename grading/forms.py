@@ -100,13 +100,14 @@ class StudyForm(forms.ModelForm[Study]):
             (
                 _("Sample for the judge's scores"),
                 _(
-                    "Choose a judge run that judged the responses selected, with several epochs: "
-                    "of each model's responses the experts then grade about the number asked, "
-                    "drawn with the study's seed, the responses whose epochs disagree more "
-                    "likely than those they agree on, and none less likely than the floor's "
-                    "share of the even rate. Each keeps the probability it had of being drawn, "
-                    "and the leaderboard's prediction-powered scores weigh its grade by its "
-                    "inverse. Empty: the experts grade every response selected."
+                    "Choose a judge run that judged the responses selected, asked for the "
+                    "judge's probability or with several epochs: of each model's responses the "
+                    "experts then grade about the number asked, drawn with the study's seed, "
+                    "the responses the judge was less sure of (by its stated probability, else "
+                    "by its epochs' disagreement) more likely, and none less likely than the "
+                    "floor's share of the even rate. Each keeps the probability it had of being "
+                    "drawn, and the leaderboard's prediction-powered scores weigh its grade by "
+                    "its inverse. Empty: the experts grade every response selected."
                 ),
                 [self[name] for name in SAMPLING_FIELDS],
             ),

@@ -69,7 +69,8 @@ async def evaluate(
             "style": asking.style.value,
             "parse_retries": asking.parse_retries,
             "retry_temperature": asking.retry_temperature,
-        },
+        }
+        | ({"ask_probability": True} if asking.ask_probability else {}),
     )
     stamp = spec.created[:19].replace(":", "-")
     writer = EvalLogWriter(log_dir / f"{stamp}_{TASK}_{spec.eval_id}.eval", spec, plan)

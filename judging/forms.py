@@ -109,6 +109,15 @@ class RunForm(forms.Form):
     retry_temperature = forms.FloatField(
         min_value=0.0, max_value=2.0, initial=0.2, required=False, label=_("Retry temperature")
     )
+    ask_probability = forms.BooleanField(
+        required=False,
+        label=_("Ask for the judge's probability"),
+        help_text=_(
+            "After the prompt, ask the judge for its probability that the response meets each "
+            "binary criterion, on a line before its verdict; a study sampled for the judge's "
+            "scores draws by it. The prompt itself is unchanged."
+        ),
+    )
     limit = forms.IntegerField(
         min_value=1,
         required=False,

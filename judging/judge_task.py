@@ -12,7 +12,11 @@ transcript, sample buffer), which cost about as much again as the call itself
 A sample's input is the filled prompt; its answer is read as `true`/`false`
 (`core.prompting.parse_answer`; on an ordinal criterion a level of its scale, `parse_level`,
 and the score's `judgement` is that number), and an unreadable answer is asked again with a
-corrective message up to `parse_retries` times at `retry_temperature`. The score carries
+corrective message up to `parse_retries` times at `retry_temperature`. A configuration that
+asks for the judge's probability adds `core.prompting.PROBABILITY_REQUEST` to the prompt of a
+binary criterion and reads the `probability:` line apart from the verdict
+(`split_probability`): the result's `probability`, null when it could not be read (the
+verdict is kept), and only then present. The score carries
 `metadata.scoring_results` with one result, `judgement` null when no answer could be read, and
 the sample's metadata names the stored response it judged (`response_id`, and
 `response_version`: the version the study grades), so the importer stores verdicts against it
@@ -50,9 +54,11 @@ from inspect_ai.util._concurrency import init_concurrency
 from core.prompting import (
     CORRECTIVE_MESSAGE,
     LEVEL_CORRECTIVE_MESSAGE,
+    PROBABILITY_REQUEST,
     AnswerStyle,
     parse_answer,
     parse_level,
+    split_probability,
 )
 from judging.eval_log import SCORER, now
 
@@ -96,19 +102,35 @@ class JudgeCall:
 
 @dataclass(frozen=True, slots=True)
 class Asking:
-    """How a call is asked and its answer read: the prompt's answer style, and how often an
-    unreadable answer is asked again, at which temperature."""
+    """How a call is asked and its answer read: the prompt's answer style, how often an
+    unreadable answer is asked again, at which temperature, and whether the judge is asked
+    for its probability that the response meets a binary criterion."""
 
     style: AnswerStyle
     parse_retries: int
     retry_temperature: float
+    ask_probability: bool = False
+
+    def asks_probability(self, scale: Any) -> bool:
+        return self.ask_probability and not scale
+
+    def prompt(self, call: JudgeCall) -> str:
+        """The call's prompt as sent: with the request for a probability when asked."""
+        if self.asks_probability(call.scale):
+            return f"{call.prompt}\n\n{PROBABILITY_REQUEST}"
+        return call.prompt
 
 
-def read_answer(answer: str, style: AnswerStyle, scale: Any) -> bool | int | None:
+def read_answer(
+    answer: str, style: AnswerStyle, scale: Any, probability: bool = False
+) -> bool | int | None:
     """The verdict (binary criterion) or level (ordinal: `scale` is [min, max]) in an
-    answer; None when it cannot be read."""
+    answer (without its `probability:` line when one was asked for); None when it cannot be
+    read."""
     if scale:
         return parse_level(answer, style, (int(scale[0]), int(scale[1])))
+    if probability:
+        answer, _ = split_probability(answer)
     return parse_answer(answer, style)
 
 
@@ -162,18 +184,25 @@ def rationale(answers: Sequence[str]) -> str:
 
 
 def score(
-    answers: Sequence[str], style: AnswerStyle, scale: Any, criterion: dict[str, Any]
+    answers: Sequence[str],
+    style: AnswerStyle,
+    scale: Any,
+    criterion: dict[str, Any],
+    probability: bool = False,
 ) -> Score:
     """The sample's score: the verdict read from the last answer (None: unreadable), with the
-    rationale and the number of attempts, as one `scoring_results` entry."""
-    verdict = read_answer(answers[-1], style, scale)
-    result = {
+    rationale and the number of attempts, and (`probability`: asked for) the judge's stated
+    probability, as one `scoring_results` entry."""
+    verdict = read_answer(answers[-1], style, scale, probability)
+    result: dict[str, Any] = {
         "criterion_id": criterion["criterion_id"],
         "weight": criterion["weight"],
         "judgement": verdict,
         "explanation": rationale(answers),
         "attempts": len(answers),
     }
+    if probability:
+        result["probability"] = split_probability(answers[-1])[1]
     value = (
         "unparseable"
         if verdict is None
@@ -196,7 +225,9 @@ async def judge_sample(model: Model, call: JudgeCall, epoch: int, asking: Asking
     cache_epoch.set(epoch)
     started, clock = now(), time.monotonic()
     metadata = call.metadata()
-    messages: list[ChatMessage] = [ChatMessageUser(content=call.prompt)]
+    prompt = asking.prompt(call)
+    probability = asking.asks_probability(call.scale)
+    messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
     answers: list[str] = []
     output, error = ModelOutput(model=str(model)), None
     try:
@@ -204,7 +235,7 @@ async def judge_sample(model: Model, call: JudgeCall, epoch: int, asking: Asking
         messages.append(output.message)
         answers.append(output.completion)
         while (
-            read_answer(answers[-1], asking.style, call.scale) is None
+            read_answer(answers[-1], asking.style, call.scale, probability) is None
             and len(answers) <= asking.parse_retries
         ):
             messages.append(ChatMessageUser(content=corrective(asking.style, call.scale)))
@@ -220,11 +251,13 @@ async def judge_sample(model: Model, call: JudgeCall, epoch: int, asking: Asking
     return EvalSample(
         id=call.sample_id,
         epoch=epoch,
-        input=call.prompt,
+        input=prompt,
         target="",
         messages=messages,
         output=output,
-        scores=None if error else {SCORER: score(answers, asking.style, call.scale, metadata)},
+        scores=None
+        if error
+        else {SCORER: score(answers, asking.style, call.scale, metadata, probability)},
         metadata=metadata | {"answers": answers},
         model_usage=sample_model_usage(),
         started_at=started,

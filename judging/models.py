@@ -164,6 +164,15 @@ class JudgeConfig(models.Model):
     )
     parse_retries = models.PositiveSmallIntegerField(default=3, verbose_name=_("parse retries"))
     retry_temperature = models.FloatField(default=0.2, verbose_name=_("retry temperature"))
+    ask_probability = models.BooleanField(
+        default=False,
+        help_text=_(
+            "Ask the judge, after its prompt, for its probability that the response meets each "
+            "binary criterion, stored with its verdict: a study sampled for the judge's "
+            "scores draws by it."
+        ),
+        verbose_name=_("ask for a probability"),
+    )
     revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
@@ -185,7 +194,7 @@ class JudgeConfig(models.Model):
             "max_connections": self.max_connections,
             "parse_retries": self.parse_retries,
             "retry_temperature": self.retry_temperature,
-        }
+        } | ({"ask_probability": True} if self.ask_probability else {})
 
 
 class ModelPriceQuerySet(models.QuerySet["ModelPrice"]):
@@ -435,6 +444,7 @@ class JudgeRun(models.Model):
         "max_connections": _("Maximum connections"),
         "parse_retries": _("Retries of an unreadable answer"),
         "retry_temperature": _("Retry temperature"),
+        "ask_probability": _("Asked for its probability"),
         "batch": _("Batch API"),
     }
 
@@ -637,6 +647,15 @@ class JudgeVerdict(models.Model):
         ),
         verbose_name=_("rationale"),
     )
+    pass_probability = models.FloatField(
+        null=True,
+        blank=True,
+        help_text=_(
+            "The judge's stated probability (0 to 1) that the response meets the criterion, "
+            "when its run asked for one and the answer gave a readable one."
+        ),
+        verbose_name=_("stated probability"),
+    )
     # A judged dialogue's turns are never replaced: a change to it is the response's next
     # version (rubrics.responses), and these verdicts stay with the turns they judged.
     turn = models.ForeignKey(
@@ -674,6 +693,11 @@ class JudgeVerdict(models.Model):
             models.CheckConstraint(
                 condition=Q(level__isnull=True) | Q(verdict__isnull=True),
                 name="judge_verdict_level_or_verdict",
+            ),
+            models.CheckConstraint(
+                condition=Q(pass_probability__isnull=True)
+                | Q(pass_probability__gte=0, pass_probability__lte=1),
+                name="judge_verdict_probability_in_0_1",
             ),
         ]
 

@@ -33,9 +33,10 @@ def latest_verdicts(
 
 
 def run_verdicts(run_id: int, responses: list[int]) -> list[sampling.VerdictRow]:
-    """Every verdict and level of run `run_id` on whole responses among `responses`."""
+    """Every verdict and level of run `run_id` on whole responses among `responses`, with the
+    judge's stated probability."""
     return list(
         JudgeVerdict.objects.per_response()
         .filter(run_id=run_id, response_id__in=responses)
-        .values_list("response_id", "criterion_version_id", "verdict", "level")
+        .values_list("response_id", "criterion_version_id", "verdict", "level", "pass_probability")
     )

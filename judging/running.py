@@ -203,6 +203,7 @@ def _evaluate(
                         style=AnswerStyle(run.prompt.style),
                         parse_retries=run.config.parse_retries,
                         retry_temperature=run.config.retry_temperature,
+                        ask_probability=run.config.ask_probability,
                     ),
                     watch=watch,
                     log_dir=Path(settings.JUDGE_LOG_DIR) / str(run.pk),

@@ -70,6 +70,7 @@ def start_run(
     max_connections: int = MAX_CONNECTIONS,
     parse_retries: int = 3,
     retry_temperature: float = 0.2,
+    ask_probability: bool = False,
     limit: int | None = None,
     confirm_cost: bool = False,
     batch: bool = False,
@@ -101,6 +102,7 @@ def start_run(
             max_connections=max_connections,
             parse_retries=parse_retries,
             retry_temperature=retry_temperature,
+            ask_probability=ask_probability,
             by=by,
         )
     check_model(config.model)  # a saved configuration too: the allowed providers may change

@@ -155,6 +155,7 @@ CONFIG_FIELDS = (
     "max_connections",
     "parse_retries",
     "retry_temperature",
+    "ask_probability",
 )
 
 
@@ -181,6 +182,7 @@ def saved_config(
     max_connections: int = 10,
     parse_retries: int = 3,
     retry_temperature: float = 0.2,
+    ask_probability: bool = False,
     by: User | None,
 ) -> tuple[JudgeConfig, bool]:
     """The judge configuration with these values, saved to be reused by name, and whether it
@@ -202,6 +204,7 @@ def saved_config(
         "max_connections": max_connections,
         "parse_retries": parse_retries,
         "retry_temperature": retry_temperature,
+        "ask_probability": ask_probability,
     }
     if name:
         found = JudgeConfig.objects.filter(name=name).first()

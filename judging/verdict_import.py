@@ -454,7 +454,10 @@ def fold_turns(plans: list[VerdictPlan]) -> list[VerdictPlan]:
             for p in group
             if p.record.rationale
         )
-        record = dataclasses.replace(first.record, verdict=verdict, rationale=rationale, turn=None)
+        # The turns' stated probabilities stay with them: none is folded into the response's.
+        record = dataclasses.replace(
+            first.record, verdict=verdict, rationale=rationale, turn=None, pass_probability=None
+        )
         folded.append(VerdictPlan(record, first.run, first.response, version))
     return folded
 
@@ -551,24 +554,29 @@ def write_verdicts(
                     verdict=plan.record.verdict,
                     level=plan.record.level,
                     rationale=stored_output(plan.record.rationale),
+                    pass_probability=plan.record.pass_probability,
                 )
             )
-        elif (found.verdict, found.level, found.rationale) != (
+        elif (found.verdict, found.level, found.rationale, found.pass_probability) != (
             plan.record.verdict,
             plan.record.level,
             stored_output(plan.record.rationale),
+            plan.record.pass_probability,
         ):
             found.verdict, found.rationale = (
                 plan.record.verdict,
                 stored_output(plan.record.rationale),
             )
             found.level = plan.record.level
+            found.pass_probability = plan.record.pass_probability
             changed.append(found)
             counter.updated += 1
         else:
             counter.unchanged += 1
     insert(JudgeVerdict, new)
-    JudgeVerdict.objects.bulk_update(changed, ["verdict", "level", "rationale"], batch_size=BATCH)
+    JudgeVerdict.objects.bulk_update(
+        changed, ["verdict", "level", "rationale", "pass_probability"], batch_size=BATCH
+    )
     if ratings:
         write_ratings(ratings, run_by_key, response_pk, report)
 

@@ -16,7 +16,9 @@ What is read (Inspect's log schema, version 2):
   A ``judgement`` of JSON ``null`` is an answer the judge gave that could not be read as a
   verdict (after any retries): it is kept as no verdict, with its explanation, never guessed.
   A whole-number ``judgement`` is a level on an ordinal criterion (checked against the
-  criterion's scale when the verdicts are stored).
+  criterion's scale when the verdicts are stored). A ``probability`` (a number from 0 to 1) is
+  the judge's stated probability that the response meets the criterion, as L2 Annot's judge
+  runs write it when their configuration asks for one; any other value is read as none.
   ``output.completion`` (else the first choice's text) gives the evaluated response; a
   multi-turn sample (its ``messages`` hold more than one assistant message: a dialogue the
   tutor held with a simulated learner) gives a dialogue instead, its user and assistant
@@ -423,6 +425,9 @@ def _verdicts(
         level = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
         judgement = parse_verdict(raw)
         rationale = result.get("explanation", result.get("rationale")) or ""
+        stated = result.get("probability")
+        if isinstance(stated, bool) or not isinstance(stated, int | float):
+            stated = None
         bad = len(log.problems)
         if _text(cid) is None:
             log.report(
@@ -490,6 +495,7 @@ def _verdicts(
                 weight=weight,
                 turn=turn if judged is not None else None,
                 response_version=judged_version if judged is not None else None,
+                pass_probability=float(stated) if stated is not None and 0 <= stated <= 1 else None,
             )
         )
     return verdicts

@@ -128,6 +128,9 @@ class VerdictRecord(_JudgeRecord):
     turn: int | None = None
     line: int = field(default=0, compare=False)
     level: int | None = None
+    # The judge's stated probability that the response meets the criterion, when its run
+    # asked for one (an Inspect log's ``probability``, written by L2 Annot's judge runs).
+    pass_probability: float | None = None
     response_version: int | None = None  # the version judged; None: the current one
 
     def __post_init__(self) -> None:

@@ -2,21 +2,23 @@
 judge's uncertainty (Zrnic & Candes 2024, "Active statistical inference", ICML).
 
 Every response of the pool has the judge's verdicts on its criteria, one per epoch of one run.
-A criterion's uncertainty is read from the disagreement of its epochs
-(:func:`core.stats.ppi_planning.uncertainty_from_epochs`: ``k`` passes of ``m`` as the pass
-probability ``(k + 1/2) / (m + 1)``; a level on an ordinal criterion counts as its share of the
-scale, so ``k`` may be fractional), and a response's as the standard deviation of its weighted
+A criterion's uncertainty is read from the probabilities the judge stated there when its run
+asked for them (:func:`core.stats.ppi_planning.uncertainty_from_pass_probability`, their mean
+over the epochs that stated one taken as calibrated, for the majority verdict), else from the
+disagreement of its epochs (:func:`core.stats.ppi_planning.uncertainty_from_epochs`: ``k``
+passes of ``m`` as the pass probability ``(k + 1/2) / (m + 1)``; a level on an ordinal
+criterion counts as its share of the scale, so ``k`` may be fractional), and a response's as
+the standard deviation of its weighted
 score with the criteria's errors independent: ``sqrt(sum_c (w_c u_c)^2) / sum_c w_c`` over its
 own criteria. Within each model (a leaderboard row is one model), each response is drawn with
 ``pi_i = clip(c u_i, floor, 1)`` adding up to the budget
 (:func:`core.stats.ppi_planning.sampling_probabilities`), independently and seeded. The
 estimator weighs a drawn response by ``1 / pi_i`` (docs/statistics.md).
 
-No stated probability or hedging is read: the judge's stored answer is a verdict or a level,
-and counting a critique's hedging words would be a guess at calibration, not a measurement.
-A run of one epoch has no disagreement to read: every criterion then has the same uncertainty
-and the draw is uniform up to the responses' numbers and weights of criteria
-(``informative`` is False).
+A critique's hedging words are not read: counting them would be a guess at calibration, not
+a measurement. A run of one epoch without stated probabilities has no disagreement to read:
+every criterion then has the same uncertainty and the draw is uniform up to the responses'
+numbers and weights of criteria (``informative`` is False).
 """
 
 from __future__ import annotations
@@ -29,7 +31,12 @@ import numpy.typing as npt
 
 from .bootstrap import Seed, rng_from_seed
 from .counts import FloatArray, IntArray
-from .ppi_planning import DEFAULT_FLOOR_SHARE, sampling_probabilities, uncertainty_from_epochs
+from .ppi_planning import (
+    DEFAULT_FLOOR_SHARE,
+    sampling_probabilities,
+    uncertainty_from_epochs,
+    uncertainty_from_pass_probability,
+)
 
 __all__ = ["JudgeSample", "draw_by_judge_uncertainty", "judge_uncertainty"]
 
@@ -62,9 +69,14 @@ class JudgeSample:
 
 
 def judge_uncertainty(
-    passes: npt.ArrayLike, epochs: npt.ArrayLike, weights: npt.ArrayLike
+    passes: npt.ArrayLike,
+    epochs: npt.ArrayLike,
+    weights: npt.ArrayLike,
+    stated: npt.ArrayLike | None = None,
+    stated_epochs: npt.ArrayLike | None = None,
 ) -> FloatArray:
-    """The judge's uncertainty on each response's score, from its epochs' disagreement.
+    """The judge's uncertainty on each response's score, from its stated probabilities where
+    it gave some, else from its epochs' disagreement.
 
     Args:
         passes: ``(M, C)`` per response and criterion, the sum over epochs of the judge's
@@ -73,6 +85,11 @@ def judge_uncertainty(
             response's criterion).
         weights: ``(M, C)`` the criterion's weight in the response's score (0 where it is not
             the response's criterion or weighs nothing).
+        stated: ``(M, C)`` the sum over epochs of the probabilities the judge stated that the
+            response meets the criterion (omitted: none stated).
+        stated_epochs: ``(M, C)`` how many epochs stated one there; where any did, the
+            criterion's uncertainty is ``uncertainty_from_pass_probability`` of their mean,
+            for the majority verdict of its epochs.
 
     Returns:
         ``(M,)``: ``sqrt(sum_c (w_c u_c)^2) / sum_c w_c`` over the criteria with a positive
@@ -90,6 +107,17 @@ def judge_uncertainty(
     per_criterion = np.full(k.shape, 0.5)
     if judged.any():
         per_criterion[judged] = uncertainty_from_epochs(k[judged], m[judged])
+    if stated is not None and stated_epochs is not None:
+        s = np.asarray(stated, dtype=np.float64)
+        n = np.asarray(stated_epochs, dtype=np.float64)
+        if s.shape != k.shape or n.shape != k.shape:
+            raise ValueError("stated and stated_epochs must be (responses, criteria) too")
+        if np.any(n < 0) or np.any(s < 0) or np.any(s > n) or np.any((n > 0) & ~judged):
+            raise ValueError("need 0 <= stated <= stated_epochs, and only where judged")
+        said = n > 0
+        if said.any():
+            majority = (2 * k[said] >= m[said]).astype(np.float64)
+            per_criterion[said] = uncertainty_from_pass_probability(s[said] / n[said], majority)
     total = w.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         result = np.sqrt(((w * per_criterion) ** 2).sum(axis=1)) / total

@@ -187,8 +187,9 @@ class Study(models.Model):
         blank=True,
         related_name="sampled_studies",
         help_text=_(
-            "Draw the responses the experts grade by this judge run's uncertainty (its "
-            "epochs' disagreement); empty: every response selected is graded."
+            "Draw the responses the experts grade by this judge run's uncertainty (its stated "
+            "probabilities, else its epochs' disagreement); empty: every response selected is "
+            "graded."
         ),
         verbose_name=_("sample for the judge's scores"),
     )

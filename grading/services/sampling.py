@@ -2,9 +2,11 @@
 drawn by the judge's uncertainty on each (core.stats.judge_sampling), each with the probability
 it had of being drawn, which the prediction-powered score weighs it by (1/p).
 
-The uncertainty is read from the study's sampling run: every verdict and level it gave on a
-whole response, all its epochs (two queries, however many responses). The draw is seeded by
-the study's seed, so the same selection, run and settings draw the same responses.
+The uncertainty is read from the study's sampling run: every verdict, level and stated
+probability it gave on a whole response, all its epochs (two queries, however many
+responses): a criterion with stated probabilities by them, else by its epochs' disagreement.
+The draw is seeded by the study's seed, so the same selection, run and settings draw the same
+responses.
 """
 
 from collections import defaultdict
@@ -34,8 +36,9 @@ def _scale_share(level: int, low: int | None, high: int | None) -> float:
     return min(max((level - low) / (high - low), 0.0), 1.0)
 
 
-#: (response, criterion version, verdict, level) of each of a run's verdicts on whole responses.
-VerdictRow = tuple[int, int, bool | None, int | None]
+#: (response, criterion version, verdict, level, stated probability) of each of a run's
+#: verdicts on whole responses.
+VerdictRow = tuple[int, int, bool | None, int | None, float | None]
 #: A run's verdicts on some responses: the run's id, the responses' ids.
 RunVerdicts = Callable[[int, list[int]], Iterable[VerdictRow]]
 
@@ -69,12 +72,15 @@ def draw_for_judge(
     ids = [r.pk for r in responses]
     column: dict[int, int] = {}
     values: dict[tuple[int, int], list[float]] = defaultdict(list)
+    stated: dict[tuple[int, int], list[float]] = defaultdict(list)
     rows = _run_verdicts(run_id, ids)
     scales = {}
-    for response, version, verdict, level in rows:
+    for response, version, verdict, level, pass_probability in rows:
         column.setdefault(version, len(column))
         if verdict is not None:
             values[(response, version)].append(float(verdict))
+            if pass_probability is not None:
+                stated[(response, version)].append(pass_probability)
         elif level is not None:
             values[(response, version)].append(float(level))
         else:
@@ -89,6 +95,7 @@ def draw_for_judge(
     row_of = {pk: n for n, pk in enumerate(ids)}
     shape = (len(ids), max(len(column), 1))
     passes, epochs, weights = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    stated_sum, stated_epochs = np.zeros(shape), np.zeros(shape)
     for (response, version), found in values.items():
         weight, low, high, ordinal = scales[version]
         i, c = row_of[response], column[version]
@@ -96,8 +103,10 @@ def draw_for_judge(
         passes[i, c], epochs[i, c] = sum(shares), len(shares)
         # A penalty's error moves the score as much as a reward's.
         weights[i, c] = abs(weight)
+        said = stated.get((response, version), [])
+        stated_sum[i, c], stated_epochs[i, c] = sum(said), len(said)
     sample = draw_by_judge_uncertainty(
-        judge_uncertainty(passes, epochs, weights),
+        judge_uncertainty(passes, epochs, weights, stated_sum, stated_epochs),
         [r.model_name for r in responses],
         budget,
         floor_share=floor_share,

@@ -340,7 +340,7 @@ def preview_assignment(
     from the study's. With `sampling_budget` (a study sampled for the judge's scores) the plan
     is of the number of responses each model is expected to draw (`expected_draw`)."""
     selection = list(responses)
-    rows, drawn_per_model = selection, []
+    rows, drawn_per_model = selection, list[tuple[str, int, int]]()
     if sampling_budget is not None:
         rows, drawn_per_model = expected_draw(selection, sampling_budget, seed)
     tags = (

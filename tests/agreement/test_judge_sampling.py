@@ -41,6 +41,42 @@ def test_inconsistent_counts_are_refused():
         judge_uncertainty([1, 2], [3, 3], [1, 1])
 
 
+def test_a_stated_probability_replaces_the_epochs_disagreement():
+    # One epoch each, both passed: no disagreement to read, but the judge said 0.5 and 0.99.
+    passes, epochs, weights = [[1], [1], [1]], [[1], [1], [1]], [[1], [1], [1]]
+    found = judge_uncertainty(passes, epochs, weights, [[0.5], [0.99], [0]], [[1], [1], [0]])
+    assert found[0] == pytest.approx(np.sqrt(0.5))
+    assert found[1] == pytest.approx(float(uncertainty_from_pass_probability(0.99, 1.0)))
+    assert found[2] == pytest.approx(float(uncertainty_from_epochs(1, 1)))  # none stated
+    # The mean over the epochs that stated one, for the majority verdict (a fail here).
+    mean = judge_uncertainty([[0]], [[2]], [[1]], [[0.3]], [[2]])
+    assert mean[0] == pytest.approx(float(uncertainty_from_pass_probability(0.15, 0.0)))
+
+
+def test_the_draw_favours_a_response_the_judge_stated_0_5_on_over_one_at_0_99():
+    size = 200
+    stated = np.where(np.arange(size) % 2 == 0, 0.5, 0.99)[:, None]
+    ones = np.ones((size, 1))
+    u = judge_uncertainty(ones, ones, ones, stated, ones)
+    sample = draw_by_judge_uncertainty(u, ["m"] * size, 40, seed=3)
+    assert sample.informative
+    doubtful, sure = sample.probabilities[0::2], sample.probabilities[1::2]
+    assert np.all(doubtful > 3 * sure)
+    drawn_doubtful = int(np.sum(sample.drawn % 2 == 0))
+    assert drawn_doubtful > 2 * (sample.drawn.size - drawn_doubtful)
+    # Without the stated probabilities one epoch tells nothing: an even draw.
+    assert not draw_by_judge_uncertainty(
+        judge_uncertainty(ones, ones, ones), ["m"] * size, 40, seed=3
+    ).informative
+
+
+def test_stated_probabilities_out_of_step_with_the_epochs_are_refused():
+    with pytest.raises(ValueError, match="stated"):
+        judge_uncertainty([[1]], [[1]], [[1]], [[1.5]], [[1]])
+    with pytest.raises(ValueError, match="only where judged"):
+        judge_uncertainty([[0]], [[0]], [[1]], [[0.5]], [[1]])
+
+
 def uncertain_pool(size: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     u = rng.uniform(0.0, 0.5, size) ** 2

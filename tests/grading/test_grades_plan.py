@@ -148,9 +148,7 @@ def test_an_invalid_target_falls_back_to_the_defaults(maintainer, framework):
 def wrong_run(framework) -> JudgeRun:
     """A later run of one epoch whose verdict on every pair is the experts' opposite."""
     run = JudgeRun.objects.create(judge_model="judge-later")
-    for tally in PairTally.objects.filter(study__framework=framework).select_related(
-        "study_item"
-    ):
+    for tally in PairTally.objects.filter(study__framework=framework).select_related("study_item"):
         JudgeVerdict.objects.create(
             run=run,
             response_id=tally.study_item.response_id,

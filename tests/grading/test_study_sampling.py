@@ -190,6 +190,30 @@ def test_a_draw_of_no_response_is_refused(pool):
 
 
 @pytest.mark.django_db
+def test_a_run_s_stated_probabilities_draw_instead_of_its_epochs(pool):
+    """One epoch, every verdict a pass: the judge said 0.5 on every third response, 0.99 on
+    the others (and nothing on the second criterion, which then counts as one even epoch)."""
+    run = JudgeRun.objects.create(judge_model="judge-p", prompt_version="v1", run_id="stated")
+    responses = responses_of(pool)
+    JudgeVerdict.objects.bulk_create(
+        JudgeVerdict(
+            run=run,
+            response=response,
+            criterion_version=line.version,
+            verdict=True,
+            pass_probability=(0.5 if split(response) else 0.99) if position == 0 else None,
+        )
+        for response in responses
+        for position, line in enumerate(response.task.effective_rubric())
+    )
+    found = services.draw_for_judge(responses, run_id=run.pk, budget=8, floor_share=0.2, seed=7)
+    assert found.sample.informative
+    doubtful = [p for p, r in zip(found.sample.probabilities, responses, strict=True) if split(r)]
+    sure = [p for p, r in zip(found.sample.probabilities, responses, strict=True) if not split(r)]
+    assert min(doubtful) > 2 * max(sure)
+
+
+@pytest.mark.django_db
 def test_sampling_without_a_budget_is_refused(pool):
     with pytest.raises(ValidationError) as refused:
         services.create_study(
@@ -399,9 +423,7 @@ def test_the_preview_counts_the_responses_expected_to_be_drawn(pool):
     html = client.post(
         reverse("grading:study_preview"), _setup_form(pool), HTTP_HX_REQUEST="true"
     ).content.decode()
-    assert (
-        f"about 12 of the {selected} responses selected will be drawn for the experts" in html
-    )
+    assert f"about 12 of the {selected} responses selected will be drawn for the experts" in html
     models = re.search(r'<table id="preview-models">(.*?)</table>', html, re.S)
     assert models is not None
     cells = re.findall(r"<td>([^<]*)</td>", models.group(1))
@@ -433,9 +455,7 @@ def test_a_sampled_study_is_created_from_the_selection_the_preview_showed(pool):
     client = _lead(pool)
     html = client.post(reverse("grading:study_preview"), _setup_form(pool)).content.decode()
     shown = _hidden(html, "shown_responses")
-    created = client.post(
-        reverse("grading:study_create"), _setup_form(pool, shown_responses=shown)
-    )
+    created = client.post(reverse("grading:study_create"), _setup_form(pool, shown_responses=shown))
     assert created.status_code == 302
     assert Study.objects.get(name="Previewed").items.exists()
     refused = client.post(

@@ -185,6 +185,21 @@ def test_a_null_judgement_is_an_unreadable_answer_kept_as_no_verdict(tmp_path):
     assert (verdict.verdict, verdict.rationale) == (None, "hmm")
 
 
+def test_a_stated_probability_is_read_and_any_other_value_is_none(tmp_path):
+    stated = [0.8, 1, 1.5, -0.1, "0.5", True, None, float("nan")]
+    results = [
+        {"criterion_id": f"c{n}", "weight": 1, "judgement": True, "probability": value}
+        for n, value in enumerate(stated)
+    ] + [{"criterion_id": "unasked", "weight": 1, "judgement": True}]
+    result = read_inspect_eval(eval_file(tmp_path, samples=[sample(results=results)]))
+    assert result.problems == ()
+    assert [(v.verdict, v.pass_probability) for v in result.verdicts] == [
+        (True, 0.8),
+        (True, 1.0),
+        *[(True, None)] * 7,
+    ]
+
+
 def test_a_sample_naming_a_stored_response_gives_verdicts_on_it_and_no_response(tmp_path):
     judging = [sample(f"{n}-7", metadata={"response_id": f"resp-{n}"}) for n in range(2)]
     judging[1]["metadata"]["task_key"] = "12"

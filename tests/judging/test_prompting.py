@@ -10,8 +10,10 @@ from core.prompting import (
     UnitSizes,
     filled_length,
     parse_answer,
+    parse_probability,
     prompt_shape,
     render,
+    split_probability,
     template_problems,
 )
 
@@ -134,3 +136,54 @@ def test_a_prompts_length_is_known_from_its_templates_shape_and_its_texts_length
     unit = Unit(task, response, criterion, reference_answer, context, tuple(turns))
     expected = len(render(template, unit))
     assert filled_length(prompt_shape(template), UnitSizes.of(unit)) == expected
+
+
+@pytest.mark.parametrize(
+    ("stated", "probability"),
+    [
+        ("0.8", 0.8),
+        ("0", 0.0),
+        ("1", 1.0),
+        ("1.0", 1.0),
+        (".25", 0.25),
+        (" `0.7` ", 0.7),
+        ("1.5", None),
+        ("-0.1", None),
+        ("nan", None),
+        ("NaN", None),
+        ("inf", None),
+        ("80%", None),
+        ("4/5", None),
+        ("1e-1", None),
+        ("0,8", None),
+        ("high", None),
+        ("", None),
+    ],
+)
+def test_a_stated_probability_is_a_plain_number_from_0_to_1(stated, probability):
+    assert parse_probability(stated) == probability
+
+
+@pytest.mark.parametrize(
+    ("answer", "rest", "probability"),
+    [
+        ("probability: 0.8\ntrue", "true", 0.8),
+        ("Quotes a school day.\nProbability = 0.35\nfalse", "Quotes a school day.\nfalse", 0.35),
+        ("**Probability:** 0.9\ntrue", "true", 0.9),
+        ("probability: 1.5\ntrue", "true", None),
+        ("probability: nan\nfalse", "false", None),
+        ("probability: 80%\ntrue", "true", None),
+        ("true", "true", None),
+        ("probability: 0.2\nprobability: 0.6\ntrue", "true", 0.6),
+    ],
+)
+def test_the_probability_line_is_taken_out_and_the_verdict_kept(answer, rest, probability):
+    found = split_probability(answer)
+    assert found == (rest, probability)
+    style = AnswerStyle.CRITIQUE if "\n" in rest else AnswerStyle.BINARY
+    assert parse_answer(found[0], style) is not None
+
+
+def test_without_the_line_taken_out_a_binary_answer_with_a_probability_is_unreadable():
+    # The line is read only when the run asked for it: otherwise the answer is as before.
+    assert parse_answer("probability: 0.8\ntrue", AnswerStyle.BINARY) is None

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from core.prompting import CORRECTIVE_MESSAGE, AnswerStyle
+from core.prompting import CORRECTIVE_MESSAGE, PROBABILITY_REQUEST, AnswerStyle
 from grading import services as grading
 from grading.models import Study
 from interchange.problem_text import problem_text
@@ -63,6 +63,45 @@ def test_each_unit_is_judged_once_and_its_answer_is_stored_as_verdict_and_ration
     assert run.total_tokens > 0 and run.input_tokens > 0 and run.duration > 0
     assert Path(run.log_path).is_file() and run.prompt.template.name == "reference-guided"
     assert Response.objects.count() == Response.objects.filter(task__isnull=False).count()
+
+
+def test_a_run_asking_for_the_judge_s_probability_stores_it_with_the_verdict(study, llm_server):
+    units = judged(study, 3)
+    doubtful, hostile = units[0].unit.criterion, units[1].unit.criterion
+
+    def answer(request) -> str:
+        if doubtful in request.prompt:
+            return "probability: 0.55\ntrue"
+        if hostile in request.prompt:
+            return "probability: 80%\nfalse"  # the verdict is kept, not the probability
+        return "Probability: 0.02\nfalse"
+
+    llm_server.default = answer
+    run = execute_run(
+        start_run(study, model=JUDGE, limit=3, ask_probability=True, by=None, enqueue=False).pk
+    )
+    assert run.status == JudgeRun.Status.SUCCEEDED, run.problems
+    assert run.unparseable == 0 and run.parameters["ask_probability"] is True
+    assert all(PROBABILITY_REQUEST in r.prompt for r in llm_server.completions)
+    stored = {
+        (v.response_id, v.criterion_version_id): (v.verdict, v.pass_probability)
+        for v in run.verdicts.all()
+    }
+    assert stored == {
+        (u.response_pk, u.version_pk): {doubtful: (True, 0.55), hostile: (False, None)}.get(
+            u.unit.criterion, (False, 0.02)
+        )
+        for u in units
+    }
+
+
+def test_a_run_not_asking_for_a_probability_sends_the_prompt_as_before(study, llm_server):
+    llm_server.default = lambda request: "probability: 0.9\ntrue"
+    run = execute_run(start_run(study, model=JUDGE, limit=1, by=None, enqueue=False).pk)
+    assert "ask_probability" not in run.parameters
+    assert PROBABILITY_REQUEST not in llm_server.completions[0].prompt
+    (verdict,) = run.verdicts.all()
+    assert (verdict.verdict, verdict.pass_probability) == (None, None)  # unreadable as before
 
 
 def test_an_unparseable_answer_is_asked_again_then_kept_as_no_verdict(study, llm_server):

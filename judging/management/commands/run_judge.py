@@ -48,6 +48,13 @@ class Command(TranslatedCommand):
             help=gettext_noop("Retries of an unreadable answer."),
         )
         parser.add_argument("--retry-temperature", type=float, default=0.2)
+        parser.add_argument(
+            "--ask-probability",
+            action="store_true",
+            help=gettext_noop(
+                "Ask the judge for its probability that the response meets each binary criterion."
+            ),
+        )
         parser.add_argument("--limit", type=int, help=gettext_noop("Judge only the first N units."))
         parser.add_argument(
             "--model-family", default="", help=gettext_noop("The judge's vendor or family.")
@@ -107,6 +114,7 @@ class Command(TranslatedCommand):
                 max_connections=options["max_connections"],
                 parse_retries=options["parse_retries"],
                 retry_temperature=options["retry_temperature"],
+                ask_probability=options["ask_probability"],
                 limit=options["limit"],
                 confirm_cost=options["confirm_cost"],
                 batch=options["batch"],
