@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.db import IntegrityError, transaction
 
 from core.prompting import CORRECTIVE_MESSAGE, PROBABILITY_REQUEST, AnswerStyle
 from grading import services as grading
@@ -102,6 +103,20 @@ def test_a_run_not_asking_for_a_probability_sends_the_prompt_as_before(study, ll
     assert PROBABILITY_REQUEST not in llm_server.completions[0].prompt
     (verdict,) = run.verdicts.all()
     assert (verdict.verdict, verdict.pass_probability) == (None, None)  # unreadable as before
+
+
+@pytest.mark.parametrize("probability", [1.5, -0.01])
+def test_the_database_refuses_a_stated_probability_out_of_0_1(study, probability):
+    unit = judged(study, 1)[0]
+    run = JudgeRun.objects.create(judge_model=JUDGE)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        JudgeVerdict.objects.create(
+            run=run,
+            response_id=unit.response_pk,
+            criterion_version_id=unit.version_pk,
+            verdict=True,
+            pass_probability=probability,
+        )
 
 
 def test_an_unparseable_answer_is_asked_again_then_kept_as_no_verdict(study, llm_server):
