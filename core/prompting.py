@@ -41,6 +41,7 @@ __all__ = [
     "PromptShape",
     "Unit",
     "UnitSizes",
+    "asking_probability",
     "filled_length",
     "parse_answer",
     "parse_level",
@@ -93,6 +94,11 @@ PROBABILITY_REQUEST = (
     "verdict, write a line of its own `probability: P`, with P a decimal number from 0 to 1 "
     "(0.5: you cannot tell; 0.95: it almost surely meets it)."
 )
+
+
+def asking_probability(prompt: str) -> str:
+    """A binary criterion's filled prompt as sent when the judge is asked for its probability."""
+    return f"{prompt}\n\n{PROBABILITY_REQUEST}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,13 +56,15 @@ def costing(
     epochs: int,
     limit: int | None,
     batch: bool = False,
+    ask_probability: bool = False,
 ) -> Costing:
     """What judging `study` (its first `limit` units) with `model` and `prompt` will cost,
-    at the batch API's price when `batch`."""
+    at the batch API's price when `batch`, with the request for the judge's probability after
+    each binary criterion's prompt when `ask_probability`."""
     price = price_of(model)
     if batch and price is not None:
         price = price.for_batch()
-    tokens = prompt_tokens(study, prompt)
+    tokens = prompt_tokens(study, prompt, ask_probability=ask_probability)
     found = estimate_tokens(
         tokens if limit is None else tokens[:limit], epochs=epochs, style=prompt.style, price=price
     )
@@ -75,16 +77,20 @@ def price_of(model: str) -> Price | None:
     return found.price if found is not None else None
 
 
-def prompt_tokens(study: Study, prompt: PromptVersion) -> list[int]:
+def prompt_tokens(
+    study: Study, prompt: PromptVersion, *, ask_probability: bool = False
+) -> list[int]:
     """The estimated tokens of each prompt `prompt` makes for the study's units, in the order
     the run sends them (`study_units`), cached under what they are counted from: the prompt
     version (never edited), the study's items and their rubric versions, and their tasks'
     texts and context values. A study's response is never rewritten (a change is its next
     version, `rubrics.responses`). Three queries when cached."""
-    key = f"judge-prompt-tokens:{_CODE}:{study.pk}:{prompt.pk}:{_texts_state(study)}"
+    asked = int(ask_probability)
+    key = f"judge-prompt-tokens:{_CODE}:{study.pk}:{prompt.pk}:{asked}:{_texts_state(study)}"
     found: list[int] | None = cache.get(key)
     if found is None:
-        found = [tokens_of_length(n) for n in prompt_lengths(study, prompt.text)]
+        lengths = prompt_lengths(study, prompt.text, asking_probability=ask_probability)
+        found = [tokens_of_length(n) for n in lengths]
         cache.set(key, found, ESTIMATE_SECONDS)
     return found
 

@@ -54,8 +54,8 @@ from inspect_ai.util._concurrency import init_concurrency
 from core.prompting import (
     CORRECTIVE_MESSAGE,
     LEVEL_CORRECTIVE_MESSAGE,
-    PROBABILITY_REQUEST,
     AnswerStyle,
+    asking_probability,
     parse_answer,
     parse_level,
     split_probability,
@@ -117,7 +117,7 @@ class Asking:
     def prompt(self, call: JudgeCall) -> str:
         """The call's prompt as sent: with the request for a probability when asked."""
         if self.asks_probability(call.scale):
-            return f"{call.prompt}\n\n{PROBABILITY_REQUEST}"
+            return asking_probability(call.prompt)
         return call.prompt
 
 

@@ -115,6 +115,7 @@ def start_run(
         epochs=config.epochs,
         limit=limit,
         batch=batch,
+        ask_probability=config.ask_probability,
     )
     if not planned.estimate.calls:
         raise RunNotPossible(
@@ -169,11 +170,14 @@ def estimate_run(
     epochs: int = 1,
     limit: int | None = None,
     batch: bool = False,
+    ask_probability: bool = False,
 ) -> Costing:
     """What `start_run` with these values would send and cost (the run form's estimate): a
-    saved configuration's model, prompt and epochs, or the values given."""
+    saved configuration's model, prompt, epochs and request for a probability, or the values
+    given."""
     if config is not None:
         model, prompt, epochs = config.model, config.prompt, config.epochs
+        ask_probability = config.ask_probability
     return costing(
         study,
         model=model,
@@ -181,6 +185,7 @@ def estimate_run(
         epochs=epochs,
         limit=limit,
         batch=batch,
+        ask_probability=ask_probability,
     )
 
 

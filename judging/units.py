@@ -8,6 +8,7 @@ from django.db.models import Prefetch
 from django.db.models.functions import Length
 
 from core.prompting import Unit, UnitSizes, filled_length, prompt_shape
+from core.prompting import asking_probability as with_probability_request
 from grading.models import Study, StudyItem
 from rubrics.models import CriterionVersion, RubricItem, TaskContextValue, Turn
 
@@ -103,11 +104,14 @@ def study_units(study: Study, *, limit: int | None = None) -> list[PlannedCall]:
     return calls
 
 
-def prompt_lengths(study: Study, template: str, *, limit: int | None = None) -> list[int]:
+def prompt_lengths(
+    study: Study, template: str, *, limit: int | None = None, asking_probability: bool = False
+) -> list[int]:
     """The characters of each prompt `template` makes for `study_units(study, limit=limit)`,
     in their order, without filling a prompt: equal to `len(render(template, call.unit))` for
-    each call. The texts' lengths come from the database (`Length`); only the few criterion
-    versions' texts and the tasks' context values are read."""
+    each call (with `core.prompting.asking_probability` around it on a binary criterion when
+    `asking_probability`). The texts' lengths come from the database (`Length`); only the few
+    criterion versions' texts and the tasks' context values are read."""
     shape = prompt_shape(template)
     items = (
         StudyItem.objects.filter(study=study)
@@ -130,7 +134,7 @@ def prompt_lengths(study: Study, template: str, *, limit: int | None = None) -> 
         )
         for value in values:
             contexts.setdefault(value.task_id, {})[value.variable.key] = len(value.display_value)
-    criteria: dict[int, list[tuple[int, bool]]] = {}
+    criteria: dict[int, list[tuple[int, bool, int]]] = {}
     in_study = RubricItem.objects.filter(rubric_version__in=items.values("rubric_version"))
     rubric_items = (
         in_study.filter(applicable=True)
@@ -139,12 +143,14 @@ def prompt_lengths(study: Study, template: str, *, limit: int | None = None) -> 
         .order_by("rubric_version", "order", "pk")
     )
     texts: dict[int, int] = {}
+    request = len(with_probability_request("")) if asking_probability else 0
     for rubric_item in rubric_items:
         version = rubric_item.criterion_version
         if version.pk not in texts:
             texts[version.pk] = len(criterion_text(version))
+        asked = request if _scale(version) is None else 0  # after the filled prompt
         criteria.setdefault(rubric_item.rubric_version_id, []).append(
-            (texts[version.pk], version.per_turn)
+            (texts[version.pk], version.per_turn, asked)
         )
     per_criterion = shape.slots.get("criterion", 0)
     turn_note = len(TURN_NOTE) + 1  # after a line break
@@ -176,15 +182,17 @@ def prompt_lengths(study: Study, template: str, *, limit: int | None = None) -> 
         whole = filled_length(shape, sizes)
         tutor = [n for n, (role, _) in enumerate(dialogue) if role == Turn.Role.ASSISTANT]
         up_to_turn: list[int] = []  # the prompt up to each tutor turn, without the criterion
-        for criterion_chars, per_turn in criteria.get(rubric_id, []):
+        for criterion_chars, per_turn, asked in criteria.get(rubric_id, []):
             if per_turn and tutor:
                 if not up_to_turn:
                     up_to_turn = [
                         filled_length(shape, replace(sizes, turns=dialogue[: n + 1])) for n in tutor
                     ]
-                shown = [n + per_criterion * (criterion_chars + turn_note) for n in up_to_turn]
+                shown = [
+                    n + per_criterion * (criterion_chars + turn_note) + asked for n in up_to_turn
+                ]
             else:
-                shown = [whole + per_criterion * criterion_chars]
+                shown = [whole + per_criterion * criterion_chars + asked]
             for length in shown:
                 lengths.append(length)
                 if limit is not None and len(lengths) >= limit:

@@ -96,6 +96,7 @@ def estimate_context(
                 epochs=values.get("epochs") or 1,
                 limit=values.get("limit"),
                 batch=bool(values.get("batch")),
+                ask_probability=bool(values.get("ask_probability")),
             ).estimate
         )
     except ValidationError:  # no prompt to estimate with

@@ -4,6 +4,7 @@ shown as the run goes (against the loopback OpenAI server), and a price kept on 
 
 import sys
 from decimal import Decimal
+from itertools import product
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -12,7 +13,7 @@ from django.urls import reverse
 import judging.costs
 from accounts.roles import Role
 from core.costs import estimate
-from core.prompting import render
+from core.prompting import asking_probability, render
 from grading import services as grading_services
 from judging.costs import costing
 from judging.models import JudgeRun, ModelPrice, PromptVersion
@@ -99,7 +100,9 @@ def test_the_estimate_is_counted_once_while_its_inputs_stay_the_same(
 ):
     counted = []
     count = judging.costs.prompt_lengths
-    monkeypatch.setattr(judging.costs, "prompt_lengths", lambda *a: counted.append(a) or count(*a))
+    monkeypatch.setattr(
+        judging.costs, "prompt_lengths", lambda *a, **k: counted.append(a) or count(*a, **k)
+    )
     url = reverse("judging:run_estimate", args=[study.pk])
     for values in (form(), form(epochs=3), form(limit=2), form(batch="on")):
         assert htmx(maintainer).get(url, values).status_code == 200
@@ -155,12 +158,18 @@ def test_the_estimate_equals_the_filled_prompts_on_every_kind_of_unit(study, pri
     assert any(call.turn is not None for call in planned)
     assert any(call.scale is not None for call in planned)
     assert any(call.unit.context for call in planned) and any(call.unit.turns for call in planned)
-    for prompt in prompts:
+    for prompt, ask in product(prompts, (False, True)):
         for limit in (None, 1, 5, len(planned) - 1):
-            filled = (render(prompt.text, call.unit) for call in planned[:limit])
+            filled = (
+                asking_probability(text) if ask and call.scale is None else text
+                for call in planned[:limit]
+                for text in [render(prompt.text, call.unit)]
+            )
             full = estimate(filled, epochs=2, style=prompt.style, price=price.price)
-            found = costing(every, model=JUDGE, prompt=prompt, epochs=2, limit=limit).estimate
-            assert found == full, (prompt.number, limit)
+            found = costing(
+                every, model=JUDGE, prompt=prompt, epochs=2, limit=limit, ask_probability=ask
+            ).estimate
+            assert found == full, (prompt.number, ask, limit)
 
 
 def test_a_run_above_the_budget_starts_once_confirmed_keeping_its_price_and_estimate(
