@@ -17,22 +17,13 @@ from judging.runs import cancel_run, resume_run, start_run
 from judging.units import study_units
 from rubrics.models import Response
 from rubrics.services import record_response
-from tests.factories import demo_benchmark_and_graders, demo_study, make_hook
+from tests.factories import demo_benchmark_and_graders, make_hook
 from tests.llm_server import Reply, model_name, tokens
 
 JUDGE = model_name("judge-run")
 
 
-@pytest.fixture(scope="module")
-def built_study(module_db) -> int:
-    return demo_study(2).pk
-
-
-@pytest.fixture
-def study(built_study, db, settings, tmp_path) -> Study:
-    settings.JUDGE_LOG_DIR = tmp_path / "logs"
-    settings.JUDGE_CACHE_DIR = tmp_path / "cache"
-    return Study.objects.get(pk=built_study)
+pytestmark = pytest.mark.usefixtures("judge_files")
 
 
 def judged(study: Study, limit: int):
