@@ -3,6 +3,7 @@ from typing import Any
 from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from audit import services
@@ -19,10 +20,18 @@ def admin_user(request: HttpRequest) -> User:
 
 @admin.register(AuditEvent)
 class AuditEventAdmin(ReadOnly, admin.ModelAdmin[AuditEvent]):
-    list_display = ["at", "object_repr", "content_type", "kind", "actor"]
+    list_display = ["at", "object_repr", "content_type", "kind", "actor", "shown_comment"]
     list_filter = ["kind", "content_type"]
     search_fields = ["object_repr", "comment"]
-    readonly_fields = [f.name for f in AuditEvent._meta.fields]
+    # The comment as the history pages show it, in the reader's language (not as stored).
+    fields = readonly_fields = (
+        *(f.name for f in AuditEvent._meta.fields if f.name not in ("comment", "message")),
+        "shown_comment",
+    )
+
+    @admin.display(description=_("comment"))
+    def shown_comment(self, event: AuditEvent) -> str:
+        return event.shown_comment
 
 
 class AuditedAdmin[M: models.Model](admin.ModelAdmin[M]):

@@ -1,5 +1,4 @@
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -9,8 +8,8 @@ from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-# A stored text and how to read it: a pattern it matches whole, and what it reads as then.
-Reading = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
+from audit.history import read_text, readings_of
+from l2annot.shown import message_text
 
 
 class AuditEventQuerySet(models.QuerySet["AuditEvent"]):
@@ -50,6 +49,14 @@ class AuditEvent(models.Model):
     # {"field": [old, new], ...}; for a creation old is null, for a deletion new is null.
     changes = models.JSONField(default=dict, blank=True, verbose_name=_("changes"))
     comment = models.TextField(blank=True, verbose_name=_("comment"))
+    # The comment as a stored message (core.messages: its English template and values), for
+    # the comments written as one; `comment` keeps its English text.
+    message = models.JSONField(
+        default=dict,
+        blank=True,
+        verbose_name=_("message"),
+        help_text=_("The comment's English template and values, shown in the reader's language."),
+    )
 
     objects = AuditEventQuerySet.as_manager()
 
@@ -64,37 +71,29 @@ class AuditEvent(models.Model):
 
     def change_rows(self) -> list[tuple[str, Any, Any]]:
         """(what changed, before, after) as a person reads them: a field by its verbose name
-        (or the name the model gives a change that is no field, in `HISTORY_LABELS`), a choice
-        by its label, a list as its items, a text the model reads (`HISTORY_VALUES`: a stored
-        key, an old wording) as it reads it; in the reader's language."""
+        (or the name its history gives a change that is no field, its `labels`), a choice by
+        its label, a list as its items, a text its history reads (its `values`: a stored key,
+        an old wording) as it reads it; in the reader's language (audit.history)."""
         model = self._model()
-        labels = getattr(model, "HISTORY_LABELS", {})
-        values: Mapping[str, Callable[[str], str]] = getattr(model, "HISTORY_VALUES", {})
+        readings = readings_of(model)
         rows = []
         for name, (old, new) in sorted(self.changes.items()):
-            field, read = _field(model, name), values.get(name)
-            label = labels.get(name) or (field.verbose_name if field is not None else name)
+            field, read = _field(model, name), readings.values.get(name)
+            label = readings.labels.get(name) or (field.verbose_name if field is not None else name)
             rows.append((str(label), _shown(field, old, read), _shown(field, new, read)))
         return rows
 
     @property
     def shown_comment(self) -> str:
-        """The comment in the reader's language where the model knows how to read it (its
-        `HISTORY_COMMENTS`, for the comments its services store in English); else as stored."""
-        readings: list[Reading] = getattr(self._model(), "HISTORY_COMMENTS", [])
-        return read_text(self.comment, readings)
+        """The comment in the reader's language: a stored message through the catalogue, an
+        English text stored before as the model's history reads it (audit.history); else as
+        stored (a person's own words)."""
+        if self.message:
+            return message_text(self.message)
+        return read_text(self.comment, readings_of(self._model()).comments)
 
     def _model(self) -> type[models.Model] | None:
         return ContentType.objects.get_for_id(self.content_type_id).model_class()
-
-
-def read_text(text: str, readings: list[Reading]) -> str:
-    """`text` as the first of `readings` whose pattern it matches whole reads it; else as is."""
-    for pattern, reading in readings:
-        found = pattern.fullmatch(text)
-        if found is not None:
-            return reading(found)
-    return text
 
 
 def _field(model: type[models.Model] | None, name: str) -> models.Field[Any, Any] | None:

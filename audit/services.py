@@ -9,6 +9,7 @@ from django.db import models
 
 from accounts.models import User
 from audit.models import AuditEvent
+from core.messages import Text
 from l2annot.bulk_insert import insert, insert_rows
 
 
@@ -46,7 +47,9 @@ def event(
     comment: str = "",
 ) -> AuditEvent:
     """The unsaved event saying that `actor` made `changes` to `obj`: `record` saves one,
-    `record_many` saves a batch of them in bulk."""
+    `record_many` saves a batch of them in bulk. A comment the code writes is a stored message
+    (`core.messages.gettext_noop`), read in the reader's language; a person's own words are
+    a plain text."""
     # Ids, not objects: an import makes thousands of events, and setting a foreign key by
     # its object (then checking it again before the insert) is most of an event's cost.
     return AuditEvent(
@@ -56,7 +59,8 @@ def event(
         actor_id=_actor_id(actor),
         kind=kind,
         changes=changes or {},
-        comment=comment,
+        comment=str(comment),
+        message=_message(comment),
     )
 
 
@@ -86,6 +90,7 @@ EVENT_FIELDS = (
     "kind",
     "changes",
     "comment",
+    "message",
 )
 
 
@@ -102,14 +107,28 @@ def record_rows(
     content_type = ContentType.objects.get_for_model(model, for_concrete_model=False).pk
     actor_id = _actor_id(actor)
     kind = AuditEvent.Kind(kind).value
+    message = _message(comment)
     return insert_rows(
         AuditEvent,
         EVENT_FIELDS,
         (
-            (content_type, str(pk), text[:300], actor_id, kind, changes or {}, comment)
+            (
+                content_type,
+                str(pk),
+                text[:300],
+                actor_id,
+                kind,
+                changes or {},
+                str(comment),
+                message,
+            )
             for pk, text, changes in objects
         ),
     )
+
+
+def _message(comment: str) -> dict[str, object]:
+    return comment.as_json() if isinstance(comment, Text) else {}
 
 
 def _actor_id(actor: User | None) -> int | None:

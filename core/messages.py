@@ -21,7 +21,8 @@ type StoredMessage = str | dict[str, object]
 class Text(str):
     """English text that remembers how it was made: an English `template` with ``%(name)s``
     placeholders and the `values` that fill them (texts, numbers, or other `Text`s, translated
-    in their turn), so that it can be shown in another language where it is read."""
+    in their turn, or lists of them, read as their items), so that it can be shown in another
+    language where it is read."""
 
     template: str
     values: dict[str, object]
@@ -29,7 +30,9 @@ class Text(str):
     number: str | None = None
 
     def __new__(cls, template: str, /, **values: object) -> Text:
-        text = super().__new__(cls, template % values if values else template)
+        text = super().__new__(
+            cls, template % {k: _listed(v) for k, v in values.items()} if values else template
+        )
         text.template, text.values = template, values
         return text
 
@@ -43,6 +46,12 @@ class Text(str):
         text.template, text.plural, text.number = singular, plural, number
         return text
 
+    def fill(self, /, **values: object) -> Text:
+        """The same message with `values`: a template declared once, as a `gettext_noop`
+        literal (a history's comment, which its readers also match old texts against), and
+        filled where the message is written."""
+        return Text(self.template, **values)
+
     def as_json(self) -> dict[str, object]:
         """``{"text": template, "values": {...}}``, each value JSON (a Text as its own dict);
         a message with a plural adds ``"plural"`` and the ``"number"`` value's name."""
@@ -55,9 +64,15 @@ class Text(str):
         return stored
 
 
+def _listed(value: object) -> object:
+    return ", ".join(str(item) for item in value) if isinstance(value, list) else value
+
+
 def _json(value: object) -> object:
     if isinstance(value, Text):
         return value.as_json()
+    if isinstance(value, list):
+        return [_json(item) for item in value]
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return str(value)

@@ -1,4 +1,4 @@
-"""How a study's history reads its stored texts in the reader's language (audit.AuditEvent).
+"""How a study's history reads its stored texts in the reader's language (audit.history).
 
 A history event keeps the comment and the values it was written with: in English, from before
 their words were translated (gold checks named "item 7 of Pilot", "3 gold checks added") or
@@ -8,8 +8,11 @@ patterns read them again, through the catalogue, whatever the event's age."""
 import re
 
 from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
-from audit.models import Reading
+from audit import history
+from audit.history import Reading
+from grading.models import Study, split_reason_label
 
 
 def _gold_checks_added(found: re.Match[str]) -> str:
@@ -57,3 +60,23 @@ GOLD_CHECKS: list[Reading] = [
     (re.compile(r"item (?P<item>\d+) of (?P<study>.+)"), lambda f: f"{f['study']} #{f['item']}"),
     (re.compile(r"item (?P<item>\d+)"), lambda f: f"#{f['item']}"),
 ]
+
+
+def _gold_check_name(text: str) -> str:
+    return history.read_text(text, GOLD_CHECKS)
+
+
+def register() -> None:
+    """The study's changes that are no field, the values its changes hold (split reasons by
+    key, gold checks by their old names) and its comments (grading.apps)."""
+    history.register(
+        Study,
+        labels={
+            "gold_checks": _("gold checks"),
+            "annotators": _("annotators"),
+            "graders": _("graders of the response"),
+            "likert_questions": _("rating questions"),
+        },
+        values={"split_reasons": split_reason_label, "gold_checks": _gold_check_name},
+        comments=COMMENTS,
+    )

@@ -51,3 +51,13 @@ class JudgingConfig(AppConfig):
                 data.study_judge_answers,
             )
         )
+        # A run's and a triage resolution's histories read their comments in the reader's
+        # language, those stored as English text before too.
+        from audit import history
+        from judging import resolution, runs
+        from judging.models import JudgeRun, TriageResolution
+        from rubrics.models import Criterion
+
+        history.register(JudgeRun, messages=runs.HISTORY_MESSAGES)
+        history.register(TriageResolution, messages=[resolution.REOPENED])
+        history.register(Criterion, messages=[resolution.FOUND_AMBIGUOUS, resolution.DISAGREED])

@@ -17,6 +17,7 @@ from django.utils.translation import gettext
 from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
+from core.messages import gettext_noop
 from core.refusals import Conflict, NotFound
 from grading import adjudication
 from grading.models import Study, StudyItem
@@ -89,10 +90,10 @@ def resolve(
         note=note,
         by=by,
     )
-    reason = note or f"Judge run {run} disagreed with the experts."
+    reason = note or DISAGREED.fill(run=str(run))
     if kind == Kind.AMBIGUOUS:
         resolution.draft = rubrics.open_draft_version(
-            criterion_version.criterion, by, reason=f"found ambiguous: {reason}"
+            criterion_version.criterion, by, reason=FOUND_AMBIGUOUS.fill(reason=reason)
         )
     elif kind == Kind.EXPERTS_WRONG:
         adjudication.request_adjudication(
@@ -126,6 +127,13 @@ def still_requested(study_item: StudyItem, criterion_version_id: int) -> bool:
     ).exists()
 
 
+# What a resolution's history says as it is reopened, and why a criterion found ambiguous has
+# a new version (judging.apps registers them).
+REOPENED = gettext_noop("Triage resolution reopened.")
+DISAGREED = gettext_noop("Judge run %(run)s disagreed with the experts.")
+FOUND_AMBIGUOUS = gettext_noop("found ambiguous: %(reason)s")
+
+
 @transaction.atomic
 def reopen(
     run: JudgeRun, study_item: StudyItem, criterion_version: CriterionVersion, *, by: User
@@ -156,7 +164,7 @@ def reopen(
             field: [value, None]
             for field, value in audit.snapshot(resolution, ["kind", "note", "draft"]).items()
         },
-        comment="Triage resolution reopened.",
+        comment=REOPENED,
     )
     resolution.delete()  # first: what it did elsewhere is undone only if nothing else needs it
     if resolution.kind == Kind.EXPERTS_WRONG:

@@ -22,6 +22,7 @@ from django.utils.translation import gettext
 
 from accounts.models import User
 from audit.services import record
+from core.messages import gettext_noop
 from core.prompting import render
 from core.refusals import Conflict
 from grading.models import Study
@@ -142,11 +143,18 @@ def start_run(
         run,
         "created",
         by,
-        comment=f"Judge run queued on study '{study.name}' with configuration '{config.name}'.",
+        comment=QUEUED.fill(study=study.name, config=config.name),
     )
     if enqueue:
         _enqueue(run)
     return run
+
+
+# What a run's history says of it (judging.apps registers them, audit.history).
+QUEUED = gettext_noop("Judge run queued on study '%(study)s' with configuration '%(config)s'.")
+CANCELLED = gettext_noop("Judge run cancelled.")
+QUEUED_AGAIN = gettext_noop("Judge run queued again.")
+HISTORY_MESSAGES = (QUEUED, CANCELLED, QUEUED_AGAIN)
 
 
 def run_name(study: Study, config: JudgeConfig) -> str:
@@ -209,7 +217,7 @@ def cancel_run(run: JudgeRun, *, by: User | None) -> JudgeRun:
         if locked.job is not None:
             locked.job.cancel()
     locked.save(update_fields=["status", "finished"])
-    record(locked, "updated", by, comment="Judge run cancelled.")
+    record(locked, "updated", by, comment=CANCELLED)
     return locked
 
 
@@ -247,7 +255,7 @@ def resume_run(run: JudgeRun, *, by: User | None, enqueue: bool = True) -> Judge
             *("started", "finished", "job"),
         ]
     )
-    record(locked, "updated", by, comment="Judge run queued again.")
+    record(locked, "updated", by, comment=QUEUED_AGAIN)
     if enqueue:
         _enqueue(locked)
     return locked

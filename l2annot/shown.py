@@ -27,6 +27,12 @@ def grader_name(name: object) -> str:
     return gettext("Expert %(letter)s") % {"letter": found[2]}
 
 
+def _value_text(value: object) -> object:
+    if isinstance(value, list):  # a list of values, read as its items
+        return ", ".join(str(_value_text(item)) for item in value)
+    return message_text(value) if isinstance(value, Mapping) else value
+
+
 def message_text(message: object) -> str:
     """A stored message (or a `Text`) in the active language; English where the catalogue has
     no translation."""
@@ -36,10 +42,7 @@ def message_text(message: object) -> str:
         return str(message)
     template = str(message.get("text", ""))
     raw = message.get("values") or {}
-    values = {
-        name: message_text(value) if isinstance(value, Mapping) else value
-        for name, value in raw.items()
-    }
+    values = {name: _value_text(value) for name, value in raw.items()}
     plural = message.get("plural")
     if isinstance(plural, str):  # a message with a plural (Text.ngettext)
         count = values.get(str(message.get("number")))

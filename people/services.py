@@ -39,6 +39,7 @@ from accounts.services import role_of
 from audit import services as audit
 from audit.models import AuditEvent
 from core.languages import UnknownLanguage, language_code
+from core.messages import gettext_noop
 from core.refusals import Conflict, Unavailable
 from grading import services as grading_services
 from grading.models import Expertise, Study
@@ -113,12 +114,19 @@ def send_invitation(user: User, base_url: str, *, by: User | None = None) -> Non
     _mark_unsent(user, False, by)
 
 
+# What a person's history says of the changes the app makes (people.apps registers them).
+INVITED = gettext_noop("invited")
+NOT_SENT = gettext_noop("The invitation email could not be sent: %(reason)s")
+SIGN_ON = gettext_noop("single sign-on: %(issuer)s, claim %(claim)s")
+HISTORY_MESSAGES = (INVITED, NOT_SENT, SIGN_ON)
+
+
 def _mark_unsent(user: User, unsent: bool, by: User | None, reason: str = "") -> None:
     if user.invitation_unsent == unsent:
         return
     user.invitation_unsent = unsent
     user.save(update_fields=["invitation_unsent"])
-    comment = f"The invitation email could not be sent: {reason}" if unsent else ""
+    comment = NOT_SENT.fill(reason=reason) if unsent else ""
     audit.record(
         user, AuditEvent.Kind.UPDATED, by, {"invitation_unsent": [not unsent, unsent]}, comment
     )
@@ -189,7 +197,7 @@ def invite(
         AuditEvent.Kind.CREATED,
         by,
         {"username": [None, username], "email": [None, email], "role": [None, role.value]},
-        comment="invited",
+        comment=INVITED,
     )
     set_expertise(user, sub_competencies, codes, by=by)
     # Once committed: an account rolled back later must not have been told it exists.
@@ -271,7 +279,7 @@ def set_role_from_sign_on(user: User, role: Role, *, issuer: str, claim: str) ->
     rules of every change of role (the last active admin keeps the role, logged) and in the
     history with the provider as its source: no person made it."""
     try:
-        set_role(user, role, by=None, comment=f"single sign-on: {issuer}, claim {claim}")
+        set_role(user, role, by=None, comment=SIGN_ON.fill(issuer=issuer, claim=claim))
     except LastAdmin:
         logger.warning("Sign-on: %s keeps the Admin role, the last admin's.", user.username)
 

@@ -39,6 +39,7 @@ from audit.models import AuditEvent
 from core.refusals import Conflict
 from l2annot.bulk_insert import insert, insert_rows
 from rubrics import publishing
+from rubrics.history_text import version_note, with_note
 from rubrics.models import (
     Criterion,
     CriterionVersion,
@@ -435,17 +436,9 @@ def edit_criteria(
                 drafts.append(latest)
             new_labels[id(version)] = after_labels
         is_new = version is not None and version is candidate
-        note = ""
-        if version is not None:
-            note = f"version {version.number}" + (" created" if is_new else "")
+        note = version_note(version.number, created=is_new) if version is not None else ""
         events.append(
-            audit.event(
-                criterion,
-                AuditEvent.Kind.UPDATED,
-                by,
-                delta,
-                " ".join(filter(None, (comment, note))),
-            )
+            audit.event(criterion, AuditEvent.Kind.UPDATED, by, delta, with_note(comment, note))
         )
         written.changes.append(CriterionChange(criterion, version, delta, is_new))
     _task_criteria_changed(criteria, by)

@@ -26,6 +26,7 @@ from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
 from l2annot.bulk_insert import insert, insert_rows
+from rubrics.history_text import PUBLISHED, REOPENED
 from rubrics.models import (
     CriterionVersion,
     EffectiveCriterion,
@@ -235,9 +236,6 @@ def published_payload(published: Sequence[RubricVersion]) -> dict[str, object]:
     }
 
 
-REOPENED = "Edited after publication."
-
-
 def reopen(tasks: Sequence[Task], by: User | None, comment: str = REOPENED) -> list[Task]:
     """A published task that is edited becomes the draft of its next rubric version (published
     again by the next approval or import). Tasks in another state are left alone; returns the
@@ -306,7 +304,7 @@ def _mark_published(published: list[RubricVersion], by: User | None, comment: st
         task = version.task
         if task.status != Task.Status.PUBLISHED:
             change = {"status": [task.status, Task.Status.PUBLISHED]}
-            note = comment or f"Published as version {version.number}."
+            note = comment or PUBLISHED.fill(number=version.number)
             events.append((task.pk, str(task), change, note))
         task.status = Task.Status.PUBLISHED
         task.updated_at = now

@@ -37,6 +37,7 @@ from audit import services as audit
 from audit.models import AuditEvent
 from core.refusals import Conflict
 from l2annot.bulk_insert import insert_rows
+from rubrics.history_text import SUPERSEDED
 from rubrics.models import Response, Task, Turn
 
 BATCH = 500
@@ -365,6 +366,3 @@ def _record_history(
         if change.old is not None
     ]
     audit.record_rows(Response, AuditEvent.Kind.UPDATED, by, superseded, SUPERSEDED)
-
-
-SUPERSEDED = "Superseded by a new version; what was graded or judged on it stays with it."

@@ -41,6 +41,7 @@ from rubrics.bulk import (
     check_names,
     ensure_editable,
 )
+from rubrics.history_text import VERSION_CREATED_BECAUSE, version_note
 from rubrics.models import (
     Criterion,
     CriterionVersion,
@@ -379,7 +380,11 @@ def open_draft_version(criterion: Criterion, by: User, reason: str = "") -> Crit
     ScalePoint.objects.bulk_create(bulk.scale_points(draft, bulk.labels_of([latest])[latest.pk]))
     current.revision += 1
     current.save()
-    comment = f"version {draft.number} created" + (f": {reason}" if reason else "")
+    comment = (
+        VERSION_CREATED_BECAUSE.fill(number=draft.number, reason=reason)
+        if reason
+        else version_note(draft.number, created=True)
+    )
     audit.record(
         current, AuditEvent.Kind.UPDATED, by, {"version": [latest.number, draft.number]}, comment
     )

@@ -19,10 +19,8 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from accounts.roles import Role
 from audit.editing import OrderedQuerySet
-from audit.models import read_text
 from core import languages
 from core.stats.ppi_planning import DEFAULT_FLOOR_SHARE
-from grading import history_text
 from rubrics.models import Response, RubricVersion
 from taxonomy.models import Framework, SubCompetency
 
@@ -82,23 +80,7 @@ def split_reason_label(reason: str) -> str:
     return str(SPLIT_REASONS.get(reason, reason))
 
 
-def _gold_check_name(text: str) -> str:
-    return read_text(text, history_text.GOLD_CHECKS)
-
-
 class Study(models.Model):
-    # How the study's history names its changes that are no field, reads the texts its changes
-    # and comments hold (stored keys, English from before they were translated) in the
-    # reader's language (audit.AuditEvent, grading.history_text).
-    HISTORY_LABELS = {
-        "gold_checks": _("gold checks"),
-        "annotators": _("annotators"),
-        "graders": _("graders of the response"),
-        "likert_questions": _("rating questions"),
-    }
-    HISTORY_VALUES = {"split_reasons": split_reason_label, "gold_checks": _gold_check_name}
-    HISTORY_COMMENTS = history_text.COMMENTS
-
     class Status(models.TextChoices):
         OPEN = "open", _("Open")
         CLOSED = "closed", _("Closed")

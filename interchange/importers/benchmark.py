@@ -76,6 +76,10 @@ PLACEHOLDER_NOTE = (
     "Created by a benchmark import because the file names it and the framework lacked it: "
     "give it its name and description."
 )
+# What the history of a sub-competency an import creates says (interchange.apps registers it).
+CREATED_SUB_COMPETENCY = gettext_noop(
+    "Created by a benchmark import (create missing sub-competencies)."
+)
 
 
 @collector_paused
@@ -170,7 +174,7 @@ def create_missing_sub_competencies(
             AuditEvent.Kind.CREATED,
             by,
             {name: [None, value] for name, value in after.items()},
-            "Created by a benchmark import (create missing sub-competencies).",
+            CREATED_SUB_COMPETENCY,
         )
         created.append(sub)
     report.count("sub-competencies").created += len(created)

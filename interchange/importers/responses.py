@@ -34,8 +34,9 @@ from taxonomy.models import Framework
 # Both are CharFields: their max_length is set.
 MAX_ID: int = Response._meta.get_field("external_id").max_length  # type: ignore[assignment]
 MAX_NAME: int = Response._meta.get_field("model_name").max_length  # type: ignore[assignment]
-COMMENT = "Imported from a file."
-CHANGE_COMMENT = "Changed by an import."
+# What a response's history says of an import (interchange.apps registers them).
+COMMENT = gettext_noop("Imported from a file.")
+CHANGE_COMMENT = gettext_noop("Changed by an import.")
 
 
 def synthetic_response_id(model: str, version: str | None, epoch: int) -> str:

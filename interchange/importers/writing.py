@@ -7,7 +7,7 @@ from django.core.files.storage import default_storage
 
 from accounts.models import User
 from audit.models import AuditEvent
-from core.messages import Text
+from core.messages import Text, gettext_noop
 from interchange.importers.plan import BenchmarkPlan, CriterionPlan, ResourceSpec
 from interchange.importers.report import ChangedCriterion, ImportReport, Progress
 from interchange.models import TaskSource
@@ -16,8 +16,24 @@ from rubrics import bulk, publishing
 from rubrics.models import Criterion, CriterionVersion, Layer, Task, TaskResource
 
 BATCH = 500
-COMMENT = "Imported from an L2-Bench file."
-PUBLISHED_COMMENT = "Published by an import."
+# What the histories of the tasks and criteria an import writes say (interchange.apps
+# registers them, audit.history).
+COMMENT = gettext_noop("Imported from an L2-Bench file.")
+CHANGED_COMMENT = gettext_noop("Imported from an L2-Bench file. Changed: %(changes)s.")
+PUBLISHED_COMMENT = gettext_noop("Published by an import.")
+# What an import may change of a task, as its history names it.
+TASK_CHANGES = {
+    "sub_competency": gettext_noop("sub-competency"),
+    "instruction": gettext_noop("instruction"),
+    "system_prompt": gettext_noop("system prompt"),
+    "reference_answer": gettext_noop("reference answer"),
+    "language": gettext_noop("language"),
+    "version_at_time_of_draft": gettext_noop("version at time of draft"),
+    "universal exclusions": gettext_noop("universal exclusions"),
+    "context": gettext_noop("context"),
+    "resources": gettext_noop("resources"),
+    "task criteria": gettext_noop("task criteria"),
+}
 EXCLUSION_REASON = "Not listed for this task in the imported L2-Bench file."
 
 
@@ -102,7 +118,8 @@ class BenchmarkWriter:
                 "reference_answer": p.record.reference_answer,
                 "language": p.record.language or p.existing.language,
             }
-            comment = f"{COMMENT} Changed: {', '.join(sorted(p.changes))}."
+            named = [TASK_CHANGES.get(name, name) for name in sorted(p.changes)]
+            comment = CHANGED_COMMENT.fill(changes=named)
             edits.append(bulk.TaskEdit(p.existing, changes, comment))
         bulk.edit_tasks(edits, self.by)
         counts.updated += len(edits)

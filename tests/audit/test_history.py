@@ -1,9 +1,12 @@
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
 from accounts.roles import Role
+from audit import history
 from audit import services as audit
 from audit.models import AuditEvent
+from core.messages import Text
 from taxonomy.models import SubCompetency
 from tests import factories
 from tests.conftest import htmx
@@ -61,3 +64,27 @@ def test_a_studys_history_reads_its_stored_english_in_spanish(client_as, make_us
     assert "Criterio poco claro, Task badly translated" in page  # a study's own reason as written
     for english in ("gold checks added", "item 7", "Escalated", "graders", "criterion_unclear"):
         assert english not in page
+
+
+def test_a_comment_the_code_writes_is_kept_as_its_message(db, monkeypatch):
+    """A new event keeps its comment's template and values (read in the reader's language
+    without parsing it back); an event stored with its English text alone is read against the
+    same template; a person's own words stay as they were written."""
+    sub = SubCompetency.objects.filter(competency__framework=make_framework()).first()
+    queued = Text("Judge run queued on study '%(study)s' with configuration '%(config)s'.")
+    readings = history.Readings(comments=[history.template_reading(queued.template)])
+    monkeypatch.setitem(history._REGISTERED, "taxonomy.subcompetency", readings)
+    written = audit.record(sub, "updated", None, comment=queued.fill(study="Pilot", config="c"))
+    (bulk,) = audit.record_rows(SubCompetency, "updated", None, [(sub.pk, "s", {})], queued)
+    old = audit.record(sub, "updated", None, comment=str(queued.fill(study="P", config="c")))
+    own = audit.record(sub, "updated", None, comment="Judge run queued, said Ana.")
+    assert written.comment == "Judge run queued on study 'Pilot' with configuration 'c'."
+    assert written.message == {"text": queued.template, "values": {"study": "Pilot", "config": "c"}}
+    assert AuditEvent.objects.get(pk=bulk).message == {"text": queued.template, "values": {}}
+    assert old.message == {} and own.message == {}
+    with translation.override("es"):
+        assert written.shown_comment == (
+            "Ejecución del juez en cola en el estudio 'Pilot' con la configuración 'c'."
+        )
+        assert old.shown_comment.startswith("Ejecución del juez en cola en el estudio 'P'")
+        assert own.shown_comment == "Judge run queued, said Ana."

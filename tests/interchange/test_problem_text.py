@@ -163,10 +163,10 @@ def test_a_job_whose_worker_died_names_its_stage_in_the_readers_language():
 
 def stored_templates() -> list[tuple[str, str]]:
     """(module, template) for every gettext_noop(...) and Text.ngettext(...) of the code that
-    writes messages read later (imports, jobs, the statistics of cached reports): each is
+    writes messages read later (imports, jobs, the statistics of cached reports, histories): each is
     translated where it is read. A template with a plural is named by its singular form."""
     found = []
-    for folder in ("core", "interchange", "agreement", "judging"):
+    for folder in ("core", "interchange", "agreement", "judging", "rubrics", "people"):
         for path in sorted((settings.BASE_DIR / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for node in ast.walk(tree):

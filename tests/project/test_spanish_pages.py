@@ -17,20 +17,27 @@ from itertools import chain
 import pytest
 from django.apps import apps
 from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
 from django.db import models
 from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
+from accounts.roles import Role
+from audit import services as audit
+from audit.models import AuditEvent
 from demo.accounts import DEMO_ACCOUNTS
 from demo.judge_runs import seed_demo_judge_runs
 from demo.study import seed_demo_study
 from grading.models import Assignment, Study
 from interchange.models import ImportJob
-from judging.models import PromptTemplate
-from rubrics.models import Task
-from taxonomy.models import Competency, ContextVariable, ProficiencyScale
+from judging import runs as judge_runs
+from judging.models import JudgeRun, PromptTemplate, TriageResolution
+from people import services as people
+from rubrics import services as rubrics
+from rubrics.models import Criterion, Task
+from taxonomy.models import Competency, ContextVariable, ProficiencyScale, SubCompetency
 
 WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 # Placeholders (%(turn)s, {{ name }}, {name}) and markup: no words a reader sees.
@@ -88,13 +95,16 @@ def visible_texts(html: str) -> set[str]:
 
 
 def stored_text() -> str:
-    """Every text the database holds, one per line: what a page shows as data."""
+    """Every text the database holds, one per line: what a page shows as data. A history's
+    comments are not: the app wrote them, to be read in the reader's language (a person's own
+    comment is kept where the person wrote it too, a review's or a flag's)."""
     values: list[str] = []
     for model in apps.get_models():
         fields = [
             f.name
             for f in model._meta.concrete_fields
             if isinstance(f, (models.CharField, models.TextField, models.JSONField))
+            and not (model is AuditEvent and f.name in ("comment", "message"))
         ]
         if fields:
             for row in model._default_manager.values_list(*fields):
@@ -214,13 +224,19 @@ def read(username: str, url: str, language: str) -> str:
     return response.content.decode()
 
 
-@pytest.mark.django_db
-def test_no_english_reaches_a_spanish_reader_of_the_main_pages(demo):
+def english_on(
+    pages: Sequence[tuple[str, str]], part: re.Pattern[str] | None = None
+) -> dict[str, set[str]]:
+    """Per URL, the texts a Spanish reader sees there in English (read as `username`); in the
+    `part` of the page that pattern finds, when given."""
     english = english_words()
     data = stored_text()
     found: dict[str, set[str]] = {}
-    for username, url in main_pages(demo):
-        same = visible_texts(read(username, url, "en")) & visible_texts(read(username, url, "es"))
+    for username, url in pages:
+        english_page, spanish_page = read(username, url, "en"), read(username, url, "es")
+        if part is not None:
+            english_page, spanish_page = (part.search(p)[0] for p in (english_page, spanish_page))
+        same = visible_texts(english_page) & visible_texts(spanish_page)
         for text in same:
             # A text made of data ("Class size: 35", "+3 Wording of the criterion…") is data.
             pieces = [p.strip("…+-() 0123456789") for p in SEPARATORS.split(text)]
@@ -229,6 +245,79 @@ def test_no_english_reaches_a_spanish_reader_of_the_main_pages(demo):
             }
             if words:
                 found.setdefault(url, set()).add(text)
+    return found
+
+
+@pytest.mark.django_db
+def test_no_english_reaches_a_spanish_reader_of_the_main_pages(demo):
+    found = english_on(main_pages(demo))
+    assert found == {}, "\n".join(f"{url}: {sorted(texts)}" for url, texts in found.items())
+
+
+# The list of an admin page (its header and menus are Django's and the libraries').
+ADMIN_RESULTS = re.compile(r'<table id="result_list">.*?</table>', re.DOTALL)
+
+
+def write_histories(
+    demo: dict[str, object],
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The comments the app writes in histories, through its services and as they were stored
+    (in English) before: (user name, URL) of the pages that show them, and of the admin's
+    lists of events (the judge's runs and triage resolutions have no history page)."""
+    study, run = demo["study"], demo["runs"][-1]
+    assert isinstance(study, Study) and isinstance(run, JudgeRun)
+    annotator = User.objects.get(username="annotator")
+    task = Task.objects.filter(responses__study_items__study=study).first()
+    criterion = Criterion.objects.filter(versions__isnull=False).first()
+    response = task.responses.first()
+    sub = SubCompetency.objects.first()
+    people.set_role_from_sign_on(annotator, Role.VIEWER, issuer="https://idp", claim="groups")
+    invited = people.invite(
+        username="nueva", email="nueva@example.org", role=Role.ANNOTATOR, base_url="", by=None
+    )
+    JudgeRun.objects.filter(pk=run.pk).update(status=JudgeRun.Status.QUEUED)
+    judge_runs.cancel_run(run, by=None)
+    rubrics.open_draft_version(criterion, User.objects.get(username="admin"), reason="")
+    updated = AuditEvent.Kind.UPDATED
+    for obj, comment in [
+        (annotator, "The invitation email could not be sent: SMTPServerDisconnected()"),
+        (annotator, "single sign-on: https://idp, claim groups"),
+        (run, f"Judge run queued on study '{study.name}' with configuration 'demo'."),
+        (run, "Judge run queued again."),
+        (task, "Imported from an L2-Bench file. Changed: instruction, task criteria."),
+        (task, "Published as version 2."),
+        (task, "Edited after publication."),
+        (task, "Published by an import."),
+        (criterion, "Imported from an L2-Bench file. version 3 created"),
+        (
+            criterion,
+            f"version 4 created: found ambiguous: Judge run {run} disagreed with the experts.",
+        ),
+        (response, "Imported from a file."),
+        (response, "Superseded by a new version; what was graded or judged on it stays with it."),
+        (sub, "Created by a benchmark import (create missing sub-competencies)."),
+    ]:
+        audit.record(obj, updated, None, comment=comment)
+    reopened = [(0, "judge_error", {"kind": ["judge_error", None]})]
+    audit.record_rows(TriageResolution, "deleted", None, reopened, "Triage resolution reopened.")
+    judged = ",".join(
+        str(ContentType.objects.get_for_model(model).pk) for model in (JudgeRun, TriageResolution)
+    )
+    return [
+        ("admin", reverse("people:person", args=[annotator.pk])),
+        ("admin", reverse("people:person", args=[invited.pk])),
+        ("admin", reverse("audit:history", args=["rubrics", "task", task.pk])),
+        ("admin", reverse("audit:history", args=["rubrics", "criterion", criterion.pk])),
+        ("admin", reverse("audit:history", args=["rubrics", "response", response.pk])),
+        ("admin", reverse("audit:history", args=["taxonomy", "subcompetency", sub.pk])),
+    ], [("admin", reverse("admin:audit_auditevent_changelist") + f"?content_type__id__in={judged}")]
+
+
+@pytest.mark.django_db
+def test_a_history_reaches_a_spanish_reader_in_spanish(demo):
+    """The comments the services write and those stored in English before read in Spanish."""
+    pages, admin_lists = write_histories(demo)
+    found = english_on(pages) | english_on(admin_lists, ADMIN_RESULTS)
     assert found == {}, "\n".join(f"{url}: {sorted(texts)}" for url, texts in found.items())
 
 
