@@ -8,6 +8,7 @@ from django.utils.formats import get_format
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRefresh
@@ -35,6 +36,14 @@ from l2annot.htmx import render_page, wants_fragment
 from l2annot.shown import grader_name, message_text
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+# The downloads that write the study report's and the judges' results (download_parts), by the
+# `format` their page is asked with: the URL of the file, and the page's title.
+DOWNLOADS = {
+    "xlsx": ("agreement:study_report_xlsx", _("Agreement report (XLSX)")),
+    "json": ("agreement:study_report_json", _("Agreement report (JSON)")),
+    "dataset": ("agreement:dataset", _("Hugging Face dataset (Parquet and card, ZIP)")),
+}
 
 
 def _forest_rows(groups: list[GroupAgreement]) -> list[charts.ForestRow]:
@@ -141,12 +150,15 @@ def study_agreement(request: AuthenticatedHttpRequest, study_id: int) -> HttpRes
 @require(Action.EXPORT_DATA)
 @vary_on_headers("HX-Request")
 def study_report_prepare(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
-    """The way to a report download that shows progress: the file at once when every result
-    it writes is cached; otherwise the worker computes them while this page counts them ready
-    (its status fragment, polled), then offers the file."""
+    """The way to a download of the report's results (the report, the dataset) that shows
+    progress: the file at once when every result it writes is cached; otherwise the worker
+    computes them while this page counts them ready (its status fragment, polled), then offers
+    the file."""
     study = get_object_or_404(Study, pk=study_id)
-    fmt = "json" if request.GET.get("format") == "json" else "xlsx"
-    name = "agreement:study_report_json" if fmt == "json" else "agreement:study_report_xlsx"
+    fmt = str(request.GET.get("format"))
+    if fmt not in DOWNLOADS:
+        fmt = "xlsx"
+    name, title = DOWNLOADS[fmt]
     file_url = reverse(name, args=[study.pk])
     parts = download_parts(study)
     ready = agreement_cache.stored(parts)
@@ -157,6 +169,7 @@ def study_report_prepare(request: AuthenticatedHttpRequest, study_id: int) -> Ht
     context = {
         "study": study,
         "fmt": fmt,
+        "title": title,
         "file_url": file_url,
         "ready": ready,
         "total": len(parts),

@@ -432,6 +432,23 @@ def test_the_report_download_shows_progress_while_the_worker_computes_it(
     assert client.get(url).url == xlsx  # everything cached: straight to the file
 
 
+def test_the_dataset_download_shows_progress_the_same_way(study, client_as, settings):
+    """The dataset writes the report's and the judges' results too: its link on the study's
+    page is the same page, counting them ready, then offering the ZIP."""
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    client = client_as(Role.MAINTAINER)
+    url = reverse("agreement:study_report", args=[study.pk]) + "?format=dataset"
+    waiting = client.get(url)
+    assert "Hugging Face dataset" in waiting.text and "0 of 1 result ready" in waiting.text
+    assert Job.objects.filter(kind=Job.Kind.REPORT, key__startswith="download:").count() == 1
+    prepare_study_download.call(study.pk)  # what the worker does
+    ready = client.get(url, HTTP_HX_REQUEST="true")
+    dataset = reverse("agreement:dataset", args=[study.pk])
+    assert "hx-trigger" not in ready.text and f'href="{dataset}"' in ready.text
+    assert client.get(url).url == dataset
+    assert f'href="{url}"' in client.get(reverse("agreement:study", args=[study.pk])).text
+
+
 def test_a_maintainer_sets_the_threshold_and_the_report_follows(study, client_as):
     client = client_as(Role.MAINTAINER)
     url = reverse("agreement:settings", args=[study.pk])
