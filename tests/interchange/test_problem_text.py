@@ -35,6 +35,24 @@ def test_a_message_keeps_its_english_text_and_how_it_was_made():
     }
 
 
+def test_a_template_declared_once_is_filled_where_written_and_may_hold_a_list():
+    changed = gettext_noop("Imported from an L2-Bench file. Changed: %(changes)s.")
+    named = [gettext_noop("instruction"), gettext_noop("task criteria"), "x"]
+    filled = changed.fill(changes=named)
+    assert filled == "Imported from an L2-Bench file. Changed: instruction, task criteria, x."
+    assert filled.as_json()["values"] == {
+        "changes": [
+            {"text": "instruction", "values": {}},
+            {"text": "task criteria", "values": {}},
+            "x",
+        ]
+    }
+    with translation.override("es"):
+        assert message_text(filled.as_json()) == (
+            "Importado de un archivo L2-Bench. Cambios: consigna, criterios de la tarea, x."
+        )
+
+
 @pytest.mark.parametrize(
     ("language", "text"),
     [
