@@ -85,7 +85,7 @@ def template_reading(template: str, model: type[models.Model] | str | None = Non
         if name in seen:
             pattern.append(f"(?P={name})")
         else:
-            pattern.append(f"(?P<{name}>\\d+)" if kind == "d" else f"(?P<{name}>.+?)")
+            pattern.append(f"(?P<{name}>\\d+)" if kind == "d" else f"(?P<{name}>.*?)")
             seen.add(name)
             if kind == "d":
                 numbers.add(name)

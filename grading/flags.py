@@ -20,6 +20,7 @@ from django.utils.translation import gettext
 from accounts.models import User
 from audit import services as audit
 from audit.models import AuditEvent
+from core.messages import gettext_noop
 from core.refusals import Conflict
 from grading import tallies
 from grading.models import (
@@ -37,6 +38,14 @@ from grading.services.refusals import check_study_open, own_locked
 from rubrics import services as rubrics
 from rubrics.models import CriterionVersion, RubricItem
 from rubrics.models.responses import versions_count
+
+# Why a flag opened a draft of its criterion's next version, in the criterion's history
+# (grading.history_text registers them, audit.history).
+FLAGGED = {
+    Flag.Kind.CRITERION_UNCLEAR: gettext_noop("flagged criterion unclear: %(note)s"),
+    Flag.Kind.RESPONSE_BROKEN: gettext_noop("flagged response broken: %(note)s"),
+    Flag.Kind.OTHER: gettext_noop("flagged other: %(note)s"),
+}
 
 
 class AlreadyFlagged(Conflict):
@@ -194,9 +203,8 @@ def resolve_flag(
         version = CriterionVersion.objects.select_related("criterion").get(
             pk=locked.criterion_version_id
         )
-        locked.draft = rubrics.open_draft_version(
-            version.criterion, by, reason=f"flagged {locked.get_kind_display().lower()}: {note}"
-        )
+        reason = FLAGGED[Flag.Kind(locked.kind)].fill(note=note)
+        locked.draft = rubrics.open_draft_version(version.criterion, by, reason=reason)
     locked.status = Flag.Status.RESOLVED
     locked.resolution_note, locked.resolved_by, locked.resolved_at = note, by, timezone.now()
     locked.save()

@@ -68,7 +68,12 @@ def _gold_check_name(text: str) -> str:
 
 def register() -> None:
     """The study's changes that are no field, the values its changes hold (split reasons by
-    key, gold checks by their old names) and its comments (grading.apps)."""
+    key, gold checks by their old names) and its comments, and why a flag opened a draft of a
+    criterion (grading.apps)."""
+    from grading.flags import FLAGGED
+    from rubrics.models import Criterion
+
+    history.register(Criterion, messages=FLAGGED.values())
     history.register(
         Study,
         labels={

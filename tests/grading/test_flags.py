@@ -4,6 +4,7 @@ criterion opening the draft of its next version."""
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.utils import translation
 
 from accounts.models import User
 from accounts.roles import Role
@@ -185,6 +186,16 @@ def test_an_unclear_criterion_opens_the_draft_of_its_next_version(study, people)
     draft = CriterionVersion.objects.get(pk=resolved.draft_id)
     assert (draft.criterion_id, draft.number, draft.frozen) == (version.criterion_id, 2, False)
     assert draft.wording == version.wording
+    event = AuditEvent.objects.for_object(version.criterion).latest("pk")
+    assert event.comment == "version 2 created: flagged criterion unclear: Reword it"
+    with translation.override("es"):  # the criterion's history, in the reader's language
+        assert event.shown_comment == (
+            "versión 2 creada: señalado como criterio poco claro: Reword it"
+        )
+        event.message = {}  # as stored before messages: its English alone
+        assert event.shown_comment == (
+            "versión 2 creada: señalado como criterio poco claro: Reword it"
+        )
 
 
 def test_open_flags_are_grouped_per_criterion_and_per_response(study, people):

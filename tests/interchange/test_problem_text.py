@@ -184,7 +184,7 @@ def stored_templates() -> list[tuple[str, str]]:
     writes messages read later (imports, jobs, the statistics of cached reports, histories): each is
     translated where it is read. A template with a plural is named by its singular form."""
     found = []
-    for folder in ("core", "interchange", "agreement", "judging", "rubrics", "people"):
+    for folder in ("core", "interchange", "agreement", "judging", "rubrics", "people", "grading"):
         for path in sorted((settings.BASE_DIR / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for node in ast.walk(tree):
