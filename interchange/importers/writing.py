@@ -14,6 +14,7 @@ from interchange.models import TaskSource
 from l2annot.bulk_insert import insert
 from rubrics import bulk, publishing
 from rubrics.models import Criterion, CriterionVersion, Layer, Task, TaskResource
+from rubrics.models.tasks import IMPORTED_EXCLUSION_REASON
 
 BATCH = 500
 # What the histories of the tasks and criteria an import writes say (interchange.apps
@@ -34,7 +35,6 @@ TASK_CHANGES = {
     "resources": gettext_noop("resources"),
     "task criteria": gettext_noop("task criteria"),
 }
-EXCLUSION_REASON = "Not listed for this task in the imported L2-Bench file."
 
 
 class BenchmarkWriter:
@@ -202,7 +202,7 @@ class BenchmarkWriter:
         }
         bulk.set_exclusions(
             {p.saved(): [universal[code] for code in sorted(p.excluded)] for p in self.plan.tasks},
-            EXCLUSION_REASON,
+            IMPORTED_EXCLUSION_REASON,
             self.by,
         )
 

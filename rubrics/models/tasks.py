@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator, RegexValidator
 from django.db import models
 from django.db.models import OuterRef, Q, Subquery
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from audit.editing import OrderedQuerySet
@@ -323,6 +324,18 @@ class TaskContextValue(AbstractContextValue):
         if len(given) != 1:
             raise ValidationError(_("Give exactly one of a listed value, a text or a number."))
         self.set_value(variable.parse_value(given[0]))
+
+
+# Why a universal criterion does not apply, as the benchmark import writes it for one its file
+# does not list for a task: stored in English, as a person's reason is stored as written, and
+# shown in the reader's language (`shown_reason`).
+IMPORTED_EXCLUSION_REASON = gettext_noop("Not listed for this task in the imported L2-Bench file.")
+
+
+def shown_reason(reason: str) -> str:
+    """Why a criterion does not apply, as a reader reads it: the import's reason translated,
+    a person's as written."""
+    return gettext(reason) if reason == IMPORTED_EXCLUSION_REASON else reason
 
 
 class UniversalExclusion(models.Model):

@@ -6,6 +6,7 @@ from django.urls import reverse
 from accounts.roles import Role
 from rubrics import services
 from rubrics.models import TaskResource
+from rubrics.models.tasks import IMPORTED_EXCLUSION_REASON
 from rubrics.services import TurnSpec
 
 pytestmark = pytest.mark.django_db
@@ -39,6 +40,19 @@ def test_task_page_shows_the_rubric_by_layer_with_weights_and_exclusions(
         assert text in page
     assert "Not applicable: Printed cards only." in page
     assert "÷ 13" in page  # 4 + 5 + 3 + 1: the excluded and negative weights do not count
+
+
+def test_the_reason_an_import_excludes_a_criterion_reads_in_the_readers_language(
+    client_as, task, universal, author
+):
+    """The import's reason is stored in English and read in Spanish; a person's as written."""
+    services.exclude_universal(task, universal[0], IMPORTED_EXCLUSION_REASON, author)
+    services.exclude_universal(task, universal[1], "Printed cards only.", author)
+    client = client_as(Role.VIEWER)
+    client.cookies["django_language"] = "es"
+    page = client.get(detail_url(task), HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "No aplicable: No figura para esta tarea en el archivo L2-Bench importado." in page
+    assert "No aplicable: Printed cards only." in page and "Not listed" not in page
 
 
 def test_task_page_shows_versions_reviews_and_responses_with_safe_markdown(
