@@ -297,8 +297,13 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
             overlap=data["overlap"],
             overlap_percent=data["overlap_percent"],
             match_expertise=data["match_expertise"],
+            sampling_budget=data.get("sampling_budget"),
         )
         loads = [{"annotator": a.username, "responses": n} for a, n in preview.loads]
+        drawn = [
+            {"model": model, "expected": expected, "selected": selected}
+            for model, expected, selected in preview.drawn_per_model
+        ]
         body = {
             "units": preview.units,
             "overlap": preview.overlap,
@@ -307,6 +312,8 @@ class StudyViewSet(AgreementActions, ReadOnlyViewSet):
             "overlapping": preview.overlapping,
             "single": preview.single,
             "loads": loads,
+            "selected": preview.selected,
+            "drawn": drawn,
         }
         return Response(PreviewSerializer(body).data)
 

@@ -152,11 +152,29 @@ class PreviewRequestSerializer(ApiSerializer):
         help_text="Share (%) of the responses graded by k graders; the rest get one.",
     )
     match_expertise = serializers.BooleanField(default=False)
+    sampling_budget = serializers.IntegerField(
+        min_value=2,
+        max_value=2**31 - 1,
+        required=False,
+        allow_null=True,
+        help_text=(
+            "For a study sampled for the judge's scores: the expert grades wanted per model. "
+            "The preview is then of the responses each model is expected to draw."
+        ),
+    )
 
 
 class LoadSerializer(ApiSerializer):
     annotator = serializers.CharField()
     responses = serializers.IntegerField()
+
+
+class DrawSerializer(ApiSerializer):
+    model = serializers.CharField()
+    expected = serializers.IntegerField(
+        help_text="Responses expected to be drawn: min(budget, selected)."
+    )
+    selected = serializers.IntegerField(help_text="The model's responses in the selection.")
 
 
 class PreviewSerializer(ApiSerializer):
@@ -169,6 +187,11 @@ class PreviewSerializer(ApiSerializer):
     overlapping = serializers.IntegerField(help_text="Responses graded by k graders.")
     single = serializers.IntegerField(help_text="Responses graded by one (overlap_percent).")
     loads = LoadSerializer(many=True)
+    selected = serializers.IntegerField(help_text="Responses given (the selection).")
+    drawn = DrawSerializer(
+        many=True,
+        help_text="With sampling_budget: each model's responses expected to be drawn; else empty.",
+    )
 
 
 class PlanRequestSerializer(ApiSerializer):

@@ -83,3 +83,32 @@ def test_the_preview_gives_each_annotators_load(api_as, make_user):
         {"annotator": "ben", "responses": 3},
     ]
     assert not Study.objects.exists()
+
+
+def test_the_preview_of_a_sampled_study_is_of_its_expected_draw(api_as, make_user):
+    make_user(Role.ANNOTATOR, "ana")
+    task = factories.published_task()
+    answers = [factories.response(task, "model-a") for _ in range(5)]
+    answers += [factories.response(task, "model-b") for _ in range(2)]
+    body = {
+        "responses": [r.pk for r in answers],
+        "annotators": ["ana"],
+        "overlap": 1,
+        "sampling_budget": 3,
+    }
+    response = api_as(Role.MAINTAINER).post(reverse("api:study-preview"), body, format="json")
+    assert response.status_code == 200, response.json()
+    data = response.json()
+    assert data["drawn"] == [
+        {"model": "model-a", "expected": 3, "selected": 5},
+        {"model": "model-b", "expected": 2, "selected": 2},
+    ]
+    assert (data["selected"], data["units"], data["loads"]) == (
+        7,
+        5,
+        [{"annotator": "ana", "responses": 5}],
+    )
+    unsampled = api_as(Role.MAINTAINER).post(
+        reverse("api:study-preview"), body | {"sampling_budget": None}, format="json"
+    )
+    assert (unsampled.json()["units"], unsampled.json()["drawn"]) == (7, [])
