@@ -141,17 +141,18 @@ class _Insert:
 
     def write(self, cursor: Any, now: Any) -> None:
         """PostgreSQL's COPY, one executemany INSERT on SQLite."""
+        rows = self.values(now)  # before the COPY: it may read content types
         quote = connection.ops.quote_name
         columns = ", ".join(quote(field.column) for field in self.fields)
         if connection.vendor == "postgresql":
             copying = f"COPY {quote(self.table)} ({columns}) FROM STDIN"
             with connection.wrap_database_errors, cursor.cursor.copy(copying) as copy:
-                for row in self.values(now):
+                for row in rows:
                     copy.write_row(row)
         else:
             places = ", ".join(["%s"] * len(self.fields))
             cursor.executemany(
-                f"INSERT INTO {quote(self.table)} ({columns}) VALUES ({places})", self.values(now)
+                f"INSERT INTO {quote(self.table)} ({columns}) VALUES ({places})", rows
             )
 
     def values(self, now: Any) -> list[list[Any]]:

@@ -2,6 +2,7 @@
 included, as the builder's own services write them; a call meeting rows in the way builds."""
 
 import pytest
+from django.contrib.contenttypes.models import ContentType
 from django.db import models, transaction
 
 from audit.models import AuditEvent
@@ -37,6 +38,22 @@ def test_the_rows_written_again_are_those_the_loaders_wrote():
     assert again.pk == built.pk and again.code == built.code
     assert every_row() == loaded
     assert len(loaded["AuditEvent"]) > 100 and len(loaded["ContextValue"]) > 100
+
+
+def test_rows_are_written_again_with_the_content_types_read_afresh():
+    """As after a transactional test's flush: the content types' ids are looked up again
+    (before PostgreSQL's COPY starts, which holds the connection until it ends)."""
+    load = Replayed(factories._load_starter_framework)
+    with transaction.atomic():
+        load()
+        loaded = every_row()
+        transaction.set_rollback(True)
+    with transaction.atomic():
+        load()  # written again: the inserts are made ready
+        transaction.set_rollback(True)
+    ContentType.objects.clear_cache()
+    load()
+    assert every_row()["AuditEvent"] == loaded["AuditEvent"]
 
 
 def test_a_call_meeting_the_rows_in_the_way_runs_the_builder():
