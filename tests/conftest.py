@@ -12,6 +12,7 @@ from django.contrib.auth.models import Group
 from django.contrib.contenttypes.models import ContentType
 from django.core.cache import cache
 from django.db import transaction
+from django.db.backends.postgresql.operations import DatabaseOperations as PostgresOperations
 from django.middleware import csrf
 from django.test import Client, override_settings
 from django.utils import csp
@@ -105,6 +106,25 @@ def django_db_modify_db_settings() -> None:
         # their flushes) need not wait for the disk.
         options = database.setdefault("OPTIONS", {})
         options["options"] = f"{options.get('options', '')} -c synchronous_commit=off".strip()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def flush_by_delete() -> Iterator[None]:
+    """A transactional test ends by emptying every table (Django's flush). On PostgreSQL that
+    is one TRUNCATE of all of them, which makes every table's files anew: half a second a
+    test. A DELETE of each table, in the flush's one transaction (the foreign keys Django
+    makes are checked at its commit), empties the few rows a test leaves in a quarter of that."""
+    truncate = PostgresOperations.sql_flush
+
+    def delete(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        if reset_sequences or allow_cascade:
+            return truncate(
+                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+            )
+        return [f"DELETE FROM {self.quote_name(table)};" for table in tables]
+
+    with mock.patch.object(PostgresOperations, "sql_flush", delete):
+        yield
 
 
 @pytest.fixture(autouse=True)
