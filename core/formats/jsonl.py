@@ -351,6 +351,21 @@ class FieldReader:
             return default
         return value
 
+    def probability(self, key: str) -> float | None:
+        """A number from 0 to 1 (booleans and texts refused); missing or null gives None."""
+        value = self.obj.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.report(key, gettext_noop("expected a number, got %(got)s", got=describe(value)))
+            return None
+        if not 0 <= value <= 1:  # NaN too
+            self.report(
+                key, gettext_noop("must be a probability from 0 to 1, got %(got)s", got=value)
+            )
+            return None
+        return float(value)
+
     def integer(
         self,
         key: str,

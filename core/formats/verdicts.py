@@ -20,6 +20,9 @@ Fields:
   when it is not the current one (a response changed after it was graded keeps its graded
   version; L2 Annot's judge runs name the version of the study they judge). Without it the
   verdict is stored against the response's current version.
+- optional ``pass_probability`` (a number from 0 to 1): the probability the judge stated that
+  the response meets the criterion, when it was asked for one; a study sampling for the
+  judge's scores reads it as the judge's uncertainty.
 
 A line may instead carry the judge's 1-5 **rating** of the response on a rating question
 (e.g. the task's authenticity): ``question`` (the question's key, a slug) and ``score`` (a whole
@@ -129,7 +132,8 @@ class VerdictRecord(_JudgeRecord):
     line: int = field(default=0, compare=False)
     level: int | None = None
     # The judge's stated probability that the response meets the criterion, when its run
-    # asked for one (an Inspect log's ``probability``, written by L2 Annot's judge runs).
+    # asked for one (an Inspect log's ``probability``, written by L2 Annot's judge runs, or a
+    # verdicts file's ``pass_probability``).
     pass_probability: float | None = None
     response_version: int | None = None  # the version judged; None: the current one
 
@@ -339,6 +343,7 @@ def _verdict(fields: FieldReader) -> VerdictRecord | None:
     judge_model, rationale, prompt_version, run_id = _judge(fields)
     weight = fields.integer("weight", default=None) if obj.get("weight") is not None else None
     turn = fields.integer("turn", default=None, minimum=0) if obj.get("turn") is not None else None
+    pass_probability = fields.probability("pass_probability")
     record_id = fields.text("record_id", required=False)
     if record_id is not None and criterion_id is not None:
         _check_record_id(fields, record_id, task_key, criterion_id)
@@ -358,6 +363,7 @@ def _verdict(fields: FieldReader) -> VerdictRecord | None:
         weight=weight,
         turn=turn,
         line=fields.line or 0,
+        pass_probability=pass_probability,
         response_version=response_version,
     )
 
@@ -392,11 +398,12 @@ def verdict_to_json(record: VerdictRecord) -> dict[str, Any]:
     obj |= {"epoch": record.epoch, "criterion_id": record.criterion_id}
     obj |= {"verdict": record.verdict, "rationale": record.rationale}
     obj["judge_model"] = record.judge_model
-    optional: dict[str, str | int | None] = {
+    optional: dict[str, str | int | float | None] = {
         "prompt_version": record.prompt_version,
         "run_id": record.run_id,
     }
     optional |= {"weight": record.weight, "turn": record.turn}
+    optional |= {"pass_probability": record.pass_probability}
     obj |= {k: v for k, v in optional.items() if v is not None}
     return obj
 

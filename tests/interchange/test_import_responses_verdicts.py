@@ -134,6 +134,26 @@ def test_verdicts_are_stored_against_the_published_criterion_versions(
     assert row_counts() == before
 
 
+def test_a_stated_pass_probability_is_stored_and_a_new_one_updates_it(
+    tmp_path, starter_framework, tasks
+):
+    responses, verdicts = verdict_files(tmp_path, tasks)
+    import_responses(responses, starter_framework)
+    lines = [json.loads(line) for line in verdicts.read_text(encoding="utf-8").splitlines()]
+    stated = jsonl(verdicts, [{**lines[0], "pass_probability": 0.3}, *lines[1:]])
+    assert import_verdicts(stated, starter_framework).ok
+    criterion = lines[0]["criterion_id"]
+    found = JudgeVerdict.objects.get(criterion_version__criterion__code=criterion, turn=None)
+    assert found.pass_probability == 0.3
+    assert JudgeVerdict.objects.filter(pass_probability__isnull=False).count() == 1
+    again = import_verdicts(
+        jsonl(verdicts, [{**lines[0], "pass_probability": 0.9}, *lines[1:]]), starter_framework
+    )
+    assert str(again.counts["verdicts"]).startswith("0 created, 1 updated")
+    found.refresh_from_db()
+    assert found.pass_probability == 0.9
+
+
 def test_missing_criterion_unknown_response_and_wrong_weight_are_problems(
     tmp_path, starter_framework, tasks
 ):

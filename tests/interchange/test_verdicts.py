@@ -144,7 +144,32 @@ def test_written_verdicts_read_back_the_same(tmp_path):
         ),
         VerdictRecord("c1", False, "j", response_id="resp-9"),
         VerdictRecord("c1", False, "j", response_id="resp-9", run_id="r", response_version=2),
+        VerdictRecord("c2", True, "j", response_id="resp-9", pass_probability=0.75),
     ]
     write_verdicts_jsonl(tmp_path / "v.jsonl", records)
     result = read_verdicts_jsonl(tmp_path / "v.jsonl")
     assert (list(result.verdicts), result.problems) == (records, ())
+
+
+@pytest.mark.parametrize(("value", "stored"), [(0.82, 0.82), (0, 0.0), (1, 1.0), (None, None)])
+def test_a_stated_pass_probability_is_read(tmp_path, value, stored):
+    line = verdict(pass_probability=value)
+    (only,) = read_verdicts_jsonl(jsonl_file(tmp_path, "v.jsonl", [line])).verdicts
+    assert only.pass_probability == stored
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (1.5, "must be a probability from 0 to 1, got 1.5"),
+        (-0.1, "must be a probability from 0 to 1, got -0.1"),
+        (True, "expected a number, got a boolean"),
+        ("0.8", "expected a number, got a string"),
+    ],
+)
+def test_a_pass_probability_that_is_no_probability_is_refused_naming_the_field(
+    tmp_path, value, problem
+):
+    assert problems_for(tmp_path, verdict(pass_probability=value)) == [
+        f"verdicts.jsonl: line 1: field 'pass_probability': {problem}"
+    ]
