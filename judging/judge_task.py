@@ -193,7 +193,8 @@ def score(
     """The sample's score: the verdict read from the last answer (None: unreadable), with the
     rationale and the number of attempts, and (`probability`: asked for) the judge's stated
     probability, as one `scoring_results` entry."""
-    verdict = read_answer(answers[-1], style, scale, probability)
+    last, stated = split_probability(answers[-1]) if probability else (answers[-1], None)
+    verdict = read_answer(last, style, scale)
     result: dict[str, Any] = {
         "criterion_id": criterion["criterion_id"],
         "weight": criterion["weight"],
@@ -202,7 +203,7 @@ def score(
         "attempts": len(answers),
     }
     if probability:
-        result["probability"] = split_probability(answers[-1])[1]
+        result["probability"] = stated
     value = (
         "unparseable"
         if verdict is None
