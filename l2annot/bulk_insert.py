@@ -15,7 +15,7 @@ Like bulk_create, `insert` calls no save() and sends no signal; fields are fille
 `insert_rows` saves rows given as plain values, with no model instance each: building and
 reading back tens of thousands of instances costs more than the insert itself. It streams them
 through COPY on PostgreSQL, and on SQLite through one `executemany` INSERT, the ids taken first
-in both cases.
+in both cases (`write_rows`, which also writes rows whose ids are already known).
 """
 
 from collections.abc import Iterable, Sequence
@@ -50,7 +50,7 @@ def insert[M: Model](model: type[M], objs: Iterable[M], *, batch_size: int = BAT
             for i, new_id in zip(missing, ids, strict=True):
                 objs[i].pk = new_id
                 rows[i][0] = new_id
-        _copy(cursor, model, _fields(model), rows)
+        write_rows(cursor, model, _fields(model), rows)
     for obj in objs:
         obj._state.adding = False
         obj._state.db = alias
@@ -175,17 +175,7 @@ def insert_rows(
     with transaction.atomic(using=alias, savepoint=False), connection.cursor() as cursor:
         ids = _new_ids(cursor, model, len(prepared))
         table = [[new_id, *values, *filled] for new_id, values in zip(ids, prepared, strict=True)]
-        columns = [meta.pk, *given, *others]
-        if vendor == "postgresql":
-            _copy(cursor, model, columns, table)
-        else:
-            quote = connection.ops.quote_name
-            cursor.executemany(
-                f"INSERT INTO {quote(meta.db_table)} "
-                f"({', '.join(quote(field.column) for field in columns)}) "
-                f"VALUES ({', '.join(['%s'] * len(columns))})",
-                table,
-            )
+        write_rows(cursor, model, [meta.pk, *given, *others], table)
     return ids
 
 
@@ -225,9 +215,18 @@ def _new_ids(cursor: Any, model: type[Model], count: int) -> list[int]:
     return list(range(last + 1, last + 1 + count))
 
 
-def _copy(cursor: Any, model: type[Model], columns: Sequence[Any], rows: Iterable[Any]) -> None:
+def write_rows(
+    cursor: Any, model: type[Model], columns: Sequence[Any], rows: Iterable[Sequence[Any]]
+) -> None:
+    """Write `rows` of `model`, each the values of the fields `columns` as sent to the
+    database (ids included): COPY on PostgreSQL, one executemany INSERT elsewhere."""
     quote = cursor.db.ops.quote_name
+    table = quote(model._meta.db_table)
     names = ", ".join(quote(field.column) for field in columns)
-    with cursor.cursor.copy(f"COPY {quote(model._meta.db_table)} ({names}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
+    if cursor.db.vendor == "postgresql":
+        with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+    else:
+        places = ", ".join(["%s"] * len(columns))
+        cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({places})", rows)

@@ -21,6 +21,8 @@ from django.db import IntegrityError, connection, models, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from l2annot.bulk_insert import write_rows
+
 Rows = list[tuple[type[models.Model], list[dict[str, Any]]]]
 
 
@@ -108,7 +110,7 @@ class _Insert:
     """One table's recorded rows, their values made ready for the database once; `stamped`
     and `content_types` are the places filled in at each call."""
 
-    table: str
+    model: type[models.Model]
     fields: list[models.Field]
     rows: list[list[Any]]
     stamped: list[int]
@@ -137,23 +139,12 @@ class _Insert:
             ]
             for row in written
         ]
-        return cls(model._meta.db_table, fields, rows, stamped, content_types)
+        return cls(model, fields, rows, stamped, content_types)
 
     def write(self, cursor: Any, now: Any) -> None:
-        """PostgreSQL's COPY, one executemany INSERT on SQLite."""
         rows = self.values(now)  # before the COPY: it may read content types
-        quote = connection.ops.quote_name
-        columns = ", ".join(quote(field.column) for field in self.fields)
-        if connection.vendor == "postgresql":
-            copying = f"COPY {quote(self.table)} ({columns}) FROM STDIN"
-            with connection.wrap_database_errors, cursor.cursor.copy(copying) as copy:
-                for row in rows:
-                    copy.write_row(row)
-        else:
-            places = ", ".join(["%s"] * len(self.fields))
-            cursor.executemany(
-                f"INSERT INTO {quote(self.table)} ({columns}) VALUES ({places})", rows
-            )
+        with connection.wrap_database_errors:  # a row in the way: IntegrityError
+            write_rows(cursor, self.model, self.fields, rows)
 
     def values(self, now: Any) -> list[list[Any]]:
         if not (self.stamped or self.content_types):
