@@ -104,14 +104,16 @@ axe: $(AXE_CORE)
 	@grep -q '"version": "$(AXE_CORE_VERSION)"' $(VENV)/node_modules/axe-core/package.json || \
 	  npm install --prefix $(VENV) --no-save --no-package-lock --no-audit --no-fund --silent axe-core@$(AXE_CORE_VERSION)
 
-# The browser tests run once, in test-postgres (docs/development.md says why).
+# The browser tests and the others that go through HTTP run once, in test-postgres
+# (docs/development.md says why).
 test-sqlite: install
-	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadgroup -m "not browser"
+	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadgroup -m "not browser" --skip-http-tests
 
 test-browser: install chromium axe
 	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) -m browser
 
-# The tests that touch no database already ran in test-sqlite; only the others run again here.
+# The tests that reach the database: here again (the pure ones ran in test-sqlite only), and those
+# through HTTP and the browser tests for the only time.
 test-postgres: install postgres chromium axe
 	DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadgroup --database-tests-only
 

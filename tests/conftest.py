@@ -11,7 +11,8 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.contrib.contenttypes.models import ContentType
 from django.core.cache import cache
-from django.db import transaction
+from django.core.signals import request_started
+from django.db import connection, transaction
 from django.db.backends.postgresql.operations import DatabaseOperations as PostgresOperations
 from django.middleware import csrf
 from django.test import Client, override_settings
@@ -40,6 +41,11 @@ hypothesis_settings.load_profile("suite")
 DATABASE_FIXTURES = frozenset(
     {"db", "transactional_db", "django_db_setup", "live_server", "django_db_reset_sequences"}
 )
+# What a test needs to send requests through the application: the test clients and a live server.
+# A test that builds its own client is marked `http` instead.
+HTTP_FIXTURES = frozenset(
+    {"client", "admin_client", "async_client", "client_as", "htmx", "api_as", "live_server"}
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,6 +55,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Run only the tests that reach the database (`make test-postgres`: the others "
         "already ran on SQLite and cannot behave differently on another database).",
     )
+    parser.addoption(
+        "--skip-http-tests",
+        action="store_true",
+        help="Leave out the tests that reach the database through HTTP (pages, the API, a live "
+        "server) unless marked `also_on_sqlite` (`make test-sqlite`: they run on PostgreSQL).",
+    )
 
 
 def uses_database(item: pytest.Item) -> bool:
@@ -56,15 +68,35 @@ def uses_database(item: pytest.Item) -> bool:
     return item.get_closest_marker("django_db") is not None or bool(fixtures & DATABASE_FIXTURES)
 
 
+def goes_through_http(item: pytest.Item) -> bool:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return item.get_closest_marker("http") is not None or bool(fixtures & HTTP_FIXTURES)
+
+
+def runs_on_postgresql_only(item: pytest.Item) -> bool:
+    """A test that reaches the database through HTTP: what it adds to the service tests beneath
+    it (forms, permissions, templates, the API's contract) is the same on every database."""
+    return (
+        uses_database(item)
+        and goes_through_http(item)
+        and item.get_closest_marker("also_on_sqlite") is None
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     _name_each_operation(items)
     _keep_module_data_on_one_worker(config, items)
-    if not config.getoption("--database-tests-only"):
-        return
-    without_database = [item for item in items if not uses_database(item)]
-    if without_database:
-        config.hook.pytest_deselected(items=without_database)
-        items[:] = [item for item in items if uses_database(item)]
+    if config.getoption("--database-tests-only"):
+        _deselect(config, items, lambda item: not uses_database(item))
+    if config.getoption("--skip-http-tests"):
+        _deselect(config, items, runs_on_postgresql_only)
+
+
+def _deselect(config: pytest.Config, items: list[pytest.Item], left_out) -> None:
+    deselected = [item for item in items if left_out(item)]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if not left_out(item)]
 
 
 def _name_each_operation(items: list[pytest.Item]) -> None:
@@ -125,6 +157,35 @@ def flush_by_delete() -> Iterator[None]:
 
     with mock.patch.object(PostgresOperations, "sql_flush", delete):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _marked_http_goes_through_http(request) -> Iterator[None]:
+    """A test marked `http` is left out on SQLite as a test of the pages or the API: one that
+    queries the database without sending a request would lose its SQLite run unseen."""
+    if request.node.get_closest_marker("http") is None or not uses_database(request.node):
+        yield
+        return
+    requests: list[object] = []
+    queries: list[str] = []
+
+    def count_request(sender, **kwargs):
+        requests.append(sender)
+
+    def count_query(execute, sql, params, many, context):
+        queries.append(sql)
+        return execute(sql, params, many, context)
+
+    request_started.connect(count_request)
+    try:
+        with connection.execute_wrapper(count_query):
+            yield
+    finally:
+        request_started.disconnect(count_request)
+    assert requests or not queries, (
+        "marked `http`, queries the database and sends no request: unmark it (it runs on "
+        "SQLite too)"
+    )
 
 
 @pytest.fixture(autouse=True)

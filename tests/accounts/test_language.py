@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from accounts.roles import Role
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 
 def test_a_person_chooses_spanish_on_their_profile_and_the_pages_follow(make_user):

@@ -33,6 +33,8 @@ from taxonomy.models import (
 from tests import factories
 from tests.factories import disagreeing_run, make_framework
 
+pytestmark = pytest.mark.http
+
 ALL = frozenset(Role)
 EDITORS = frozenset({Role.ADMIN, Role.MAINTAINER, Role.AUTHOR})
 READERS = frozenset({Role.ADMIN, Role.MAINTAINER, Role.AUTHOR, Role.VIEWER})

@@ -18,6 +18,8 @@ from accounts.roles import Role
 from tests.conftest import htmx
 from tests.factories import totp_code, turned_on_second_factor
 
+pytestmark = pytest.mark.http
+
 
 @pytest.fixture
 def person(make_user) -> User:

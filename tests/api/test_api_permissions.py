@@ -31,7 +31,7 @@ from taxonomy.models import (
 )
 from tests.factories import benchmark_objects, first, grading_objects, make_framework
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 NO_CHANGES = frozenset({"get"})
 BULK_POST = frozenset({"get", "post"})  # bulk creation, read otherwise

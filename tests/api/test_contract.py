@@ -21,7 +21,7 @@ from tests import factories
 from tests.api.conformance import mismatches
 from tests.api.test_schemathesis import openapi_document
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from grading.models import Assignment
 from tests import factories
 from tests.api.conformance import mismatches
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from judging.models import JudgeRating, JudgeRun, JudgeVerdict
 from tests import factories
 from tests.api.test_schemathesis import _names_only_unknown_objects
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 
 @pytest.fixture

@@ -17,7 +17,9 @@ from rubrics.models import Response
 from taxonomy.models import Competency
 from tests import factories
 
-pytestmark = pytest.mark.django_db
+# Also on SQLite, whose driver met hostile text differently (a lone surrogate held a request there
+# for minutes).
+pytestmark = [pytest.mark.django_db, pytest.mark.also_on_sqlite]
 
 DEEP = "[" * 100_000 + "]" * 100_000
 HUGE = "9" * 5_000

@@ -24,7 +24,7 @@ from tests.api.test_api_permissions import (  # noqa: F401  (their fixtures, use
     detail_url,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.also_on_sqlite]  # SQLite's driver too
 
 # Actions that read no body: whatever it holds, they answer as for an empty one.
 BODYLESS = {

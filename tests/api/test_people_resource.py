@@ -13,7 +13,7 @@ from grading.models import Expertise
 from taxonomy.models import SubCompetency
 from tests.api.test_schemathesis import _names_only_unknown_objects, openapi_document
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 PEOPLE = reverse("api:person-list")
 

@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 from accounts.models import ApiToken
 from accounts.roles import Role
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 FRAMEWORKS = "/api/v1/frameworks/"
 

@@ -62,6 +62,7 @@ def test_the_demo_seeds_a_judge_configuration_on_the_shipped_prompt(seeded):
     assert str(config.prompt) == "reference-guided@1"
 
 
+@pytest.mark.also_on_sqlite  # the demo's database: `make run` serves it from SQLite
 def test_the_demo_study_has_two_judge_runs_to_compare_and_triage(seeded, client_as):
     study = Study.objects.get(name=NAME)
     v1, v2 = seed_demo_judge_runs(study)  # idempotent: the two runs seed_demo made

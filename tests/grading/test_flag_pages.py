@@ -14,7 +14,7 @@ from grading.models import Assignment, Flag, Grade, Study
 from tests import factories
 from tests.conftest import htmx
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,8 @@ from judging.models import JudgeRun, JudgeVerdict
 from rubrics.models import Response
 from tests import factories
 
+pytestmark = pytest.mark.http
+
 TASKS = 30
 
 

@@ -15,7 +15,7 @@ from rubrics.templatetags import rubrics_markdown
 from tests import factories
 from tests.conftest import htmx
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 
 @pytest.fixture

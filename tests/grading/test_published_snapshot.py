@@ -20,7 +20,7 @@ from rubrics.models import Task, TaskResource
 from taxonomy.models import ContextVariable
 from tests import factories
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 PUBLISHED = "Plan a five-minute warm-up for beginners."
 DRAFT = "DRAFT: plan a forty-minute reading lesson."

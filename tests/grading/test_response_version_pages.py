@@ -14,7 +14,7 @@ from grading.models import Assignment
 from rubrics.responses import ResponseSpec, save_responses
 from tests import factories
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 NOTICE = "Version 1 of 2: this study grades version 1."
 

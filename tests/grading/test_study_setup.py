@@ -16,6 +16,8 @@ from rubrics.models import Response, Task
 from rubrics.services import record_response
 from tests import factories
 
+pytestmark = pytest.mark.http
+
 TASKS = 30  # more than a page (25)
 
 

@@ -17,7 +17,7 @@ from judging.models import JudgeRun
 from rubrics.models import Task
 from tests.factories import complete, framework, make_job, study
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from tests.conftest import htmx
 from tests.factories import benchmark_folder, generated, make_job
 from tests.interchange.db_helpers import row_counts
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 URL = reverse("interchange:index")
 
 

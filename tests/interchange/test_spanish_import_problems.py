@@ -35,7 +35,7 @@ from tests import factories
 from tests.factories import benchmark_folder, generated, make_job
 from tests.project.test_spanish_pages import WORD, english_words
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 
 def jsonl(path: Path, lines: list[object]) -> Path:

@@ -17,7 +17,7 @@ from accounts.models import ApiToken, User
 from accounts.roles import Role
 from audit.models import AuditEvent
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.http]
 
 INVITATION = {"username": "ana", "email": "ana@example.org", "role": "Annotator"}
 

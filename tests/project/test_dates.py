@@ -14,6 +14,8 @@ from accounts.roles import Role
 from tests.factories import make_job
 from tests.project.test_template_text import project_templates
 
+pytestmark = pytest.mark.http
+
 # `c` is ISO 8601, for a <time datetime="..."> a machine reads.
 FORMAT_NAMES = {"DATE_FORMAT", "DATETIME_FORMAT", "SHORT_DATE_FORMAT", "SHORT_DATETIME_FORMAT"}
 FORMAT_NAMES |= {"TIME_FORMAT", "MONTH_DAY_FORMAT", "YEAR_MONTH_FORMAT", "c"}

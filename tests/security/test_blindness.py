@@ -20,7 +20,7 @@ from rubrics import services as rubric_services
 from tests import factories
 from tests.url_walk import api_model, body, every_pattern, fill, first_pk, parameters
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 MODEL = "secret-model-x"
 JUDGE = "secret-judge-y"

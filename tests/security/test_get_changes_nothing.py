@@ -40,6 +40,8 @@ from tests import factories
 from tests.accounts.test_route_permissions import CREATE_UNDER, GRADING_PARAMS, ROUTES
 from tests.url_walk import admin_model, api_model, every_pattern, fill, first_pk, parameters
 
+pytestmark = pytest.mark.http
+
 # Written by reading, on purpose: the cache of computed reports, and the session a request
 # keeps (its CSRF token, its messages). A report the cache lacks is asked of the worker as a job
 # (kind "report", keyed by the report's cache key) by the page that shows it or its download:

@@ -7,6 +7,8 @@ from django.urls import reverse
 from accounts.models import ApiToken
 from accounts.roles import Role
 
+pytestmark = pytest.mark.http
+
 
 def _log_in(client: Client, username: str, password: str):
     return client.post(reverse("login"), {"username": username, "password": password})

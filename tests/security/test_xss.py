@@ -23,7 +23,7 @@ from rubrics.services import record_response
 from taxonomy.models import ContextValue
 from tests import factories
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.http]
 
 PAYLOAD = (
     "<script>alert(1)</script> <img src=x onerror=alert(1)> [x](javascript:alert(1)) "
