@@ -22,3 +22,5 @@ ppi_power = _imported_when_called("ppi_py", "ppi_power")
 # ppi-python's own choice of the power-tuning λ (a private function of its package).
 calc_lam_glm = _imported_when_called("ppi_py.ppi", "_calc_lam_glm")
 cohen_kappa_score = _imported_when_called("sklearn.metrics", "cohen_kappa_score")
+# statsmodels comes with ppi-python.
+proportion_confint = _imported_when_called("statsmodels.stats.proportion", "proportion_confint")

@@ -169,8 +169,10 @@ def wilson_bounds(
     ok = (size > 0) & ~np.isnan(prop)
     m = np.where(ok, size, 1.0)
     q = np.clip(np.where(ok, prop, 0.5), 0.0, 1.0)
-    centre = (q + z * z / (2 * m)) / (1 + z * z / m)
-    half = z * np.sqrt(q * (1 - q) / m + z * z / (4 * m * m)) / (1 + z * z / m)
+    # The textbook form multiplied through by m: the same bounds, and no 1 / m**2 to overflow
+    # at the tiny effective sample sizes a degenerate variance gives.
+    centre = (q * m + z * z / 2) / (m + z * z)
+    half = z * np.sqrt(q * (1 - q) * m + z * z / 4) / (m + z * z)
     low = np.where(q <= 0.0, 0.0, np.maximum(0.0, centre - half))
     high = np.where(q >= 1.0, 1.0, np.minimum(1.0, centre + half))
     return np.where(ok, low, np.nan), np.where(ok, high, np.nan)

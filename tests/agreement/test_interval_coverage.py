@@ -28,6 +28,7 @@ from core.analysis.ordinal_criteria import KAPPA_MINIMUM_RESPONSES, pair_tables,
 from core.stats.grouped import grouped_intervals
 from core.stats.intervals import wilson_bounds
 from core.stats.judge import leniency
+from tests.reference_packages import proportion_confint
 
 THETA = 0.85  # true alpha 0.7225: near the usual 0.667 threshold, where intervals matter
 STUDIES = 240
@@ -147,6 +148,17 @@ def test_wilson_interval_of_accuracy_covers(accuracy: float, n: int) -> None:
     correct = rng.binomial(n, accuracy, size=2000)
     low, high = wilson_bounds(correct / n, np.full(correct.shape, n))
     assert np.mean((low <= accuracy) & (accuracy <= high)) >= 0.90
+
+
+def test_wilson_bounds_equal_statsmodels_and_span_zero_to_one_at_a_vanishing_sample() -> None:
+    p = np.array([0.0, 0.05, 0.3, 0.5, 0.9, 1.0, 0.3])
+    n = np.array([20, 7, 50, 3.5, 120, 9, 1e6])
+    low, high = wilson_bounds(p, n)
+    expected = proportion_confint(p * n, n, alpha=0.05, method="wilson")
+    assert np.allclose(low, expected[0], atol=1e-12) and np.allclose(high, expected[1], atol=1e-12)
+    with np.errstate(over="raise", divide="raise", invalid="raise"):  # n of almost nothing
+        low, high = wilson_bounds([0.4, 0.4], [1e-200, 1e-320])
+    assert np.allclose(low, 0.0) and np.allclose(high, 1.0)
 
 
 def test_a_criterion_s_alpha_has_a_likelihood_interval_at_extreme_prevalence() -> None:
