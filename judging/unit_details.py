@@ -57,6 +57,7 @@ class UnitDetail:
     experts: tuple[ExpertGrade, ...]
     judge_rationale: str
     turns: tuple[TurnLine, ...] = ()  # a turn-level criterion on a dialogue: turn by turn
+    judge_pass_probability: float | None = None  # as the judge stated it, where it did
 
 
 def expert_label(n: int) -> str:
@@ -117,25 +118,30 @@ def load_unit_details(
             criterion_version_id__in=version_ids,
         )
     )
-    rationales = {
-        (response, version): rationale
-        for response, version, rationale in verdicts.values_list(
-            "response_id", "criterion_version_id", "rationale"
+    said = {
+        (response, version): (rationale, probability)
+        for response, version, rationale, probability in verdicts.values_list(
+            "response_id", "criterion_version_id", "rationale", "pass_probability"
         )
     }
     per_turn = {pk for pk, version in by_version.items() if version.per_turn}
     turns = _turn_lines(study, run, by_item, per_turn, label, db) if per_turn else {}
-    return [
-        UnitDetail(
-            study_item=by_item[item],
-            criterion_version=by_version[version],
-            experts=tuple(sorted(grades.get((item, version), []), key=lambda g: g.expert)),
-            judge_rationale=rationales.get((by_item[item].response_id, version), ""),
-            turns=turns.get((item, version), ()),
+    details = []
+    for item, version in pairs:
+        if item not in by_item or version not in by_version:
+            continue
+        rationale, probability = said.get((by_item[item].response_id, version), ("", None))
+        details.append(
+            UnitDetail(
+                study_item=by_item[item],
+                criterion_version=by_version[version],
+                experts=tuple(sorted(grades.get((item, version), []), key=lambda g: g.expert)),
+                judge_rationale=rationale,
+                turns=turns.get((item, version), ()),
+                judge_pass_probability=probability,
+            )
         )
-        for item, version in pairs
-        if item in by_item and version in by_version
-    ]
+    return details
 
 
 def _turn_lines(

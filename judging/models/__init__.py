@@ -8,6 +8,7 @@ from judging.models.runs import (
     JudgeRun,
     ModelPrice,
     ModelPriceQuerySet,
+    StatedProbabilities,
 )
 from judging.models.verdicts import (
     JudgeRating,
@@ -28,5 +29,6 @@ __all__ = [
     "PromptFrozen",
     "PromptTemplate",
     "PromptVersion",
+    "StatedProbabilities",
     "TriageResolution",
 ]

@@ -1,11 +1,13 @@
 """A judge's runs: the configuration a run starts from, the prices its cost is counted at,
 the run with its progress and usage, and the batches it sends to a provider's batch API."""
 
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.db.models import Avg, Count
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -151,6 +153,16 @@ class ModelPrice(models.Model):
         return Price(
             self.input_per_million, self.output_per_million, self.currency, self.batch_discount
         )
+
+
+@dataclass(frozen=True)
+class StatedProbabilities:
+    """Of a run's verdicts on whole responses, how many came with the probability of a pass
+    that the judge stated, and the mean of those probabilities (None when none did)."""
+
+    verdicts: int
+    stated: int
+    mean: float | None
 
 
 class JudgeRun(models.Model):
@@ -354,6 +366,13 @@ class JudgeRun(models.Model):
     def heartbeat(self) -> datetime | None:
         """The last sign of life of the job running it; None for a run not made here."""
         return self.job.heartbeat_at if self.job is not None else None
+
+    def stated_probabilities(self) -> StatedProbabilities:
+        """One query."""
+        found = self.verdicts.per_response().aggregate(
+            verdicts=Count("pk"), stated=Count("pass_probability"), mean=Avg("pass_probability")
+        )
+        return StatedProbabilities(found["verdicts"], found["stated"], found["mean"])
 
     def is_stale(self, now: datetime) -> bool:
         """Running, but its worker is gone: killed, or silent for longer than the lease."""

@@ -154,6 +154,8 @@ def run_context(study: Study, run: JudgeRun) -> dict[str, object]:
         "pending_batches": len(pending),
         "pending_requests": sum(batch.pending for batch in pending),
         "last_checked": max(checked, default=None),
+        # Counted once the run has ended, not on each second's refresh while it runs.
+        "stated": None if run.is_active else run.stated_probabilities(),
     }
 
 

@@ -6,7 +6,13 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from judging.models import JudgeRun, PromptTemplate, PromptVersion
+from judging.models import (
+    JudgeRun,
+    JudgeVerdict,
+    PromptTemplate,
+    PromptVersion,
+    StatedProbabilities,
+)
 from judging.runs import start_run
 from tests.conftest import htmx
 from tests.factories import worker_last_seen
@@ -137,3 +143,39 @@ def test_a_running_run_with_a_live_worker_cannot_be_started_twice(study, maintai
     worker_last_seen(run, timezone.now())
     refused = maintainer.post(reverse("judging:run_resume", args=[study.pk, run.pk]))
     assert refused.status_code == 409
+
+
+def _run_with_stated_probabilities(study) -> JudgeRun:
+    """An ended run of three verdicts, two with the probability of a pass the judge stated."""
+    run = start_run(study, model=model_name(), limit=3, by=None, enqueue=False)
+    JudgeRun.objects.filter(pk=run.pk).update(status="succeeded")
+    item = study.items.select_related("response", "rubric_version").order_by("pk").first()
+    first, second, third = [
+        line.version for line in item.rubric_version.effective_rubric() if line.applicable
+    ][:3]
+    JudgeVerdict.objects.bulk_create(
+        JudgeVerdict(run=run, response=item.response, criterion_version=version, verdict=verdict,
+                     pass_probability=probability)
+        for version, verdict, probability in ((first, True, 0.9), (second, False, 0.2),
+                                              (third, False, None))
+    )  # fmt: skip
+    return JudgeRun.objects.get(pk=run.pk)
+
+
+def test_a_run_counts_the_probabilities_of_a_pass_its_judge_stated(study):
+    run = _run_with_stated_probabilities(study)
+    found = run.stated_probabilities()
+    assert (found.verdicts, found.stated) == (3, 2) and found.mean == pytest.approx(0.55)
+    JudgeVerdict.objects.filter(run=run).update(pass_probability=None)
+    assert run.stated_probabilities() == StatedProbabilities(3, 0, None)
+
+
+def test_an_ended_runs_page_shows_the_probabilities_of_a_pass_its_judge_stated(study, maintainer):
+    run = _run_with_stated_probabilities(study)
+    url = reverse("judging:run", args=[study.pk, run.pk])
+    page = maintainer.get(url).content.decode()
+    assert "Stated probability of a pass" in page and "on 2 of 3 verdicts, 0.55 on average" in page
+    spanish = maintainer.get(url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "0,55" in spanish and "Stated probability" not in spanish
+    JudgeRun.objects.filter(pk=run.pk).update(status="running")  # refreshed every second
+    assert "Stated probability of a pass" not in maintainer.get(url).content.decode()

@@ -85,6 +85,16 @@ def test_the_page_shows_each_unit_with_anonymous_experts_and_the_judge_output(
     assert "<strong>Experto/a A</strong>" in spanish and "Expert A" not in spanish
 
 
+def test_a_stated_probability_of_a_pass_is_shown_beside_the_judges_verdict(study, v1, maintainer):
+    url = reverse("judging:triage", args=[study.pk, v1.pk])
+    assert "probability of a pass it stated" not in maintainer.get(url).content.decode()
+    JudgeVerdict.objects.filter(run=v1).update(pass_probability=0.27)
+    body = maintainer.get(url).content.decode()
+    assert body.count("</strong> (the probability of a pass it stated: 0.27)") == 20
+    spanish = maintainer.get(url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "0,27" in spanish and "probability of a pass" not in spanish
+
+
 def test_a_run_that_judged_nothing_of_the_study_is_not_found(study, maintainer):
     other = JudgeRun.objects.create(judge_model="elsewhere")
     url = reverse("judging:triage", args=[study.pk, other.pk])
