@@ -1,14 +1,15 @@
 """The loopback servers of the providers the judge ships with, spoken to through the
 providers' own SDKs: what each answers, how it refuses, and that every provider allowed by
-default is installed."""
+default is installed.
+
+The SDKs are imported in the tests that call them: a second and a half of import that every test
+process would otherwise spend collecting the suite."""
 
 import asyncio
 import time
 
-import anthropic
 import pytest
 from django.conf import settings
-from google import genai
 from inspect_ai.model import get_model
 
 from judging.providers import allowed_providers
@@ -17,6 +18,8 @@ from tests.provider_servers import API_KEY, PROVIDERS
 
 
 def claude(server, key=API_KEY):
+    import anthropic
+
     return anthropic.Anthropic(base_url=server.base_url, api_key=key, max_retries=0)
 
 
@@ -30,6 +33,8 @@ def ask_claude(server, text="Is it met?", stream=False, key=API_KEY):
 
 
 def ask_gemini(server, text="Is it met?", key=API_KEY):
+    from google import genai
+
     client = genai.Client(
         api_key=key,
         http_options=genai.types.HttpOptions(base_url=server.base_url, retry_options=None),
@@ -51,12 +56,16 @@ def test_anthropic_answers_a_message_whole_or_streamed_with_its_usage(provider_s
 
 
 def test_anthropic_refuses_a_request_without_the_key(provider_servers):
+    import anthropic
+
     with pytest.raises(anthropic.AuthenticationError):
         ask_claude(provider_servers["anthropic"], key="another-key")
     assert provider_servers["anthropic"].requests == []
 
 
 def test_anthropic_says_overloaded_and_rate_limited_in_its_own_words(provider_servers):
+    import anthropic
+
     server = provider_servers["anthropic"]
     server.queue(Reply.overloaded(retry_after=2), Reply.rate_limited())
     with pytest.raises(anthropic.APIStatusError) as raised:
@@ -68,6 +77,8 @@ def test_anthropic_says_overloaded_and_rate_limited_in_its_own_words(provider_se
 
 
 def test_anthropic_says_overloaded_in_the_middle_of_a_stream(provider_servers):
+    import anthropic
+
     server = provider_servers["anthropic"]
     server.queue(Reply.overloaded(mid_stream=True))
     with pytest.raises(anthropic.APIStatusError) as raised:
@@ -93,6 +104,8 @@ def test_gemini_answers_generate_content_with_its_usage(provider_servers):
 
 @pytest.mark.parametrize(("status", "words"), [(429, "RESOURCE_EXHAUSTED"), (503, "UNAVAILABLE")])
 def test_gemini_refuses_a_busy_call_in_its_own_words(provider_servers, status, words):
+    from google import genai
+
     server = provider_servers["google"]
     server.queue(Reply.overloaded(status=status, retry_after=1))
     with pytest.raises(genai.errors.APIError) as raised:
@@ -112,6 +125,8 @@ def test_a_slow_reply_waits_its_delay(provider_servers, name):
 
 
 def test_gemini_refuses_a_request_without_the_key(provider_servers):
+    from google import genai
+
     with pytest.raises(genai.errors.ClientError) as raised:
         ask_gemini(provider_servers["google"], key="another-key")
     assert raised.value.code == 403 and provider_servers["google"].requests == []
