@@ -11,8 +11,16 @@ of whoever reads it.
 from __future__ import annotations
 
 import errno
+from collections.abc import Iterable
 
-__all__ = ["StoredMessage", "Text", "gettext_noop", "os_error_reason", "stored_message"]
+__all__ = [
+    "StoredMessage",
+    "Text",
+    "gettext_noop",
+    "listed",
+    "os_error_reason",
+    "stored_message",
+]
 
 # A stored message: plain text (not translatable), or a Text's template and values.
 type StoredMessage = str | dict[str, object]
@@ -64,8 +72,13 @@ class Text(str):
         return stored
 
 
+def listed(items: Iterable[object]) -> str:
+    """Values read as one text: a message's list value, in English as in every translation."""
+    return ", ".join(str(item) for item in items)
+
+
 def _listed(value: object) -> object:
-    return ", ".join(str(item) for item in value) if isinstance(value, list) else value
+    return listed(value) if isinstance(value, list) else value
 
 
 def _json(value: object) -> object:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from django.utils.translation import gettext, ngettext
 
-from core.messages import Text
+from core.messages import Text, listed
 
 __all__ = ["grader_name", "message_text"]
 
@@ -29,7 +29,7 @@ def grader_name(name: object) -> str:
 
 def _value_text(value: object) -> object:
     if isinstance(value, list):  # a list of values, read as its items
-        return ", ".join(str(_value_text(item)) for item in value)
+        return listed(_value_text(item) for item in value)
     return message_text(value) if isinstance(value, Mapping) else value
 
 

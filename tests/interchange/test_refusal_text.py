@@ -8,6 +8,7 @@ from django.utils import translation
 from django.utils.translation import gettext, gettext_lazy
 
 from core.formats.problems import Problem
+from core.messages import Text
 from interchange.problem_text import message_text, problem_text
 from interchange.refusals import refusal_texts
 from taxonomy.models import ContextVariable
@@ -93,4 +94,16 @@ def test_a_stored_problem_holding_a_refusal_is_read_in_the_readers_language():
         assert problem_text(stored) == (
             "tasks.csv: fila 4: campo 'class_size': Class size (class_size) admite un número, "
             "no 'many'."
+        )
+
+
+def test_a_list_value_is_read_as_its_items_each_in_the_readers_language():
+    message = Text(
+        "Refused: %(reasons)s",
+        reasons=[Text("Choose Pass, Fail or N/A."), Text("Choose a value from 1 to 5.")],
+    )
+    assert message == "Refused: Choose Pass, Fail or N/A., Choose a value from 1 to 5."
+    with translation.override("es"):
+        assert message_text(message) == (
+            "Refused: Elija Cumple, Incumple o N/A., Elija un valor de 1 a 5."
         )
