@@ -25,11 +25,11 @@ class JudgingConfig(AppConfig):
         # Grading plans how many expert grades a study needs, and draws a sampled study's
         # responses, from the judge's verdicts, which it reads through this app (grading sits
         # below it and does not import it).
-        from grading.services.planning import read_latest_verdicts_with
+        from grading.services.planning import read_planning_verdicts_with
         from grading.services.sampling import read_run_verdicts_with
-        from judging.planning import latest_verdicts, run_verdicts
+        from judging.planning import planning_verdicts, run_verdicts
 
-        read_latest_verdicts_with(latest_verdicts)
+        read_planning_verdicts_with(planning_verdicts)
         read_run_verdicts_with(run_verdicts)
         # The apps below this one that show or keep the judge's data are given it here: the
         # import page's jobs import a file of judge verdicts with this app's importer, a study's

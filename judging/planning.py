@@ -7,11 +7,11 @@ from grading.services.planning import MeasuredRun, VerdictRow
 from judging.models import JudgeRun, JudgeVerdict
 
 
-def latest_verdicts(
+def planning_verdicts(
     responses: set[int], run_id: int | None = None
 ) -> tuple[MeasuredRun | None, list[VerdictRow]]:
-    """Run `run_id` (None: the latest run with verdicts on some of `responses`), and its
-    verdicts on whole ones among them."""
+    """The run a plan measures the judge on, `run_id` (None: the latest run with verdicts on
+    some of `responses`), and its verdicts on whole ones among them."""
     verdicts = JudgeVerdict.objects.per_response().filter(
         response_id__in=responses, verdict__isnull=False
     )

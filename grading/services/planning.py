@@ -7,7 +7,7 @@ The run measured is the one chosen to sample the study by, when one is; else the
 with verdicts on those responses. The sample sizes themselves are `core.stats.ppi_planning`'s.
 
 The judge's verdicts are the judge app's data, and that app sits above grading: it registers
-the reader of a run's verdicts when it loads (`read_latest_verdicts_with`, called by
+the reader of a run's verdicts when it loads (`read_planning_verdicts_with`, called by
 judging.apps), so grading never imports it. Without a reader no run is measured.
 """
 
@@ -52,20 +52,21 @@ class MeasuredRun:
 VerdictRow = tuple[int, int, int, bool]
 #: The judge run asked for by id (None: the latest with verdicts on some of these responses),
 #: and its verdicts on them.
-LatestVerdicts = Callable[[set[int], int | None], tuple[MeasuredRun | None, list[VerdictRow]]]
+PlanningVerdicts = Callable[[set[int], int | None], tuple[MeasuredRun | None, list[VerdictRow]]]
 
 
 def _no_judge(responses: set[int], run: int | None) -> tuple[MeasuredRun | None, list[VerdictRow]]:
     return None, []
 
 
-_latest_verdicts: LatestVerdicts = _no_judge
+_planning_verdicts: PlanningVerdicts = _no_judge
 
 
-def read_latest_verdicts_with(reader: LatestVerdicts) -> None:
-    """Set how plans read the judge's latest verdicts (the judge app, as it loads)."""
-    global _latest_verdicts
-    _latest_verdicts = reader
+def read_planning_verdicts_with(reader: PlanningVerdicts) -> None:
+    """Set how plans read the verdicts of the run they measure the judge on (the judge app,
+    as it loads)."""
+    global _planning_verdicts
+    _planning_verdicts = reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +110,7 @@ def _run_verdicts(
 ) -> tuple[MeasuredRun | None, list[VerdictRow]]:
     """Run `run_id` (None: the latest run with verdicts on those responses), and its verdicts
     on their pairs."""
-    run, rows = _latest_verdicts({response for response, _ in labels}, run_id)
+    run, rows = _planning_verdicts({response for response, _ in labels}, run_id)
     return run, [row for row in rows if (row[0], row[1]) in labels]
 
 
