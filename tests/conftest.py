@@ -93,10 +93,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _deselect(config: pytest.Config, items: list[pytest.Item], left_out) -> None:
-    deselected = [item for item in items if left_out(item)]
+    kept: list[pytest.Item] = []
+    deselected: list[pytest.Item] = []
+    for item in items:
+        (deselected if left_out(item) else kept).append(item)
     if deselected:
         config.hook.pytest_deselected(items=deselected)
-        items[:] = [item for item in items if not left_out(item)]
+        items[:] = kept
 
 
 def _name_each_operation(items: list[pytest.Item]) -> None:
