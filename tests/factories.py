@@ -6,7 +6,8 @@ services, so those rows are what the application would have made. (The builders 
 tests/interchange/builders.py are hypothesis strategies for the pure file formats.)"""
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from itertools import count
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 
 import pyotp
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Model
 from django.utils import timezone
 
@@ -36,6 +38,7 @@ from grading.models import (
     TurnGrade,
     Verdict,
 )
+from grading.services.refusals import own_locked
 from interchange.models import ImportJob
 from jobs.lease import this_worker
 from jobs.models import Job
@@ -291,14 +294,33 @@ def rubric_of(assignment) -> list[CriterionVersion]:
     return [line.version for line in assignment.study_item.rubric_version.effective_rubric()]
 
 
-def answer(assignment, version, verdict: str, rationale: str, by: User) -> None:
+@contextmanager
+def grading(assignment: Assignment, by: User) -> Iterator[Assignment]:
+    """`assignment` as the grading page's autosave reads it: `by`'s own, row-locked, in a
+    transaction that the saves made with it (`answer(..., locked=True)`) stay in, as each of
+    the page's saves does. A test's answers go through the same services, without reading
+    and locking the assignment again for each."""
+    with transaction.atomic():
+        yield own_locked(assignment, by)
+
+
+def answer(
+    assignment, version, verdict: str, rationale: str, by: User, *, locked: bool = False
+) -> None:
     """Give `verdict` on one criterion: on each tutor turn when it is a turn-level criterion and
     the response a dialogue (the dialogue's verdict is then `verdict` by every rule). An ordinal
-    criterion takes its top level for "pass", its lowest for "fail"."""
+    criterion takes its top level for "pass", its lowest for "fail". `locked`: `assignment`
+    comes from `grading()`, inside it."""
     if version.is_ordinal and verdict != "na":
         level = version.scale_max if verdict == "pass" else version.scale_min
-        grading_services.save_grade(
-            assignment, version.pk, verdict=None, level=level, rationale=rationale, by=by
+        grading_services.save_grade_line(
+            assignment,
+            version.pk,
+            verdict=None,
+            level=level,
+            rationale=rationale,
+            by=by,
+            locked=locked,
         )
         return
     turns = (
@@ -306,25 +328,26 @@ def answer(assignment, version, verdict: str, rationale: str, by: User) -> None:
     )
     for turn in turns:
         grading_services.save_turn_grade(
-            assignment, version.pk, turn.pk, verdict=verdict, rationale=rationale, by=by
+            assignment,
+            version.pk,
+            turn.pk,
+            verdict=verdict,
+            rationale=rationale,
+            by=by,
+            locked=locked,
         )
     if not turns:
-        grading_services.save_grade(
-            assignment, version.pk, verdict=verdict, rationale=rationale, by=by
+        grading_services.save_grade_line(
+            assignment, version.pk, verdict=verdict, rationale=rationale, by=by, locked=locked
         )
 
 
 def complete(assignment, by: User, verdict: str = "pass") -> None:
     """Answer every criterion and Likert item of `assignment` (not submitted). An ordinal
     criterion takes its top level for "pass", its lowest for "fail"."""
-    for version in rubric_of(assignment):
-        if version.is_ordinal and verdict != "na":
-            level = version.scale_max if verdict == "pass" else version.scale_min
-            grading_services.save_grade(
-                assignment, version.pk, verdict=None, level=level, rationale="ok", by=by
-            )
-        else:
-            answer(assignment, version, verdict, "ok", by)
+    with grading(assignment, by) as locked:
+        for version in rubric_of(locked):
+            answer(locked, version, verdict, "ok", by, locked=True)
     for item in assignment.study_item.study.likert_items.all():
         grading_services.save_likert(assignment, item.pk, 4, by=by)
 
@@ -392,17 +415,18 @@ def grade_study(
     item as `likert` says, and submits. `rationale` may name `{grader}`, the grader's index."""
     for index, grader in enumerate(graders):
         while (assignment := grading_services.claim_next(study, grader)) is not None:
-            for position, line in enumerate(
-                assignment.study_item.rubric_version.effective_rubric()
-            ):
-                if line.applicable:
-                    answer(
-                        assignment,
-                        line.version,
-                        verdict(index, assignment, position, line),
-                        rationale.format(grader=index),
-                        grader,
-                    )
+            rubric = assignment.study_item.rubric_version.effective_rubric()
+            with grading(assignment, grader) as locked:
+                for position, line in enumerate(rubric):
+                    if line.applicable:
+                        answer(
+                            locked,
+                            line.version,
+                            verdict(index, assignment, position, line),
+                            rationale.format(grader=index),
+                            grader,
+                            locked=True,
+                        )
             if likert is not None:
                 for item in study.likert_items.all():
                     value = likert(index, assignment, item)

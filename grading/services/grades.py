@@ -66,6 +66,23 @@ def _check_in_rubric(assignment: Assignment, criterion_version_id: int) -> Rubri
     return item
 
 
+def _own_row[Row: (Grade, TurnGrade)](
+    model: type[Row], assignment: Assignment, /, **key: object
+) -> Row:
+    """The assignment's grade row named by `key`; a new one, not yet saved, where there is
+    none and the assignment is not submitted, so that a first answer is one INSERT carrying
+    it (not get_or_create's INSERT in a savepoint, then an UPDATE). No other transaction can
+    add the row meanwhile: every writer of grades holds the assignment's row lock (own_locked)
+    or, on SQLite, the database's write lock. After submission a missing row is saved empty
+    first, so the change that follows keeps what it replaced in a revision as any other does."""
+    found = model.objects.filter(**key).first()
+    if found is not None:
+        return found
+    if assignment.is_submitted:
+        return model.objects.create(**key)
+    return model(**key)
+
+
 def save_grade(
     assignment: Assignment,
     criterion_version_id: int,
@@ -152,8 +169,8 @@ def save_grade_line(
                 )
             )
         _check_time(active_ms)
-        grade, _ = Grade.objects.get_or_create(
-            assignment=assignment, criterion_version_id=criterion_version_id
+        grade = _own_row(
+            Grade, assignment, assignment=assignment, criterion_version_id=criterion_version_id
         )
         new_verdict, new_level = _answer(version, grade, verdict, level)
         new_rationale = grade.rationale if rationale is None else rationale.strip()
@@ -186,7 +203,9 @@ def save_grade_line(
             changed = ["verdict", "level", "rationale", "updated_at"]
         if _add_time(grade, assignment, active_ms):
             changed.append("active_ms")
-        if changed:  # one write for the answer and its time
+        if grade._state.adding:  # a first answer: one INSERT with its time
+            grade.save()
+        elif changed:  # one write for the answer and its time
             grade.save(update_fields=changed)
         if recount:
             tallies.refresh([assignment.study_item_id], criterion_version_id)
@@ -262,8 +281,12 @@ def save_turn_grade(
         if verdict is not None and verdict not in Verdict.values:
             raise GradingError(gettext("Choose Pass, Fail or N/A."))
         _check_time(active_ms)
-        turn_grade, _ = TurnGrade.objects.get_or_create(
-            assignment=assignment, criterion_version_id=criterion_version_id, turn=turn
+        turn_grade = _own_row(
+            TurnGrade,
+            assignment,
+            assignment=assignment,
+            criterion_version_id=criterion_version_id,
+            turn=turn,
         )
         new_verdict = turn_grade.verdict if verdict is None else verdict
         new_rationale = turn_grade.rationale if rationale is None else rationale.strip()
@@ -287,7 +310,10 @@ def save_turn_grade(
                     replaced_by=by,
                 )
             turn_grade.verdict, turn_grade.rationale = new_verdict, new_rationale
-            turn_grade.save(update_fields=["verdict", "rationale", "updated_at"])
+            if not turn_grade._state.adding:
+                turn_grade.save(update_fields=["verdict", "rationale", "updated_at"])
+        if turn_grade._state.adding:
+            turn_grade.save()
         grade = _derive_grade(assignment, version, turns, by)
         if _add_time(grade, assignment, active_ms):  # a turn's time is its criterion's
             grade.save(update_fields=["active_ms"])
@@ -311,8 +337,11 @@ def _derive_grade(
         for t in turns
         if t.pk in by_turn and by_turn[t.pk].rationale
     )
-    grade, _ = Grade.objects.get_or_create(assignment=assignment, criterion_version=version)
-    if (verdict, rationale) != (grade.verdict, grade.rationale):
+    grade = _own_row(Grade, assignment, assignment=assignment, criterion_version=version)
+    if grade._state.adding:
+        grade.verdict, grade.rationale = verdict, rationale
+        grade.save()
+    elif (verdict, rationale) != (grade.verdict, grade.rationale):
         if assignment.is_submitted:
             GradeRevision.objects.create(
                 grade=grade,

@@ -306,7 +306,12 @@ def test_an_autosave_runs_a_fixed_number_of_queries(graders, django_assert_num_q
     mine = assignment_of(study, graders[0])
     version = factories.rubric_of(mine)[-1]
     client = htmx(client_for(graders[0]))
-    client.post(save_url(mine, version), {"verdict": "pass"})
+    # A first answer: the grade's row is read, then written once with the answer. It was 14:
+    # get_or_create's INSERT in a savepoint of its own (three queries), then an UPDATE.
+    with django_assert_num_queries(11) as first:
+        client.post(save_url(mine, version), {"verdict": "pass"})
+    writes = [q["sql"] for q in first.captured_queries if '"grading_grade"' in q["sql"]]
+    assert [sql.split()[0] for sql in writes] == ["SELECT", "INSERT"]
     # session, user, 2 permission lookups; in the transaction (a savepoint under the test's
     # own): the assignment, owned and locked in one query, the rubric check (whose line is
     # swapped back), grade read and write, activity, release. It was 13: the assignment was
