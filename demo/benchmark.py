@@ -371,9 +371,10 @@ def _create_published(framework: Framework, spec: DemoTask, author: Any, maintai
         difficulty=spec.difficulty,
         task_type=spec.task_type,
     )
-    for key, value in spec.context.items():
-        variable = ContextVariable.objects.get(framework=framework, key=key)
-        services.set_context_value(task, variable, value, author)
+    variables = {v.key: v for v in ContextVariable.objects.filter(framework=framework)}
+    services.set_context_values(
+        task, {variables[key]: value for key, value in spec.context.items()}, author
+    )
     for title, text in spec.resources:
         services.add_resource(task, title, author, text=text)
     for wording, weight in spec.criteria:
