@@ -16,9 +16,19 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 # Every piece of a table cell between spaces and after hyphens (where a line may break) that
 # holds a digit (a count, a percentage, an interval's bound, "594474"), and every such piece of
-# a header: one drawn on more than one line was broken inside it.
+# a header: one drawn on more than one line was broken inside it. A code in a table ("02a-01")
+# and a figure of parts ("122 / 122", class nowrap) are one piece each.
 BROKEN_PIECES = """() => {
   const broken = [];
+  for (const whole of document.querySelectorAll("main td code, main th code, main .nowrap")) {
+    const tops = new Set([...whole.getClientRects()].filter(r => r.width > 0)
+      .map(r => Math.round(r.top)));
+    const range = document.createRange();
+    range.selectNodeContents(whole);
+    const lines = new Set([...range.getClientRects()].filter(r => r.width > 0)
+      .map(r => Math.round(r.top)));
+    if (tops.size > 1 || lines.size > 1) broken.push(whole.textContent.trim());
+  }
   for (const cell of document.querySelectorAll("main th, main td")) {
     const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
