@@ -216,13 +216,20 @@ def _universal_exclusions(framework: Framework) -> defaultdict[int, set[int]]:
     return excluded
 
 
-def _resource_file(resource: TaskResource) -> tuple[str, bytes]:
+def resource_file_name(resource: TaskResource) -> str:
+    """The name a resource is written under in resources_for_tasks/, and so the title an
+    import reads back: its title, made a file name, a text's with a text suffix."""
     name = resource.title.replace("/", "_").replace("\\", "_").strip() or f"resource_{resource.pk}"
+    if resource.kind != TaskResource.Kind.FILE and not name.lower().endswith(TEXT_SUFFIXES):
+        name += ".md"
+    return name
+
+
+def _resource_file(resource: TaskResource) -> tuple[str, bytes]:
+    name = resource_file_name(resource)
     if resource.kind == TaskResource.Kind.FILE:
         with resource.file.open("rb") as handle:
             return name, handle.read()
-    if not name.lower().endswith(TEXT_SUFFIXES):
-        name += ".md"
     return name, resource.text.encode("utf-8")
 
 

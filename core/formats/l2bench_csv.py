@@ -21,9 +21,11 @@ apostrophe and read back without it (``formulas.spreadsheet_safe``); numbers sta
 from __future__ import annotations
 
 import csv
-from collections import Counter
-from collections.abc import Iterable, Iterator
+import heapq
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 from core.formats.formulas import spreadsheet_safe, spreadsheet_unsafe
@@ -545,3 +547,38 @@ def lacks_sub_competencies(problems: Iterable[object]) -> bool:
         if isinstance(template, str) and template.startswith(UNKNOWN_SUB_COMPETENCY):
             return True
     return False
+
+
+def shared_order(rows: Iterable[Sequence[str]]) -> list[str]:
+    """The order of shared (consensus or universal) criteria that the rows listing them agree
+    on. A row leaves out a universal criterion its task excludes, so a criterion's position on
+    one row is not its place: the codes of every row are merged, each row's own order kept
+    (where rows contradict each other, and between codes no row orders, first come first)."""
+    first: dict[str, int] = {}
+    followers: dict[str, set[str]] = defaultdict(set)
+    waiting_for: Counter[str] = Counter()
+    for row in rows:
+        for code in row:
+            first.setdefault(code, len(first))
+        for before, after in pairwise(row):
+            if after not in followers[before] and before != after:
+                followers[before].add(after)
+                waiting_for[after] += 1
+    ready = [(first[code], code) for code in first if waiting_for[code] == 0]
+    heapq.heapify(ready)
+    ordered: list[str] = []
+    placed: set[str] = set()
+    while len(ordered) < len(first):
+        if ready:
+            _, code = heapq.heappop(ready)
+        else:  # rows that contradict each other: the earliest code not placed goes next
+            code = min((c for c in first if c not in placed), key=first.__getitem__)
+        if code in placed:
+            continue
+        ordered.append(code)
+        placed.add(code)
+        for after in followers[code]:
+            waiting_for[after] -= 1
+            if waiting_for[after] == 0 and after not in placed:
+                heapq.heappush(ready, (first[after], after))
+    return ordered

@@ -45,9 +45,11 @@ from core.formats.l2bench_csv import (
     TaskRecord,
     TasksFile,
     read_l2bench_folder,
+    shared_order,
 )
 from core.formats.problems import Problem, Text, gettext_noop
 from core.messages import os_error_reason
+from interchange.exporters import resource_file_name
 from interchange.importers.collector import collector_paused
 from interchange.importers.plan import (
     BenchmarkPlan,
@@ -254,6 +256,7 @@ class Planner:
                 tasks.append(task_plan)
             if n % 50 == 0 or n == total:
                 self.progress(n, total, "checking tasks")
+        self.order_shared_criteria(criteria)
         self.check_criteria_against_database(criteria)
         self.retire_missing_task_criteria(tasks, criteria)
         plan = BenchmarkPlan(
@@ -542,6 +545,26 @@ class Planner:
                 ),
             )
 
+    def order_shared_criteria(self, criteria: dict[str, CriterionPlan]) -> None:
+        """A consensus or universal criterion's order is its place among its siblings as the
+        rows agree (l2bench_csv.shared_order), not its position on the first row naming it:
+        a row leaves out the universal criteria its task excludes."""
+        groups: dict[tuple[str, int | None], list[list[str]]] = defaultdict(list)
+        for record in self.file.tasks:
+            for layer, column in CRITERIA_COLUMNS.items():
+                if str(layer) == Layer.TASK:
+                    continue
+                listed: dict[tuple[str, int | None], list[str]] = defaultdict(list)
+                for criterion in getattr(record, column):
+                    plan = criteria.get(criterion.id)
+                    if plan is not None and plan.layer == str(layer):
+                        listed[(plan.layer, plan.sub_id)].append(criterion.id)
+                for group, codes in listed.items():
+                    groups[group].append(codes)
+        for rows in groups.values():
+            for place, code in enumerate(shared_order(rows), start=1):
+                criteria[code].order = place
+
     def check_criteria_against_database(self, criteria: dict[str, CriterionPlan]) -> None:
         for plan in criteria.values():
             existing = plan.existing
@@ -707,9 +730,12 @@ def resource_specs(resources: list[TaskResource]) -> list[ResourceSpec]:
     """The database's resources in the shape of the file's, to compare them."""
     specs = []
     for resource in sorted(resources, key=lambda r: (r.order, r.pk)):
+        # Titled by the file's name, as the export writes it ("Picture cards" is written
+        # as "Picture cards.md"): an exported benchmark imported again changes nothing.
+        name = resource_file_name(resource)
         if resource.kind == TaskResource.Kind.FILE:
             with resource.file.open("rb") as handle:
-                specs.append(ResourceSpec(resource.title, resource.kind, content=handle.read()))
+                specs.append(ResourceSpec(name, resource.kind, content=handle.read()))
         else:
-            specs.append(ResourceSpec(resource.title, resource.kind, text=resource.text))
+            specs.append(ResourceSpec(name, resource.kind, text=resource.text))
     return specs

@@ -11,8 +11,11 @@ from django.test import Client
 from django.urls import reverse
 from openpyxl import load_workbook
 
+from accounts.models import User
 from accounts.roles import Role
 from core.formats.l2bench_csv import RESOURCE_COLUMNS, TASKS_FILE, read_l2bench_folder
+from demo.accounts import create_demo_accounts
+from demo.benchmark import seed_demo_benchmark
 from interchange.exporters import (
     BenchmarkNotExportable,
     export_l2bench,
@@ -165,6 +168,27 @@ def test_the_export_command_names_the_task_and_writes_nothing(tmp_path, starter_
     with pytest.raises(CommandError, match=f"task '{task.key}' has 4 resource files"):
         call_command("export_l2bench", str(tmp_path / "out"), framework=starter_framework.code)
     assert not (tmp_path / "out").exists()
+
+
+def test_the_demo_benchmark_exported_and_imported_again_changes_nothing(
+    tmp_path, starter_framework
+):
+    # Its first task excludes a universal criterion (its row lists the others), and a task's
+    # text resource is titled without the ".md" its file is written under.
+    create_demo_accounts()
+    author, maintainer = (User.objects.get(username=name) for name in ("author", "maintainer"))
+    seed_demo_benchmark(starter_framework, author, maintainer)
+    state = benchmark_state()
+    export_l2bench(starter_framework, tmp_path / "out")
+    report = import_l2bench(tmp_path / "out", starter_framework)
+    assert report.ok, report.problem_lines()
+    changed = {
+        name: counts.as_dict()
+        for name, counts in report.counts.items()
+        if counts.created or counts.updated
+    }
+    assert changed == {}
+    assert benchmark_state() == state
 
 
 def test_universal_criteria_not_applicable_to_a_task_stay_off_its_row(tmp_path, starter_framework):

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from core.formats.criteria import Layer
 from core.formats.formulas import FORMULA_STARTS, starts_like_formula
@@ -15,6 +16,7 @@ from core.formats.l2bench_csv import (
     parse_published,
     read_l2bench_folder,
     read_tasks_csv,
+    shared_order,
     unwritable,
     write_tasks_csv,
 )
@@ -358,3 +360,25 @@ def test_a_nul_in_a_cell_is_reported_at_its_row_and_column_and_the_row_is_not_re
         f"{TASKS_FILE}: row 2: field 'task': "
         "holds the NUL character (\\u0000), which the database cannot store"
     ]
+
+
+def test_shared_criteria_take_the_order_their_rows_agree_on():
+    # The first row's task excludes c: its positions (c missing) are not the criteria's places.
+    assert shared_order([["a", "b", "d"], ["a", "b", "c", "d"]]) == ["a", "b", "c", "d"]
+    assert shared_order([["a", "c"], ["b", "c"], ["a", "b"]]) == ["a", "b", "c"]
+    assert shared_order([["a", "b"], ["b", "a"]]) == ["a", "b"]  # rows disagree: first come
+    assert shared_order([]) == []
+
+
+@given(st.lists(st.permutations("abcdefg").map(list), min_size=1, max_size=4), st.data())
+def test_shared_order_keeps_every_row_s_order_when_the_rows_agree(orders, data):
+    # Rows that each leave out some criteria of one true order: the merge gives that order.
+    truth = orders[0]
+    rows = [
+        [code for code in truth if data.draw(st.booleans(), label=f"{n} keeps {code}")]
+        for n in range(len(orders))
+    ]
+    merged = shared_order(rows)
+    assert sorted(merged) == sorted({code for row in rows for code in row})
+    for row in rows:
+        assert [code for code in merged if code in row] == row
