@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 
 from accounts.permissions import AuthenticatedHttpRequest, user_can
-from accounts.roles import Action
+from accounts.roles import ROLE_LABELS, Action
 from accounts.services import role_of
 from grading.flags import open_flag_counts
 from grading.services import annotator_queue
@@ -19,7 +19,8 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Annotators see their queue; maintainers (and admins) what needs them; readers of the
     benchmark who run no study (researchers) the studies' agreement and the judge's runs."""
     user = request.user
-    context: dict[str, Any] = {"role": role_of(user)}
+    role = role_of(user)
+    context: dict[str, Any] = {"role": ROLE_LABELS[role] if role else None}
     if user_can(user, Action.GRADE):
         context["queue"] = annotator_queue(user)
     if user_can(user, Action.MANAGE_STUDIES):

@@ -43,7 +43,9 @@ def _list_page(
     rows = [
         {
             "person": person,
-            "role": next((g.name for g in person.groups.all() if g.name in Role), ""),
+            "role": next(
+                (ROLE_LABELS[Role(g.name)] for g in person.groups.all() if g.name in Role), ""
+            ),
             "expertise": sorted(
                 str(e.sub_competency.code if e.sub_competency else e.get_language_display())
                 for e in person.expertise.all()
@@ -106,7 +108,7 @@ def _person_page(
     role = role_of(person)
     context = {
         "person": person,
-        "role": role,
+        "role": ROLE_LABELS[role] if role else None,
         "role_form": forms.get("role_form")
         or RoleForm(initial={"role": role.value if role else None}),
         "expertise_form": forms.get("expertise_form")

@@ -54,3 +54,22 @@ def test_the_api_answers_in_english_whatever_the_person_chose(make_user):
     response = client.post("/api/v1/tasks/", {}, content_type="application/json")
     assert response.status_code in {400, 403}
     assert "requerido" not in response.content.decode()
+
+
+def test_a_role_is_named_in_the_readers_language_wherever_it_is_shown(make_user):
+    """The role groups' names are stored in English (data to the Spanish-pages rule, which let
+    "Su rol: Annotator" through): every page names a role by its translated label."""
+    annotator = make_user(Role.ANNOTATOR)
+    admin = make_user(Role.ADMIN)
+    for user in (annotator, admin):
+        user.language = "es"
+        user.save(update_fields=["language"])
+    reader = Client()
+    reader.force_login(annotator)
+    assert "Su rol: <strong>Anotador/a</strong>." in reader.get(reverse("home")).content.decode()
+    people = Client()
+    people.force_login(admin)
+    person = people.get(reverse("people:person", args=[annotator.pk])).content.decode()
+    assert "<strong>Anotador/a</strong>." in person
+    listed = people.get(reverse("people:people")).content.decode()
+    assert "<td>Anotador/a</td>" in listed and "<td>Annotator</td>" not in listed
