@@ -37,8 +37,8 @@ def drift(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
         "found": found,
         "rows": zip(found.weeks, weeks.overall, weeks.alpha, strict=True),
         "tables": [
-            (gettext("By criterion"), weeks.criteria),
-            (gettext("By annotator"), weeks.raters),
+            (gettext("By criterion"), gettext("Criterion"), weeks.criteria),
+            (gettext("By annotator"), gettext("Annotator"), weeks.raters),
         ],
     }
     return render(request, "agreement/drift.html", context)

@@ -111,6 +111,14 @@ def test_the_annotator_and_drift_pages_open_for_a_maintainer(pool, client, make_
     assert page.status_code == 200 and "No submitted grades yet." in page.text
 
 
+def test_the_drift_tables_name_their_first_column(pool, client, make_user):
+    """No empty header cell (axe-core's empty-table-header, a rule the browser tests hold)."""
+    client.force_login(make_user(Role.MAINTAINER))
+    page = client.get(reverse("agreement:drift", args=[pool["earlier"]])).text
+    assert '<th scope="col"></th>' not in page
+    assert '<th scope="col">Criterion</th>' in page and '<th scope="col">Annotator</th>' in page
+
+
 def test_an_annotator_sees_nobodys_figures_not_even_their_own(pool, client):
     client.force_login(User.objects.get(pk=pool["ann"]))
     for url in (
