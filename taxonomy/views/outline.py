@@ -20,6 +20,9 @@ from django.forms import ModelForm
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.functional import Promise
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.models import User
@@ -55,7 +58,7 @@ class Level:
     form: type[ModelForm[Any]]
     parent_field: str  # the field naming the parent: "framework" for an item
     audited_fields: tuple[str, ...]
-    label: str  # "competency"
+    label: str | Promise  # "competency", in the reader's language
     # What else follows a saved object, in the same transaction (a scale's levels: the values
     # of the variables that take them).
     after_save: Callable[[Any, User], object] | None = None
@@ -76,7 +79,7 @@ class Level:
 class Outline:
     page: str  # the page's URL name
     template: str
-    title: str
+    title: str | Promise
     item: Level
     sub: Level
     children: str  # the related name of an item's subs
@@ -95,20 +98,20 @@ class Outline:
 COMPETENCIES = Outline(
     page="taxonomy:competencies",
     template="taxonomy/competencies.html",
-    title="Competencies",
+    title=_("Competencies"),
     item=Level(
         Competency,
         CompetencyForm,
         "framework",
         ("code", "name", "description", "order"),
-        "competency",
+        _("competency"),
     ),
     sub=Level(
         SubCompetency,
         SubCompetencyForm,
         "competency",
         ("code", "name", "description", "order"),
-        "sub-competency",
+        _("sub-competency"),
     ),
     children="sub_competencies",
 )
@@ -116,13 +119,13 @@ COMPETENCIES = Outline(
 CONTEXT_VARIABLES = Outline(
     page="taxonomy:context-variables",
     template="taxonomy/context_variables.html",
-    title="Context variables",
+    title=_("Context variables"),
     item=Level(
         ContextVariable,
         ContextVariableForm,
         "framework",
         ("key", "label", "kind", "group", "minimum", "maximum", "scale", "description", "order"),
-        "context variable",
+        _("context variable"),
         after_save=lambda variable, actor: sync_scale_values(variables=[variable], actor=actor),
     ),
     sub=Level(
@@ -130,7 +133,7 @@ CONTEXT_VARIABLES = Outline(
         ContextValueForm,
         "variable",
         ("code", "label", "description", "order"),
-        "value",
+        pgettext_lazy("a listed value of a context variable", "value"),
         guard=ContextValue.check_editable_by_hand,
     ),
     children="values",
@@ -141,20 +144,20 @@ CONTEXT_VARIABLES = Outline(
 SCALES = Outline(
     page="taxonomy:scales",
     template="taxonomy/scales.html",
-    title="Proficiency scales",
+    title=_("Proficiency scales"),
     item=Level(
         ProficiencyScale,
         ProficiencyScaleForm,
         "framework",
         ("code", "name", "source", "description", "order"),
-        "proficiency scale",
+        _("proficiency scale"),
     ),
     sub=Level(
         ProficiencyLevel,
         ProficiencyLevelForm,
         "scale",
         ("code", "label", "description", "corresponds_to", "corresponds_to_upper", "order"),
-        "level",
+        pgettext_lazy("a level of a proficiency scale", "level"),
         after_save=lambda level, actor: sync_scale_values(scales=[level.scale], actor=actor),
     ),
     children="levels",
@@ -356,7 +359,7 @@ def item_move(
 def sub_create(request: AuthenticatedHttpRequest, pk: int, outline: Outline) -> HttpResponse:
     item = get_object_or_404(outline.item.model, pk=pk)
     if not outline.takes_children(item):
-        error = f"{item} takes no {outline.sub.label}s."
+        error = gettext("%(item)s takes no %(label)s.") % {"item": item, "label": outline.sub.label}
         return _card(request, outline, item, 422, error=error)
     siblings = getattr(item, outline.children)
     instance: Any = outline.sub.model(**{outline.sub.parent_field: item})

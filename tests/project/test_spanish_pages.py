@@ -37,7 +37,14 @@ from judging.models import JudgeRun, PromptTemplate, TriageResolution
 from people import services as people
 from rubrics import services as rubrics
 from rubrics.models import Criterion, Task
-from taxonomy.models import Competency, ContextVariable, ProficiencyScale, SubCompetency
+from taxonomy.models import (
+    Competency,
+    ContextValue,
+    ContextVariable,
+    ProficiencyLevel,
+    ProficiencyScale,
+    SubCompetency,
+)
 
 WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 # Placeholders (%(turn)s, {{ name }}, {name}) and markup: no words a reader sees.
@@ -251,6 +258,47 @@ def english_on(
 @pytest.mark.django_db
 def test_no_english_reaches_a_spanish_reader_of_the_main_pages(demo):
     found = english_on(main_pages(demo))
+    assert found == {}, "\n".join(f"{url}: {sorted(texts)}" for url, texts in found.items())
+
+
+# What the outline pages offer to add: "Añadir subcompetencia a 01 Gramática".
+ADD_TEXTS = re.compile(r"^Añadir\b")
+
+
+@pytest.mark.django_db
+def test_the_taxonomy_pages_offer_to_add_in_spanish(demo):
+    """The texts that differ between the languages (so the rule above passes them) are read
+    too, the names of what the outline lists taken out."""
+    code = Competency.objects.first().framework.code
+    names = sorted(
+        (
+            str(obj)
+            for model in (
+                Competency,
+                SubCompetency,
+                ContextVariable,
+                ContextValue,
+                ProficiencyScale,
+                ProficiencyLevel,
+            )
+            for obj in model.objects.all()
+        ),
+        key=len,
+        reverse=True,
+    )
+    english = english_words()
+    found: dict[str, set[str]] = {}
+    for page in ("competencies", "context-variables", "scales"):
+        url = reverse(f"taxonomy:{page}", args=[code])
+        html = read("admin", url, "es")
+        texts = [t for t in visible_texts(html) if ADD_TEXTS.match(t)]
+        assert texts, url
+        for text in texts:
+            shown = text
+            for name in names:
+                shown = shown.replace(name, " ")
+            if {w for w in WORD.findall(shown) if w.lower() in english}:
+                found.setdefault(url, set()).add(text)
     assert found == {}, "\n".join(f"{url}: {sorted(texts)}" for url, texts in found.items())
 
 
