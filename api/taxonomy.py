@@ -77,7 +77,7 @@ class SubCompetencySerializer(RevisionedSerializer):
         model = SubCompetency
         fields = [
             *("id", "framework", "competency", "competency_code", "code", "name"),
-            *("description", "order", "revision"),
+            *("description", "placeholder", "order", "revision"),
         ]
         extra_kwargs = {"order": ORDER}
 

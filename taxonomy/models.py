@@ -8,6 +8,7 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.db import connection, models
 from django.db.models.functions import Lower
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from audit.editing import OrderedQuerySet
@@ -92,6 +93,14 @@ class SubCompetency(models.Model):
     description = models.TextField(blank=True, verbose_name=_("description"))
     order = models.PositiveIntegerField(default=0, verbose_name=_("order"))
     revision = models.PositiveIntegerField(default=1, editable=False, verbose_name=_("revision"))
+    # Made by an import that names a code the framework lacked: its name is the code, and the
+    # pages say what it is in the reader's language (a stored English note could not be).
+    placeholder = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text=_("Created by an import that named its code: to be named and described."),
+        verbose_name=_("placeholder"),
+    )
 
     objects = OrderedQuerySet.as_manager()
 
@@ -109,7 +118,16 @@ class SubCompetency(models.Model):
         ]
 
     def __str__(self) -> str:
+        if self.placeholder:
+            shown = gettext("placeholder: to be named")
+            return f"{self.code} ({shown})"
         return f"{self.code} {self.name}"
+
+    def clean(self) -> None:
+        super().clean()
+        # A placeholder is named by giving it a name of its own, whoever saves it (page or API).
+        if self.placeholder and self.name.strip() != self.code:
+            self.placeholder = False
 
     def validate_unique(self, exclude: Collection[str] | None = None) -> None:
         super().validate_unique(exclude)

@@ -183,6 +183,8 @@ def load_framework(spec: FrameworkSpec, actor: User | None = None) -> tuple[Fram
                     "name": sub.name,
                     "order": sub.order,
                     "description": sub.description,
+                    # The file names it: no longer a placeholder an import made.
+                    "placeholder": False,
                 },
             )
             for comp in spec.competencies

@@ -73,11 +73,6 @@ TASK_KEY = re.compile(r"^[\w.-]{1,64}$")
 SUB_CODE_SUFFIX = re.compile(r"^[a-z]{1,3}$")
 # A criterion code's number, after its owner's code and a hyphen (02a-05, 137-06).
 NUMBER = re.compile(r"\d{2,}")
-PLACEHOLDER_NAME = "{code} (placeholder: to be named)"
-PLACEHOLDER_NOTE = (
-    "Created by a benchmark import because the file names it and the framework lacked it: "
-    "give it its name and description."
-)
 # What the history of a sub-competency an import creates says (interchange.apps registers it).
 CREATED_SUB_COMPETENCY = gettext_noop(
     "Created by a benchmark import (create missing sub-competencies)."
@@ -164,13 +159,15 @@ def create_missing_sub_competencies(
         sub = SubCompetency(
             competency=competency,
             code=code,
-            name=PLACEHOLDER_NAME.format(code=code),
-            description=PLACEHOLDER_NOTE,
+            # Named by its code, with no description: the pages say what a placeholder is, in
+            # the reader's language.
+            name=code,
+            placeholder=True,
             order=SubCompetency.objects.filter(competency=competency).next_order(),
         )
         sub.full_clean()
         sub.save()
-        after = audit.snapshot(sub, ("code", "name", "description"))
+        after = audit.snapshot(sub, ("code", "name", "placeholder"))
         audit.record(
             sub,
             AuditEvent.Kind.CREATED,

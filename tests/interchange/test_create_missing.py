@@ -4,13 +4,17 @@ when the whole import goes through."""
 
 import io
 from dataclasses import replace
+from importlib import import_module
 
 import pytest
+from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 from django.core.management import CommandError, call_command
 from django.urls import reverse
+from django.utils import translation
 
 from accounts.roles import Role
+from audit import editing
 from audit.models import AuditEvent
 from core.formats.synthetic import synthetic_tasks
 from interchange.importers import import_l2bench
@@ -29,11 +33,10 @@ def records(*subs: str):
 
 
 def placeholders() -> dict[str, tuple[str, str]]:
+    """The placeholders by code: their competency's code and how they read (in English)."""
     return {
-        sub.code: (sub.competency.code, sub.name)
-        for sub in SubCompetency.objects.filter(name__contains="placeholder").select_related(
-            "competency"
-        )
+        sub.code: (sub.competency.code, str(sub))
+        for sub in SubCompetency.objects.filter(placeholder=True).select_related("competency")
     }
 
 
@@ -216,3 +219,48 @@ def test_only_a_maintainer_imports_a_file_again(client_as, starter_framework):
     answer = client_as(Role.AUTHOR).post(reverse("interchange:job_again", args=[job.pk]))
     assert answer.status_code == 403
     assert ImportJob.objects.count() == 1
+
+
+def test_a_placeholder_stores_no_english_and_reads_in_the_readers_language(
+    tmp_path, starter_framework, client_as
+):
+    folder = benchmark_folder(tmp_path, records("02x"))
+    assert import_l2bench(folder, starter_framework, create_missing=True).ok
+    sub = SubCompetency.objects.get(code="02x")
+    assert (sub.name, sub.description, sub.placeholder) == ("02x", "", True)
+    with translation.override("es"):
+        assert str(sub) == "02x (provisional: a falta de nombre)"
+    page = reverse("taxonomy:competencies", args=[starter_framework.code])
+    spanish = client_as(Role.MAINTAINER).get(page, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Creada por una importación de benchmark porque el archivo la nombra" in spanish
+    assert "Created by a benchmark import" not in spanish
+
+
+def test_naming_a_placeholder_makes_it_a_sub_competency_like_any_other(
+    tmp_path, starter_framework, make_user
+):
+    folder = benchmark_folder(tmp_path, records("02x"))
+    assert import_l2bench(folder, starter_framework, create_missing=True).ok
+    sub = SubCompetency.objects.get(code="02x")
+    named = editing.update(sub, {"name": "Register"}, sub.revision, make_user(Role.MAINTAINER))
+    assert not named.placeholder and str(named) == "02x Register"
+    assert not SubCompetency.objects.get(code="02x").placeholder
+
+
+def test_the_migration_marks_the_placeholders_made_before_with_english_text(starter_framework):
+    migration = import_module("taxonomy.migrations.0002_sub_competency_placeholder")
+    competency = starter_framework.competencies.get(code="02")
+    old = SubCompetency.objects.create(
+        competency=competency,
+        code="02x",
+        name="02x (placeholder: to be named)",
+        description=migration.OLD_NOTE,
+    )
+    named = SubCompetency.objects.create(
+        competency=competency, code="02y", name="Register (placeholder: to be named)"
+    )
+    migration.mark_placeholders(apps, None)
+    old.refresh_from_db()
+    named.refresh_from_db()
+    assert (old.name, old.description, old.placeholder) == ("02x", "", True)
+    assert not named.placeholder
