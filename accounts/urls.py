@@ -58,4 +58,10 @@ urlpatterns = [
         auth_views.PasswordResetCompleteView.as_view(),
         name="password_reset_complete",
     ),
+    # After an invitation's link: a first password, not a new one.
+    path(
+        "accounts/password/set/done/",
+        auth_views.PasswordResetCompleteView.as_view(extra_context={"first_password": True}),
+        name="password_set_complete",
+    ),
 ]

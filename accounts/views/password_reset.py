@@ -19,6 +19,9 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm
 from django.core.cache import cache
 from django.http import HttpResponse, HttpResponseRedirect
+from django.http.response import HttpResponseBase
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from accounts.lockout import client_ip
 from accounts.models import User
@@ -59,13 +62,31 @@ class PasswordResetView(auth_views.PasswordResetView):
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     """Django's view; the new password also lifts the account's login lockout. An invitation
-    leads here too: an account without a usable password is choosing its first one."""
+    leads here too: an account without a usable password is choosing its first one, so the
+    page and the one after it say "password", not "new password"."""
+
+    first_password = False
+
+    def dispatch(self, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        # Read before the form sets the password; Django finds the link's user in dispatch.
+        user = self.get_user(kwargs["uidb64"])
+        self.first_password = user is not None and not user.has_usable_password()
+        return super().dispatch(*args, **kwargs)
+
+    def get_form(self, form_class: Any = None) -> "SetPasswordForm[User]":
+        form = super().get_form(form_class)
+        if self.first_password:
+            form.fields["new_password1"].label = _("Password")
+            form.fields["new_password2"].label = _("Password (again)")
+        return form
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        context = super().get_context_data(**kwargs)
-        user = getattr(self, "user", None)
-        context["first_password"] = user is not None and not user.has_usable_password()
-        return context
+        return super().get_context_data(**kwargs) | {"first_password": self.first_password}
+
+    def get_success_url(self) -> str:
+        if self.first_password:
+            return reverse("password_set_complete")
+        return super().get_success_url()
 
     def form_valid(self, form: "SetPasswordForm[User]") -> HttpResponse:
         response = super().form_valid(form)

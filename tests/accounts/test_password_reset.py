@@ -166,3 +166,33 @@ def test_an_invitation_link_asks_for_a_first_password_not_a_new_one(client, pers
     form = client.get(invitation_link(person, "http://testserver"), follow=True)
     page = form.content.decode()
     assert "Choose your password" in page and "Choose a new password" not in page
+
+
+def test_an_invitation_sets_a_password_not_a_new_one_and_says_it_is_set(client, person):
+    person.set_unusable_password()
+    person.save()
+    form = client.get(invitation_link(person, "http://testserver"), follow=True)
+    page = form.content.decode()
+    assert ">Password:</label>" in page and ">Password (again):</label>" in page
+    assert "New password" not in page
+    done = client.post(
+        form.redirect_chain[-1][0],
+        {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
+    assert done.status_code == 302 and done.url == reverse("password_set_complete")
+    page = client.get(done.url).content.decode()
+    assert "Your password is set: sign in with it." in page and "new password" not in page
+    person.refresh_from_db()
+    assert person.check_password(NEW_PASSWORD)
+
+
+def test_a_reset_keeps_asking_for_a_new_password(client, person):
+    ask(client, person.email)
+    form = client.get(link_in(mail.outbox[0]), follow=True)
+    page = form.content.decode()
+    assert ">New password:</label>" in page and ">New password confirmation:</label>" in page
+    done = client.post(
+        form.redirect_chain[-1][0],
+        {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
+    assert "Your new password works now." in client.get(done.url).content.decode()

@@ -73,6 +73,7 @@ ROUTES: dict[str, Route] = {
     "password_reset_done": Route("GET", PUBLIC),
     "password_reset_confirm": Route("GET", PUBLIC),
     "password_reset_complete": Route("GET", PUBLIC),
+    "password_set_complete": Route("GET", PUBLIC),
     "audit:history": Route("GET", READERS),
     "taxonomy:index": Route("GET", ALL),
     "taxonomy:competencies": Route("GET", ALL),
