@@ -96,7 +96,9 @@ def test_the_page_answers_from_an_assumed_accuracy_with_the_defaults(maintainer,
     assert re.search(r'name="plan_accuracy" value="0.85"', html)
     # ± 0.05 on 30 responses a model is out of reach, even with every one graded.
     assert "± 0.05" in answer(html)
-    assert "more responses than each model has" in answer(html)
+    assert "experts must grade more than the 30 responses each model has, drawn at random" in (
+        answer(html)
+    )
     assert "assumed to be 0.85" in source(html)
 
 
