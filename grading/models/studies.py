@@ -37,8 +37,8 @@ class StudyQuerySet(models.QuerySet["Study"]):
         return study or self.filter(name__iexact=key).first()
 
     def with_progress(self) -> "StudyQuerySet":
-        """Each study with .items_count, .assignments_count and .submitted_count, in the same
-        query."""
+        """Each study with .items_count (gold checks included), .gold_checks_count,
+        .assignments_count and .submitted_count, in the same query."""
 
         # One count subquery each: a join of items to assignments, counted DISTINCT, grouped
         # and sorted rows by the thousand in a large study.
@@ -49,6 +49,7 @@ class StudyQuerySet(models.QuerySet["Study"]):
 
         return self.annotate(
             items_count=count(StudyItem, "study"),
+            gold_checks_count=count(StudyItem, "study", gold_source__isnull=False),
             assignments_count=count(Assignment, "study_item__study"),
             submitted_count=count(
                 Assignment, "study_item__study", status=Assignment.Status.SUBMITTED
@@ -250,6 +251,7 @@ class Study(models.Model):
     objects = StudyQuerySet.as_manager()
     # Set on the studies of StudyQuerySet.with_progress() only.
     items_count: int
+    gold_checks_count: int
     assignments_count: int
     submitted_count: int
 

@@ -253,6 +253,7 @@ def study_detail(request: AuthenticatedHttpRequest, study_id: int) -> HttpRespon
     context = {
         "study": study,
         "progress": progress,
+        "responses": progress.items_count - progress.gold_checks_count,
         "percent": round(100 * progress.submitted_count / (progress.assignments_count or 1)),
         "annotators": services.progress_per_annotator(study),
         "tasks": services.progress_per_task(study),

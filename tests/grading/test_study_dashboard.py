@@ -1,5 +1,6 @@
 """The study dashboard: progress per task and criterion, overdue work, a fixed number of queries."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -8,7 +9,7 @@ from django.utils import timezone
 
 from accounts.roles import Role
 from grading import services
-from grading.models import Assignment, Study
+from grading.models import Assignment, Study, StudyItem
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -185,3 +186,29 @@ def test_the_study_page_links_to_each_of_the_studys_pages(client_as, make_user):
         "agreement:labels_csv",
     ]:
         assert f'href="{reverse(name, args=[study.pk])}"' in nav, name
+
+
+def test_the_summary_counts_responses_and_gold_checks_apart_and_says_the_partial_overlap(
+    client_as, make_user
+):
+    graders = [make_user(Role.ANNOTATOR) for _ in range(3)]
+    study = factories.study(graders, responses=8, overlap=2, overlap_percent=50)
+    source = factories.study(graders, responses=1).items.get()
+    StudyItem.objects.create(
+        study=study,
+        response=source.response,
+        rubric_version=source.rubric_version,
+        gold_source=source,
+    )
+    summary = re.search(
+        r'<p id="study-summary">(.*?)</p>', page(client_as(Role.MAINTAINER), study), re.S
+    )[1]
+    assert "8 responses · 1 gold check · 2 graders on 50% of the responses, one on the rest" in (
+        summary
+    )
+
+
+def test_the_summary_of_a_study_without_gold_checks_says_graders_each(client_as, make_user):
+    study = factories.study([make_user(Role.ANNOTATOR) for _ in range(2)], responses=3)
+    html = page(client_as(Role.MAINTAINER), study)
+    assert "3 responses · 2 graders each ·" in html and "gold check" not in html
