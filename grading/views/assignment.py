@@ -334,6 +334,8 @@ def index(request: AuthenticatedHttpRequest) -> HttpResponse:
             "closed": row.closed,
             "total": row.total,
             "done": row.done,
+            "in_progress": row.in_progress,
+            "left": row.left,
             "submitted": by_study.get(row.study.pk, []),
         }
         for row in services.annotator_queue(request.user)
