@@ -2,9 +2,12 @@
 the agreement page sums the reasons per criterion so an unclear criterion stands out, and an
 annotator in a qualification round reads where they differed from the gold, and why."""
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 
 from accounts.roles import Role
 from grading import adjudication, gold, services
@@ -160,7 +163,11 @@ def test_after_a_qualification_gold_check_its_grader_reads_where_they_differed_a
     feedback = feedback[: feedback.index("</section>")]
     assert "You differed from the gold answer on 1 criterion" in feedback
     assert first.criterion.code in feedback
-    assert "you chose <strong>Fail</strong>, the gold is <strong>Pass</strong>" in feedback
+    # The wording keeps its own punctuation (it ends with a period), and the answers follow on
+    # a line of their own: no ".:" where the two met.
+    answers = "You chose <strong>Fail</strong>, the gold is <strong>Pass</strong>."
+    assert f"{escape(first.wording)}<br>{answers}" in feedback
+    assert not re.search(r"[.?!]:", feedback)
     assert "Why: The response names the level." in feedback
     assert "the-adjudicator" not in page and not any(v.criterion.code in feedback for v in rest)
 
