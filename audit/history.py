@@ -26,11 +26,13 @@ type Reading = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
 @dataclass
 class Readings:
     """What a model's history reads: the names of its changes that are no field (`labels`),
-    how it reads a change's stored values (`values`, by change) and stored comments
+    how it reads a change's stored values (`values`, by change, each text of a list alone;
+    `lists`, by change, a list of texts at once: one query for all, say) and stored comments
     (`comments`, tried in order)."""
 
     labels: dict[str, str | Promise] = field(default_factory=dict)
     values: dict[str, Callable[[str], str]] = field(default_factory=dict)
+    lists: dict[str, Callable[[list[str]], list[str]]] = field(default_factory=dict)
     comments: list[Reading] = field(default_factory=list)
 
 
@@ -42,6 +44,7 @@ def register(
     *,
     labels: Mapping[str, str | Promise] | None = None,
     values: Mapping[str, Callable[[str], str]] | None = None,
+    lists: Mapping[str, Callable[[list[str]], list[str]]] | None = None,
     comments: Iterable[Reading] = (),
     messages: Iterable[str] = (),
 ) -> None:
@@ -52,6 +55,7 @@ def register(
     readings = _REGISTERED.setdefault(key, Readings())
     readings.labels.update(labels or {})
     readings.values.update(values or {})
+    readings.lists.update(lists or {})
     readings.comments += [*comments, *(template_reading(t, key) for t in messages)]
 
 

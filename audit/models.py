@@ -78,6 +78,8 @@ class AuditEvent(models.Model):
         readings = readings_of(model)
         rows = []
         for name, (old, new) in sorted(self.changes.items()):
+            if (read_list := readings.lists.get(name)) is not None:
+                old, new = (read_list(v) if isinstance(v, list) else v for v in (old, new))
             field, read = _field(model, name), readings.values.get(name)
             label = readings.labels.get(name) or (field.verbose_name if field is not None else name)
             rows.append((str(label), _shown(field, old, read), _shown(field, new, read)))

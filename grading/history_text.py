@@ -10,9 +10,22 @@ import re
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import User
 from audit import history
 from audit.history import Reading
 from grading.models import Study, split_reason_label
+
+
+def shown_names(usernames: list[str]) -> list[str]:
+    """People the history stores by user name, named as the page names the one who made the
+    change (User.__str__: the display name); a user name no account holds any more as is."""
+    users = {u.username: u for u in User.objects.filter(username__in=usernames)}
+    return [str(users[name]) if name in users else name for name in usernames]
+
+
+def _shown_name(username: str) -> str:
+    [shown] = shown_names([username])
+    return shown
 
 
 def _gold_checks_added(found: re.Match[str]) -> str:
@@ -26,16 +39,13 @@ def _annotator_removed(found: re.Match[str]) -> str:
         "%(username)s removed; %(n)s unfinished assignment planned again",
         "%(username)s removed; %(n)s unfinished assignments planned again",
         n,
-    ) % {"username": found["username"], "n": n}
+    ) % {"username": _shown_name(found["username"]), "n": n}
 
 
 def _escalated(found: re.Match[str]) -> str:
-    return (
-        gettext(
-            "Escalated %(task)s (item %(item)s): graders disagree on %(codes)s; %(username)s added."
-        )
-        % found.groupdict()
-    )
+    return gettext(
+        "Escalated %(task)s (item %(item)s): graders disagree on %(codes)s; %(username)s added."
+    ) % (found.groupdict() | {"username": _shown_name(found["username"])})
 
 
 # The comments the study's services write (grading.escalation, grading.services.changes) and
@@ -83,5 +93,6 @@ def register() -> None:
             "likert_questions": _("rating questions"),
         },
         values={"split_reasons": split_reason_label, "gold_checks": _gold_check_name},
+        lists={"annotators": shown_names},
         comments=COMMENTS,
     )

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from django.urls import reverse
 from django.utils import translation
@@ -64,6 +66,29 @@ def test_a_studys_history_reads_its_stored_english_in_spanish(client_as, make_us
     assert "Criterio poco claro, Task badly translated" in page  # a study's own reason as written
     for english in ("gold checks added", "item 7", "Escalated", "graders", "criterion_unclear"):
         assert english not in page
+
+
+def test_a_studys_history_names_people_as_it_names_who_made_the_change(client_as, make_user):
+    """The actor reads by display name, so the annotators added, removed or escalated to do too
+    (the history stores their user names)."""
+    study = factories.study([], responses=1, overlap=1)
+    actor = make_user(Role.MAINTAINER, "lia")
+    pau = make_user(Role.ANNOTATOR, "pau")
+    for user, shown in ((actor, "Lía Tres"), (pau, "Pau Ros")):
+        user.display_name = shown
+        user.save(update_fields=["display_name"])
+    for comment, changes in [
+        ("", {"annotators": [["gone"], ["gone", "pau"]]}),
+        ("Escalated T-3 (item 9): graders disagree on U1; pau added.", {"graders": [1, 2]}),
+        ("pau removed; 2 unfinished assignments planned again", {"annotators": [["pau"], []]}),
+    ]:
+        audit.record(study, AuditEvent.Kind.UPDATED, actor, changes, comment=comment)
+    page = client_as(Role.MAINTAINER).get(reverse("grading:study_manage", args=[study.pk]))
+    html = page.content.decode()
+    assert "Lía Tres" in html and "gone, Pau Ros" in html
+    assert "graders disagree on U1; Pau Ros added." in html
+    assert "Pau Ros removed; 2 unfinished assignments planned again" in html
+    assert not re.search(r"\bpau\b", html)
 
 
 def test_a_comment_the_code_writes_is_kept_as_its_message(db, monkeypatch):
