@@ -426,6 +426,11 @@ class SplitSummary:
     low_confidence: int
 
     @property
+    def given(self) -> list[tuple[str, int]]:
+        """The reasons adjudicators gave, with their counts, in the study's order."""
+        return [(reason, n) for reason, n in self.counts if n]
+
+    @property
     def total(self) -> int:
         return sum(n for _, n in self.counts)
 

@@ -89,6 +89,7 @@ def test_the_agreement_page_sums_the_reasons_and_marks_an_unclear_criterion(make
     line = line[line.index('id="criterion-split-reasons"') :]
     line = line[: line.index("</p>")]
     assert "Criterion unclear <strong>3</strong>" in line and "Mostly unclear" in line
+    assert "<strong>3</strong>. Mostly unclear" in line  # no comma after the last reason given
 
 
 def test_the_adjudication_form_records_the_reason_and_the_confidence(client_as, make_user):
