@@ -7,6 +7,7 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.translation import gettext, gettext_noop
 
 from core.stats import Coefficient, Ratio
+from grading.models import shown_likert_text
 from l2annot import shown
 from l2annot.shown import message_text
 
@@ -109,3 +110,9 @@ def interval(value: Any, as_percent: bool = False) -> str:
             '{} <span class="muted">({})</span>', text, message_text(value.undefined_reason)
         )
     return text
+
+
+@register.filter
+def likert_text(text: str) -> str:
+    """A 1-5 question's text as the reader sees it (grading.models.shown_likert_text)."""
+    return shown_likert_text(text)

@@ -33,6 +33,7 @@ from grading.models.results import (
     ResultsRevisionQuerySet,
 )
 from grading.models.studies import (
+    DEFAULT_LIKERT_PROMPTS,
     QUESTION_KEY_LENGTH,
     SPLIT_REASONS,
     Assignment,
@@ -49,10 +50,12 @@ from grading.models.studies import (
     graders,
     new_seed,
     question_keys,
+    shown_likert_text,
     split_reason_label,
 )
 
 __all__ = [
+    "DEFAULT_LIKERT_PROMPTS",
     "QUESTION_KEY_LENGTH",
     "SPLIT_REASONS",
     "AdjudicationRequest",
@@ -84,5 +87,6 @@ __all__ = [
     "graders",
     "new_seed",
     "question_keys",
+    "shown_likert_text",
     "split_reason_label",
 ]

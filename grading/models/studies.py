@@ -13,7 +13,7 @@ from django.db.models import OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce, Lower
 from django.utils import timezone
 from django.utils.text import slugify
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
@@ -435,6 +435,28 @@ def question_keys(prompts: "list[str] | tuple[str, ...]") -> list[str]:
     return keys
 
 
+# The texts the app writes for a study's 1-5 questions unless the study gives its own: stored
+# as written (files, exports and the judge read them so), shown in the reader's language.
+DEFAULT_LIKERT_PROMPTS = (
+    gettext_noop("This task is authentic: a teacher could meet it in their work."),
+    gettext_noop("The criteria are adequate for judging a response to this task."),
+)
+DEFAULT_LIKERT_LABELS = (
+    gettext_noop("Strongly disagree"),
+    gettext_noop("Disagree"),
+    gettext_noop("Neither agree nor disagree"),
+    gettext_noop("Agree"),
+    gettext_noop("Strongly agree"),
+)
+APP_WRITTEN_LIKERT_TEXTS = frozenset(DEFAULT_LIKERT_PROMPTS + DEFAULT_LIKERT_LABELS)
+
+
+def shown_likert_text(text: str) -> str:
+    """A question's or scale label's text as a reader sees it: the app's own default in the
+    reader's language, a text the study's maintainers wrote as they wrote it."""
+    return gettext(text) if text in APP_WRITTEN_LIKERT_TEXTS else text
+
+
 class LikertItem(models.Model):
     """A 1-5 rating asked once per graded response, e.g. "Is this task authentic?"."""
 
@@ -451,14 +473,20 @@ class LikertItem(models.Model):
     )
     prompt = models.CharField(max_length=300, verbose_name=_("prompt"))
     label_1 = models.CharField(
-        max_length=60, default="Strongly disagree", verbose_name=_("label 1")
+        max_length=60, default=DEFAULT_LIKERT_LABELS[0], verbose_name=_("label 1")
     )
-    label_2 = models.CharField(max_length=60, default="Disagree", verbose_name=_("label 2"))
+    label_2 = models.CharField(
+        max_length=60, default=DEFAULT_LIKERT_LABELS[1], verbose_name=_("label 2")
+    )
     label_3 = models.CharField(
-        max_length=60, default="Neither agree nor disagree", verbose_name=_("label 3")
+        max_length=60, default=DEFAULT_LIKERT_LABELS[2], verbose_name=_("label 3")
     )
-    label_4 = models.CharField(max_length=60, default="Agree", verbose_name=_("label 4"))
-    label_5 = models.CharField(max_length=60, default="Strongly agree", verbose_name=_("label 5"))
+    label_4 = models.CharField(
+        max_length=60, default=DEFAULT_LIKERT_LABELS[3], verbose_name=_("label 4")
+    )
+    label_5 = models.CharField(
+        max_length=60, default=DEFAULT_LIKERT_LABELS[4], verbose_name=_("label 5")
+    )
 
     class Meta:
         verbose_name = _("rating question")
@@ -472,8 +500,13 @@ class LikertItem(models.Model):
     def __str__(self) -> str:
         return self.prompt
 
+    @property
+    def shown_prompt(self) -> str:
+        return shown_likert_text(self.prompt)
+
     def scale(self) -> list[tuple[int, str]]:
-        return [(value, getattr(self, f"label_{value}")) for value in self.SCALE]
+        """(value, label) of the 1-5 scale, as a reader sees the labels."""
+        return [(value, shown_likert_text(getattr(self, f"label_{value}"))) for value in self.SCALE]
 
 
 class StudyItemQuerySet(models.QuerySet["StudyItem"]):

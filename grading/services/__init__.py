@@ -12,6 +12,7 @@
 The names the pages, the API, the importers and the commands use are importable from here.
 """
 
+from grading.models import DEFAULT_LIKERT_PROMPTS
 from grading.services.changes import (
     SETTINGS_FIELDS,
     add_annotators,
@@ -71,7 +72,6 @@ from grading.services.refusals import (
 from grading.services.sampling import SampledResponses, draw_for_judge
 from grading.services.setup import (
     CREATION_FIELDS,
-    DEFAULT_LIKERT_PROMPTS,
     add_gold_checks_and_assign,
     add_responses,
     assign_study,

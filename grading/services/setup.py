@@ -17,6 +17,7 @@ from core.assignment import AnnotatorSpec, ItemSpec, mix_gold, overlapping, plan
 from grading import deadlines, gold
 from grading.expertise import annotator_tags, expertise_tags, item_tags, study_item_tags
 from grading.models import (
+    DEFAULT_LIKERT_PROMPTS,
     Assignment,
     LikertItem,
     PoolMember,
@@ -43,10 +44,6 @@ NONE_DRAWN = gettext_lazy(
     "none): ask for more expert grades per model."
 )
 
-DEFAULT_LIKERT_PROMPTS = (
-    "This task is authentic: a teacher could meet it in their work.",
-    "The criteria are adequate for judging a response to this task.",
-)
 DEFAULT_LIKERT_KEYS = ("authenticity", "criteria-adequacy")
 
 

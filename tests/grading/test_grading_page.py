@@ -369,3 +369,22 @@ def test_the_grading_list_shows_open_studies_before_closed_ones(graders, django_
     with django_assert_num_queries(7):  # session, user, permissions 2, queue 2, submitted 1
         html = client.get(reverse("grading:index")).content.decode()
     assert html.index(opened.name) < html.index(closed.name)
+
+
+def test_the_apps_own_rating_questions_read_in_the_graders_language_a_studys_own_as_written(
+    graders,
+):
+    study = factories.study(graders[:1], responses=1, overlap=1)  # the default questions
+    custom = factories.study(graders[:1], responses=1, overlap=1, likert_prompts=["¿Auténtica?"])
+    for made in (study, custom):
+        services.assign_study(made)
+    graders[0].language = "es"
+    graders[0].save()
+    client = client_for(graders[0])
+    html = client.get(page(assignment_of(study, graders[0]))).content.decode()
+    assert "Esta tarea es auténtica" in html and "Totalmente de acuerdo" in html
+    assert "This task is authentic" not in html and "Strongly agree" not in html
+    # Stored as the app wrote them: files, exports and the judge read them so.
+    assert study.likert_items.first().prompt.startswith("This task is authentic")
+    html = client.get(page(assignment_of(custom, graders[0]))).content.decode()
+    assert "¿Auténtica?" in html
