@@ -15,8 +15,9 @@ from accounts.models import User
 from core.scoring import adverse_verdict
 from grading import services
 from grading.models import Assignment, Study, Verdict
+from grading.services.refusals import own_locked
 from judging.models import JudgeConfig, JudgeRating, JudgeRun, PromptVersion
-from rubrics.models import CriterionVersion, Response, RubricVersion
+from rubrics.models import CriterionVersion, EffectiveCriterion, Response, RubricVersion, Turn
 
 NAME = "Demo study: pilot grading"
 ANNOTATORS = {"annotator": 0.10, "annotator2": 0.20, "annotator3": 0.30}  # chance to disagree
@@ -97,7 +98,30 @@ def _grade(
     rng: random.Random,
 ) -> None:
     turns = services.tutor_turns(assignment.study_item.response_id)
-    for line in assignment.study_item.rubric_version.effective_rubric():
+    rubric = assignment.study_item.rubric_version.effective_rubric()
+    # As the grading page's autosave saves: the assignment read and locked once, each save in
+    # its transaction (locked=True), not read and locked again for every criterion.
+    with transaction.atomic():
+        _answer_rubric(
+            own_locked(assignment, grader), grader, rubric, turns, disagreement, consensus, rng
+        )
+    for item in assignment.study_item.study.likert_items.all():
+        services.save_likert(
+            assignment, item.pk, min(5, max(1, round(rng.gauss(4.2, 0.8)))), by=grader
+        )
+    services.submit(assignment, by=grader)
+
+
+def _answer_rubric(
+    assignment: Assignment,
+    grader: User,
+    rubric: list[EffectiveCriterion],
+    turns: list[Turn],
+    disagreement: float,
+    consensus: dict[tuple[int, int, int], str],
+    rng: random.Random,
+) -> None:
+    for line in rubric:
         if not line.applicable:
             continue
         penalty = line.weight < 0
@@ -116,8 +140,13 @@ def _grade(
                     else "Demo rationale: the response does not meet this criterion."
                 )
             if turn is None:
-                services.save_grade(
-                    assignment, line.version.pk, verdict=verdict, rationale=rationale, by=grader
+                services.save_grade_line(
+                    assignment,
+                    line.version.pk,
+                    verdict=verdict,
+                    rationale=rationale,
+                    by=grader,
+                    locked=True,
                 )
             else:
                 services.save_turn_grade(
@@ -127,12 +156,8 @@ def _grade(
                     verdict=verdict,
                     rationale=rationale,
                     by=grader,
+                    locked=True,
                 )
-    for item in assignment.study_item.study.likert_items.all():
-        services.save_likert(
-            assignment, item.pk, min(5, max(1, round(rng.gauss(4.2, 0.8)))), by=grader
-        )
-    services.submit(assignment, by=grader)
 
 
 def _verdict(
@@ -166,6 +191,12 @@ def _grade_level(
         level = min(high, max(low, agreed + rng.choice((-1, 1))))
     adverse = level == (high if version.is_penalty else low)
     rationale = "Demo rationale: the lowest level of the scale." if adverse else ""
-    services.save_grade(
-        assignment, version.pk, verdict=None, level=level, rationale=rationale, by=grader
+    services.save_grade_line(
+        assignment,
+        version.pk,
+        verdict=None,
+        level=level,
+        rationale=rationale,
+        by=grader,
+        locked=True,
     )
