@@ -15,7 +15,6 @@ from accounts.models import User
 from core.scoring import adverse_verdict
 from grading import services
 from grading.models import Assignment, Study, Verdict
-from grading.services.refusals import own_locked
 from judging.models import JudgeConfig, JudgeRating, JudgeRun, PromptVersion
 from rubrics.models import CriterionVersion, EffectiveCriterion, Response, RubricVersion, Turn
 
@@ -99,12 +98,8 @@ def _grade(
 ) -> None:
     turns = services.tutor_turns(assignment.study_item.response_id)
     rubric = assignment.study_item.rubric_version.effective_rubric()
-    # As the grading page's autosave saves: the assignment read and locked once, each save in
-    # its transaction (locked=True), not read and locked again for every criterion.
-    with transaction.atomic():
-        _answer_rubric(
-            own_locked(assignment, grader), grader, rubric, turns, disagreement, consensus, rng
-        )
+    with services.locked_for_saves(assignment, grader) as locked:
+        _answer_rubric(locked, grader, rubric, turns, disagreement, consensus, rng)
     for item in assignment.study_item.study.likert_items.all():
         services.save_likert(
             assignment, item.pk, min(5, max(1, round(rng.gauss(4.2, 0.8)))), by=grader

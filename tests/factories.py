@@ -6,8 +6,7 @@ services, so those rows are what the application would have made. (The builders 
 tests/interchange/builders.py are hypothesis strategies for the pure file formats.)"""
 
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from itertools import count
 from pathlib import Path
@@ -15,7 +14,6 @@ from typing import Any
 
 import pyotp
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Model
 from django.utils import timezone
 
@@ -38,7 +36,6 @@ from grading.models import (
     TurnGrade,
     Verdict,
 )
-from grading.services.refusals import own_locked
 from interchange.models import ImportJob
 from jobs.lease import this_worker
 from jobs.models import Job
@@ -294,23 +291,13 @@ def rubric_of(assignment) -> list[CriterionVersion]:
     return [line.version for line in assignment.study_item.rubric_version.effective_rubric()]
 
 
-@contextmanager
-def grading(assignment: Assignment, by: User) -> Iterator[Assignment]:
-    """`assignment` as the grading page's autosave reads it: `by`'s own, row-locked, in a
-    transaction that the saves made with it (`answer(..., locked=True)`) stay in, as each of
-    the page's saves does. A test's answers go through the same services, without reading
-    and locking the assignment again for each."""
-    with transaction.atomic():
-        yield own_locked(assignment, by)
-
-
 def answer(
     assignment, version, verdict: str, rationale: str, by: User, *, locked: bool = False
 ) -> None:
     """Give `verdict` on one criterion: on each tutor turn when it is a turn-level criterion and
     the response a dialogue (the dialogue's verdict is then `verdict` by every rule). An ordinal
     criterion takes its top level for "pass", its lowest for "fail". `locked`: `assignment`
-    comes from `grading()`, inside it."""
+    comes from `grading_services.locked_for_saves()`, inside it."""
     if version.is_ordinal and verdict != "na":
         level = version.scale_max if verdict == "pass" else version.scale_min
         grading_services.save_grade_line(
@@ -345,7 +332,7 @@ def answer(
 def complete(assignment, by: User, verdict: str = "pass") -> None:
     """Answer every criterion and Likert item of `assignment` (not submitted). An ordinal
     criterion takes its top level for "pass", its lowest for "fail"."""
-    with grading(assignment, by) as locked:
+    with grading_services.locked_for_saves(assignment, by) as locked:
         for version in rubric_of(locked):
             answer(locked, version, verdict, "ok", by, locked=True)
     for item in assignment.study_item.study.likert_items.all():
@@ -416,7 +403,7 @@ def grade_study(
     for index, grader in enumerate(graders):
         while (assignment := grading_services.claim_next(study, grader)) is not None:
             rubric = assignment.study_item.rubric_version.effective_rubric()
-            with grading(assignment, grader) as locked:
+            with grading_services.locked_for_saves(assignment, grader) as locked:
                 for position, line in enumerate(rubric):
                     if line.applicable:
                         answer(
