@@ -61,6 +61,12 @@ ROLE_LABELS: dict[Role, "StrPromise"] = {
     Role.VIEWER: pgettext_lazy("role", "Viewer"),
 }
 
+
+def role_label(role: Role | None) -> "StrPromise | None":
+    """A role's name in the reader's language; None for no role."""
+    return ROLE_LABELS[role] if role else None
+
+
 _READ = {Action.VIEW_TAXONOMY, Action.VIEW_BENCHMARK, Action.VIEW_HISTORY}
 
 # Annotators see the taxonomy (they grade against it) but not the benchmark's responses, criteria

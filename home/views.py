@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 
 from accounts.permissions import AuthenticatedHttpRequest, user_can
-from accounts.roles import ROLE_LABELS, Action
+from accounts.roles import Action, role_label
 from accounts.services import role_of
 from grading.flags import open_flag_counts
 from grading.services import annotator_queue
@@ -20,7 +20,7 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     benchmark who run no study (researchers) the studies' agreement and the judge's runs."""
     user = request.user
     role = role_of(user)
-    context: dict[str, Any] = {"role": ROLE_LABELS[role] if role else None}
+    context: dict[str, Any] = {"role": role_label(role)}
     if user_can(user, Action.GRADE):
         context["queue"] = annotator_queue(user)
     if user_can(user, Action.MANAGE_STUDIES):

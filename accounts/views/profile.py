@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 from accounts.forms import ApiTokenForm, LanguageForm
 from accounts.models import ApiToken
 from accounts.permissions import AuthenticatedHttpRequest
-from accounts.roles import ACTION_LABELS, ROLE_ACTIONS, ROLE_LABELS
+from accounts.roles import ACTION_LABELS, ROLE_ACTIONS, role_label
 from accounts.services import role_of
 
 
@@ -20,7 +20,7 @@ def _profile(request: AuthenticatedHttpRequest, status: int = 200, **extra: obje
     allowed = sorted(_(ACTION_LABELS[a]) for a in ROLE_ACTIONS.get(role, ())) if role else []
     context = {
         "role": role,
-        "role_label": ROLE_LABELS[role] if role else None,
+        "role_label": role_label(role),
         "allowed": allowed,
         "tokens": request.user.api_tokens.all(),
         "token_form": ApiTokenForm(),

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.models import User
 from accounts.permissions import AuthenticatedHttpRequest, require
-from accounts.roles import ROLE_LABELS, Action, Role
+from accounts.roles import ROLE_LABELS, Action, Role, role_label
 from accounts.services import role_of
 from audit.models import AuditEvent
 from grading.models import Expertise
@@ -108,7 +108,7 @@ def _person_page(
     role = role_of(person)
     context = {
         "person": person,
-        "role": ROLE_LABELS[role] if role else None,
+        "role": role_label(role),
         "role_form": forms.get("role_form")
         or RoleForm(initial={"role": role.value if role else None}),
         "expertise_form": forms.get("expertise_form")
