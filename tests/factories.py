@@ -62,7 +62,7 @@ from taxonomy.models import (
 )
 from taxonomy.scales import sync_scale_values
 from taxonomy.seedfile import read_context_variables, read_scales, read_taxonomy
-from tests.replay import Replayed
+from tests.replay import Replayed, replayed_by_arguments
 from webhooks.models import Answer, Delivery, Event, Hook
 
 # ----- taxonomy ----------------------------------------------------------------------------
@@ -424,7 +424,7 @@ def grade_study(
 # ----- the demo benchmark and judge runs ---------------------------------------------------
 
 
-def demo_benchmark_and_graders(graders: int) -> tuple[Framework, list[User]]:
+def _demo_benchmark_and_graders(graders: int) -> tuple[Framework, list[User]]:
     """The starter framework holding the demo benchmark (universal criteria, published demo
     tasks and their responses), and `graders` annotators (grader0, grader1, ...) to grade it."""
     framework = load_starter_framework()
@@ -440,7 +440,11 @@ def demo_benchmark_and_graders(graders: int) -> tuple[Framework, list[User]]:
     return framework, annotators
 
 
-def demo_study(responses: int, *, assign: bool = True) -> Study:
+# Built once per test process and arguments, written again after (tests/replay.py).
+demo_benchmark_and_graders = replayed_by_arguments(_demo_benchmark_and_graders)
+
+
+def _demo_study(responses: int, *, assign: bool = True) -> Study:
     """A study of the first `responses` demo responses for one grader (grader0), assigned
     unless `assign` is false, nothing graded yet."""
     framework, graders = demo_benchmark_and_graders(1)
@@ -457,10 +461,13 @@ def demo_study(responses: int, *, assign: bool = True) -> Study:
     return study
 
 
+# Each picks the first responses: replayed while the test holds no other responses.
+demo_study = replayed_by_arguments(_demo_study, reads=[Response])
+
 DISSENTER = 2  # the third expert fails every universal criterion; the majority passes all
 
 
-def graded_demo_study(responses: int = 8) -> Study:
+def _graded_demo_study(responses: int = 8) -> Study:
     """Three experts grade `responses` demo responses: all pass, but the third fails every
     universal criterion (with a rationale), so the majority passes every unit."""
     framework, graders = demo_benchmark_and_graders(3)
@@ -484,6 +491,9 @@ def graded_demo_study(responses: int = 8) -> Study:
         rationale="reason number {grader}",
     )
     return study
+
+
+graded_demo_study = replayed_by_arguments(_graded_demo_study, reads=[Response])
 
 
 def judge_run(
