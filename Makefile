@@ -18,7 +18,7 @@ PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 $$HOME/.pyenv/versio
 # each compiles Django and every other module again, most of a test worker's start-up.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: messages run serve worker-forever install migrate demo test test-sqlite test-postgres test-browser schemathesis lint format migrations-check bench postgres chromium axe clean
+.PHONY: messages run serve worker-forever install migrate demo test test-sqlite test-postgres test-browser schemathesis lint format migrations-check bench postgres chromium axe postgres-and-browser clean
 
 # The project is installed with uv (from PyPI into the venv): a fifth of pip's time on a fresh venv.
 UV_VERSION := 0.13.8
@@ -118,10 +118,17 @@ test-postgres: install postgres chromium axe
 	DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadgroup --database-tests-only
 
 # Lint runs beside the SQLite tests, on the CPU their two test processes leave (about half a
-# minute less than one after the other); each one's output is printed whole when it ends.
+# minute less than one after the other), and so does getting ready what the PostgreSQL run needs
+# (on a fresh machine mostly downloads: Chromium, axe-core); each one's output is printed whole
+# when it ends.
 test: install
-	@$(MAKE) --no-print-directory -j2 --output-sync=target lint test-sqlite
+	@$(MAKE) --no-print-directory -j3 --output-sync=target lint test-sqlite postgres-and-browser
 	@$(MAKE) --no-print-directory test-postgres
+
+# One after the other: apt-get (Chromium, npm for axe-core) runs one at a time.
+postgres-and-browser: postgres
+	@$(MAKE) --no-print-directory chromium
+	@$(MAKE) --no-print-directory axe
 
 # The API against its OpenAPI schema with every Schemathesis check (`--checks all`): 50 examples
 # per operation and longer stateful scenarios, as an admin and as an annotator (the suite runs a
