@@ -38,8 +38,10 @@ from webhooks.services import notify
 def prepare() -> None:
     """Make the worker ready for judge runs before the first is queued (its `db_worker` calls
     this when it starts): importing this module has loaded Inspect AI; this starts the process
-    a large run's children fork from, which loads it once more."""
-    prepare_processes()
+    a large run's children fork from, which loads it once more, unless JUDGE_PROCESSES keeps
+    every run in the worker's process."""
+    if settings.JUDGE_PROCESSES > 1:
+        prepare_processes()
 
 
 def execute_run(run_pk: int, *, on_progress: Any = None) -> JudgeRun:
