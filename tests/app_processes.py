@@ -61,6 +61,9 @@ def processes(tmp_path: Path, database: str, **environment: str) -> Iterator[Sta
         "MEDIA_ROOT": str(tmp_path / "media"),
         "IMPORTS_ROOT": str(tmp_path / "imports"),
         "PYTHONUNBUFFERED": "1",
+        # No test's judge run is large enough for child processes: a worker starts no process
+        # for them (it would load Inspect AI a second time, seconds of CPU).
+        "JUDGE_PROCESSES": "1",
         **environment,
     }
     started: list[subprocess.Popen[bytes]] = []
@@ -75,21 +78,20 @@ def processes(tmp_path: Path, database: str, **environment: str) -> Iterator[Sta
             stderr=subprocess.STDOUT,
         )
         log.close()  # the process holds its own handle
+        process.log_path = log.name
         started.append(process)
         return process
 
     try:
         yield start
     finally:
+        # Killed, not asked to stop: the test is over, and a worker stopping gracefully spends
+        # a second of CPU on the interpreter's finalization (with Inspect AI loaded).
         for process in started:
             if process.poll() is None:
-                process.terminate()
-        for process in started:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
                 process.kill()
-                process.wait()
+        for process in started:
+            process.wait()
 
 
 @contextmanager
@@ -100,7 +102,8 @@ def running_server(tmp_path: Path, **environment: str) -> Iterator[tuple[str, St
     its output to a log in `tmp_path`."""
     with processes(tmp_path, database_url(tmp_path), **environment) as start:
         port = free_port()
-        server = start("runserver", f"127.0.0.1:{port}", "--noreload")
+        # The suite runs the system checks once (tests/project/test_migrations.py).
+        server = start("runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks")
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         while True:
@@ -112,6 +115,17 @@ def running_server(tmp_path: Path, **environment: str) -> Iterator[tuple[str, St
                     raise
                 time.sleep(0.2)
         yield base, start
+
+
+def wait_until_polling(worker: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    """Wait until a `db_worker` that `start` started polls for jobs (its log says it started:
+    after it loaded what it loads first, settings.WORKER_STARTUP)."""
+    deadline = time.monotonic() + seconds
+    log = Path(worker.log_path)
+    while "Starting worker" not in log.read_text():
+        assert worker.poll() is None, f"the worker exited: {log.read_text()[-2000:]}"
+        assert time.monotonic() < deadline, "the worker did not start"
+        time.sleep(0.05)
 
 
 def csrf_token(html: str) -> str:

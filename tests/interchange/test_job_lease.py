@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from django.test import Client
 from django.utils import timezone
 
 from accounts.roles import Role
@@ -26,10 +27,11 @@ from interchange import jobs
 from interchange.models import ImportJob
 from interchange.problem_text import problem_text
 from jobs.lease import this_worker, worker_is_gone
-from tests.app_processes import csrf_token, running_server
+from tests.app_processes import csrf_token, running_server, wait_until_polling
 from tests.factories import benchmark_folder, generated, make_hook, make_job
 
 LEASE = 2.0  # seconds, for the worker started by the last test
+WORKER = ("db_worker", "--no-reload", "--no-startup-delay", "--interval", "0.05")
 
 
 def a_dead_pid() -> int:
@@ -118,32 +120,18 @@ def test_a_running_job_renews_its_heartbeat_from_its_own_thread(starter_framewor
 @pytest.fixture
 def processes(transactional_db, make_user, starter_framework, settings, tmp_path):
     """The development server on the suite's database, a `start` for the workers a test runs
-    (their lease: LEASE seconds) and a maintainer to sign in as."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
-    make_user(Role.MAINTAINER, "maintainer")
+    (their lease: LEASE seconds) and the session of a signed-in maintainer."""
+    # Signed in before the server starts: on SQLite it runs on a copy of the database.
+    maintainer = Client()
+    maintainer.force_login(make_user(Role.MAINTAINER, "maintainer"))
     with running_server(
         tmp_path,
         IMPORT_JOB_LEASE_SECONDS=str(LEASE),
         TASKS_BACKEND="django_tasks_db.DatabaseBackend",
     ) as (base, start):
-        yield base, start
-
-
-def _session(base: str) -> requests.Session:
-    session = requests.Session()
-    page = session.get(f"{base}/accounts/login/", timeout=30)
-    session.post(
-        f"{base}/accounts/login/",
-        data={
-            "username": "maintainer",
-            "password": "pw-maintainer",
-            "csrfmiddlewaretoken": csrf_token(page.text),
-        },
-        headers={"Referer": f"{base}/accounts/login/"},
-        timeout=30,
-    )
-    assert "sessionid" in session.cookies
-    return session
+        session = requests.Session()
+        session.cookies.set(settings.SESSION_COOKIE_NAME, maintainer.session.session_key)
+        yield base, start, session
 
 
 def _upload_benchmark(session: requests.Session, base: str, folder: Path, framework_id: int) -> str:
@@ -186,10 +174,10 @@ def _wait_for(session: requests.Session, job_url: str, wanted: set[str], timeout
 def test_a_worker_killed_in_the_middle_of_an_import_leaves_its_job_failed_within_the_lease(
     processes, starter_framework, tmp_path
 ):
-    base, start = processes
-    session = _session(base)
-    worker = start("db_worker", "--no-reload", "--interval", "0.05")
+    base, start, session = processes
+    worker = start(*WORKER)
     folder = benchmark_folder(tmp_path / "bench", generated(400, resources_every=0))
+    wait_until_polling(worker)
     job_url = _upload_benchmark(session, base, folder, starter_framework.pk)
     assert _wait_for(session, job_url, {"Running", "Succeeded", "Failed"}, 60) == "Running"
     worker.send_signal(signal.SIGKILL)
@@ -202,8 +190,9 @@ def test_a_worker_killed_in_the_middle_of_an_import_leaves_its_job_failed_within
     assert "Traceback" not in page
 
     # A worker started again takes the next upload as usual.
-    start("db_worker", "--no-reload", "--interval", "0.05")
+    worker = start(*WORKER)
     small = benchmark_folder(tmp_path / "small", generated(2))
+    wait_until_polling(worker)
     assert (
         _wait_for(
             session,

@@ -44,14 +44,14 @@ def test_a_worker_killed_while_its_batch_is_pending_is_replaced_without_a_second
     def scenario() -> None:
         with processes(tmp_path, shared_database_url(), **settings) as start:
             run = start_run(study, model=JUDGE, limit=CALLS, batch=True, by=None)
-            worker = start("db_worker", "--no-reload", "--interval", "0.05")
+            worker = start("db_worker", "--no-reload", "--no-startup-delay", "--interval", "0.05")
             wait_for(lambda: JudgeBatch.objects.filter(run=run).exists())
             worker.kill()  # SIGKILL: nothing of the worker ends the run
             worker.wait()
             stalled = JudgeRun.objects.select_related("job").get(pk=run.pk)
             seen["stalled"] = stalled.live_status
             server.batch_seconds = 0  # the provider answers now
-            start("db_worker", "--no-reload", "--interval", "0.05")
+            start("db_worker", "--no-reload", "--no-startup-delay", "--interval", "0.05")
             seen["resumed"] = [r.pk for r in resume_stalled_batch_runs()]
             wait_for(lambda: JudgeRun.objects.get(pk=run.pk).finished is not None)
             seen["run"] = run.pk
