@@ -3,8 +3,13 @@ our run (`judging.running`) -> Inspect AI's provider -> the provider's SDK -> a 
 server speaking that provider's protocol (tests/provider_servers.py), and the verdicts stored
 from the run's `.eval` log."""
 
+import traceback
+
 import pytest
 from inspect_ai.log import read_eval_log
+from inspect_ai.model import ModelAPI
+from inspect_ai.model import _model as inspect_model
+from tenacity import wait_fixed
 
 from core.prompting import CORRECTIVE_MESSAGE, AnswerStyle
 from judging.models import JudgeRun
@@ -31,6 +36,27 @@ ROUTES = {
     "openai": "/v1/chat/completions",
     "openai-responses": "/v1/responses",
 }
+
+
+@pytest.fixture(autouse=True)
+def short_backoff(monkeypatch):
+    """Inspect's own wait before it asks again after a refused call (Google's calls, a Claude
+    stream that failed midway), a tenth of a second: its own starts at 3 s whatever Retry-After
+    says, and these tests count the calls, not the wait."""
+    monkeypatch.setattr(ModelAPI, "retry_wait", lambda api: wait_fixed(0.1))
+
+
+@pytest.fixture(autouse=True)
+def plain_tracebacks(monkeypatch):
+    """Inspect keeps a refused call's traceback in its log twice, as text and as rich renders
+    it, which reads each frame's source file whole (Google's SDK: thousands of lines a frame):
+    about a second of CPU a refusal. Here the text serves as both."""
+
+    def as_text(kind, error, frames):
+        text = "".join(traceback.format_exception(kind, error, frames))
+        return text, text
+
+    monkeypatch.setattr(inspect_model, "format_traceback", as_text)
 
 
 @pytest.fixture(params=sorted(MODELS))
@@ -124,8 +150,7 @@ def test_a_rate_limited_and_an_overloaded_call_are_retried(study, provider):
         return refusals.pop(criterion, "false")
 
     server.default = refuse_each_call_once
-    # Two connections: the two calls wait out their refusals together (Inspect's own backoff,
-    # which Google's calls wait, starts at 3 s whatever Retry-After says).
+    # Two connections: the two calls wait out their refusals together.
     run = execute_run(
         start_run(study, model=model, limit=2, max_connections=2, by=None, enqueue=False).pk
     )
