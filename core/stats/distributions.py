@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import cache
 
 __all__ = [
     "benjamini_yekutieli",
@@ -116,12 +117,15 @@ def student_t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
+@cache
 def student_t_quantile(p: float, df: float) -> float:
     """The ``t`` with ``P(T_df <= t) = p`` for ``0 < p < 1`` (e.g. ``p = 0.975`` for a 95%
     two-sided interval: 2.262 at 9 degrees of freedom, 1.960 as ``df`` grows).
 
     Bisection on :func:`student_t_cdf` to an absolute error below 1e-10: the cdf is monotone,
-    so this always converges, and a quantile is needed once per report, not in a loop.
+    so this always converges. Each costs a few dozen incomplete betas, and the callers ask for
+    the same few again and again (a stratified score asks once per stratum, a simulation once
+    per study): remembered.
     """
     if not 0.0 < p < 1.0:
         raise ValueError("p must lie strictly between 0 and 1")
