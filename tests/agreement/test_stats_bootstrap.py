@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import krippendorff
 import numpy as np
 import pytest
@@ -30,6 +32,17 @@ def simulated_counts(
     keep = rng.random((raters, n_units)) >= missing
     units = np.broadcast_to(np.arange(n_units), (raters, n_units))[keep]
     return counts_from_pairs(units, values[keep], n_units=n_units, n_values=q)
+
+
+@pytest.mark.parametrize("n_items", [1, 30, 256, 257, 1500])
+def test_multiplicities_count_each_resample_s_draws(n_items: int) -> None:
+    """Few items and many are counted two ways (weights_from_indices): both count alike."""
+    indices = np.random.default_rng(n_items).integers(0, n_items, size=(40, n_items))
+    expected = np.zeros((40, n_items))
+    for row, drawn in enumerate(indices):
+        for item, times in Counter(drawn.tolist()).items():
+            expected[row, item] = times
+    assert np.array_equal(weights_from_indices(indices, n_items), expected)
 
 
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
