@@ -17,7 +17,8 @@ from interchange.models import ImportJob
 from judging.models import JudgeRun, JudgeVerdict
 from judging.verdict_import import import_verdicts
 from rubrics.models import Response
-from tests.factories import benchmark_folder, generated
+from taxonomy.models import Framework
+from tests.factories import benchmark_folder, generated, load_starter_framework
 from tests.inspect_logs import JUDGE, TUTOR, LogTask, judging, write_judge_log
 from tests.interchange.db_helpers import row_counts
 from tests.llm_server import model_name
@@ -47,10 +48,18 @@ def real_log(llm_server_for_session, tmp_path_factory):
     return write_judge_log(tmp_path_factory.mktemp("logs"), tasks, epochs=EPOCHS)
 
 
+@pytest.fixture(scope="module")
+def built_benchmark(module_db, tmp_path_factory) -> int:
+    """The starter framework and the three tasks, imported once for the module's tests (each
+    test's changes rolled back)."""
+    framework = load_starter_framework()
+    assert import_l2bench(benchmark_folder(tmp_path_factory.mktemp("bench"), RECORDS), framework).ok
+    return framework.pk
+
+
 @pytest.fixture
-def benchmark(tmp_path, starter_framework):
-    assert import_l2bench(benchmark_folder(tmp_path / "bench", RECORDS), starter_framework).ok
-    return starter_framework
+def benchmark(built_benchmark, db) -> Framework:
+    return Framework.objects.get(pk=built_benchmark)
 
 
 def deflate_copy(source, target, change=lambda name, member: member):
