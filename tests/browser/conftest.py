@@ -40,18 +40,25 @@ def axe_script() -> str:
     return axe.source() + axe.RUNNER
 
 
+@pytest.fixture(scope="session")
+def axe_states() -> dict[str, list[axe.Violation]]:
+    """The failing violations of every page state a browser test of this process showed."""
+    return {}
+
+
 @pytest.fixture
-def new_page(browser, live_server, axe_script):
+def new_page(browser, live_server, axe_script, axe_states):
     """new_page() -> a page in a fresh browser context (its own cookies); closed after the test,
     which fails if axe-core found a serious accessibility problem on any page it showed."""
     contexts = []
-    findings = axe.Findings()
+    findings = axe.Findings(axe_states)
 
     def make(width: int = 1024):
         context = browser.new_context(
             base_url=live_server.url, viewport={"width": width, "height": 800}
         )
         context.set_default_timeout(10_000)
+        context.expose_binding("axeRecall", findings.recall)
         context.expose_binding("axeReport", findings.report)
         context.add_init_script(axe_script)
         contexts.append(context)
