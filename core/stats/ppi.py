@@ -310,8 +310,12 @@ def _score_bounds(
         covariance - correction,
         np.where(covariance > 0, 0.0, covariance),
     )
+    # The square roots apart: the product of two tiny variances underflows to 0 (r infinite),
+    # and rounding can take |r| past 1.
     with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.where((v_y > 0) & (v_f > 0), covariance / np.sqrt(v_y * v_f), 0.0)
+        r = np.where((v_y > 0) & (v_f > 0), covariance / (np.sqrt(v_y) * np.sqrt(v_f)), 0.0).clip(
+            -1.0, 1.0
+        )
     below_y, above_y = m_y - l_y, u_y - m_y
     below_f, above_f = lams * (m_f - l_f), lams * (u_f - m_f)
     below_u, above_u = lams * (m_u - l_u), lams * (u_u - m_u)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from core.stats.ppi import (
@@ -207,6 +207,11 @@ def test_the_score_interval_is_not_a_point_when_the_judge_never_errs_on_the_samp
     st.lists(st.tuples(finite_unit, finite_unit), min_size=2, max_size=40),
     st.lists(finite_unit, min_size=1, max_size=40),
     st.sampled_from([None, 0.0, 1.0, 0.5]),
+)
+# Two variances so small that their product underflowed to 0: the labels' and the judge's
+# correlation was infinite and the interval NaN.
+@example(
+    pairs=[(0.0, 0.0), (1.401298464324817e-45, 3.922173571717019e-131)], unlabeled=[0.0], lam=None
 )
 def test_the_score_interval_holds_its_estimate_within_zero_and_one(pairs, unlabeled, lam):
     y, f = (np.array(column) for column in zip(*pairs, strict=True))
