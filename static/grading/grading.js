@@ -192,6 +192,27 @@
       if (confirmDialog.returnValue === "submit" && submitForm) submitForm.requestSubmit();
     });
   }
+  // Submitting waits for the saves under way: a rationale's box saves as it loses focus (a
+  // click on Submit, or Escape just before "s"), and the submission must count that save, not
+  // race it to the server and be refused for the rationale it was bringing.
+  var SAVES_WAIT_MS = 15000;
+  var submitting = false;
+  function savesUnderWay() { return root.querySelector(".htmx-request") !== null; }
+  if (submitForm) {
+    submitForm.addEventListener("submit", function (event) {
+      if (!savesUnderWay() && !submitting) return;
+      event.preventDefault();
+      if (submitting) return;
+      submitting = true;
+      var button = document.getElementById("submit-button");
+      if (button) button.setAttribute("aria-busy", "true");
+      var giveUpAt = Date.now() + SAVES_WAIT_MS;
+      (function wait() {
+        if (savesUnderWay() && Date.now() < giveUpAt) setTimeout(wait, 50);
+        else submitForm.submit();
+      })();
+    });
+  }
 
   // ----- keyboard ---------------------------------------------------------------------------
   var help = document.getElementById("keyboard-help");

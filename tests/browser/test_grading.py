@@ -1,6 +1,8 @@
 """What an annotator does in the browser: grade a whole response from the keyboard, beside the
 response on a wide screen, and move between the response and the criteria on a phone."""
 
+import threading
+
 import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
@@ -8,6 +10,7 @@ from playwright.sync_api import expect
 from accounts.roles import Role
 from grading import services
 from grading.models import Assignment, Grade, Study
+from grading.views import assignment as assignment_views
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,7 +31,9 @@ def box(page, selector: str) -> dict[str, float]:
     return page.locator(selector).bounding_box()
 
 
-def test_annotator_grades_a_response_with_the_keyboard_and_gets_the_next(new_page, log_in):
+def test_annotator_grades_a_response_with_the_keyboard_and_gets_the_next(
+    new_page, log_in, monkeypatch
+):
     first_page, second_page = new_page(width=1280), new_page(width=360)
     first = log_in(first_page, Role.ANNOTATOR)
     second = log_in(second_page, Role.ANNOTATOR)
@@ -123,8 +128,31 @@ def test_annotator_grades_a_response_with_the_keyboard_and_gets_the_next(new_pag
     page.keyboard.press("s")
     page.get_by_role("button", name="Keep grading").click()
     assert not page.locator("#submit-confirm").is_visible()
+
+    # A rationale written just before submitting counts, however slow its save: Fail on the
+    # first criterion, its rationale saved on Escape (held by the server until released), "s"
+    # and Submit at once. The submission waits for the save, so it is not refused for the
+    # rationale the save was bringing.
+    first_line.focus()
+    page.keyboard.press("f")
+    page.locator(f"#criterion-{criteria[0].pk}.verdict-is-fail .save-state.saved").wait_for()
+    release = threading.Event()
+    own_locked = assignment_views._own_locked
+
+    def held(request, assignment_id):
+        release.wait(10)
+        return own_locked(request, assignment_id)
+
+    monkeypatch.setattr(assignment_views, "_own_locked", held)
+    page.keyboard.press("r")
+    expect(page.locator(f"#rationale-{criteria[0].pk}")).to_be_focused()
+    page.keyboard.type("Calls the past simple the present perfect.")
+    page.keyboard.press("Escape")
+    first_line.locator(".save-state.saving").wait_for()
     page.keyboard.press("s")
     page.get_by_role("dialog").get_by_role("button", name="Submit", exact=True).click()
+    expect(page.locator("#submit-button")).to_have_attribute("aria-busy", "true")
+    release.set()
     page.wait_for_url(lambda url: f"/assignments/{mine.pk}/" not in url)
     following = Assignment.objects.get(annotator=first, status=Assignment.Status.IN_PROGRESS)
     assert page.url.endswith(reverse("grading:assignment", args=[following.pk]))
@@ -136,7 +164,10 @@ def test_annotator_grades_a_response_with_the_keyboard_and_gets_the_next(new_pag
         Grade.objects.filter(assignment=mine).values_list("criterion_version", "verdict")
     )
     # Present on a penalty is stored as "pass": the behaviour is there (judged true).
-    assert verdicts == {v.pk: "pass" for v in criteria}
+    assert verdicts == {v.pk: "fail" if v == criteria[0] else "pass" for v in criteria}
+    assert Grade.objects.get(assignment=mine, criterion_version=criteria[0]).rationale == (
+        "Calls the past simple the present perfect."
+    )
     assert Grade.objects.get(assignment=mine, criterion_version=criteria[-1]).rationale.startswith(
         "Asks learners"
     )
