@@ -6,6 +6,9 @@ because a comment is stored once for every reader (an escalation, an annotator r
 patterns read them again, through the catalogue, whatever the event's age."""
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
@@ -15,12 +18,31 @@ from audit import history
 from audit.history import Reading
 from grading.models import Study, split_reason_label
 
+# User name -> the name shown, for the names met while a page of history is read.
+_names_met: ContextVar[dict[str, str] | None] = ContextVar("names_met", default=None)
+
+
+@contextmanager
+def names_looked_up_once() -> Iterator[None]:
+    """While a page reads a study's history: each user name its events hold (annotators'
+    lists, escalations, removals) is looked up once, not once per event."""
+    token = _names_met.set({})
+    try:
+        yield
+    finally:
+        _names_met.reset(token)
+
 
 def shown_names(usernames: list[str]) -> list[str]:
     """People the history stores by user name, named as the page names the one who made the
     change (User.__str__: the display name); a user name no account holds any more as is."""
-    users = {u.username: u for u in User.objects.filter(username__in=usernames)}
-    return [str(users[name]) if name in users else name for name in usernames]
+    met = _names_met.get()
+    known = {} if met is None else met
+    missing = [name for name in dict.fromkeys(usernames) if name not in known]
+    if missing:
+        users = {u.username: str(u) for u in User.objects.filter(username__in=missing)}
+        known.update({name: users.get(name, name) for name in missing})
+    return [known[name] for name in usernames]
 
 
 def _shown_name(username: str) -> str:

@@ -27,6 +27,7 @@ from grading.forms import (
     SplitReasonsForm,
     StudySettingsForm,
 )
+from grading.history_text import names_looked_up_once
 from grading.models import LikertRating, Study, StudyItem
 from l2annot.errors import message_of, status_for
 from l2annot.htmx import redirect_to, render_page
@@ -60,7 +61,8 @@ def _page(
         "events": AuditEvent.objects.for_object(study).select_related("actor")[:30],
         "error": message_of(forms["error"]) if forms.get("error") else "",
     }
-    return render_page(request, "grading/study_manage.html", context, status=status)
+    with names_looked_up_once():
+        return render_page(request, "grading/study_manage.html", context, status=status)
 
 
 def _done(request: AuthenticatedHttpRequest, study: Study, message: str) -> HttpResponse:

@@ -2,9 +2,12 @@
 1-5 questions while unanswered, closing and reopening; each change in the study's history."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounts.roles import Role
+from audit import services as audit
 from audit.models import AuditEvent
 from grading import services
 from grading.models import Assignment, Grade, LikertItem, Study
@@ -150,3 +153,37 @@ def test_the_page_saves_settings_and_questions_of_a_fresh_study(client_as, make_
     study.refresh_from_db()
     assert study.match_expertise and study.description == "Round 2"
     assert list(study.likert_items.values_list("prompt", flat=True)) == ["A?", "B?"]
+
+
+def test_the_study_history_looks_each_named_person_up_once(running, client_as):
+    """Escalations and changes of the annotators' list name people by user name, shown by
+    display name: the page looks up the names it meets, not one query per event."""
+    study, first, second, *_ = running
+    for user, name in ((first, "Ana Ruiz"), (second, "Ben Okafor")):
+        user.display_name = name
+        user.save(update_fields=["display_name"])
+    client = client_as(Role.MAINTAINER)
+    url = reverse("grading:study_manage", args=[study.pk])
+
+    def record_events(n: int) -> None:
+        for i in range(n):
+            grader = (first, second)[i % 2]
+            audit.record(
+                study,
+                AuditEvent.Kind.UPDATED,
+                None,
+                {"annotators": [[first.username], [first.username, second.username]]},
+                comment=f"Escalated T-{i} (item {i}): graders disagree on C1; {grader.username} "
+                "added.",
+            )
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            page = client.get(url).content.decode()
+        assert "; Ben Okafor added." in page and "; ben added." not in page
+        return len(captured)
+
+    record_events(2)
+    few = queries()
+    record_events(10)
+    assert queries() == few
