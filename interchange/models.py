@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from core.formats.l2bench_csv import lacks_sub_competencies
 from rubrics.models import Task
+from taxonomy.models import SubCompetency
 
 
 class ImportStorage(FileSystemStorage):
@@ -181,6 +182,16 @@ class ImportJob(models.Model):
         if self.dry_run or self.status != self.Status.SUCCEEDED:
             return 0
         return int(self.counts.get("sub-competencies", {}).get("created", 0))
+
+    @property
+    def first_placeholder(self) -> SubCompetency | None:
+        """The framework's first sub-competency still to be named, where the job's page
+        sends the maintainer (None when the import created none, or all are named)."""
+        if not self.placeholders_created:
+            return None
+        return SubCompetency.objects.filter(
+            competency__framework_id=self.framework_id, placeholder=True
+        ).first()
 
     @property
     def heartbeat_at(self) -> datetime | None:

@@ -187,8 +187,12 @@ def test_a_refused_benchmark_offers_to_import_it_again_creating_them_and_links_t
     assert job.original_name == "bench.zip" and job.file.name != refused.file.name
     assert set(placeholders()) == {"02x", "11q"}
     page = client.get(response.url).content.decode()
+    # The link goes to the first of them on the taxonomy page, to be named.
+    first = SubCompetency.objects.filter(placeholder=True).first()
     taxonomy = reverse("taxonomy:competencies", args=[starter_framework.code])
-    assert f'<a href="{taxonomy}" id="name-placeholders">Name the 2 new sub-competencies' in page
+    link = f'<a href="{taxonomy}#sub-{first.pk}" id="name-placeholders">'
+    assert f"{link}Name the 2 new sub-competencies" in page
+    assert f'id="sub-{first.pk}"' in client.get(taxonomy).content.decode()
     assert "Import again" not in page and "Import it now" not in page
     # A job that went through for real has nothing to do again: no third import.
     assert client.post(reverse("interchange:job_again", args=[job.pk])).url == response.url
