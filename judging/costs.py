@@ -97,8 +97,9 @@ def prompt_tokens(
 
 def _texts_state(study: Study) -> str:
     """Changes whenever a prompt of the study's units would: an item added or taken away (or
-    given another rubric version), a task edited (its revision, or its save time), or a
-    context value of its tasks set, changed or cleared."""
+    given another rubric version), a task edited (its revision, or its save time), a context
+    value of its tasks set, changed or cleared, or a listed value's label or a variable's key
+    renamed."""
     items = StudyItem.objects.filter(study=study)
     state = items.aggregate(
         n=Count("pk"),
@@ -108,12 +109,18 @@ def _texts_state(study: Study) -> str:
         saved=Max("response__task__updated_at"),
     )
     values = TaskContextValue.objects.filter(task__in=items.values("response__task")).aggregate(
-        n=Count("pk"), revisions=Sum("revision"), last=Max("pk")
+        n=Count("pk"),
+        revisions=Sum("revision"),
+        last=Max("pk"),
+        # A listed value's label and a variable's key are in the prompt: renaming either in
+        # the taxonomy (its revision) counts again.
+        labels=Sum("value__revision"),
+        keys=Sum("variable__revision"),
     )
     saved = state["saved"].timestamp() if state["saved"] else 0
     return (
         f"{state['n']}:{state['last']}:{state['rubrics']}:{state['revisions']}:{saved}:"
-        f"{values['n']}:{values['revisions']}:{values['last']}"
+        f"{values['n']}:{values['revisions']}:{values['last']}:{values['labels']}:{values['keys']}"
     )
 
 

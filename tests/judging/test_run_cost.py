@@ -12,6 +12,7 @@ from django.urls import reverse
 
 import judging.costs
 from accounts.roles import Role
+from audit import editing
 from core.costs import estimate
 from core.prompting import asking_probability, render
 from grading import services as grading_services
@@ -122,6 +123,11 @@ def test_the_estimate_is_counted_once_while_its_inputs_stay_the_same(
     rubric_services.set_context_value(task, variable, 150, None)
     costing(study, model=JUDGE, prompt=_prompt(), epochs=1, limit=None)
     assert len(counted) == 4
+    # A listed value renamed in the taxonomy is in every prompt that shows it.
+    listed = TaskContextValue.objects.filter(task=task, value__isnull=False).first().value
+    editing.update(listed, {"label": listed.label + " (renamed)"}, listed.revision, None)
+    renamed = costing(study, model=JUDGE, prompt=_prompt(), epochs=1, limit=None).estimate
+    assert len(counted) == 5 and renamed.input_tokens > fewer.input_tokens
 
 
 EVERY_SLOT = (
