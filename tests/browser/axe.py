@@ -40,12 +40,18 @@ RUNNER = """
   let chain = Promise.resolve();
   let timer = null;
   const options = { resultTypes: ["violations"] };
-  // While an htmx request is out its element is faded (.htmx-request): check the settled page.
+  // While an htmx request is out its element is faded (.htmx-request), and fades back in
+  // after it (a 150 ms transition): check the settled page, its colours at rest.
+  function fading() {
+    return document.getAnimations().some((animation) =>
+      animation.playState === "running"
+      && animation.effect.getComputedTiming().iterations !== Infinity);
+  }
   function settled() {
     return new Promise((resolve) => {
       let tries = 0;
       (function wait() {
-        if (!document.querySelector(".htmx-request") || ++tries > 50) resolve();
+        if ((!document.querySelector(".htmx-request") && !fading()) || ++tries > 50) resolve();
         else setTimeout(wait, 100);
       })();
     });
