@@ -12,6 +12,7 @@ from accounts.roles import Role
 from core.formats.synthetic import synthetic_tasks
 from interchange.models import ImportJob
 from rubrics.models import Task
+from taxonomy.models import SubCompetency
 from tests.factories import benchmark_folder
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -42,8 +43,10 @@ def test_a_refused_dry_run_goes_on_to_an_import_and_the_taxonomy_without_uploadi
     again.click()
     page.get_by_role("button", name="Import it now").click()  # the dry run went through
     page.get_by_role("link", name="Name the new sub-competency in the taxonomy").click()
-    page.wait_for_url(f"**{reverse('taxonomy:competencies', args=[starter_framework.code])}")
-    page.get_by_text("02x (placeholder: to be named)").first.wait_for()
+    placeholder = SubCompetency.objects.get(code="02x", placeholder=True)
+    competencies = reverse("taxonomy:competencies", args=[starter_framework.code])
+    page.wait_for_url(f"**{competencies}#sub-{placeholder.pk}")
+    page.locator(f"#sub-{placeholder.pk} .text").get_by_text("placeholder: to be named").wait_for()
 
     jobs = list(ImportJob.objects.order_by("pk").values_list("status", "dry_run", "create_missing"))
     assert jobs == [("refused", True, False), ("succeeded", True, True), ("succeeded", False, True)]
