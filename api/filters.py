@@ -83,8 +83,8 @@ class DjangoFilterBackend(django_filters.rest_framework.DjangoFilterBackend):  #
     """django-filter's backend, building a view's `filterset_fields` on the API's FilterSet.
 
     A request without query parameters filters nothing, so no filter set is built for it:
-    building one (its form and every field) was about a third of a single-object request's
-    work. No filter set here requires a value or filters on an empty one; defaults such as
+    building one (its form and every field) was about a quarter of a plain list request's
+    CPU. No filter set here requires a value or filters on an empty one; defaults such as
     "whole responses unless asked" live in the views' `get_queryset`."""
 
     filterset_base = FilterSet

@@ -200,9 +200,9 @@
   function savesUnderWay() { return root.querySelector(".htmx-request") !== null; }
   if (submitForm) {
     submitForm.addEventListener("submit", function (event) {
-      if (!savesUnderWay() && !submitting) return;
+      if (submitting) { event.preventDefault(); return; } // already waiting to submit
+      if (!savesUnderWay()) return;
       event.preventDefault();
-      if (submitting) return;
       submitting = true;
       var button = document.getElementById("submit-button");
       if (button) button.setAttribute("aria-busy", "true");
