@@ -118,7 +118,7 @@ def grader(
         status, following, _ = client.request(
             "POST", f"/grading/assignments/{assignment_id}/submit/", {"csrfmiddlewaretoken": token}
         )
-        if status == 422 and died_here:
+        if status == 409 and died_here:
             status = 0  # refused, correctly: a save or rating of this page died
         ledger.note("submit", status)
         ledger.submits[assignment_id].append(status)
