@@ -79,7 +79,7 @@ def _use_code(factor: SecondFactor, code: str) -> bool:
     """Accept a current code once (under a row lock: two requests racing with one code, one
     wins)."""
     with transaction.atomic():
-        locked = SecondFactor.objects.select_for_update().get(pk=factor.pk)
+        locked = SecondFactor.objects.select_for_update(of=("self",)).get(pk=factor.pk)
         step = _accepted_step(locked, code)
         if step is None:
             return False

@@ -121,7 +121,9 @@ class RevisionedModelViewSet(viewsets.ModelViewSet[Any]):
     def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         instance = self.get_object()
         with transaction.atomic():
-            current = type(instance)._default_manager.select_for_update().get(pk=instance.pk)
+            current = (
+                type(instance)._default_manager.select_for_update(of=("self",)).get(pk=instance.pk)
+            )
             self._check_if_match(request, current)
             self.check_delete(current)
             editing.delete(current, acting_user(request), self.audited_fields())

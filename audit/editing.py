@@ -85,7 +85,9 @@ def update[M: models.Model](
     # NO KEY: the edit never changes the key, and a row that others' foreign keys point at
     # stays referable while it is edited (a plain FOR UPDATE blocks their key-share checks,
     # so two edits pointing at each other's rows would deadlock).
-    current = model._default_manager.select_for_update(no_key=True).get(pk=instance.pk)
+    current = model._default_manager.select_for_update(no_key=True, of=("self",)).get(
+        pk=instance.pk
+    )
     names = _editable_fields(changes)
     if current.revision != expected_revision:  # type: ignore[attr-defined]
         raise EditConflict(current, services.snapshot(current, names))
@@ -117,7 +119,7 @@ def move[M: models.Model](
     instance: M, siblings: models.QuerySet[M], offset: int, actor: User | None
 ) -> M:
     """Move `instance` up (-1) or down (+1) among `siblings`, renumbering them 1..n."""
-    ordered = list(siblings.select_for_update().order_by("order", "pk"))
+    ordered = list(siblings.select_for_update(of=("self",)).order_by("order", "pk"))
     index = next(i for i, obj in enumerate(ordered) if obj.pk == instance.pk)
     target = max(0, min(len(ordered) - 1, index + offset))
     if target == index:

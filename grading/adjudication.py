@@ -269,14 +269,14 @@ def request_adjudication(
             gettext("This criterion is not in the rubric this response is graded on.")
         )
     pair = {"study_item": study_item, "criterion_version_id": criterion_version_id}
-    found = AdjudicationRequest.objects.select_for_update().filter(**pair).first()
+    found = AdjudicationRequest.objects.select_for_update(of=("self",)).filter(**pair).first()
     if found is not None:
         return found
     try:
         with transaction.atomic():
             found = AdjudicationRequest.objects.create(**pair, reason=reason.strip(), by=by)
     except IntegrityError:  # asked at the same time by someone else: theirs is the first
-        return AdjudicationRequest.objects.select_for_update().get(**pair)
+        return AdjudicationRequest.objects.select_for_update(of=("self",)).get(**pair)
     audit.record_creation(found, ["reason"], actor=by)
     return found
 
@@ -297,7 +297,7 @@ def withdraw_request(
     answer is False. The request's row is locked before `still_wanted` is asked, so a
     resolution being made at the same time is either seen or finds no request and makes one."""
     request = (
-        AdjudicationRequest.objects.select_for_update()
+        AdjudicationRequest.objects.select_for_update(of=("self",))
         .filter(study_item=study_item, criterion_version_id=criterion_version_id)
         .first()
     )

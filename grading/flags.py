@@ -161,14 +161,18 @@ def resolve_flag(
     (the grader's unfinished work on it, drafts included, is deleted, as when they leave the
     pool). `open_draft`, on a flag naming a criterion, opens the draft of that criterion's next
     version (rubrics.services.open_draft_version, as the judge's triage does)."""
-    locked = Flag.objects.select_for_update().select_related("study_item__study").get(pk=flag.pk)
+    locked = (
+        Flag.objects.select_for_update(of=("self",))
+        .select_related("study_item__study")
+        .get(pk=flag.pk)
+    )
     if not locked.is_open:
         raise FlagClosed(locked)
     note = note.strip()
     if not note:
         raise ValidationError({"note": gettext("Write what was done about this flag.")})
     skipped = (
-        Assignment.objects.select_for_update()
+        Assignment.objects.select_for_update(of=("self",))
         .filter(study_item=locked.study_item_id, annotator=locked.by_id, skipped_at__isnull=False)
         .first()
         if locked.skipped
@@ -250,7 +254,7 @@ def reassign_candidates(study: Study, flagged: list[Flag]) -> dict[int, list[Use
 def _reassign(skipped: Assignment, to: User | None, *, by: User) -> None:
     if to is None:
         raise ValidationError({"reassign_to": gettext("Choose the grader who takes the response.")})
-    item = StudyItem.objects.select_for_update().get(pk=skipped.study_item_id)
+    item = StudyItem.objects.select_for_update(of=("self",)).get(pk=skipped.study_item_id)
     in_pool = PoolMember.objects.filter(study=item.study_id, annotator=to).exists()
     if not in_pool or not to.is_active:
         raise ValidationError(

@@ -91,7 +91,7 @@ def add_gold_checks(study: Study, sources: Iterable[StudyItem], *, by: User | No
 def remove_gold_check(study: Study, item: StudyItem, *, by: User | None) -> None:
     """Take a gold check out of the study while nobody has opened it (its planned assignments
     go with it); one already graded stays, its grades being someone's record."""
-    item = StudyItem.objects.select_for_update().get(pk=item.pk, study=study)
+    item = StudyItem.objects.select_for_update(of=("self",)).get(pk=item.pk, study=study)
     if item.gold_source_id is None:
         raise ValidationError(gettext("This response is study data, not a gold check."))
     opened = item.assignments.exclude(status=Assignment.Status.ASSIGNED, started_at__isnull=True)

@@ -73,7 +73,10 @@ def refresh(item_ids: Iterable[int], criterion_version_id: int | None = None) ->
 
 def _refresh(ids: list[int], criterion_version_id: int | None) -> None:
     items = dict(
-        StudyItem.objects.select_for_update().filter(pk__in=ids).values_list("pk", "study_id")
+        StudyItem.objects.select_for_update(of=("self",))
+        .filter(pk__in=ids)
+        .order_by("pk")
+        .values_list("pk", "study_id")
     )
     grades = Grade.objects.filter(assignment__study_item__in=ids)
     tallies = PairTally.objects.filter(study_item__in=ids)
@@ -89,7 +92,10 @@ def rebuild(study: Study) -> None:
     written around the services (a migration, a benchmark's bulk inserts)."""
     with transaction.atomic():
         items = dict(
-            StudyItem.objects.select_for_update().filter(study=study).values_list("pk", "study_id")
+            StudyItem.objects.select_for_update(of=("self",))
+            .filter(study=study)
+            .order_by("pk")
+            .values_list("pk", "study_id")
         )
         PairTally.objects.filter(study=study).delete()
         PairTally.objects.bulk_create(

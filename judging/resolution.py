@@ -146,7 +146,7 @@ def reopen(
     recorded, stands); the criterion draft of "ambiguous" stays a draft, to be edited or
     deleted on the criterion's page. Returns what happened, in words."""
     resolution = (
-        TriageResolution.objects.select_for_update()
+        TriageResolution.objects.select_for_update(of=("self",))
         .filter(run=run, response_id=study_item.response_id, criterion_version=criterion_version)
         .first()
     )

@@ -225,7 +225,7 @@ def _finish(
     came before is honoured, one after finds the run ended; and a run queued again since
     (its worker taken for dead) belongs to its new attempt, left alone."""
     mine = (
-        JudgeRun.objects.select_for_update()
+        JudgeRun.objects.select_for_update(of=("self",))
         .filter(pk=run.pk, started=run.started)
         .values_list("status", flat=True)
         .first()

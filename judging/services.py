@@ -72,7 +72,7 @@ def save_version(
     else a new version numbered after the last."""
     check_prompt_text(text)
     AnswerStyle(style)
-    locked = PromptTemplate.objects.select_for_update().get(pk=template.pk)
+    locked = PromptTemplate.objects.select_for_update(of=("self",)).get(pk=template.pk)
     latest = locked.versions.order_by("-number").first()
     if latest is not None and (latest.text, latest.style) == (text, style):
         return latest
@@ -261,7 +261,7 @@ def set_run_family(run: JudgeRun, family: str, *, by: User | None) -> JudgeRun:
         raise ValidationError(
             {"model_family": gettext("A model family is at most 200 characters.")}
         )
-    locked = JudgeRun.objects.select_for_update().get(pk=run.pk)
+    locked = JudgeRun.objects.select_for_update(of=("self",)).get(pk=run.pk)
     if locked.model_family != family:
         record(locked, AuditEvent.Kind.UPDATED, by, {"model_family": [locked.model_family, family]})
         locked.model_family = family

@@ -248,7 +248,7 @@ def _locked(user: User, by: User | None) -> User:
     """`user` read again under the lock every change of who is an admin takes (the Admin
     group's row), so two admins demoting or deactivating each other at once are checked one
     after the other; and the acting admin is still one."""
-    Group.objects.select_for_update().get(name=Role.ADMIN.value)
+    Group.objects.select_for_update(of=("self",)).get(name=Role.ADMIN.value)
     if by is not None and not User.objects.filter(pk=by.pk, is_active=True).exists():
         raise Conflict(_("Your own account was deactivated meanwhile."))
     return User.objects.get(pk=user.pk)

@@ -106,7 +106,7 @@ def _lock(tasks: Iterable[Task]) -> None:
     """Lock the tasks' rows and bring their status and revision up to date (the caller's
     objects may have been read before an approval or another edit)."""
     by_pk = {task.pk: task for task in tasks}
-    rows = Task.objects.select_for_update().filter(pk__in=list(by_pk)).order_by("pk")
+    rows = Task.objects.select_for_update(of=("self",)).filter(pk__in=list(by_pk)).order_by("pk")
     for pk, status, revision in rows.values_list("pk", "status", "revision"):
         by_pk[pk].status, by_pk[pk].revision = status, revision
 
@@ -316,7 +316,9 @@ def _task_criteria_changed(criteria: Iterable[Criterion], by: User | None) -> No
     published."""
     ids = {c.task_id for c in criteria if c.layer == Layer.TASK and c.task_id is not None}
     if ids:
-        _changed(list(Task.objects.select_for_update().filter(pk__in=ids).order_by("pk")), by)
+        _changed(
+            list(Task.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")), by
+        )
 
 
 @transaction.atomic
@@ -404,8 +406,9 @@ def edit_criteria(
     latest_ids = [e.latest.pk for e in edits if e.latest is not None]
     # Read again under lock which drafts a publication has frozen meanwhile.
     frozen_now = set(
-        CriterionVersion.objects.select_for_update()
+        CriterionVersion.objects.select_for_update(of=("self",))
         .filter(pk__in=latest_ids, frozen=True)
+        .order_by("pk")
         .values_list("pk", flat=True)
     )
     labels = labels_of(e.latest for e in edits if e.latest is not None)

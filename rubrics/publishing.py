@@ -154,7 +154,12 @@ def publish(
     }
     # Lock the versions being frozen, so an in-place edit of a draft cannot slip in between.
     used = {line[0] for rubric in rubrics.values() for line in rubric}
-    list(CriterionVersion.objects.select_for_update().filter(pk__in=used).values_list("pk"))
+    list(
+        CriterionVersion.objects.select_for_update(of=("self",))
+        .filter(pk__in=used)
+        .order_by("pk")
+        .values_list("pk")
+    )
     materials = task_materials(tasks)
     if skip_current:
         latest = _latest_versions(tasks)

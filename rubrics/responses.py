@@ -254,7 +254,11 @@ def _lock(responses: Sequence[Response]) -> dict[int, Response]:
     a newer version of one meanwhile."""
     if not responses:
         return {}
-    rows = Response.objects.select_for_update().filter(pk__in=[r.pk for r in responses])
+    rows = (
+        Response.objects.select_for_update(of=("self",))
+        .filter(pk__in=[r.pk for r in responses])
+        .order_by("pk")
+    )
     locked = {r.pk: r for r in rows}
     gone = [r for r in responses if r.pk not in locked or not locked[r.pk].is_current]
     if gone:

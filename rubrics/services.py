@@ -90,7 +90,7 @@ def _require(by: User, action: Action) -> None:
 
 
 def _lock_task(pk: int) -> Task:
-    return Task.objects.select_for_update().get(pk=pk)
+    return Task.objects.select_for_update(of=("self",)).get(pk=pk)
 
 
 def _set_status(task: Task, status: Task.Status, by: User, comment: str = "") -> None:
@@ -171,7 +171,7 @@ def edit_resource(
     `expected_revision` (EditConflict). Refused (TaskLocked) while the task is in review."""
     check_names(changes, ("title", "text"))
     locked = _editable_task(resource.task)
-    rows = list(locked.resources.select_for_update())
+    rows = list(locked.resources.select_for_update(of=("self",)).order_by("pk"))
     current = next(row for row in rows if row.pk == resource.pk)
     if current.revision != expected_revision:
         raise EditConflict(current, audit.snapshot(current, list(changes)))
@@ -344,8 +344,10 @@ def edit_criterion(
     `theirs` holds their values of the changed fields), TaskLocked for a task criterion whose
     task is in review or retired, RubricError for a code change once published."""
     check_names(changes, (*CRITERION_FIELDS, *VERSION_FIELDS))
-    current = Criterion.objects.select_for_update().get(pk=criterion.pk)
-    latest = CriterionVersion.objects.select_for_update().filter(criterion=current).latest()
+    current = Criterion.objects.select_for_update(of=("self",)).get(pk=criterion.pk)
+    latest = (
+        CriterionVersion.objects.select_for_update(of=("self",)).filter(criterion=current).latest()
+    )
     if current.revision != expected_revision:
         theirs = audit.snapshot(current, [n for n in changes if n in CRITERION_FIELDS])
         labels = bulk.labels_of([latest])[latest.pk]
@@ -364,8 +366,10 @@ def open_draft_version(criterion: Criterion, by: User, reason: str = "") -> Crit
     guidance, weight and scale, for an author to rewrite (e.g. a criterion found ambiguous).
     The latest version is returned when it is still a draft. A task criterion's task must be
     editable (TaskLocked otherwise) and becomes a draft again, as for any edit."""
-    current = Criterion.objects.select_for_update().get(pk=criterion.pk)
-    latest = CriterionVersion.objects.select_for_update().filter(criterion=current).latest()
+    current = Criterion.objects.select_for_update(of=("self",)).get(pk=criterion.pk)
+    latest = (
+        CriterionVersion.objects.select_for_update(of=("self",)).filter(criterion=current).latest()
+    )
     if not latest.frozen:
         return latest
     task = _criterion_task(current)
@@ -417,7 +421,7 @@ def remove_criterion(criterion: Criterion, by: User) -> bool:
     """Take a criterion out of its layer. One that no published rubric ever used is deleted;
     one that was published is retired instead, so published versions keep it. Returns True
     when deleted. Raises editing.DeleteRefused when other data still refers to it."""
-    current = Criterion.objects.select_for_update().get(pk=criterion.pk)
+    current = Criterion.objects.select_for_update(of=("self",)).get(pk=criterion.pk)
     task = _criterion_task(current)
     deleted = not current.versions.filter(frozen=True).exists()
     if deleted:

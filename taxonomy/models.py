@@ -279,7 +279,9 @@ class ProficiencyLevel(models.Model):
         a circle (A to B, B to A) are checked one after the other, and the second is refused."""
         framework = self.scale.framework_id
         if connection.in_atomic_block:
-            list(Framework.objects.select_for_update().filter(pk=framework).values("pk"))
+            list(
+                Framework.objects.select_for_update(of=("self",)).filter(pk=framework).values("pk")
+            )
         mapping = dict(
             ProficiencyLevel.objects.filter(scale__framework=framework).values_list(
                 "pk", "corresponds_to_id"

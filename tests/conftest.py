@@ -15,6 +15,7 @@ from django.core.cache import cache
 from django.core.signals import request_started
 from django.db import connection, transaction
 from django.db.backends.postgresql.operations import DatabaseOperations as PostgresOperations
+from django.db.backends.signals import connection_created
 from django.middleware import csrf
 from django.test import Client, override_settings
 from django.utils import csp
@@ -28,8 +29,11 @@ from taxonomy.models import Framework
 from tests.factories import load_starter_framework
 from tests.llm_server import LlmServer, running_llm_server
 from tests.provider_servers import PROVIDERS, running_provider_server
+from tests.row_locks import check_row_locks
 
 FIXTURES = settings.BASE_DIR / "fixtures"
+
+connection_created.connect(check_row_locks)
 
 # Property tests check what holds, not how fast: speed is measured in bench/. Hypothesis's
 # per-example deadline and its too-slow health check would otherwise fail them on a busy machine.

@@ -68,7 +68,12 @@ class ResultsRevisionQuerySet(models.QuerySet["ResultsRevision"]):
 
     def bump(self, study_id: int) -> None:
         """Count one more change, in the caller's transaction. The row is made on the first
-        change; two first changes at once both count (the later waits for the first's row)."""
+        change; two first changes at once both count (the later waits for the first's row).
+
+        The row is the study's one lock: take it last, after the rows of the change (the
+        assignment, the study item that grading.tallies locks). A save that bumped first and
+        then waited for an item deadlocked with a submission of that item holding the item
+        and waiting here."""
         if self.filter(study_id=study_id).update(value=F("value") + 1):
             return
         self.get_or_create(study_id=study_id)

@@ -93,7 +93,9 @@ def remove_annotator(study: Study, annotator: User, *, by: User | None) -> int:
     unfinished = Assignment.objects.filter(study_item__study=study, annotator=annotator).exclude(
         status=Assignment.Status.SUBMITTED
     )
-    ids = list(unfinished.select_for_update().values_list("pk", flat=True))
+    ids = list(
+        unfinished.select_for_update(of=("self",)).order_by("pk").values_list("pk", flat=True)
+    )
     Grade.objects.filter(assignment__in=ids).delete()
     LikertRating.objects.filter(assignment__in=ids).delete()
     Assignment.objects.filter(pk__in=ids).delete()
@@ -151,7 +153,7 @@ def set_split_reasons(study: Study, reasons: Sequence[str], *, by: User | None) 
     """Replace the study's reasons experts split (Study.split_reasons). A gold verdict that
     gave a reason now left out keeps it, and the agreement page still counts it."""
     reasons = list(dict.fromkeys(r.strip() for r in reasons if r.strip()))
-    locked = Study.objects.select_for_update().get(pk=study.pk)
+    locked = Study.objects.select_for_update(of=("self",)).get(pk=study.pk)
     if locked.split_reasons == reasons:
         return
     before = locked.split_reasons
@@ -168,7 +170,7 @@ def set_likert_prompts(study: Study, prompts: Sequence[str], *, by: User | None)
     prompts = [p.strip() for p in prompts if p.strip()]
     if len(set(prompts)) != len(prompts):
         raise ValidationError(gettext("The same question is asked twice."))
-    locked = Study.objects.select_for_update().get(pk=study.pk)
+    locked = Study.objects.select_for_update(of=("self",)).get(pk=study.pk)
     if LikertRating.objects.filter(item__study=locked).exists():
         raise QuestionsAnswered(
             gettext("These questions have been answered: they can no longer change in this study.")

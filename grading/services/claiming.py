@@ -82,7 +82,7 @@ def claim_next(study: Study, annotator: User) -> Assignment | None:
         return None
     qualified = gold.qualification(study, annotator) == gold.Qualification.PASSED
     own = (
-        Assignment.objects.select_for_update(skip_locked=True)
+        Assignment.objects.select_for_update(skip_locked=True, of=("self",))
         .filter(study_item__study=study, annotator=annotator, skipped_at__isnull=True)
         .exclude(status=Assignment.Status.SUBMITTED)
         .order_by("-status", "position", "pk")  # in_progress sorts before assigned
@@ -112,7 +112,9 @@ def claim_next(study: Study, annotator: User) -> Assignment | None:
     )
     candidates = [i for i in short[:50] if tags is None or study_item_tags(study, i) <= tags]
     for candidate in candidates:
-        item = StudyItem.objects.select_for_update(skip_locked=True).filter(pk=candidate.pk)
+        item = StudyItem.objects.select_for_update(skip_locked=True, of=("self",)).filter(
+            pk=candidate.pk
+        )
         if not item.exists():
             continue  # another annotator is claiming it right now
         if Assignment.objects.filter(study_item=candidate).count() >= candidate.wanted:

@@ -195,9 +195,10 @@ def save_grade_line(
             )
         changed: list[str] = []
         recount = False  # a submitted verdict changes: its pair's counts too (PairTally)
-        if (new_verdict, new_level, new_rationale) != (grade.verdict, grade.level, grade.rationale):
+        answered = (new_verdict, new_level, new_rationale)
+        answer_changed = answered != (grade.verdict, grade.level, grade.rationale)
+        if answer_changed:
             if assignment.is_submitted:
-                ResultsRevision.objects.bump(assignment.study_item.study_id)
                 GradeRevision.objects.create(
                     grade=grade,
                     verdict=grade.verdict,
@@ -220,6 +221,8 @@ def save_grade_line(
             grade.save(update_fields=changed)
         if recount:
             tallies.refresh([assignment.study_item_id], criterion_version_id)
+        if answer_changed and assignment.is_submitted:  # after the item's lock: see bump()
+            ResultsRevision.objects.bump(assignment.study_item.study_id)
         record_activity(assignment, now)
         return grade, item
 
@@ -310,9 +313,9 @@ def save_turn_grade(
                 gettext("This grade is submitted: write the rationale before choosing %(answer)s."),
                 params={"answer": label},
             )
-        if (new_verdict, new_rationale) != (turn_grade.verdict, turn_grade.rationale):
-            if assignment.is_submitted:  # the turn's grade, and any grade derived from it
-                ResultsRevision.objects.bump(assignment.study_item.study_id)
+        changed = (new_verdict, new_rationale) != (turn_grade.verdict, turn_grade.rationale)
+        if changed:
+            if assignment.is_submitted:
                 TurnGradeRevision.objects.create(
                     turn_grade=turn_grade,
                     verdict=turn_grade.verdict,
@@ -326,6 +329,8 @@ def save_turn_grade(
         if turn_grade._state.adding:
             turn_grade.save()
         grade = _derive_grade(assignment, version, turns, by)
+        if changed and assignment.is_submitted:  # the turn's grade, and any grade derived from it
+            ResultsRevision.objects.bump(assignment.study_item.study_id)  # last: see bump()
         if _add_time(grade, assignment, active_ms):  # a turn's time is its criterion's
             grade.save(update_fields=["active_ms"])
         record_activity(assignment, now)

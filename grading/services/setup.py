@@ -174,7 +174,7 @@ def assign_study(study: Study) -> int:
     kept and counted. Returns the number of assignments created."""
     # Locking the items makes claim_next wait, so no item can pass k between plan and write.
     items = list(
-        StudyItem.objects.select_for_update()
+        StudyItem.objects.select_for_update(of=("self",))
         .filter(study=study)
         .select_related("response__task")
         .order_by("pk")

@@ -104,7 +104,7 @@ def import_l2bench(
     try:
         with transaction.atomic():
             # One import per framework at a time: the plan below stays true until commit.
-            Framework.objects.select_for_update().get(pk=framework.pk)
+            Framework.objects.select_for_update(of=("self",)).get(pk=framework.pk)
             if create_missing:
                 create_missing_sub_competencies(framework, tasks_file, report, by)
             planner = Planner(folder, framework, tasks_file, report, progress)
