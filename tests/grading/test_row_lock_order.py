@@ -3,7 +3,7 @@ serialises writers anyway). A save that changed a submitted verdict took the stu
 revision and then waited for the study item, while a submission of the same item held the item
 and waited for the revision: a deadlock, a 500 for one grader (bench.faults found it). Counting
 an item's verdicts also locked its study's row, so every such save in a study waited for the
-others."""
+others; and a claim skipped the grader's own assignment while another session held its item."""
 
 import threading
 import time
@@ -99,3 +99,32 @@ def test_a_submitted_grade_changed_during_a_submission_of_its_response_waits_wit
     assert run_together(submission_under_way, change_my_verdict) == [None, None]
     assert mine.grades.get(criterion_version=version).verdict == "fail"
     assert ResultsRevision.objects.of(study.pk) == before + 2
+
+
+def test_a_grader_claiming_while_their_response_is_submitted_by_another_gets_it(make_user):
+    """Claiming skips rows another session holds (a response being claimed by someone else);
+    it skipped the grader's own assignment too while its study item was locked, so the grader
+    was told there was nothing left to grade."""
+    first, second = make_user(Role.ANNOTATOR), make_user(Role.ANNOTATOR)
+    study = factories.study([first, second], responses=1, overlap=2)
+    services.assign_study(study)
+    mine = study.items.get().assignments.get(annotator=first)
+    theirs = study.items.get().assignments.get(annotator=second)
+    holding, claimed = threading.Event(), threading.Event()
+    found: list[object] = []
+
+    def submission_under_way() -> None:
+        with transaction.atomic():
+            tallies.refresh([theirs.study_item_id])
+            holding.set()
+            claimed.wait(10)
+
+    def claim() -> None:
+        try:
+            assert holding.wait(10)
+            found.append(services.claim_next(study, first))
+        finally:
+            claimed.set()
+
+    assert run_together(submission_under_way, claim) == [None, None]
+    assert found == [mine]
