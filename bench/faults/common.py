@@ -91,7 +91,7 @@ def enqueue_import(archive: Path, dry_run: bool) -> "ImportJob":
     with archive.open("rb") as handle:
         job.file.save("upload", File(handle), save=False)
     job.save()
-    jobs.run_import_job.enqueue(job.pk)
+    jobs.enqueue(job)  # at once: the script runs in autocommit
     return job
 
 
